@@ -1,0 +1,388 @@
+//! The plain-data page model the pure core works on.
+//!
+//! The DOM adapter (`adapter/`, wasm32 only) fills a `DomTree` in one
+//! iterative walk of the *composed* (flat) tree: a shadow host's children are
+//! its shadow root's children, a slot's children are its assigned nodes (or its
+//! fallback content), and an iframe is a leaf that carries a frame key. Host
+//! tests build the same structure with `TreeBuilder`.
+//!
+//! Only facts the logic needs are recorded, so the walk stays cheap.
+
+use crate::protocol::Rect;
+
+pub type NodeId = usize;
+
+/// Each document and each shadow root is its own id scope (for `id`,
+/// `aria-labelledby`, `label[for]`).
+pub type ScopeId = u32;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Display {
+    None,
+    /// `display: contents`: no box of its own, children still render.
+    Contents,
+    #[default]
+    Block,
+    Inline,
+    InlineBlock,
+    /// table, flex, grid, list-item…: block-like for text joining.
+    Other,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Position {
+    #[default]
+    Static,
+    Relative,
+    Absolute,
+    Fixed,
+    Sticky,
+}
+
+/// Computed style facts. `None` on an element means style was not read
+/// (it sits inside a `display:none` subtree).
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Style {
+    pub display: Display,
+    /// `visibility: hidden | collapse` (inherited, can be overridden by children).
+    pub visibility_hidden: bool,
+    /// `content-visibility: hidden` on this element: its descendants are skipped.
+    pub content_visibility_hidden: bool,
+    pub cursor_pointer: bool,
+    pub position: Position,
+    /// Numeric z-index when not `auto`.
+    pub z_index: Option<i32>,
+    pub pointer_events_none: bool,
+    /// The element's content overflows and it can be scrolled by the user.
+    pub scrollable: bool,
+    /// Text of `::before` / `::after` generated content, when any.
+    pub before_content: Option<String>,
+    pub after_content: Option<String>,
+}
+
+/// Live form state that is not visible through attributes.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct FormState {
+    /// Current value of input / textarea / select (the selected option's label for select).
+    pub value: Option<String>,
+    pub checked: Option<bool>,
+    pub indeterminate: bool,
+    /// For `<option>`: currently selected.
+    pub selected: Option<bool>,
+    /// The element is editable (`isContentEditable`).
+    pub content_editable: bool,
+}
+
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct ElementData {
+    /// Lower-case local name ("button", "my-widget").
+    pub tag: String,
+    /// Attributes the logic may need, names lower-case, in source order.
+    pub attrs: Vec<(String, String)>,
+    pub style: Option<Style>,
+    /// Border box in this frame's viewport coordinates.
+    pub rect: Rect,
+    pub form: FormState,
+    /// Has an `onclick` handler (attribute or property) or a listener the
+    /// page registered through `addEventListener` (seen by the main-world hook).
+    pub has_click_handler: bool,
+    /// `<dialog>` that matches `:modal`.
+    pub modal_dialog: bool,
+    /// For iframes: the key that links the element to its child frame.
+    pub frame_key: Option<String>,
+    /// This element hosts a shadow root (open or caught closed one).
+    pub shadow_host: bool,
+}
+
+impl ElementData {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+    pub fn has_attr(&self, name: &str) -> bool {
+        self.attrs.iter().any(|(k, _)| k == name)
+    }
+    pub fn is(&self, tag: &str) -> bool {
+        self.tag == tag
+    }
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum NodeKind {
+    Document,
+    /// A shadow root, kept in the tree so id scopes and selectors know the boundary.
+    ShadowRoot,
+    Element(Box<ElementData>),
+    Text(String),
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Node {
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    pub kind: NodeKind,
+    pub scope: ScopeId,
+}
+
+impl Node {
+    pub fn element(&self) -> Option<&ElementData> {
+        match &self.kind {
+            NodeKind::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+    pub fn text(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// The flat tree of one frame. Node 0 is the document.
+#[derive(Clone, PartialEq, Debug)]
+pub struct DomTree {
+    pub nodes: Vec<Node>,
+}
+
+impl Default for DomTree {
+    fn default() -> Self {
+        DomTree::new()
+    }
+}
+
+impl DomTree {
+    pub const ROOT: NodeId = 0;
+
+    pub fn new() -> Self {
+        DomTree { nodes: vec![Node { parent: None, children: Vec::new(), kind: NodeKind::Document, scope: 0 }] }
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+    pub fn element(&self, id: NodeId) -> Option<&ElementData> {
+        self.nodes[id].element()
+    }
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id].parent
+    }
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
+        &self.nodes[id].children
+    }
+    pub fn tag(&self, id: NodeId) -> Option<&str> {
+        self.element(id).map(|e| e.tag.as_str())
+    }
+    pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
+        self.element(id).and_then(|e| e.attr(name))
+    }
+
+    /// Appends a node under `parent` and returns its id.
+    pub fn push(&mut self, parent: NodeId, kind: NodeKind, scope: ScopeId) -> NodeId {
+        let id = self.nodes.len();
+        self.nodes.push(Node { parent: Some(parent), children: Vec::new(), kind, scope });
+        self.nodes[parent].children.push(id);
+        id
+    }
+
+    /// Nearest element ancestor (skipping shadow roots and the document).
+    pub fn parent_element(&self, id: NodeId) -> Option<NodeId> {
+        let mut cur = self.nodes[id].parent;
+        while let Some(p) = cur {
+            if self.nodes[p].element().is_some() {
+                return Some(p);
+            }
+            cur = self.nodes[p].parent;
+        }
+        None
+    }
+
+    /// Element ancestors, nearest first.
+    pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.parent_element(id), move |&p| self.parent_element(p))
+    }
+
+    /// Pre-order iteration over the subtree rooted at `id` (including `id`).
+    /// Iterative, so any depth is safe.
+    pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
+        Descendants { tree: self, stack: vec![id] }
+    }
+
+    /// Finds the element with `id` in the given scope (first in tree order).
+    pub fn by_id(&self, scope: ScopeId, id_value: &str) -> Option<NodeId> {
+        self.nodes.iter().enumerate().find_map(|(i, n)| match &n.kind {
+            NodeKind::Element(e) if n.scope == scope && e.attr("id") == Some(id_value) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Builds an index from (scope, id) to the first element carrying it.
+    pub fn id_index(&self) -> std::collections::HashMap<(ScopeId, &str), NodeId> {
+        let mut m = std::collections::HashMap::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let NodeKind::Element(e) = &n.kind {
+                if let Some(v) = e.attr("id") {
+                    m.entry((n.scope, v)).or_insert(i);
+                }
+            }
+        }
+        m
+    }
+}
+
+pub struct Descendants<'a> {
+    tree: &'a DomTree,
+    stack: Vec<NodeId>,
+}
+
+impl Iterator for Descendants<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.stack.pop()?;
+        self.stack.extend(self.tree.nodes[id].children.iter().rev());
+        Some(id)
+    }
+}
+
+/// Convenience builder for host tests: nested calls describe a page.
+///
+/// ```
+/// use sightline_engine::dom::TreeBuilder;
+/// let mut b = TreeBuilder::new();
+/// let form = b.el("form", &[("aria-label", "Login")]);
+/// b.open(form);
+/// b.el("input", &[("type", "email")]);
+/// b.close();
+/// let tree = b.finish();
+/// assert_eq!(tree.len(), 3);
+/// ```
+pub struct TreeBuilder {
+    tree: DomTree,
+    stack: Vec<NodeId>,
+    next_scope: ScopeId,
+}
+
+impl Default for TreeBuilder {
+    fn default() -> Self {
+        TreeBuilder::new()
+    }
+}
+
+impl TreeBuilder {
+    pub fn new() -> Self {
+        TreeBuilder { tree: DomTree::new(), stack: vec![DomTree::ROOT], next_scope: 1 }
+    }
+
+    fn current(&self) -> NodeId {
+        *self.stack.last().unwrap()
+    }
+    fn scope(&self) -> ScopeId {
+        self.tree.nodes[self.current()].scope
+    }
+
+    /// Adds a visible element with a default 100x20 box and block display.
+    pub fn el(&mut self, tag: &str, attrs: &[(&str, &str)]) -> NodeId {
+        let data = ElementData {
+            tag: tag.to_string(),
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            style: Some(Style::default()),
+            rect: Rect::new(0.0, 0.0, 100.0, 20.0),
+            ..Default::default()
+        };
+        self.el_with(data)
+    }
+
+    /// Adds an element with fully specified data.
+    pub fn el_with(&mut self, data: ElementData) -> NodeId {
+        let (parent, scope) = (self.current(), self.scope());
+        self.tree.push(parent, NodeKind::Element(Box::new(data)), scope)
+    }
+
+    pub fn text(&mut self, t: &str) -> NodeId {
+        let (parent, scope) = (self.current(), self.scope());
+        self.tree.push(parent, NodeKind::Text(t.to_string()), scope)
+    }
+
+    /// Makes `id` the parent of the following nodes until `close`.
+    pub fn open(&mut self, id: NodeId) {
+        self.stack.push(id);
+    }
+    pub fn close(&mut self) {
+        self.stack.pop();
+    }
+
+    /// Adds an element and immediately opens it.
+    pub fn open_el(&mut self, tag: &str, attrs: &[(&str, &str)]) -> NodeId {
+        let id = self.el(tag, attrs);
+        self.open(id);
+        id
+    }
+
+    /// Attaches a shadow root under the current element and opens it.
+    pub fn open_shadow(&mut self) -> NodeId {
+        let host = self.current();
+        if let NodeKind::Element(e) = &mut self.tree.nodes[host].kind {
+            e.shadow_host = true;
+        }
+        let scope = self.next_scope;
+        self.next_scope += 1;
+        let id = self.tree.push(host, NodeKind::ShadowRoot, scope);
+        self.open(id);
+        id
+    }
+
+    /// Mutable access to an element's data (to set style, rect, form state).
+    pub fn data(&mut self, id: NodeId) -> &mut ElementData {
+        match &mut self.tree.nodes[id].kind {
+            NodeKind::Element(e) => e,
+            _ => panic!("node {id} is not an element"),
+        }
+    }
+
+    pub fn finish(self) -> DomTree {
+        self.tree
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_and_traversal() {
+        let mut b = TreeBuilder::new();
+        let body = b.open_el("body", &[]);
+        let btn = b.open_el("button", &[("id", "go")]);
+        b.text("Go");
+        b.close();
+        let host = b.open_el("x-card", &[]);
+        b.open_shadow();
+        let inner = b.el("span", &[("id", "go")]);
+        b.close();
+        b.close();
+        b.close();
+        let t = b.finish();
+        assert_eq!(t.parent_element(btn), Some(body));
+        assert_eq!(t.parent_element(inner), Some(host));
+        assert_eq!(t.by_id(0, "go"), Some(btn));
+        assert_eq!(t.by_id(1, "go"), Some(inner));
+        assert_eq!(t.descendants(DomTree::ROOT).count(), t.len());
+        assert_eq!(t.ancestors(inner).collect::<Vec<_>>(), vec![host, body]);
+    }
+
+    #[test]
+    fn descendants_is_iterative_for_deep_trees() {
+        let mut b = TreeBuilder::new();
+        for _ in 0..5000 {
+            b.open_el("div", &[]);
+        }
+        let t = b.finish();
+        assert_eq!(t.descendants(DomTree::ROOT).count(), 5001);
+        assert_eq!(t.ancestors(5000).count(), 4999);
+    }
+}

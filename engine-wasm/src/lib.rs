@@ -1,0 +1,17 @@
+//! Sightline in-page engine.
+//!
+//! Layout (see ARCHITECTURE.md):
+//! - `protocol`: serde types shared with the driver.
+//! - `dom`: the plain-data page model filled by the DOM adapter.
+//! - `semantics`: hidden rules, roles, accessible names, states (pure).
+//! - `refs`, `selector`, `viewport`, `render`, `snapshot`: pure pipeline from a
+//!   `DomTree` to a `FrameSnapshot`.
+//! - `adapter` (wasm32 only): the one thin layer that reads the DOM, plus the
+//!   exported JS API.
+
+pub mod dom;
+pub mod protocol;
+pub mod semantics;
+
+#[cfg(target_arch = "wasm32")]
+pub mod adapter;

@@ -1,0 +1,286 @@
+//! The typed protocol between the in-page engine and the driver.
+//!
+//! The engine serialises these types to one JSON string per call (cheaper than
+//! building JS objects across the WASM boundary); the driver deserialises the
+//! very same types. Field names are part of the public `--json` output, so they
+//! are snake_case and stable.
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Bumped whenever a request or response shape changes; the driver refuses to
+/// talk to an engine bundle with another version.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Name of the isolated world the engine lives in (one per frame).
+pub const WORLD_NAME: &str = "__sightline_engine";
+
+/// How much of the page is rendered in detail.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SnapshotMode {
+    /// Everything on the page.
+    #[default]
+    Full,
+    /// Only what intersects the viewport, plus counts of what lies outside.
+    Viewport,
+}
+
+/// A rectangle in CSS pixels.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Debug, Default)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Rect {
+    pub fn new(x: f64, y: f64, width: f64, height: f64) -> Self {
+        Rect { x, y, width, height }
+    }
+    pub fn right(&self) -> f64 {
+        self.x + self.width
+    }
+    pub fn bottom(&self) -> f64 {
+        self.y + self.height
+    }
+    pub fn is_empty(&self) -> bool {
+        self.width <= 0.0 || self.height <= 0.0
+    }
+    /// True when the two rectangles share a region of positive area.
+    pub fn intersects(&self, other: &Rect) -> bool {
+        self.x < other.right() && other.x < self.right() && self.y < other.bottom() && other.y < self.bottom()
+    }
+    pub fn translate(&self, dx: f64, dy: f64) -> Rect {
+        Rect { x: self.x + dx, y: self.y + dy, ..*self }
+    }
+}
+
+/// What the driver asks of the engine in one frame.
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+pub struct FrameSnapshotRequest {
+    #[serde(default)]
+    pub mode: SnapshotMode,
+    /// Prefix for this frame's refs: "" in the main frame, "f1", "f2"… in child frames.
+    #[serde(default)]
+    pub ref_prefix: String,
+    /// The part of this frame's own viewport that is visible in the top-level
+    /// viewport, in this frame's coordinates. `None` in the main frame.
+    #[serde(default)]
+    pub visible_clip: Option<Rect>,
+}
+
+/// Scroll position and size of the document, in CSS pixels.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Debug, Default)]
+pub struct ViewportInfo {
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+    pub viewport_width: f64,
+    pub viewport_height: f64,
+    pub doc_width: f64,
+    pub doc_height: f64,
+    pub pages_above: u32,
+    pub pages_below: u32,
+    pub at_top: bool,
+    pub at_bottom: bool,
+}
+
+/// An open modal that makes the rest of the page unreachable.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct ModalInfo {
+    /// "aria" | "dialog" | "inert" | "heuristic"
+    pub kind: String,
+    pub selector: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "ref")]
+    pub ref_id: Option<String>,
+}
+
+/// One element the model may act on.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct RefInfo {
+    pub role: String,
+    pub name: String,
+    /// Engine selector, resolvable again in its frame (see `selector.rs`).
+    pub selector: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The frame ref prefix ("f1") for elements inside iframes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
+    pub in_viewport: bool,
+    #[serde(default)]
+    pub obscured: bool,
+    #[serde(default)]
+    pub covered_by: Option<String>,
+}
+
+/// Refs in document order. Serialised as a JSON object whose keys keep that order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RefMap(pub Vec<(String, RefInfo)>);
+
+impl RefMap {
+    pub fn get(&self, key: &str) -> Option<&RefInfo> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &(String, RefInfo)> {
+        self.0.iter()
+    }
+}
+
+impl Serialize for RefMap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for RefMap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RefMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of refs")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<RefMap, A::Error> {
+                let mut v = Vec::new();
+                while let Some((k, r)) = a.next_entry::<String, RefInfo>()? {
+                    v.push((k, r));
+                }
+                Ok(RefMap(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Where a child frame's snapshot is spliced into its parent's lines.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct FrameSlot {
+    /// Index (0-based) of the `iframe` line in `FrameSnapshot::lines`.
+    pub line: usize,
+    /// Indent depth of the iframe line; the child's lines go one level deeper.
+    pub depth: usize,
+    /// Key the driver uses to match a CDP frame to this iframe element.
+    pub key: String,
+    /// Content box of the iframe in this frame's viewport coordinates.
+    pub content_rect: Rect,
+}
+
+/// Counts of interactive elements outside the viewport.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Debug, Default)]
+pub struct OffscreenCounts {
+    pub above: u32,
+    pub below: u32,
+}
+
+/// A large overlay without modal semantics: warned about, never occluding.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct OverlayWarning {
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "ref")]
+    pub ref_id: Option<String>,
+    pub selector: String,
+}
+
+/// Timing and size figures for one engine call.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Debug, Default)]
+pub struct EngineStats {
+    pub elements: u32,
+    pub refs: u32,
+    pub engine_ms: f64,
+    /// Time spent on occlusion and hit-testing (part of `engine_ms`).
+    #[serde(default)]
+    pub occlusion_ms: f64,
+}
+
+/// One frame's snapshot, as returned by the engine.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct FrameSnapshot {
+    pub protocol: u32,
+    pub url: String,
+    pub title: String,
+    /// Rendered tree lines of this frame, without header or footer comments.
+    pub lines: Vec<String>,
+    pub frame_slots: Vec<FrameSlot>,
+    pub viewport: ViewportInfo,
+    pub refs: RefMap,
+    pub offscreen: OffscreenCounts,
+    pub modal: Option<ModalInfo>,
+    #[serde(default)]
+    pub overlay_warning: Option<OverlayWarning>,
+    pub stats: EngineStats,
+}
+
+/// Whole-page snapshot statistics in the `--json` output.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Debug, Default)]
+pub struct SnapshotStats {
+    pub elements: u32,
+    pub refs: u32,
+    pub engine_ms: f64,
+    pub total_ms: f64,
+    #[serde(default)]
+    pub occlusion_ms: f64,
+}
+
+/// The stitched, whole-page snapshot the driver hands to users and LLMs.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct SnapshotResult {
+    pub url: String,
+    pub title: String,
+    /// Exactly the text an LLM is given.
+    pub tree: String,
+    pub viewport: ViewportInfo,
+    pub modal: Option<ModalInfo>,
+    pub refs: RefMap,
+    pub stats: SnapshotStats,
+}
+
+/// Result of resolving a ref or selector in the page (used by the actions layer).
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct ResolveResult {
+    pub found: bool,
+    /// Set when a ref was known but its element has left the document.
+    #[serde(default)]
+    pub stale: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_map_keeps_document_order() {
+        let m = RefMap(vec![
+            ("e2".into(), RefInfo { role: "button".into(), ..Default::default() }),
+            ("e10".into(), RefInfo { role: "link".into(), ..Default::default() }),
+        ]);
+        let s = serde_json::to_string(&m).unwrap();
+        assert!(s.find("e2").unwrap() < s.find("e10").unwrap());
+        let back: RefMap = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn optional_ref_fields_are_omitted() {
+        let r = RefInfo { role: "button".into(), name: "Go".into(), selector: "#go".into(), ..Default::default() };
+        let s = serde_json::to_string(&r).unwrap();
+        assert!(!s.contains("\"url\""));
+        assert!(!s.contains("\"frame\""));
+        assert!(s.contains("\"covered_by\":null"));
+    }
+}
