@@ -92,6 +92,12 @@ pub struct ElementData {
     pub frame_key: Option<String>,
     /// This element hosts a shadow root (open or caught closed one).
     pub shadow_host: bool,
+    /// 1-based index among same-tag element siblings in the light DOM
+    /// (for `:nth-of-type` selectors); 0 when unknown.
+    pub nth_of_type: u32,
+    /// The light-DOM parent when it differs from the flat-tree parent
+    /// (slotted nodes hang under their slot in the flat tree).
+    pub light_parent: Option<NodeId>,
 }
 
 impl ElementData {

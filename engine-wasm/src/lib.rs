@@ -11,7 +11,13 @@
 
 pub mod dom;
 pub mod protocol;
+pub mod interactive;
+pub mod render;
+pub mod selector;
 pub mod semantics;
+pub mod snapshot;
+pub mod stitch;
+pub mod viewport;
 
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;

@@ -1,0 +1,389 @@
+//! Text rendering of one frame: YAML-like lines, two spaces per level,
+//! `- role "name" [state] [ref=e12]`, in the style of Playwright's aria
+//! snapshot but more compact: wrappers with no semantics are dissolved,
+//! inline text-level roles merge into their parent's text, and text that
+//! only repeats a node's name is dropped. Every token costs the user money.
+//!
+//! Two phases, both iterative (pages can nest thousands of levels deep):
+//! build an output tree, then serialise it.
+
+use crate::dom::{DomTree, NodeId, NodeKind};
+use crate::protocol::{FrameSlot, OffscreenCounts, Rect, SnapshotMode};
+use crate::semantics::states::{States, Tri};
+use crate::semantics::Semantics;
+use std::collections::HashMap;
+
+/// Longest accessible name printed; longer ones are cut with an ellipsis.
+const MAX_NAME_CHARS: usize = 150;
+
+/// Roles that only carry inline formatting: their text joins the parent's.
+const INLINE_ROLES: &[&str] = &[
+    "strong", "emphasis", "code", "mark", "subscript", "superscript", "time", "deletion", "insertion", "abbr",
+];
+
+/// Roles that add nothing a model can use when they have no name.
+const DROP_WHEN_UNNAMED: &[&str] = &["group", "rowgroup", "img", "figure", "separator", "presentation", "none"];
+
+pub struct RenderInput<'a> {
+    pub sem: &'a Semantics<'a>,
+    pub interactive: &'a [bool],
+    /// Ref id (with frame prefix) of every interactive node.
+    pub refs: &'a HashMap<NodeId, String>,
+    pub mode: SnapshotMode,
+    /// The visible region, in this frame's viewport coordinates.
+    pub clip: Rect,
+    /// `scheme://host[:port]` of the page, to print same-origin URLs as paths.
+    pub origin: &'a str,
+    /// Nodes outside an open modal (issue: modal occlusion): no refs, `[obscured]`.
+    pub obscured: Option<&'a [bool]>,
+    /// The open modal's root node, rendered with `[modal]`.
+    pub modal_root: Option<NodeId>,
+    /// Per-node "covered by" descriptions from hit-testing.
+    pub covered: Option<&'a HashMap<NodeId, String>>,
+}
+
+pub struct Rendered {
+    pub lines: Vec<String>,
+    pub frame_slots: Vec<FrameSlot>,
+    pub offscreen: OffscreenCounts,
+    /// Ref'd nodes that appear in the text, in document order.
+    pub rendered_refs: Vec<NodeId>,
+    /// Per node: intersects the visible region.
+    pub in_view: Vec<bool>,
+}
+
+enum Item {
+    Node(usize),
+    Text(String),
+}
+
+struct OutNode {
+    node: NodeId,
+    role: &'static str,
+    name: String,
+    tokens: Vec<String>,
+    url: Option<String>,
+    value: Option<String>,
+    children: Vec<Item>,
+    frame: Option<(String, Rect)>,
+}
+
+/// Collapses whitespace runs to single spaces and trims.
+pub fn normalize_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+fn quote(name: &str) -> String {
+    let mut s: String = name.chars().take(MAX_NAME_CHARS).collect();
+    if name.chars().count() > MAX_NAME_CHARS {
+        s.push('…');
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn state_tokens(st: &States, out: &mut Vec<String>) {
+    match st.checked {
+        Some(Tri::True) => out.push("[checked]".into()),
+        Some(Tri::Mixed) => out.push("[checked=mixed]".into()),
+        _ => {}
+    }
+    match st.pressed {
+        Some(Tri::True) => out.push("[pressed]".into()),
+        Some(Tri::Mixed) => out.push("[pressed=mixed]".into()),
+        _ => {}
+    }
+    if st.disabled {
+        out.push("[disabled]".into());
+    }
+    match st.expanded {
+        Some(true) => out.push("[expanded]".into()),
+        Some(false) => out.push("[collapsed]".into()),
+        None => {}
+    }
+    if st.selected {
+        out.push("[selected]".into());
+    }
+    if let Some(l) = st.level {
+        out.push(format!("[level={l}]"));
+    }
+    if st.required {
+        out.push("[required]".into());
+    }
+    if st.readonly {
+        out.push("[readonly]".into());
+    }
+    if st.invalid {
+        out.push("[invalid]".into());
+    }
+}
+
+/// Shortens same-origin URLs to their path; keeps others whole.
+pub fn display_url(url: &str, origin: &str) -> String {
+    if !origin.is_empty() && origin != "null" {
+        if let Some(rest) = url.strip_prefix(origin) {
+            if rest.is_empty() {
+                return "/".into();
+            }
+            if rest.starts_with('/') || rest.starts_with('?') || rest.starts_with('#') {
+                return rest.to_string();
+            }
+        }
+    }
+    url.to_string()
+}
+
+/// Computes per-node "intersects the clip". Boxless nodes (text,
+/// `display:contents`, empty inline wrappers) inherit from their parent.
+fn compute_in_view(tree: &DomTree, clip: &Rect) -> Vec<bool> {
+    let mut in_view = vec![true; tree.len()];
+    for id in tree.descendants(DomTree::ROOT) {
+        let parent = tree.parent(id).map(|p| in_view[p]).unwrap_or(true);
+        in_view[id] = match tree.element(id) {
+            Some(e) if !e.rect.is_empty() => e.rect.intersects(clip),
+            _ => parent,
+        };
+    }
+    in_view
+}
+
+pub fn render(input: &RenderInput) -> Rendered {
+    let sem = input.sem;
+    let tree = sem.tree;
+    let in_view = compute_in_view(tree, &input.clip);
+    let mut offscreen = OffscreenCounts::default();
+    let mut out: Vec<OutNode> = vec![OutNode {
+        node: DomTree::ROOT,
+        role: "",
+        name: String::new(),
+        tokens: Vec::new(),
+        url: None,
+        value: None,
+        children: Vec::new(),
+        frame: None,
+    }];
+    let mut rendered_refs = Vec::new();
+
+    // (node, output parent, an ancestor already carries [offscreen])
+    let mut stack: Vec<(NodeId, usize, bool)> = vec![(DomTree::ROOT, 0, false)];
+    while let Some((id, parent_out, marked_off)) = stack.pop() {
+        if sem.is_hidden(id) {
+            continue;
+        }
+        let node = tree.node(id);
+        match &node.kind {
+            NodeKind::Text(t) => {
+                if input.mode == SnapshotMode::Viewport && !in_view[id] {
+                    continue;
+                }
+                let t = normalize_ws(t);
+                if t.is_empty() {
+                    continue;
+                }
+                match out[parent_out].children.last_mut() {
+                    Some(Item::Text(prev)) => {
+                        prev.push(' ');
+                        prev.push_str(&t);
+                    }
+                    _ => out[parent_out].children.push(Item::Text(t)),
+                }
+                continue;
+            }
+            NodeKind::Document | NodeKind::ShadowRoot => {
+                for &c in node.children.iter().rev() {
+                    stack.push((c, parent_out, marked_off));
+                }
+                continue;
+            }
+            NodeKind::Element(_) => {}
+        }
+        let e = node.element().unwrap();
+        let visible = in_view[id];
+        let interactive = input.interactive[id];
+        let obscured = input.obscured.map(|o| o[id]).unwrap_or(false);
+        if !visible && input.mode == SnapshotMode::Viewport {
+            if interactive && !obscured {
+                if e.rect.bottom() <= input.clip.y {
+                    offscreen.above += 1;
+                } else if e.rect.y >= input.clip.bottom() {
+                    offscreen.below += 1;
+                }
+            }
+            // Children may still be on screen (fixed or absolutely positioned).
+            for &c in node.children.iter().rev() {
+                stack.push((c, parent_out, marked_off));
+            }
+            continue;
+        }
+        let is_frame = e.tag == "iframe" || e.tag == "frame";
+        let role = sem.role(id);
+        let mut role_name: Option<&'static str> = match role {
+            None => None,
+            Some("generic") | Some("none") | Some("presentation") => None,
+            Some(r) if INLINE_ROLES.contains(&r) => None,
+            Some(r) => Some(r),
+        };
+        if is_frame {
+            role_name = Some("iframe");
+        }
+        let has_ref = interactive && !obscured && input.refs.contains_key(&id);
+        if role_name.is_none() && has_ref {
+            role_name = Some("generic");
+        }
+        let name = match role_name {
+            Some(_) => normalize_ws(&sem.name(id)),
+            None => String::new(),
+        };
+        if let Some(r) = role_name {
+            if name.is_empty() && !has_ref && DROP_WHEN_UNNAMED.contains(&r) && !is_frame {
+                role_name = None;
+            }
+        }
+        let Some(role_str) = role_name else {
+            for &c in node.children.iter().rev() {
+                stack.push((c, parent_out, marked_off));
+            }
+            continue;
+        };
+
+        let st = sem.states(id);
+        let mut tokens = Vec::new();
+        state_tokens(&st, &mut tokens);
+        let mark_off = !visible && !marked_off;
+        if mark_off {
+            tokens.push("[offscreen]".into());
+        }
+        if Some(id) == input.modal_root {
+            tokens.push("[modal]".into());
+        }
+        if obscured {
+            tokens.push("[obscured]".into());
+        }
+        if has_ref {
+            if input.covered.map(|c| c.contains_key(&id)).unwrap_or(false) {
+                tokens.push("[covered]".into());
+            }
+            tokens.push(format!("[ref={}]", input.refs[&id]));
+            rendered_refs.push(id);
+        }
+        let url = if role_str == "link" {
+            e.attr("href").filter(|h| !h.is_empty()).map(|h| display_url(h, input.origin))
+        } else {
+            None
+        };
+        let frame = if is_frame { e.frame_key.clone().map(|k| (k, e.rect)) } else { None };
+        let idx = out.len();
+        out.push(OutNode {
+            node: id,
+            role: role_str,
+            name,
+            tokens,
+            url,
+            value: st.value.map(|v| normalize_ws(&v)).filter(|v| !v.is_empty()),
+            children: Vec::new(),
+            frame,
+        });
+        out[parent_out].children.push(Item::Node(idx));
+        if !is_frame {
+            for &c in node.children.iter().rev() {
+                stack.push((c, idx, marked_off || !visible));
+            }
+        }
+    }
+
+    // Drop text that only repeats the node's name (name from content).
+    for n in out.iter_mut() {
+        if n.name.is_empty() {
+            continue;
+        }
+        let joined: Vec<&str> = n
+            .children
+            .iter()
+            .filter_map(|c| match c {
+                Item::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !joined.is_empty() && n.name.contains(&joined.join(" ")) {
+            n.children.retain(|c| !matches!(c, Item::Text(_)));
+        } else {
+            let name = n.name.clone();
+            n.children.retain(|c| !matches!(c, Item::Text(t) if *t == name));
+        }
+    }
+
+    let mut lines = Vec::new();
+    let mut frame_slots = Vec::new();
+    let mut stack: Vec<(&Item, usize)> = Vec::new();
+    let root_children: Vec<&Item> = out[0].children.iter().collect();
+    for c in root_children.into_iter().rev() {
+        stack.push((c, 0));
+    }
+    while let Some((item, depth)) = stack.pop() {
+        let indent = "  ".repeat(depth);
+        match item {
+            Item::Text(t) => lines.push(format!("{indent}- text: {t}")),
+            Item::Node(i) => {
+                let n = &out[*i];
+                let mut line = format!("{indent}- {}", n.role);
+                if !n.name.is_empty() {
+                    line.push(' ');
+                    line.push_str(&quote(&n.name));
+                }
+                for t in &n.tokens {
+                    line.push(' ');
+                    line.push_str(t);
+                }
+                let only_text = n.children.len() == 1 && matches!(n.children[0], Item::Text(_));
+                if let Some((key, rect)) = &n.frame {
+                    frame_slots.push(FrameSlot { line: lines.len(), depth, key: key.clone(), content_rect: *rect });
+                    lines.push(line);
+                    continue;
+                }
+                if n.url.is_none() && n.value.is_some() && n.children.is_empty() {
+                    line.push_str(": ");
+                    line.push_str(n.value.as_deref().unwrap());
+                    lines.push(line);
+                } else if n.url.is_none() && only_text {
+                    if let Item::Text(t) = &n.children[0] {
+                        line.push_str(": ");
+                        line.push_str(t);
+                    }
+                    lines.push(line);
+                } else if n.url.is_some() || !n.children.is_empty() {
+                    line.push(':');
+                    lines.push(line);
+                    let child_indent = "  ".repeat(depth + 1);
+                    if let Some(u) = &n.url {
+                        lines.push(format!("{child_indent}- /url: {u}"));
+                    }
+                    for c in n.children.iter().rev() {
+                        stack.push((c, depth + 1));
+                    }
+                } else {
+                    lines.push(line);
+                }
+                let _ = n.node;
+            }
+        }
+    }
+    Rendered { lines, frame_slots, offscreen, rendered_refs, in_view }
+}

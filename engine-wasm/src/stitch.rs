@@ -1,0 +1,90 @@
+//! Stitches per-frame snapshots into the whole-page snapshot the driver
+//! returns: child frames' lines go under their iframe line, header comments
+//! (page position, modal, overlay) go on top, the viewport-mode hint at the
+//! bottom. Pure; used natively by the driver.
+use crate::protocol::{FrameSnapshot, RefMap, SnapshotMode, SnapshotResult, SnapshotStats};
+use crate::viewport::{offscreen_hint_lines, position_lines};
+
+/// Iframes nested deeper than this are left as plain iframe lines.
+const MAX_FRAME_DEPTH: usize = 16;
+
+pub struct FrameNode {
+    pub snapshot: FrameSnapshot,
+    /// "" for the main frame, "f1"… for child frames.
+    pub frame_prefix: String,
+    /// Child frames keyed by the `FrameSlot.key` of their iframe element.
+    pub children: Vec<(String, FrameNode)>,
+}
+
+#[derive(Default)]
+struct Acc {
+    refs: Vec<(String, crate::protocol::RefInfo)>,
+    stats: SnapshotStats,
+    above: u32,
+    below: u32,
+    modal: Option<crate::protocol::ModalInfo>,
+    overlay: Option<crate::protocol::OverlayWarning>,
+}
+
+fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
+    let s = &node.snapshot;
+    acc.refs.extend(s.refs.0.iter().cloned());
+    acc.stats.elements += s.stats.elements;
+    acc.stats.refs += s.stats.refs;
+    acc.stats.engine_ms += s.stats.engine_ms;
+    acc.stats.occlusion_ms += s.stats.occlusion_ms;
+    acc.above += s.offscreen.above;
+    acc.below += s.offscreen.below;
+    if acc.modal.is_none() {
+        acc.modal = s.modal.clone();
+    }
+    if acc.overlay.is_none() {
+        acc.overlay = s.overlay_warning.clone();
+    }
+    let mut out = Vec::with_capacity(s.lines.len());
+    for (i, line) in s.lines.iter().enumerate() {
+        let slot = s.frame_slots.iter().find(|sl| sl.line == i);
+        let child = slot.and_then(|sl| node.children.iter().find(|(k, _)| *k == sl.key).map(|(_, c)| (sl, c)));
+        match child {
+            Some((sl, c)) if depth < MAX_FRAME_DEPTH => {
+                let inner = frame_lines(c, depth + 1, acc);
+                if inner.is_empty() {
+                    out.push(line.clone());
+                } else {
+                    out.push(format!("{line}:"));
+                    let pad = "  ".repeat(sl.depth + 1);
+                    out.extend(inner.into_iter().map(|l| format!("{pad}{l}")));
+                }
+            }
+            _ => out.push(line.clone()),
+        }
+    }
+    out
+}
+
+pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
+    let mut acc = Acc::default();
+    let body = frame_lines(&root, 0, &mut acc);
+    let s = &root.snapshot;
+    let mut lines = position_lines(&s.viewport);
+    if acc.modal.is_some() {
+        lines.push("# A modal is open. Only modal elements have refs.".into());
+    }
+    if let Some(o) = &acc.overlay {
+        let r = o.ref_id.as_ref().map(|r| format!(" (ref {r})")).unwrap_or_default();
+        lines.push(format!("# A large overlay may be covering the page: {}{r}.", o.description));
+    }
+    lines.extend(body);
+    if mode == SnapshotMode::Viewport {
+        lines.extend(offscreen_hint_lines(acc.above, acc.below));
+    }
+    SnapshotResult {
+        url: s.url.clone(),
+        title: s.title.clone(),
+        tree: lines.join("\n"),
+        viewport: s.viewport,
+        modal: acc.modal,
+        refs: RefMap(acc.refs),
+        stats: acc.stats,
+    }
+}

@@ -1,0 +1,110 @@
+//! Viewport metrics and the page-position header lines.
+use crate::protocol::{Rect, ViewportInfo};
+
+/// Tolerance for sub-pixel scroll positions (zoom, fractional layouts).
+const EDGE_TOLERANCE_PX: f64 = 2.0;
+
+pub fn viewport_info(scroll_x: f64, scroll_y: f64, vw: f64, vh: f64, doc_w: f64, doc_h: f64) -> ViewportInfo {
+    let vh_safe = if vh > 0.0 { vh } else { 1.0 };
+    let doc_h = doc_h.max(vh);
+    let pages_above = (scroll_y.max(0.0) / vh_safe).floor() as u32;
+    let pages_below = ((doc_h - scroll_y - vh).max(0.0) / vh_safe).floor() as u32;
+    ViewportInfo {
+        scroll_x,
+        scroll_y,
+        viewport_width: vw,
+        viewport_height: vh,
+        doc_width: doc_w.max(vw),
+        doc_height: doc_h,
+        pages_above,
+        pages_below,
+        at_top: scroll_y <= EDGE_TOLERANCE_PX,
+        at_bottom: scroll_y + vh >= doc_h - EDGE_TOLERANCE_PX,
+    }
+}
+
+/// The viewport rectangle in viewport coordinates.
+pub fn viewport_rect(v: &ViewportInfo) -> Rect {
+    Rect::new(0.0, 0.0, v.viewport_width, v.viewport_height)
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        "viewport"
+    } else {
+        "viewports"
+    }
+}
+
+/// `# Page position: …` plus the at-top / at-bottom lines.
+pub fn position_lines(v: &ViewportInfo) -> Vec<String> {
+    let mut out = vec![format!(
+        "# Page position: {} {} above, {} {} below.",
+        v.pages_above,
+        plural(v.pages_above),
+        v.pages_below,
+        plural(v.pages_below)
+    )];
+    // A page shorter than the viewport gets both lines: both are true.
+    if v.at_top {
+        out.push("# You are at the top of the page.".into());
+    }
+    if v.at_bottom {
+        out.push("# You are at the bottom of the page.".into());
+    }
+    out
+}
+
+/// Footer hint for viewport mode.
+pub fn offscreen_hint_lines(above: u32, below: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    let noun = |n: u32| if n == 1 { "interactive element" } else { "interactive elements" };
+    if below > 0 {
+        out.push(format!("# {below} {} below the viewport; scroll down to see them.", noun(below)));
+    }
+    if above > 0 {
+        out.push(format!("# {above} {} above the viewport; scroll up to see them.", noun(above)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_middle_bottom_and_short_pages() {
+        let top = viewport_info(0.0, 0.0, 1280.0, 720.0, 1280.0, 3000.0);
+        assert_eq!((top.pages_above, top.pages_below, top.at_top, top.at_bottom), (0, 3, true, false));
+        assert_eq!(position_lines(&top)[0], "# Page position: 0 viewports above, 3 viewports below.");
+        assert_eq!(position_lines(&top)[1], "# You are at the top of the page.");
+
+        let mid = viewport_info(0.0, 1000.0, 1280.0, 720.0, 1280.0, 3000.0);
+        assert_eq!((mid.pages_above, mid.pages_below, mid.at_top, mid.at_bottom), (1, 1, false, false));
+        assert_eq!(position_lines(&mid).len(), 1);
+
+        let bottom = viewport_info(0.0, 2280.0, 1280.0, 720.0, 1280.0, 3000.0);
+        assert_eq!((bottom.pages_above, bottom.pages_below, bottom.at_bottom), (3, 0, true));
+        assert_eq!(position_lines(&bottom)[1], "# You are at the bottom of the page.");
+
+        let short = viewport_info(0.0, 0.0, 1280.0, 720.0, 1280.0, 300.0);
+        assert_eq!((short.pages_above, short.pages_below, short.at_top, short.at_bottom), (0, 0, true, true));
+        assert_eq!(short.doc_height, 720.0);
+        assert_eq!(position_lines(&short)[0], "# Page position: 0 viewports above, 0 viewports below.");
+        assert_eq!(position_lines(&short).len(), 3);
+    }
+
+    #[test]
+    fn singular_and_hints() {
+        let v = viewport_info(0.0, 720.0, 1280.0, 720.0, 1280.0, 1440.0);
+        assert_eq!(position_lines(&v)[0], "# Page position: 1 viewport above, 0 viewports below.");
+        assert_eq!(
+            offscreen_hint_lines(2, 37),
+            vec![
+                "# 37 interactive elements below the viewport; scroll down to see them.".to_string(),
+                "# 2 interactive elements above the viewport; scroll up to see them.".to_string()
+            ]
+        );
+        assert!(offscreen_hint_lines(0, 0).is_empty());
+    }
+}

@@ -1,0 +1,30 @@
+// Builds the single-file engine bundle from wasm-pack's no-modules output:
+//   (function(){ <wasm-bindgen glue> ; const __SL_WASM_B64 = "..."; <engine-api.js> })();
+// Usage: node js-glue/build-bundle.mjs <pkg dir> <out file>
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const [pkgDir, outFile] = process.argv.slice(2);
+if (!pkgDir || !outFile) {
+  console.error("usage: node build-bundle.mjs <pkg dir> <out file>");
+  process.exit(2);
+}
+const glue = readFileSync(join(pkgDir, "sightline_engine.js"), "utf8");
+const wasm = readFileSync(join(pkgDir, "sightline_engine_bg.wasm"));
+const api = readFileSync(join(here, "engine-api.js"), "utf8");
+// The glue refers to `document.currentScript` only on the async init path we
+// never take; initSync gets the bytes directly.
+const bundle = [
+  "(function () {",
+  '"use strict";',
+  "if (globalThis.__sightline) return;",
+  glue,
+  `const __SL_WASM_B64 = "${wasm.toString("base64")}";`,
+  api,
+  "})();",
+  "",
+].join("\n");
+writeFileSync(outFile, bundle);
+console.log(`bundle: ${outFile} (${bundle.length} chars, wasm ${wasm.length} bytes)`);

@@ -1,0 +1,30 @@
+// Sightline engine API. Concatenated after the wasm-bindgen glue and the
+// embedded module bytes by build-bundle.mjs; runs inside the bundle's IIFE.
+//
+// Expects in scope: `wasm_bindgen` (the no-modules glue) and `__SL_WASM_B64`.
+// Defines `globalThis.__sightline` once per JS world. The driver loads the
+// bundle into an isolated world; an MV3 content script or a Playwright/
+// Puppeteer `addInitScript` can load the very same file.
+const __sl_decode = (b64) => {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+};
+wasm_bindgen.initSync({ module: __sl_decode(__SL_WASM_B64) });
+const __sl_api = Object.freeze({
+  protocol: wasm_bindgen.protocol_version(),
+  /** FrameSnapshotRequest JSON in, FrameSnapshot JSON out. */
+  snapshot: (requestJson) => wasm_bindgen.snapshot(requestJson),
+  /** Key linking an <iframe> element to its child frame (FrameSlot.key). */
+  frameKeyOf: (el) => wasm_bindgen.frame_key_of(el),
+  /** Element for a ref ("e12") or engine selector, or null. */
+  resolve: (target) => wasm_bindgen.resolve(target),
+  /** ResolveResult JSON for a ref or selector (found / stale / error). */
+  resolveInfo: (target) => wasm_bindgen.resolve_info(target),
+  /** Robust engine selector for an element. */
+  selectorOf: (el) => wasm_bindgen.selector_of(el),
+  /** Debug: role, name and description of an element, as JSON. */
+  describe: (el) => wasm_bindgen.describe(el),
+});
+Object.defineProperty(globalThis, "__sightline", { value: __sl_api, enumerable: false, configurable: false, writable: false });

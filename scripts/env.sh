@@ -1,0 +1,10 @@
+# Shared environment for Sightline scripts (sourced, not run).
+# Puts the pinned tools first on PATH: npm's binaryen (wasm-opt 132; Debian's
+# binaryen 108 produces broken modules) and cargo-installed binaries.
+SIGHTLINE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export SIGHTLINE_ROOT
+export PATH="$SIGHTLINE_ROOT/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+WASM_BINDGEN_VERSION="0.2.130"
+WASM_PACK_VERSION="0.15.1"
+BINARYEN_NPM_VERSION="132.0.0"
+PLAYWRIGHT_CORE_VERSION="1.65.1"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian machine, run as root: Chromium and
+# chromedriver, the wasm32 target, wasm-pack, the exact wasm-bindgen-cli, and
+# wasm-opt (npm binaryen) plus the npm packages the fixtures and benchmarks use.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$SIGHTLINE_ROOT"
+say() { echo "[setup] $*" >&2; }
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs npm)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  say "apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
+  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+  say "cargo install wasm-pack $WASM_PACK_VERSION (takes a few minutes)"
+  cargo install -q wasm-pack --version "$WASM_PACK_VERSION"
+fi
+
+# npm tools live in .tools/ (git-ignored); versions pinned in env.sh.
+mkdir -p .tools
+[ -f .tools/package.json ] || echo '{"name":"sightline-tools","private":true}' > .tools/package.json
+if [ "$(wasm-opt --version 2>/dev/null | awk '{print $3}')" != "132" ] \
+   || [ ! -d .tools/node_modules/playwright-core ]; then
+  say "npm install binaryen@$BINARYEN_NPM_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION"
+  npm install --prefix .tools --no-audit --no-fund --silent \
+    "binaryen@$BINARYEN_NPM_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" >/dev/null
+fi
+
+# Fixture libraries (real npm modal and consent libraries), served locally by tests.
+if [ -f tests/fixtures/package.json ] && [ ! -d tests/fixtures/node_modules ]; then
+  say "npm install fixture libraries"
+  npm install --prefix tests/fixtures --no-audit --no-fund --silent >/dev/null
+fi
+say "ok"
