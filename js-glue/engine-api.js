@@ -25,6 +25,7 @@ const __sl_api = Object.freeze({
   /** Robust engine selector for an element. */
   selectorOf: (el) => wasm_bindgen.selector_of(el),
   /** Debug: role, name and description of an element, as JSON. */
-  describe: (el) => wasm_bindgen.describe(el),
+  /** Debug and conformance: [{found, role, name, description, hidden}] for a CSS selector. */
+  describeAll: (css) => wasm_bindgen.describe_all(css),
 });
 Object.defineProperty(globalThis, "__sightline", { value: __sl_api, enumerable: false, configurable: false, writable: false });

@@ -10,8 +10,8 @@
 //!   exported JS API.
 
 pub mod dom;
-pub mod protocol;
 pub mod interactive;
+pub mod protocol;
 pub mod render;
 pub mod selector;
 pub mod semantics;

@@ -38,7 +38,12 @@ pub struct Rect {
 
 impl Rect {
     pub fn new(x: f64, y: f64, width: f64, height: f64) -> Self {
-        Rect { x, y, width, height }
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
     }
     pub fn right(&self) -> f64 {
         self.x + self.width
@@ -51,10 +56,17 @@ impl Rect {
     }
     /// True when the two rectangles share a region of positive area.
     pub fn intersects(&self, other: &Rect) -> bool {
-        self.x < other.right() && other.x < self.right() && self.y < other.bottom() && other.y < self.bottom()
+        self.x < other.right()
+            && other.x < self.right()
+            && self.y < other.bottom()
+            && other.y < self.bottom()
     }
     pub fn translate(&self, dx: f64, dy: f64) -> Rect {
-        Rect { x: self.x + dx, y: self.y + dy, ..*self }
+        Rect {
+            x: self.x + dx,
+            y: self.y + dy,
+            ..*self
+        }
     }
 }
 
@@ -221,6 +233,9 @@ pub struct FrameSnapshot {
     pub modal: Option<ModalInfo>,
     #[serde(default)]
     pub overlay_warning: Option<OverlayWarning>,
+    /// Remarks for the model, printed as `# …` header lines (e.g. truncation).
+    #[serde(default)]
+    pub notes: Vec<String>,
     pub stats: EngineStats,
 }
 
@@ -266,8 +281,20 @@ mod tests {
     #[test]
     fn ref_map_keeps_document_order() {
         let m = RefMap(vec![
-            ("e2".into(), RefInfo { role: "button".into(), ..Default::default() }),
-            ("e10".into(), RefInfo { role: "link".into(), ..Default::default() }),
+            (
+                "e2".into(),
+                RefInfo {
+                    role: "button".into(),
+                    ..Default::default()
+                },
+            ),
+            (
+                "e10".into(),
+                RefInfo {
+                    role: "link".into(),
+                    ..Default::default()
+                },
+            ),
         ]);
         let s = serde_json::to_string(&m).unwrap();
         assert!(s.find("e2").unwrap() < s.find("e10").unwrap());
@@ -277,7 +304,12 @@ mod tests {
 
     #[test]
     fn optional_ref_fields_are_omitted() {
-        let r = RefInfo { role: "button".into(), name: "Go".into(), selector: "#go".into(), ..Default::default() };
+        let r = RefInfo {
+            role: "button".into(),
+            name: "Go".into(),
+            selector: "#go".into(),
+            ..Default::default()
+        };
         let s = serde_json::to_string(&r).unwrap();
         assert!(!s.contains("\"url\""));
         assert!(!s.contains("\"frame\""));

@@ -4,7 +4,8 @@
 use crate::dom::{DomTree, NodeId};
 use crate::interactive::compute_interactive;
 use crate::protocol::{
-    EngineStats, FrameSnapshot, FrameSnapshotRequest, RefInfo, RefMap, ViewportInfo, PROTOCOL_VERSION,
+    EngineStats, FrameSnapshot, FrameSnapshotRequest, RefInfo, RefMap, ViewportInfo,
+    PROTOCOL_VERSION,
 };
 use crate::render::{normalize_ws, render, RenderInput};
 use crate::selector::{selector_for, SelectorIndex};
@@ -53,10 +54,15 @@ pub fn build_frame_snapshot(
     let mut refs: HashMap<NodeId, String> = HashMap::new();
     for (id, &i) in interactive.iter().enumerate() {
         if i {
-            refs.insert(id, format!("{}e{}", req.ref_prefix, refs_alloc.ref_number(id)));
+            refs.insert(
+                id,
+                format!("{}e{}", req.ref_prefix, refs_alloc.ref_number(id)),
+            );
         }
     }
-    let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
+    let clip = req
+        .visible_clip
+        .unwrap_or_else(|| viewport_rect(&facts.viewport));
     let rendered = render(&RenderInput {
         sem: &sem,
         interactive: &interactive,
@@ -69,11 +75,22 @@ pub fn build_frame_snapshot(
         covered: None,
     });
     let index = SelectorIndex::new(tree);
-    let frame = if req.ref_prefix.is_empty() { None } else { Some(req.ref_prefix.clone()) };
+    let frame = if req.ref_prefix.is_empty() {
+        None
+    } else {
+        Some(req.ref_prefix.clone())
+    };
     let mut ref_map = Vec::with_capacity(rendered.rendered_refs.len());
     for &id in &rendered.rendered_refs {
-        let role = sem.role(id).filter(|r| !matches!(*r, "none" | "presentation")).unwrap_or("generic");
-        let url = if role == "link" { tree.attr(id, "href").map(str::to_string) } else { None };
+        let role = sem
+            .role(id)
+            .filter(|r| !matches!(*r, "none" | "presentation"))
+            .unwrap_or("generic");
+        let url = if role == "link" {
+            tree.attr(id, "href").map(str::to_string)
+        } else {
+            None
+        };
         ref_map.push((
             refs[&id].clone(),
             RefInfo {
@@ -96,10 +113,16 @@ pub fn build_frame_snapshot(
         lines: rendered.lines,
         frame_slots: rendered.frame_slots,
         viewport: facts.viewport,
-        stats: EngineStats { elements, refs: ref_map.len() as u32, engine_ms: 0.0, occlusion_ms: 0.0 },
+        stats: EngineStats {
+            elements,
+            refs: ref_map.len() as u32,
+            engine_ms: 0.0,
+            occlusion_ms: 0.0,
+        },
         refs: RefMap(ref_map),
         offscreen: rendered.offscreen,
         modal: None,
         overlay_warning: None,
+        notes: Vec::new(),
     }
 }

@@ -24,6 +24,7 @@ struct Acc {
     below: u32,
     modal: Option<crate::protocol::ModalInfo>,
     overlay: Option<crate::protocol::OverlayWarning>,
+    notes: Vec<String>,
 }
 
 fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
@@ -41,10 +42,16 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
     if acc.overlay.is_none() {
         acc.overlay = s.overlay_warning.clone();
     }
+    acc.notes.extend(s.notes.iter().cloned());
     let mut out = Vec::with_capacity(s.lines.len());
     for (i, line) in s.lines.iter().enumerate() {
         let slot = s.frame_slots.iter().find(|sl| sl.line == i);
-        let child = slot.and_then(|sl| node.children.iter().find(|(k, _)| *k == sl.key).map(|(_, c)| (sl, c)));
+        let child = slot.and_then(|sl| {
+            node.children
+                .iter()
+                .find(|(k, _)| *k == sl.key)
+                .map(|(_, c)| (sl, c))
+        });
         match child {
             Some((sl, c)) if depth < MAX_FRAME_DEPTH => {
                 let inner = frame_lines(c, depth + 1, acc);
@@ -71,9 +78,17 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
         lines.push("# A modal is open. Only modal elements have refs.".into());
     }
     if let Some(o) = &acc.overlay {
-        let r = o.ref_id.as_ref().map(|r| format!(" (ref {r})")).unwrap_or_default();
-        lines.push(format!("# A large overlay may be covering the page: {}{r}.", o.description));
+        let r = o
+            .ref_id
+            .as_ref()
+            .map(|r| format!(" (ref {r})"))
+            .unwrap_or_default();
+        lines.push(format!(
+            "# A large overlay may be covering the page: {}{r}.",
+            o.description
+        ));
     }
+    lines.extend(acc.notes.iter().map(|n| format!("# {n}")));
     lines.extend(body);
     if mode == SnapshotMode::Viewport {
         lines.extend(offscreen_hint_lines(acc.above, acc.below));

@@ -1,0 +1,111 @@
+//! Raw bindings that keep DOM strings as `JsString`.
+//!
+//! web-sys converts every string it returns to UTF-8 (about 0.5 µs each).
+//! The walk reads several style properties per element but only needs to know
+//! whether they equal a handful of keywords, so these bindings return
+//! `JsString` and the caller compares against interned constants with `===`.
+use js_sys::JsString;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+// Structural views of existing DOM objects (cast with `unchecked_ref`):
+// web-sys's own types can't get extra methods from this crate.
+#[wasm_bindgen]
+extern "C" {
+    pub type StyleView;
+    #[wasm_bindgen(method, js_name = getPropertyValue)]
+    pub fn get_prop(this: &StyleView, name: &JsString) -> JsString;
+
+    pub type CharDataView;
+    #[wasm_bindgen(method, getter, js_name = data)]
+    pub fn data_js(this: &CharDataView) -> JsString;
+
+    pub type RegExpView;
+    #[wasm_bindgen(method, js_name = test)]
+    pub fn test_js(this: &RegExpView, s: &JsString) -> bool;
+
+    pub type ElementView;
+    #[wasm_bindgen(method, getter, js_name = localName)]
+    pub fn local_name_js(this: &ElementView) -> JsString;
+    #[wasm_bindgen(method, getter, js_name = onclick)]
+    pub fn onclick_js(this: &ElementView) -> JsValue;
+}
+
+pub fn style_view(cs: &web_sys::CssStyleDeclaration) -> &StyleView {
+    cs.unchecked_ref()
+}
+pub fn element_view(e: &web_sys::Element) -> &ElementView {
+    e.unchecked_ref()
+}
+
+/// Interned keyword strings, created once per world.
+pub struct Keywords {
+    pub p_display: JsString,
+    pub p_visibility: JsString,
+    pub p_content_visibility: JsString,
+    pub p_cursor: JsString,
+    pub p_position: JsString,
+    pub p_z_index: JsString,
+    pub p_pointer_events: JsString,
+    pub p_overflow_x: JsString,
+    pub p_overflow_y: JsString,
+    pub p_content: JsString,
+    pub none: JsString,
+    pub contents: JsString,
+    pub block: JsString,
+    pub inline: JsString,
+    pub inline_block: JsString,
+    pub visible: JsString,
+    pub hidden: JsString,
+    pub pointer: JsString,
+    pub static_: JsString,
+    pub relative: JsString,
+    pub absolute: JsString,
+    pub fixed: JsString,
+    pub sticky: JsString,
+    pub auto: JsString,
+    pub scroll: JsString,
+    pub normal: JsString,
+    pub non_space: RegExpView,
+}
+
+impl Keywords {
+    pub fn new() -> Self {
+        let s = |v: &str| JsString::from(v);
+        Keywords {
+            p_display: s("display"),
+            p_visibility: s("visibility"),
+            p_content_visibility: s("content-visibility"),
+            p_cursor: s("cursor"),
+            p_position: s("position"),
+            p_z_index: s("z-index"),
+            p_pointer_events: s("pointer-events"),
+            p_overflow_x: s("overflow-x"),
+            p_overflow_y: s("overflow-y"),
+            p_content: s("content"),
+            none: s("none"),
+            contents: s("contents"),
+            block: s("block"),
+            inline: s("inline"),
+            inline_block: s("inline-block"),
+            visible: s("visible"),
+            hidden: s("hidden"),
+            pointer: s("pointer"),
+            static_: s("static"),
+            relative: s("relative"),
+            absolute: s("absolute"),
+            fixed: s("fixed"),
+            sticky: s("sticky"),
+            auto: s("auto"),
+            scroll: s("scroll"),
+            normal: s("normal"),
+            non_space: js_sys::RegExp::new("\\S", "").unchecked_into(),
+        }
+    }
+}
+
+impl Default for Keywords {
+    fn default() -> Self {
+        Keywords::new()
+    }
+}

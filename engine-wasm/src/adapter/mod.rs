@@ -1,0 +1,212 @@
+//! The DOM adapter (wasm32 only) and the engine's exported JS API.
+//! Everything here reads or touches the live page; all decisions are made by
+//! the pure modules it calls.
+mod js;
+mod resolve;
+mod state;
+mod walk;
+
+use crate::dom::NodeId;
+use crate::protocol::{FrameSnapshotRequest, ResolveResult, PROTOCOL_VERSION};
+use crate::selector::{selector_for, SelectorIndex};
+use crate::semantics::Semantics;
+use crate::snapshot::{build_frame_snapshot, PageFacts, RefAllocator};
+use crate::viewport::viewport_info;
+use state::{state, EngineState};
+use wasm_bindgen::prelude::*;
+use web_sys::Element;
+
+pub use walk::{parse_css_content, walk_document, Walked};
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+fn document() -> Result<web_sys::Document, JsValue> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or_else(|| JsValue::from_str("no document"))
+}
+
+/// Ref numbers backed by the live elements of this walk.
+struct LiveAllocator<'a> {
+    st: &'a EngineState,
+    elements: &'a [Option<Element>],
+}
+
+impl RefAllocator for LiveAllocator<'_> {
+    fn ref_number(&mut self, node: NodeId) -> u32 {
+        match &self.elements[node] {
+            Some(el) => self.st.ref_number(el),
+            None => 0,
+        }
+    }
+}
+
+fn page_facts(doc: &web_sys::Document) -> PageFacts {
+    let window = web_sys::window().expect("window");
+    let root = doc.document_element();
+    let body_h = doc.body().map(|b| b.scroll_height()).unwrap_or(0) as f64;
+    let body_w = doc.body().map(|b| b.scroll_width()).unwrap_or(0) as f64;
+    let (mut vw, mut vh, doc_w, doc_h) = match &root {
+        Some(r) => (
+            r.client_width() as f64,
+            r.client_height() as f64,
+            (r.scroll_width() as f64).max(body_w),
+            (r.scroll_height() as f64).max(body_h),
+        ),
+        None => (0.0, 0.0, body_w, body_h),
+    };
+    if vw <= 0.0 || vh <= 0.0 {
+        vw = window
+            .inner_width()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        vh = window
+            .inner_height()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+    }
+    let sx = window.scroll_x().unwrap_or(0.0);
+    let sy = window.scroll_y().unwrap_or(0.0);
+    let location = doc.location();
+    PageFacts {
+        url: location
+            .as_ref()
+            .and_then(|l| l.href().ok())
+            .unwrap_or_default(),
+        origin: location
+            .as_ref()
+            .and_then(|l| l.origin().ok())
+            .unwrap_or_default(),
+        title: doc.title(),
+        viewport: viewport_info(sx, sy, vw, vh, doc_w, doc_h),
+    }
+}
+
+#[wasm_bindgen]
+pub fn protocol_version() -> u32 {
+    PROTOCOL_VERSION
+}
+
+/// FrameSnapshotRequest JSON in, FrameSnapshot JSON out.
+#[wasm_bindgen]
+pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
+    let t0 = now_ms();
+    let req: FrameSnapshotRequest = serde_json::from_str(request_json)
+        .map_err(|e| JsValue::from_str(&format!("bad snapshot request: {e}")))?;
+    let st = state();
+    let doc = document()?;
+    st.collect_clickables(&doc);
+    let walked = walk_document(st, &doc);
+    let facts = page_facts(&doc);
+    let mut alloc = LiveAllocator {
+        st,
+        elements: &walked.elements,
+    };
+    let mut snap = build_frame_snapshot(&walked.tree, &facts, &req, &mut alloc);
+    if walked.truncated {
+        snap.notes.push(format!(
+            "Page too large: the snapshot stops after {} nodes.",
+            walk::MAX_NODES
+        ));
+    }
+    st.prune(snap.refs.len());
+    snap.stats.engine_ms = now_ms() - t0;
+    serde_json::to_string(&snap).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// Key linking an iframe element to its child frame.
+#[wasm_bindgen]
+pub fn frame_key_of(el: &Element) -> String {
+    state().frame_key_for(el)
+}
+
+#[wasm_bindgen]
+pub fn resolve(target: &str) -> Option<Element> {
+    resolve::resolve(state(), target).ok().flatten()
+}
+
+#[wasm_bindgen]
+pub fn resolve_info(target: &str) -> String {
+    let r = match resolve::resolve(state(), target) {
+        Ok(Some(_)) => ResolveResult {
+            found: true,
+            stale: false,
+            error: None,
+        },
+        Ok(None) => ResolveResult {
+            found: false,
+            stale: false,
+            error: None,
+        },
+        Err(resolve::ResolveError::Stale) => ResolveResult {
+            found: false,
+            stale: true,
+            error: Some(format!(
+                "ref {target} is stale: its element is no longer in the page"
+            )),
+        },
+        Err(resolve::ResolveError::Invalid(m)) => ResolveResult {
+            found: false,
+            stale: false,
+            error: Some(m),
+        },
+    };
+    serde_json::to_string(&r).unwrap_or_default()
+}
+
+/// Engine selector of any element (walks the document; not for hot paths).
+#[wasm_bindgen]
+pub fn selector_of(el: &Element) -> Result<String, JsValue> {
+    let doc = document()?;
+    let walked = walk_document(state(), &doc);
+    let id = find_node(&walked, el)
+        .ok_or_else(|| JsValue::from_str("element is not rendered in the document"))?;
+    Ok(selector_for(
+        &walked.tree,
+        &SelectorIndex::new(&walked.tree),
+        id,
+    ))
+}
+
+fn find_node(walked: &Walked, el: &Element) -> Option<NodeId> {
+    walked
+        .elements
+        .iter()
+        .position(|e| e.as_ref().map(|e| e == el).unwrap_or(false))
+}
+
+/// Debug / conformance: role, name and description of every element matching
+/// a CSS selector, as a JSON array in document order.
+#[wasm_bindgen]
+pub fn describe_all(css: &str) -> Result<String, JsValue> {
+    let doc = document()?;
+    let walked = walk_document(state(), &doc);
+    let sem = Semantics::compute(&walked.tree);
+    let list = doc.query_selector_all(css)?;
+    let mut out = Vec::new();
+    for i in 0..list.length() {
+        let Some(node) = list.item(i) else { continue };
+        let Ok(el) = wasm_bindgen::JsCast::dyn_into::<Element>(node) else {
+            continue;
+        };
+        let entry = match find_node(&walked, &el) {
+            Some(id) => serde_json::json!({
+                "found": true,
+                "role": sem.role(id),
+                "name": crate::render::normalize_ws(&sem.name(id)),
+                "description": "", // TODO(semantics): sem.description(id) once it lands
+                "hidden": sem.is_hidden(id),
+            }),
+            None => serde_json::json!({"found": false}),
+        };
+        out.push(entry);
+    }
+    Ok(serde_json::Value::Array(out).to_string())
+}

@@ -1,0 +1,154 @@
+//! Per-world engine state: the ref registry, frame keys, and what the
+//! main-world hook announced. Lives as long as the document's JS world.
+use super::js::Keywords;
+use js_sys::{Map, WeakMap, WeakSet};
+use std::cell::{Cell, RefCell};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+pub struct EngineState {
+    pub kw: Keywords,
+    /// element → ref number; weak, so a ref lives exactly as long as its element.
+    ref_of: WeakMap,
+    /// ref number → element, for resolving refs the driver sends back.
+    by_ref: Map,
+    next_ref: Cell<u32>,
+    frame_key_of: WeakMap,
+    next_frame_key: Cell<u32>,
+    /// Elements with click-type listeners, announced by the main-world hook.
+    pub clickables: WeakSet,
+    listened_roots: WeakSet,
+    listener: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<&'static EngineState>> = const { RefCell::new(None) };
+}
+
+/// The state of this world, created on first use and never dropped (it lives
+/// exactly as long as the document's JS world).
+pub fn state() -> &'static EngineState {
+    STATE.with(|s| {
+        if let Some(st) = *s.borrow() {
+            return st;
+        }
+        let st: &'static EngineState = Box::leak(Box::new(EngineState::new()));
+        *s.borrow_mut() = Some(st);
+        st
+    })
+}
+
+impl EngineState {
+    fn new() -> Self {
+        let clickables = WeakSet::new();
+        let set = clickables.clone();
+        let listener = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            if let Some(t) = e.target() {
+                if let Ok(obj) = t.dyn_into::<js_sys::Object>() {
+                    set.add(&obj);
+                }
+            }
+        });
+        let st = EngineState {
+            kw: Keywords::new(),
+            ref_of: WeakMap::new(),
+            by_ref: Map::new(),
+            next_ref: Cell::new(0),
+            frame_key_of: WeakMap::new(),
+            next_frame_key: Cell::new(0),
+            clickables,
+            listened_roots: WeakSet::new(),
+            listener,
+        };
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            let _ = doc.add_event_listener_with_callback_and_bool(
+                "__sightline_clickable",
+                st.listener.as_ref().unchecked_ref(),
+                true,
+            );
+        }
+        st
+    }
+
+    /// Asks the main-world hook to announce new click listeners (synchronous).
+    pub fn collect_clickables(&self, doc: &web_sys::Document) {
+        if let Ok(ev) = web_sys::Event::new("__sightline_collect") {
+            let _ = doc.dispatch_event(&ev);
+        }
+    }
+
+    /// Events from elements inside a shadow root stay inside it; listen there too.
+    pub fn listen_in_shadow_root(&self, root: &web_sys::ShadowRoot) {
+        if self.listened_roots.has(root.as_ref()) {
+            return;
+        }
+        self.listened_roots.add(root.as_ref());
+        let _ = root.add_event_listener_with_callback_and_bool(
+            "__sightline_clickable",
+            self.listener.as_ref().unchecked_ref(),
+            true,
+        );
+    }
+
+    /// Stable ref number of an element (allocated on first sight).
+    pub fn ref_number(&self, el: &Element) -> u32 {
+        let v = self.ref_of.get(el.as_ref());
+        if let Some(n) = v.as_f64() {
+            let n = n as u32;
+            // Re-register: the map may have been pruned while the element lived.
+            self.by_ref.set(&JsValue::from(n), el.as_ref());
+            return n;
+        }
+        let n = self.next_ref.get() + 1;
+        self.next_ref.set(n);
+        self.ref_of.set(el.as_ref(), &JsValue::from(n));
+        self.by_ref.set(&JsValue::from(n), el.as_ref());
+        n
+    }
+
+    /// The element a ref number was given to, if it is still registered.
+    pub fn element_for_ref(&self, n: u32) -> Option<Element> {
+        let v = self.by_ref.get(&JsValue::from(n));
+        v.dyn_into::<Element>().ok()
+    }
+
+    /// Drops registry entries of elements that left the document, once the
+    /// map has grown well past the live ref count.
+    pub fn prune(&self, live_refs: usize) {
+        if (self.by_ref.size() as usize) < 2 * live_refs + 1024 {
+            return;
+        }
+        let dead = js_sys::Array::new();
+        self.by_ref.for_each(&mut |v, k| {
+            let connected = v
+                .dyn_ref::<web_sys::Node>()
+                .map(|n| n.is_connected())
+                .unwrap_or(false);
+            if !connected {
+                dead.push(&k);
+            }
+        });
+        for k in dead.iter() {
+            self.by_ref.delete(&k);
+        }
+    }
+
+    pub fn frame_key_for(&self, el: &Element) -> String {
+        let v = self.frame_key_of.get(el.as_ref());
+        if let Some(n) = v.as_f64() {
+            return format!("k{}", n as u32);
+        }
+        let n = self.next_frame_key.get() + 1;
+        self.next_frame_key.set(n);
+        self.frame_key_of.set(el.as_ref(), &JsValue::from(n));
+        format!("k{n}")
+    }
+
+    pub fn existing_frame_key(&self, el: &Element) -> Option<String> {
+        self.frame_key_of
+            .get(el.as_ref())
+            .as_f64()
+            .map(|n| format!("k{}", n as u32))
+    }
+}

@@ -1,0 +1,506 @@
+//! The one place that reads the DOM for a snapshot: an iterative walk of the
+//! composed (flat) tree into a plain `DomTree`.
+//!
+//! - shadow hosts: their shadow root's children (open roots, and closed ones
+//!   the main-world hook attached in open mode);
+//! - slots: their assigned nodes, else their fallback content;
+//! - iframes: leaves carrying a frame key (the driver stitches child frames);
+//! - `display:none` subtrees: recorded without style or boxes (names may still
+//!   reference them through aria-labelledby);
+//! - an explicit stack, so nesting depth is bounded only by memory.
+use super::js::{element_view, style_view, CharDataView, Keywords};
+use super::state::EngineState;
+use crate::dom::{
+    Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style,
+};
+use crate::protocol::Rect;
+use js_sys::JsString;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, Node};
+
+/// Elements whose subtree never renders or never matters to a user.
+const SKIPPED_TAGS: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "meta", "link", "base",
+];
+
+/// Elements whose names come from content: read CSS generated content inside them.
+const NAME_FROM_CONTENT_TAGS: &[&str] = &[
+    "a", "button", "label", "summary", "legend", "caption", "th", "td", "option", "h1", "h2", "h3",
+    "h4", "h5", "h6",
+];
+
+/// Hard cap on walked nodes: a snapshot of a pathological page stays bounded.
+pub const MAX_NODES: usize = 400_000;
+
+pub struct Walked {
+    pub tree: DomTree,
+    /// The live element behind each element node (None for other nodes).
+    pub elements: Vec<Option<Element>>,
+    pub truncated: bool,
+}
+
+struct Work {
+    node: Node,
+    parent: NodeId,
+    scope: ScopeId,
+    /// Host of the current shadow scope (for slotted nodes' light parent).
+    scope_host: Option<NodeId>,
+    /// False inside a `display:none` subtree: no style or boxes are read.
+    styled: bool,
+    /// Inside an element whose name may come from content.
+    name_ctx: bool,
+    /// Pre-read local name and sibling index (elements only).
+    tag: Option<String>,
+    nth: u32,
+    light_parent: Option<NodeId>,
+}
+
+const ELEMENT_NODE: u16 = 1;
+const TEXT_NODE: u16 = 3;
+
+pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
+    let kw = &state.kw;
+    let window = web_sys::window().expect("window");
+    let mut tree = DomTree::new();
+    let mut elements: Vec<Option<Element>> = vec![None];
+    let mut next_scope: ScopeId = 1;
+    // Host element of each shadow scope (index = ScopeId; the document has none).
+    let mut scope_hosts: Vec<Option<NodeId>> = vec![None];
+    let mut truncated = false;
+    let mut stack: Vec<Work> = Vec::new();
+    if let Some(root) = doc.document_element() {
+        let tag = root.local_name();
+        stack.push(Work {
+            node: root.into(),
+            parent: DomTree::ROOT,
+            scope: 0,
+            scope_host: None,
+            styled: true,
+            name_ctx: false,
+            tag: Some(tag),
+            nth: 1,
+            light_parent: None,
+        });
+    }
+
+    while let Some(w) = stack.pop() {
+        if tree.len() >= MAX_NODES {
+            truncated = true;
+            break;
+        }
+        let Some(tag) = w.tag else {
+            // Text node: whitespace-only runs become one space without a
+            // string conversion; they still separate inline words in names.
+            let cd: &CharDataView = w.node.unchecked_ref();
+            let data = cd.data_js();
+            let text = if kw.non_space.test_js(&data) {
+                String::from(&data)
+            } else {
+                " ".to_string()
+            };
+            tree.push(w.parent, NodeKind::Text(text), w.scope);
+            elements.push(None);
+            continue;
+        };
+        if SKIPPED_TAGS.contains(&tag.as_str()) {
+            continue;
+        }
+        let el: Element = w.node.unchecked_into();
+        let mut data = ElementData {
+            tag,
+            nth_of_type: w.nth,
+            light_parent: w.light_parent,
+            ..Default::default()
+        };
+        read_attributes(&el, &mut data);
+        let mut styled = w.styled;
+        if styled {
+            let style = read_style(kw, &window, &el, &data, w.name_ctx);
+            if style.display == Display::None {
+                styled = false;
+            } else {
+                let r = el.get_bounding_client_rect();
+                data.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
+            }
+            data.style = Some(style);
+        }
+        read_form_state(&el, &mut data);
+        data.has_click_handler = data.has_attr("onclick")
+            || !element_view(&el).onclick_js().is_null()
+            || state.clickables.has(el.as_ref());
+        if data.tag == "dialog" {
+            data.modal_dialog = el.matches(":modal").unwrap_or(false);
+        }
+        let is_frame = data.tag == "iframe" || data.tag == "frame";
+        if is_frame {
+            data.frame_key = Some(state.frame_key_for(&el));
+        }
+        let shadow = if is_frame { None } else { el.shadow_root() };
+        data.shadow_host = shadow.is_some();
+        let name_ctx = w.name_ctx
+            || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str())
+            || data.has_attr("role");
+        let is_svg = data.tag == "svg";
+        let is_slot = data.tag == "slot";
+        let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
+        elements.push(Some(el.clone()));
+        if is_frame {
+            continue;
+        }
+
+        let child_ctx =
+            |node: Node, tag: Option<String>, nth: u32, scope, scope_host, parent, light_parent| {
+                Work {
+                    node,
+                    parent,
+                    scope,
+                    scope_host,
+                    styled,
+                    name_ctx,
+                    tag,
+                    nth,
+                    light_parent,
+                }
+            };
+        let mut children: Vec<Work> = Vec::new();
+        if let Some(root) = shadow {
+            state.listen_in_shadow_root(&root);
+            let scope = next_scope;
+            next_scope += 1;
+            scope_hosts.push(Some(id));
+            let root_id = tree.push(id, NodeKind::ShadowRoot, scope);
+            elements.push(None);
+            for (node, tag, nth) in enumerate_children(root.as_ref(), is_svg) {
+                children.push(child_ctx(node, tag, nth, scope, Some(id), root_id, None));
+            }
+        } else if is_slot && w.scope != 0 {
+            let slot: &web_sys::HtmlSlotElement = el.unchecked_ref();
+            let opts = web_sys::AssignedNodesOptions::new();
+            opts.set_flatten(false);
+            let assigned = slot.assigned_nodes_with_options(&opts);
+            if assigned.length() > 0 {
+                for v in assigned.iter() {
+                    let node: Node = v.unchecked_into();
+                    let (tag, nth) = match node.node_type() {
+                        ELEMENT_NODE => {
+                            let e: &Element = node.unchecked_ref();
+                            (Some(e.local_name()), nth_of_type(e))
+                        }
+                        TEXT_NODE => (None, 0),
+                        _ => continue,
+                    };
+                    // Slotted nodes belong to the outer scope (the host's).
+                    let outer_scope = tree.node(w.scope_host.unwrap_or(DomTree::ROOT)).scope;
+                    let outer_host = scope_hosts.get(outer_scope as usize).copied().flatten();
+                    children.push(child_ctx(
+                        node,
+                        tag,
+                        nth,
+                        outer_scope,
+                        outer_host,
+                        id,
+                        w.scope_host,
+                    ));
+                }
+            } else {
+                for (node, tag, nth) in enumerate_children(el.as_ref(), false) {
+                    children.push(child_ctx(node, tag, nth, w.scope, w.scope_host, id, None));
+                }
+            }
+        } else {
+            for (node, tag, nth) in enumerate_children(el.as_ref(), is_svg) {
+                children.push(child_ctx(node, tag, nth, w.scope, w.scope_host, id, None));
+            }
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    Walked {
+        tree,
+        elements,
+        truncated,
+    }
+}
+
+/// Element and text children in order, with each element's local name and
+/// 1-based index among same-name siblings. Inside `<svg>` only `<title>`
+/// matters (its text names the graphic).
+fn enumerate_children(parent: &Node, svg: bool) -> Vec<(Node, Option<String>, u32)> {
+    let mut out = Vec::new();
+    let mut counts: Vec<(String, u32)> = Vec::new();
+    let mut c = parent.first_child();
+    while let Some(n) = c {
+        c = n.next_sibling();
+        match n.node_type() {
+            ELEMENT_NODE => {
+                let e: &Element = n.unchecked_ref();
+                let tag = e.local_name();
+                if svg && tag != "title" {
+                    continue;
+                }
+                let nth = match counts.iter_mut().find(|(t, _)| *t == tag) {
+                    Some((_, k)) => {
+                        *k += 1;
+                        *k
+                    }
+                    None => {
+                        counts.push((tag.clone(), 1));
+                        1
+                    }
+                };
+                out.push((n, Some(tag), nth));
+            }
+            TEXT_NODE if !svg => out.push((n, None, 0)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Index among same-name element siblings (for slotted nodes, whose siblings
+/// were not enumerated by the walk).
+fn nth_of_type(e: &Element) -> u32 {
+    let name = element_view(e).local_name_js();
+    let mut k = 1;
+    let mut p = e.previous_element_sibling();
+    while let Some(s) = p {
+        if element_view(&s).local_name_js() == name {
+            k += 1;
+        }
+        p = s.previous_element_sibling();
+    }
+    k
+}
+
+fn is_relevant_attr(name: &str) -> bool {
+    name.starts_with("aria-")
+        || name.starts_with("data-test")
+        || matches!(
+            name,
+            "id" | "role"
+                | "type"
+                | "name"
+                | "href"
+                | "alt"
+                | "title"
+                | "placeholder"
+                | "value"
+                | "for"
+                | "hidden"
+                | "inert"
+                | "disabled"
+                | "checked"
+                | "selected"
+                | "multiple"
+                | "size"
+                | "open"
+                | "contenteditable"
+                | "tabindex"
+                | "scope"
+                | "list"
+                | "required"
+                | "readonly"
+                | "label"
+                | "onclick"
+                | "data-qa"
+                | "data-cy"
+                | "popover"
+                | "headers"
+        )
+}
+
+fn read_attributes(el: &Element, data: &mut ElementData) {
+    if !el.has_attributes() {
+        return;
+    }
+    let attrs = el.attributes();
+    for i in 0..attrs.length() {
+        let Some(a) = attrs.item(i) else { continue };
+        let name = a.name();
+        if !is_relevant_attr(&name) {
+            continue;
+        }
+        let value = if name == "href" {
+            // The resolved absolute URL, not the attribute text.
+            match el.dyn_ref::<web_sys::HtmlAnchorElement>() {
+                Some(anchor) => anchor.href(),
+                None => a.value(),
+            }
+        } else {
+            a.value()
+        };
+        data.attrs.push((name, value));
+    }
+}
+
+fn read_style(
+    kw: &Keywords,
+    window: &web_sys::Window,
+    el: &Element,
+    data: &ElementData,
+    name_ctx: bool,
+) -> Style {
+    let Ok(Some(cs)) = window.get_computed_style(el) else {
+        return Style::default();
+    };
+    let cs = style_view(&cs);
+    let display = cs.get_prop(&kw.p_display);
+    let display = if display == kw.none {
+        Display::None
+    } else if display == kw.contents {
+        Display::Contents
+    } else if display == kw.block {
+        Display::Block
+    } else if display == kw.inline {
+        Display::Inline
+    } else if display == kw.inline_block {
+        Display::InlineBlock
+    } else {
+        Display::Other
+    };
+    if display == Display::None {
+        return Style {
+            display,
+            ..Default::default()
+        };
+    }
+    let position = cs.get_prop(&kw.p_position);
+    let position = if position == kw.static_ {
+        Position::Static
+    } else if position == kw.relative {
+        Position::Relative
+    } else if position == kw.absolute {
+        Position::Absolute
+    } else if position == kw.fixed {
+        Position::Fixed
+    } else if position == kw.sticky {
+        Position::Sticky
+    } else {
+        Position::Static
+    };
+    let z_index = if position != Position::Static {
+        let z = cs.get_prop(&kw.p_z_index);
+        if z == kw.auto {
+            None
+        } else {
+            String::from(&z).trim().parse::<i32>().ok()
+        }
+    } else {
+        None
+    };
+    let mut style = Style {
+        display,
+        visibility_hidden: cs.get_prop(&kw.p_visibility) != kw.visible,
+        content_visibility_hidden: cs.get_prop(&kw.p_content_visibility) == kw.hidden,
+        cursor_pointer: cs.get_prop(&kw.p_cursor) == kw.pointer,
+        position,
+        z_index,
+        pointer_events_none: cs.get_prop(&kw.p_pointer_events) == kw.none,
+        scrollable: false,
+        before_content: None,
+        after_content: None,
+    };
+    if display != Display::Contents && data.tag != "html" && data.tag != "body" {
+        let overflows = el.scroll_height() > el.client_height() + 1
+            || el.scroll_width() > el.client_width() + 1;
+        if overflows && el.client_height() > 0 {
+            let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
+            style.scrollable =
+                scrolls(cs.get_prop(&kw.p_overflow_y)) || scrolls(cs.get_prop(&kw.p_overflow_x));
+        }
+    }
+    if name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role") {
+        style.before_content = pseudo_content(kw, window, el, "::before");
+        style.after_content = pseudo_content(kw, window, el, "::after");
+    }
+    style
+}
+
+/// Text of CSS generated content (`content: "…"`), when it is a plain string.
+fn pseudo_content(
+    kw: &Keywords,
+    window: &web_sys::Window,
+    el: &Element,
+    pseudo: &str,
+) -> Option<String> {
+    let cs = window
+        .get_computed_style_with_pseudo_elt(el, pseudo)
+        .ok()
+        .flatten()?;
+    let v = style_view(&cs).get_prop(&kw.p_content);
+    if v == kw.none || v == kw.normal {
+        return None;
+    }
+    parse_css_content(&String::from(&v))
+}
+
+/// Extracts the concatenated string literals of a computed `content` value
+/// (`"a" "b"` → `ab`); counters, images and attr() are ignored.
+pub fn parse_css_content(v: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '"' || c == '\'' {
+            let quote = c;
+            while let Some(d) = chars.next() {
+                if d == '\\' {
+                    if let Some(e) = chars.next() {
+                        out.push(e);
+                    }
+                } else if d == quote {
+                    break;
+                } else {
+                    out.push(d);
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        None
+    } else {
+        Some(out)
+    }
+}
+
+fn read_form_state(el: &Element, data: &mut ElementData) {
+    let mut form = FormState::default();
+    match data.tag.as_str() {
+        "input" => {
+            let input: &web_sys::HtmlInputElement = el.unchecked_ref();
+            let ty = data.attr("type").unwrap_or("text").to_ascii_lowercase();
+            match ty.as_str() {
+                "checkbox" | "radio" => {
+                    form.checked = Some(input.checked());
+                    form.indeterminate = input.indeterminate();
+                }
+                // Never read a password's value: it must not reach any output.
+                "password" | "hidden" | "file" => {}
+                _ => form.value = Some(input.value()),
+            }
+        }
+        "textarea" => {
+            let ta: &web_sys::HtmlTextAreaElement = el.unchecked_ref();
+            form.value = Some(ta.value());
+        }
+        "select" => {
+            let sel: &web_sys::HtmlSelectElement = el.unchecked_ref();
+            let i = sel.selected_index();
+            if i >= 0 {
+                if let Some(opt) = sel.item(i as u32) {
+                    let opt: web_sys::HtmlOptionElement = opt.unchecked_into();
+                    form.value = Some(opt.label());
+                }
+            }
+        }
+        "option" => {
+            let opt: &web_sys::HtmlOptionElement = el.unchecked_ref();
+            form.selected = Some(opt.selected());
+        }
+        _ => {}
+    }
+    if data.has_attr("contenteditable") {
+        if let Some(h) = el.dyn_ref::<web_sys::HtmlElement>() {
+            form.content_editable = h.is_content_editable();
+        }
+    }
+    data.form = form;
+}
