@@ -216,6 +216,12 @@ pub struct EngineStats {
     /// Time spent on occlusion and hit-testing (part of `engine_ms`).
     #[serde(default)]
     pub occlusion_ms: f64,
+    /// Time spent reading the DOM (part of `engine_ms`).
+    #[serde(default)]
+    pub walk_ms: f64,
+    /// Time spent serialising the result (part of `engine_ms`).
+    #[serde(default)]
+    pub serialize_ms: f64,
 }
 
 /// One frame's snapshot, as returned by the engine.

@@ -116,8 +116,7 @@ pub fn build_frame_snapshot(
         stats: EngineStats {
             elements,
             refs: ref_map.len() as u32,
-            engine_ms: 0.0,
-            occlusion_ms: 0.0,
+            ..Default::default()
         },
         refs: RefMap(ref_map),
         offscreen: rendered.offscreen,

@@ -104,6 +104,7 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let doc = document()?;
     st.collect_clickables(&doc);
     let walked = walk_document(st, &doc);
+    let t_walk = now_ms();
     let facts = page_facts(&doc);
     let mut alloc = LiveAllocator {
         st,
@@ -117,7 +118,14 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
         ));
     }
     st.prune(snap.refs.len());
+    snap.stats.walk_ms = t_walk - t0;
+    let t_ser = now_ms();
+    let probe = serde_json::to_string(&snap).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    snap.stats.serialize_ms = now_ms() - t_ser;
     snap.stats.engine_ms = now_ms() - t0;
+    // Serialise again so the figures include serialisation itself (cheap
+    // relative to the walk; keeps stats honest).
+    let _ = probe;
     serde_json::to_string(&snap).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 

@@ -67,6 +67,18 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
     // Host element of each shadow scope (index = ScopeId; the document has none).
     let mut scope_hosts: Vec<Option<NodeId>> = vec![None];
     let mut truncated = false;
+    let viewport = (
+        window
+            .inner_width()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(1280.0),
+        window
+            .inner_height()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(720.0),
+    );
     let mut stack: Vec<Work> = Vec::new();
     if let Some(root) = doc.document_element() {
         let tag = root.local_name();
@@ -114,13 +126,24 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
         };
         read_attributes(&el, &mut data);
         let mut styled = w.styled;
-        if styled {
-            let style = read_style(kw, &window, &el, &data, w.name_ctx);
+        if styled && UNSTYLED_TAGS.contains(&data.tag.as_str()) {
+            data.style = Some(Style::default());
+        } else if styled {
+            let r = el.get_bounding_client_rect();
+            data.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
+            // A box-less leaf can't show anything: skip its style (zero
+            // size counts as hidden) and save the reads.
+            let style = if data.rect.is_empty() && !el.has_child_nodes() {
+                Style {
+                    display: Display::None,
+                    ..Default::default()
+                }
+            } else {
+                read_style(kw, &window, &el, &data, w.name_ctx, viewport)
+            };
             if style.display == Display::None {
                 styled = false;
-            } else {
-                let r = el.get_bounding_client_rect();
-                data.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
+                data.rect = Rect::default();
             }
             data.style = Some(style);
         }
@@ -332,12 +355,32 @@ fn read_attributes(el: &Element, data: &mut ElementData) {
     }
 }
 
+/// Elements that never get a CSS box of their own worth reading: their
+/// style is not read (options live inside their select's popup).
+const UNSTYLED_TAGS: &[&str] = &[
+    "option", "optgroup", "br", "wbr", "source", "track", "col", "colgroup", "area", "param",
+    "datalist",
+];
+
+/// Elements that may be ref targets regardless of cursor, so their
+/// `pointer-events` matters.
+const CONTROL_TAGS: &[&str] = &[
+    "a", "button", "input", "select", "textarea", "summary", "label", "details",
+];
+
+/// Reads the computed style facts the pure core needs, and no more: every
+/// property read costs ~0.6 µs in Chromium, which dominates the walk. Always:
+/// display, visibility, cursor. Only where they can matter: position and
+/// z-index (boxes big enough to be overlays or bars), overflow (boxes big
+/// enough to scroll), pointer-events (possible targets), content-visibility
+/// (`hidden=until-found`), generated content (name-from-content elements).
 fn read_style(
     kw: &Keywords,
     window: &web_sys::Window,
     el: &Element,
     data: &ElementData,
     name_ctx: bool,
+    viewport: (f64, f64),
 ) -> Style {
     let Ok(Some(cs)) = window.get_computed_style(el) else {
         return Style::default();
@@ -363,52 +406,65 @@ fn read_style(
             ..Default::default()
         };
     }
-    let position = cs.get_prop(&kw.p_position);
-    let position = if position == kw.static_ {
-        Position::Static
-    } else if position == kw.relative {
-        Position::Relative
-    } else if position == kw.absolute {
-        Position::Absolute
-    } else if position == kw.fixed {
-        Position::Fixed
-    } else if position == kw.sticky {
-        Position::Sticky
-    } else {
-        Position::Static
-    };
-    let z_index = if position != Position::Static {
-        let z = cs.get_prop(&kw.p_z_index);
-        if z == kw.auto {
-            None
-        } else {
-            String::from(&z).trim().parse::<i32>().ok()
-        }
-    } else {
-        None
-    };
+    let cursor_pointer = cs.get_prop(&kw.p_cursor) == kw.pointer;
     let mut style = Style {
         display,
         visibility_hidden: cs.get_prop(&kw.p_visibility) != kw.visible,
-        content_visibility_hidden: cs.get_prop(&kw.p_content_visibility) == kw.hidden,
-        cursor_pointer: cs.get_prop(&kw.p_cursor) == kw.pointer,
-        position,
-        z_index,
-        pointer_events_none: cs.get_prop(&kw.p_pointer_events) == kw.none,
-        scrollable: false,
-        before_content: None,
-        after_content: None,
+        cursor_pointer,
+        ..Default::default()
     };
-    if display != Display::Contents && data.tag != "html" && data.tag != "body" {
-        let overflows = el.scroll_height() > el.client_height() + 1
-            || el.scroll_width() > el.client_width() + 1;
-        if overflows && el.client_height() > 0 {
-            let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
-            style.scrollable =
-                scrolls(cs.get_prop(&kw.p_overflow_y)) || scrolls(cs.get_prop(&kw.p_overflow_x));
+    let r = &data.rect;
+    let (vw, vh) = viewport;
+    let big = r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
+    if big {
+        let position = cs.get_prop(&kw.p_position);
+        style.position = if position == kw.static_ {
+            Position::Static
+        } else if position == kw.relative {
+            Position::Relative
+        } else if position == kw.absolute {
+            Position::Absolute
+        } else if position == kw.fixed {
+            Position::Fixed
+        } else if position == kw.sticky {
+            Position::Sticky
+        } else {
+            Position::Static
+        };
+        if style.position != Position::Static {
+            let z = cs.get_prop(&kw.p_z_index);
+            if z != kw.auto {
+                style.z_index = String::from(&z).trim().parse::<i32>().ok();
+            }
         }
     }
-    if name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role") {
+    let may_scroll = display != Display::Contents
+        && display != Display::Inline
+        && r.width >= 40.0
+        && r.height >= 40.0
+        && data.tag != "html"
+        && data.tag != "body"
+        && el.child_element_count() > 0;
+    if may_scroll {
+        let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
+        if scrolls(cs.get_prop(&kw.p_overflow_y)) || scrolls(cs.get_prop(&kw.p_overflow_x)) {
+            style.scrollable = el.scroll_height() > el.client_height() + 1
+                || el.scroll_width() > el.client_width() + 1;
+        }
+    }
+    let candidate = cursor_pointer
+        || CONTROL_TAGS.contains(&data.tag.as_str())
+        || data.has_attr("role")
+        || data.has_attr("tabindex")
+        || data.has_attr("onclick")
+        || data.has_attr("contenteditable");
+    if candidate {
+        style.pointer_events_none = cs.get_prop(&kw.p_pointer_events) == kw.none;
+    }
+    if data.has_attr("hidden") {
+        style.content_visibility_hidden = cs.get_prop(&kw.p_content_visibility) == kw.hidden;
+    }
+    if NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (name_ctx && data.has_attr("role")) {
         style.before_content = pseudo_content(kw, window, el, "::before");
         style.after_content = pseudo_content(kw, window, el, "::after");
     }
