@@ -160,7 +160,14 @@ impl DomTree {
     pub const ROOT: NodeId = 0;
 
     pub fn new() -> Self {
-        DomTree { nodes: vec![Node { parent: None, children: Vec::new(), kind: NodeKind::Document, scope: 0 }] }
+        DomTree {
+            nodes: vec![Node {
+                parent: None,
+                children: Vec::new(),
+                kind: NodeKind::Document,
+                scope: 0,
+            }],
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -191,7 +198,12 @@ impl DomTree {
     /// Appends a node under `parent` and returns its id.
     pub fn push(&mut self, parent: NodeId, kind: NodeKind, scope: ScopeId) -> NodeId {
         let id = self.nodes.len();
-        self.nodes.push(Node { parent: Some(parent), children: Vec::new(), kind, scope });
+        self.nodes.push(Node {
+            parent: Some(parent),
+            children: Vec::new(),
+            kind,
+            scope,
+        });
         self.nodes[parent].children.push(id);
         id
     }
@@ -216,7 +228,10 @@ impl DomTree {
     /// Pre-order iteration over the subtree rooted at `id` (including `id`).
     /// Iterative, so any depth is safe.
     pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
-        Descendants { tree: self, stack: vec![id] }
+        Descendants {
+            tree: self,
+            stack: vec![id],
+        }
     }
 
     /// Finds the element with `id` in the given scope (first in tree order).
@@ -281,7 +296,11 @@ impl Default for TreeBuilder {
 
 impl TreeBuilder {
     pub fn new() -> Self {
-        TreeBuilder { tree: DomTree::new(), stack: vec![DomTree::ROOT], next_scope: 1 }
+        TreeBuilder {
+            tree: DomTree::new(),
+            stack: vec![DomTree::ROOT],
+            next_scope: 1,
+        }
     }
 
     fn current(&self) -> NodeId {

@@ -4,9 +4,25 @@ use crate::semantics::Semantics;
 
 /// Roles whose elements are operable by themselves.
 const INTERACTIVE_ROLES: &[&str] = &[
-    "button", "link", "textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider",
-    "spinbutton", "listbox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab",
-    "treeitem", "scrollbar", "gridcell",
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "switch",
+    "slider",
+    "spinbutton",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "treeitem",
+    "scrollbar",
+    "gridcell",
 ];
 
 /// Native elements that are operable whatever their role says.
@@ -24,11 +40,15 @@ pub fn compute_interactive(sem: &Semantics) -> Vec<bool> {
 
 fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
     let tree: &DomTree = sem.tree;
-    let Some(e) = tree.element(id) else { return false };
+    let Some(e) = tree.element(id) else {
+        return false;
+    };
     if sem.is_hidden(id) {
         return false;
     }
-    let Some(style) = e.style.as_ref() else { return false };
+    let Some(style) = e.style.as_ref() else {
+        return false;
+    };
     if style.pointer_events_none && !style.scrollable {
         return false;
     }
@@ -37,7 +57,11 @@ fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
     if e.rect.is_empty() {
         return false;
     }
-    if e.tag == "input" && e.attr("type").map(|t| t.eq_ignore_ascii_case("hidden")).unwrap_or(false) {
+    if e.tag == "input"
+        && e.attr("type")
+            .map(|t| t.eq_ignore_ascii_case("hidden"))
+            .unwrap_or(false)
+    {
         return false;
     }
     if INTERACTIVE_TAGS.contains(&e.tag.as_str()) {
@@ -79,7 +103,10 @@ fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
 }
 
 fn parent_is_editable(tree: &DomTree, id: NodeId) -> bool {
-    tree.parent_element(id).and_then(|p| tree.element(p)).map(|p| p.form.content_editable).unwrap_or(false)
+    tree.parent_element(id)
+        .and_then(|p| tree.element(p))
+        .map(|p| p.form.content_editable)
+        .unwrap_or(false)
 }
 
 /// Children of links and buttons often restate `cursor:pointer`; they are not
@@ -110,9 +137,15 @@ mod tests {
         let clicky = b.el("div", &[]);
         b.data(clicky).has_click_handler = true;
         let pointer = b.open_el("div", &[]);
-        b.data(pointer).style = Some(Style { cursor_pointer: true, ..Default::default() });
+        b.data(pointer).style = Some(Style {
+            cursor_pointer: true,
+            ..Default::default()
+        });
         let inner = b.el("span", &[]);
-        b.data(inner).style = Some(Style { cursor_pointer: true, ..Default::default() });
+        b.data(inner).style = Some(Style {
+            cursor_pointer: true,
+            ..Default::default()
+        });
         b.close();
         let zero = b.el("button", &[]);
         b.data(zero).rect = Rect::default();

@@ -18,11 +18,28 @@ const MAX_NAME_CHARS: usize = 150;
 
 /// Roles that only carry inline formatting: their text joins the parent's.
 const INLINE_ROLES: &[&str] = &[
-    "strong", "emphasis", "code", "mark", "subscript", "superscript", "time", "deletion", "insertion", "abbr",
+    "strong",
+    "emphasis",
+    "code",
+    "mark",
+    "subscript",
+    "superscript",
+    "time",
+    "deletion",
+    "insertion",
+    "abbr",
 ];
 
 /// Roles that add nothing a model can use when they have no name.
-const DROP_WHEN_UNNAMED: &[&str] = &["group", "rowgroup", "img", "figure", "separator", "presentation", "none"];
+const DROP_WHEN_UNNAMED: &[&str] = &[
+    "group",
+    "rowgroup",
+    "img",
+    "figure",
+    "separator",
+    "presentation",
+    "none",
+];
 
 pub struct RenderInput<'a> {
     pub sem: &'a Semantics<'a>,
@@ -285,11 +302,17 @@ pub fn render(input: &RenderInput) -> Rendered {
             rendered_refs.push(id);
         }
         let url = if role_str == "link" {
-            e.attr("href").filter(|h| !h.is_empty()).map(|h| display_url(h, input.origin))
+            e.attr("href")
+                .filter(|h| !h.is_empty())
+                .map(|h| display_url(h, input.origin))
         } else {
             None
         };
-        let frame = if is_frame { e.frame_key.clone().map(|k| (k, e.rect)) } else { None };
+        let frame = if is_frame {
+            e.frame_key.clone().map(|k| (k, e.rect))
+        } else {
+            None
+        };
         let idx = out.len();
         out.push(OutNode {
             node: id,
@@ -354,7 +377,12 @@ pub fn render(input: &RenderInput) -> Rendered {
                 }
                 let only_text = n.children.len() == 1 && matches!(n.children[0], Item::Text(_));
                 if let Some((key, rect)) = &n.frame {
-                    frame_slots.push(FrameSlot { line: lines.len(), depth, key: key.clone(), content_rect: *rect });
+                    frame_slots.push(FrameSlot {
+                        line: lines.len(),
+                        depth,
+                        key: key.clone(),
+                        content_rect: *rect,
+                    });
                     lines.push(line);
                     continue;
                 }
@@ -385,5 +413,11 @@ pub fn render(input: &RenderInput) -> Rendered {
             }
         }
     }
-    Rendered { lines, frame_slots, offscreen, rendered_refs, in_view }
+    Rendered {
+        lines,
+        frame_slots,
+        offscreen,
+        rendered_refs,
+        in_view,
+    }
 }

@@ -108,7 +108,9 @@ fn unique_anchor(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<St
 }
 
 fn light_parent(tree: &DomTree, id: NodeId) -> Option<NodeId> {
-    tree.element(id).and_then(|e| e.light_parent).or_else(|| tree.parent(id))
+    tree.element(id)
+        .and_then(|e| e.light_parent)
+        .or_else(|| tree.parent(id))
 }
 
 /// Builds the engine selector of element `id`.
@@ -235,7 +237,10 @@ mod tests {
         nth(&mut b, btn, 1);
         let t = b.finish();
         let ix = SelectorIndex::new(&t);
-        assert_eq!(selector_for(&t, &ix, btn), "#app >>> form:nth-of-type(1) > button:nth-of-type(1)");
+        assert_eq!(
+            selector_for(&t, &ix, btn),
+            "#app >>> form:nth-of-type(1) > button:nth-of-type(1)"
+        );
     }
 
     #[test]

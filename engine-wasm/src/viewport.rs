@@ -58,12 +58,24 @@ pub fn position_lines(v: &ViewportInfo) -> Vec<String> {
 /// Footer hint for viewport mode.
 pub fn offscreen_hint_lines(above: u32, below: u32) -> Vec<String> {
     let mut out = Vec::new();
-    let noun = |n: u32| if n == 1 { "interactive element" } else { "interactive elements" };
+    let noun = |n: u32| {
+        if n == 1 {
+            "interactive element"
+        } else {
+            "interactive elements"
+        }
+    };
     if below > 0 {
-        out.push(format!("# {below} {} below the viewport; scroll down to see them.", noun(below)));
+        out.push(format!(
+            "# {below} {} below the viewport; scroll down to see them.",
+            noun(below)
+        ));
     }
     if above > 0 {
-        out.push(format!("# {above} {} above the viewport; scroll up to see them.", noun(above)));
+        out.push(format!(
+            "# {above} {} above the viewport; scroll up to see them.",
+            noun(above)
+        ));
     }
     out
 }
@@ -75,12 +87,21 @@ mod tests {
     #[test]
     fn top_middle_bottom_and_short_pages() {
         let top = viewport_info(0.0, 0.0, 1280.0, 720.0, 1280.0, 3000.0);
-        assert_eq!((top.pages_above, top.pages_below, top.at_top, top.at_bottom), (0, 3, true, false));
-        assert_eq!(position_lines(&top)[0], "# Page position: 0 viewports above, 3 viewports below.");
+        assert_eq!(
+            (top.pages_above, top.pages_below, top.at_top, top.at_bottom),
+            (0, 3, true, false)
+        );
+        assert_eq!(
+            position_lines(&top)[0],
+            "# Page position: 0 viewports above, 3 viewports below."
+        );
         assert_eq!(position_lines(&top)[1], "# You are at the top of the page.");
 
         let mid = viewport_info(0.0, 1000.0, 1280.0, 720.0, 1280.0, 3000.0);
-        assert_eq!((mid.pages_above, mid.pages_below, mid.at_top, mid.at_bottom), (1, 1, false, false));
+        assert_eq!(
+            (mid.pages_above, mid.pages_below, mid.at_top, mid.at_bottom),
+            (1, 1, false, false)
+        );
         assert_eq!(position_lines(&mid).len(), 1);
 
         let bottom = viewport_info(0.0, 2280.0, 1280.0, 720.0, 1280.0, 3000.0);
@@ -88,16 +109,25 @@ mod tests {
         assert_eq!(position_lines(&bottom)[1], "# You are at the bottom of the page.");
 
         let short = viewport_info(0.0, 0.0, 1280.0, 720.0, 1280.0, 300.0);
-        assert_eq!((short.pages_above, short.pages_below, short.at_top, short.at_bottom), (0, 0, true, true));
+        assert_eq!(
+            (short.pages_above, short.pages_below, short.at_top, short.at_bottom),
+            (0, 0, true, true)
+        );
         assert_eq!(short.doc_height, 720.0);
-        assert_eq!(position_lines(&short)[0], "# Page position: 0 viewports above, 0 viewports below.");
+        assert_eq!(
+            position_lines(&short)[0],
+            "# Page position: 0 viewports above, 0 viewports below."
+        );
         assert_eq!(position_lines(&short).len(), 3);
     }
 
     #[test]
     fn singular_and_hints() {
         let v = viewport_info(0.0, 720.0, 1280.0, 720.0, 1280.0, 1440.0);
-        assert_eq!(position_lines(&v)[0], "# Page position: 1 viewport above, 0 viewports below.");
+        assert_eq!(
+            position_lines(&v)[0],
+            "# Page position: 1 viewport above, 0 viewports below."
+        );
         assert_eq!(
             offscreen_hint_lines(2, 37),
             vec![
