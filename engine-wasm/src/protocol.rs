@@ -38,12 +38,7 @@ pub struct Rect {
 
 impl Rect {
     pub fn new(x: f64, y: f64, width: f64, height: f64) -> Self {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
+        Rect { x, y, width, height }
     }
     pub fn right(&self) -> f64 {
         self.x + self.width
@@ -56,10 +51,7 @@ impl Rect {
     }
     /// True when the two rectangles share a region of positive area.
     pub fn intersects(&self, other: &Rect) -> bool {
-        self.x < other.right()
-            && other.x < self.right()
-            && self.y < other.bottom()
-            && other.y < self.bottom()
+        self.x < other.right() && other.x < self.right() && self.y < other.bottom() && other.y < self.bottom()
     }
     pub fn translate(&self, dx: f64, dy: f64) -> Rect {
         Rect {

@@ -4,8 +4,7 @@
 use crate::dom::{DomTree, NodeId};
 use crate::interactive::compute_interactive;
 use crate::protocol::{
-    EngineStats, FrameSnapshot, FrameSnapshotRequest, RefInfo, RefMap, ViewportInfo,
-    PROTOCOL_VERSION,
+    EngineStats, FrameSnapshot, FrameSnapshotRequest, RefInfo, RefMap, ViewportInfo, PROTOCOL_VERSION,
 };
 use crate::render::{normalize_ws, render, RenderInput};
 use crate::selector::{selector_for, SelectorIndex};
@@ -54,15 +53,10 @@ pub fn build_frame_snapshot(
     let mut refs: HashMap<NodeId, String> = HashMap::new();
     for (id, &i) in interactive.iter().enumerate() {
         if i {
-            refs.insert(
-                id,
-                format!("{}e{}", req.ref_prefix, refs_alloc.ref_number(id)),
-            );
+            refs.insert(id, format!("{}e{}", req.ref_prefix, refs_alloc.ref_number(id)));
         }
     }
-    let clip = req
-        .visible_clip
-        .unwrap_or_else(|| viewport_rect(&facts.viewport));
+    let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
     let rendered = render(&RenderInput {
         sem: &sem,
         interactive: &interactive,

@@ -46,12 +46,7 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
     let mut out = Vec::with_capacity(s.lines.len());
     for (i, line) in s.lines.iter().enumerate() {
         let slot = s.frame_slots.iter().find(|sl| sl.line == i);
-        let child = slot.and_then(|sl| {
-            node.children
-                .iter()
-                .find(|(k, _)| *k == sl.key)
-                .map(|(_, c)| (sl, c))
-        });
+        let child = slot.and_then(|sl| node.children.iter().find(|(k, _)| *k == sl.key).map(|(_, c)| (sl, c)));
         match child {
             Some((sl, c)) if depth < MAX_FRAME_DEPTH => {
                 let inner = frame_lines(c, depth + 1, acc);
@@ -78,11 +73,7 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
         lines.push("# A modal is open. Only modal elements have refs.".into());
     }
     if let Some(o) = &acc.overlay {
-        let r = o
-            .ref_id
-            .as_ref()
-            .map(|r| format!(" (ref {r})"))
-            .unwrap_or_default();
+        let r = o.ref_id.as_ref().map(|r| format!(" (ref {r})")).unwrap_or_default();
         lines.push(format!(
             "# A large overlay may be covering the page: {}{r}.",
             o.description

@@ -61,29 +61,15 @@ fn page_facts(doc: &web_sys::Document) -> PageFacts {
         None => (0.0, 0.0, body_w, body_h),
     };
     if vw <= 0.0 || vh <= 0.0 {
-        vw = window
-            .inner_width()
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
-        vh = window
-            .inner_height()
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
+        vw = window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+        vh = window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
     }
     let sx = window.scroll_x().unwrap_or(0.0);
     let sy = window.scroll_y().unwrap_or(0.0);
     let location = doc.location();
     PageFacts {
-        url: location
-            .as_ref()
-            .and_then(|l| l.href().ok())
-            .unwrap_or_default(),
-        origin: location
-            .as_ref()
-            .and_then(|l| l.origin().ok())
-            .unwrap_or_default(),
+        url: location.as_ref().and_then(|l| l.href().ok()).unwrap_or_default(),
+        origin: location.as_ref().and_then(|l| l.origin().ok()).unwrap_or_default(),
         title: doc.title(),
         viewport: viewport_info(sx, sy, vw, vh, doc_w, doc_h),
     }
@@ -98,8 +84,8 @@ pub fn protocol_version() -> u32 {
 #[wasm_bindgen]
 pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let t0 = now_ms();
-    let req: FrameSnapshotRequest = serde_json::from_str(request_json)
-        .map_err(|e| JsValue::from_str(&format!("bad snapshot request: {e}")))?;
+    let req: FrameSnapshotRequest =
+        serde_json::from_str(request_json).map_err(|e| JsValue::from_str(&format!("bad snapshot request: {e}")))?;
     let st = state();
     let doc = document()?;
     st.collect_clickables(&doc);
@@ -156,9 +142,7 @@ pub fn resolve_info(target: &str) -> String {
         Err(resolve::ResolveError::Stale) => ResolveResult {
             found: false,
             stale: true,
-            error: Some(format!(
-                "ref {target} is stale: its element is no longer in the page"
-            )),
+            error: Some(format!("ref {target} is stale: its element is no longer in the page")),
         },
         Err(resolve::ResolveError::Invalid(m)) => ResolveResult {
             found: false,
@@ -174,13 +158,8 @@ pub fn resolve_info(target: &str) -> String {
 pub fn selector_of(el: &Element) -> Result<String, JsValue> {
     let doc = document()?;
     let walked = walk_document(state(), &doc);
-    let id = find_node(&walked, el)
-        .ok_or_else(|| JsValue::from_str("element is not rendered in the document"))?;
-    Ok(selector_for(
-        &walked.tree,
-        &SelectorIndex::new(&walked.tree),
-        id,
-    ))
+    let id = find_node(&walked, el).ok_or_else(|| JsValue::from_str("element is not rendered in the document"))?;
+    Ok(selector_for(&walked.tree, &SelectorIndex::new(&walked.tree), id))
 }
 
 fn find_node(walked: &Walked, el: &Element) -> Option<NodeId> {

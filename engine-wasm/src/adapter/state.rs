@@ -121,10 +121,7 @@ impl EngineState {
         }
         let dead = js_sys::Array::new();
         self.by_ref.for_each(&mut |v, k| {
-            let connected = v
-                .dyn_ref::<web_sys::Node>()
-                .map(|n| n.is_connected())
-                .unwrap_or(false);
+            let connected = v.dyn_ref::<web_sys::Node>().map(|n| n.is_connected()).unwrap_or(false);
             if !connected {
                 dead.push(&k);
             }

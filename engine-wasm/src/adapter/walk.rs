@@ -10,9 +10,7 @@
 //! - an explicit stack, so nesting depth is bounded only by memory.
 use super::js::{element_view, style_view, CharDataView, Keywords};
 use super::state::EngineState;
-use crate::dom::{
-    Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style,
-};
+use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
 use js_sys::JsString;
 use wasm_bindgen::JsCast;
@@ -25,8 +23,7 @@ const SKIPPED_TAGS: &[&str] = &[
 
 /// Elements whose names come from content: read CSS generated content inside them.
 const NAME_FROM_CONTENT_TAGS: &[&str] = &[
-    "a", "button", "label", "summary", "legend", "caption", "th", "td", "option", "h1", "h2", "h3",
-    "h4", "h5", "h6",
+    "a", "button", "label", "summary", "legend", "caption", "th", "td", "option", "h1", "h2", "h3", "h4", "h5", "h6",
 ];
 
 /// Hard cap on walked nodes: a snapshot of a pathological page stays bounded.
@@ -68,16 +65,8 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
     let mut scope_hosts: Vec<Option<NodeId>> = vec![None];
     let mut truncated = false;
     let viewport = (
-        window
-            .inner_width()
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(1280.0),
-        window
-            .inner_height()
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(720.0),
+        window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0),
+        window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0),
     );
     let mut stack: Vec<Work> = Vec::new();
     if let Some(root) = doc.document_element() {
@@ -148,9 +137,8 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
             data.style = Some(style);
         }
         read_form_state(&el, &mut data);
-        data.has_click_handler = data.has_attr("onclick")
-            || !element_view(&el).onclick_js().is_null()
-            || state.clickables.has(el.as_ref());
+        data.has_click_handler =
+            data.has_attr("onclick") || !element_view(&el).onclick_js().is_null() || state.clickables.has(el.as_ref());
         if data.tag == "dialog" {
             data.modal_dialog = el.matches(":modal").unwrap_or(false);
         }
@@ -160,9 +148,7 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
         }
         let shadow = if is_frame { None } else { el.shadow_root() };
         data.shadow_host = shadow.is_some();
-        let name_ctx = w.name_ctx
-            || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str())
-            || data.has_attr("role");
+        let name_ctx = w.name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role");
         let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
@@ -171,20 +157,17 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
             continue;
         }
 
-        let child_ctx =
-            |node: Node, tag: Option<String>, nth: u32, scope, scope_host, parent, light_parent| {
-                Work {
-                    node,
-                    parent,
-                    scope,
-                    scope_host,
-                    styled,
-                    name_ctx,
-                    tag,
-                    nth,
-                    light_parent,
-                }
-            };
+        let child_ctx = |node: Node, tag: Option<String>, nth: u32, scope, scope_host, parent, light_parent| Work {
+            node,
+            parent,
+            scope,
+            scope_host,
+            styled,
+            name_ctx,
+            tag,
+            nth,
+            light_parent,
+        };
         let mut children: Vec<Work> = Vec::new();
         if let Some(root) = shadow {
             state.listen_in_shadow_root(&root);
@@ -215,15 +198,7 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
                     // Slotted nodes belong to the outer scope (the host's).
                     let outer_scope = tree.node(w.scope_host.unwrap_or(DomTree::ROOT)).scope;
                     let outer_host = scope_hosts.get(outer_scope as usize).copied().flatten();
-                    children.push(child_ctx(
-                        node,
-                        tag,
-                        nth,
-                        outer_scope,
-                        outer_host,
-                        id,
-                        w.scope_host,
-                    ));
+                    children.push(child_ctx(node, tag, nth, outer_scope, outer_host, id, w.scope_host));
                 }
             } else {
                 for (node, tag, nth) in enumerate_children(el.as_ref(), false) {
@@ -358,8 +333,7 @@ fn read_attributes(el: &Element, data: &mut ElementData) {
 /// Elements that never get a CSS box of their own worth reading: their
 /// style is not read (options live inside their select's popup).
 const UNSTYLED_TAGS: &[&str] = &[
-    "option", "optgroup", "br", "wbr", "source", "track", "col", "colgroup", "area", "param",
-    "datalist",
+    "option", "optgroup", "br", "wbr", "source", "track", "col", "colgroup", "area", "param", "datalist",
 ];
 
 /// Elements that may be ref targets regardless of cursor, so their
@@ -448,8 +422,7 @@ fn read_style(
     if may_scroll {
         let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
         if scrolls(cs.get_prop(&kw.p_overflow_y)) || scrolls(cs.get_prop(&kw.p_overflow_x)) {
-            style.scrollable = el.scroll_height() > el.client_height() + 1
-                || el.scroll_width() > el.client_width() + 1;
+            style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
         }
     }
     let candidate = cursor_pointer
@@ -472,16 +445,8 @@ fn read_style(
 }
 
 /// Text of CSS generated content (`content: "…"`), when it is a plain string.
-fn pseudo_content(
-    kw: &Keywords,
-    window: &web_sys::Window,
-    el: &Element,
-    pseudo: &str,
-) -> Option<String> {
-    let cs = window
-        .get_computed_style_with_pseudo_elt(el, pseudo)
-        .ok()
-        .flatten()?;
+fn pseudo_content(kw: &Keywords, window: &web_sys::Window, el: &Element, pseudo: &str) -> Option<String> {
+    let cs = window.get_computed_style_with_pseudo_elt(el, pseudo).ok().flatten()?;
     let v = style_view(&cs).get_prop(&kw.p_content);
     if v == kw.none || v == kw.normal {
         return None;
