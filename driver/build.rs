@@ -25,7 +25,12 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn source_hash(root: &Path) -> String {
     let mut files = Vec::new();
     collect_files(&root.join("engine-wasm/src"), &mut files);
-    for f in ["engine-wasm/Cargo.toml", "Cargo.toml", "scripts/build-engine.sh", "scripts/env.sh"] {
+    for f in [
+        "engine-wasm/Cargo.toml",
+        "Cargo.toml",
+        "scripts/build-engine.sh",
+        "scripts/env.sh",
+    ] {
         files.push(root.join(f));
     }
     for f in ["engine-api.js", "build-bundle.mjs"] {
@@ -45,7 +50,13 @@ fn source_hash(root: &Path) -> String {
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
-    for p in ["engine-wasm/src", "engine-wasm/Cargo.toml", "js-glue", "Cargo.toml", "scripts"] {
+    for p in [
+        "engine-wasm/src",
+        "engine-wasm/Cargo.toml",
+        "js-glue",
+        "Cargo.toml",
+        "scripts",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
     println!("cargo:rerun-if-env-changed=SIGHTLINE_ENGINE_BUNDLE");
@@ -58,8 +69,7 @@ fn main() {
     if let Some(given) = std::env::var_os("SIGHTLINE_ENGINE_BUNDLE").filter(|v| !v.is_empty()) {
         let given = PathBuf::from(given);
         println!("cargo:rerun-if-changed={}", given.display());
-        fs::copy(&given, &bundle_out)
-            .unwrap_or_else(|e| panic!("SIGHTLINE_ENGINE_BUNDLE={}: {e}", given.display()));
+        fs::copy(&given, &bundle_out).unwrap_or_else(|e| panic!("SIGHTLINE_ENGINE_BUNDLE={}: {e}", given.display()));
         return;
     }
 
@@ -74,7 +84,16 @@ fn main() {
         // rustflags, jobserver) must not leak into the nested wasm build.
         let mut cmd = Command::new("bash");
         cmd.arg(root.join("scripts/build-engine.sh")).env_clear();
-        for var in ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "TMPDIR", "LANG", "USER"] {
+        for var in [
+            "PATH",
+            "HOME",
+            "CARGO_HOME",
+            "RUSTUP_HOME",
+            "RUSTUP_TOOLCHAIN",
+            "TMPDIR",
+            "LANG",
+            "USER",
+        ] {
             if let Ok(v) = std::env::var(var) {
                 cmd.env(var, v);
             }
