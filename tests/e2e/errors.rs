@@ -1,0 +1,83 @@
+//! Failures exit non-zero with exactly one `error: …` line on stderr.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::*;
+
+#[test]
+fn unparseable_url() {
+    let out = run_cli(&["snapshot", "http://exa mple.com/"]);
+    let line = out.assert_one_line_error();
+    assert_eq!(out.code(), Some(1));
+    assert!(
+        line.starts_with("error: invalid URL \"http://exa mple.com/\""),
+        "{line}"
+    );
+
+    let out = run_cli(&["snapshot", "ftp://127.0.0.1/file.html"]);
+    let line = out.assert_one_line_error();
+    assert_eq!(out.code(), Some(1));
+    assert!(line.contains("unsupported URL scheme"), "{line}");
+}
+
+#[test]
+fn missing_file() {
+    let out = run_cli(&["snapshot", "../tests/fixtures/no-such-page.html"]);
+    let line = out.assert_one_line_error();
+    assert_eq!(out.code(), Some(1));
+    assert_eq!(line, "error: no such file: ../tests/fixtures/no-such-page.html");
+}
+
+#[test]
+fn closed_port_on_localhost() {
+    // Bind a free port, then release it: nothing listens there any more.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/");
+    let out = run_cli(&["snapshot", &url]);
+    let line = out.assert_one_line_error();
+    assert_eq!(out.code(), Some(1));
+    assert_eq!(
+        line,
+        format!("error: could not load {url}: connection refused (net::ERR_CONNECTION_REFUSED)")
+    );
+}
+
+#[test]
+fn browser_that_does_not_exist() {
+    let out = run_cli_env(
+        &["snapshot", "../tests/fixtures/short.html"],
+        &[("SIGHTLINE_CHROME", "/nonexistent")],
+    );
+    let line = out.assert_one_line_error();
+    assert_eq!(out.code(), Some(1));
+    assert_eq!(
+        line,
+        "error: could not start the browser /nonexistent: no such executable"
+    );
+}
+
+#[test]
+fn browser_that_exits_at_once() {
+    let out = run_cli_env(
+        &["snapshot", "../tests/fixtures/short.html"],
+        &[("SIGHTLINE_CHROME", "/bin/false")],
+    );
+    let line = out.assert_one_line_error();
+    assert_eq!(out.code(), Some(1));
+    assert!(
+        line.starts_with("error: could not start the browser /bin/false: the process exited"),
+        "{line}"
+    );
+}
+
+#[test]
+fn bad_viewport_is_a_usage_error() {
+    let out = run_cli(&["snapshot", "../tests/fixtures/short.html", "--viewport", "huge"]);
+    assert_eq!(out.code(), Some(2), "stderr:\n{}", out.stderr);
+    assert!(out.stderr.contains("--viewport"), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}

@@ -1,0 +1,193 @@
+//! Page position, viewport mode and offscreen marking.
+//!
+//! `long.html` is exactly ten 720px sections (a 7200px document), each with
+//! one button and one link; `short.html` fits in the viewport.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use sightline::protocol::SnapshotResult;
+use sightline::{Browser, LaunchOptions, SnapshotMode, SnapshotOptions};
+use support::*;
+
+fn header(snap: &SnapshotResult) -> Vec<&str> {
+    snap.tree.lines().take_while(|l| l.starts_with('#')).collect()
+}
+
+/// Checks the JSON viewport block and the `# Page position` header against the
+/// expected numbers.
+fn assert_position(snap: &SnapshotResult, above: u32, below: u32, at_top: bool, at_bottom: bool) {
+    let v = &snap.viewport;
+    assert_eq!(
+        (v.pages_above, v.pages_below, v.at_top, v.at_bottom),
+        (above, below, at_top, at_bottom),
+        "viewport block {v:?}\n{}",
+        snap.tree
+    );
+    let head = header(snap);
+    let first = head.first().copied().unwrap_or("");
+    assert!(
+        first.starts_with(&format!("# Page position: {above} viewport"))
+            && first.contains(&format!(" above, {below} viewport"))
+            && first.ends_with(" below."),
+        "bad position header {first:?}"
+    );
+    assert_eq!(head.contains(&"# You are at the top of the page."), at_top, "{head:?}");
+    assert_eq!(
+        head.contains(&"# You are at the bottom of the page."),
+        at_bottom,
+        "{head:?}"
+    );
+}
+
+/// Top, middle, bottom (and past the bottom) of a long page, then a short page,
+/// in one browser through the library API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_position_at_top_middle_bottom_and_short_page() {
+    with_timeout("position test", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("long.html")).await.expect("goto long.html");
+
+        let top = page
+            .snapshot(&SnapshotOptions::default())
+            .await
+            .expect("snapshot at top");
+        assert_eq!(
+            (top.viewport.viewport_width, top.viewport.viewport_height),
+            (1280.0, 720.0)
+        );
+        assert_eq!(top.viewport.doc_height, 7200.0);
+        assert_position(&top, 0, 9, true, false);
+        // Full mode renders everything; what is outside the viewport says so.
+        let first = line_with(&top.tree, r#"button "Button 1""#);
+        assert!(!first.contains("[offscreen]"), "{first}");
+        let last = line_with(&top.tree, r#"button "Button 10""#);
+        assert!(last.contains("[offscreen]"), "{last}");
+        assert!(top.refs.get(&ref_of(first).unwrap()).unwrap().in_viewport);
+        assert!(!top.refs.get(&ref_of(last).unwrap()).unwrap().in_viewport);
+
+        let middle = page
+            .snapshot(&SnapshotOptions {
+                scroll_y: Some(3600.0),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(middle.viewport.scroll_y, 3600.0);
+        assert_position(&middle, 5, 4, false, false);
+        assert!(
+            !line_with(&middle.tree, r#"button "Button 6""#).contains("[offscreen]"),
+            "{}",
+            middle.tree
+        );
+        assert!(
+            line_with(&middle.tree, r#"button "Button 1""#).contains("[offscreen]"),
+            "{}",
+            middle.tree
+        );
+
+        let bottom = page
+            .snapshot(&SnapshotOptions {
+                scroll_y: Some(6480.0),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_position(&bottom, 9, 0, false, true);
+        // Scrolling past the end clamps to the bottom.
+        let past = page
+            .snapshot(&SnapshotOptions {
+                scroll_y: Some(100_000.0),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(past.viewport.scroll_y, 6480.0);
+        assert_position(&past, 9, 0, false, true);
+
+        page.goto(&server.url("short.html")).await.expect("goto short.html");
+        let short = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_position(&short, 0, 0, true, true);
+        assert!(!line_with(&short.tree, r#"button "Only button""#).contains("[offscreen]"));
+
+        browser.close().await.expect("close");
+    })
+    .await;
+}
+
+/// The CLI's `--scroll-y` and `--viewport`, and `--mode viewport` with its
+/// footer hint (the page given as a relative path).
+#[test]
+fn cli_scroll_y_viewport_size_and_viewport_mode() {
+    let server = FixtureServer::start();
+    // 800x600: 3600px down is 6 viewports above, (7200-3600-600)/600 = 5 below.
+    let (_, snap) = snapshot_json(
+        &server.url("long.html"),
+        &["--scroll-y", "3600", "--viewport", "800x600"],
+    );
+    assert_eq!(
+        (snap.viewport.viewport_width, snap.viewport.viewport_height),
+        (800.0, 600.0)
+    );
+    assert_eq!(snap.viewport.scroll_y, 3600.0);
+    assert_position(&snap, 6, 5, false, false);
+
+    // cargo runs integration tests from the package directory (driver/).
+    let text = snapshot_text("../tests/fixtures/long.html", &["--mode", "viewport"]);
+    assert!(text.contains(r#"button "Button 1""#), "{text}");
+    assert!(
+        !text.contains(r#"button "Button 2""#),
+        "viewport mode shows offscreen content:\n{text}"
+    );
+    assert!(!text.contains("[offscreen]"), "{text}");
+    // Sections 2..=10 each hold a button and a link below the viewport.
+    assert!(
+        text.lines()
+            .any(|l| l == "# 18 interactive elements below the viewport; scroll down to see them."),
+        "missing viewport-mode hint:\n{text}"
+    );
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .starts_with("# Page position: 0 viewports above, 9 viewports below."),
+        "{text}"
+    );
+}
+
+/// Viewport mode through the library, scrolled to the middle: hints both ways.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewport_mode_in_the_middle_counts_both_directions() {
+    with_timeout("viewport mode test", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("long.html")).await.expect("goto");
+        let opts = SnapshotOptions {
+            mode: SnapshotMode::Viewport,
+            scroll_y: Some(3600.0),
+        };
+        let snap = page.snapshot(&opts).await.expect("snapshot");
+        let tree = &snap.tree;
+        assert!(tree.contains(r#"button "Button 6""#), "{tree}");
+        assert!(
+            !tree.contains(r#"button "Button 5""#) && !tree.contains(r#"button "Button 7""#),
+            "{tree}"
+        );
+        assert!(
+            tree.lines()
+                .any(|l| l == "# 8 interactive elements below the viewport; scroll down to see them."),
+            "{tree}"
+        );
+        assert!(
+            tree.lines()
+                .any(|l| l.starts_with("# 10 interactive elements above the viewport")),
+            "{tree}"
+        );
+        assert_refs_consistent(&snap);
+        browser.close().await.expect("close");
+    })
+    .await;
+}
