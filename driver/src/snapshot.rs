@@ -74,6 +74,7 @@ impl Page {
             mode: options.mode,
             ref_prefix: String::new(),
             visible_clip: None,
+            ..Default::default()
         };
         let mut snapshot = self.frame_snapshot(&main, &request).await?;
         let clip = Rect::new(
@@ -162,6 +163,7 @@ impl Page {
             mode,
             ref_prefix: prefix.clone(),
             visible_clip: Some(clip),
+            ..Default::default()
         };
         let mut snapshot = self.frame_snapshot(id, &request).await?;
         let (children, notes) = self.snapshot_children(child, &snapshot, clip, mode).await;
