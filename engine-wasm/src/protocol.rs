@@ -74,6 +74,10 @@ pub struct FrameSnapshotRequest {
     /// viewport, in this frame's coordinates. `None` in the main frame.
     #[serde(default)]
     pub visible_clip: Option<Rect>,
+    /// Snapshot only the subtree of the first element matching this engine
+    /// selector (a region of the page); `None` = the whole document.
+    #[serde(default)]
+    pub root_selector: Option<String>,
 }
 
 /// Scroll position and size of the document, in CSS pixels.

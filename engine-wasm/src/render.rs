@@ -46,6 +46,8 @@ pub struct RenderInput<'a> {
     pub interactive: &'a [bool],
     /// Ref id (with frame prefix) of every interactive node.
     pub refs: &'a HashMap<NodeId, String>,
+    /// Where rendering starts (the document, or a region).
+    pub root: NodeId,
     pub mode: SnapshotMode,
     /// The visible region, in this frame's viewport coordinates.
     pub clip: Rect,
@@ -200,7 +202,7 @@ pub fn render(input: &RenderInput) -> Rendered {
     let mut rendered_refs = Vec::new();
 
     // (node, output parent, an ancestor already carries [offscreen])
-    let mut stack: Vec<(NodeId, usize, bool)> = vec![(DomTree::ROOT, 0, false)];
+    let mut stack: Vec<(NodeId, usize, bool)> = vec![(input.root, 0, false)];
     while let Some((id, parent_out, marked_off)) = stack.pop() {
         if sem.is_hidden(id) {
             continue;

@@ -44,6 +44,7 @@ impl RefAllocator for CountingAllocator {
 
 pub fn build_frame_snapshot(
     tree: &DomTree,
+    render_root: NodeId,
     facts: &PageFacts,
     req: &FrameSnapshotRequest,
     refs_alloc: &mut dyn RefAllocator,
@@ -61,6 +62,7 @@ pub fn build_frame_snapshot(
         sem: &sem,
         interactive: &interactive,
         refs: &refs,
+        root: render_root,
         mode: req.mode,
         clip,
         origin: &facts.origin,

@@ -90,13 +90,23 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let doc = document()?;
     st.collect_clickables(&doc);
     let walked = walk_document(st, &doc);
+    // A region snapshot still walks the whole document, so selectors, ids and
+    // hidden ancestors stay exact; only rendering starts at the region.
+    let render_root = match &req.root_selector {
+        None => crate::dom::DomTree::ROOT,
+        Some(sel) => match resolve::resolve(st, sel) {
+            Ok(Some(el)) => find_node(&walked, &el)
+                .ok_or_else(|| JsValue::from_str(&format!("root selector matches a non-rendered element: {sel}")))?,
+            _ => return Err(JsValue::from_str(&format!("root selector matches nothing: {sel}"))),
+        },
+    };
     let t_walk = now_ms();
     let facts = page_facts(&doc);
     let mut alloc = LiveAllocator {
         st,
         elements: &walked.elements,
     };
-    let mut snap = build_frame_snapshot(&walked.tree, &facts, &req, &mut alloc);
+    let mut snap = build_frame_snapshot(&walked.tree, render_root, &facts, &req, &mut alloc);
     if walked.truncated {
         snap.notes.push(format!(
             "Page too large: the snapshot stops after {} nodes.",

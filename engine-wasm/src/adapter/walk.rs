@@ -56,6 +56,7 @@ const ELEMENT_NODE: u16 = 1;
 const TEXT_NODE: u16 = 3;
 
 pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
+    let root = doc.document_element();
     let kw = &state.kw;
     let window = web_sys::window().expect("window");
     let mut tree = DomTree::new();
@@ -69,7 +70,7 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
         window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0),
     );
     let mut stack: Vec<Work> = Vec::new();
-    if let Some(root) = doc.document_element() {
+    if let Some(root) = root {
         let tag = root.local_name();
         stack.push(Work {
             node: root.into(),
@@ -122,7 +123,8 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
             data.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
             // A box-less leaf can't show anything: skip its style (zero
             // size counts as hidden) and save the reads.
-            let style = if data.rect.is_empty() && !el.has_child_nodes() {
+            let leaf = !el.has_child_nodes() && data.tag != "slot" && el.shadow_root().is_none();
+            let style = if data.rect.is_empty() && leaf {
                 Style {
                     display: Display::None,
                     ..Default::default()

@@ -1,0 +1,161 @@
+//! DOM-layer tests: the real walk in a real browser page
+//! (`wasm-pack test --headless --chrome engine-wasm`).
+#![cfg(target_arch = "wasm32")]
+
+use serde_json::Value;
+use sightline_engine::adapter;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+/// Test content lives in its own container: the test runner keeps its
+/// output elements in the body, which must survive.
+fn root() -> web_sys::Element {
+    let doc = document();
+    match doc.get_element_by_id("sl-test-root") {
+        Some(el) => el,
+        None => {
+            let el = doc.create_element("div").unwrap();
+            el.set_id("sl-test-root");
+            doc.body().unwrap().append_child(&el).unwrap();
+            el
+        }
+    }
+}
+
+fn set_body(html: &str) {
+    root().set_inner_html(html);
+}
+
+fn snap(mode: &str) -> Value {
+    let json = adapter::snapshot(&format!("{{\"mode\":\"{mode}\",\"root_selector\":\"#sl-test-root\"}}")).unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
+fn text(s: &Value) -> String {
+    s["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ref_of(s: &Value, name: &str) -> String {
+    s["refs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, r)| r["name"] == name)
+        .map(|(k, _)| k.clone())
+        .unwrap_or_else(|| panic!("no ref named {name} in {}", text(s)))
+}
+
+#[wasm_bindgen_test]
+fn controls_get_refs_and_refs_are_stable() {
+    set_body(
+        r#"<main><h1>Shop</h1><button id="buy">Buy now</button><a href="/docs">Docs</a>
+        <label>Email <input type="email" value="a@b.c"></label>
+        <input type="password" value="hunter2" aria-label="Password"></main>"#,
+    );
+    let s1 = snap("full");
+    let t = text(&s1);
+    assert!(t.contains("- heading \"Shop\" [level=1]"), "{t}");
+    assert!(t.contains("button \"Buy now\" [ref="), "{t}");
+    assert!(t.contains("- /url: /docs"), "{t}");
+    assert!(!t.contains("hunter2"), "password leaked: {t}");
+    assert!(!serde_json::to_string(&s1).unwrap().contains("hunter2"));
+    let buy = ref_of(&s1, "Buy now");
+    assert_eq!(s1["refs"][&buy]["selector"], "#buy");
+
+    // Same element, same ref, even after unrelated DOM changes.
+    let extra = document().create_element("button").unwrap();
+    extra.set_text_content(Some("Extra"));
+    root().prepend_with_node_1(&extra).unwrap();
+    let s2 = snap("full");
+    assert_eq!(ref_of(&s2, "Buy now"), buy);
+    assert_ne!(ref_of(&s2, "Extra"), buy);
+
+    // A removed element's ref is reported stale, never re-used.
+    document().get_element_by_id("buy").unwrap().remove();
+    let info: Value = serde_json::from_str(&adapter::resolve_info(&buy)).unwrap();
+    assert_eq!(info["stale"], true, "{info}");
+    assert!(adapter::resolve(&buy).is_none());
+}
+
+#[wasm_bindgen_test]
+fn hidden_rules_exclude_content() {
+    set_body(
+        r#"<div style="display:none"><button>DisplayNone</button></div>
+        <div aria-hidden="true"><button>AriaHidden</button></div>
+        <div style="visibility:hidden"><button>VisHidden</button><button style="visibility:visible">VisBack</button></div>
+        <div inert><button>Inert</button></div>
+        <div hidden><button>HiddenAttr</button></div>
+        <details><summary>More</summary><button>InClosedDetails</button></details>
+        <button>Shown</button>"#,
+    );
+    let t = text(&snap("full"));
+    for gone in [
+        "DisplayNone",
+        "AriaHidden",
+        "\"VisHidden\"",
+        "Inert",
+        "HiddenAttr",
+        "InClosedDetails",
+    ] {
+        assert!(!t.contains(gone), "{gone} should be hidden:\n{t}");
+    }
+    assert!(t.contains("Shown") && t.contains("VisBack"), "{t}");
+}
+
+#[wasm_bindgen_test]
+fn shadow_roots_and_slots_are_walked() {
+    set_body(r#"<div id="host"><span slot="s">Slotted text</span></div>"#);
+    let host = document().get_element_by_id("host").unwrap();
+    let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+    let root = host.attach_shadow(&init).unwrap();
+    root.set_inner_html(
+        r#"<section aria-label="Card"><slot name="s"></slot><button id="inner">Inner</button></section>"#,
+    );
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("Slotted text") && t.contains("button \"Inner\""), "{t}");
+    let inner = ref_of(&s, "Inner");
+    let sel = s["refs"][&inner]["selector"].as_str().unwrap().to_string();
+    assert!(sel.contains(" >>> "), "{sel}");
+    let el = adapter::resolve(&sel).expect("selector resolves");
+    assert_eq!(el.id(), "inner");
+}
+
+#[wasm_bindgen_test]
+fn deep_nesting_does_not_overflow() {
+    set_body("");
+    let doc = document();
+    let mut parent: web_sys::Element = root();
+    for _ in 0..1000 {
+        let d = doc.create_element("div").unwrap();
+        parent.append_child(&d).unwrap();
+        parent = d;
+    }
+    let b = doc.create_element("button").unwrap();
+    b.set_text_content(Some("Deep"));
+    parent.append_child(&b).unwrap();
+    let t = text(&snap("full"));
+    assert!(t.contains("button \"Deep\""), "{t}");
+}
+
+#[wasm_bindgen_test]
+fn viewport_mode_counts_offscreen_elements() {
+    set_body(r#"<button>Top</button><div style="height:5000px"></div><button>Far1</button><button>Far2</button>"#);
+    let s = snap("viewport");
+    let t = text(&s);
+    assert!(t.contains("Top") && !t.contains("Far1"), "{t}");
+    assert_eq!(s["offscreen"]["below"], 2);
+    let full = text(&snap("full"));
+    assert!(full.contains("button \"Far1\" [offscreen]"), "{full}");
+}
