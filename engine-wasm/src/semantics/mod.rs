@@ -8,6 +8,10 @@ pub mod hidden;
 pub mod names;
 pub mod roles;
 pub mod states;
+#[cfg(test)]
+mod test_html;
+#[cfg(test)]
+mod wpt_tests;
 
 use crate::dom::{DomTree, NodeId, ScopeId};
 use std::collections::HashMap;
@@ -27,6 +31,10 @@ pub struct Semantics<'t> {
     pub ids: HashMap<(ScopeId, &'t str), NodeId>,
     /// (scope, control id) → labels pointing at it with `for`.
     pub labels_for: HashMap<(ScopeId, &'t str), Vec<NodeId>>,
+    /// Disabled per node, computed up front because it is inherited
+    /// (fieldset, aria-disabled) and asking ancestors per node would be
+    /// quadratic on deep pages.
+    pub disabled: Vec<bool>,
 }
 
 impl<'t> Semantics<'t> {
@@ -43,7 +51,14 @@ impl<'t> Semantics<'t> {
                 }
             }
         }
-        let mut s = Semantics { tree, hidden, roles: Vec::new(), ids, labels_for };
+        let mut s = Semantics {
+            tree,
+            hidden,
+            roles: Vec::new(),
+            ids,
+            labels_for,
+            disabled: states::compute_disabled(tree),
+        };
         s.roles = roles::compute_roles(&s);
         s
     }
@@ -57,6 +72,10 @@ impl<'t> Semantics<'t> {
     /// Accessible name per accname 1.2.
     pub fn name(&self, id: NodeId) -> String {
         names::accessible_name(self, id)
+    }
+    /// Accessible description (aria-describedby, aria-description, title).
+    pub fn description(&self, id: NodeId) -> String {
+        names::accessible_description(self, id)
     }
     pub fn states(&self, id: NodeId) -> states::States {
         states::compute_states(self, id)
