@@ -11,6 +11,7 @@
 
 pub mod dom;
 pub mod interactive;
+pub mod modal;
 pub mod protocol;
 pub mod render;
 pub mod selector;

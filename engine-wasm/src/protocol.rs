@@ -63,7 +63,7 @@ impl Rect {
 }
 
 /// What the driver asks of the engine in one frame.
-#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[derive(Serialize, Deserialize, Clone, Debug)]
 pub struct FrameSnapshotRequest {
     #[serde(default)]
     pub mode: SnapshotMode,
@@ -78,6 +78,49 @@ pub struct FrameSnapshotRequest {
     /// selector (a region of the page); `None` = the whole document.
     #[serde(default)]
     pub root_selector: Option<String>,
+    /// How elements outside an open modal are shown.
+    #[serde(default)]
+    pub obscured_mode: ObscuredMode,
+    /// Mark everything in this frame obscured (its iframe lies outside a
+    /// modal open in an ancestor frame)…
+    #[serde(default)]
+    pub obscure_all: bool,
+    /// …except the iframe with this frame key (a modal is open inside it).
+    #[serde(default)]
+    pub obscure_except_frame: Option<String>,
+    /// Hit-test in-viewport refs for `[covered]` (on by default).
+    #[serde(default = "default_true")]
+    pub hit_test: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for FrameSnapshotRequest {
+    fn default() -> Self {
+        FrameSnapshotRequest {
+            mode: SnapshotMode::Full,
+            ref_prefix: String::new(),
+            visible_clip: None,
+            root_selector: None,
+            obscured_mode: ObscuredMode::Mark,
+            obscure_all: false,
+            obscure_except_frame: None,
+            hit_test: true,
+        }
+    }
+}
+
+/// What happens to the page outside an open modal.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ObscuredMode {
+    /// Kept for structure, marked `[obscured]`, no refs.
+    #[default]
+    Mark,
+    /// Left out of the text entirely (fewer tokens, no page context).
+    Drop,
 }
 
 /// Scroll position and size of the document, in CSS pixels.
@@ -185,6 +228,9 @@ pub struct FrameSlot {
     pub key: String,
     /// Content box of the iframe in this frame's viewport coordinates.
     pub content_rect: Rect,
+    /// The iframe lies outside an open modal: its content is unreachable too.
+    #[serde(default)]
+    pub obscured: bool,
 }
 
 /// Counts of interactive elements outside the viewport.

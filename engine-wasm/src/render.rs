@@ -55,6 +55,8 @@ pub struct RenderInput<'a> {
     pub origin: &'a str,
     /// Nodes outside an open modal (issue: modal occlusion): no refs, `[obscured]`.
     pub obscured: Option<&'a [bool]>,
+    /// Leave obscured nodes out instead of marking them.
+    pub drop_obscured: bool,
     /// The open modal's root node, rendered with `[modal]`.
     pub modal_root: Option<NodeId>,
     /// Per-node "covered by" descriptions from hit-testing.
@@ -213,6 +215,9 @@ pub fn render(input: &RenderInput) -> Rendered {
                 if input.mode == SnapshotMode::Viewport && !in_view[id] {
                     continue;
                 }
+                if input.drop_obscured && input.obscured.map(|o| o[id]).unwrap_or(false) {
+                    continue;
+                }
                 let t = normalize_ws(t);
                 if t.is_empty() {
                     continue;
@@ -238,6 +243,9 @@ pub fn render(input: &RenderInput) -> Rendered {
         let visible = in_view[id];
         let interactive = input.interactive[id];
         let obscured = input.obscured.map(|o| o[id]).unwrap_or(false);
+        if obscured && input.drop_obscured {
+            continue;
+        }
         if !visible && input.mode == SnapshotMode::Viewport {
             if interactive && !obscured {
                 if e.rect.bottom() <= input.clip.y {
@@ -355,6 +363,44 @@ pub fn render(input: &RenderInput) -> Rendered {
         }
     }
 
+    // Drop label text that restates a neighbouring control's name
+    // (`<label>Email <input></label>` → just `textbox "Email"`).
+    for i in 0..out.len() {
+        let names: Vec<Option<String>> = out[i]
+            .children
+            .iter()
+            .map(|c| match c {
+                Item::Node(j) if !out[*j].name.is_empty() => Some(out[*j].name.clone()),
+                _ => None,
+            })
+            .collect();
+        let n = out[i].children.len();
+        let mut keep = vec![true; n];
+        for (k, c) in out[i].children.iter().enumerate() {
+            let Item::Text(t) = c else { continue };
+            let restates = |name: &Option<String>| {
+                name.as_deref()
+                    .map(|nm| nm == t || nm.starts_with(t.as_str()))
+                    .unwrap_or(false)
+            };
+            let next = if k + 1 < n { &names[k + 1] } else { &None };
+            let prev = if k > 0 { &names[k - 1] } else { &None };
+            if restates(next)
+                || prev
+                    .as_deref()
+                    .map(|nm| nm == t || nm.ends_with(t.as_str()))
+                    .unwrap_or(false)
+            {
+                keep[k] = false;
+            }
+        }
+        let mut k = 0;
+        out[i].children.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+    }
+
     let mut lines = Vec::new();
     let mut frame_slots = Vec::new();
     let mut stack: Vec<(&Item, usize)> = Vec::new();
@@ -379,7 +425,9 @@ pub fn render(input: &RenderInput) -> Rendered {
                 }
                 let only_text = n.children.len() == 1 && matches!(n.children[0], Item::Text(_));
                 if let Some((key, rect)) = &n.frame {
+                    let obscured = input.obscured.map(|o| o[n.node]).unwrap_or(false);
                     frame_slots.push(FrameSlot {
+                        obscured,
                         line: lines.len(),
                         depth,
                         key: key.clone(),

@@ -1,16 +1,23 @@
-//! Assembles one frame's snapshot from a `DomTree`: semantics, refs,
-//! selectors, rendering. Pure; the adapter supplies the tree, page facts and
-//! a ref allocator backed by the live elements.
+//! Assembles one frame's snapshot from a `DomTree`: semantics, refs, modal
+//! detection and occlusion, covered-element truth, selectors, rendering.
+//! Pure; the adapter supplies the tree, page facts, a ref allocator backed by
+//! live elements, and a probe that hit-tests the live page.
 use crate::dom::{DomTree, NodeId};
 use crate::interactive::compute_interactive;
+use crate::modal::{self, ModalFinding, ModalKind};
 use crate::protocol::{
-    EngineStats, FrameSnapshot, FrameSnapshotRequest, RefInfo, RefMap, ViewportInfo, PROTOCOL_VERSION,
+    EngineStats, FrameSnapshot, FrameSnapshotRequest, ModalInfo, ObscuredMode, OverlayWarning, Rect, RefInfo, RefMap,
+    SnapshotMode, ViewportInfo, PROTOCOL_VERSION,
 };
 use crate::render::{normalize_ws, render, RenderInput};
 use crate::selector::{selector_for, SelectorIndex};
 use crate::semantics::Semantics;
 use crate::viewport::viewport_rect;
 use std::collections::HashMap;
+
+/// At most this many refs are hit-tested per frame (the ones in view, in
+/// document order): keeps `[covered]` cheap on huge pages.
+pub const MAX_HIT_PROBES: usize = 400;
 
 /// Facts about the frame that don't live in the tree.
 pub struct PageFacts {
@@ -24,6 +31,29 @@ pub struct PageFacts {
 pub trait RefAllocator {
     fn ref_number(&mut self, node: NodeId) -> u32;
 }
+
+/// Questions only the live page can answer (hit-testing).
+pub trait PageProbe {
+    /// For each candidate modal, the index of the candidate that contains the
+    /// topmost element at its centre (None: no candidate there). `None`
+    /// overall when hit-testing is unavailable.
+    fn modal_owners(&mut self, _tree: &DomTree, _candidates: &[ModalFinding]) -> Option<Vec<Option<usize>>> {
+        None
+    }
+    /// What covers the action point of `node`: a ref ("e7") or a selector.
+    /// `None` when the element receives the hit itself.
+    fn covered_by(&mut self, _tree: &DomTree, _node: NodeId, _refs: &HashMap<NodeId, String>) -> Option<String> {
+        None
+    }
+    /// Milliseconds spent probing so far.
+    fn elapsed_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+/// A probe that knows nothing (host tests, tools without a live page).
+pub struct NoProbe;
+impl PageProbe for NoProbe {}
 
 /// A simple counter, for host tests and tools that have no live elements.
 #[derive(Default)]
@@ -42,12 +72,41 @@ impl RefAllocator for CountingAllocator {
     }
 }
 
+/// The frame's modal state: what is on top and what it hides.
+struct Occlusion {
+    modal: Option<ModalFinding>,
+    mask: Option<Vec<bool>>,
+}
+
+fn occlusion(sem: &Semantics, req: &FrameSnapshotRequest, probe: &mut dyn PageProbe) -> Occlusion {
+    let tree = sem.tree;
+    if req.obscure_all {
+        let keep = req.obscure_except_frame.as_ref().and_then(|key| {
+            (0..tree.len()).find(|&i| tree.element(i).and_then(|e| e.frame_key.as_deref()) == Some(key.as_str()))
+        });
+        return Occlusion {
+            modal: None,
+            mask: Some(modal::obscure_all_except(tree, keep)),
+        };
+    }
+    let found = modal::reliable_modals(sem);
+    let owners = if found.len() > 1 && req.hit_test {
+        probe.modal_owners(tree, &found)
+    } else {
+        None
+    };
+    let top = modal::pick_topmost(tree, &found, owners.as_deref());
+    let mask = top.map(|m| modal::obscured_mask(tree, m.node));
+    Occlusion { modal: top, mask }
+}
+
 pub fn build_frame_snapshot(
     tree: &DomTree,
     render_root: NodeId,
     facts: &PageFacts,
     req: &FrameSnapshotRequest,
     refs_alloc: &mut dyn RefAllocator,
+    probe: &mut dyn PageProbe,
 ) -> FrameSnapshot {
     let sem = Semantics::compute(tree);
     let interactive = compute_interactive(&sem);
@@ -58,6 +117,22 @@ pub fn build_frame_snapshot(
         }
     }
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
+    let occ = occlusion(&sem, req, probe);
+    let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
+
+    // Covered-element truth for refs in view.
+    let mut covered: HashMap<NodeId, String> = HashMap::new();
+    if req.hit_test {
+        let mut ids: Vec<NodeId> = refs.keys().copied().filter(|&id| !obscured(id)).collect();
+        ids.sort_unstable();
+        let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
+        for id in ids.into_iter().filter(|&id| in_clip(id)).take(MAX_HIT_PROBES) {
+            if let Some(by) = probe.covered_by(tree, id, &refs) {
+                covered.insert(id, by);
+            }
+        }
+    }
+
     let rendered = render(&RenderInput {
         sem: &sem,
         interactive: &interactive,
@@ -66,9 +141,10 @@ pub fn build_frame_snapshot(
         mode: req.mode,
         clip,
         origin: &facts.origin,
-        obscured: None,
-        modal_root: None,
-        covered: None,
+        obscured: occ.mask.as_deref(),
+        drop_obscured: req.obscured_mode == ObscuredMode::Drop,
+        modal_root: occ.modal.map(|m| m.node),
+        covered: Some(&covered),
     });
     let index = SelectorIndex::new(tree);
     let frame = if req.ref_prefix.is_empty() {
@@ -97,9 +173,39 @@ pub fn build_frame_snapshot(
                 frame: frame.clone(),
                 in_viewport: rendered.in_view[id],
                 obscured: false,
-                covered_by: None,
+                covered_by: covered.get(&id).cloned(),
             },
         ));
+    }
+
+    let modal_info = |m: ModalFinding| ModalInfo {
+        kind: m.kind.as_str().to_string(),
+        selector: selector_for(tree, &index, m.node),
+        name: normalize_ws(&sem.name(m.node)),
+        ref_id: refs.get(&m.node).cloned(),
+    };
+    let mut modal = occ.modal.map(modal_info);
+    let mut overlay_warning = None;
+    if occ.modal.is_none() && !req.obscure_all {
+        if let Some(o) = modal::heuristic_overlay(&sem, &facts.viewport) {
+            let first_ref = refs.get(&o).cloned().or_else(|| {
+                tree.descendants(o)
+                    .find(|d| refs.contains_key(d))
+                    .and_then(|d| refs.get(&d).cloned())
+            });
+            overlay_warning = Some(OverlayWarning {
+                description: modal::describe(&sem, o),
+                ref_id: first_ref.clone(),
+                selector: selector_for(tree, &index, o),
+            });
+            modal = Some(ModalInfo {
+                ref_id: first_ref,
+                ..modal_info(ModalFinding {
+                    node: o,
+                    kind: ModalKind::Heuristic,
+                })
+            });
+        }
     }
     let elements = tree.nodes.iter().filter(|n| n.element().is_some()).count() as u32;
     FrameSnapshot {
@@ -112,12 +218,48 @@ pub fn build_frame_snapshot(
         stats: EngineStats {
             elements,
             refs: ref_map.len() as u32,
+            occlusion_ms: probe.elapsed_ms(),
             ..Default::default()
         },
         refs: RefMap(ref_map),
         offscreen: rendered.offscreen,
-        modal: None,
-        overlay_warning: None,
+        modal,
+        overlay_warning,
         notes: Vec::new(),
+    }
+}
+
+/// Convenience for host tests: snapshot a tree with no live page.
+pub fn snapshot_tree(tree: &DomTree, viewport: ViewportInfo, mode: SnapshotMode) -> FrameSnapshot {
+    let facts = PageFacts {
+        url: "https://example.test/".into(),
+        title: String::new(),
+        origin: "https://example.test".into(),
+        viewport,
+    };
+    let req = FrameSnapshotRequest {
+        mode,
+        ..Default::default()
+    };
+    build_frame_snapshot(
+        tree,
+        DomTree::ROOT,
+        &facts,
+        &req,
+        &mut CountingAllocator::default(),
+        &mut NoProbe,
+    )
+}
+
+/// The visible part of a rect (for action points).
+pub fn clip_rect(r: &Rect, clip: &Rect) -> Option<Rect> {
+    let x = r.x.max(clip.x);
+    let y = r.y.max(clip.y);
+    let right = r.right().min(clip.right());
+    let bottom = r.bottom().min(clip.bottom());
+    if right > x && bottom > y {
+        Some(Rect::new(x, y, right - x, bottom - y))
+    } else {
+        None
     }
 }

@@ -36,7 +36,9 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
     acc.stats.occlusion_ms += s.stats.occlusion_ms;
     acc.above += s.offscreen.above;
     acc.below += s.offscreen.below;
-    if acc.modal.is_none() {
+    // A reliable modal anywhere beats a heuristic overlay warning.
+    let reliable = |m: &Option<crate::protocol::ModalInfo>| m.as_ref().map(|m| m.kind != "heuristic").unwrap_or(false);
+    if acc.modal.is_none() || (!reliable(&acc.modal) && reliable(&s.modal)) {
         acc.modal = s.modal.clone();
     }
     if acc.overlay.is_none() {
@@ -69,7 +71,7 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
     let body = frame_lines(&root, 0, &mut acc);
     let s = &root.snapshot;
     let mut lines = position_lines(&s.viewport);
-    if acc.modal.is_some() {
+    if acc.modal.as_ref().map(|m| m.kind != "heuristic").unwrap_or(false) {
         lines.push("# A modal is open. Only modal elements have refs.".into());
     }
     if let Some(o) = &acc.overlay {

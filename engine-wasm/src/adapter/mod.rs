@@ -2,6 +2,7 @@
 //! Everything here reads or touches the live page; all decisions are made by
 //! the pure modules it calls.
 mod js;
+mod probe;
 mod resolve;
 mod state;
 mod walk;
@@ -106,7 +107,10 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
         st,
         elements: &walked.elements,
     };
-    let mut snap = build_frame_snapshot(&walked.tree, render_root, &facts, &req, &mut alloc);
+    let own_viewport =
+        crate::protocol::Rect::new(0.0, 0.0, facts.viewport.viewport_width, facts.viewport.viewport_height);
+    let mut probe = probe::LiveProbe::new(st, &walked.elements, doc.clone(), req.ref_prefix.clone(), own_viewport);
+    let mut snap = build_frame_snapshot(&walked.tree, render_root, &facts, &req, &mut alloc, &mut probe);
     if walked.truncated {
         snap.notes.push(format!(
             "Page too large: the snapshot stops after {} nodes.",

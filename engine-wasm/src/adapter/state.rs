@@ -107,6 +107,11 @@ impl EngineState {
         n
     }
 
+    /// The ref number of an element, without allocating one.
+    pub fn existing_ref_number(&self, el: &Element) -> Option<u32> {
+        self.ref_of.get(el.as_ref()).as_f64().map(|n| n as u32)
+    }
+
     /// The element a ref number was given to, if it is still registered.
     pub fn element_for_ref(&self, n: u32) -> Option<Element> {
         let v = self.by_ref.get(&JsValue::from(n));

@@ -1,0 +1,187 @@
+//! Hit-testing the live page: which modal is on top, and whether a ref'd
+//! element actually receives a click at its action point.
+use super::state::EngineState;
+use crate::dom::{DomTree, NodeId};
+use crate::modal::ModalFinding;
+use crate::protocol::Rect;
+use crate::selector::{css_escape_ident, SHADOW_SEPARATOR};
+use crate::snapshot::{clip_rect, PageProbe};
+use std::collections::{HashMap, HashSet};
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, Node};
+
+pub struct LiveProbe<'a> {
+    pub st: &'a EngineState,
+    pub elements: &'a [Option<Element>],
+    pub doc: Document,
+    pub ref_prefix: String,
+    /// This frame's own viewport (hit-testing only works inside it).
+    pub viewport: Rect,
+    pub ms: f64,
+    ref_set: Option<HashSet<String>>,
+}
+
+impl<'a> LiveProbe<'a> {
+    pub fn new(
+        st: &'a EngineState,
+        elements: &'a [Option<Element>],
+        doc: Document,
+        ref_prefix: String,
+        viewport: Rect,
+    ) -> Self {
+        LiveProbe {
+            st,
+            elements,
+            doc,
+            ref_prefix,
+            viewport,
+            ms: 0.0,
+            ref_set: None,
+        }
+    }
+
+    /// The topmost element at a point, descending into shadow roots.
+    fn deep_hit(&self, x: f64, y: f64) -> Option<Element> {
+        let mut hit = self.doc.element_from_point(x as f32, y as f32)?;
+        for _ in 0..32 {
+            let Some(root) = hit.shadow_root() else { break };
+            match root.element_from_point(x as f32, y as f32) {
+                Some(inner) if inner != hit => hit = inner,
+                _ => break,
+            }
+        }
+        Some(hit)
+    }
+}
+
+/// Parent in the composed (flat) tree: assigned slot, else parent, with
+/// shadow roots stepping out to their host.
+fn composed_parent(n: &Node) -> Option<Node> {
+    if let Some(el) = n.dyn_ref::<Element>() {
+        if let Some(slot) = el.assigned_slot() {
+            return Some(slot.into());
+        }
+    }
+    let p = n.parent_node()?;
+    if let Some(root) = p.dyn_ref::<web_sys::ShadowRoot>() {
+        return Some(root.host().into());
+    }
+    Some(p)
+}
+
+fn composed_contains(ancestor: &Element, node: &Element) -> bool {
+    let target: &Node = ancestor.as_ref();
+    let mut cur: Option<Node> = Some(node.clone().into());
+    let mut steps = 0;
+    while let Some(n) = cur {
+        if &n == target {
+            return true;
+        }
+        steps += 1;
+        if steps > 10_000 {
+            return false;
+        }
+        cur = composed_parent(&n);
+    }
+    false
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+/// A short CSS description of an element that has no ref.
+fn short_selector(el: &Element) -> String {
+    let tag = el.local_name();
+    let id = el.id();
+    if !id.is_empty() {
+        return format!("{tag}#{}", css_escape_ident(&id));
+    }
+    let classes: Vec<String> = el
+        .class_name()
+        .split_whitespace()
+        .take(2)
+        .map(css_escape_ident)
+        .collect();
+    let base = if classes.is_empty() {
+        tag
+    } else {
+        format!("{tag}.{}", classes.join("."))
+    };
+    // Say where it lives when it sits in a shadow root.
+    match el.get_root_node().dyn_ref::<web_sys::ShadowRoot>() {
+        Some(root) => format!("{}{SHADOW_SEPARATOR}{base}", short_selector(&root.host())),
+        None => base,
+    }
+}
+
+impl PageProbe for LiveProbe<'_> {
+    fn modal_owners(&mut self, tree: &DomTree, candidates: &[ModalFinding]) -> Option<Vec<Option<usize>>> {
+        let t0 = now_ms();
+        let els: Vec<Option<&Element>> = candidates.iter().map(|c| self.elements[c.node].as_ref()).collect();
+        let depth = |id: NodeId| tree.ancestors(id).count();
+        let mut owners = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            let rect = tree.element(c.node).map(|e| e.rect).unwrap_or_default();
+            let owner = clip_rect(&rect, &self.viewport).and_then(|r| {
+                let hit = self.deep_hit(r.x + r.width / 2.0, r.y + r.height / 2.0)?;
+                (0..candidates.len())
+                    .filter(|&i| els[i].map(|e| composed_contains(e, &hit)).unwrap_or(false))
+                    .max_by_key(|&i| depth(candidates[i].node))
+            });
+            owners.push(owner);
+        }
+        self.ms += now_ms() - t0;
+        Some(owners)
+    }
+
+    fn covered_by(&mut self, tree: &DomTree, node: NodeId, refs: &HashMap<NodeId, String>) -> Option<String> {
+        let t0 = now_ms();
+        let result = (|| {
+            let el = self.elements[node].as_ref()?;
+            let rect = tree.element(node)?.rect;
+            let r = clip_rect(&rect, &self.viewport)?;
+            // Centre first; two inner points as fallbacks for partly covered targets.
+            let points = [(0.5, 0.5), (0.25, 0.25), (0.75, 0.75)];
+            let mut first_hit: Option<Element> = None;
+            for (fx, fy) in points {
+                let hit = self.deep_hit(r.x + r.width * fx, r.y + r.height * fy)?;
+                if composed_contains(el, &hit) {
+                    return None;
+                }
+                first_hit.get_or_insert(hit);
+            }
+            let hit = first_hit?;
+            // Report the covering layer, not the span the point landed on:
+            // climb while the ancestor still doesn't contain the target.
+            let mut layer = hit;
+            for _ in 0..64 {
+                let Some(p) = composed_parent(layer.as_ref()).and_then(|p| p.dyn_into::<Element>().ok()) else {
+                    break;
+                };
+                let tag = p.local_name();
+                if tag == "body" || tag == "html" || composed_contains(&p, el) {
+                    break;
+                }
+                layer = p;
+            }
+            let set = self.ref_set.get_or_insert_with(|| refs.values().cloned().collect());
+            if let Some(n) = self.st.existing_ref_number(&layer) {
+                let r = format!("{}e{n}", self.ref_prefix);
+                if set.contains(&r) {
+                    return Some(r);
+                }
+            }
+            Some(short_selector(&layer))
+        })();
+        self.ms += now_ms() - t0;
+        result
+    }
+
+    fn elapsed_ms(&self) -> f64 {
+        self.ms
+    }
+}
