@@ -40,7 +40,7 @@ impl fmt::Display for NavigationErrorKind {
         match self {
             Self::ConnectionRefused => f.write_str("connection refused (net::ERR_CONNECTION_REFUSED)"),
             Self::NameNotResolved => f.write_str("host name not resolved (net::ERR_NAME_NOT_RESOLVED)"),
-            Self::Timeout => f.write_str("timed out"),
+            Self::Timeout => f.write_str("timed out waiting for the load event"),
             Self::FileNotFound => f.write_str("file not found (net::ERR_FILE_NOT_FOUND)"),
             Self::Other(text) => f.write_str(text),
         }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CreateIsolatedWorldParams, EnableParams, FrameId, FrameTree,
-    GetFrameTreeParams, NavigateParams, SetBypassCspParams,
+    GetFrameTreeParams, NavigateParams, SetBypassCspParams, StopLoadingParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams,
@@ -201,7 +201,10 @@ impl Page {
         )
         .await;
         match navigated {
-            Err(_) | Ok(Err(CdpError::Timeout)) => return Err(nav_err(NavigationErrorKind::Timeout)),
+            Err(_) | Ok(Err(CdpError::Timeout)) => {
+                self.abandon_navigation().await;
+                return Err(nav_err(NavigationErrorKind::Timeout));
+            }
             Ok(Err(e)) => return Err(Error::cdp("Page.navigate", e)),
             Ok(Ok(resp)) => {
                 if let Some(text) = resp.result.error_text.as_deref().filter(|t| !t.is_empty()) {
@@ -211,6 +214,25 @@ impl Page {
         }
         self.settle().await;
         Ok(url)
+    }
+
+    /// Gives up on a navigation that timed out. chromiumoxide keeps watching
+    /// it (and queues later navigations behind it) until its own 30 s
+    /// deadline; committing a blank document ends that watch at once.
+    async fn abandon_navigation(&self) {
+        let _ = self.inner.execute(StopLoadingParams::default()).await;
+        let blank = async {
+            let main = self.main_frame_id().await?;
+            let ctx = self.world_context(&main).await?;
+            self.evaluate_in(&main, ctx, "location.replace('about:blank')", false)
+                .await
+        };
+        match tokio::time::timeout(Duration::from_secs(2), blank).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::debug!("abandon navigation: {e}"),
+            Err(_) => tracing::debug!("abandon navigation: timed out"),
+        }
+        self.forget_contexts();
     }
 
     /// Waits for two animation frames in the main frame (best effort).
@@ -457,11 +479,15 @@ impl Page {
             .map(str::to_string))
     }
 
-    /// Scrolls the main frame's window to `y` and waits for a frame.
+    /// Scrolls the main frame's window to `y` (instantly, whatever the page's
+    /// `scroll-behavior`) and waits for a frame.
     pub(crate) async fn scroll_to(&self, y: f64) -> Result<()> {
         let main = self.main_frame_id().await?;
         let ctx = self.ensure_engine(&main).await?;
-        let expression = format!("window.scrollTo(0, {}); {NEXT_FRAMES_JS}", y.max(0.0));
+        let expression = format!(
+            "window.scrollTo({{ left: 0, top: {}, behavior: \"instant\" }}); {NEXT_FRAMES_JS}",
+            y.max(0.0)
+        );
         self.evaluate_in(&main, ctx, &expression, true).await?;
         Ok(())
     }
