@@ -81,3 +81,55 @@ fn bad_viewport_is_a_usage_error() {
     assert!(out.stderr.contains("--viewport"), "{}", out.stderr);
     assert!(out.stdout.is_empty());
 }
+
+/// A page that never answers: a typed timeout, and the page stays usable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigation_timeout_is_typed_and_the_page_recovers() {
+    use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, SnapshotOptions};
+    use std::time::{Duration, Instant};
+    with_timeout("navigation timeout test", async {
+        let server = FixtureServer::start();
+        let options = LaunchOptions {
+            navigation_timeout: Duration::from_secs(3),
+            ..Default::default()
+        };
+        let browser = Browser::launch(options).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        let hang = server.url("__hang");
+        let started = Instant::now();
+        let err = page.goto(&hang).await.expect_err("/__hang never loads");
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "timeout took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            matches!(
+                &err,
+                Error::Navigation {
+                    kind: NavigationErrorKind::Timeout,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("could not load {hang}: timed out waiting for the load event")
+        );
+
+        let started = Instant::now();
+        page.goto(&server.url("short.html"))
+            .await
+            .expect("the next navigation works");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "next goto took {:?}",
+            started.elapsed()
+        );
+        let snap = page.snapshot(&SnapshotOptions::default()).await.expect("snapshot");
+        assert!(snap.tree.contains(r#"button "Only button""#), "{}", snap.tree);
+        browser.close().await.expect("close");
+    })
+    .await;
+}

@@ -62,9 +62,9 @@ async fn page_position_at_top_middle_bottom_and_short_page() {
         assert_position(&top, 0, 9, true, false);
         // Full mode renders everything; what is outside the viewport says so.
         let first = line_with(&top.tree, r#"button "Button 1""#);
-        assert!(!first.contains("[offscreen]"), "{first}");
+        assert!(!offscreen(&top.tree, r#"button "Button 1""#), "{}", top.tree);
         let last = line_with(&top.tree, r#"button "Button 10""#);
-        assert!(last.contains("[offscreen]"), "{last}");
+        assert!(offscreen(&top.tree, r#"button "Button 10""#), "{}", top.tree);
         assert!(top.refs.get(&ref_of(first).unwrap()).unwrap().in_viewport);
         assert!(!top.refs.get(&ref_of(last).unwrap()).unwrap().in_viewport);
 
@@ -77,16 +77,8 @@ async fn page_position_at_top_middle_bottom_and_short_page() {
             .unwrap();
         assert_eq!(middle.viewport.scroll_y, 3600.0);
         assert_position(&middle, 5, 4, false, false);
-        assert!(
-            !line_with(&middle.tree, r#"button "Button 6""#).contains("[offscreen]"),
-            "{}",
-            middle.tree
-        );
-        assert!(
-            line_with(&middle.tree, r#"button "Button 1""#).contains("[offscreen]"),
-            "{}",
-            middle.tree
-        );
+        assert!(!offscreen(&middle.tree, r#"button "Button 6""#), "{}", middle.tree);
+        assert!(offscreen(&middle.tree, r#"button "Button 1""#), "{}", middle.tree);
 
         let bottom = page
             .snapshot(&SnapshotOptions {
@@ -110,7 +102,7 @@ async fn page_position_at_top_middle_bottom_and_short_page() {
         page.goto(&server.url("short.html")).await.expect("goto short.html");
         let short = page.snapshot(&SnapshotOptions::default()).await.unwrap();
         assert_position(&short, 0, 0, true, true);
-        assert!(!line_with(&short.tree, r#"button "Only button""#).contains("[offscreen]"));
+        assert!(!offscreen(&short.tree, r#"button "Only button""#), "{}", short.tree);
 
         browser.close().await.expect("close");
     })

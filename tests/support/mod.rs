@@ -423,3 +423,11 @@ pub fn ref_with(tree: &str, needle: &str) -> String {
     let line = line_with(tree, needle);
     ref_of(line).unwrap_or_else(|| panic!("line {line:?} has no ref in:\n{tree}"))
 }
+
+/// True when the line containing `needle`, or a line enclosing it, is marked
+/// `[offscreen]` (the engine marks only the highest offscreen node).
+pub fn offscreen(tree: &str, needle: &str) -> bool {
+    let idx = line_index(tree, needle);
+    let line = tree.lines().nth(idx).unwrap();
+    line.contains("[offscreen]") || ancestors(tree, idx).iter().any(|l| l.contains("[offscreen]"))
+}
