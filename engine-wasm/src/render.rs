@@ -206,10 +206,23 @@ pub fn render(input: &RenderInput) -> Rendered {
     // (node, output parent, an ancestor already carries [offscreen])
     let mut stack: Vec<(NodeId, usize, bool)> = vec![(input.root, 0, false)];
     while let Some((id, parent_out, marked_off)) = stack.pop() {
+        let node = tree.node(id);
         if sem.is_hidden(id) {
+            // `visibility:hidden` hides only the element itself: a descendant
+            // with `visibility:visible` shows again, so keep looking inside.
+            let visibility_only = node
+                .element()
+                .and_then(|e| e.style.as_ref())
+                .map(|s| s.visibility_hidden && s.display != crate::dom::Display::None)
+                .unwrap_or(false);
+            // (Blocking ancestors never push their children, so no need to look up.)
+            if visibility_only {
+                for &c in node.children.iter().rev() {
+                    stack.push((c, parent_out, marked_off));
+                }
+            }
             continue;
         }
-        let node = tree.node(id);
         match &node.kind {
             NodeKind::Text(t) => {
                 if input.mode == SnapshotMode::Viewport && !in_view[id] {

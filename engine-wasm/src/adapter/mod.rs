@@ -202,7 +202,7 @@ pub fn describe_all(css: &str) -> Result<String, JsValue> {
                 "found": true,
                 "role": sem.role(id),
                 "name": crate::render::normalize_ws(&sem.name(id)),
-                "description": "", // TODO(semantics): sem.description(id) once it lands
+                "description": crate::render::normalize_ws(&sem.description(id)),
                 "hidden": sem.is_hidden(id),
             }),
             None => serde_json::json!({"found": false}),
