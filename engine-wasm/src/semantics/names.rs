@@ -683,21 +683,25 @@ impl<'a, 't> Computer<'a, 't> {
     /// children) to `out`, walking descendants with an explicit stack.
     fn content(&mut self, id: NodeId, e: Option<&'t ElementData>, mode: Mode, out: &mut String) {
         let tree = self.s.tree;
+        let mut acc = Acc {
+            text: std::mem::take(out),
+            ink_end: 0,
+        };
         let mut stack: Vec<Op<'t>> = Vec::new();
         push_content(&mut stack, tree.children(id), e);
         while let Some(op) = stack.pop() {
             match op {
-                Op::Str(s) => out.push_str(s),
-                Op::Space => out.push(' '),
+                Op::Str(s) => acc.push(s),
+                Op::Space => acc.space(),
                 Op::Exit(c, start) => {
-                    if is_blank(&out[start..]) {
+                    if acc.ink_end <= start {
                         if let Some(ce) = tree.element(c) {
                             let (f, _) = self.fallback(c, ce);
                             // A blank content keeps its whitespace: it may be
                             // the only separator between two words.
                             if !f.is_empty() {
-                                out.truncate(start);
-                                out.push_str(&f);
+                                acc.text.truncate(start);
+                                acc.push(&f);
                             }
                         }
                     }
@@ -707,7 +711,7 @@ impl<'a, 't> Computer<'a, 't> {
                     match &tree.node(c).kind {
                         NodeKind::Text(t) => {
                             if !hidden {
-                                out.push_str(t);
+                                acc.push(t);
                             }
                         }
                         NodeKind::Document | NodeKind::ShadowRoot => push_content(&mut stack, tree.children(c), None),
@@ -722,30 +726,30 @@ impl<'a, 't> Computer<'a, 't> {
                             if !self.visited.insert(c) {
                                 // Its box still separates the words around it.
                                 if is_block(ce) {
-                                    out.push(' ');
+                                    acc.space();
                                 }
                                 continue;
                             }
                             if ce.tag == "br" {
-                                out.push(' ');
+                                acc.space();
                                 continue;
                             }
                             let block = is_block(ce);
                             if block {
-                                out.push(' ');
+                                acc.space();
                             }
                             match self.steps(c, ce, mode, Kind::Descendant) {
                                 Step::Done(t) => {
-                                    out.push_str(&t);
+                                    acc.push(&t);
                                     if block {
-                                        out.push(' ');
+                                        acc.space();
                                     }
                                 }
                                 Step::Content { allowed } => {
                                     if block {
                                         stack.push(Op::Space);
                                     }
-                                    stack.push(Op::Exit(c, out.len()));
+                                    stack.push(Op::Exit(c, acc.text.len()));
                                     if allowed {
                                         push_content(&mut stack, tree.children(c), Some(ce));
                                     }
@@ -756,6 +760,28 @@ impl<'a, 't> Computer<'a, 't> {
                 }
             }
         }
+        *out = acc.text;
+    }
+}
+
+/// Accumulated name text, remembering where the last non-blank character
+/// ends so "was anything written since position p" is O(1) (nested blocks
+/// would otherwise rescan their text at every level: quadratic on deep trees).
+struct Acc {
+    text: String,
+    ink_end: usize,
+}
+
+impl Acc {
+    fn push(&mut self, s: &str) {
+        let base = self.text.len();
+        self.text.push_str(s);
+        if let Some(i) = s.rfind(|c: char| !c.is_ascii_whitespace()) {
+            self.ink_end = base + i + 1;
+        }
+    }
+    fn space(&mut self) {
+        self.text.push(' ');
     }
 }
 
@@ -854,4 +880,400 @@ fn first_labelable(s: &Semantics, label: NodeId) -> Option<NodeId> {
                 .map(|e| LABELABLE.contains(&e.tag.as_str()) && !(e.tag == "input" && input_type(e) == "hidden"))
                 .unwrap_or(false)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::{DomTree, Style, TreeBuilder};
+    use crate::semantics::test_html::{by_id, parse};
+
+    /// Name of the element with id `id` in `html`.
+    fn name(html: &str, id: &str) -> String {
+        let t = parse(html);
+        let s = Semantics::compute(&t);
+        s.name(by_id(&t, id))
+    }
+
+    fn desc(html: &str, id: &str) -> String {
+        let t = parse(html);
+        let s = Semantics::compute(&t);
+        s.description(by_id(&t, id))
+    }
+
+    #[test]
+    fn normalize_collapses_ascii_whitespace_keeps_inner_nbsp() {
+        assert_eq!(normalize("  a \t\n b  "), "a b");
+        assert_eq!(normalize("\u{a0}a\u{a0}\u{a0}b\u{a0} "), "a\u{a0}\u{a0}b");
+        assert_eq!(normalize("a \u{a0} b"), "a \u{a0} b");
+        assert_eq!(normalize("\u{2800}"), "\u{2800}");
+        assert_eq!(normalize(" \n "), "");
+    }
+
+    #[test]
+    fn hidden_root_and_hidden_content() {
+        let html = r##"<div style="display:none"><button id=a>x</button></div>
+            <button id=b>one <span aria-hidden="true">two</span><span hidden>three</span> four</button>
+            <button id=c aria-hidden="true">x</button>"##;
+        assert_eq!(name(html, "a"), "");
+        assert_eq!(name(html, "b"), "one four");
+        assert_eq!(name(html, "c"), "");
+    }
+
+    #[test]
+    fn hidden_referenced_node_includes_hidden_descendants() {
+        let html = r##"<button id=a aria-labelledby="l">x</button>
+            <div id=l hidden>foo <span aria-hidden="true">bar</span> <span style="visibility:hidden">baz</span></div>
+            <button id=b aria-labelledby="v">x</button>
+            <div id=v>foo <span aria-hidden="true">bar</span></div>"##;
+        assert_eq!(name(html, "a"), "foo bar baz");
+        assert_eq!(name(html, "b"), "foo");
+    }
+
+    #[test]
+    fn labelledby_order_self_reference_and_no_second_hop() {
+        let html = r##"<button id=a aria-labelledby="l2 missing l1">content</button>
+            <span id=l1>one</span><span id=l2 aria-labelledby="l1">two</span>
+            <input id=b aria-label="self" aria-labelledby="b l1">
+            <button id=c aria-labelledby="empty" aria-label="fallback">content</button><span id=empty> </span>
+            <button id=d aria-labelledby="nothing-here">content</button>"##;
+        assert_eq!(name(html, "a"), "two one");
+        assert_eq!(name(html, "b"), "self one");
+        assert_eq!(name(html, "c"), "fallback");
+        assert_eq!(name(html, "d"), "content");
+    }
+
+    #[test]
+    fn labelledby_cycles_terminate() {
+        let html =
+            r##"<div id=a role=button aria-labelledby="b">A</div><div id=b role=button aria-labelledby="a">B</div>"##;
+        assert_eq!(name(html, "a"), "B");
+        assert_eq!(name(html, "b"), "A");
+    }
+
+    #[test]
+    fn labelledby_resolves_in_own_scope() {
+        let html = r##"<span id=l>outer</span>
+            <x-el><template shadowrootmode="open"><span id=l>inner</span><button id=btn aria-labelledby="l"></button></template></x-el>
+            <button id=out aria-labelledby="l"></button>"##;
+        let t = parse(html);
+        let s = Semantics::compute(&t);
+        let btn = t
+            .nodes
+            .iter()
+            .position(|n| n.element().and_then(|e| e.attr("id")) == Some("btn"))
+            .unwrap();
+        assert_eq!(s.name(btn), "inner");
+        assert_eq!(s.name(by_id(&t, "out")), "outer");
+    }
+
+    #[test]
+    fn aria_label_rules() {
+        let html = r##"<button id=a aria-label="  Close  ">x</button>
+            <button id=b aria-label=" ">text</button>
+            <div id=c aria-label="generic label">x</div>
+            <button id=d aria-label="&nbsp;">x</button>"##;
+        assert_eq!(name(html, "a"), "Close");
+        assert_eq!(name(html, "b"), "text");
+        assert_eq!(name(html, "c"), "generic label");
+        // U+00A0 is not blank for aria-label, and is then trimmed from the result.
+        assert_eq!(name(html, "d"), "");
+    }
+
+    #[test]
+    fn labels_for_and_wrapping() {
+        let html = r##"<label for=a>For A</label><input id=a>
+            <label>Wrap <input id=b> end</label>
+            <label for=c>first</label><label>second <input id=c></label>
+            <label for=other>not mine <input id=d></label><input id=other>
+            <label>two <input id=e1><input id=e2></label>
+            <label for=dup>dup</label><input id=dup><input id=dup data-n=2>
+            <label for=h style="display:none">hidden label</label><input id=h>"##;
+        assert_eq!(name(html, "a"), "For A");
+        assert_eq!(name(html, "b"), "Wrap end");
+        assert_eq!(name(html, "c"), "first second");
+        assert_eq!(name(html, "d"), "");
+        assert_eq!(name(html, "other"), "not mine");
+        assert_eq!(name(html, "e1"), "two");
+        let t = parse(html);
+        let s = Semantics::compute(&t);
+        let e2 = by_id(&t, "e2");
+        assert_eq!(s.name(e2), "");
+        let second_dup = t
+            .nodes
+            .iter()
+            .position(|n| n.element().and_then(|e| e.attr("data-n")) == Some("2"))
+            .unwrap();
+        assert_eq!(s.name(second_dup), "");
+        assert_eq!(name(html, "h"), "hidden label");
+    }
+
+    #[test]
+    fn label_does_not_cross_shadow_boundary() {
+        let html =
+            r##"<label>Outer <x-field><template shadowrootmode="open"><input id=inner></template></x-field></label>"##;
+        let t = parse(html);
+        let s = Semantics::compute(&t);
+        let inner = t
+            .nodes
+            .iter()
+            .position(|n| n.element().and_then(|e| e.attr("id")) == Some("inner"))
+            .unwrap();
+        assert_eq!(s.name(inner), "");
+    }
+
+    #[test]
+    fn embedded_controls_in_labels() {
+        let html = r##"<label>Show <input id=cb type=checkbox> <input value="5"> items</label>
+            <label>Pick <select id=s2><option>a</option><option selected>b</option></select> <input id=cb2 type=checkbox></label>
+            <label for=cb3>Secret <input type=password value="hunter2"> here</label><input id=cb3 type=checkbox>
+            <label for=cb4>Size <select multiple><option selected>S</option><option>M</option><option selected>L</option></select></label><input id=cb4 type=checkbox>
+            <label for=cb5>Vol <div role=slider aria-valuenow="7.50"></div></label><input id=cb5 type=checkbox>
+            <label for=cb6>Menu <div role=menu><div role=menuitem>Open</div></div> end</label><input id=cb6 type=checkbox>
+            <label for=cb7>Area <textarea>typed</textarea></label><input id=cb7 type=checkbox>"##;
+        assert_eq!(name(html, "cb"), "Show 5 items");
+        assert_eq!(name(html, "s2"), "Pick");
+        assert_eq!(name(html, "cb3"), "Secret here");
+        assert_eq!(name(html, "cb4"), "Size S L");
+        assert_eq!(name(html, "cb5"), "Vol 7.5");
+        assert_eq!(name(html, "cb6"), "Menu end");
+        assert_eq!(name(html, "cb7"), "Area typed");
+    }
+
+    #[test]
+    fn embedded_select_uses_live_form_value() {
+        let mut b = TreeBuilder::new();
+        let label = b.open_el("label", &[("for", "x")]);
+        b.text("Color ");
+        let sel = b.open_el("select", &[]);
+        b.open_el("option", &[]);
+        b.text("Red");
+        b.close();
+        b.close();
+        b.close();
+        let x = b.el("input", &[("id", "x"), ("type", "checkbox")]);
+        b.data(sel).form.value = Some("Blue".into());
+        let _ = label;
+        let t = b.finish();
+        assert_eq!(Semantics::compute(&t).name(x), "Color Blue");
+    }
+
+    #[test]
+    fn root_control_is_not_named_by_its_value() {
+        let html = r##"<input id=a value="typed"><select id=b><option selected>Opt</option></select>
+            <div id=c role=slider aria-valuenow=3 aria-label="Volume"></div>"##;
+        assert_eq!(name(html, "a"), "");
+        assert_eq!(name(html, "b"), "");
+        assert_eq!(name(html, "c"), "Volume");
+    }
+
+    #[test]
+    fn input_buttons_and_images() {
+        let html = r##"<input id=a type=submit><input id=b type=reset><input id=c type=button>
+            <input id=d type=submit value="Send"><input id=e type=image><input id=f type=image alt="Go">
+            <input id=g type=image value="Val"><input id=h type=image title="Tip">
+            <label for=i>Labelled</label><input id=i type=submit value="Send">
+            <input id=j type=button title="Tip">"##;
+        assert_eq!(name(html, "a"), "Submit");
+        assert_eq!(name(html, "b"), "Reset");
+        assert_eq!(name(html, "c"), "");
+        assert_eq!(name(html, "d"), "Send");
+        assert_eq!(name(html, "e"), "Submit");
+        assert_eq!(name(html, "f"), "Go");
+        assert_eq!(name(html, "g"), "Val");
+        assert_eq!(name(html, "h"), "Tip");
+        assert_eq!(name(html, "i"), "Labelled");
+        assert_eq!(name(html, "j"), "Tip");
+    }
+
+    #[test]
+    fn text_fields_title_then_placeholder() {
+        let html = r##"<input id=a placeholder="Search"><input id=b title="T" placeholder="P">
+            <textarea id=c placeholder="Write"></textarea><div id=d role=textbox aria-placeholder="Type here"></div>
+            <input id=e type=checkbox placeholder="no">"##;
+        assert_eq!(name(html, "a"), "Search");
+        assert_eq!(name(html, "b"), "T");
+        assert_eq!(name(html, "c"), "Write");
+        assert_eq!(name(html, "d"), "Type here");
+        assert_eq!(name(html, "e"), "");
+    }
+
+    #[test]
+    fn host_language_containers() {
+        let html = r##"<fieldset id=a><legend>Shipping <b>address</b></legend><input></fieldset>
+            <figure id=b><img alt="chart"><figcaption>Sales</figcaption></figure>
+            <table id=c><caption>Prices</caption><tr><td>1</td></tr></table>
+            <select><optgroup id=d label="Fruits"><option id=e label="Apple">A</option><option id=f> Pear </option></optgroup></select>
+            <svg id=g><title>Logo</title><circle></circle></svg>
+            <svg id=h aria-label="Named"><title>Logo</title></svg>
+            <img id=i alt="  "><img id=j src="x.png">
+            <map><area id=k href="#" alt="Region"></map>"##;
+        assert_eq!(name(html, "a"), "Shipping address");
+        assert_eq!(name(html, "b"), "Sales");
+        assert_eq!(name(html, "c"), "Prices");
+        assert_eq!(name(html, "d"), "Fruits");
+        assert_eq!(name(html, "e"), "Apple");
+        assert_eq!(name(html, "f"), "Pear");
+        assert_eq!(name(html, "g"), "Logo");
+        assert_eq!(name(html, "h"), "Named");
+        assert_eq!(name(html, "i"), "");
+        assert_eq!(name(html, "j"), "");
+        assert_eq!(name(html, "k"), "Region");
+    }
+
+    #[test]
+    fn name_from_content_only_for_allowed_roots() {
+        let html = r##"<div id=a>text</div><p id=b>para</p><ul id=c><li id=d>item</li></ul>
+            <div id=e role=tab>Tab</div><table><tr id=f><td id=g>x</td><td>y</td></tr></table>
+            <div id=h role=option>Opt</div><summary id=i>Sum</summary>
+            <details><summary id=j>More</summary>body</details><label id=k>Lbl</label>"##;
+        assert_eq!(name(html, "a"), "");
+        assert_eq!(name(html, "b"), "");
+        assert_eq!(name(html, "c"), "");
+        assert_eq!(name(html, "d"), "");
+        assert_eq!(name(html, "e"), "Tab");
+        assert_eq!(name(html, "f"), "x y");
+        assert_eq!(name(html, "g"), "x");
+        assert_eq!(name(html, "h"), "Opt");
+        assert_eq!(name(html, "i"), "");
+        assert_eq!(name(html, "j"), "More");
+        assert_eq!(name(html, "k"), "");
+    }
+
+    #[test]
+    fn content_walk_respects_container_roles_and_presentation() {
+        let html = r##"<a id=a href="#">Go <span role=img aria-label="arrow"></span></a>
+            <a id=b href="#">Open <div role=menu>Cut Copy</div></a>
+            <a id=c href="#"><span role=none>plain</span> <img alt="" title="no"></a>
+            <button id=d><img src="icon.png" title="Delete"></button>
+            <button id=e><span title="ignored">Save</span></button>
+            <a id=f href="#"><div role=toolbar>tools</div>link</a>"##;
+        assert_eq!(name(html, "a"), "Go arrow");
+        assert_eq!(name(html, "b"), "Open");
+        // alt="" makes the image presentational only without title; with one it names.
+        assert_eq!(name(html, "c"), "plain no");
+        assert_eq!(name(html, "d"), "Delete");
+        assert_eq!(name(html, "e"), "Save");
+        assert_eq!(name(html, "f"), "link");
+    }
+
+    #[test]
+    fn inline_block_br_and_pseudo_joining() {
+        let html = r##"<button id=a><span>a</span><span>b</span></button>
+            <button id=b><div>a</div><div>b</div></button>
+            <button id=c>a<br>b</button>
+            <button id=d data-before="[" data-after="]">x</button>
+            <button id=e><span data-before="icon-">x</span>y</button>
+            <a id=f href="#"><span style="display:contents">a</span>b</a>
+            <h2 id=g><span style="display:inline-block">a</span>b</h2>"##;
+        assert_eq!(name(html, "a"), "ab");
+        assert_eq!(name(html, "b"), "a b");
+        assert_eq!(name(html, "c"), "a b");
+        assert_eq!(name(html, "d"), "[x]");
+        assert_eq!(name(html, "e"), "icon-xy");
+        assert_eq!(name(html, "f"), "ab");
+        assert_eq!(name(html, "g"), "a b");
+    }
+
+    #[test]
+    fn visibility_can_be_undone_inside_content() {
+        let html = r##"<button id=a>one <span style="visibility:hidden">two <span style="visibility:visible">three</span></span></button>
+            <button id=b>one <span style="display:none">two <span style="visibility:visible">three</span></span></button>"##;
+        assert_eq!(name(html, "a"), "one three");
+        assert_eq!(name(html, "b"), "one");
+    }
+
+    #[test]
+    fn content_visibility_and_closed_details_are_not_read() {
+        let html = r##"<a id=a href="#">shown <span style="content-visibility:hidden">box <b>inner</b></span></a>
+            <div id=b role=button><details><summary>Sum</summary>secret</details></div>"##;
+        // The span itself stays, but all of its content is skipped.
+        assert_eq!(name(html, "a"), "shown");
+        assert_eq!(name(html, "b"), "Sum");
+    }
+
+    #[test]
+    fn shadow_content_and_slots_in_names() {
+        let html = r##"<button id=a><x-icon><template shadowrootmode="open"><span>Star</span> <slot>light</slot></template></x-icon></button>
+            <my-button id=b role=button><template shadowrootmode="open"><slot aria-label="slot label">Go</slot></template></my-button>"##;
+        assert_eq!(name(html, "a"), "Star light");
+        assert_eq!(name(html, "b"), "Go");
+    }
+
+    #[test]
+    fn text_node_name() {
+        let t = parse("<p>  some   text </p>");
+        let s = Semantics::compute(&t);
+        let p = t
+            .nodes
+            .iter()
+            .position(|n| n.element().map(|e| e.tag == "p").unwrap_or(false))
+            .unwrap();
+        assert_eq!(s.name(t.children(p)[0]), "some text");
+    }
+
+    #[test]
+    fn descriptions() {
+        let html = r##"<button id=a aria-describedby="d1 d2" title="tip">Go</button><p id=d1>first</p><p id=d2 hidden>second</p>
+            <button id=b aria-description=" extra " title="tip">Go</button>
+            <button id=c title="tip">Go</button>
+            <button id=d title="tip"></button>
+            <button id=e aria-describedby="missing" title="tip">Go</button>
+            <input id=f aria-describedby="f">
+            <button id=g aria-describedby="lbl">Go</button><label id=lbl>Hint <input value="v"></label>"##;
+        assert_eq!(desc(html, "a"), "first second");
+        assert_eq!(desc(html, "b"), "extra");
+        assert_eq!(desc(html, "c"), "tip");
+        assert_eq!(name(html, "d"), "tip");
+        assert_eq!(desc(html, "d"), "");
+        assert_eq!(desc(html, "e"), "tip");
+        assert_eq!(desc(html, "f"), "");
+        assert_eq!(desc(html, "g"), "Hint v");
+    }
+
+    #[test]
+    fn deep_trees_do_not_overflow() {
+        // 5,000 nested inline spans inside a button, labelled by a 5,000-deep div chain.
+        let mut b = TreeBuilder::new();
+        let btn = b.open_el("button", &[("aria-describedby", "deep")]);
+        for _ in 0..5000 {
+            let s = b.open_el("span", &[]);
+            b.data(s).style = Some(Style {
+                display: Display::Inline,
+                ..Default::default()
+            });
+        }
+        b.text("bottom");
+        for _ in 0..5000 {
+            b.close();
+        }
+        b.close();
+        let host = b.open_el("div", &[("id", "deep")]);
+        for i in 0..5000 {
+            b.open_el(if i % 3 == 0 { "section" } else { "div" }, &[]);
+        }
+        b.text("deep text");
+        let t: DomTree = b.finish();
+        let s = Semantics::compute(&t);
+        assert_eq!(s.name(btn), "bottom");
+        assert_eq!(s.description(btn), "deep text");
+        assert_eq!(s.name(host), "");
+    }
+
+    #[test]
+    fn deep_label_nesting_is_bounded() {
+        // Each checkbox's label holds the next checkbox: names stay finite.
+        let mut html = String::new();
+        for i in 0..50 {
+            html.push_str(&format!(
+                "<label for=c{i}>L{i} <input type=checkbox id=c{} title=t{}></label>",
+                i + 1,
+                i + 1
+            ));
+        }
+        html.push_str("<input type=checkbox id=c0>");
+        let got = name(&html, "c0");
+        assert!(got.starts_with("L0 L1"), "{got}");
+        assert!(got.split(' ').count() <= 2 + MAX_REF_DEPTH as usize * 2, "{got}");
+    }
 }
