@@ -47,6 +47,9 @@
 //! The result has runs of ASCII whitespace collapsed to one space and is
 //! trimmed (ASCII whitespace and U+00A0 at the ends; inner U+00A0 kept).
 //!
+//! Name from content stops after `MAX_CONTENT_BYTES` of text (browsers do
+//! not cap; no real name comes close).
+//!
 //! The descendant walk uses an explicit stack; the only native recursion is
 //! through references (labelledby, label, legend…), bounded by
 //! `MAX_REF_DEPTH`, so trees of any depth are safe.
@@ -58,6 +61,12 @@ use std::collections::HashSet;
 /// How many references (labelledby → label → legend…) may nest. accname
 /// itself stops labelledby after one hop; this also bounds label chains.
 const MAX_REF_DEPTH: u8 = 4;
+
+/// Name from content stops collecting after this many bytes. Names are
+/// shown cut to a few hundred characters at most, and nested
+/// name-from-content roots (treeitems holding treeitems, a link around a
+/// whole card) would otherwise make naming every node quadratic.
+const MAX_CONTENT_BYTES: usize = 10_000;
 
 /// Roles whose name comes from their content when they are the node named.
 const NAME_FROM_CONTENT: &[&str] = &[
@@ -690,6 +699,9 @@ impl<'a, 't> Computer<'a, 't> {
         let mut stack: Vec<Op<'t>> = Vec::new();
         push_content(&mut stack, tree.children(id), e);
         while let Some(op) = stack.pop() {
+            if acc.text.len() > MAX_CONTENT_BYTES {
+                break;
+            }
             match op {
                 Op::Str(s) => acc.push(s),
                 Op::Space => acc.space(),
@@ -1258,6 +1270,25 @@ mod tests {
         assert_eq!(s.name(btn), "bottom");
         assert_eq!(s.description(btn), "deep text");
         assert_eq!(s.name(host), "");
+    }
+
+    #[test]
+    fn content_names_are_capped() {
+        let mut b = TreeBuilder::new();
+        let link = b.open_el("a", &[("href", "#")]);
+        for i in 0..5000 {
+            b.open_el("p", &[]);
+            b.text(&format!("paragraph number {i} "));
+            b.close();
+        }
+        let t = b.finish();
+        let n = Semantics::compute(&t).name(link);
+        assert!(n.starts_with("paragraph number 0 paragraph number 1"));
+        assert!(
+            n.len() > MAX_CONTENT_BYTES / 2 && n.len() < MAX_CONTENT_BYTES + 100,
+            "{}",
+            n.len()
+        );
     }
 
     #[test]
