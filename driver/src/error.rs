@@ -18,6 +18,8 @@ pub enum NavigationErrorKind {
     Timeout,
     /// A local file that vanished between the check and the load.
     FileNotFound,
+    /// The renderer crashed while loading (e.g. a page too deep to lay out).
+    Crashed,
     /// Any other network error, with Chromium's error text.
     Other(String),
 }
@@ -42,6 +44,7 @@ impl fmt::Display for NavigationErrorKind {
             Self::NameNotResolved => f.write_str("host name not resolved (net::ERR_NAME_NOT_RESOLVED)"),
             Self::Timeout => f.write_str("timed out waiting for the load event"),
             Self::FileNotFound => f.write_str("file not found (net::ERR_FILE_NOT_FOUND)"),
+            Self::Crashed => f.write_str("the page crashed while loading"),
             Self::Other(text) => f.write_str(text),
         }
     }
@@ -81,6 +84,10 @@ pub enum Error {
     /// A driver-side wait ran out of time.
     #[error("timed out after {}s waiting for {what}", .after.as_secs_f64())]
     Timeout { what: String, after: Duration },
+
+    /// The tab's renderer process crashed.
+    #[error("the page crashed (its renderer process died)")]
+    PageCrashed,
 
     /// The browser went away (closed, crashed or interrupted).
     #[error("the browser is closed")]

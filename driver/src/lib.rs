@@ -24,6 +24,9 @@ pub use error::{Error, NavigationErrorKind, Result};
 pub use page::{resolve_target, Page, ENGINE_BUNDLE, MAIN_WORLD_HOOK};
 pub use snapshot::SnapshotOptions;
 
+/// Raw Chrome DevTools Protocol types, for use with [`Page::cdp`].
+pub use chromiumoxide::cdp;
+
 /// The typed protocol shared with the in-page engine (also the `--json` output types).
 pub use sightline_engine::protocol;
 pub use sightline_engine::protocol::{SnapshotMode, SnapshotResult};

@@ -7,11 +7,13 @@
 //! loaded before the injection get the bundle evaluated on first use.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNodeParams};
+use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CreateIsolatedWorldParams, EnableParams, FrameId, FrameTree,
     GetFrameTreeParams, NavigateParams, SetBypassCspParams, StopLoadingParams,
@@ -20,6 +22,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{
     CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams,
 };
 use chromiumoxide::error::CdpError;
+use futures::StreamExt;
 use serde_json::Value;
 use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_VERSION, WORLD_NAME};
 
@@ -140,6 +143,15 @@ pub struct Page {
     inner: chromiumoxide::Page,
     state: Mutex<PageState>,
     navigation_timeout: Duration,
+    /// Set when the tab's renderer crashes (`Inspector.targetCrashed`).
+    crashed: Arc<tokio::sync::watch::Sender<bool>>,
+    crash_watch: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.crash_watch.abort();
+    }
 }
 
 impl std::fmt::Debug for Page {
@@ -176,10 +188,30 @@ impl Page {
             .await
             .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))?;
 
+        // A crashed renderer answers nothing: notice it instead of waiting for timeouts.
+        let mut crashes = inner
+            .event_listener::<EventTargetCrashed>()
+            .await
+            .map_err(|e| Error::cdp("Inspector.targetCrashed", e))?;
+        inner
+            .execute(InspectorEnableParams::default())
+            .await
+            .map_err(|e| Error::cdp("Inspector.enable", e))?;
+        let crashed = Arc::new(tokio::sync::watch::channel(false).0);
+        let flag = crashed.clone();
+        let crash_watch = tokio::spawn(async move {
+            while crashes.next().await.is_some() {
+                tracing::debug!("the page's renderer crashed");
+                flag.send_replace(true);
+            }
+        });
+
         Ok(Page {
             inner,
             state: Mutex::new(PageState::default()),
             navigation_timeout,
+            crashed,
+            crash_watch,
         })
     }
 
@@ -194,12 +226,17 @@ impl Page {
     pub async fn goto(&self, target: &str) -> Result<String> {
         let url = resolve_target(target)?;
         self.forget_contexts();
+        // Navigating a crashed tab gives it a new renderer.
+        self.crashed.send_replace(false);
         let nav_err = |kind| Error::Navigation { url: url.clone(), kind };
-        let navigated = tokio::time::timeout(
+        let navigate = tokio::time::timeout(
             self.navigation_timeout,
             self.inner.execute(NavigateParams::new(url.clone())),
-        )
-        .await;
+        );
+        let navigated = match self.unless_crashed(navigate).await {
+            Ok(n) => n,
+            Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
+        };
         match navigated {
             Err(_) | Ok(Err(CdpError::Timeout)) => {
                 self.abandon_navigation().await;
@@ -214,6 +251,15 @@ impl Page {
         }
         self.settle().await;
         Ok(url)
+    }
+
+    /// Runs `fut` unless the renderer crashes first.
+    pub(crate) async fn unless_crashed<T>(&self, fut: impl Future<Output = T>) -> Result<T> {
+        let mut crashed = self.crashed.subscribe();
+        tokio::select! {
+            v = fut => Ok(v),
+            _ = crashed.wait_for(|c| *c) => Err(Error::PageCrashed),
+        }
     }
 
     /// Gives up on a navigation that timed out. chromiumoxide keeps watching
@@ -271,7 +317,11 @@ impl Page {
 
     /// Closes the tab.
     pub async fn close(self) -> Result<()> {
-        self.inner.close().await.map_err(|e| Error::cdp("Page.close", e))
+        self.inner
+            .clone()
+            .close()
+            .await
+            .map_err(|e| Error::cdp("Page.close", e))
     }
 
     /// The current frame tree.

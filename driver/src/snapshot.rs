@@ -64,6 +64,10 @@ impl Page {
     /// not yet loaded) are left out with a warning; only a failure in the
     /// main frame fails the snapshot.
     pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<SnapshotResult> {
+        self.unless_crashed(self.snapshot_inner(options)).await?
+    }
+
+    async fn snapshot_inner(&self, options: &SnapshotOptions) -> Result<SnapshotResult> {
         let started = Instant::now();
         if let Some(y) = options.scroll_y {
             self.scroll_to(y).await?;

@@ -140,3 +140,41 @@ fn ctrl_c_closes_the_browser() {
     });
     assert!(!Path::new(&profile).exists(), "profile {profile} left behind");
 }
+
+/// A renderer crash is reported as such (not as a timeout), and navigating
+/// gives the tab a new renderer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renderer_crash_is_reported_and_recovered_from() {
+    use sightline::cdp::browser_protocol::page::CrashParams;
+    use sightline::{Error, SnapshotOptions};
+    with_timeout("crash test", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("short.html")).await.expect("goto");
+        // Page.crash never answers: the renderer is gone.
+        let _ = tokio::time::timeout(Duration::from_secs(3), page.cdp().execute(CrashParams::default())).await;
+        let started = Instant::now();
+        let err = page
+            .snapshot(&SnapshotOptions::default())
+            .await
+            .expect_err("snapshot of a crashed tab");
+        assert!(matches!(err, Error::PageCrashed), "{err:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "took {:?}",
+            started.elapsed()
+        );
+
+        page.goto(&server.url("short.html"))
+            .await
+            .expect("goto after the crash");
+        let snap = page
+            .snapshot(&SnapshotOptions::default())
+            .await
+            .expect("snapshot after the crash");
+        assert!(snap.tree.contains(r#"button "Only button""#), "{}", snap.tree);
+        browser.close().await.expect("close");
+    })
+    .await;
+}
