@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::io::Write;
+use std::pin::Pin;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sightline::{resolve_target, Browser, Error, LaunchOptions, Result, SnapshotMode, SnapshotOptions, ViewportSize};
@@ -96,11 +97,15 @@ async fn shutdown_signal() {
     }
 }
 
-/// Runs `fut` unless interrupted first.
-async fn interruptible<T>(fut: impl Future<Output = Result<T>>) -> Result<T> {
+/// Runs `fut` unless `signal` (one pinned [`shutdown_signal`] for the whole
+/// command, so no Ctrl-C falls between two steps) fires first.
+async fn interruptible<T>(
+    signal: Pin<&mut impl Future<Output = ()>>,
+    fut: impl Future<Output = Result<T>>,
+) -> Result<T> {
     tokio::select! {
         r = fut => r,
-        _ = shutdown_signal() => Err(Error::Interrupted),
+        _ = signal => Err(Error::Interrupted),
     }
 }
 
@@ -118,12 +123,14 @@ async fn snapshot(args: SnapshotArgs) -> Result<()> {
         viewport: args.viewport,
         ..LaunchOptions::default()
     };
-    let browser = interruptible(Browser::launch(launch)).await?;
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let browser = interruptible(signal.as_mut(), Browser::launch(launch)).await?;
     let options = SnapshotOptions {
         mode: args.mode.into(),
         scroll_y: args.scroll_y,
     };
-    let outcome = interruptible(async {
+    let outcome = interruptible(signal.as_mut(), async {
         let page = browser.new_page().await?;
         page.goto(&url).await?;
         page.snapshot(&options).await
