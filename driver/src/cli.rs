@@ -55,12 +55,31 @@ pub struct SnapshotArgs {
     /// Scroll the page to this Y offset (CSS pixels) before the snapshot.
     #[arg(long, value_name = "PX", value_parser = parse_scroll)]
     pub scroll_y: Option<f64>,
+    /// Elements outside an open modal: `mark` keeps them as `[obscured]`
+    /// lines without refs; `drop` leaves them out (fewer tokens).
+    #[arg(long, value_enum, default_value_t = ObscuredArg::Mark)]
+    pub obscured: ObscuredArg,
     /// Print the whole result as one JSON object instead of the tree text.
     #[arg(long)]
     pub json: bool,
     /// Show the browser window.
     #[arg(long)]
     pub headed: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ObscuredArg {
+    Mark,
+    Drop,
+}
+
+impl From<ObscuredArg> for sightline_engine::protocol::ObscuredMode {
+    fn from(m: ObscuredArg) -> Self {
+        match m {
+            ObscuredArg::Mark => sightline_engine::protocol::ObscuredMode::Mark,
+            ObscuredArg::Drop => sightline_engine::protocol::ObscuredMode::Drop,
+        }
+    }
 }
 
 fn parse_viewport(s: &str) -> std::result::Result<ViewportSize, String> {
@@ -129,6 +148,7 @@ async fn snapshot(args: SnapshotArgs) -> Result<()> {
     let options = SnapshotOptions {
         mode: args.mode.into(),
         scroll_y: args.scroll_y,
+        obscured_mode: args.obscured.into(),
     };
     let outcome = interruptible(signal.as_mut(), async {
         let page = browser.new_page().await?;

@@ -5,7 +5,9 @@ use std::time::Instant;
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
 use futures::future::BoxFuture;
-use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, Rect, SnapshotMode, SnapshotResult};
+use sightline_engine::protocol::{
+    FrameSnapshot, FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode, SnapshotResult,
+};
 use sightline_engine::stitch::{stitch, FrameNode};
 
 use crate::error::Result;
@@ -18,6 +20,8 @@ pub struct SnapshotOptions {
     pub mode: SnapshotMode,
     /// Scroll the window to this Y (CSS pixels) first.
     pub scroll_y: Option<f64>,
+    /// Elements outside an open modal: marked `[obscured]` (default) or left out.
+    pub obscured_mode: ObscuredMode,
 }
 
 /// The overlap of two rectangles (empty, at `a`'s origin, when they don't meet).
@@ -47,6 +51,67 @@ pub(crate) fn child_clip(content_rect: &Rect, parent_clip: &Rect) -> Rect {
 /// A child frame keyed by its iframe's `FrameSlot.key`, as `stitch` takes it.
 type Child = (String, FrameNode);
 
+/// How a frame is occluded by a modal open elsewhere on the page.
+#[derive(Clone, Debug, PartialEq)]
+enum Occlusion {
+    /// The frame decides for itself (its own modal, if any).
+    Own,
+    /// Everything in the frame is unreachable (its iframe is outside a modal).
+    All,
+    /// A modal is open inside a descendant frame: everything is unreachable
+    /// except the iframe chain leading to it (keys from this frame down).
+    AllExcept(Vec<String>),
+}
+
+impl Occlusion {
+    fn apply(&self, request: &mut FrameSnapshotRequest) {
+        match self {
+            Occlusion::Own => {}
+            Occlusion::All => request.obscure_all = true,
+            Occlusion::AllExcept(path) => {
+                request.obscure_all = true;
+                request.obscure_except_frame = path.first().cloned();
+            }
+        }
+    }
+
+    /// The occlusion of the child frame behind `slot`.
+    fn for_child(&self, slot: &sightline_engine::protocol::FrameSlot) -> Occlusion {
+        match self {
+            Occlusion::All => Occlusion::All,
+            Occlusion::AllExcept(path) if path.first() == Some(&slot.key) => {
+                if path.len() == 1 {
+                    Occlusion::Own
+                } else {
+                    Occlusion::AllExcept(path[1..].to_vec())
+                }
+            }
+            Occlusion::AllExcept(_) => Occlusion::All,
+            Occlusion::Own if slot.obscured => Occlusion::All,
+            Occlusion::Own => Occlusion::Own,
+        }
+    }
+}
+
+fn is_reliable_modal(s: &FrameSnapshot) -> bool {
+    s.modal.as_ref().map(|m| m.kind != "heuristic").unwrap_or(false)
+}
+
+/// Frame keys from the main frame down to the first child frame that has a
+/// reliable modal open, when the main frame itself has none.
+fn child_modal_path(node: &FrameNode) -> Option<Vec<String>> {
+    for (key, child) in &node.children {
+        if is_reliable_modal(&child.snapshot) {
+            return Some(vec![key.clone()]);
+        }
+        if let Some(mut rest) = child_modal_path(child) {
+            rest.insert(0, key.clone());
+            return Some(rest);
+        }
+    }
+    None
+}
+
 /// Header note (rendered as `# …`) for a frame that could not be snapshotted.
 fn skipped_note(url: &str, err: &crate::Error) -> String {
     let url = if url.chars().count() > 120 {
@@ -73,13 +138,34 @@ impl Page {
             self.scroll_to(y).await?;
         }
         let tree = self.frame_tree().await?;
+        let mut root = self.snapshot_tree(&tree, options, Occlusion::Own).await?;
+        // A modal open inside a child frame makes the rest of the page
+        // unreachable too: snapshot again with that frame's chain spared.
+        if !is_reliable_modal(&root.snapshot) {
+            if let Some(path) = child_modal_path(&root) {
+                root = self.snapshot_tree(&tree, options, Occlusion::AllExcept(path)).await?;
+            }
+        }
+        let mut result = stitch(root, options.mode);
+        result.stats.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        Ok(result)
+    }
+
+    async fn snapshot_tree(
+        &self,
+        tree: &FrameTree,
+        options: &SnapshotOptions,
+        occlusion: Occlusion,
+    ) -> Result<FrameNode> {
         let main = tree.frame.id.clone();
-        let request = FrameSnapshotRequest {
+        let mut request = FrameSnapshotRequest {
             mode: options.mode,
             ref_prefix: String::new(),
             visible_clip: None,
+            obscured_mode: options.obscured_mode,
             ..Default::default()
         };
+        occlusion.apply(&mut request);
         let mut snapshot = self.frame_snapshot(&main, &request).await?;
         let clip = Rect::new(
             0.0,
@@ -87,16 +173,13 @@ impl Page {
             snapshot.viewport.viewport_width,
             snapshot.viewport.viewport_height,
         );
-        let (children, notes) = self.snapshot_children(&tree, &snapshot, clip, options.mode).await;
+        let (children, notes) = self.snapshot_children(tree, &snapshot, clip, options, &occlusion).await;
         snapshot.notes.extend(notes);
-        let root = FrameNode {
+        Ok(FrameNode {
             snapshot,
             frame_prefix: String::new(),
             children,
-        };
-        let mut result = stitch(root, options.mode);
-        result.stats.total_ms = started.elapsed().as_secs_f64() * 1000.0;
-        Ok(result)
+        })
     }
 
     /// Snapshots the child frames of `tree` that the parent's snapshot has a
@@ -106,7 +189,8 @@ impl Page {
         tree: &'a FrameTree,
         parent: &'a FrameSnapshot,
         parent_clip: Rect,
-        mode: SnapshotMode,
+        options: &'a SnapshotOptions,
+        occlusion: &'a Occlusion,
     ) -> BoxFuture<'a, (Vec<Child>, Vec<String>)> {
         Box::pin(async move {
             let mut out = Vec::new();
@@ -127,7 +211,7 @@ impl Page {
             };
             for child in children {
                 match self
-                    .snapshot_child(parent_id, parent_ctx, child, parent, parent_clip, mode)
+                    .snapshot_child(parent_id, parent_ctx, child, parent, parent_clip, options, occlusion)
                     .await
                 {
                     Ok(Some(node)) => out.push(node),
@@ -149,7 +233,8 @@ impl Page {
         child: &FrameTree,
         parent: &FrameSnapshot,
         parent_clip: Rect,
-        mode: SnapshotMode,
+        options: &SnapshotOptions,
+        occlusion: &Occlusion,
     ) -> Result<Option<Child>> {
         let id = &child.frame.id;
         let Some(key) = self.frame_key(parent_id, parent_ctx, id).await? else {
@@ -163,14 +248,19 @@ impl Page {
         };
         let clip = child_clip(&slot.content_rect, &parent_clip);
         let prefix = self.frame_prefix(id);
-        let request = FrameSnapshotRequest {
-            mode,
+        let mut request = FrameSnapshotRequest {
+            mode: options.mode,
             ref_prefix: prefix.clone(),
             visible_clip: Some(clip),
+            obscured_mode: options.obscured_mode,
             ..Default::default()
         };
+        let child_occlusion = occlusion.for_child(slot);
+        child_occlusion.apply(&mut request);
         let mut snapshot = self.frame_snapshot(id, &request).await?;
-        let (children, notes) = self.snapshot_children(child, &snapshot, clip, mode).await;
+        let (children, notes) = self
+            .snapshot_children(child, &snapshot, clip, options, &child_occlusion)
+            .await;
         snapshot.notes.extend(notes);
         Ok(Some((
             key,

@@ -160,6 +160,7 @@ async fn viewport_mode_in_the_middle_counts_both_directions() {
         let opts = SnapshotOptions {
             mode: SnapshotMode::Viewport,
             scroll_y: Some(3600.0),
+            ..Default::default()
         };
         let snap = page.snapshot(&opts).await.expect("snapshot");
         let tree = &snap.tree;

@@ -191,23 +191,31 @@ pub fn describe_all(css: &str) -> Result<String, JsValue> {
     let walked = walk_document(state(), &doc);
     let sem = Semantics::compute(&walked.tree);
     let list = doc.query_selector_all(css)?;
-    let mut out = Vec::new();
+    let mut out: Vec<Described> = Vec::new();
     for i in 0..list.length() {
         let Some(node) = list.item(i) else { continue };
-        let Ok(el) = wasm_bindgen::JsCast::dyn_into::<Element>(node) else {
-            continue;
-        };
-        let entry = match find_node(&walked, &el) {
-            Some(id) => serde_json::json!({
-                "found": true,
-                "role": sem.role(id),
-                "name": crate::render::normalize_ws(&sem.name(id)),
-                "description": crate::render::normalize_ws(&sem.description(id)),
-                "hidden": sem.is_hidden(id),
-            }),
-            None => serde_json::json!({"found": false}),
-        };
-        out.push(entry);
+        let Ok(el) = wasm_bindgen::JsCast::dyn_into::<Element>(node) else { continue };
+        out.push(match find_node(&walked, &el) {
+            Some(id) => Described {
+                found: true,
+                role: sem.role(id),
+                name: crate::render::normalize_ws(&sem.name(id)),
+                description: crate::render::normalize_ws(&sem.description(id)),
+                hidden: sem.is_hidden(id),
+            },
+            None => Described { found: false, role: None, name: String::new(), description: String::new(), hidden: true },
+        });
     }
-    Ok(serde_json::Value::Array(out).to_string())
+    serde_json::to_string(&out).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// One entry of `describe_all` (a typed struct keeps serde_json's dynamic
+/// `Value` machinery out of the module).
+#[derive(serde::Serialize)]
+struct Described {
+    found: bool,
+    role: Option<&'static str>,
+    name: String,
+    description: String,
+    hidden: bool,
 }

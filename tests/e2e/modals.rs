@@ -1,0 +1,278 @@
+//! Modal-aware occlusion and covered-element truth, end to end: fixture pages
+//! (hand-written, and built on real npm modal libraries opened through their
+//! own APIs) served on 127.0.0.1, snapshotted by the real binary in Chromium.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use sightline::protocol::SnapshotResult;
+use support::*;
+
+const MODAL_NOTE: &str = "# A modal is open. Only modal elements have refs.";
+
+/// Every ref in the tree lies inside the `[modal]` node, the modal note is in
+/// the header (after the page-position lines), and the JSON agrees.
+fn assert_only_modal_has_refs(snap: &SnapshotResult, kind: &str) -> usize {
+    let tree = &snap.tree;
+    assert_refs_consistent(snap);
+    let lines: Vec<&str> = tree.lines().collect();
+    let note = lines
+        .iter()
+        .position(|l| *l == MODAL_NOTE)
+        .unwrap_or_else(|| panic!("no modal note:\n{tree}"));
+    let position = lines.iter().position(|l| l.starts_with("# Page position:")).unwrap();
+    assert!(
+        position < note,
+        "the modal note comes after the page-position lines:\n{tree}"
+    );
+    let modal_idx = line_index(tree, "[modal]");
+    let mut refs = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if line.contains("[ref=") {
+            refs += 1;
+            assert!(
+                i == modal_idx || ancestors(tree, i).contains(&lines[modal_idx]),
+                "ref outside the modal: {line:?}\n{tree}"
+            );
+            assert!(!line.contains("[obscured]"), "{line}");
+        }
+    }
+    assert!(refs > 0, "the modal has no refs:\n{tree}");
+    let modal = snap.modal.as_ref().expect("modal in JSON");
+    assert_eq!(modal.kind, kind);
+    assert!(!modal.selector.is_empty());
+    for (_, r) in snap.refs.iter() {
+        assert!(!r.obscured);
+    }
+    refs
+}
+
+#[test]
+fn aria_modal_over_checkout_obscures_the_page() {
+    let server = FixtureServer::start();
+    let (raw, snap) = snapshot_json(&server.url("modals/aria-checkout.html"), &[]);
+    let tree = &snap.tree;
+    assert_only_modal_has_refs(&snap, "aria");
+    assert!(line_with(tree, "- dialog \"Sign in\" [modal]").ends_with(':'), "{tree}");
+    for page_button in [
+        "button \"Buy now\"",
+        "button \"Continue\"",
+        "textbox \"Street\"",
+        "link \"Cart\"",
+    ] {
+        let line = line_with(tree, page_button);
+        assert!(line.contains("[obscured]") && !line.contains("[ref="), "{line}");
+    }
+    for live in [
+        "textbox \"Email\"",
+        "textbox \"Password\"",
+        "button \"Sign in\"",
+        "button \"Close\"",
+    ] {
+        ref_with(tree, live);
+    }
+    assert_eq!(snap.modal.as_ref().unwrap().name, "Sign in");
+    assert!(!tree.contains("secret-pw") && !raw.to_string().contains("secret-pw"));
+    // Every ref in JSON carries the occlusion fields.
+    for (_, r) in raw["refs"].as_object().unwrap() {
+        assert_eq!(r["obscured"], false);
+        assert!(r.get("covered_by").is_some());
+    }
+}
+
+#[test]
+fn native_dialog_show_modal() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/native-dialog.html"), &[]);
+    assert_only_modal_has_refs(&snap, "dialog");
+    let tree = &snap.tree;
+    line_with(tree, "dialog \"Are you sure?\" [modal]");
+    ref_with(tree, "button \"Yes, delete\"");
+    assert!(line_with(tree, "button \"Delete account\"").contains("[obscured]"));
+}
+
+#[test]
+fn modal_inside_open_shadow_root() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/shadow-modal.html"), &[]);
+    assert_only_modal_has_refs(&snap, "aria");
+    let tree = &snap.tree;
+    ref_with(tree, "textbox \"User\"");
+    assert!(line_with(tree, "button \"Export report\"").contains("[obscured]"));
+    assert!(
+        snap.modal.as_ref().unwrap().selector.contains(">>>"),
+        "{:?}",
+        snap.modal
+    );
+}
+
+#[test]
+fn modal_inside_same_origin_iframe_obscures_the_whole_page() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/iframe-modal.html"), &[]);
+    assert_only_modal_has_refs(&snap, "aria");
+    let tree = &snap.tree;
+    let pay = ref_with(tree, "button \"Pay\"");
+    assert!(pay.starts_with('f'), "frame-prefixed ref: {pay}");
+    assert!(line_with(tree, "button \"Outer buy\"").contains("[obscured]"), "{tree}");
+    assert!(
+        line_with(tree, "button \"Inner page button\"").contains("[obscured]"),
+        "{tree}"
+    );
+}
+
+#[test]
+fn nested_modals_only_the_top_one_is_live() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/nested.html"), &[]);
+    assert_only_modal_has_refs(&snap, "aria");
+    let tree = &snap.tree;
+    line_with(tree, "alertdialog \"Discard changes?\" [modal]");
+    ref_with(tree, "button \"Discard\"");
+    assert!(
+        line_with(tree, "button \"Save settings\"").contains("[obscured]"),
+        "{tree}"
+    );
+    assert!(
+        line_with(tree, "button \"Page button\"").contains("[obscured]"),
+        "{tree}"
+    );
+}
+
+#[test]
+fn heuristic_overlay_warns_and_keeps_refs() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/heuristic-overlay.html"), &[]);
+    let tree = &snap.tree;
+    assert!(!tree.contains(MODAL_NOTE) && !tree.contains("[obscured]"), "{tree}");
+    let warning = line_with(tree, "# A large overlay may be covering the page:");
+    assert!(warning.contains("20% off") && warning.contains("(ref "), "{warning}");
+    assert_eq!(snap.modal.as_ref().unwrap().kind, "heuristic");
+    // The page keeps its refs, but the hit-test tells the truth: it is covered.
+    let story = ref_with(tree, "link \"Top story\"");
+    assert!(line_with(tree, "link \"Top story\"").contains("[covered]"), "{tree}");
+    assert_eq!(snap.refs.get(&story).unwrap().covered_by.as_deref(), Some("div.promo"));
+    ref_with(tree, "button \"Claim offer\"");
+}
+
+#[test]
+fn non_modal_dialog_and_toast_never_occlude() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/nonmodal.html"), &[]);
+    let tree = &snap.tree;
+    assert!(snap.modal.is_none(), "{:?}", snap.modal);
+    assert!(
+        !tree.contains("[obscured]") && !tree.contains("# A ") && !tree.contains("[covered]"),
+        "{tree}"
+    );
+    for live in ["button \"Compose\"", "button \"Archive\"", "button \"Send\""] {
+        ref_with(tree, live);
+    }
+    line_with(tree, "status: Saved");
+}
+
+#[test]
+fn sticky_cookie_bar_covers_bottom_buttons() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("modals/cookie-bar.html"), &[]);
+    let tree = &snap.tree;
+    let basket = ref_with(tree, "button \"Add to basket\"");
+    assert!(
+        line_with(tree, "button \"Add to basket\"").contains("[covered]"),
+        "{tree}"
+    );
+    let by = snap.refs.get(&basket).unwrap().covered_by.clone().expect("covered_by");
+    assert_eq!(by, "div.bar");
+    let top = ref_with(tree, "button \"Top button\"");
+    assert!(!line_with(tree, "button \"Top button\"").contains("[covered]"));
+    assert_eq!(snap.refs.get(&top).unwrap().covered_by, None);
+    assert!(snap.stats.occlusion_ms > 0.0, "{:?}", snap.stats);
+    assert!(snap.modal.is_none());
+}
+
+#[test]
+fn drop_mode_leaves_obscured_content_out() {
+    let server = FixtureServer::start();
+    let url = server.url("modals/aria-checkout.html");
+    let (_, marked) = snapshot_json(&url, &[]);
+    let (_, dropped) = snapshot_json(&url, &["--obscured", "drop"]);
+    assert!(
+        !dropped.tree.contains("Buy now") && !dropped.tree.contains("[obscured]"),
+        "{}",
+        dropped.tree
+    );
+    assert!(dropped.tree.contains(MODAL_NOTE));
+    assert_eq!(marked.refs.len(), dropped.refs.len());
+    assert!(dropped.tree.len() < marked.tree.len());
+}
+
+/// Real libraries, each opening its dialog through its own API.
+fn library_case(page: &str, kind: &str, live: &[&str], obscured: &[&str]) {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url(&format!("modals/{page}")), &[]);
+    let tree = &snap.tree;
+    assert_only_modal_has_refs(&snap, kind);
+    for l in live {
+        ref_with(tree, l);
+    }
+    for o in obscured {
+        let line = line_with(tree, o);
+        assert!(line.contains("[obscured]") && !line.contains("[ref="), "{line}\n{tree}");
+    }
+}
+
+#[test]
+fn library_bootstrap_modal() {
+    library_case(
+        "lib-bootstrap.html",
+        "aria",
+        &[
+            "button \"Close\"",
+            "textbox \"Email\"",
+            "button \"No thanks\"",
+            "button \"Join\"",
+        ],
+        &["button \"Proceed to checkout\"", "link \"Continue shopping\""],
+    );
+}
+
+#[test]
+fn library_a11y_dialog() {
+    library_case(
+        "lib-a11y-dialog.html",
+        "aria",
+        &["button \"Close dialog\"", "button \"Subscribe\""],
+        &["button \"Write a post\""],
+    );
+}
+
+#[test]
+fn library_micromodal() {
+    library_case(
+        "lib-micromodal.html",
+        "aria",
+        &["button \"Close modal\"", "button \"Send rating\""],
+        &["button \"Edit profile\"", "link \"Log out\""],
+    );
+}
+
+#[test]
+fn library_sweetalert2() {
+    // SweetAlert2 also aria-hides the page, so the page is absent, not obscured.
+    library_case(
+        "lib-sweetalert2.html",
+        "aria",
+        &["button \"Delete\"", "button \"Cancel\""],
+        &[],
+    );
+}
+
+#[test]
+fn library_shoelace_dialog_in_shadow_dom() {
+    library_case(
+        "lib-shoelace.html",
+        "aria",
+        &["button \"Close\"", "textbox \"Email\"", "button \"Send invite\""],
+        &["button \"New project\""],
+    );
+}
