@@ -18,7 +18,9 @@ use sightline::{Page, ENGINE_BUNDLE};
 
 /// `../shared/corpus/<name>` next to this repository.
 pub fn shared_corpus(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(name);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus")
+        .join(name);
     dir.canonicalize()
         .unwrap_or_else(|e| panic!("corpus {} is missing: {e}", dir.display()))
 }
