@@ -189,6 +189,35 @@ fn stderr_summary(bytes: &[u8]) -> Option<String> {
         })
 }
 
+/// Removes a profile directory. Chromium's helper processes can still be
+/// finishing writes (atomic temp files) for a moment after the main process
+/// is gone, which makes a single `remove_dir_all` fail with "directory not
+/// empty"; retry briefly, and check again that nothing re-created it.
+fn remove_profile(dir: tempfile::TempDir) {
+    let path = dir.keep();
+    let mut failures = 0;
+    let mut clean_checks = 0;
+    while failures < 40 && clean_checks < 2 {
+        match std::fs::remove_dir_all(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                failures += 1;
+                tracing::debug!("removing {}: {e}", path.display());
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+        }
+        clean_checks += 1;
+        if clean_checks < 2 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    if path.exists() {
+        tracing::warn!("could not remove the browser profile {}", path.display());
+    }
+}
+
 fn launch_reason(err: CdpError) -> String {
     match err {
         CdpError::LaunchExit(status, stderr) => {
@@ -267,9 +296,13 @@ impl Browser {
         let config = builder.build().map_err(launch_err)?;
 
         tracing::debug!(executable = %executable.display(), profile = %profile.path().display(), "launching chromium");
-        let (browser, mut handler) = chromiumoxide::Browser::launch(config)
-            .await
-            .map_err(|e| launch_err(launch_reason(e)))?;
+        let (browser, mut handler) = match chromiumoxide::Browser::launch(config).await {
+            Ok(v) => v,
+            Err(e) => {
+                remove_profile(profile);
+                return Err(launch_err(launch_reason(e)));
+            }
+        };
 
         // Pump the DevTools connection until it closes or breaks.
         let task = tokio::spawn(async move {
@@ -348,7 +381,9 @@ impl Browser {
             let _ = task.await;
         }
         // The process is gone: its profile can go too.
-        drop(self.profile.take());
+        if let Some(profile) = self.profile.take() {
+            let _ = tokio::task::spawn_blocking(move || remove_profile(profile)).await;
+        }
     }
 }
 
@@ -370,6 +405,9 @@ impl Drop for Browser {
         }
         if let Some(task) = self.handler.take() {
             task.abort();
+        }
+        if let Some(profile) = self.profile.take() {
+            remove_profile(profile);
         }
     }
 }
