@@ -22,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Load a page and print its snapshot (the text an LLM is given).
     Snapshot(SnapshotArgs),
+    /// Measure snapshot speed and size on local pages (`bench snapshot DIR|FILE…`).
+    Bench(sightline::bench::BenchArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -131,6 +133,11 @@ async fn interruptible<T>(
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Snapshot(args) => snapshot(args).await,
+        Command::Bench(args) => {
+            let signal = shutdown_signal();
+            tokio::pin!(signal);
+            interruptible(signal.as_mut(), sightline::bench::run(args)).await
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod bench;
 mod browser;
 mod error;
 mod page;

@@ -26,15 +26,9 @@ pub fn shared_corpus(name: &str) -> PathBuf {
 }
 
 /// Chromium switches that make every request to anything but 127.0.0.1 fail
-/// fast: no name resolves, and anything that needs no resolution (an IP
-/// literal) goes to a proxy on a closed loopback port. Loopback itself
-/// bypasses the proxy.
+/// fast (the bench's, see `sightline::bench::offline_switches`).
 pub fn offline_args() -> Vec<String> {
-    vec![
-        "host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".to_string(),
-        "proxy-server=http://127.0.0.1:9".to_string(),
-        "proxy-bypass-list=127.0.0.1".to_string(),
-    ]
+    sightline::bench::offline_switches()
 }
 
 /// A CDP command given by name with JSON parameters; answers raw JSON.

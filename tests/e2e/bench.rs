@@ -1,0 +1,73 @@
+//! `sightline bench snapshot`: runs on local files and reports sane figures.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::*;
+
+#[test]
+fn bench_snapshot_reports_medians_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = fixtures_dir();
+    for f in ["short.html", "refs.html"] {
+        std::fs::copy(fixtures.join(f), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(dir.path().join("notes.txt"), "not a page").unwrap();
+    let out = run_cli(&[
+        "bench",
+        "snapshot",
+        dir.path().to_str().unwrap(),
+        "--runs",
+        "2",
+        "--json",
+    ]);
+    out.assert_success();
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    assert_eq!(v["mode"], "full");
+    assert_eq!(v["runs"], 2);
+    let pages = v["pages"].as_array().unwrap();
+    let names: Vec<&str> = pages.iter().map(|p| p["page"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["refs.html", "short.html"],
+        "directories expand to their .html files, sorted"
+    );
+    for p in pages {
+        assert!(p.get("error").is_none(), "{p}");
+        assert!(p["refs"].as_u64().unwrap() > 0, "{p}");
+        assert!(p["chars"].as_u64().unwrap() > 0, "{p}");
+        assert_eq!(p["tokens"].as_u64().unwrap(), p["chars"].as_u64().unwrap() / 4);
+        assert!(p["engine_ms"].as_f64().unwrap() > 0.0, "{p}");
+        assert!(
+            p["total_ms"].as_f64().unwrap() >= p["engine_ms"].as_f64().unwrap(),
+            "{p}"
+        );
+        assert!(p["floor_elements"].as_u64().unwrap() > 0, "{p}");
+        assert!(p["floor_ms"].as_f64().unwrap() >= 0.0, "{p}");
+    }
+    assert_eq!(v["median"]["page"], "median");
+}
+
+#[test]
+fn bench_snapshot_table_and_viewport_mode() {
+    let file = fixtures_dir().join("long.html");
+    let out = run_cli(&[
+        "bench",
+        "snapshot",
+        file.to_str().unwrap(),
+        "--runs",
+        "1",
+        "--viewport-mode",
+    ]);
+    out.assert_success();
+    assert!(out.stdout.contains("viewport mode"), "{}", out.stdout);
+    let row = line_with(&out.stdout, "long.html");
+    assert!(!row.contains("error"), "{row}");
+}
+
+#[test]
+fn bench_snapshot_rejects_missing_inputs() {
+    let out = run_cli(&["bench", "snapshot", "/nonexistent/dir/page.html"]);
+    let line = out.assert_one_line_error();
+    assert!(line.contains("no such file"), "{line}");
+}
