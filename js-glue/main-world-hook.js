@@ -3,8 +3,9 @@
 // engine (which lives in an isolated world) see what the page hides from it.
 //
 // 1. Closed shadow roots. Worlds share DOM nodes but not JS objects, so a
-//    closed root can't be handed over. We attach it in `open` mode (so the
-//    isolated world's native `shadowRoot` getter returns it) and give the page
+//    closed root can't be handed over (a CustomEvent detail holding it
+//    arrives as null in another world). We attach it in `open` mode, so the
+//    isolated world's native `shadowRoot` getter returns it, and give the page
 //    a closed-looking view: `host.shadowRoot` is null and `root.mode` is
 //    "closed" for page scripts. Expando properties are per world, so the
 //    engine still sees the real values.
@@ -12,20 +13,26 @@
 //    announced to the engine on request with a DOM event whose target is the
 //    element (targets cross worlds; event details do not).
 //
-// Everything is captured at install time, so later tampering by the page
-// (overriding prototypes, JSON, Array methods) does not reach this code.
+// Everything is captured at install time and called through the captured
+// Reflect.apply, never through prototype methods (Array.prototype.push,
+// Function.prototype.call…), so a page that sabotages them later does not
+// break this code or its own addEventListener calls.
 (() => {
   const w = window;
   if (w.__sightlineHook) return;
+  const apply = Reflect.apply;
   const defineProperty = Object.defineProperty;
+  const getDescriptor = Object.getOwnPropertyDescriptor;
   defineProperty(w, "__sightlineHook", { value: true, enumerable: false });
-  const ElementProto = w.Element.prototype;
+  const ElementCtor = w.Element;
+  const ElementProto = ElementCtor.prototype;
   const origAttach = ElementProto.attachShadow;
   const origAdd = w.EventTarget.prototype.addEventListener;
   const dispatch = w.EventTarget.prototype.dispatchEvent;
   const EventCtor = w.Event;
-  const isElement = (x) => x instanceof w.Element;
   const WeakRefCtor = w.WeakRef;
+  const deref = w.WeakRef.prototype.deref;
+  const isConnected = getDescriptor(w.Node.prototype, "isConnected").get;
   const doc = w.document;
 
   if (origAttach) {
@@ -34,39 +41,49 @@
         const open = {};
         for (const k in init) open[k] = init[k];
         open.mode = "open";
-        const root = origAttach.call(this, open);
+        const root = apply(origAttach, this, [open]);
         defineProperty(this, "shadowRoot", { get: () => null, configurable: true });
         defineProperty(root, "mode", { get: () => "closed", configurable: true });
         return root;
       }
-      return origAttach.call(this, init);
+      return apply(origAttach, this, [init]);
     };
     defineProperty(ElementProto, "attachShadow", { value: attachShadow, writable: true, configurable: true });
   }
 
   const CLICK_TYPES = { click: 1, mousedown: 1, mouseup: 1, pointerdown: 1, pointerup: 1, dblclick: 1 };
-  const pending = [];
+  // A plain index-addressed list: no Array.prototype methods involved.
+  let pending = [];
+  let count = 0;
   const MAX_PENDING = 100000;
   const addEventListener = function addEventListener(type, listener, options) {
-    if (CLICK_TYPES[type] === 1 && isElement(this) && pending.length < MAX_PENDING) {
-      pending.push(new WeakRefCtor(this));
+    if (CLICK_TYPES[type] === 1 && this instanceof ElementCtor && count < MAX_PENDING) {
+      pending[count] = new WeakRefCtor(this);
+      count += 1;
     }
-    return origAdd.call(this, type, listener, options);
+    return apply(origAdd, this, [type, listener, options]);
   };
   defineProperty(w.EventTarget.prototype, "addEventListener", { value: addEventListener, writable: true, configurable: true });
 
   // The engine dispatches `__sightline_collect` on the document; we answer
   // with one `__sightline_clickable` event per newly registered element.
-  origAdd.call(doc, "__sightline_collect", () => {
-    const batch = pending.splice(0, pending.length);
-    for (const ref of batch) {
-      const el = ref.deref();
+  apply(origAdd, doc, ["__sightline_collect", () => {
+    const batch = pending;
+    const n = count;
+    pending = [];
+    count = 0;
+    for (let i = 0; i < n; i++) {
+      const el = apply(deref, batch[i], []);
       if (!el) continue;
-      if (!el.isConnected) {
-        pending.push(ref); // not in the document yet: announce it next time
+      if (!apply(isConnected, el, [])) {
+        // Not in the document yet: announce it next time.
+        if (count < MAX_PENDING) {
+          pending[count] = batch[i];
+          count += 1;
+        }
         continue;
       }
-      dispatch.call(el, new EventCtor("__sightline_clickable", { bubbles: false, composed: false }));
+      apply(dispatch, el, [new EventCtor("__sightline_clickable", { bubbles: false, composed: false })]);
     }
-  }, true);
+  }, true]);
 })();

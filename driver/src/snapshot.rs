@@ -246,7 +246,14 @@ impl Page {
             tracing::debug!("frame {}: no slot for key {key}", id.inner());
             return Ok(None);
         };
-        let clip = child_clip(&slot.content_rect, &parent_clip);
+        // An offscreen iframe (viewport mode) renders nothing; a clip far
+        // below (or above) its content makes the engine count every
+        // interactive element on that side, for the footer hint.
+        let clip = match slot.offscreen.as_deref() {
+            Some("above") => Rect::new(0.0, 1.0e9, 0.0, 0.0),
+            Some(_) => Rect::new(0.0, -1.0e9, 0.0, 0.0),
+            None => child_clip(&slot.content_rect, &parent_clip),
+        };
         let prefix = self.frame_prefix(id);
         let mut request = FrameSnapshotRequest {
             mode: options.mode,

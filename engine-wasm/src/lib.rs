@@ -9,6 +9,7 @@
 //! - `adapter` (wasm32 only): the one thin layer that reads the DOM, plus the
 //!   exported JS API.
 
+pub mod actions;
 pub mod dom;
 pub mod interactive;
 pub mod modal;
@@ -19,6 +20,7 @@ pub mod semantics;
 pub mod snapshot;
 pub mod stitch;
 pub mod viewport;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;

@@ -231,6 +231,11 @@ pub struct FrameSlot {
     /// The iframe lies outside an open modal: its content is unreachable too.
     #[serde(default)]
     pub obscured: bool,
+    /// Viewport mode, iframe outside the viewport: "above" or "below". It has
+    /// no line (`line` is meaningless); the driver snapshots the frame only to
+    /// count its interactive elements for the footer hint.
+    #[serde(default)]
+    pub offscreen: Option<String>,
 }
 
 /// Counts of interactive elements outside the viewport.

@@ -202,6 +202,7 @@ pub fn render(input: &RenderInput) -> Rendered {
         frame: None,
     }];
     let mut rendered_refs = Vec::new();
+    let mut frame_slots = Vec::new();
 
     // (node, output parent, an ancestor already carries [offscreen])
     let mut stack: Vec<(NodeId, usize, bool)> = vec![(input.root, 0, false)];
@@ -260,6 +261,17 @@ pub fn render(input: &RenderInput) -> Rendered {
             continue;
         }
         if !visible && input.mode == SnapshotMode::Viewport {
+            if let (true, Some(key)) = (e.tag == "iframe" || e.tag == "frame", e.frame_key.as_ref()) {
+                let above = e.rect.bottom() <= input.clip.y;
+                frame_slots.push(FrameSlot {
+                    line: 0,
+                    depth: 0,
+                    key: key.clone(),
+                    content_rect: e.rect,
+                    obscured,
+                    offscreen: Some(if above { "above" } else { "below" }.to_string()),
+                });
+            }
             if interactive && !obscured {
                 if e.rect.bottom() <= input.clip.y {
                     offscreen.above += 1;
@@ -415,7 +427,6 @@ pub fn render(input: &RenderInput) -> Rendered {
     }
 
     let mut lines = Vec::new();
-    let mut frame_slots = Vec::new();
     let mut stack: Vec<(&Item, usize)> = Vec::new();
     let root_children: Vec<&Item> = out[0].children.iter().collect();
     for c in root_children.into_iter().rev() {
@@ -441,6 +452,7 @@ pub fn render(input: &RenderInput) -> Rendered {
                     let obscured = input.obscured.map(|o| o[n.node]).unwrap_or(false);
                     frame_slots.push(FrameSlot {
                         obscured,
+                        offscreen: None,
                         line: lines.len(),
                         depth,
                         key: key.clone(),

@@ -45,9 +45,17 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
         acc.overlay = s.overlay_warning.clone();
     }
     acc.notes.extend(s.notes.iter().cloned());
+    // Offscreen iframes (viewport mode) contribute only their counts.
+    for sl in s.frame_slots.iter().filter(|sl| sl.offscreen.is_some()) {
+        if let Some((_, c)) = node.children.iter().find(|(k, _)| *k == sl.key) {
+            if depth < MAX_FRAME_DEPTH {
+                let _ = frame_lines(c, depth + 1, acc);
+            }
+        }
+    }
     let mut out = Vec::with_capacity(s.lines.len());
     for (i, line) in s.lines.iter().enumerate() {
-        let slot = s.frame_slots.iter().find(|sl| sl.line == i);
+        let slot = s.frame_slots.iter().find(|sl| sl.line == i && sl.offscreen.is_none());
         let child = slot.and_then(|sl| node.children.iter().find(|(k, _)| *k == sl.key).map(|(_, c)| (sl, c)));
         match child {
             Some((sl, c)) if depth < MAX_FRAME_DEPTH => {

@@ -241,7 +241,6 @@ fn json_shape_and_text_output_of_the_example_shop() {
 /// click listener: the main-world hook must not break the page's
 /// addEventListener, and the clickable div still gets a ref.
 #[test]
-#[ignore = "js-glue/main-world-hook.js calls pending.push/splice at call time (reported to the engine owner)"]
 fn hostile_page_sabotaging_arrays_before_listeners() {
     let server = FixtureServer::start();
     let (_, snap) = snapshot_json(&server.url("hostile-listeners.html"), &[]);

@@ -1,6 +1,7 @@
 //! The DOM adapter (wasm32 only) and the engine's exported JS API.
 //! Everything here reads or touches the live page; all decisions are made by
 //! the pure modules it calls.
+mod actions;
 mod js;
 mod probe;
 mod resolve;
@@ -85,8 +86,8 @@ pub fn protocol_version() -> u32 {
 #[wasm_bindgen]
 pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let t0 = now_ms();
-    let req: FrameSnapshotRequest =
-        serde_json::from_str(request_json).map_err(|e| JsValue::from_str(&format!("bad snapshot request: {e}")))?;
+    let req: FrameSnapshotRequest = crate::wire::frame_snapshot_request(request_json)
+        .map_err(|e| JsValue::from_str(&format!("bad snapshot request: {e}")))?;
     let st = state();
     let doc = document()?;
     st.collect_clickables(&doc);
@@ -120,13 +121,40 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     st.prune(snap.refs.len());
     snap.stats.walk_ms = t_walk - t0;
     let t_ser = now_ms();
-    let probe = serde_json::to_string(&snap).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let probe = serde_json::to_string(&snap).map_err(|_| JsValue::from_str("serialisation failed"))?;
     snap.stats.serialize_ms = now_ms() - t_ser;
     snap.stats.engine_ms = now_ms() - t0;
     // Serialise again so the figures include serialisation itself (cheap
     // relative to the walk; keeps stats honest).
     let _ = probe;
-    serde_json::to_string(&snap).map_err(|e| JsValue::from_str(&e.to_string()))
+    serde_json::to_string(&snap).map_err(|_| JsValue::from_str("serialisation failed"))
+}
+
+/// Actionability facts about a target: TargetRequest JSON in, TargetInfo JSON out.
+#[wasm_bindgen]
+pub fn action_target(request_json: &str) -> String {
+    let info = match crate::wire::target_request(request_json) {
+        Ok(req) => actions::target_info(state(), &req),
+        Err(e) => crate::actions::TargetInfo {
+            error: Some(e),
+            ..Default::default()
+        },
+    };
+    serde_json::to_string(&info).unwrap_or_default()
+}
+
+/// A DOM-level operation: DomAction JSON in, DomActionResult JSON out.
+#[wasm_bindgen]
+pub fn dom_action(action_json: &str) -> String {
+    let result = match crate::wire::dom_action(action_json) {
+        Ok(a) => actions::dom_action(state(), &a),
+        Err(e) => crate::actions::DomActionResult {
+            ok: false,
+            error: Some(e),
+            value: None,
+        },
+    };
+    serde_json::to_string(&result).unwrap_or_default()
 }
 
 /// Key linking an iframe element to its child frame.
@@ -194,7 +222,9 @@ pub fn describe_all(css: &str) -> Result<String, JsValue> {
     let mut out: Vec<Described> = Vec::new();
     for i in 0..list.length() {
         let Some(node) = list.item(i) else { continue };
-        let Ok(el) = wasm_bindgen::JsCast::dyn_into::<Element>(node) else { continue };
+        let Ok(el) = wasm_bindgen::JsCast::dyn_into::<Element>(node) else {
+            continue;
+        };
         out.push(match find_node(&walked, &el) {
             Some(id) => Described {
                 found: true,
@@ -203,10 +233,16 @@ pub fn describe_all(css: &str) -> Result<String, JsValue> {
                 description: crate::render::normalize_ws(&sem.description(id)),
                 hidden: sem.is_hidden(id),
             },
-            None => Described { found: false, role: None, name: String::new(), description: String::new(), hidden: true },
+            None => Described {
+                found: false,
+                role: None,
+                name: String::new(),
+                description: String::new(),
+                hidden: true,
+            },
         });
     }
-    serde_json::to_string(&out).map_err(|e| JsValue::from_str(&e.to_string()))
+    serde_json::to_string(&out).map_err(|_| JsValue::from_str("serialisation failed"))
 }
 
 /// One entry of `describe_all` (a typed struct keeps serde_json's dynamic

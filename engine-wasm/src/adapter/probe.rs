@@ -40,18 +40,40 @@ impl<'a> LiveProbe<'a> {
         }
     }
 
-    /// The topmost element at a point, descending into shadow roots.
     fn deep_hit(&self, x: f64, y: f64) -> Option<Element> {
-        let mut hit = self.doc.element_from_point(x as f32, y as f32)?;
-        for _ in 0..32 {
-            let Some(root) = hit.shadow_root() else { break };
-            match root.element_from_point(x as f32, y as f32) {
-                Some(inner) if inner != hit => hit = inner,
-                _ => break,
-            }
-        }
-        Some(hit)
+        deep_hit(&self.doc, x, y)
     }
+}
+
+/// The topmost element at a point, descending into shadow roots.
+pub fn deep_hit(doc: &Document, x: f64, y: f64) -> Option<Element> {
+    let mut hit = doc.element_from_point(x as f32, y as f32)?;
+    for _ in 0..32 {
+        let Some(root) = hit.shadow_root() else { break };
+        match root.element_from_point(x as f32, y as f32) {
+            Some(inner) if inner != hit => hit = inner,
+            _ => break,
+        }
+    }
+    Some(hit)
+}
+
+/// The covering layer for a hit that missed `target`: the highest ancestor of
+/// the hit that still doesn't contain the target (the cookie bar, not the span
+/// the point landed on).
+pub fn covering_layer(hit: &Element, target: &Element) -> Element {
+    let mut layer = hit.clone();
+    for _ in 0..64 {
+        let Some(p) = composed_parent(layer.as_ref()).and_then(|p| p.dyn_into::<Element>().ok()) else {
+            break;
+        };
+        let tag = p.local_name();
+        if tag == "body" || tag == "html" || composed_contains(&p, target) {
+            break;
+        }
+        layer = p;
+    }
+    layer
 }
 
 /// Parent in the composed (flat) tree: assigned slot, else parent, with
@@ -69,7 +91,7 @@ fn composed_parent(n: &Node) -> Option<Node> {
     Some(p)
 }
 
-fn composed_contains(ancestor: &Element, node: &Element) -> bool {
+pub fn composed_contains(ancestor: &Element, node: &Element) -> bool {
     let target: &Node = ancestor.as_ref();
     let mut cur: Option<Node> = Some(node.clone().into());
     let mut steps = 0;
@@ -94,7 +116,7 @@ fn now_ms() -> f64 {
 }
 
 /// A short CSS description of an element that has no ref.
-fn short_selector(el: &Element) -> String {
+pub fn short_selector(el: &Element) -> String {
     let tag = el.local_name();
     let id = el.id();
     if !id.is_empty() {

@@ -41,6 +41,18 @@ pub fn resolve(st: &EngineState, target: &str) -> Result<Option<Element>, Resolv
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .ok_or_else(|| ResolveError::Invalid("no document".into()))?;
+    if let Some(xpath) = target.trim().strip_prefix("xpath=") {
+        let result = doc
+            .evaluate(xpath, &doc)
+            .map_err(|_| ResolveError::Invalid(format!("invalid xpath: {xpath}")))?;
+        // FIRST_ORDERED_NODE_TYPE would need a typed call; iterate instead.
+        return Ok(result
+            .iterate_next()
+            .ok()
+            .flatten()
+            .and_then(|n| n.dyn_into::<Element>().ok()));
+    }
+    let target = target.trim().strip_prefix("css=").unwrap_or(target);
     let mut scope: web_sys::Node = doc.into();
     let parts: Vec<&str> = target.split(SHADOW_SEPARATOR).collect();
     let mut found: Option<Element> = None;

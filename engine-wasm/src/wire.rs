@@ -1,0 +1,361 @@
+//! A small JSON reader for the engine's *incoming* requests.
+//!
+//! Why not serde_json here: its deserializer, and the float formatting its
+//! error messages pull in, cost about 40 KB of wasm, and the `.wasm` has a
+//! 250 KB budget. Requests are small flat objects, so the engine reads them
+//! with this parser and maps fields by hand; the driver still uses serde (the
+//! host tests check that both agree). Output JSON is still written by serde.
+use crate::actions::{DomAction, DomOp, TargetRequest};
+use crate::protocol::{FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+/// Requests are shallow; deeper input is rejected rather than recursed into.
+const MAX_DEPTH: usize = 16;
+
+impl Json {
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(kv) => kv.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    fn str_of(&self, key: &str) -> Option<String> {
+        match self.get(key) {
+            Some(Json::Str(s)) => Some(s.clone()),
+            _ => None,
+        }
+    }
+    fn num_of(&self, key: &str) -> Option<f64> {
+        match self.get(key) {
+            Some(Json::Num(n)) => Some(*n),
+            _ => None,
+        }
+    }
+    fn bool_of(&self, key: &str) -> Option<bool> {
+        match self.get(key) {
+            Some(Json::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, what: &str) -> String {
+        format!("malformed JSON at byte {}: {what}", self.i)
+    }
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.s.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn lit(&mut self, word: &str, v: Json) -> Result<Json, String> {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(self.err("unexpected token"))
+        }
+    }
+    fn value(&mut self, depth: usize) -> Result<Json, String> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("nested too deeply"));
+        }
+        self.ws();
+        match self.s.get(self.i) {
+            None => Err(self.err("unexpected end")),
+            Some(b'n') => self.lit("null", Json::Null),
+            Some(b't') => self.lit("true", Json::Bool(true)),
+            Some(b'f') => self.lit("false", Json::Bool(false)),
+            Some(b'"') => self.string().map(Json::Str),
+            Some(b'[') => {
+                self.i += 1;
+                let mut v = Vec::new();
+                if self.eat(b']') {
+                    return Ok(Json::Arr(v));
+                }
+                loop {
+                    v.push(self.value(depth + 1)?);
+                    if self.eat(b']') {
+                        return Ok(Json::Arr(v));
+                    }
+                    if !self.eat(b',') {
+                        return Err(self.err("expected , or ]"));
+                    }
+                }
+            }
+            Some(b'{') => {
+                self.i += 1;
+                let mut kv = Vec::new();
+                if self.eat(b'}') {
+                    return Ok(Json::Obj(kv));
+                }
+                loop {
+                    self.ws();
+                    if self.s.get(self.i) != Some(&b'"') {
+                        return Err(self.err("expected a key"));
+                    }
+                    let k = self.string()?;
+                    if !self.eat(b':') {
+                        return Err(self.err("expected :"));
+                    }
+                    let v = self.value(depth + 1)?;
+                    kv.push((k, v));
+                    if self.eat(b'}') {
+                        return Ok(Json::Obj(kv));
+                    }
+                    if !self.eat(b',') {
+                        return Err(self.err("expected , or }"));
+                    }
+                }
+            }
+            Some(c) if *c == b'-' || c.is_ascii_digit() => {
+                let start = self.i;
+                while self.i < self.s.len() && matches!(self.s[self.i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    self.i += 1;
+                }
+                let text = std::str::from_utf8(&self.s[start..self.i]).map_err(|_| self.err("bad number"))?;
+                text.parse::<f64>().map(Json::Num).map_err(|_| self.err("bad number"))
+            }
+            Some(_) => Err(self.err("unexpected character")),
+        }
+    }
+    fn hex4(&mut self) -> Result<u32, String> {
+        let h = self
+            .s
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| self.err("short \\u escape"))?;
+        let h = std::str::from_utf8(h).map_err(|_| self.err("bad \\u escape"))?;
+        self.i += 4;
+        u32::from_str_radix(h, 16).map_err(|_| self.err("bad \\u escape"))
+    }
+    fn string(&mut self) -> Result<String, String> {
+        self.i += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let start = self.i;
+            while self.i < self.s.len() && self.s[self.i] != b'"' && self.s[self.i] != b'\\' {
+                self.i += 1;
+            }
+            out.push_str(std::str::from_utf8(&self.s[start..self.i]).map_err(|_| self.err("bad UTF-8"))?);
+            match self.s.get(self.i) {
+                None => return Err(self.err("unterminated string")),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                _ => {
+                    self.i += 1;
+                    let c = *self.s.get(self.i).ok_or_else(|| self.err("bad escape"))?;
+                    self.i += 1;
+                    match c {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let mut cp = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&cp) && self.s[self.i..].starts_with(b"\\u") {
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
+                            }
+                            out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+                        }
+                        _ => return Err(self.err("bad escape")),
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub fn parse(s: &str) -> Result<Json, String> {
+    let mut p = Parser { s: s.as_bytes(), i: 0 };
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(p.err("trailing characters"));
+    }
+    Ok(v)
+}
+
+fn object(s: &str) -> Result<Json, String> {
+    match parse(s)? {
+        v @ Json::Obj(_) => Ok(v),
+        _ => Err("expected a JSON object".into()),
+    }
+}
+
+pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
+    let j = object(s)?;
+    let mut r = FrameSnapshotRequest::default();
+    match j.str_of("mode").as_deref() {
+        None | Some("full") => {}
+        Some("viewport") => r.mode = SnapshotMode::Viewport,
+        Some(m) => return Err(format!("unknown mode \"{m}\"")),
+    }
+    r.ref_prefix = j.str_of("ref_prefix").unwrap_or_default();
+    if let Some(c @ Json::Obj(_)) = j.get("visible_clip") {
+        let n = |k: &str| c.num_of(k).unwrap_or(0.0);
+        r.visible_clip = Some(Rect::new(n("x"), n("y"), n("width"), n("height")));
+    }
+    r.root_selector = j.str_of("root_selector");
+    match j.str_of("obscured_mode").as_deref() {
+        None | Some("mark") => {}
+        Some("drop") => r.obscured_mode = ObscuredMode::Drop,
+        Some(m) => return Err(format!("unknown obscured_mode \"{m}\"")),
+    }
+    r.obscure_all = j.bool_of("obscure_all").unwrap_or(false);
+    r.obscure_except_frame = j.str_of("obscure_except_frame");
+    r.hit_test = j.bool_of("hit_test").unwrap_or(true);
+    Ok(r)
+}
+
+pub fn target_request(s: &str) -> Result<TargetRequest, String> {
+    let j = object(s)?;
+    Ok(TargetRequest {
+        target: j.str_of("target").ok_or("a target is required")?,
+        scroll: j.bool_of("scroll").unwrap_or(false),
+    })
+}
+
+pub fn dom_action(s: &str) -> Result<DomAction, String> {
+    let j = object(s)?;
+    let op = match j.str_of("op").as_deref() {
+        Some("focusAndSelectAll") => DomOp::FocusAndSelectAll,
+        Some("setValue") => DomOp::SetValue,
+        Some("selectOption") => DomOp::SelectOption,
+        Some("scrollToPercent") => DomOp::ScrollToPercent,
+        Some("scrollBy") => DomOp::ScrollBy,
+        Some("scrollIntoView") => DomOp::ScrollIntoView,
+        Some("dispatchChange") => DomOp::DispatchChange,
+        Some("readValue") => DomOp::ReadValue,
+        Some("jsClick") => DomOp::JsClick,
+        Some(o) => return Err(format!("unknown op \"{o}\"")),
+        None => return Err("an op is required".into()),
+    };
+    let values = match j.get("values") {
+        Some(Json::Arr(a)) => a
+            .iter()
+            .filter_map(|v| if let Json::Str(s) = v { Some(s.clone()) } else { None })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(DomAction {
+        op,
+        target: j.str_of("target"),
+        value: j.str_of("value"),
+        values,
+        percent: j.num_of("percent").unwrap_or(0.0),
+        dx: j.num_of("dx").unwrap_or(0.0),
+        dy: j.num_of("dy").unwrap_or(0.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_escapes() {
+        let v = parse(r#" {"a": [1, -2.5e1, true, null, "x\"y\u00e9\ud83d\ude00"], "b": {}} "#).unwrap();
+        assert_eq!(
+            v.get("a"),
+            Some(&Json::Arr(vec![
+                Json::Num(1.0),
+                Json::Num(-25.0),
+                Json::Bool(true),
+                Json::Null,
+                Json::Str("x\"yé😀".into())
+            ]))
+        );
+        for bad in ["", "{", "{\"a\"}", "[1,]", "{\"a\":1} x", "\"abc", "{'a':1}"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        let deep = "[".repeat(100) + &"]".repeat(100);
+        assert!(parse(&deep).is_err());
+    }
+
+    /// The driver serialises with serde; the engine must read the same thing.
+    #[test]
+    fn agrees_with_serde_for_requests() {
+        let req = FrameSnapshotRequest {
+            mode: SnapshotMode::Viewport,
+            ref_prefix: "f2".into(),
+            visible_clip: Some(Rect::new(1.5, 2.0, 300.0, 200.25)),
+            root_selector: Some("#app >>> form".into()),
+            obscured_mode: ObscuredMode::Drop,
+            obscure_all: true,
+            obscure_except_frame: Some("k3".into()),
+            hit_test: false,
+        };
+        let back = frame_snapshot_request(&serde_json::to_string(&req).unwrap()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&req).unwrap()
+        );
+        let d = frame_snapshot_request("{}").unwrap();
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            serde_json::to_string(&FrameSnapshotRequest::default()).unwrap()
+        );
+        assert!(frame_snapshot_request(r#"{"mode":"weird"}"#).is_err());
+
+        let t = TargetRequest {
+            target: "xpath=//button[1]".into(),
+            scroll: true,
+        };
+        let tb = target_request(&serde_json::to_string(&t).unwrap()).unwrap();
+        assert_eq!((tb.target, tb.scroll), (t.target, t.scroll));
+
+        let a = DomAction {
+            values: vec!["M".into(), "L".into()],
+            percent: 37.5,
+            ..DomAction::new(DomOp::SelectOption, Some("e4"))
+        };
+        assert_eq!(dom_action(&serde_json::to_string(&a).unwrap()).unwrap(), a);
+        for op in [
+            "focusAndSelectAll",
+            "setValue",
+            "scrollToPercent",
+            "scrollBy",
+            "scrollIntoView",
+            "dispatchChange",
+            "readValue",
+            "jsClick",
+        ] {
+            let json = format!(r#"{{"op":"{op}","target":"e1"}}"#);
+            let ours = dom_action(&json).unwrap();
+            let theirs: DomAction = serde_json::from_str(&json).unwrap();
+            assert_eq!(ours, theirs);
+        }
+    }
+}
