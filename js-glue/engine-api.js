@@ -20,15 +20,12 @@ const __sl_api = Object.freeze({
   frameKeyOf: (el) => wasm_bindgen.frame_key_of(el),
   /** Element for a ref ("e12") or engine selector, or null. */
   resolve: (target) => wasm_bindgen.resolve(target),
-  /** ResolveResult JSON for a ref or selector (found / stale / error). */
-  resolveInfo: (target) => wasm_bindgen.resolve_info(target),
   /** Actionability facts: TargetRequest JSON in, TargetInfo JSON out. */
   actionTarget: (requestJson) => wasm_bindgen.action_target(requestJson),
   /** DOM-level operation (set a picker value, choose options, scroll…): DomAction JSON in, result JSON out. */
   domAction: (actionJson) => wasm_bindgen.dom_action(actionJson),
-  /** Robust engine selector for an element. */
-  selectorOf: (el) => wasm_bindgen.selector_of(el),
-  /** Debug: role, name and description of an element, as JSON. */
+  /** removeBlocker: {"op":"scan"} → candidates; {"op":"state"|"remove","target"} → result JSON. */
+  blockers: (requestJson) => wasm_bindgen.blockers(requestJson),
   /** Debug and conformance: [{found, role, name, description, hidden}] for a CSS selector. */
   describeAll: (css) => wasm_bindgen.describe_all(css),
 });

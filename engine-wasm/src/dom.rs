@@ -411,3 +411,36 @@ mod tests {
         assert_eq!(t.ancestors(5000).count(), 4999);
     }
 }
+
+/// A map keyed by `NodeId`, stored densely: cheaper than a `HashMap` in code
+/// size (each HashMap instantiation costs wasm bytes) and in time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMap<T>(Vec<Option<T>>);
+
+impl<T> NodeMap<T> {
+    pub fn new(len: usize) -> Self {
+        NodeMap((0..len).map(|_| None).collect())
+    }
+    pub fn insert(&mut self, id: NodeId, v: T) {
+        self.0[id] = Some(v);
+    }
+    pub fn get(&self, id: &NodeId) -> Option<&T> {
+        self.0.get(*id).and_then(|v| v.as_ref())
+    }
+    pub fn contains_key(&self, id: &NodeId) -> bool {
+        self.get(id).is_some()
+    }
+    pub fn keys(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.0.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|_| i))
+    }
+    pub fn values(&self) -> impl Iterator<Item = &T> + '_ {
+        self.0.iter().filter_map(|v| v.as_ref())
+    }
+}
+
+impl<T> std::ops::Index<&NodeId> for NodeMap<T> {
+    type Output = T;
+    fn index(&self, id: &NodeId) -> &T {
+        self.0[*id].as_ref().expect("no entry for node")
+    }
+}

@@ -10,6 +10,7 @@
 //!   exported JS API.
 
 pub mod actions;
+pub mod blockers;
 pub mod dom;
 pub mod interactive;
 pub mod modal;
@@ -24,3 +25,9 @@ pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;
+
+// The engine runs single-threaded in a page: talc replaces dlmalloc, saving
+// module bytes and allocation time.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -7,11 +7,10 @@
 //! Two phases, both iterative (pages can nest thousands of levels deep):
 //! build an output tree, then serialise it.
 
-use crate::dom::{DomTree, NodeId, NodeKind};
+use crate::dom::{DomTree, NodeId, NodeKind, NodeMap};
 use crate::protocol::{FrameSlot, OffscreenCounts, Rect, SnapshotMode};
 use crate::semantics::states::{States, Tri};
 use crate::semantics::Semantics;
-use std::collections::HashMap;
 
 /// Longest accessible name printed; longer ones are cut with an ellipsis.
 const MAX_NAME_CHARS: usize = 150;
@@ -45,7 +44,7 @@ pub struct RenderInput<'a> {
     pub sem: &'a Semantics<'a>,
     pub interactive: &'a [bool],
     /// Ref id (with frame prefix) of every interactive node.
-    pub refs: &'a HashMap<NodeId, String>,
+    pub refs: &'a NodeMap<String>,
     /// Where rendering starts (the document, or a region).
     pub root: NodeId,
     pub mode: SnapshotMode,
@@ -60,7 +59,7 @@ pub struct RenderInput<'a> {
     /// The open modal's root node, rendered with `[modal]`.
     pub modal_root: Option<NodeId>,
     /// Per-node "covered by" descriptions from hit-testing.
-    pub covered: Option<&'a HashMap<NodeId, String>>,
+    pub covered: Option<&'a NodeMap<String>>,
 }
 
 pub struct Rendered {
@@ -92,7 +91,9 @@ struct OutNode {
 /// Collapses whitespace runs to single spaces and trims.
 pub fn normalize_ws(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for w in s.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty()) {
+    // ASCII whitespace only, like CSS white-space collapsing: a no-break
+    // space is content (Chromium keeps it in names).
+    for w in s.split(|c: char| c.is_ascii_whitespace()).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }

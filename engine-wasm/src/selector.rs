@@ -6,19 +6,20 @@
 //! then a unique `tag[name=…]`, else a `:nth-of-type` chain anchored at the
 //! nearest ancestor with a unique id (or the scope root).
 use crate::dom::{DomTree, NodeId, NodeKind, ScopeId};
-use std::collections::HashMap;
 
 pub const SHADOW_SEPARATOR: &str = " >>> ";
 const TEST_ID_ATTRS: &[&str] = &["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];
 
 /// Counts of candidate anchor keys per scope, to know which ones are unique.
 pub struct SelectorIndex<'t> {
-    counts: HashMap<(ScopeId, &'static str, &'t str, &'t str), u32>,
+    /// Sorted keys; a key is unique when it occurs once (a sorted Vec costs
+    /// less wasm than another HashMap instantiation).
+    keys: Vec<(ScopeId, &'static str, &'t str, &'t str)>,
 }
 
 impl<'t> SelectorIndex<'t> {
     pub fn new(tree: &'t DomTree) -> Self {
-        let mut counts = HashMap::new();
+        let mut keys = Vec::new();
         for n in &tree.nodes {
             let Some(e) = n.element() else { continue };
             for (k, v) in &e.attrs {
@@ -30,15 +31,18 @@ impl<'t> SelectorIndex<'t> {
                 };
                 if let Some(key) = key {
                     let tag = if key == "name" { e.tag.as_str() } else { "" };
-                    *counts.entry((n.scope, key, tag, v.as_str())).or_insert(0) += 1;
+                    keys.push((n.scope, key, tag, v.as_str()));
                 }
             }
         }
-        SelectorIndex { counts }
+        keys.sort_unstable();
+        SelectorIndex { keys }
     }
 
     fn unique(&self, scope: ScopeId, key: &'static str, tag: &str, value: &str) -> bool {
-        self.counts.get(&(scope, key, tag, value)).copied() == Some(1)
+        let k = (scope, key, tag, value);
+        let start = self.keys.partition_point(|x| *x < k);
+        self.keys.get(start) == Some(&k) && self.keys.get(start + 1) != Some(&k)
     }
 }
 

@@ -2,7 +2,7 @@
 //! detection and occlusion, covered-element truth, selectors, rendering.
 //! Pure; the adapter supplies the tree, page facts, a ref allocator backed by
 //! live elements, and a probe that hit-tests the live page.
-use crate::dom::{DomTree, NodeId};
+use crate::dom::{DomTree, NodeId, NodeMap};
 use crate::interactive::compute_interactive;
 use crate::modal::{self, ModalFinding, ModalKind};
 use crate::protocol::{
@@ -42,7 +42,7 @@ pub trait PageProbe {
     }
     /// What covers the action point of `node`: a ref ("e7") or a selector.
     /// `None` when the element receives the hit itself.
-    fn covered_by(&mut self, _tree: &DomTree, _node: NodeId, _refs: &HashMap<NodeId, String>) -> Option<String> {
+    fn covered_by(&mut self, _tree: &DomTree, _node: NodeId, _refs: &NodeMap<String>) -> Option<String> {
         None
     }
     /// Milliseconds spent probing so far.
@@ -110,7 +110,7 @@ pub fn build_frame_snapshot(
 ) -> FrameSnapshot {
     let sem = Semantics::compute(tree);
     let interactive = compute_interactive(&sem);
-    let mut refs: HashMap<NodeId, String> = HashMap::new();
+    let mut refs: NodeMap<String> = NodeMap::new(tree.len());
     for (id, &i) in interactive.iter().enumerate() {
         if i {
             refs.insert(id, format!("{}e{}", req.ref_prefix, refs_alloc.ref_number(id)));
@@ -121,9 +121,9 @@ pub fn build_frame_snapshot(
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
 
     // Covered-element truth for refs in view.
-    let mut covered: HashMap<NodeId, String> = HashMap::new();
+    let mut covered: NodeMap<String> = NodeMap::new(tree.len());
     if req.hit_test {
-        let mut ids: Vec<NodeId> = refs.keys().copied().filter(|&id| !obscured(id)).collect();
+        let mut ids: Vec<NodeId> = refs.keys().filter(|&id| !obscured(id)).collect();
         ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
         for id in ids.into_iter().filter(|&id| in_clip(id)).take(MAX_HIT_PROBES) {

@@ -239,6 +239,17 @@ pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
     Ok(r)
 }
 
+/// `__sightline.blockers(json)`: `{"op": "scan"}`, `{"op": "state", "target"}`
+/// or `{"op": "remove", "target"}`.
+pub fn blocker_request(s: &str) -> Result<(String, Option<String>), String> {
+    let j = object(s)?;
+    let op = j.str_of("op").ok_or("an op is required")?;
+    if !matches!(op.as_str(), "scan" | "state" | "remove") {
+        return Err(format!("unknown op \"{op}\""));
+    }
+    Ok((op, j.str_of("target")))
+}
+
 pub fn target_request(s: &str) -> Result<TargetRequest, String> {
     let j = object(s)?;
     Ok(TargetRequest {

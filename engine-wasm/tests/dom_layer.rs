@@ -83,7 +83,7 @@ fn controls_get_refs_and_refs_are_stable() {
 
     // A removed element's ref is reported stale, never re-used.
     document().get_element_by_id("buy").unwrap().remove();
-    let info: Value = serde_json::from_str(&adapter::resolve_info(&buy)).unwrap();
+    let info: Value = serde_json::from_str(&adapter::action_target(&format!("{{\"target\":\"{buy}\"}}"))).unwrap();
     assert_eq!(info["stale"], true, "{info}");
     assert!(adapter::resolve(&buy).is_none());
 }

@@ -2,6 +2,7 @@
 //! Everything here reads or touches the live page; all decisions are made by
 //! the pure modules it calls.
 mod actions;
+mod blockers;
 mod js;
 mod probe;
 mod resolve;
@@ -9,8 +10,7 @@ mod state;
 mod walk;
 
 use crate::dom::NodeId;
-use crate::protocol::{FrameSnapshotRequest, ResolveResult, PROTOCOL_VERSION};
-use crate::selector::{selector_for, SelectorIndex};
+use crate::protocol::{FrameSnapshotRequest, PROTOCOL_VERSION};
 use crate::semantics::Semantics;
 use crate::snapshot::{build_frame_snapshot, PageFacts, RefAllocator};
 use crate::viewport::viewport_info;
@@ -27,7 +27,7 @@ fn now_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
-fn document() -> Result<web_sys::Document, JsValue> {
+pub(crate) fn document() -> Result<web_sys::Document, JsValue> {
     web_sys::window()
         .and_then(|w| w.document())
         .ok_or_else(|| JsValue::from_str("no document"))
@@ -48,7 +48,7 @@ impl RefAllocator for LiveAllocator<'_> {
     }
 }
 
-fn page_facts(doc: &web_sys::Document) -> PageFacts {
+pub(crate) fn page_facts(doc: &web_sys::Document) -> PageFacts {
     let window = web_sys::window().expect("window");
     let root = doc.document_element();
     let body_h = doc.body().map(|b| b.scroll_height()).unwrap_or(0) as f64;
@@ -157,6 +157,59 @@ pub fn dom_action(action_json: &str) -> String {
     serde_json::to_string(&result).unwrap_or_default()
 }
 
+/// removeBlocker's engine side: `{"op":"scan"}` → BlockerScan JSON;
+/// `{"op":"state","target"}` and `{"op":"remove","target"}` → DomActionResult JSON.
+#[wasm_bindgen]
+pub fn blockers(request_json: &str) -> String {
+    let fail = |e: String| {
+        serde_json::to_string(&crate::actions::DomActionResult {
+            ok: false,
+            error: Some(e),
+            value: None,
+        })
+        .unwrap_or_default()
+    };
+    let (op, target) = match crate::wire::blocker_request(request_json) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let st = state();
+    if op == "scan" {
+        return match blockers::scan_page(st) {
+            Ok(scan) => serde_json::to_string(&scan).unwrap_or_default(),
+            Err(e) => fail(e),
+        };
+    }
+    let Some(target) = target else {
+        return fail("a target is required".into());
+    };
+    let el = match resolve::resolve(st, &target) {
+        Ok(Some(el)) => el,
+        Ok(None) => return fail(format!("no element matches {target}")),
+        // A blocker whose element was replaced or removed is gone.
+        Err(resolve::ResolveError::Stale) if op == "state" => {
+            return serde_json::to_string(&crate::actions::DomActionResult {
+                ok: true,
+                error: None,
+                value: Some("gone: detached".into()),
+            })
+            .unwrap_or_default()
+        }
+        Err(_) => return fail(format!("{target} can't be resolved")),
+    };
+    let value = if op == "state" {
+        blockers::state(&el)
+    } else {
+        blockers::remove(&el).join("\n")
+    };
+    serde_json::to_string(&crate::actions::DomActionResult {
+        ok: true,
+        error: None,
+        value: Some(value),
+    })
+    .unwrap_or_default()
+}
+
 /// Key linking an iframe element to its child frame.
 #[wasm_bindgen]
 pub fn frame_key_of(el: &Element) -> String {
@@ -166,42 +219,6 @@ pub fn frame_key_of(el: &Element) -> String {
 #[wasm_bindgen]
 pub fn resolve(target: &str) -> Option<Element> {
     resolve::resolve(state(), target).ok().flatten()
-}
-
-#[wasm_bindgen]
-pub fn resolve_info(target: &str) -> String {
-    let r = match resolve::resolve(state(), target) {
-        Ok(Some(_)) => ResolveResult {
-            found: true,
-            stale: false,
-            error: None,
-        },
-        Ok(None) => ResolveResult {
-            found: false,
-            stale: false,
-            error: None,
-        },
-        Err(resolve::ResolveError::Stale) => ResolveResult {
-            found: false,
-            stale: true,
-            error: Some(format!("ref {target} is stale: its element is no longer in the page")),
-        },
-        Err(resolve::ResolveError::Invalid(m)) => ResolveResult {
-            found: false,
-            stale: false,
-            error: Some(m),
-        },
-    };
-    serde_json::to_string(&r).unwrap_or_default()
-}
-
-/// Engine selector of any element (walks the document; not for hot paths).
-#[wasm_bindgen]
-pub fn selector_of(el: &Element) -> Result<String, JsValue> {
-    let doc = document()?;
-    let walked = walk_document(state(), &doc);
-    let id = find_node(&walked, el).ok_or_else(|| JsValue::from_str("element is not rendered in the document"))?;
-    Ok(selector_for(&walked.tree, &SelectorIndex::new(&walked.tree), id))
 }
 
 fn find_node(walked: &Walked, el: &Element) -> Option<NodeId> {

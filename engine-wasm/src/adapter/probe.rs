@@ -1,12 +1,11 @@
 //! Hit-testing the live page: which modal is on top, and whether a ref'd
 //! element actually receives a click at its action point.
 use super::state::EngineState;
-use crate::dom::{DomTree, NodeId};
+use crate::dom::{DomTree, NodeId, NodeMap};
 use crate::modal::ModalFinding;
 use crate::protocol::Rect;
 use crate::selector::{css_escape_ident, SHADOW_SEPARATOR};
 use crate::snapshot::{clip_rect, PageProbe};
-use std::collections::{HashMap, HashSet};
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Node};
 
@@ -18,7 +17,6 @@ pub struct LiveProbe<'a> {
     /// This frame's own viewport (hit-testing only works inside it).
     pub viewport: Rect,
     pub ms: f64,
-    ref_set: Option<HashSet<String>>,
 }
 
 impl<'a> LiveProbe<'a> {
@@ -36,7 +34,6 @@ impl<'a> LiveProbe<'a> {
             ref_prefix,
             viewport,
             ms: 0.0,
-            ref_set: None,
         }
     }
 
@@ -160,7 +157,7 @@ impl PageProbe for LiveProbe<'_> {
         Some(owners)
     }
 
-    fn covered_by(&mut self, tree: &DomTree, node: NodeId, refs: &HashMap<NodeId, String>) -> Option<String> {
+    fn covered_by(&mut self, tree: &DomTree, node: NodeId, refs: &NodeMap<String>) -> Option<String> {
         let t0 = now_ms();
         let result = (|| {
             let el = self.elements[node].as_ref()?;
@@ -190,10 +187,9 @@ impl PageProbe for LiveProbe<'_> {
                 }
                 layer = p;
             }
-            let set = self.ref_set.get_or_insert_with(|| refs.values().cloned().collect());
             if let Some(n) = self.st.existing_ref_number(&layer) {
                 let r = format!("{}e{n}", self.ref_prefix);
-                if set.contains(&r) {
+                if refs.values().any(|v| *v == r) {
                     return Some(r);
                 }
             }

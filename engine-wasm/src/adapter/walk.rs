@@ -56,6 +56,12 @@ const ELEMENT_NODE: u16 = 1;
 const TEXT_NODE: u16 = 3;
 
 pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
+    walk_document_with(state, doc, false)
+}
+
+/// `with_classes`: also record `class` attributes (the blocker scan's close-button
+/// search needs them; snapshots don't, and reading them costs a conversion each).
+pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, with_classes: bool) -> Walked {
     let root = doc.document_element();
     let kw = &state.kw;
     let window = web_sys::window().expect("window");
@@ -114,7 +120,7 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
             light_parent: w.light_parent,
             ..Default::default()
         };
-        read_attributes(&el, &mut data);
+        read_attributes(&el, &mut data, with_classes);
         let mut styled = w.styled;
         if styled && UNSTYLED_TAGS.contains(&data.tag.as_str()) {
             data.style = Some(Style::default());
@@ -123,7 +129,12 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
             data.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
             // A box-less leaf can't show anything: skip its style (zero
             // size counts as hidden) and save the reads.
-            let leaf = !el.has_child_nodes() && data.tag != "slot" && el.shadow_root().is_none();
+            // (Unless it carries a name source: an empty `<a title>` still
+            // exists for assistive tech, as Chromium exposes it.)
+            let named = ["title", "aria-label", "aria-labelledby", "alt", "role", "href"]
+                .iter()
+                .any(|a| data.has_attr(a));
+            let leaf = !el.has_child_nodes() && data.tag != "slot" && !named && el.shadow_root().is_none();
             let style = if data.rect.is_empty() && leaf {
                 Style {
                     display: Display::None,
@@ -308,7 +319,7 @@ fn is_relevant_attr(name: &str) -> bool {
         )
 }
 
-fn read_attributes(el: &Element, data: &mut ElementData) {
+fn read_attributes(el: &Element, data: &mut ElementData, with_classes: bool) {
     if !el.has_attributes() {
         return;
     }
@@ -316,7 +327,7 @@ fn read_attributes(el: &Element, data: &mut ElementData) {
     for i in 0..attrs.length() {
         let Some(a) = attrs.item(i) else { continue };
         let name = a.name();
-        if !is_relevant_attr(&name) {
+        if !is_relevant_attr(&name) && !(with_classes && (name == "class" || name.starts_with("data-"))) {
             continue;
         }
         let value = if name == "href" {

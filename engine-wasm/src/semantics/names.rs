@@ -842,10 +842,26 @@ fn range_value(e: &ElementData) -> String {
 
 /// `aria-valuenow` is a number: "3.0" reads as "3".
 fn format_number(raw: &str) -> String {
-    match raw.trim().parse::<f64>() {
-        Ok(f) if f.is_finite() => format!("{f}"),
-        _ => raw.trim().to_string(),
+    number_text(raw)
+}
+
+/// Canonical text of a number without float formatting (which would pull
+/// ~15 KB of `core::fmt` float code into the wasm): "+3.50" → "3.5",
+/// "3.0" → "3", "1e3" → "1000"; non-numbers come back trimmed.
+pub fn number_text(raw: &str) -> String {
+    let t = raw.trim();
+    let Ok(f) = t.parse::<f64>() else { return t.to_string() };
+    if !f.is_finite() {
+        return t.to_string();
     }
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        return (f as i64).to_string();
+    }
+    let t = t.strip_prefix('+').unwrap_or(t);
+    if t.contains('.') && !t.contains(['e', 'E']) {
+        return t.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    t.to_string()
 }
 
 /// Labels of a labelable element: `label[for=id]` (when this element is the

@@ -195,10 +195,7 @@ fn value_of(s: &Semantics, id: NodeId, e: &ElementData, role: &str, tag: &str, t
             e.attr("aria-valuenow")
                 .map(|v| v.trim())
                 .filter(|v| !v.is_empty())
-                .map(|v| match v.parse::<f64>() {
-                    Ok(f) if f.is_finite() => format!("{f}"),
-                    _ => v.to_string(),
-                })
+                .map(super::names::number_text)
         }
         _ => None,
     }

@@ -1,0 +1,431 @@
+//! Blocker candidates for `removeBlocker`: find overlays, pop-ups and bars
+//! that stand between the user and the page, say what kind they are (with the
+//! text evidence), and rank the buttons that would close them. Pure; the
+//! adapter adds hit-test coverage and performs nothing itself — the driver
+//! decides (conservatively) and acts with trusted input.
+pub mod keywords;
+
+use crate::dom::{DomTree, NodeId, Position};
+use crate::protocol::{Rect, ViewportInfo};
+use crate::semantics::Semantics;
+use keywords::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockerKind {
+    Consent,
+    Login,
+    AgeGate,
+    Paywall,
+    NewsletterPromo,
+    GenericModal,
+    Banner,
+    Tooltip,
+}
+
+/// A button the driver may click.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct BlockerButton {
+    /// Ref (resolvable by the engine) of the button.
+    pub target: String,
+    pub selector: String,
+    pub text: String,
+    pub score: u32,
+    pub reason: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+pub struct BlockerCandidate {
+    /// Ref of the blocker element (resolvable by the engine).
+    pub target: String,
+    pub selector: String,
+    pub kind: BlockerKind,
+    /// Keywords (or structural facts) that decided the kind.
+    pub evidence: Vec<String>,
+    pub rect: Rect,
+    /// Share of the viewport area it covers (0–1).
+    pub area_ratio: f64,
+    pub position: String,
+    pub z_index: Option<i32>,
+    /// Share of hit-test probes across the viewport that land inside it.
+    pub hit_coverage: f64,
+    pub covers_center: bool,
+    /// dialog role / aria-modal / `<dialog open>` / fixed or sticky / high z-index.
+    pub modal_evidence: bool,
+    /// Big enough to be in the way (≥30% of the viewport, or over its centre).
+    pub size_evidence: bool,
+    /// Close buttons, best first.
+    pub close: Vec<BlockerButton>,
+    /// Consent only.
+    pub reject: Option<BlockerButton>,
+    pub accept: Option<BlockerButton>,
+    pub description: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct BlockerScan {
+    pub url: String,
+    pub candidates: Vec<BlockerCandidate>,
+    pub viewport: ViewportInfo,
+}
+
+/// z-index from which a positioned layer counts as "far above the page".
+const HIGH_Z: i32 = 1000;
+const SIZE_AREA: f64 = 0.30;
+/// Smaller than this share of the viewport (and no dialog role) is a tooltip.
+const TOOLTIP_AREA: f64 = 0.04;
+
+/// Hit-test facts supplied by the adapter (none on the host).
+pub trait HitInfo {
+    /// Share of probe points (a grid over the viewport) whose topmost
+    /// element lies inside `node`.
+    fn coverage(&mut self, node: NodeId) -> f64;
+    /// The topmost element at the viewport centre lies inside `node`.
+    fn covers_center(&mut self, node: NodeId) -> bool;
+}
+
+pub struct NoHits;
+impl HitInfo for NoHits {
+    fn coverage(&mut self, _: NodeId) -> f64 {
+        0.0
+    }
+    fn covers_center(&mut self, _: NodeId) -> bool {
+        false
+    }
+}
+
+fn visible_text(sem: &Semantics, id: NodeId, limit: usize) -> String {
+    let tree = sem.tree;
+    let mut out = String::new();
+    for d in tree.descendants(id) {
+        if sem.is_hidden(d) {
+            continue;
+        }
+        if let Some(t) = tree.node(d).text() {
+            out.push_str(t);
+            out.push(' ');
+        } else if let Some(e) = tree.element(d) {
+            for a in ["aria-label", "placeholder", "value", "alt"] {
+                if let Some(v) = e.attr(a) {
+                    if a != "value" || matches!(e.attr("type"), Some("submit") | Some("button")) {
+                        out.push_str(v);
+                        out.push(' ');
+                    }
+                }
+            }
+        }
+        if out.len() > limit {
+            break;
+        }
+    }
+    fold(&out)
+}
+
+fn has_dialog_semantics(sem: &Semantics, id: NodeId) -> bool {
+    let e = sem.tree.element(id).unwrap();
+    matches!(sem.role(id), Some("dialog") | Some("alertdialog"))
+        || e.has_attr("aria-modal")
+        || (e.tag == "dialog" && (e.has_attr("open") || e.modal_dialog))
+}
+
+/// Site chrome (headers, navigation bars) is never a blocker.
+fn is_site_chrome(sem: &Semantics, id: NodeId) -> bool {
+    let tree = sem.tree;
+    matches!(
+        sem.role(id),
+        Some("banner") | Some("navigation") | Some("contentinfo") | Some("menubar")
+    ) || tree
+        .descendants(id)
+        .take(400)
+        .any(|d| matches!(sem.role(d), Some("navigation") | Some("search") | Some("menubar")))
+}
+
+fn is_candidate(sem: &Semantics, id: NodeId, view: &Rect, hits: &mut dyn HitInfo) -> bool {
+    let tree = sem.tree;
+    let Some(e) = tree.element(id) else { return false };
+    if sem.is_hidden(id) || matches!(e.tag.as_str(), "html" | "body" | "main") || e.rect.is_empty() {
+        return false;
+    }
+    let Some(style) = e.style.as_ref() else { return false };
+    let positioned = matches!(style.position, Position::Fixed | Position::Sticky);
+    let high_z = style.position != Position::Static && style.z_index.map(|z| z >= HIGH_Z).unwrap_or(false);
+    let area = overlap_area(&e.rect, view) / (view.width * view.height).max(1.0);
+    positioned
+        || high_z
+        || has_dialog_semantics(sem, id)
+        || matches!(sem.role(id), Some("tooltip"))
+        || (area >= SIZE_AREA && style.position != Position::Static && style.position != Position::Relative)
+        || (style.position == Position::Absolute && hits.covers_center(id))
+}
+
+fn overlap_area(r: &Rect, view: &Rect) -> f64 {
+    let w = (r.right().min(view.right()) - r.x.max(view.x)).max(0.0);
+    let h = (r.bottom().min(view.bottom()) - r.y.max(view.y)).max(0.0);
+    w * h
+}
+
+fn classify(
+    sem: &Semantics,
+    id: NodeId,
+    text: &str,
+    area: f64,
+    rect: &Rect,
+    view: &Rect,
+) -> (BlockerKind, Vec<String>) {
+    let has_password = sem.tree.descendants(id).any(|d| {
+        sem.tree
+            .element(d)
+            .map(|e| e.tag == "input" && e.attr("type") == Some("password"))
+            .unwrap_or(false)
+    });
+    fn score(text: &str, list: &[&'static str]) -> Vec<&'static str> {
+        matches(text, list)
+    }
+    let consent = score(text, CONSENT);
+    let age = score(text, AGE_GATE);
+    let mut login = score(text, LOGIN);
+    if has_password {
+        login.push("password field");
+    }
+    let paywall = score(text, PAYWALL);
+    let promo = score(text, NEWSLETTER_PROMO);
+    let strs = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
+    // Most specific evidence first: a consent banner mentions "subscribe"
+    // rarely, a login wall mentions "privacy" often (in its footer).
+    if consent.len() >= 2 || (!consent.is_empty() && login.is_empty() && age.is_empty() && paywall.is_empty()) {
+        return (BlockerKind::Consent, strs(consent));
+    }
+    if !age.is_empty() {
+        return (BlockerKind::AgeGate, strs(age));
+    }
+    if !paywall.is_empty() && (paywall.len() >= login.len() || !has_password) {
+        return (BlockerKind::Paywall, strs(paywall));
+    }
+    if !login.is_empty() {
+        return (BlockerKind::Login, strs(login));
+    }
+    if !promo.is_empty() {
+        return (BlockerKind::NewsletterPromo, strs(promo));
+    }
+    let dialog = has_dialog_semantics(sem, id);
+    if area < TOOLTIP_AREA && !dialog {
+        return (
+            BlockerKind::Tooltip,
+            vec![format!("small ({}% of the viewport)", (area * 100.0).round() as u32)],
+        );
+    }
+    let bar = rect.width >= 0.6 * view.width && rect.height < 0.3 * view.height;
+    if bar && !dialog {
+        return (BlockerKind::Banner, vec!["wide, short bar".into()]);
+    }
+    (
+        BlockerKind::GenericModal,
+        vec![if dialog {
+            "dialog semantics".into()
+        } else {
+            "large overlay".into()
+        }],
+    )
+}
+
+fn label_of(sem: &Semantics, id: NodeId) -> String {
+    let name = sem.name(id);
+    fold(&name)
+}
+
+/// Elements inside the candidate a user could click.
+fn clickables(sem: &Semantics, interactive: &[bool], id: NodeId) -> Vec<NodeId> {
+    sem.tree
+        .descendants(id)
+        .filter(|&d| d != id && interactive[d] && !sem.is_hidden(d))
+        .collect()
+}
+
+fn is_commit(label: &str) -> bool {
+    !label_is(label, DECLINE_TEXTS)
+        && !label_is(label, REJECT_TEXTS)
+        && COMMIT_TEXTS.iter().any(|k| contains_phrase(label, k))
+}
+
+/// Ranks the close buttons of a candidate, best first.
+fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect) -> Vec<(NodeId, u32, &'static str)> {
+    let tree = sem.tree;
+    let mut out = Vec::new();
+    for b in clickables(sem, interactive, id) {
+        let e = tree.element(b).unwrap();
+        let label = label_of(sem, b);
+        if is_commit(&label) {
+            continue;
+        }
+        let aria = e.attr("aria-label").or(e.attr("title")).map(fold).unwrap_or_default();
+        let class = e.attr("class").map(fold).unwrap_or_default();
+        let text = fold(&crate::render::normalize_ws(&visible_text(sem, b, 80)));
+        let (score, reason) = if label_is(&aria, CLOSE_LABELS) || aria.starts_with("close") {
+            (100, "labelled close/dismiss")
+        } else if CLOSE_GLYPHS.contains(&text.as_str()) || CLOSE_GLYPHS.contains(&label.as_str()) {
+            (90, "close glyph")
+        } else if [
+            "data-dismiss",
+            "data-bs-dismiss",
+            "data-micromodal-close",
+            "data-a11y-dialog-hide",
+            "data-close",
+        ]
+        .iter()
+        .any(|a| e.has_attr(a))
+            || class.split(' ').any(|c| {
+                matches!(
+                    c,
+                    "close" | "btn-close" | "modal-close" | "dismiss" | "close-button" | "closebutton"
+                )
+            })
+        {
+            (80, "dismiss attribute or class")
+        } else if label_is(&label, DECLINE_TEXTS) || label_is(&text, DECLINE_TEXTS) {
+            (70, "declines without committing")
+        } else if is_top_right_icon(e.rect, cand) && text.chars().count() <= 1 {
+            (60, "icon button in the top-right corner")
+        } else {
+            continue;
+        };
+        out.push((b, score, reason));
+    }
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+fn is_top_right_icon(r: Rect, cand: &Rect) -> bool {
+    r.width <= 64.0 && r.height <= 64.0 && r.x >= cand.x + cand.width * 0.6 && r.y <= cand.y + cand.height * 0.25
+}
+
+fn consent_button(sem: &Semantics, interactive: &[bool], id: NodeId, list: &[&str]) -> Option<NodeId> {
+    let mut best: Option<(NodeId, usize)> = None;
+    for b in clickables(sem, interactive, id) {
+        let label = label_of(sem, b);
+        if let Some(rank) = list.iter().position(|k| label == *k || (label_is(&label, &[k]))) {
+            if best.map(|(_, r)| rank < r).unwrap_or(true) {
+                best = Some((b, rank));
+            }
+        }
+    }
+    best.map(|(b, _)| b)
+}
+
+/// Everything the scan needs besides the tree.
+pub struct ScanInput<'a> {
+    pub sem: &'a Semantics<'a>,
+    pub interactive: &'a [bool],
+    pub viewport: &'a ViewportInfo,
+    /// Ref ids of the nodes the driver may target.
+    pub target_of: &'a mut dyn FnMut(NodeId) -> String,
+    pub selector_of: &'a dyn Fn(NodeId) -> String,
+}
+
+pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate> {
+    let sem = input.sem;
+    let tree: &DomTree = sem.tree;
+    let view = Rect::new(0.0, 0.0, input.viewport.viewport_width, input.viewport.viewport_height);
+    let mut found: Vec<NodeId> = Vec::new();
+    // Outermost candidates only: an overlay wrapper and the dialog inside it
+    // are one blocker (evidence and buttons come from the whole subtree).
+    let mut skip_under: Option<NodeId> = None;
+    for id in tree.descendants(DomTree::ROOT) {
+        if let Some(s) = skip_under {
+            if tree.ancestors(id).any(|a| a == s) {
+                continue;
+            }
+            skip_under = None;
+        }
+        if tree.element(id).is_none() || !is_candidate(sem, id, &view, hits) {
+            continue;
+        }
+        if is_site_chrome(sem, id) {
+            skip_under = Some(id);
+            continue;
+        }
+        // A layer with nothing in it is a backdrop; its sibling is the blocker.
+        let has_content = tree.descendants(id).any(|d| {
+            d != id && (input.interactive[d] || tree.node(d).text().map(|t| !t.trim().is_empty()).unwrap_or(false))
+        });
+        if !has_content {
+            continue;
+        }
+        found.push(id);
+        skip_under = Some(id);
+    }
+    let mut out = Vec::new();
+    for id in found {
+        let e = tree.element(id).unwrap();
+        let style = e.style.clone().unwrap_or_default();
+        let area = overlap_area(&e.rect, &view) / (view.width * view.height).max(1.0);
+        let text = visible_text(sem, id, 4000);
+        let (kind, evidence) = classify(sem, id, &text, area, &e.rect, &view);
+        let coverage = hits.coverage(id);
+        let covers_center = hits.covers_center(id);
+        let positioned = matches!(style.position, Position::Fixed | Position::Sticky);
+        let high_z = style.z_index.map(|z| z >= HIGH_Z).unwrap_or(false);
+        let modal_evidence = has_dialog_semantics(sem, id) || positioned || high_z;
+        let size_evidence = area >= SIZE_AREA || covers_center || (kind == BlockerKind::Banner && area >= 0.08);
+        let mut button = |b: NodeId, score: u32, reason: &str| BlockerButton {
+            target: (input.target_of)(b),
+            selector: (input.selector_of)(b),
+            text: crate::render::normalize_ws(&sem.name(b)),
+            score,
+            reason: reason.to_string(),
+        };
+        let close: Vec<BlockerButton> = close_buttons(sem, input.interactive, id, &e.rect)
+            .into_iter()
+            .map(|(b, s, r)| button(b, s, r))
+            .collect();
+        let (reject, accept) = if kind == BlockerKind::Consent {
+            (
+                consent_button(sem, input.interactive, id, REJECT_TEXTS)
+                    .map(|b| button(b, 100, "rejects optional cookies")),
+                consent_button(sem, input.interactive, id, ACCEPT_TEXTS).map(|b| button(b, 100, "accepts cookies")),
+            )
+        } else {
+            (None, None)
+        };
+        out.push(BlockerCandidate {
+            target: (input.target_of)(id),
+            selector: (input.selector_of)(id),
+            kind,
+            evidence,
+            rect: e.rect,
+            area_ratio: (area * 1000.0).round() / 1000.0,
+            position: match style.position {
+                Position::Static => "static",
+                Position::Relative => "relative",
+                Position::Absolute => "absolute",
+                Position::Fixed => "fixed",
+                Position::Sticky => "sticky",
+            }
+            .to_string(),
+            z_index: style.z_index,
+            hit_coverage: (coverage * 1000.0).round() / 1000.0,
+            covers_center,
+            modal_evidence,
+            size_evidence,
+            close,
+            reject,
+            accept,
+            description: crate::modal::describe(sem, id),
+        });
+    }
+    // Most obstructive first.
+    out.sort_by(|a, b| {
+        let key = |c: &BlockerCandidate| {
+            (
+                c.size_evidence && c.modal_evidence,
+                c.covers_center,
+                (c.area_ratio * 1000.0) as i64,
+            )
+        };
+        key(b).cmp(&key(a))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests;
