@@ -52,6 +52,8 @@ pub struct RenderInput<'a> {
     pub clip: Rect,
     /// `scheme://host[:port]` of the page, to print same-origin URLs as paths.
     pub origin: &'a str,
+    /// The page URL, to print same-document links as `#fragment`.
+    pub page_url: &'a str,
     /// Nodes outside an open modal (issue: modal occlusion): no refs, `[obscured]`.
     pub obscured: Option<&'a [bool]>,
     /// Leave obscured nodes out instead of marking them.
@@ -158,19 +160,78 @@ fn state_tokens(st: &States, out: &mut Vec<String>) {
     }
 }
 
-/// Shortens same-origin URLs to their path; keeps others whole.
-pub fn display_url(url: &str, origin: &str) -> String {
-    if !origin.is_empty() && origin != "null" {
+/// Longest URL printed in the text (the JSON ref keeps the whole URL).
+const MAX_URL_CHARS: usize = 100;
+
+/// How a link target is shown to the model: same-document anchors as
+/// `#fragment`, same-origin URLs as paths, long URLs cut (tracking URLs run
+/// to hundreds of characters), `javascript:` targets not at all.
+pub fn display_url(url: &str, page_url: &str, origin: &str) -> Option<String> {
+    if url.len() >= 11 && url[..11].eq_ignore_ascii_case("javascript:") {
+        return None;
+    }
+    let base = page_url.split('#').next().unwrap_or(page_url);
+    let mut shown = match url.strip_prefix(base) {
+        Some(frag) if frag.starts_with('#') => frag.to_string(),
+        _ => url.to_string(),
+    };
+    if !origin.is_empty() && origin != "null" && !shown.starts_with('#') {
         if let Some(rest) = url.strip_prefix(origin) {
             if rest.is_empty() {
-                return "/".into();
-            }
-            if rest.starts_with('/') || rest.starts_with('?') || rest.starts_with('#') {
-                return rest.to_string();
+                shown = "/".into();
+            } else if rest.starts_with('/') || rest.starts_with('?') || rest.starts_with('#') {
+                shown = rest.to_string();
             }
         }
     }
-    url.to_string()
+    if shown.chars().count() > MAX_URL_CHARS {
+        shown = shown.chars().take(MAX_URL_CHARS - 1).collect::<String>() + "…";
+    }
+    Some(shown)
+}
+
+/// Token-saving rewrites of the output tree that lose nothing a model needs:
+/// - a `listitem` holding exactly one node (and nothing else) is replaced by it;
+/// - a parent without a ref whose single child has the same name drops its own
+///   name (`heading "Docs"` > `link "Docs"` says it twice);
+/// - unreferenced `img` leaves whose name is part of the parent's name go.
+fn compact(out: &mut [OutNode]) {
+    let has_ref = |n: &OutNode| n.tokens.iter().any(|t| t.starts_with("[ref="));
+    for i in 0..out.len() {
+        let mut children = std::mem::take(&mut out[i].children);
+        for c in children.iter_mut() {
+            if let Item::Node(j) = c {
+                let n = &out[*j];
+                if n.role == "listitem" && n.tokens.is_empty() && n.name.is_empty()
+                    || (n.role == "listitem" && n.tokens.is_empty())
+                {
+                    if let [Item::Node(k)] = n.children.as_slice() {
+                        *c = Item::Node(*k);
+                    }
+                }
+            }
+        }
+        let parent_name = out[i].name.clone();
+        if !parent_name.is_empty() {
+            children.retain(|c| match c {
+                Item::Node(k) => {
+                    let n = &out[*k];
+                    !(n.role == "img"
+                        && n.children.is_empty()
+                        && !has_ref(n)
+                        && !n.name.is_empty()
+                        && parent_name.contains(&n.name))
+                }
+                _ => true,
+            });
+        }
+        if let [Item::Node(k)] = children.as_slice() {
+            if !has_ref(&out[i]) && !out[i].name.is_empty() && out[*k].name == out[i].name {
+                out[i].name.clear();
+            }
+        }
+        out[i].children = children;
+    }
 }
 
 /// Computes per-node "intersects the clip". Boxless nodes (text,
@@ -340,7 +401,7 @@ pub fn render(input: &RenderInput) -> Rendered {
         let url = if role_str == "link" {
             e.attr("href")
                 .filter(|h| !h.is_empty())
-                .map(|h| display_url(h, input.origin))
+                .and_then(|h| display_url(h, input.page_url, input.origin))
         } else {
             None
         };
@@ -426,6 +487,8 @@ pub fn render(input: &RenderInput) -> Rendered {
             keep[k - 1]
         });
     }
+
+    compact(&mut out);
 
     let mut lines = Vec::new();
     let mut stack: Vec<(&Item, usize)> = Vec::new();

@@ -141,6 +141,7 @@ pub fn build_frame_snapshot(
         mode: req.mode,
         clip,
         origin: &facts.origin,
+        page_url: &facts.url,
         obscured: occ.mask.as_deref(),
         drop_obscured: req.obscured_mode == ObscuredMode::Drop,
         modal_root: occ.modal.map(|m| m.node),
