@@ -87,6 +87,11 @@ pub struct PageBench {
     pub chars: usize,
     pub tokens: usize,
     pub engine_ms: f64,
+    /// Occlusion and hit-testing time (modal detection, `[covered]` probes),
+    /// part of `engine_ms`.
+    pub occlusion_ms: f64,
+    /// `occlusion_ms / engine_ms`, in percent.
+    pub occlusion_pct: f64,
     pub total_ms: f64,
     pub floor_ms: f64,
     /// Elements the floor touched (`querySelectorAll('*').length`).
@@ -311,11 +316,12 @@ async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Re
         ..Default::default()
     };
     let warm = page.snapshot(&options).await?;
-    let (mut engine, mut total) = (Vec::new(), Vec::new());
+    let (mut engine, mut total, mut occlusion) = (Vec::new(), Vec::new(), Vec::new());
     let mut last = warm;
     for _ in 0..runs {
         let s = page.snapshot(&options).await?;
         engine.push(s.stats.engine_ms);
+        occlusion.push(s.stats.occlusion_ms);
         total.push(s.stats.total_ms);
         last = s;
     }
@@ -343,6 +349,8 @@ async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Re
         chars,
         tokens: chars / 4,
         engine_ms,
+        occlusion_ms: median(&occlusion),
+        occlusion_pct: 100.0 * median(&occlusion) / engine_ms,
         total_ms: median(&total),
         floor_ms,
         floor_elements: floor_n,
@@ -514,6 +522,8 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
         chars: med(&|p| p.chars as f64) as usize,
         tokens: med(&|p| p.tokens as f64) as usize,
         engine_ms: med(&|p| p.engine_ms),
+        occlusion_ms: med(&|p| p.occlusion_ms),
+        occlusion_pct: med(&|p| p.occlusion_pct),
         total_ms: med(&|p| p.total_ms),
         floor_ms: med(&|p| p.floor_ms),
         floor_elements: med(&|p| p.floor_elements as f64) as u64,
@@ -554,11 +564,12 @@ pub fn render_table(r: &BenchReport) -> String {
     );
     out.push_str(
         "(floor = getBoundingClientRect + getComputedStyle(el).display for each of the floor_n elements of \
-         querySelectorAll('*'), light DOM only; ratio = engine_ms / floor_ms)\n",
+         querySelectorAll('*'), light DOM only; ratio = engine_ms / floor_ms; occl = modal detection and \
+         [covered] hit-testing, part of engine_ms)\n",
     );
     out.push_str(&format!(
-        "{:<28} {:>7} {:>6} {:>8} {:>7} {:>9} {:>9} {:>9} {:>7} {:>6}",
-        "page", "elems", "refs", "chars", "tokens", "engine_ms", "total_ms", "floor_ms", "floor_n", "ratio"
+        "{:<28} {:>7} {:>6} {:>8} {:>7} {:>9} {:>8} {:>6} {:>9} {:>9} {:>7} {:>6}",
+        "page", "elems", "refs", "chars", "tokens", "engine_ms", "occl_ms", "occl%", "total_ms", "floor_ms", "floor_n", "ratio"
     ));
     if with_pw {
         out.push_str(&format!(
@@ -579,12 +590,14 @@ pub fn render_table(r: &BenchReport) -> String {
             return format!("{name:<28} error: {e}\n");
         }
         let mut s = format!(
-            "{name:<28} {:>7} {:>6} {:>8} {:>7} {:>9.2} {:>9.2} {:>9.2} {:>7} {:>6}",
+            "{name:<28} {:>7} {:>6} {:>8} {:>7} {:>9.2} {:>8.2} {:>6.1} {:>9.2} {:>9.2} {:>7} {:>6}",
             p.elements,
             p.refs,
             p.chars,
             p.tokens,
             p.engine_ms,
+            p.occlusion_ms,
+            p.occlusion_pct,
             p.total_ms,
             p.floor_ms,
             p.floor_elements,
