@@ -43,9 +43,15 @@ if [ "$(wasm-opt --version 2>/dev/null | awk '{print $3}')" != "132" ] \
     "binaryen@$BINARYEN_NPM_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" >/dev/null
 fi
 
-# Fixture libraries (real npm modal and consent libraries), served locally by tests.
-if [ -f tests/fixtures/package.json ] && [ ! -d tests/fixtures/node_modules ]; then
-  say "npm install fixture libraries"
-  npm install --prefix tests/fixtures --no-audit --no-fund --silent >/dev/null
+# Fixture libraries (real npm modal and consent libraries), served locally by
+# tests; reinstalled whenever the lock file changes.
+if [ -f tests/fixtures/package-lock.json ]; then
+  want=$(sha256sum tests/fixtures/package-lock.json | cut -d' ' -f1)
+  have=$(cat tests/fixtures/node_modules/.sightline-stamp 2>/dev/null || true)
+  if [ "$want" != "$have" ]; then
+    say "npm ci fixture libraries"
+    (cd tests/fixtures && npm ci --no-audit --no-fund --silent >/dev/null)
+    echo "$want" > tests/fixtures/node_modules/.sightline-stamp
+  fi
 fi
 say "ok"

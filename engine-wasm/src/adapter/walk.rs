@@ -141,7 +141,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, with_cla
                     ..Default::default()
                 }
             } else {
-                read_style(kw, &window, &el, &data, w.name_ctx, viewport)
+                read_style(kw, &window, &el, &data, w.name_ctx, viewport, with_classes)
             };
             if style.display == Display::None {
                 styled = false;
@@ -368,6 +368,7 @@ fn read_style(
     data: &ElementData,
     name_ctx: bool,
     viewport: (f64, f64),
+    all_positions: bool,
 ) -> Style {
     let Ok(Some(cs)) = window.get_computed_style(el) else {
         return Style::default();
@@ -402,7 +403,7 @@ fn read_style(
     };
     let r = &data.rect;
     let (vw, vh) = viewport;
-    let big = r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
+    let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
     if big {
         let position = cs.get_prop(&kw.p_position);
         style.position = if position == kw.static_ {

@@ -198,6 +198,9 @@ pub const NEWSLETTER_PROMO: &[&str] = &[
     "join our",
     "deal",
     "sale",
+    "mailing list",
+    "e-book",
+    "ebook",
     // de
     "rabatt",
     "gutschein",
@@ -394,6 +397,9 @@ pub const REJECT_TEXTS: &[&str] = &[
     "essential only",
     "continue without accepting",
     "do not accept",
+    "i decline",
+    "deny cookies",
+    "decline cookies",
     // de
     "alle ablehnen",
     "ablehnen",
@@ -447,6 +453,9 @@ pub const ACCEPT_TEXTS: &[&str] = &[
     "ok",
     "got it",
     "accept cookies",
+    "that's ok",
+    "allow cookies",
+    "i accept",
     // de
     "alle akzeptieren",
     "akzeptieren",

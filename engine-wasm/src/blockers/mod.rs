@@ -366,7 +366,10 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
         let positioned = matches!(style.position, Position::Fixed | Position::Sticky);
         let high_z = style.z_index.map(|z| z >= HIGH_Z).unwrap_or(false);
         let modal_evidence = has_dialog_semantics(sem, id) || positioned || high_z;
-        let size_evidence = area >= SIZE_AREA || covers_center || (kind == BlockerKind::Banner && area >= 0.08);
+        // Size or position: big, over the centre, or a fixed/sticky layer
+        // that is more than a tooltip (cookie bars, corner notices).
+        let size_evidence =
+            area >= SIZE_AREA || covers_center || (positioned && (area >= 0.03 || e.rect.width >= 0.5 * view.width));
         let mut button = |b: NodeId, score: u32, reason: &str| BlockerButton {
             target: (input.target_of)(b),
             selector: (input.selector_of)(b),
