@@ -264,3 +264,105 @@ pub fn clip_rect(r: &Rect, clip: &Rect) -> Option<Rect> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::{Style, TreeBuilder};
+    use crate::protocol::Rect;
+    use crate::viewport::viewport_info;
+
+    fn vp() -> ViewportInfo {
+        viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 3000.0)
+    }
+
+    #[test]
+    fn five_thousand_levels_deep_render_without_overflow() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        for _ in 0..5000 {
+            b.open_el("div", &[]);
+        }
+        let btn = b.open_el("button", &[]);
+        b.text("Deep");
+        b.close();
+        let t = b.finish();
+        let s = snapshot_tree(&t, vp(), SnapshotMode::Full);
+        assert_eq!(s.lines, vec!["- button \"Deep\" [ref=e1]".to_string()]);
+        assert!(
+            s.refs.get("e1").unwrap().selector.ends_with("button"),
+            "{}",
+            s.refs.get("e1").unwrap().selector
+        );
+        let _ = btn;
+    }
+
+    #[test]
+    fn text_format_states_values_links_and_compaction() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        b.open_el("main", &[]);
+        b.open_el("h1", &[]);
+        b.text("Shop");
+        b.close();
+        // A wrapper div with no semantics dissolves.
+        b.open_el("div", &[("class", "wrap")]);
+        let cb = b.el("input", &[("type", "checkbox"), ("aria-label", "Gift wrap")]);
+        b.data(cb).form.checked = Some(true);
+        let email = b.el("input", &[("type", "email"), ("aria-label", "Email")]);
+        b.data(email).form.value = Some("a@b.c".into());
+        let pw = b.el("input", &[("type", "password"), ("aria-label", "Password")]);
+        b.data(pw).form.value = Some("secret".into());
+        b.close();
+        b.open_el("ul", &[]);
+        b.open_el("li", &[]);
+        b.open_el("a", &[("href", "https://example.test/docs")]);
+        b.text("Docs");
+        b.close();
+        b.close();
+        b.close();
+        let far = b.open_el("button", &[]);
+        b.data(far).rect = Rect::new(0.0, 2000.0, 100.0, 20.0);
+        b.text("Far away");
+        b.close();
+        let clicky = b.open_el("div", &[]);
+        b.data(clicky).style = Some(Style {
+            cursor_pointer: true,
+            ..Default::default()
+        });
+        b.text("Card");
+        b.close();
+        let t = b.finish();
+        let s = snapshot_tree(&t, vp(), SnapshotMode::Full);
+        let text = s.lines.join("\n");
+        assert_eq!(
+            text,
+            [
+                "- main:",
+                "  - heading \"Shop\" [level=1]",
+                "  - checkbox \"Gift wrap\" [checked] [ref=e1]",
+                "  - textbox \"Email\" [ref=e2]: a@b.c",
+                "  - textbox \"Password\" [ref=e3]",
+                "  - list:",
+                "    - link \"Docs\" [ref=e4]:",
+                "      - /url: /docs",
+                "  - button \"Far away\" [offscreen] [ref=e5]",
+                "  - generic [ref=e6]: Card",
+            ]
+            .join("\n")
+        );
+        assert!(!serde_json::to_string(&s).unwrap().contains("secret"));
+        assert_eq!(
+            s.refs.get("e4").unwrap().url.as_deref(),
+            Some("https://example.test/docs")
+        );
+        assert!(!s.refs.get("e5").unwrap().in_viewport);
+
+        // Viewport mode leaves the far button out and counts it.
+        let v = snapshot_tree(&t, vp(), SnapshotMode::Viewport);
+        assert!(!v.lines.join("\n").contains("Far away"));
+        assert_eq!(v.offscreen.below, 1);
+    }
+}
