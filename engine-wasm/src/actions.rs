@@ -70,8 +70,6 @@ pub enum DomOp {
     /// Scroll the page (no target) or the element's scroll container to
     /// `percent` of its scrollable height.
     ScrollToPercent,
-    /// Scroll the page or the element's scroll container by `dx`, `dy` pixels.
-    ScrollBy,
     /// Scroll the element into view (centred).
     ScrollIntoView,
     /// Fire `change` (after typing into a field, as blur would).

@@ -190,6 +190,30 @@ pub fn display_url(url: &str, page_url: &str, origin: &str) -> Option<String> {
     Some(shown)
 }
 
+/// Most choices listed for a drop-down before "… N more".
+const MAX_LISTED_OPTIONS: usize = 25;
+
+/// `Medium (options: Small, Medium, Large)` for a collapsed `<select>`.
+fn select_summary(sem: &Semantics, select: NodeId, value: Option<String>) -> String {
+    let tree = sem.tree;
+    let options: Vec<String> = tree
+        .descendants(select)
+        .filter(|&d| tree.tag(d) == Some("option") && !sem.is_hidden(d))
+        .map(|d| normalize_ws(&sem.name(d)))
+        .filter(|n| !n.is_empty())
+        .collect();
+    let mut listed: Vec<String> = options.iter().take(MAX_LISTED_OPTIONS).cloned().collect();
+    let more = options.len().saturating_sub(MAX_LISTED_OPTIONS);
+    if more > 0 {
+        listed.push(format!("… {more} more"));
+    }
+    match value {
+        Some(v) if !listed.is_empty() => format!("{v} (options: {})", listed.join(", ")),
+        Some(v) => v,
+        None => format!("(options: {})", listed.join(", ")),
+    }
+}
+
 /// Token-saving rewrites of the output tree that lose nothing a model needs:
 /// - a `listitem` holding exactly one node (and nothing else) is replaced by it;
 /// - a parent without a ref whose single child has the same name drops its own
@@ -410,6 +434,14 @@ pub fn render(input: &RenderInput) -> Rendered {
         } else {
             None
         };
+        let mut value = st.value.map(|v| normalize_ws(&v)).filter(|v| !v.is_empty());
+        // A drop-down <select> shows its value and its choices on one line
+        // instead of an option line each (the popup isn't open, and a
+        // country list would cost hundreds of lines).
+        let collapsed_select = e.tag == "select" && role_str == "combobox";
+        if collapsed_select {
+            value = Some(select_summary(sem, id, value));
+        }
         let idx = out.len();
         out.push(OutNode {
             node: id,
@@ -417,12 +449,12 @@ pub fn render(input: &RenderInput) -> Rendered {
             name,
             tokens,
             url,
-            value: st.value.map(|v| normalize_ws(&v)).filter(|v| !v.is_empty()),
+            value,
             children: Vec::new(),
             frame,
         });
         out[parent_out].children.push(Item::Node(idx));
-        if !is_frame {
+        if !is_frame && !collapsed_select {
             for &c in node.children.iter().rev() {
                 stack.push((c, idx, marked_off || !visible));
             }
@@ -478,6 +510,18 @@ pub fn render(input: &RenderInput) -> Rendered {
                     .map(|nm| nm == t || nm.ends_with(t.as_str()))
                     .unwrap_or(false)
             {
+                keep[k] = false;
+                continue;
+            }
+            // Two labels merged into one text run: "<prev name> <next name>".
+            let mut rest = t.as_str();
+            if let Some(p) = prev.as_deref() {
+                rest = rest.strip_prefix(p).unwrap_or(rest).trim_start();
+            }
+            if let Some(nx) = next.as_deref() {
+                rest = rest.strip_suffix(nx).unwrap_or(rest).trim_end();
+            }
+            if rest.is_empty() {
                 keep[k] = false;
             }
         }

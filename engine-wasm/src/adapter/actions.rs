@@ -248,8 +248,11 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
             if !is_value_input(&ty) {
                 return Err(format!("setValue is for picker inputs, not type={ty}"));
             }
+            // The browser sanitises a bad value to "": put the old one back.
+            let old = i.value();
             i.set_value(value);
-            if i.value() != value {
+            if !i.value().eq_ignore_ascii_case(value) {
+                i.set_value(&old);
                 return Err(format!("\"{value}\" is not a valid value for a {ty} input"));
             }
             fire(&el, "input");
@@ -315,18 +318,6 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
                     ok(Some(c.scroll_top().to_string()))
                 }
             }
-        }
-        DomOp::ScrollBy => {
-            match action.target.as_deref() {
-                None => window().scroll_by_with_x_and_y(action.dx, action.dy),
-                Some(t) => {
-                    let el = lookup(st, t)?;
-                    let c = scroll_container(&el)
-                        .ok_or_else(|| format!("{} has no scroll container", describe_element(&el)))?;
-                    c.scroll_by_with_x_and_y(action.dx, action.dy);
-                }
-            }
-            ok(None)
         }
         DomOp::ScrollIntoView => {
             scroll_into_view(&lookup(st, target()?)?);
