@@ -67,9 +67,6 @@ pub enum DomOp {
     /// Choose `values` of a native `<select>` by label, then value; fires
     /// `input` + `change`.
     SelectOption,
-    /// Scroll the page (no target) or the element's scroll container to
-    /// `percent` of its scrollable height.
-    ScrollToPercent,
     /// Scroll the element into view (centred).
     ScrollIntoView,
     /// Fire `change` (after typing into a field, as blur would).
@@ -232,14 +229,6 @@ mod tests {
             DomAction {
                 values: vec!["M".into()],
                 ..DomAction::new(DomOp::SelectOption, Some("e3"))
-            }
-        );
-        let b: DomAction = serde_json::from_str(r#"{"op":"scrollToPercent","target":null,"percent":50}"#).unwrap();
-        assert_eq!(
-            b,
-            DomAction {
-                percent: 50.0,
-                ..DomAction::new(DomOp::ScrollToPercent, None)
             }
         );
     }

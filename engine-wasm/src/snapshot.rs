@@ -126,7 +126,31 @@ pub fn build_frame_snapshot(
         let mut ids: Vec<NodeId> = refs.keys().filter(|&id| !obscured(id)).collect();
         ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
-        for id in ids.into_iter().filter(|&id| in_clip(id)).take(MAX_HIT_PROBES) {
+        // Only layers that leave the normal flow (fixed, sticky, positioned
+        // with a z-index) can cover a target; probe only targets under one.
+        // This keeps hit-testing to a handful of probes on most pages.
+        let layers: Vec<(NodeId, crate::protocol::Rect)> = (0..tree.len())
+            .filter_map(|id| {
+                let e = tree.element(id)?;
+                let st = e.style.as_ref()?;
+                let layer = matches!(st.position, crate::dom::Position::Fixed | crate::dom::Position::Sticky)
+                    || (st.position == crate::dom::Position::Absolute && st.z_index.is_some());
+                (layer && !e.rect.is_empty() && !sem.is_hidden(id) && !obscured(id)).then_some((id, e.rect))
+            })
+            .collect();
+        let under_layer = |id: NodeId| {
+            let Some(r) = tree.element(id).map(|e| e.rect) else {
+                return false;
+            };
+            layers
+                .iter()
+                .any(|(l, lr)| lr.intersects(&r) && *l != id && !tree.ancestors(id).any(|a| a == *l))
+        };
+        for id in ids
+            .into_iter()
+            .filter(|&id| in_clip(id) && under_layer(id))
+            .take(MAX_HIT_PROBES)
+        {
             if let Some(by) = probe.covered_by(tree, id, &refs) {
                 covered.insert(id, by);
             }

@@ -264,7 +264,6 @@ pub fn dom_action(s: &str) -> Result<DomAction, String> {
         Some("focusAndSelectAll") => DomOp::FocusAndSelectAll,
         Some("setValue") => DomOp::SetValue,
         Some("selectOption") => DomOp::SelectOption,
-        Some("scrollToPercent") => DomOp::ScrollToPercent,
         Some("scrollIntoView") => DomOp::ScrollIntoView,
         Some("dispatchChange") => DomOp::DispatchChange,
         Some("readValue") => DomOp::ReadValue,
@@ -355,7 +354,6 @@ mod tests {
         for op in [
             "focusAndSelectAll",
             "setValue",
-            "scrollToPercent",
             "scrollIntoView",
             "dispatchChange",
             "readValue",

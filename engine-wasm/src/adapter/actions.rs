@@ -180,26 +180,6 @@ fn fire(el: &Element, kind: &str) {
     }
 }
 
-/// The element itself when it scrolls, else its nearest scrolling ancestor.
-fn scroll_container(el: &Element) -> Option<Element> {
-    let mut cur = Some(el.clone());
-    while let Some(e) = cur {
-        if e.scroll_height() > e.client_height() + 1 {
-            let overflow = window()
-                .get_computed_style(&e)
-                .ok()
-                .flatten()
-                .and_then(|cs| cs.get_property_value("overflow-y").ok())
-                .unwrap_or_default();
-            if overflow == "auto" || overflow == "scroll" {
-                return Some(e);
-            }
-        }
-        cur = e.parent_element();
-    }
-    None
-}
-
 fn ok(value: Option<String>) -> Result<DomActionResult, String> {
     Ok(DomActionResult {
         ok: true,
@@ -294,30 +274,6 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
             ok(Some(
                 chosen.iter().map(|&i| list[i].0.clone()).collect::<Vec<_>>().join("\n"),
             ))
-        }
-        DomOp::ScrollToPercent => {
-            let p = action.percent.clamp(0.0, 100.0) / 100.0;
-            match action.target.as_deref() {
-                None => {
-                    let w = window();
-                    let doc_h = w
-                        .document()
-                        .and_then(|d| d.document_element())
-                        .map(|e| e.scroll_height())
-                        .unwrap_or(0);
-                    let vh = viewport_rect().height;
-                    w.scroll_to_with_x_and_y(w.scroll_x().unwrap_or(0.0), ((doc_h as f64) - vh).max(0.0) * p);
-                    ok(Some((w.scroll_y().unwrap_or(0.0) as i64).to_string()))
-                }
-                Some(t) => {
-                    let el = lookup(st, t)?;
-                    let c = scroll_container(&el)
-                        .ok_or_else(|| format!("{} has no scroll container", describe_element(&el)))?;
-                    let max = (c.scroll_height() - c.client_height()).max(0) as f64;
-                    c.set_scroll_top((max * p) as i32);
-                    ok(Some(c.scroll_top().to_string()))
-                }
-            }
         }
         DomOp::ScrollIntoView => {
             scroll_into_view(&lookup(st, target()?)?);

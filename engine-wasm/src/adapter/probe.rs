@@ -59,13 +59,29 @@ pub fn deep_hit(doc: &Document, x: f64, y: f64) -> Option<Element> {
 /// the hit that still doesn't contain the target (the cookie bar, not the span
 /// the point landed on).
 pub fn covering_layer(hit: &Element, target: &Element) -> Element {
+    // The target's composed ancestors, once, in a JS Set: each step up from
+    // the hit is then one `has` call instead of a walk up from the target.
+    let chain = js_sys::Set::new(&wasm_bindgen::JsValue::UNDEFINED);
+    let mut cur: Option<Node> = Some(target.clone().into());
+    let mut steps = 0;
+    while let Some(n) = cur {
+        chain.add(n.as_ref());
+        steps += 1;
+        if steps > 10_000 {
+            break;
+        }
+        cur = composed_parent(&n);
+    }
     let mut layer = hit.clone();
-    for _ in 0..64 {
+    for _ in 0..256 {
         let Some(p) = composed_parent(layer.as_ref()).and_then(|p| p.dyn_into::<Element>().ok()) else {
             break;
         };
+        if chain.has(p.as_ref()) {
+            break;
+        }
         let tag = p.local_name();
-        if tag == "body" || tag == "html" || composed_contains(&p, target) {
+        if tag == "body" || tag == "html" {
             break;
         }
         layer = p;
@@ -164,9 +180,15 @@ impl PageProbe for LiveProbe<'_> {
             let rect = tree.element(node)?.rect;
             let r = clip_rect(&rect, &self.viewport)?;
             // Centre first; two inner points as fallbacks for partly covered targets.
-            let points = [(0.5, 0.5), (0.25, 0.25), (0.75, 0.75)];
+            // Small targets (typical buttons and links) are covered as a
+            // whole when their centre is: one probe is enough.
+            let points: &[(f64, f64)] = if r.width * r.height <= 48.0 * 48.0 {
+                &[(0.5, 0.5)]
+            } else {
+                &[(0.5, 0.5), (0.25, 0.25), (0.75, 0.75)]
+            };
             let mut first_hit: Option<Element> = None;
-            for (fx, fy) in points {
+            for &(fx, fy) in points {
                 let hit = self.deep_hit(r.x + r.width * fx, r.y + r.height * fy)?;
                 if composed_contains(el, &hit) {
                     return None;
@@ -176,17 +198,7 @@ impl PageProbe for LiveProbe<'_> {
             let hit = first_hit?;
             // Report the covering layer, not the span the point landed on:
             // climb while the ancestor still doesn't contain the target.
-            let mut layer = hit;
-            for _ in 0..64 {
-                let Some(p) = composed_parent(layer.as_ref()).and_then(|p| p.dyn_into::<Element>().ok()) else {
-                    break;
-                };
-                let tag = p.local_name();
-                if tag == "body" || tag == "html" || composed_contains(&p, el) {
-                    break;
-                }
-                layer = p;
-            }
+            let layer = covering_layer(&hit, el);
             if let Some(n) = self.st.existing_ref_number(&layer) {
                 let r = format!("{}e{n}", self.ref_prefix);
                 if refs.values().any(|v| *v == r) {
