@@ -46,6 +46,8 @@ pub struct BenchArgs {
 pub enum BenchCommand {
     /// Time snapshots of local pages (a directory stands for its *.html files).
     Snapshot(BenchSnapshotArgs),
+    /// Median latency of `click` and `fill` on a warm page (checks included).
+    Actions(crate::bench_actions::BenchActionsArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -629,6 +631,7 @@ pub fn render_table(r: &BenchReport) -> String {
 /// Entry point of `sightline bench`.
 pub async fn run(args: BenchArgs) -> Result<()> {
     match args.command {
+        BenchCommand::Actions(a) => crate::bench_actions::run(a).await,
         BenchCommand::Snapshot(a) => {
             let report = bench_snapshot(&a).await?;
             let text = if a.json {

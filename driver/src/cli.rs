@@ -2,9 +2,12 @@
 
 use std::future::Future;
 use std::io::Write;
+use std::path::PathBuf;
 use std::pin::Pin;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use sightline::run::{read_steps, Runner, StepReport};
 use sightline::{resolve_target, Browser, Error, LaunchOptions, Result, SnapshotMode, SnapshotOptions, ViewportSize};
 
 #[derive(Debug, Parser)]
@@ -22,6 +25,9 @@ pub struct Cli {
 pub enum Command {
     /// Load a page and print its snapshot (the text an LLM is given).
     Snapshot(SnapshotArgs),
+    /// Play a list of actions on a page, no LLM involved
+    /// (`[{"method":"fill","selector":"#email","arguments":["a@b.c"]}, …]`).
+    Run(RunArgs),
     /// Measure snapshot speed and size on local pages (`bench snapshot DIR|FILE…`).
     Bench(sightline::bench::BenchArgs),
 }
@@ -67,6 +73,41 @@ pub struct SnapshotArgs {
     /// Show the browser window.
     #[arg(long)]
     pub headed: bool,
+    /// Use a running browser instead of launching one: `ws://…` or `http://host:port`.
+    #[arg(long, value_name = "URL")]
+    pub cdp_url: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// URL (http, https, file, about, data) or path to a local .html file to start on.
+    #[arg(value_name = "URL|FILE")]
+    pub target: String,
+    /// The steps: a JSON list of actions (`-` reads standard input).
+    /// Relative file paths in `setInputFiles` are taken against its directory.
+    #[arg(long, value_name = "FILE")]
+    pub steps: PathBuf,
+    /// Print `{"steps":[{"ok","method","selector","error"?}],"url","title"}` instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Viewport size, WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
+    pub viewport: ViewportSize,
+    /// How long an action waits for its element to become actionable.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub action_timeout: u64,
+    /// Time budget for the page to settle before snapshots and after actions (0: off).
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub settle_timeout: u64,
+    /// How long navigations wait for the load event.
+    #[arg(long, value_name = "MS", default_value_t = 30000)]
+    pub navigation_timeout: u64,
+    /// Show the browser window.
+    #[arg(long)]
+    pub headed: bool,
+    /// Use a running browser instead of launching one: `ws://…` or `http://host:port`.
+    #[arg(long, value_name = "URL")]
+    pub cdp_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -133,6 +174,7 @@ async fn interruptible<T>(
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Snapshot(args) => snapshot(args).await,
+        Command::Run(args) => run_steps(args).await,
         Command::Bench(args) => {
             let signal = shutdown_signal();
             tokio::pin!(signal);
@@ -151,7 +193,7 @@ async fn snapshot(args: SnapshotArgs) -> Result<()> {
     };
     let signal = shutdown_signal();
     tokio::pin!(signal);
-    let browser = interruptible(signal.as_mut(), Browser::launch(launch)).await?;
+    let browser = interruptible(signal.as_mut(), open_browser(args.cdp_url.as_deref(), launch)).await?;
     let options = SnapshotOptions {
         mode: args.mode.into(),
         scroll_y: args.scroll_y,
@@ -175,14 +217,120 @@ async fn snapshot(args: SnapshotArgs) -> Result<()> {
     if !text.ends_with('\n') {
         text.push('\n');
     }
+    print_out(&text);
+    Ok(())
+}
+
+/// Launches Chromium, or connects to the browser at `cdp_url`.
+async fn open_browser(cdp_url: Option<&str>, launch: LaunchOptions) -> Result<Browser> {
+    match cdp_url {
+        Some(url) => Browser::connect(url, launch).await,
+        None => Browser::launch(launch).await,
+    }
+}
+
+/// Writes to stdout, ignoring a reader that went away (`| head`).
+fn print_out(text: &str) {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => Ok(()),
+        Ok(()) => {}
         // `sightline … | head`: the reader has gone, which is fine.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => {
-            eprintln!("error: cannot write the output: {e}");
-            Ok(())
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => eprintln!("error: cannot write the output: {e}"),
+    }
+}
+
+/// One line per step: `1/3 ok   fill #email  input#email "Email"  (12 ms)`.
+fn step_line(i: usize, total: usize, r: &StepReport) -> String {
+    let what = match (&r.ref_, &r.selector) {
+        (Some(rf), _) => format!("{} {rf}", r.method),
+        (None, Some(sel)) => format!("{} {sel}", r.method),
+        (None, None) => r.method.clone(),
+    };
+    let mut line = format!("{}/{total} {} {what}", i + 1, if r.ok { "ok  " } else { "FAIL" });
+    if let Some(e) = &r.element {
+        line.push_str(&format!(" → {e}"));
+    }
+    if let Some(v) = &r.value {
+        line.push_str(&format!(" = {v}"));
+    }
+    for n in &r.notes {
+        line.push_str(&format!(" ({n})"));
+    }
+    if let Some(e) = &r.error {
+        line.push_str(&format!(": {e}"));
+    }
+    line.push_str(&format!(" [{:.0} ms]\n", r.ms));
+    line
+}
+
+async fn run_steps(args: RunArgs) -> Result<()> {
+    // Everything that can be checked without a browser, first.
+    let url = resolve_target(&args.target)?;
+    let steps = read_steps(&args.steps)?;
+    let base_dir = if args.steps.as_os_str() == "-" {
+        None
+    } else {
+        args.steps.parent().map(|d| {
+            if d.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                d.to_path_buf()
+            }
+        })
+    };
+    let launch = LaunchOptions {
+        headed: args.headed,
+        viewport: args.viewport,
+        action_timeout: Duration::from_millis(args.action_timeout),
+        settle_timeout: Duration::from_millis(args.settle_timeout),
+        navigation_timeout: Duration::from_millis(args.navigation_timeout),
+        ..LaunchOptions::default()
+    };
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let browser = interruptible(signal.as_mut(), open_browser(args.cdp_url.as_deref(), launch)).await?;
+    let total = steps.len();
+    let json = args.json;
+    let outcome = interruptible(signal.as_mut(), async {
+        let page = browser.new_page().await?;
+        page.goto(&url).await?;
+        let mut runner = Runner::new(&browser, page, base_dir);
+        let (report, failure) = runner
+            .run(&steps, |i, r| {
+                if !json {
+                    print_out(&step_line(i, total, r));
+                }
+            })
+            .await;
+        Ok((report, failure))
+    })
+    .await;
+    // Always close: no Chromium outlives the command, whatever happened.
+    browser.close().await?;
+    let (report, failure) = outcome?;
+    if json {
+        let mut text = serde_json::to_string(&report).expect("report serialises");
+        text.push('\n');
+        print_out(&text);
+    } else if failure.is_none() {
+        print_out(&format!(
+            "done: {total} step(s); now at {}{}\n",
+            report.url,
+            if report.title.is_empty() {
+                String::new()
+            } else {
+                format!(" \"{}\"", report.title)
+            }
+        ));
+    }
+    match failure {
+        None => Ok(()),
+        Some(e) => Err(Error::StepFailed {
+            step: report.steps.len(),
+            total,
+            action: steps[report.steps.len() - 1].label(),
+            source: Box::new(e),
+        }),
     }
 }

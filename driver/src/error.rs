@@ -50,6 +50,89 @@ impl fmt::Display for NavigationErrorKind {
     }
 }
 
+/// Why an element action failed. Each names a check of the actionability
+/// sequence (attached, visible, stable, enabled, editable, receives events) or
+/// a reason the action cannot apply to the element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionErrorKind {
+    /// No element matches the selector (after waiting for one to appear).
+    NotFound,
+    /// The ref's element has left the page (re-render, navigation); take a new snapshot.
+    StaleRef,
+    /// The ref's frame is gone, or no snapshot has numbered it.
+    UnknownFrame,
+    /// No snapshot of this document handed out the ref.
+    UnknownRef,
+    /// The element is detached from the document.
+    NotAttached,
+    /// The element has no box or is `visibility:hidden`.
+    NotVisible,
+    /// The element kept moving (its box differed between two animation frames).
+    NotStable,
+    /// The element (or an ancestor with `aria-disabled`) is disabled.
+    Disabled,
+    /// `fill`/`type` on something that is not an editable field.
+    NotEditable,
+    /// The element has no point inside the viewport, even after scrolling.
+    OutsideViewport,
+    /// Another element receives the events at the action point.
+    Covered {
+        /// A ref (when the covering element has one) or a short selector.
+        selector: String,
+        /// `div#cookie-bar "We use cookies…"`.
+        description: String,
+    },
+    /// The action does not apply to this element or its arguments are wrong
+    /// (e.g. `selectOptionFromDropdown` on a `<div>`, an unknown option).
+    Unsupported(String),
+    /// The action ran but the page did not change the way it should have
+    /// (e.g. a checkbox that stayed unchecked after the click).
+    NoEffect(String),
+}
+
+impl ActionErrorKind {
+    /// Failures that can clear up by themselves (the element appears, stops
+    /// moving, gets uncovered), so actions retry them until their timeout.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            Self::NotFound
+                | Self::NotAttached
+                | Self::NotVisible
+                | Self::NotStable
+                | Self::OutsideViewport
+                | Self::Covered { .. }
+        )
+    }
+}
+
+impl fmt::Display for ActionErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotFound => f.write_str("no element matches"),
+            Self::StaleRef => {
+                f.write_str("the ref is stale: its element is no longer in the page (take a new snapshot)")
+            }
+            Self::UnknownFrame => f.write_str("the frame is not in the page (take a new snapshot)"),
+            Self::UnknownRef => f.write_str("no snapshot of this page handed out this ref (take a snapshot first)"),
+            Self::NotAttached => f.write_str("the element is not attached to the document"),
+            Self::NotVisible => f.write_str("the element is not visible"),
+            Self::NotStable => f.write_str("the element is not stable (it keeps moving)"),
+            Self::Disabled => f.write_str("the element is disabled"),
+            Self::NotEditable => f.write_str("the element is not an editable field"),
+            Self::OutsideViewport => f.write_str("the element cannot be scrolled into the viewport"),
+            Self::Covered { selector, description } => {
+                if description.is_empty() || description == selector {
+                    write!(f, "the element is covered by {selector}")
+                } else {
+                    write!(f, "the element is covered by {description} ({selector})")
+                }
+            }
+            Self::Unsupported(m) | Self::NoEffect(m) => f.write_str(m),
+        }
+    }
+}
+
 /// Everything that can go wrong in the driver.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -92,6 +175,34 @@ pub enum Error {
     /// The browser went away (closed, crashed or interrupted).
     #[error("the browser is closed")]
     BrowserClosed,
+
+    /// An element action failed; `element` describes the element when it was found.
+    #[error("{method} {target}{}: {kind}{}", .element.as_deref().map(|e| format!(" ({e})")).unwrap_or_default(), .waited_ms.map(|w| format!(" (waited {:.1}s)", f64::from(w) / 1000.0)).unwrap_or_default())]
+    Action {
+        method: &'static str,
+        target: String,
+        element: Option<String>,
+        kind: ActionErrorKind,
+        /// How long the action retried before giving up (milliseconds), for transient failures.
+        waited_ms: Option<u32>,
+    },
+
+    /// A malformed action or step (unknown method, missing argument…).
+    #[error("invalid action: {0}")]
+    InvalidAction(String),
+
+    /// A step of `sightline run` failed (the run stopped there).
+    #[error("step {step} of {total} ({action}) failed: {source}")]
+    StepFailed {
+        step: usize,
+        total: usize,
+        action: String,
+        source: Box<Error>,
+    },
+
+    /// Could not reach a browser given by `--cdp-url`.
+    #[error("could not connect to the browser at {url}: {reason}")]
+    Connect { url: String, reason: String },
 
     /// The user interrupted the run (Ctrl-C).
     #[error("interrupted")]
@@ -157,6 +268,32 @@ mod tests {
         };
         assert_eq!(e.to_string(), "no such file: nope.html");
         assert_eq!(one_line("a\n  b\tc"), "a b c");
+    }
+
+    #[test]
+    fn errors_stay_small() {
+        // Results of the driver carry this error: keep it within clippy's bound.
+        assert!(std::mem::size_of::<Error>() <= 128, "{}", std::mem::size_of::<Error>());
+    }
+
+    #[test]
+    fn action_errors_name_the_element() {
+        let e = Error::Action {
+            method: "click",
+            target: "e12".into(),
+            element: Some("button#buy \"Buy now\"".into()),
+            kind: ActionErrorKind::Covered {
+                selector: "div#overlay".into(),
+                description: "div#overlay \"We use cookies\"".into(),
+            },
+            waited_ms: Some(1500),
+        };
+        assert_eq!(
+            e.to_string(),
+            "click e12 (button#buy \"Buy now\"): the element is covered by div#overlay \"We use cookies\" (div#overlay) (waited 1.5s)"
+        );
+        assert!(ActionErrorKind::NotStable.is_transient());
+        assert!(!ActionErrorKind::Disabled.is_transient());
     }
 
     #[test]

@@ -10,20 +10,40 @@
 //! page.goto("https://example.com").await?;
 //! let snap = page.snapshot(&SnapshotOptions::default()).await?;
 //! println!("{}", snap.tree);
+//! page.fill("#email", "ada@example.com").await?; // a selector…
+//! page.click("e12").await?; // …or a ref from the snapshot
 //! browser.close().await?;
 //! # Ok(()) }
 //! ```
 
+mod action;
+mod actions;
 pub mod bench;
+pub mod bench_actions;
 mod browser;
+mod connect;
+mod drag;
 mod error;
+mod input;
+mod navigation;
 mod page;
+pub mod run;
+mod settle;
 mod snapshot;
+mod target;
+mod tools;
 
+pub use action::{Action, Method};
+pub use actions::{ActionResult, ClickOptions};
 pub use browser::{Browser, LaunchOptions, ViewportSize, CHROME_ENV, DEFAULT_CHROME};
-pub use error::{Error, NavigationErrorKind, Result};
-pub use page::{resolve_target, Page, ENGINE_BUNDLE, MAIN_WORLD_HOOK};
+pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
+pub use input::{key_by_name, parse_combo, Combo, KeyDef};
+pub use navigation::NavigationResponse;
+pub use page::{resolve_target, Page, ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
+pub use settle::{SettleReport, DEFAULT_SETTLE_TIMEOUT, MAX_REQUEST_AGE, QUIET_WINDOW};
 pub use snapshot::SnapshotOptions;
+pub use target::Target;
+pub use tools::ScrollAmount;
 
 /// Raw Chrome DevTools Protocol types, for use with [`Page::cdp`].
 pub use chromiumoxide::cdp;

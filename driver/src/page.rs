@@ -16,23 +16,27 @@ use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNode
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CreateIsolatedWorldParams, EnableParams, FrameId, FrameTree,
-    GetFrameTreeParams, NavigateParams, SetBypassCspParams, StopLoadingParams,
+    GetFrameTreeParams, SetBypassCspParams, StopLoadingParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams,
 };
-use chromiumoxide::error::CdpError;
 use futures::StreamExt;
 use serde_json::Value;
 use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_VERSION, WORLD_NAME};
 
-use crate::error::{one_line, Error, NavigationErrorKind, Result};
+use crate::error::{one_line, Error, Result};
+use crate::settle::Tracker;
 
 /// The engine bundle (wasm-bindgen glue, the module bytes and the JS API), built by build.rs.
 pub const ENGINE_BUNDLE: &str = include_str!(concat!(env!("OUT_DIR"), "/sightline-engine.bundle.js"));
 
 /// The main-world hook (closed shadow roots, click listeners); runs before page scripts.
 pub const MAIN_WORLD_HOOK: &str = include_str!("../../js-glue/main-world-hook.js");
+
+/// Name of the isolated world of [`Page::evaluate_isolated`]: neither the
+/// page's world nor the engine's.
+pub const USER_WORLD_NAME: &str = "__sightline_user__";
 
 /// Resolves when two animation frames have passed (or after 250 ms when the
 /// page does not render, e.g. in a background tab).
@@ -131,27 +135,71 @@ fn exception_text(ex: &ExceptionDetails) -> String {
 }
 
 #[derive(Default)]
-struct PageState {
+pub(crate) struct PageState {
     /// Execution context of the engine's isolated world, per frame id.
     contexts: HashMap<String, ExecutionContextId>,
+    /// Contexts where the engine is known to be loaded (checked once per document).
+    engine_ready: HashMap<String, ExecutionContextId>,
+    /// Contexts of the user's isolated world ([`USER_WORLD_NAME`]), per frame id.
+    pub(crate) user_contexts: HashMap<String, ExecutionContextId>,
     /// Stable frame numbers (the `N` of ref prefix `fN`), per frame id.
     frame_numbers: HashMap<String, u32>,
+    /// Per frame id: the document (its `performance.timeOrigin`) whose engine
+    /// handed out the refs of the latest snapshot, so a ref is never resolved
+    /// against a newer document that happens to reuse its number.
+    pub(crate) ref_documents: HashMap<String, f64>,
+    main_frame: Option<FrameId>,
 }
 
-/// A browser tab driven by Sightline.
-pub struct Page {
-    inner: chromiumoxide::Page,
-    state: Mutex<PageState>,
-    navigation_timeout: Duration,
+impl PageState {
+    /// Forgets the cached contexts of a frame that got a new document (or went away).
+    pub(crate) fn forget_frame_contexts(&mut self, frame: &str) {
+        self.contexts.remove(frame);
+        self.engine_ready.remove(frame);
+        self.user_contexts.remove(frame);
+    }
+
+    fn forget_all_contexts(&mut self) {
+        self.contexts.clear();
+        self.engine_ready.clear();
+        self.user_contexts.clear();
+    }
+}
+
+/// Tunables of one page, changeable at any time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageConfig {
+    pub navigation_timeout: Duration,
+    pub settle_timeout: Duration,
+    pub action_timeout: Duration,
+}
+
+/// Everything a [`Page`] handle shares with its clones.
+struct Shared {
+    state: Arc<Mutex<PageState>>,
+    config: Mutex<PageConfig>,
     /// Set when the tab's renderer crashes (`Inspector.targetCrashed`).
     crashed: Arc<tokio::sync::watch::Sender<bool>>,
     crash_watch: tokio::task::JoinHandle<()>,
+    tracker: Tracker,
+    /// Where the mouse is (top-level viewport CSS pixels).
+    mouse: Mutex<(f64, f64)>,
+    /// One action at a time per page: trusted input must not interleave.
+    action_lock: tokio::sync::Mutex<()>,
 }
 
-impl Drop for Page {
+impl Drop for Shared {
     fn drop(&mut self) {
         self.crash_watch.abort();
     }
+}
+
+/// A browser tab driven by Sightline. Cheap to clone: clones are handles to
+/// the same tab.
+#[derive(Clone)]
+pub struct Page {
+    inner: chromiumoxide::Page,
+    shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for Page {
@@ -160,10 +208,16 @@ impl std::fmt::Debug for Page {
     }
 }
 
+impl PartialEq for Page {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.target_id() == other.inner.target_id()
+    }
+}
+
 impl Page {
-    /// Prepares a fresh tab: CSP bypass, and the main-world hook and the
-    /// engine installed for every future document.
-    pub(crate) async fn attach(inner: chromiumoxide::Page, navigation_timeout: Duration) -> Result<Page> {
+    /// Prepares a tab: CSP bypass, and the main-world hook and the engine
+    /// installed for every future document.
+    pub(crate) async fn attach(inner: chromiumoxide::Page, config: PageConfig) -> Result<Page> {
         inner
             .execute(EnableParams::default())
             .await
@@ -206,12 +260,25 @@ impl Page {
             }
         });
 
+        let state = Arc::new(Mutex::new(PageState::default()));
+        let tracker = match Tracker::start(&inner, state.clone()).await {
+            Ok(t) => t,
+            Err(e) => {
+                crash_watch.abort();
+                return Err(e);
+            }
+        };
         Ok(Page {
             inner,
-            state: Mutex::new(PageState::default()),
-            navigation_timeout,
-            crashed,
-            crash_watch,
+            shared: Arc::new(Shared {
+                state,
+                config: Mutex::new(config),
+                crashed,
+                crash_watch,
+                tracker,
+                mouse: Mutex::new((0.0, 0.0)),
+                action_lock: tokio::sync::Mutex::new(()),
+            }),
         })
     }
 
@@ -220,42 +287,76 @@ impl Page {
         &self.inner
     }
 
-    /// Loads a URL or a local file and waits for the load event plus a light settle.
-    ///
-    /// Returns the URL that was requested (after resolving local paths).
-    pub async fn goto(&self, target: &str) -> Result<String> {
-        let url = resolve_target(target)?;
-        self.forget_contexts();
-        // Navigating a crashed tab gives it a new renderer.
-        self.crashed.send_replace(false);
-        let nav_err = |kind| Error::Navigation { url: url.clone(), kind };
-        let navigate = tokio::time::timeout(
-            self.navigation_timeout,
-            self.inner.execute(NavigateParams::new(url.clone())),
-        );
-        let navigated = match self.unless_crashed(navigate).await {
-            Ok(n) => n,
-            Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
-        };
-        match navigated {
-            Err(_) | Ok(Err(CdpError::Timeout)) => {
-                self.abandon_navigation().await;
-                return Err(nav_err(NavigationErrorKind::Timeout));
-            }
-            Ok(Err(e)) => return Err(Error::cdp("Page.navigate", e)),
-            Ok(Ok(resp)) => {
-                if let Some(text) = resp.result.error_text.as_deref().filter(|t| !t.is_empty()) {
-                    return Err(nav_err(NavigationErrorKind::from_error_text(text)));
-                }
-            }
-        }
-        self.settle().await;
-        Ok(url)
+    /// The DevTools target id of this tab.
+    pub fn target_id(&self) -> &str {
+        self.inner.target_id().inner()
+    }
+
+    /// The target id of the tab that opened this one (popups, `target=_blank` links).
+    pub fn opener_id(&self) -> Option<&str> {
+        self.inner.opener_id().as_ref().map(|t| t.inner().as_str())
+    }
+
+    pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, PageState> {
+        self.shared.state.lock().unwrap()
+    }
+
+    pub(crate) fn tracker(&self) -> &Tracker {
+        &self.shared.tracker
+    }
+
+    pub(crate) fn mouse(&self) -> &Mutex<(f64, f64)> {
+        &self.shared.mouse
+    }
+
+    pub(crate) fn action_lock(&self) -> &tokio::sync::Mutex<()> {
+        &self.shared.action_lock
+    }
+
+    pub(crate) fn config(&self) -> PageConfig {
+        *self.shared.config.lock().unwrap()
+    }
+
+    /// Time budget of [`Page::settle`] (default 5 s).
+    pub fn settle_timeout(&self) -> Duration {
+        self.config().settle_timeout
+    }
+
+    /// Sets the time budget of [`Page::settle`], which runs before every
+    /// snapshot and after navigations and actions. Zero turns settling off.
+    pub fn set_settle_timeout(&self, budget: Duration) {
+        self.shared.config.lock().unwrap().settle_timeout = budget;
+    }
+
+    /// How long element actions retry transient failures (default 5 s).
+    pub fn action_timeout(&self) -> Duration {
+        self.config().action_timeout
+    }
+
+    /// Sets how long element actions wait for their element to become
+    /// actionable (visible, stable, uncovered…).
+    pub fn set_action_timeout(&self, timeout: Duration) {
+        self.shared.config.lock().unwrap().action_timeout = timeout;
+    }
+
+    /// How long navigations wait for the load event (default 30 s).
+    pub fn navigation_timeout(&self) -> Duration {
+        self.config().navigation_timeout
+    }
+
+    /// Sets how long navigations wait for the load event.
+    pub fn set_navigation_timeout(&self, timeout: Duration) {
+        self.shared.config.lock().unwrap().navigation_timeout = timeout;
+    }
+
+    /// Marks the renderer as alive again (a navigation gives a crashed tab a new one).
+    pub(crate) fn clear_crashed(&self) {
+        self.shared.crashed.send_replace(false);
     }
 
     /// Runs `fut` unless the renderer crashes first.
     pub(crate) async fn unless_crashed<T>(&self, fut: impl Future<Output = T>) -> Result<T> {
-        let mut crashed = self.crashed.subscribe();
+        let mut crashed = self.shared.crashed.subscribe();
         tokio::select! {
             v = fut => Ok(v),
             _ = crashed.wait_for(|c| *c) => Err(Error::PageCrashed),
@@ -265,7 +366,7 @@ impl Page {
     /// Gives up on a navigation that timed out. chromiumoxide keeps watching
     /// it (and queues later navigations behind it) until its own 30 s
     /// deadline; committing a blank document ends that watch at once.
-    async fn abandon_navigation(&self) {
+    pub(crate) async fn abandon_navigation(&self) {
         let _ = self.inner.execute(StopLoadingParams::default()).await;
         let blank = async {
             let main = self.main_frame_id().await?;
@@ -279,20 +380,6 @@ impl Page {
             Err(_) => tracing::debug!("abandon navigation: timed out"),
         }
         self.forget_contexts();
-    }
-
-    /// Waits for two animation frames in the main frame (best effort).
-    pub(crate) async fn settle(&self) {
-        let result = async {
-            let main = self.main_frame_id().await?;
-            let ctx = self.world_context(&main).await?;
-            self.evaluate_in(&main, ctx, NEXT_FRAMES_JS, true).await
-        };
-        match tokio::time::timeout(Duration::from_secs(2), result).await {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => tracing::debug!("settle: {e}"),
-            Err(_) => tracing::debug!("settle: timed out"),
-        }
     }
 
     /// Evaluates an expression in the page's own (main) world of the main
@@ -334,22 +421,38 @@ impl Page {
         Ok(resp.result.frame_tree.clone())
     }
 
+    /// The main frame's id (it stays the same for the life of the tab).
     pub(crate) async fn main_frame_id(&self) -> Result<FrameId> {
-        Ok(self.frame_tree().await?.frame.id)
+        if let Some(id) = self.state().main_frame.clone() {
+            return Ok(id);
+        }
+        let id = self.frame_tree().await?.frame.id;
+        self.state().main_frame = Some(id.clone());
+        Ok(id)
     }
 
-    fn forget_contexts(&self) {
-        self.state.lock().unwrap().contexts.clear();
+    pub(crate) fn forget_contexts(&self) {
+        self.state().forget_all_contexts();
     }
 
     fn forget_context(&self, frame: &FrameId) {
-        self.state.lock().unwrap().contexts.remove(frame.inner());
+        self.state().forget_frame_contexts(frame.inner());
+    }
+
+    /// The frame id behind a ref prefix (`"f2"`), if a snapshot numbered it.
+    pub(crate) fn frame_for_prefix(&self, prefix: &str) -> Option<FrameId> {
+        let n: u32 = prefix.strip_prefix('f')?.parse().ok()?;
+        self.state()
+            .frame_numbers
+            .iter()
+            .find(|(_, v)| **v == n)
+            .map(|(k, _)| FrameId::new(k.clone()))
     }
 
     /// The `fN` ref prefix of a child frame: a number per frame id, assigned on
     /// first sight and stable for the life of the page.
     pub(crate) fn frame_prefix(&self, frame: &FrameId) -> String {
-        let mut state = self.state.lock().unwrap();
+        let mut state = self.state();
         let next = state.frame_numbers.len() as u32 + 1;
         let n = *state.frame_numbers.entry(frame.inner().clone()).or_insert(next);
         format!("f{n}")
@@ -357,7 +460,7 @@ impl Page {
 
     /// Execution context of the engine's isolated world in `frame` (cached).
     pub(crate) async fn world_context(&self, frame: &FrameId) -> Result<ExecutionContextId> {
-        if let Some(ctx) = self.state.lock().unwrap().contexts.get(frame.inner()) {
+        if let Some(ctx) = self.state().contexts.get(frame.inner()) {
             return Ok(*ctx);
         }
         let mut p = CreateIsolatedWorldParams::new(frame.clone());
@@ -368,7 +471,7 @@ impl Page {
             .await
             .map_err(|e| Error::cdp("Page.createIsolatedWorld", e))?;
         let ctx = resp.result.execution_context_id;
-        self.state.lock().unwrap().contexts.insert(frame.inner().clone(), ctx);
+        self.state().contexts.insert(frame.inner().clone(), ctx);
         Ok(ctx)
     }
 
@@ -402,11 +505,17 @@ impl Page {
     /// Makes sure the engine is loaded and speaks our protocol in `frame`;
     /// returns its execution context.
     pub(crate) async fn ensure_engine(&self, frame: &FrameId) -> Result<ExecutionContextId> {
+        if let Some(ctx) = self.state().engine_ready.get(frame.inner()) {
+            return Ok(*ctx);
+        }
         let mut attempt = 0;
         loop {
             let ctx = self.world_context(frame).await?;
             match self.check_engine(frame, ctx).await {
-                Ok(()) => return Ok(ctx),
+                Ok(()) => {
+                    self.state().engine_ready.insert(frame.inner().clone(), ctx);
+                    return Ok(ctx);
+                }
                 Err(e) if e.is_stale_context() && attempt == 0 => {
                     tracing::debug!("frame {}: stale engine context, re-creating it", frame.inner());
                     self.forget_context(frame);
@@ -442,6 +551,24 @@ impl Page {
         Ok(())
     }
 
+    /// Evaluates `expression` in the engine's world of `frame` (loading the
+    /// engine first if needed), retrying once when the document was replaced
+    /// under a cached context.
+    pub(crate) async fn engine_eval(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
+        let mut attempt = 0;
+        loop {
+            let ctx = self.ensure_engine(frame).await?;
+            match self.evaluate_in(frame, ctx, expression, await_promise).await {
+                Ok(v) => return Ok(v),
+                Err(e) if e.is_stale_context() && attempt == 0 => {
+                    self.forget_context(frame);
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Runs the engine's `snapshot` in one frame.
     pub(crate) async fn frame_snapshot(
         &self,
@@ -451,29 +578,28 @@ impl Page {
         let request_json = serde_json::to_string(request).expect("request serialises");
         // The request travels as a JS string literal; serde_json quoting is valid JS.
         let literal = serde_json::to_string(&request_json).expect("string serialises");
-        let expression = format!("globalThis.__sightline.snapshot({literal})");
-        let mut attempt = 0;
-        let value = loop {
-            let ctx = self.ensure_engine(frame).await?;
-            match self.evaluate_in(frame, ctx, &expression, false).await {
-                Ok(v) => break v,
-                Err(e) if e.is_stale_context() && attempt == 0 => {
-                    self.forget_context(frame);
-                    attempt += 1;
-                }
-                Err(e) => return Err(e),
-            }
+        // The document's time origin comes along: refs are only valid in the
+        // document whose engine handed them out.
+        let expression = format!("[globalThis.__sightline.snapshot({literal}), performance.timeOrigin]");
+        let value = self.engine_eval(frame, &expression, false).await?;
+        let (json, origin) = match value {
+            Value::Array(mut a) if a.len() == 2 => (a.swap_remove(0), a.pop().and_then(|o| o.as_f64())),
+            other => (other, None),
         };
-        let Value::String(json) = value else {
+        let Value::String(json) = json else {
             return Err(Error::Engine {
                 frame: frame_label(frame),
-                message: format!("snapshot returned {} instead of a JSON string", json_type(&value)),
+                message: format!("snapshot returned {} instead of a JSON string", json_type(&json)),
             });
         };
-        serde_json::from_str(&json).map_err(|e| Error::Engine {
+        let snapshot = serde_json::from_str(&json).map_err(|e| Error::Engine {
             frame: frame_label(frame),
             message: format!("unreadable snapshot: {e}"),
-        })
+        })?;
+        if let Some(origin) = origin {
+            self.state().ref_documents.insert(frame.inner().clone(), origin);
+        }
+        Ok(snapshot)
     }
 
     /// The engine's `FrameSlot.key` of the iframe element that owns `child`,
@@ -531,7 +657,7 @@ impl Page {
 
     /// Scrolls the main frame's window to `y` (instantly, whatever the page's
     /// `scroll-behavior`) and waits for a frame.
-    pub(crate) async fn scroll_to(&self, y: f64) -> Result<()> {
+    pub(crate) async fn scroll_window_to(&self, y: f64) -> Result<()> {
         let main = self.main_frame_id().await?;
         let ctx = self.ensure_engine(&main).await?;
         let expression = format!(

@@ -123,19 +123,23 @@ fn skipped_note(url: &str, err: &crate::Error) -> String {
 }
 
 impl Page {
-    /// Snapshots the page and every frame in it, at any depth.
+    /// Settles the page (see [`Page::settle`]), then snapshots it and every
+    /// frame in it, at any depth.
     ///
     /// Child frames whose engine call fails (detached mid-snapshot, crashed,
     /// not yet loaded) are left out with a warning; only a failure in the
     /// main frame fails the snapshot.
     pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<SnapshotResult> {
+        if !self.settle_timeout().is_zero() {
+            self.settle().await?;
+        }
         self.unless_crashed(self.snapshot_inner(options)).await?
     }
 
     async fn snapshot_inner(&self, options: &SnapshotOptions) -> Result<SnapshotResult> {
         let started = Instant::now();
         if let Some(y) = options.scroll_y {
-            self.scroll_to(y).await?;
+            self.scroll_window_to(y).await?;
         }
         let tree = self.frame_tree().await?;
         let mut root = self.snapshot_tree(&tree, options, Occlusion::Own).await?;
