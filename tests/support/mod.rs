@@ -30,7 +30,7 @@ pub fn fixtures_dir() -> PathBuf {
 ///
 /// Extra response headers for `x.html` come from an optional sidecar file
 /// `x.html.headers` (`Name: value` per line, `#` comments). `/__hang` never
-/// answers.
+/// answers; `/__slow?ms=N` answers `ok` after N milliseconds.
 pub struct FixtureServer {
     pub port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -172,6 +172,18 @@ async fn handle(mut sock: TcpStream, root: &Path) -> std::io::Result<()> {
         // Never answers: for navigation timeouts and interrupt tests.
         tokio::time::sleep(Duration::from_secs(3600)).await;
         return Ok(());
+    }
+    if path == "/__slow" {
+        // Answers "ok" after ?ms=N milliseconds: for settle tests.
+        let ms: u64 = target
+            .split_once("ms=")
+            .and_then(|(_, v)| v.split('&').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1000);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        let out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nok";
+        sock.write_all(out.as_bytes()).await?;
+        return sock.shutdown().await;
     }
     let rel = Path::new(path.trim_start_matches('/'));
     let safe = rel.components().all(|c| matches!(c, Component::Normal(_)));

@@ -1,0 +1,428 @@
+//! Navigation (typed errors, HTTP status, history), settling, popups and new
+//! tabs, and connecting to a running browser with `--cdp-url`.
+//!
+//! One launched browser runs the scenarios one after the other; the connect
+//! test starts its own Chromium with a DevTools port.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use serde_json::Value;
+use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, Page, SnapshotOptions};
+use support::*;
+
+struct Ctx {
+    browser: Browser,
+    server: FixtureServer,
+}
+
+async fn eval(page: &Page, js: &str) -> Value {
+    page.evaluate(js).await.unwrap_or_else(|e| panic!("evaluate {js}: {e}"))
+}
+
+fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn typed_errors_and_status(cx: &Ctx) {
+    let page = cx.browser.new_page().await.unwrap();
+    // An HTTP error status is reported, not fatal.
+    let r = page
+        .goto(&cx.server.url("actions/no-such-page.html"))
+        .await
+        .expect("404 loads");
+    assert_eq!(r.status, Some(404), "{r:?}");
+    assert_eq!(r.status_text, "Not Found");
+    assert!(!r.ok());
+    let snap = page
+        .snapshot(&SnapshotOptions::default())
+        .await
+        .expect("snapshot of a 404");
+    assert!(snap.tree.contains("not found"), "{}", snap.tree);
+    let r = page.goto(&cx.server.url("actions/history-a.html")).await.unwrap();
+    assert_eq!((r.status, r.ok()), (Some(200), true));
+    assert!(r.url.ends_with("/actions/history-a.html"), "{r:?}");
+
+    // Connection refused.
+    let url = format!("http://127.0.0.1:{}/", closed_port());
+    let e = page.goto(&url).await.expect_err("closed port");
+    assert!(
+        matches!(
+            &e,
+            Error::Navigation {
+                kind: NavigationErrorKind::ConnectionRefused,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // DNS failure (the browser resolves no names, see the launch options).
+    let e = page.goto("http://shop.sightline-test.invalid/").await.expect_err("dns");
+    assert!(
+        matches!(
+            &e,
+            Error::Navigation {
+                kind: NavigationErrorKind::NameNotResolved,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // The page still works after failures.
+    page.goto(&cx.server.url("actions/history-b.html"))
+        .await
+        .expect("recovers");
+    assert_eq!(page.title().await.unwrap(), "Page B");
+    page.close().await.unwrap();
+}
+
+async fn history(cx: &Ctx) {
+    let page = cx.browser.new_page().await.unwrap();
+    page.goto(&cx.server.url("actions/history-a.html")).await.unwrap();
+    // A click that navigates: the action returns once the new page has settled.
+    let r = page.click("#to-b").await.expect("click link");
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("navigated to") && n.contains("history-b")),
+        "{r:?}"
+    );
+    assert_eq!(page.title().await.unwrap(), "Page B");
+
+    let back = page.back().await.expect("back").expect("an entry");
+    assert!(back.url.ends_with("history-a.html"), "{back:?}");
+    assert_eq!(page.title().await.unwrap(), "Page A");
+    let fwd = page.forward().await.expect("forward").expect("an entry");
+    assert!(fwd.url.ends_with("history-b.html"), "{fwd:?}");
+    assert_eq!(page.title().await.unwrap(), "Page B");
+    assert_eq!(page.forward().await.expect("forward at the end"), None);
+
+    let loads = eval(&page, "sessionStorage.loadsB").await;
+    let r = page.reload().await.expect("reload");
+    assert_eq!(r.status, Some(200));
+    let after = eval(&page, "sessionStorage.loadsB").await;
+    assert_eq!(
+        after.as_str().unwrap().parse::<u32>().unwrap(),
+        loads.as_str().unwrap().parse::<u32>().unwrap() + 1,
+        "reload did not load the page again"
+    );
+    // Same-document history entries.
+    eval(&page, "history.pushState({}, '', '#step2')").await;
+    let r = page.back().await.unwrap().unwrap();
+    assert!(r.url.ends_with("history-b.html"), "{r:?}");
+    assert_eq!(eval(&page, "location.hash").await, "");
+    page.close().await.unwrap();
+}
+
+async fn settling(cx: &Ctx) {
+    let page = cx.browser.new_page().await.unwrap();
+    page.goto(&cx.server.url("actions/network.html")).await.unwrap();
+    // A click that fetches: the action waits for the response, then 500 ms of quiet.
+    let t = Instant::now();
+    page.click("#load").await.unwrap();
+    let took = t.elapsed();
+    assert_eq!(
+        eval(&page, "document.getElementById('status').textContent").await,
+        "loaded ok"
+    );
+    assert!(took >= Duration::from_millis(1300), "did not wait for quiet: {took:?}");
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+
+    // Content fetched just after load is there when goto returns.
+    page.goto(&cx.server.url("actions/network.html?late")).await.unwrap();
+    assert_eq!(
+        eval(&page, "document.getElementById('status').textContent").await,
+        "late content"
+    );
+
+    // A request that never ends holds up settling for 2 s, not for the whole budget.
+    let t = Instant::now();
+    page.goto(&cx.server.url("actions/network.html?hang")).await.unwrap();
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(2000), "ignored a young request: {took:?}");
+    assert!(
+        took < Duration::from_millis(4500),
+        "waited for an old request: {took:?}"
+    );
+    let t = Instant::now();
+    let report = page.settle().await.unwrap();
+    assert!(
+        !report.timed_out && t.elapsed() < Duration::from_millis(500),
+        "{report:?}"
+    );
+
+    // An EventSource never counts.
+    let t = Instant::now();
+    page.goto(&cx.server.url("actions/network.html?events")).await.unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(1800),
+        "waited for an event stream: {:?}",
+        t.elapsed()
+    );
+
+    // The budget bounds the wait and says so.
+    eval(&page, "fetch('/__slow?ms=3000'), 0").await;
+    let t = Instant::now();
+    let report = page.settle_within(Duration::from_millis(400)).await.unwrap();
+    assert!(report.timed_out, "{report:?}");
+    assert_eq!(report.pending_requests, 1, "{report:?}");
+    assert!(t.elapsed() < Duration::from_millis(900), "{:?}", t.elapsed());
+    // Snapshots settle first, within the page's budget.
+    page.set_settle_timeout(Duration::from_millis(300));
+    eval(&page, "fetch('/__slow?ms=3000'), 0").await;
+    let t = Instant::now();
+    page.snapshot(&SnapshotOptions::default()).await.unwrap();
+    assert!(t.elapsed() < Duration::from_millis(900), "{:?}", t.elapsed());
+    page.close().await.unwrap();
+}
+
+async fn popups(cx: &Ctx) {
+    let page = cx.browser.new_page().await.unwrap();
+    page.goto(&cx.server.url("actions/popup.html")).await.unwrap();
+    page.click("#help").await.expect("click target=_blank link");
+    let tab = cx
+        .browser
+        .wait_for_popup(&page, Duration::from_secs(10))
+        .await
+        .expect("new tab");
+    assert_eq!(tab.opener_id(), Some(page.target_id()));
+    tab.settle().await.unwrap();
+    assert!(tab.url().await.unwrap().contains("popup-target.html?via=link"));
+    // Acting in the new tab works like in any other.
+    tab.click("#thanks").await.expect("click in the new tab");
+    assert_eq!(
+        eval(&tab, "document.getElementById('thanks-count').textContent").await,
+        "1"
+    );
+    let snap = tab.snapshot(&SnapshotOptions::default()).await.unwrap();
+    assert!(snap.tree.contains(r#"button "Thanks""#), "{}", snap.tree);
+
+    page.click("#open").await.expect("click window.open");
+    let popup = cx
+        .browser
+        .wait_for_popup(&page, Duration::from_secs(10))
+        .await
+        .expect("popup");
+    popup.settle().await.unwrap();
+    assert!(popup.url().await.unwrap().contains("via=button"));
+    assert_ne!(popup.target_id(), tab.target_id());
+    // No third one.
+    let e = cx
+        .browser
+        .wait_for_popup(&page, Duration::from_millis(300))
+        .await
+        .expect_err("no more popups");
+    assert!(matches!(e, Error::Timeout { .. }), "{e:?}");
+
+    let pages = cx.browser.pages().await.unwrap();
+    let ids: Vec<&str> = pages.iter().map(|p| p.target_id()).collect();
+    for p in [&page, &tab, &popup] {
+        assert!(ids.contains(&p.target_id()), "{ids:?}");
+    }
+    // The same tab is the same Page.
+    assert!(pages.iter().any(|p| p == &popup));
+    let newest = cx.browser.newest_page().await.unwrap().unwrap();
+    assert_eq!(newest.target_id(), popup.target_id());
+    popup.close().await.unwrap();
+    tab.close().await.unwrap();
+    page.close().await.unwrap();
+}
+
+async fn scenario<'a, F>(name: &str, failures: &mut Vec<String>, f: F)
+where
+    F: Future<Output = ()> + 'a,
+{
+    let started = Instant::now();
+    match AssertUnwindSafe(f).catch_unwind().await {
+        Ok(()) => eprintln!("scenario {name}: ok ({:.1}s)", started.elapsed().as_secs_f64()),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            eprintln!("scenario {name}: FAILED: {msg}");
+            failures.push(format!("{name}: {msg}"));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigation_settle_and_popups() {
+    with_timeout("navigation suite", async {
+        let server = FixtureServer::start();
+        let mut options = LaunchOptions::default();
+        // No name resolves (a deterministic DNS failure); 127.0.0.1 needs none.
+        options
+            .extra_args
+            .push("host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".into());
+        let browser = Browser::launch(options).await.expect("launch");
+        let cx = Ctx { browser, server };
+        let mut failures = Vec::new();
+        scenario("typed errors and status", &mut failures, typed_errors_and_status(&cx)).await;
+        scenario("history", &mut failures, history(&cx)).await;
+        scenario("settling", &mut failures, settling(&cx)).await;
+        scenario("popups", &mut failures, popups(&cx)).await;
+        cx.browser.close().await.expect("close");
+        assert!(
+            failures.is_empty(),
+            "{} scenario(s) failed:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    })
+    .await;
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s.rsplit_once(')').map(|(_, r)| r.trim_start()).unwrap_or("");
+            !(state.starts_with('Z') || state.starts_with('X'))
+        })
+        .unwrap_or(false)
+}
+
+/// A Chromium with a DevTools port, as a remote fleet would run it.
+struct RemoteChrome {
+    child: std::process::Child,
+    port: u16,
+    _profile: tempfile::TempDir,
+}
+
+impl RemoteChrome {
+    fn start() -> RemoteChrome {
+        let profile = tempfile::tempdir().unwrap();
+        let exe = LaunchOptions::default().resolved_executable();
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "--headless=new",
+            "--remote-debugging-port=0",
+            "--no-first-run",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-site-isolation-trials",
+            "--disable-features=IsolateOrigins,site-per-process",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        if std::fs::metadata("/proc/self")
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+            .unwrap_or(false)
+        {
+            cmd.arg("--no-sandbox");
+        }
+        let child = cmd.spawn().expect("start chromium");
+        let file = profile.path().join("DevToolsActivePort");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let port = loop {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                if let Some(p) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
+                    break p;
+                }
+            }
+            assert!(Instant::now() < deadline, "chromium did not open its DevTools port");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        RemoteChrome {
+            child,
+            port,
+            _profile: profile,
+        }
+    }
+}
+
+impl Drop for RemoteChrome {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_to_a_running_browser() {
+    with_timeout("connect test", async {
+        let server = FixtureServer::start();
+        let remote = RemoteChrome::start();
+        let pid = remote.child.id();
+        let endpoint = format!("http://127.0.0.1:{}", remote.port);
+
+        let browser = Browser::connect(&endpoint, LaunchOptions::default())
+            .await
+            .expect("connect over http://");
+        assert!(browser.is_connected_remote());
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("short.html")).await.unwrap();
+        let snap = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert!(snap.tree.contains(r#"button "Only button""#), "{}", snap.tree);
+        page.click(ref_with(&snap.tree, r#"button "Only button""#).as_str())
+            .await
+            .expect("click over the connection");
+        let id = page.target_id().to_string();
+        browser.close().await.expect("disconnect");
+        assert!(alive(pid), "closing a connected browser must leave it running");
+
+        // Our tab was closed; the browser's own tab is still there.
+        let list = tokio::task::spawn_blocking({
+            let port = remote.port;
+            move || {
+                use std::io::{Read, Write};
+                let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+                s.write_all(b"GET /json/list HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .unwrap();
+                // DevTools keeps the connection open: read until the body is complete.
+                s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let mut raw = Vec::new();
+                let mut buf = [0u8; 8192];
+                loop {
+                    let text = String::from_utf8_lossy(&raw).to_string();
+                    if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                        let len = head
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().to_string())
+                            })
+                            .and_then(|v| v.parse::<usize>().ok());
+                        if len.is_some_and(|n| body.len() >= n) {
+                            return text;
+                        }
+                    }
+                    match s.read(&mut buf) {
+                        Ok(0) | Err(_) => return text,
+                        Ok(n) => raw.extend_from_slice(&buf[..n]),
+                    }
+                }
+            }
+        })
+        .await
+        .unwrap();
+        assert!(!list.contains(&id), "the tab we opened is still open:\n{list}");
+
+        // The CLI too, with the ws:// URL this time.
+        let out = run_cli(&["snapshot", &server.url("short.html"), "--cdp-url", &endpoint]);
+        out.assert_success();
+        assert!(out.stdout.contains(r#"button "Only button""#), "{}", out.stdout);
+        assert!(alive(pid));
+
+        let e = Browser::connect(&format!("http://127.0.0.1:{}", closed_port()), LaunchOptions::default())
+            .await
+            .expect_err("nothing listens");
+        assert!(matches!(e, Error::Connect { .. }), "{e:?}");
+        drop(remote);
+    })
+    .await;
+}
