@@ -265,10 +265,38 @@ fn parse_percent(s: &str) -> Result<f64> {
 }
 
 impl Page {
-    /// Runs one [`Action`]. Relative file paths of `setInputFiles` are taken
-    /// against `base_dir` (the steps file's directory in `sightline run`),
-    /// else against the current directory.
-    pub async fn act(&self, action: &Action, base_dir: Option<&Path>) -> Result<ActionResult> {
+    /// Runs one [`Action`] with no LLM. When its target is covered (a pop-up,
+    /// a cookie bar), runs removeBlocker once with this tab's policy and
+    /// retries once. Relative file paths of `setInputFiles` are taken against
+    /// `base_dir` (the steps file's directory in `sightline run`), else
+    /// against the current directory.
+    pub async fn perform(&self, action: &Action, base_dir: Option<&Path>) -> Result<ActionResult> {
+        match self.perform_once(action, base_dir).await {
+            Err(Error::Action {
+                kind: crate::error::ActionErrorKind::Covered { selector, description },
+                ..
+            }) if self.blocker_config().enabled => {
+                tracing::info!(
+                    "{}: target covered by {selector} ({description}); running removeBlocker",
+                    action.label()
+                );
+                let cleared = self.remove_blocker_per_config().await?;
+                let mut result = self.perform_once(action, base_dir).await?;
+                if let Some(r) = cleared.filter(|r| r.removed) {
+                    result.notes.push(format!(
+                        "removeBlocker cleared {} by {} first",
+                        r.selector.unwrap_or_default(),
+                        r.method
+                    ));
+                }
+                Ok(result)
+            }
+            other => other,
+        }
+    }
+
+    /// Runs one [`Action`] as is (no removeBlocker).
+    pub async fn perform_once(&self, action: &Action, base_dir: Option<&Path>) -> Result<ActionResult> {
         let method = action.validate()?;
         let target = action.target();
         let t = || target.clone().expect("validated: the method has a target");

@@ -99,6 +99,10 @@ pub struct LaunchOptions {
     pub action_timeout: Duration,
     /// Extra Chromium switches, without the leading `--` (e.g. `"lang=de"`).
     pub extra_args: Vec<String>,
+    /// removeBlocker's policy for every page (`[remove_blocker]` of
+    /// `sightline.toml`): used after navigations when configured, and when an
+    /// action's target is covered.
+    pub remove_blocker: crate::config::RemoveBlockerConfig,
 }
 
 impl Default for LaunchOptions {
@@ -114,6 +118,7 @@ impl Default for LaunchOptions {
             settle_timeout: DEFAULT_SETTLE_TIMEOUT,
             action_timeout: Duration::from_secs(5),
             extra_args: Vec::new(),
+            remove_blocker: Default::default(),
         }
     }
 }
@@ -515,7 +520,7 @@ impl Browser {
             }
         }
         self.created.lock().unwrap().push(id);
-        let page = Page::attach(page, self.options.page_config()).await?;
+        let page = Page::attach(page, self.options.page_config(), self.options.remove_blocker.clone()).await?;
         self.pages.lock().unwrap().push(page.clone());
         Ok(page)
     }
@@ -543,7 +548,7 @@ impl Browser {
                 Err(e) => return Err(Error::cdp("Target.attachToTarget", e)),
             }
         };
-        let page = Page::attach(page, self.options.page_config()).await?;
+        let page = Page::attach(page, self.options.page_config(), self.options.remove_blocker.clone()).await?;
         let mut pages = self.pages.lock().unwrap();
         // Another call may have adopted it meanwhile: keep the first.
         if let Some(p) = pages.iter().find(|p| p.target_id() == id) {

@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sightline::run::{read_steps, Runner, StepReport};
-use sightline::{resolve_target, Browser, Error, LaunchOptions, Result, SnapshotMode, SnapshotOptions, ViewportSize};
+use sightline::{
+    resolve_target, Browser, Config, ConsentPolicy, Error, LaunchOptions, Result, SnapshotMode, SnapshotOptions,
+    ViewportSize,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,6 +31,9 @@ pub enum Command {
     /// Play a list of actions on a page, no LLM involved
     /// (`[{"method":"fill","selector":"#email","arguments":["a@b.c"]}, …]`).
     Run(RunArgs),
+    /// Close the pop-up, overlay or banner in the way (conservative by default;
+    /// options also come from `./sightline.toml`).
+    Unblock(UnblockArgs),
     /// Measure snapshot speed and size on local pages (`bench snapshot DIR|FILE…`).
     Bench(sightline::bench::BenchArgs),
 }
@@ -70,6 +76,9 @@ pub struct SnapshotArgs {
     /// Print the whole result as one JSON object instead of the tree text.
     #[arg(long)]
     pub json: bool,
+    /// Configuration file (default: ./sightline.toml when present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Show the browser window.
     #[arg(long)]
     pub headed: bool,
@@ -90,6 +99,9 @@ pub struct RunArgs {
     /// Print `{"steps":[{"ok","method","selector","error"?}],"url","title"}` instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Configuration file (default: ./sightline.toml when present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Viewport size, WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
     pub viewport: ViewportSize,
@@ -108,6 +120,60 @@ pub struct RunArgs {
     /// Use a running browser instead of launching one: `ws://…` or `http://host:port`.
     #[arg(long, value_name = "URL")]
     pub cdp_url: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UnblockArgs {
+    /// URL (http, https, file, about, data) or path to a local .html file.
+    #[arg(value_name = "URL|FILE")]
+    pub target: String,
+    /// Also act on consent, login, age-gate and paywall dialogs, and allow DOM removal.
+    #[arg(long)]
+    pub aggressive: bool,
+    /// What to do with cookie/privacy consent dialogs.
+    #[arg(long, value_enum)]
+    pub consent: Option<ConsentArg>,
+    /// CSS selector of a blocker that may always be closed and removed (repeatable).
+    #[arg(long = "allow", value_name = "SELECTOR")]
+    pub allow: Vec<String>,
+    /// Configuration file (default: ./sightline.toml when present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Append the audit line here (overrides the configuration's `audit_file`).
+    #[arg(long, value_name = "FILE")]
+    pub audit_file: Option<PathBuf>,
+    /// Wait this long after loading before looking (pop-ups that open late).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub wait: u64,
+    /// Print `{"removed","method","selector"?,"kind"?,"note"?}` instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Viewport size, WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
+    pub viewport: ViewportSize,
+    /// Show the browser window.
+    #[arg(long)]
+    pub headed: bool,
+    /// Use a running browser instead of launching one: `ws://…` or `http://host:port`.
+    #[arg(long, value_name = "URL")]
+    pub cdp_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConsentArg {
+    Leave,
+    Reject,
+    Accept,
+}
+
+impl From<ConsentArg> for ConsentPolicy {
+    fn from(c: ConsentArg) -> Self {
+        match c {
+            ConsentArg::Leave => ConsentPolicy::Leave,
+            ConsentArg::Reject => ConsentPolicy::Reject,
+            ConsentArg::Accept => ConsentPolicy::Accept,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,6 +241,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Snapshot(args) => snapshot(args).await,
         Command::Run(args) => run_steps(args).await,
+        Command::Unblock(args) => unblock(args).await,
         Command::Bench(args) => {
             let signal = shutdown_signal();
             tokio::pin!(signal);
@@ -184,11 +251,13 @@ pub async fn run(cli: Cli) -> Result<()> {
 }
 
 async fn snapshot(args: SnapshotArgs) -> Result<()> {
-    // Fail fast on a bad URL or a missing file, before starting a browser.
+    // Fail fast on a bad URL, a missing file or a bad configuration, before starting a browser.
     let url = resolve_target(&args.target)?;
+    let config = load_config(args.config.as_deref())?;
     let launch = LaunchOptions {
         headed: args.headed,
         viewport: args.viewport,
+        remove_blocker: config.remove_blocker,
         ..LaunchOptions::default()
     };
     let signal = shutdown_signal();
@@ -219,6 +288,81 @@ async fn snapshot(args: SnapshotArgs) -> Result<()> {
     }
     print_out(&text);
     Ok(())
+}
+
+async fn unblock(args: UnblockArgs) -> Result<()> {
+    let url = resolve_target(&args.target)?;
+    let config = load_config(args.config.as_deref())?;
+    let launch = LaunchOptions {
+        headed: args.headed,
+        viewport: args.viewport,
+        ..LaunchOptions::default()
+    };
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let browser = interruptible(signal.as_mut(), open_browser(args.cdp_url.as_deref(), launch)).await?;
+    let outcome = interruptible(signal.as_mut(), async {
+        let page = browser.new_page().await?;
+        page.goto(&url).await?;
+        if args.wait > 0 {
+            page.wait(Duration::from_millis(args.wait)).await?;
+        }
+        let here = page.url().await.unwrap_or_else(|_| url.clone());
+        // Config (with its domain override) first; flags win over it.
+        let Some(mut opts) = config.remove_blocker.options_for(&here) else {
+            return Ok(sightline::RemoveBlockerResult {
+                removed: false,
+                method: "none".into(),
+                selector: None,
+                kind: None,
+                note: Some("removeBlocker is disabled for this site in the configuration".into()),
+            });
+        };
+        opts.aggressive |= args.aggressive;
+        if let Some(c) = args.consent {
+            opts.consent = c.into();
+        }
+        opts.allowed_selectors.extend(args.allow.iter().cloned());
+        if args.audit_file.is_some() {
+            opts.audit_file = args.audit_file.clone();
+        }
+        page.remove_blocker(&opts).await
+    })
+    .await;
+    browser.close().await?;
+    let result = outcome?;
+    let text = if args.json {
+        serde_json::to_string(&result).expect("result serialises")
+    } else {
+        let mut line = if result.removed {
+            format!("removed by {}", result.method)
+        } else {
+            "nothing removed".to_string()
+        };
+        if let Some(kind) = &result.kind {
+            line.push_str(&format!(
+                " · {}",
+                serde_json::to_value(kind).unwrap().as_str().unwrap_or("")
+            ));
+        }
+        if let Some(sel) = &result.selector {
+            line.push_str(&format!(" · {sel}"));
+        }
+        if let Some(note) = &result.note {
+            line.push_str(&format!(" · {note}"));
+        }
+        line
+    };
+    print_out(&format!("{text}\n"));
+    Ok(())
+}
+
+/// `--config FILE`, else `./sightline.toml` when present, else the defaults.
+fn load_config(path: Option<&std::path::Path>) -> Result<Config> {
+    match path {
+        Some(path) => Config::load(path),
+        None => Config::discover(),
+    }
 }
 
 /// Launches Chromium, or connects to the browser at `cdp_url`.
@@ -268,6 +412,7 @@ async fn run_steps(args: RunArgs) -> Result<()> {
     // Everything that can be checked without a browser, first.
     let url = resolve_target(&args.target)?;
     let steps = read_steps(&args.steps)?;
+    let config = load_config(args.config.as_deref())?;
     let base_dir = if args.steps.as_os_str() == "-" {
         None
     } else {
@@ -285,6 +430,7 @@ async fn run_steps(args: RunArgs) -> Result<()> {
         action_timeout: Duration::from_millis(args.action_timeout),
         settle_timeout: Duration::from_millis(args.settle_timeout),
         navigation_timeout: Duration::from_millis(args.navigation_timeout),
+        remove_blocker: config.remove_blocker,
         ..LaunchOptions::default()
     };
     let signal = shutdown_signal();

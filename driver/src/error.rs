@@ -204,6 +204,10 @@ pub enum Error {
     #[error("could not connect to the browser at {url}: {reason}")]
     Connect { url: String, reason: String },
 
+    /// `sightline.toml` (or an option) is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+
     /// The user interrupted the run (Ctrl-C).
     #[error("interrupted")]
     Interrupted,

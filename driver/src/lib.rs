@@ -20,7 +20,9 @@ mod action;
 mod actions;
 pub mod bench;
 pub mod bench_actions;
+mod blocker;
 mod browser;
+mod config;
 mod connect;
 mod drag;
 mod error;
@@ -35,7 +37,9 @@ mod tools;
 
 pub use action::{Action, Method};
 pub use actions::{ActionResult, ClickOptions};
+pub use blocker::{ConsentPolicy, RemoveBlockerOptions, RemoveBlockerResult};
 pub use browser::{Browser, LaunchOptions, ViewportSize, CHROME_ENV, DEFAULT_CHROME};
+pub use config::{Config, DomainOverride, RemoveBlockerConfig};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use input::{key_by_name, parse_combo, Combo, KeyDef};
 pub use navigation::NavigationResponse;
@@ -49,5 +53,6 @@ pub use tools::ScrollAmount;
 pub use chromiumoxide::cdp;
 
 /// The typed protocol shared with the in-page engine (also the `--json` output types).
+pub use sightline_engine::blockers::{BlockerButton, BlockerCandidate, BlockerKind, BlockerScan};
 pub use sightline_engine::protocol;
 pub use sightline_engine::protocol::{SnapshotMode, SnapshotResult};

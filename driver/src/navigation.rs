@@ -83,6 +83,7 @@ impl Page {
         self.tracker().sync().await;
         let response = self.response_for(loader.as_deref(), &url).await;
         self.settle().await?;
+        self.unblock_after_navigation().await;
         Ok(response)
     }
 
@@ -206,6 +207,7 @@ impl Page {
         let loader = self.tracker().with(|s| s.last_loader.clone());
         let response = self.response_for(loader.as_deref(), url).await;
         self.settle().await?;
+        self.unblock_after_navigation().await;
         Ok(response)
     }
 

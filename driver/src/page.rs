@@ -178,6 +178,8 @@ pub(crate) struct PageConfig {
 struct Shared {
     state: Arc<Mutex<PageState>>,
     config: Mutex<PageConfig>,
+    /// removeBlocker's policy on this tab.
+    blockers: Mutex<crate::config::RemoveBlockerConfig>,
     /// Set when the tab's renderer crashes (`Inspector.targetCrashed`).
     crashed: Arc<tokio::sync::watch::Sender<bool>>,
     crash_watch: tokio::task::JoinHandle<()>,
@@ -217,7 +219,11 @@ impl PartialEq for Page {
 impl Page {
     /// Prepares a tab: CSP bypass, and the main-world hook and the engine
     /// installed for every future document.
-    pub(crate) async fn attach(inner: chromiumoxide::Page, config: PageConfig) -> Result<Page> {
+    pub(crate) async fn attach(
+        inner: chromiumoxide::Page,
+        config: PageConfig,
+        blockers: crate::config::RemoveBlockerConfig,
+    ) -> Result<Page> {
         inner
             .execute(EnableParams::default())
             .await
@@ -273,6 +279,7 @@ impl Page {
             shared: Arc::new(Shared {
                 state,
                 config: Mutex::new(config),
+                blockers: Mutex::new(blockers),
                 crashed,
                 crash_watch,
                 tracker,
@@ -347,6 +354,16 @@ impl Page {
     /// Sets how long navigations wait for the load event.
     pub fn set_navigation_timeout(&self, timeout: Duration) {
         self.shared.config.lock().unwrap().navigation_timeout = timeout;
+    }
+
+    /// removeBlocker's policy on this tab (from `LaunchOptions::remove_blocker`).
+    pub fn blocker_config(&self) -> crate::config::RemoveBlockerConfig {
+        self.shared.blockers.lock().unwrap().clone()
+    }
+
+    /// Changes removeBlocker's policy on this tab.
+    pub fn set_blocker_config(&self, config: crate::config::RemoveBlockerConfig) {
+        *self.shared.blockers.lock().unwrap() = config;
     }
 
     /// Marks the renderer as alive again (a navigation gives a crashed tab a new one).

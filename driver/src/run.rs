@@ -221,7 +221,7 @@ impl<'b> Runner<'b> {
                 self.snapshot = Some((commits, refs));
             }
         }
-        self.page.act(step, self.base_dir.as_deref()).await
+        self.page.perform(step, self.base_dir.as_deref()).await
     }
 }
 
