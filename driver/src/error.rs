@@ -204,6 +204,27 @@ pub enum Error {
     #[error("could not connect to the browser at {url}: {reason}")]
     Connect { url: String, reason: String },
 
+    /// The LLM is not set up (no model, no key, bad base URL).
+    #[error("{0}")]
+    LlmSetup(String),
+
+    /// A model call failed (after its retries).
+    #[error("LLM call to {provider} failed{}: {kind}", if *.attempts > 1 { format!(" after {} attempts", .attempts) } else { String::new() })]
+    Llm {
+        provider: &'static str,
+        kind: crate::llm::LlmErrorKind,
+        attempts: u32,
+    },
+
+    /// The model's answer was unusable (invalid JSON, a schema violation, a
+    /// ref that is not on the page), also after feeding the problem back.
+    #[error("{0}")]
+    LlmOutput(String),
+
+    /// `act` could not carry out its instruction (the message says why).
+    #[error("act failed: {0}")]
+    ActFailed(String),
+
     /// `sightline.toml` (or an option) is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),

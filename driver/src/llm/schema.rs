@@ -1,0 +1,174 @@
+//! JSON Schema helpers: validation of model output, OpenAI's strict-mode
+//! subset, and the wrapping of non-object schemas (tool inputs and
+//! structured outputs must be objects).
+
+use serde_json::{json, Value};
+
+/// Validates `value` against `schema`; the error lists the first few
+/// problems with their JSON paths, in words a model can act on.
+pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
+    let validator = compile(schema)?;
+    let problems: Vec<String> = validator
+        .iter_errors(value)
+        .take(5)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() { "the root".to_string() } else { path };
+            format!("at {at}: {e}")
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Checks that `schema` is a usable JSON Schema.
+pub fn check_schema(schema: &Value) -> Result<(), String> {
+    compile(schema).map(|_| ())
+}
+
+fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    if !schema.is_object() && !schema.is_boolean() {
+        return Err("a JSON Schema must be an object".into());
+    }
+    jsonschema::validator_for(schema).map_err(|e| format!("invalid JSON Schema: {e}"))
+}
+
+/// Whether the schema is an object at the root.
+pub fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        || (schema.get("type").is_none() && schema.get("properties").is_some())
+}
+
+/// Non-object schemas are wrapped as `{"value": schema}`; see [`unwrap_value`].
+pub fn wrap(schema: &Value) -> (Value, bool) {
+    if is_object_schema(schema) {
+        return (schema.clone(), false);
+    }
+    let mut inner = schema.clone();
+    // $defs must stay at the root for "#/$defs/…" references to resolve.
+    let mut root = json!({"type": "object", "properties": {}, "required": ["value"], "additionalProperties": false});
+    for defs in ["$defs", "definitions"] {
+        if let Some(d) = inner.as_object_mut().and_then(|o| o.remove(defs)) {
+            root[defs] = d;
+        }
+    }
+    root["properties"]["value"] = inner;
+    (root, true)
+}
+
+pub fn unwrap_value(value: Value, wrapped: bool) -> Value {
+    if wrapped {
+        value.get("value").cloned().unwrap_or(Value::Null)
+    } else {
+        value
+    }
+}
+
+/// OpenAI's strict structured outputs accept only schemas where every object
+/// lists all its properties as required and forbids others. Our own schemas
+/// are written that way; arbitrary user schemas are sent non-strict.
+pub fn fits_strict_mode(schema: &Value) -> bool {
+    fn walk(s: &Value, root: bool) -> bool {
+        let Some(o) = s.as_object() else {
+            return s.is_boolean() && !root;
+        };
+        if root && o.get("type").and_then(Value::as_str) != Some("object") {
+            return false;
+        }
+        let types: Vec<&str> = match o.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        if types.contains(&"object") {
+            if o.get("additionalProperties") != Some(&Value::Bool(false)) {
+                return false;
+            }
+            let props = o.get("properties").and_then(Value::as_object);
+            let required: Vec<&str> = o
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(props) = props {
+                if props.keys().any(|k| !required.contains(&k.as_str())) {
+                    return false;
+                }
+                if !props.values().all(|p| walk(p, false)) {
+                    return false;
+                }
+            }
+        }
+        for key in ["items"] {
+            if let Some(i) = o.get(key) {
+                if !walk(i, false) {
+                    return false;
+                }
+            }
+        }
+        for key in ["anyOf"] {
+            if let Some(Value::Array(a)) = o.get(key) {
+                if !a.iter().all(|x| walk(x, false)) {
+                    return false;
+                }
+            }
+        }
+        // Keywords strict mode does not support.
+        if o.contains_key("oneOf") || o.contains_key("allOf") || o.contains_key("not") || o.contains_key("if") {
+            return false;
+        }
+        for defs in ["$defs", "definitions"] {
+            if let Some(Value::Object(d)) = o.get(defs) {
+                if !d.values().all(|x| walk(x, false)) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+    walk(schema, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_explains_problems() {
+        let s = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        assert!(validate(&s, &json!({"n": 3})).is_ok());
+        let e = validate(&s, &json!({"n": "x"})).unwrap_err();
+        assert!(e.contains("/n"), "{e}");
+        let e = validate(&s, &json!({})).unwrap_err();
+        assert!(e.contains("required") || e.contains("\"n\""), "{e}");
+        assert!(check_schema(&json!({"type": "nonsense"})).is_err());
+    }
+
+    #[test]
+    fn wrapping_keeps_defs_at_the_root() {
+        let s = json!({"type": "array", "items": {"$ref": "#/$defs/P"}, "$defs": {"P": {"type": "string"}}});
+        let (w, wrapped) = wrap(&s);
+        assert!(wrapped);
+        assert!(w["$defs"]["P"].is_object());
+        assert!(validate(&w, &json!({"value": ["a"]})).is_ok());
+        assert!(validate(&w, &json!({"value": [1]})).is_err());
+        assert_eq!(unwrap_value(json!({"value": [1]}), true), json!([1]));
+        let (o, wrapped) = wrap(&json!({"type": "object"}));
+        assert!(!wrapped && o == json!({"type": "object"}));
+    }
+
+    #[test]
+    fn strict_mode_subset() {
+        let strict = json!({"type": "object", "additionalProperties": false, "required": ["a"],
+            "properties": {"a": {"type": "array", "items": {"type": "string"}}}});
+        assert!(fits_strict_mode(&strict));
+        let open = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert!(!fits_strict_mode(&open));
+        let optional =
+            json!({"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}});
+        assert!(!fits_strict_mode(&optional));
+    }
+}

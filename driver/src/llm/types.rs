@@ -1,0 +1,206 @@
+//! Provider-neutral chat types: what the pipelines build and what the two wire
+//! formats (`openai.rs`, `anthropic.rs`) translate to and from.
+
+use std::ops::AddAssign;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who speaks a message. The system prompt is not a message (Anthropic puts
+/// it at the top level), see [`ChatRequest::system`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One piece of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    Text(String),
+    /// A PNG screenshot, for multimodal models.
+    Image {
+        png_base64: String,
+    },
+    /// The assistant called a tool (assistant messages only).
+    ToolCall(ToolCall),
+    /// The answer to a tool call (user messages only; OpenAI sends these as
+    /// `tool` messages).
+    ToolResult {
+        call_id: String,
+        content: String,
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    pub fn user(text: impl Into<String>) -> Message {
+        Message {
+            role: Role::User,
+            parts: vec![Part::Text(text.into())],
+        }
+    }
+
+    pub fn assistant(parts: Vec<Part>) -> Message {
+        Message {
+            role: Role::Assistant,
+            parts,
+        }
+    }
+
+    /// One user message answering tool calls.
+    pub fn tool_results(results: Vec<(String, String, bool)>) -> Message {
+        Message {
+            role: Role::User,
+            parts: results
+                .into_iter()
+                .map(|(call_id, content, is_error)| Part::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                })
+                .collect(),
+        }
+    }
+
+    /// All text in the message (text parts, tool results, tool call arguments).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::ToolResult { content, .. } => out.push_str(content),
+                Part::ToolCall(c) => out.push_str(&c.arguments.to_string()),
+                Part::Image { .. } => {}
+            }
+        }
+        out
+    }
+}
+
+/// A function the model may call; `parameters` is a JSON Schema object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+impl ToolSpec {
+    pub fn new(name: &str, description: &str, parameters: Value) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+        }
+    }
+}
+
+/// Whether and which tool the model must call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ToolChoice {
+    /// The model decides (text or tool calls).
+    #[default]
+    Auto,
+    /// The model must call some tool.
+    Required,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+/// A tool call as the model made it; `arguments` is parsed JSON (or the raw
+/// text as a JSON string when the model sent something that is not JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// Structured output: the reply must be JSON matching `schema`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseSchema {
+    /// `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule for names).
+    pub name: String,
+    pub schema: Value,
+}
+
+/// One model call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChatRequest {
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub tool_choice: ToolChoice,
+    pub response_schema: Option<ResponseSchema>,
+    pub max_tokens: Option<u32>,
+    /// What the call is for ("act", "extract", "agent step 3"): for the usage log.
+    pub purpose: String,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    Other,
+}
+
+/// Token counts and time of one call, or totals of many.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    /// Wall time spent waiting for the model (all attempts of a call).
+    pub inference_ms: u64,
+    /// Successful model calls.
+    #[serde(default)]
+    pub calls: u32,
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, o: Usage) {
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.cached_input_tokens += o.cached_input_tokens;
+        self.inference_ms += o.inference_ms;
+        self.calls += o.calls;
+    }
+}
+
+impl Usage {
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+/// What the model answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResponse {
+    /// Concatenated text blocks (None when there was no text).
+    pub text: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub stop: StopReason,
+    pub usage: Usage,
+}
+
+impl ChatResponse {
+    /// The assistant message to append to a conversation.
+    pub fn to_message(&self) -> Message {
+        let mut parts = Vec::new();
+        if let Some(t) = self.text.as_ref().filter(|t| !t.trim().is_empty()) {
+            parts.push(Part::Text(t.clone()));
+        }
+        parts.extend(self.tool_calls.iter().cloned().map(Part::ToolCall));
+        Message::assistant(parts)
+    }
+}
