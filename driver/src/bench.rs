@@ -48,6 +48,9 @@ pub enum BenchCommand {
     Snapshot(BenchSnapshotArgs),
     /// Median latency of `click` and `fill` on a warm page (checks included).
     Actions(crate::bench_actions::BenchActionsArgs),
+    /// Prompt tokens of `act` per page and its driver-side overhead (the
+    /// model's time excluded; a loopback stand-in model by default).
+    Act(crate::bench_act::BenchActArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -190,9 +193,43 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Serves `files` from 127.0.0.1: the server and, per file, its name and URL.
+pub(crate) async fn serve_files(files: &[PathBuf]) -> Result<(StaticServer, Vec<(String, String)>)> {
+    // One served root per distinct directory.
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let server_roots: Vec<(usize, String)> = files
+        .iter()
+        .map(|f| {
+            let dir = f
+                .parent()
+                .map(|d| d.canonicalize().unwrap_or_else(|_| d.to_path_buf()))
+                .unwrap_or_default();
+            let i = roots.iter().position(|r| *r == dir).unwrap_or_else(|| {
+                roots.push(dir);
+                roots.len() - 1
+            });
+            (i, f.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        })
+        .collect();
+    let server = StaticServer::start(roots).await.map_err(|e| Error::Navigation {
+        url: "http://127.0.0.1 (the bench's static server)".into(),
+        kind: crate::error::NavigationErrorKind::Other(e.to_string()),
+    })?;
+    let served = server_roots
+        .into_iter()
+        .map(|(i, name)| {
+            let encoded: String =
+                url::form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>().replace('+', "%20");
+            let url = format!("http://127.0.0.1:{}/{i}/{encoded}", server.port);
+            (name, url)
+        })
+        .collect();
+    Ok((server, served))
+}
+
 /// A static file server on 127.0.0.1 for a set of directories: `/N/rest`
 /// serves `rest` from the N-th directory, so pages keep their relative links.
-struct StaticServer {
+pub(crate) struct StaticServer {
     port: u16,
     task: tokio::task::JoinHandle<()>,
 }
@@ -420,34 +457,9 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
     } else {
         SnapshotMode::Full
     };
-    // One served root per distinct directory.
-    let mut roots: Vec<PathBuf> = Vec::new();
-    let mut urls = Vec::new();
-    let server_roots: Vec<(usize, String)> = files
-        .iter()
-        .map(|f| {
-            let dir = f
-                .parent()
-                .map(|d| d.canonicalize().unwrap_or_else(|_| d.to_path_buf()))
-                .unwrap_or_default();
-            let i = roots.iter().position(|r| *r == dir).unwrap_or_else(|| {
-                roots.push(dir);
-                roots.len() - 1
-            });
-            (i, f.file_name().unwrap_or_default().to_string_lossy().into_owned())
-        })
-        .collect();
-    let server = StaticServer::start(roots).await.map_err(|e| Error::Navigation {
-        url: "http://127.0.0.1 (the bench's static server)".into(),
-        kind: crate::error::NavigationErrorKind::Other(e.to_string()),
-    })?;
-    for (i, name) in &server_roots {
-        let encoded: String = url::form_urlencoded::byte_serialize(name.as_bytes())
-            .collect::<String>()
-            .replace('+', "%20");
-        urls.push(format!("http://127.0.0.1:{}/{i}/{encoded}", server.port));
-    }
-
+    let (_server, served) = serve_files(&files).await?;
+    let (server_roots, urls): (Vec<(usize, String)>, Vec<String>) =
+        served.into_iter().map(|(name, url)| ((0, name), url)).unzip();
     let mut launch = LaunchOptions {
         viewport: args.viewport,
         navigation_timeout: Duration::from_secs(60),
@@ -632,6 +644,7 @@ pub fn render_table(r: &BenchReport) -> String {
 pub async fn run(args: BenchArgs) -> Result<()> {
     match args.command {
         BenchCommand::Actions(a) => crate::bench_actions::run(a).await,
+        BenchCommand::Act(a) => crate::bench_act::run(a).await,
         BenchCommand::Snapshot(a) => {
             let report = bench_snapshot(&a).await?;
             let text = if a.json {

@@ -17,8 +17,10 @@
 //! ```
 
 mod action;
+pub mod ai;
 mod actions;
 pub mod bench;
+pub mod bench_act;
 pub mod bench_actions;
 mod blocker;
 mod browser;
@@ -27,6 +29,7 @@ mod connect;
 mod drag;
 mod error;
 mod input;
+pub mod llm;
 mod navigation;
 mod page;
 pub mod run;
@@ -36,6 +39,8 @@ mod target;
 mod tools;
 
 pub use action::{Action, Method};
+pub use ai::{ActOptions, ActRecord, ActResult, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult, Variables};
+pub use llm::{Llm, LlmOptions, Usage};
 pub use actions::{ActionResult, ClickOptions};
 pub use blocker::{ConsentPolicy, RemoveBlockerOptions, RemoveBlockerResult};
 pub use browser::{Browser, LaunchOptions, ViewportSize, CHROME_ENV, DEFAULT_CHROME};

@@ -50,7 +50,8 @@ pub struct RunReport {
     pub title: String,
 }
 
-/// Reads a steps file: a JSON array of actions, or `{"steps": [...]}`; `-` is stdin.
+/// Reads a steps file: a JSON array of actions, `{"steps": [...]}`, or the
+/// output of `sightline observe --json` (`{"actions": [...]}`); `-` is stdin.
 pub fn read_steps(path: &Path) -> Result<Vec<Action>> {
     let text = if path == Path::new("-") {
         let mut s = String::new();
@@ -76,6 +77,8 @@ pub fn parse_steps(text: &str) -> Result<Vec<Action>> {
     enum File {
         List(Vec<serde_json::Value>),
         Object { steps: Vec<serde_json::Value> },
+        /// `sightline observe --json` output: its actions run as steps.
+        Observed { actions: Vec<serde_json::Value> },
     }
     let file: File = serde_json::from_str(text).map_err(|e| {
         Error::InvalidAction(format!(
@@ -83,7 +86,7 @@ pub fn parse_steps(text: &str) -> Result<Vec<Action>> {
         ))
     })?;
     let raw = match file {
-        File::List(v) | File::Object { steps: v } => v,
+        File::List(v) | File::Object { steps: v } | File::Observed { actions: v } => v,
     };
     let mut steps = Vec::with_capacity(raw.len());
     for (i, v) in raw.into_iter().enumerate() {
@@ -238,6 +241,8 @@ mod tests {
         assert_eq!(steps.len(), 2);
         let wrapped = parse_steps(r#"{"steps":[{"method":"reload"}]}"#).unwrap();
         assert_eq!(wrapped[0].method, "reload");
+        let observed = parse_steps(r##"{"actions":[{"method":"click","selector":"#go","description":"Go"}],"usage":{}}"##).unwrap();
+        assert_eq!(observed[0].selector.as_deref(), Some("#go"));
         let e = parse_steps(r#"[{"method":"click","ref":"e1"},{"method":"fly"}]"#).unwrap_err();
         assert!(e.to_string().contains("step 2: unknown method \"fly\""), "{e}");
         assert!(parse_steps("[]").is_err());

@@ -411,6 +411,27 @@ impl Page {
         })
     }
 
+    /// Whether the target resolves to an element now (no waiting, no checks):
+    /// a cached action's selector, a ref that may have gone stale.
+    pub async fn exists(&self, target: impl Into<Target>) -> Result<bool> {
+        let target = target.into();
+        let loc = match self.locate(&target).await {
+            Ok(l) => l,
+            Err(Failure::Element(..)) => return Ok(false),
+            Err(Failure::Fatal(e)) => return Err(e),
+        };
+        match self.engine_object(&loc.frame, &loc.engine_target).await {
+            Ok(Some(object)) => {
+                let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            // A selector the engine cannot parse resolves to nothing.
+            Err(Error::Engine { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The child frame whose `<iframe>` (in the main frame) matches `selector`.
     async fn frame_by_owner_selector(&self, main: &FrameId, selector: &str) -> std::result::Result<FrameId, Failure> {
         let object = self

@@ -1,5 +1,7 @@
 //! The `sightline` command line (thin: parsing, and printing what the library returns).
 
+mod ai;
+
 use std::future::Future;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +33,12 @@ pub enum Command {
     /// Play a list of actions on a page, no LLM involved
     /// (`[{"method":"fill","selector":"#email","arguments":["a@b.c"]}, …]`).
     Run(RunArgs),
+    /// Carry out one instruction with an LLM ("click the Add to cart button").
+    Act(ai::ActArgs),
+    /// List the elements that fit a request, as actions `sightline run` can play.
+    Observe(ai::ObserveArgs),
+    /// Extract data shaped by a JSON Schema (or the page's text).
+    Extract(ai::ExtractArgs),
     /// Close the pop-up, overlay or banner in the way (conservative by default;
     /// options also come from `./sightline.toml`).
     Unblock(UnblockArgs),
@@ -242,6 +250,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Snapshot(args) => snapshot(args).await,
         Command::Run(args) => run_steps(args).await,
         Command::Unblock(args) => unblock(args).await,
+        Command::Act(args) => ai::act(args).await,
+        Command::Observe(args) => ai::observe(args).await,
+        Command::Extract(args) => ai::extract(args).await,
         Command::Bench(args) => {
             let signal = shutdown_signal();
             tokio::pin!(signal);

@@ -1,0 +1,581 @@
+//! `act`: one instruction, one action (two for custom dropdowns).
+//!
+//! 1. settle and snapshot the viewport (the whole page when the model finds
+//!    nothing there);
+//! 2. one model call returns `{elementId, description, method, arguments,
+//!    twoStep}` through the `performAction` tool; a ref that is not in the
+//!    snapshot (or is obscured) is fed back once, then act fails cleanly;
+//!    the model may call `removeBlocker` instead (at most twice per act);
+//! 3. the actions layer executes it with `%name%` variables substituted only
+//!    now; a covered target runs removeBlocker once and retries;
+//! 4. two-step: after opening a custom dropdown, a second call sees only the
+//!    refs that appeared (the whole tree when none did);
+//! 5. self-heal: when execution fails, a fresh snapshot and a second
+//!    inference with "<method> <description>", then one retry.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
+
+use super::cache::{ActionCache, CacheKey};
+use super::prompts;
+use super::tree;
+use super::variables::Variables;
+use crate::action::{Action, Method};
+use crate::blocker::RemoveBlockerResult;
+use crate::error::{ActionErrorKind, Error, Result};
+use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
+use crate::page::Page;
+use crate::snapshot::SnapshotOptions;
+
+/// Options of [`Page::act`].
+#[derive(Debug, Clone)]
+pub struct ActOptions {
+    /// `%name%` values: substituted when acting, never sent to the model.
+    pub variables: Variables,
+    /// On a failed execution, re-snapshot, re-infer and retry once.
+    pub self_heal: bool,
+    /// Cache resolved actions here and replay them without the model.
+    pub cache_dir: Option<PathBuf>,
+    /// How often the model may call removeBlocker in one act.
+    pub max_blocker_calls: u32,
+    /// The first snapshot's mode (viewport; the whole page when needed).
+    pub mode: SnapshotMode,
+    /// Relative `setInputFiles` paths are taken against this directory.
+    pub base_dir: Option<PathBuf>,
+}
+
+impl Default for ActOptions {
+    fn default() -> Self {
+        ActOptions {
+            variables: Variables::default(),
+            self_heal: true,
+            cache_dir: None,
+            max_blocker_calls: 2,
+            mode: SnapshotMode::Viewport,
+            base_dir: None,
+        }
+    }
+}
+
+/// One executed action, replayable without the model: `{description,
+/// method, arguments, selector, frame?}` (arguments keep `%name%`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActRecord {
+    pub description: String,
+    pub method: String,
+    pub arguments: Vec<String>,
+    pub selector: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
+}
+
+impl ActRecord {
+    /// The action to run it again (variables substituted).
+    pub fn to_action(&self, variables: &Variables) -> Action {
+        Action {
+            method: self.method.clone(),
+            selector: Some(self.selector.clone()).filter(|s| !s.is_empty()),
+            ref_: None,
+            frame: self.frame.clone(),
+            arguments: self.arguments.iter().map(|a| variables.substitute(a)).collect(),
+            description: Some(self.description.clone()),
+        }
+    }
+}
+
+/// `{"success","message","action_description","actions","usage"}` (+ what
+/// else happened on the way).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ActResult {
+    pub success: bool,
+    pub message: String,
+    pub action_description: String,
+    pub actions: Vec<ActRecord>,
+    pub usage: Usage,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cache_hit: bool,
+    /// removeBlocker runs (asked by the model, or for a covered target).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blockers: Vec<RemoveBlockerResult>,
+    /// Expanded to the whole page, self-healed, cache entry stale…
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// What the model chose.
+#[derive(Debug, Clone)]
+struct Choice {
+    element_id: String,
+    description: String,
+    method: Method,
+    method_name: String,
+    arguments: Vec<String>,
+    two_step: bool,
+}
+
+enum Decision {
+    Act(Choice),
+    /// The model found no element that fits.
+    NotFound(String),
+    /// The model's answer was still unusable after the feedback round.
+    Invalid(String),
+}
+
+/// Methods that can run without an element.
+fn targetless(m: Method) -> bool {
+    matches!(m, Method::Press | Method::ScrollTo | Method::NextChunk | Method::PrevChunk)
+}
+
+fn string_list(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| match x {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect(),
+        Some(Value::String(s)) if !s.is_empty() => vec![s.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// Checks a `performAction` call against the snapshot it was made on.
+fn check_choice(args: &Value, snapshot: &SnapshotResult) -> std::result::Result<Option<Choice>, String> {
+    let Some(obj) = args.as_object() else {
+        return Err(format!("performAction arguments must be a JSON object, got {args}"));
+    };
+    let element_id = obj.get("elementId").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+    let description = obj.get("description").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+    let method_name = obj.get("method").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+    let arguments = string_list(obj.get("arguments"));
+    let two_step = obj.get("twoStep").and_then(Value::as_bool).unwrap_or(false);
+    let method = Method::parse(&method_name)
+        .filter(|_| prompts::ACT_METHODS.iter().any(|m| m.eq_ignore_ascii_case(&method_name)))
+        .ok_or_else(|| format!("method {method_name:?} is not one of {}", prompts::ACT_METHODS.join(", ")))?;
+    if element_id.is_empty() {
+        if targetless(method) {
+            return Ok(Some(Choice { element_id, description, method, method_name, arguments, two_step: false }));
+        }
+        return Ok(None);
+    }
+    let element_id = element_id.trim_start_matches("ref=").to_string();
+    match snapshot.refs.get(&element_id) {
+        None => {
+            return Err(format!(
+                "elementId {element_id:?} is not a ref in the tree; use one of the [ref=…] values shown, or \"\""
+            ))
+        }
+        Some(info) if info.obscured => {
+            return Err(format!("{element_id} is behind the open modal and cannot be used"));
+        }
+        Some(_) => {}
+    }
+    if method == Method::DragAndDrop {
+        let dest = arguments.first().map(String::as_str).unwrap_or_default();
+        if snapshot.refs.get(dest).is_none() {
+            return Err(format!("dragAndDrop needs the target's ref as its argument; {dest:?} is not a ref in the tree"));
+        }
+    }
+    let action = Action { method: method_name.clone(), ref_: Some(element_id.clone()), arguments: arguments.clone(), ..Default::default() };
+    action.validate().map_err(|e| match e {
+        Error::InvalidAction(m) => m,
+        other => other.to_string(),
+    })?;
+    Ok(Some(Choice { element_id, description, method, method_name, arguments, two_step }))
+}
+
+/// The state of one act call.
+struct ActRun<'a> {
+    page: &'a Page,
+    llm: &'a Llm,
+    opts: &'a ActOptions,
+    secrets: Secrets,
+    usage: Usage,
+    notes: Vec<String>,
+    blockers: Vec<RemoveBlockerResult>,
+    blocker_calls: u32,
+}
+
+impl<'a> ActRun<'a> {
+    async fn snapshot(&self, mode: SnapshotMode) -> Result<SnapshotResult> {
+        self.page.snapshot(&SnapshotOptions { mode, ..Default::default() }).await
+    }
+
+    /// One decision over `snapshot` (or over `view`, a part of it). Handles
+    /// removeBlocker calls (re-snapshotting) and one feedback round.
+    async fn infer(
+        &mut self,
+        instruction: &str,
+        snapshot: &mut SnapshotResult,
+        mode: SnapshotMode,
+        mut view: Option<String>,
+        extra: Option<String>,
+    ) -> Result<Decision> {
+        let note = self.opts.variables.prompt_note();
+        let mut extra = extra;
+        let mut messages: Vec<Message> = Vec::new();
+        let mut fed_back = false;
+        loop {
+            if messages.is_empty() {
+                let tree_text = view.clone().unwrap_or_else(|| snapshot.tree.clone());
+                let page = prompts::page_block(snapshot, &tree_text);
+                messages.push(Message::user(prompts::act_user(instruction, note.as_deref(), extra.as_deref(), &page)));
+            }
+            let mut tools = vec![prompts::perform_action_tool()];
+            if self.blocker_calls < self.opts.max_blocker_calls && self.page.blocker_config().enabled {
+                tools.push(prompts::remove_blocker_tool());
+            }
+            let req = ChatRequest {
+                system: prompts::act_system(),
+                messages: messages.clone(),
+                tools,
+                tool_choice: ToolChoice::Required,
+                purpose: "act".into(),
+                ..Default::default()
+            };
+            let response = self.llm.chat(&req, &self.secrets).await?;
+            self.usage += response.usage;
+            let call = response.tool_calls.iter().find(|c| c.name == "performAction" || c.name == "removeBlocker");
+            let problem = match call {
+                Some(c) if c.name == "removeBlocker" && self.blocker_calls < self.opts.max_blocker_calls => {
+                    self.blocker_calls += 1;
+                    let outcome = match self.page.remove_blocker_per_config().await? {
+                        Some(r) => {
+                            let text = blocker_text(&r);
+                            self.blockers.push(r);
+                            text
+                        }
+                        None => "removeBlocker is disabled for this site".to_string(),
+                    };
+                    self.notes.push(format!("removeBlocker (asked by the model): {outcome}"));
+                    // A fresh look at the page, in a fresh conversation: the
+                    // old tree would only cost tokens.
+                    *snapshot = self.snapshot(mode).await?;
+                    view = None;
+                    extra = Some(format!("removeBlocker was run: {outcome}"));
+                    messages.clear();
+                    continue;
+                }
+                Some(c) if c.name == "performAction" => match check_choice(&c.arguments, snapshot) {
+                    Ok(Some(choice)) => return Ok(Decision::Act(choice)),
+                    Ok(None) => {
+                        let why = c.arguments.get("description").and_then(Value::as_str).unwrap_or_default();
+                        return Ok(Decision::NotFound(why.to_string()));
+                    }
+                    Err(problem) => problem,
+                },
+                Some(_) => "removeBlocker may not be called again; call performAction".to_string(),
+                None => "answer by calling performAction (or removeBlocker)".to_string(),
+            };
+            if fed_back {
+                return Ok(Decision::Invalid(problem));
+            }
+            tracing::info!("act: the model's answer was rejected: {problem}");
+            fed_back = true;
+            messages.push(response.to_message());
+            messages.push(crate::llm::feedback_message(&response, &problem));
+        }
+    }
+
+    /// Infers on the viewport, then on the whole page when nothing fits.
+    async fn decide(&mut self, instruction: &str, mode: SnapshotMode) -> Result<(Decision, SnapshotResult)> {
+        let mut snapshot = self.snapshot(mode).await?;
+        let decision = self.infer(instruction, &mut snapshot, mode, None, None).await?;
+        if matches!(decision, Decision::NotFound(_)) && mode == SnapshotMode::Viewport {
+            self.notes.push("nothing fit in the viewport; looked at the whole page".into());
+            let mut full = self.snapshot(SnapshotMode::Full).await?;
+            let decision = self.infer(instruction, &mut full, SnapshotMode::Full, None, None).await?;
+            return Ok((decision, full));
+        }
+        Ok((decision, snapshot))
+    }
+
+    /// Runs the choice; a covered target gets one removeBlocker run and one retry.
+    async fn execute(&mut self, choice: &Choice, snapshot: &SnapshotResult) -> Result<ActRecord> {
+        let info = snapshot.refs.get(&choice.element_id).cloned().unwrap_or_default();
+        let action = Action {
+            method: choice.method_name.clone(),
+            ref_: Some(choice.element_id.clone()).filter(|r| !r.is_empty()),
+            arguments: choice.arguments.iter().map(|a| self.opts.variables.substitute(a)).collect(),
+            description: Some(choice.description.clone()),
+            ..Default::default()
+        };
+        let base = self.opts.base_dir.as_deref();
+        match self.page.perform_once(&action, base).await {
+            Err(Error::Action { kind: ActionErrorKind::Covered { selector, .. }, .. })
+                if self.page.blocker_config().enabled =>
+            {
+                let r = self.page.remove_blocker_per_config().await?;
+                if let Some(r) = r {
+                    self.notes.push(format!("target covered by {selector}; removeBlocker: {}", blocker_text(&r)));
+                    self.blockers.push(r);
+                }
+                self.page.perform_once(&action, base).await?;
+            }
+            other => {
+                other?;
+            }
+        }
+        // Replayable without refs: a dragAndDrop target becomes its selector.
+        let mut arguments = choice.arguments.clone();
+        if choice.method == Method::DragAndDrop {
+            if let Some(dest) = arguments.first().and_then(|d| snapshot.refs.get(d)) {
+                arguments[0] = dest.selector.clone();
+            }
+        }
+        Ok(ActRecord {
+            description: choice.description.clone(),
+            method: choice.method_name.clone(),
+            arguments,
+            selector: info.selector,
+            frame: info.frame,
+        })
+    }
+
+    fn finish(self, success: bool, message: String, description: String, actions: Vec<ActRecord>) -> ActResult {
+        ActResult {
+            success,
+            message,
+            action_description: description,
+            actions,
+            usage: self.usage,
+            cache_hit: false,
+            blockers: self.blockers,
+            notes: self.notes,
+        }
+    }
+}
+
+fn blocker_text(r: &RemoveBlockerResult) -> String {
+    let mut s = if r.removed { format!("removed by {}", r.method) } else { "nothing removed".to_string() };
+    if let Some(sel) = &r.selector {
+        s.push_str(&format!(" ({sel})"));
+    }
+    if let Some(n) = &r.note {
+        s.push_str(&format!(": {n}"));
+    }
+    s
+}
+
+fn is_action_failure(e: &Error) -> bool {
+    matches!(e, Error::Action { .. } | Error::InvalidAction(_) | Error::NoSuchFile { .. })
+}
+
+impl Page {
+    /// Carries out one natural-language instruction with the model's help.
+    /// Failures of the page or the model's choice come back as
+    /// `success: false` with a message; a failing model call or browser is
+    /// an error.
+    pub async fn act(&self, llm: &Llm, instruction: &str, opts: &ActOptions) -> Result<ActResult> {
+        let instruction = instruction.trim();
+        if instruction.is_empty() {
+            return Err(Error::InvalidAction("act needs an instruction".into()));
+        }
+        let mut run = ActRun {
+            page: self,
+            llm,
+            opts,
+            secrets: opts.variables.secrets(),
+            usage: Usage::default(),
+            notes: Vec::new(),
+            blockers: Vec::new(),
+            blocker_calls: 0,
+        };
+        let cache = opts.cache_dir.as_deref().map(ActionCache::new);
+        let key = CacheKey::new(instruction, &self.url().await.unwrap_or_default(), opts.variables.names());
+        if let Some(cache) = &cache {
+            if let Some(actions) = cache.get(&key) {
+                match self.replay(&actions, opts).await? {
+                    Ok(()) => {
+                        let description = actions.iter().map(|a| a.description.as_str()).collect::<Vec<_>>().join("; then ");
+                        let mut r = run.finish(true, format!("Replayed from the cache: {description}"), description, actions);
+                        r.cache_hit = true;
+                        return Ok(r);
+                    }
+                    Err(why) => run.notes.push(format!("cache entry not usable ({why}); inferring again")),
+                }
+            }
+        }
+
+        let (decision, snapshot) = run.decide(instruction, opts.mode).await?;
+        let (choice, snapshot) = match decision {
+            Decision::Act(c) => (c, snapshot),
+            Decision::NotFound(why) => {
+                let msg = format!("no element on the page fits the instruction{}", suffix(&why));
+                return Ok(run.finish(false, msg, String::new(), Vec::new()));
+            }
+            Decision::Invalid(problem) => {
+                return Ok(run.finish(false, format!("the model's answer was unusable: {problem}"), String::new(), Vec::new()));
+            }
+        };
+
+        let mut actions = Vec::new();
+        let (first, snapshot_used) = match run.execute(&choice, &snapshot).await {
+            Ok(rec) => (rec, snapshot),
+            Err(e) if is_action_failure(&e) && opts.self_heal => {
+                run.notes.push(format!("{} failed ({e}); self-healing with a fresh snapshot", choice.method_name));
+                let heal = format!("{} {}", choice.method_name, choice.description);
+                let (decision, snapshot) = run.decide(&heal, opts.mode).await?;
+                let Decision::Act(healed) = decision else {
+                    let msg = format!("{} failed: {e}; self-heal found no element", choice.method_name);
+                    return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+                };
+                match run.execute(&healed, &snapshot).await {
+                    Ok(rec) => (rec, snapshot),
+                    Err(e2) if is_action_failure(&e2) => {
+                        let msg = format!("{} failed: {e}; after self-heal: {e2}", choice.method_name);
+                        return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+                    }
+                    Err(e2) => return Err(e2),
+                }
+            }
+            Err(e) if is_action_failure(&e) => {
+                let msg = format!("{} failed: {e}", choice.method_name);
+                return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+            }
+            Err(e) => return Err(e),
+        };
+        let mut description = first.description.clone();
+        actions.push(first);
+
+        if choice.two_step {
+            // The dropdown is open now: show the model what appeared.
+            let mut after = run.snapshot(SnapshotMode::Full).await?;
+            let view = tree::new_refs_view(&snapshot_used, &after);
+            let view = if view.is_empty() {
+                run.notes.push("two-step: nothing new appeared; showing the whole page".into());
+                None
+            } else {
+                Some(view)
+            };
+            let extra = format!(
+                "Step 1 is done: {description}. Now finish the instruction with one more action.{}",
+                if view.is_some() { " These elements appeared after step 1:" } else { "" }
+            );
+            let decision = run.infer(instruction, &mut after, SnapshotMode::Full, view, Some(extra)).await?;
+            let second = match decision {
+                Decision::Act(c) => c,
+                Decision::NotFound(why) | Decision::Invalid(why) => {
+                    let msg = format!("step 1 ({description}) done, but no option to pick{}", suffix(&why));
+                    return Ok(run.finish(false, msg, description, actions));
+                }
+            };
+            match run.execute(&second, &after).await {
+                Ok(rec) => {
+                    description = format!("{description}; then {}", rec.description);
+                    actions.push(rec);
+                }
+                Err(e) if is_action_failure(&e) => {
+                    let msg = format!("step 1 ({description}) done; step 2 failed: {e}");
+                    return Ok(run.finish(false, msg, description, actions));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+
+        if let Some(cache) = &cache {
+            if let Err(e) = cache.put(&key, &actions) {
+                tracing::warn!("act cache: cannot write an entry: {e}");
+            }
+        }
+        let message = format!("Action performed: {description}");
+        Ok(run.finish(true, message, description, actions))
+    }
+
+    /// Replays cached actions after checking every selector resolves;
+    /// `Err(why)` when the entry no longer fits the page.
+    async fn replay(&self, actions: &[ActRecord], opts: &ActOptions) -> Result<std::result::Result<(), String>> {
+        if let Some(first) = actions.first() {
+            let action = first.to_action(&opts.variables);
+            if let Some(target) = action.target() {
+                if !self.exists(target).await? {
+                    return Ok(Err(format!("{} no longer resolves", first.selector)));
+                }
+            }
+        }
+        for (i, rec) in actions.iter().enumerate() {
+            let action = rec.to_action(&opts.variables);
+            // Later steps' elements may only appear after the earlier ones (dropdown options).
+            if i > 0 {
+                if let Some(target) = action.target() {
+                    if !self.exists(target).await? {
+                        self.settle().await?;
+                    }
+                }
+            }
+            match self.perform(&action, opts.base_dir.as_deref()).await {
+                Ok(_) => {}
+                Err(e) if is_action_failure(&e) => return Ok(Err(format!("{} failed: {e}", rec.method))),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Ok(()))
+    }
+}
+
+fn suffix(why: &str) -> String {
+    if why.trim().is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", why.trim())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use sightline_engine::protocol::{RefInfo, RefMap};
+
+    fn snap() -> SnapshotResult {
+        SnapshotResult {
+            tree: "- button \"Buy\" [ref=e1]\n- textbox \"Email\" [ref=e2]".into(),
+            refs: RefMap(vec![
+                ("e1".into(), RefInfo { role: "button".into(), selector: "#buy".into(), ..Default::default() }),
+                ("e2".into(), RefInfo { role: "textbox".into(), selector: "#email".into(), ..Default::default() }),
+                ("e3".into(), RefInfo { obscured: true, ..Default::default() }),
+            ]),
+            ..Default::default()
+        }
+    }
+
+    fn args(id: &str, method: &str, a: &[&str]) -> Value {
+        json!({"elementId": id, "description": "d", "method": method, "arguments": a, "twoStep": false})
+    }
+
+    #[test]
+    fn choices_are_checked_against_the_snapshot() {
+        let s = snap();
+        assert!(check_choice(&args("e1", "click", &[]), &s).unwrap().is_some());
+        assert!(check_choice(&args("", "click", &[]), &s).unwrap().is_none(), "nothing fits");
+        let e = check_choice(&args("e99", "click", &[]), &s).unwrap_err();
+        assert!(e.contains("not a ref"), "{e}");
+        assert!(check_choice(&args("e3", "click", &[]), &s).unwrap_err().contains("modal"));
+        assert!(check_choice(&args("e2", "fill", &[]), &s).unwrap_err().contains("text"));
+        assert!(check_choice(&args("e1", "goto", &["x"]), &s).unwrap_err().contains("not one of"));
+        assert!(check_choice(&args("", "press", &["Enter"]), &s).unwrap().is_some(), "press needs no element");
+        assert!(check_choice(&json!("junk"), &s).is_err());
+        let c = check_choice(&json!({"elementId": "ref=e2", "method": "fill", "arguments": [42]}), &s).unwrap().unwrap();
+        assert_eq!((c.element_id.as_str(), c.arguments[0].as_str()), ("e2", "42"));
+    }
+
+    #[test]
+    fn records_replay_with_variables() {
+        let vars = Variables::new([("pw".to_string(), "s3cret".to_string())].into()).unwrap();
+        let r = ActRecord {
+            description: "password".into(),
+            method: "fill".into(),
+            arguments: vec!["%pw%".into()],
+            selector: "#pw".into(),
+            frame: Some("f1".into()),
+        };
+        let a = r.to_action(&vars);
+        assert_eq!(a.arguments, ["s3cret"]);
+        assert_eq!(a.frame.as_deref(), Some("f1"));
+        assert!(!serde_json::to_string(&r).unwrap().contains("s3cret"));
+    }
+}

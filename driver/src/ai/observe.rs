@@ -1,0 +1,128 @@
+//! `observe`: one model call over the snapshot returns the elements that fit
+//! a request, as ready-to-run actions `{description, method, arguments,
+//! selector, frame?}`: `Page::perform` runs them with no further model call.
+
+use serde::Serialize;
+use serde_json::Value;
+use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
+
+use super::prompts;
+use crate::action::{Action, Method};
+use crate::error::{Error, Result};
+use crate::llm::{Llm, Message, Secrets, Usage};
+use crate::page::Page;
+use crate::snapshot::SnapshotOptions;
+
+#[derive(Debug, Clone)]
+pub struct ObserveOptions {
+    /// The whole page (default) or only the viewport.
+    pub mode: SnapshotMode,
+}
+
+impl Default for ObserveOptions {
+    fn default() -> Self {
+        ObserveOptions { mode: SnapshotMode::Full }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ObserveResult {
+    pub actions: Vec<Action>,
+    pub usage: Usage,
+    /// Elements the model named that are not on the page (dropped).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
+}
+
+/// Turns the model's elements into actions; unknown or obscured refs are
+/// returned apart.
+fn to_actions(elements: &Value, snapshot: &SnapshotResult) -> (Vec<Action>, Vec<String>) {
+    let mut actions = Vec::new();
+    let mut bad = Vec::new();
+    for e in elements.as_array().map(Vec::as_slice).unwrap_or_default() {
+        let id = e["elementId"].as_str().unwrap_or_default().trim().trim_start_matches("ref=");
+        let method = e["method"].as_str().unwrap_or("click").to_string();
+        let Some(info) = snapshot.refs.get(id).filter(|i| !i.obscured) else {
+            bad.push(id.to_string());
+            continue;
+        };
+        let mut arguments: Vec<String> =
+            e["arguments"].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+        // A drag target given as a ref becomes its selector, so the action
+        // stays runnable after the snapshot is gone.
+        if Method::parse(&method) == Some(Method::DragAndDrop) {
+            if let Some(dest) = arguments.first().and_then(|d| snapshot.refs.get(d)) {
+                arguments[0] = dest.selector.clone();
+            }
+        }
+        actions.push(Action {
+            method,
+            selector: Some(info.selector.clone()),
+            ref_: None,
+            frame: info.frame.clone(),
+            arguments,
+            description: Some(e["description"].as_str().unwrap_or_default().to_string()),
+        });
+    }
+    (actions, bad)
+}
+
+impl Page {
+    /// Finds the elements that fit `instruction` and how to act on each.
+    pub async fn observe(&self, llm: &Llm, instruction: &str, opts: &ObserveOptions) -> Result<ObserveResult> {
+        let instruction = instruction.trim();
+        if instruction.is_empty() {
+            return Err(Error::InvalidAction("observe needs an instruction".into()));
+        }
+        let snapshot = self.snapshot(&SnapshotOptions { mode: opts.mode, ..Default::default() }).await?;
+        let page = prompts::page_block(&snapshot, &snapshot.tree);
+        let mut messages = vec![Message::user(format!("Request: {instruction}\n{page}"))];
+        let system = prompts::observe_system();
+        let schema = prompts::observe_schema();
+        let secrets = Secrets::default();
+        let mut usage = Usage::default();
+        let reply = llm.structured(&system, messages.clone(), "observation", &schema, "observe", &secrets).await?;
+        usage += reply.usage;
+        let (mut actions, mut bad) = to_actions(&reply.value["elements"], &snapshot);
+        if !bad.is_empty() {
+            // One feedback round for refs that are not on the page.
+            messages.push(Message::assistant(vec![crate::llm::Part::Text(reply.value.to_string())]));
+            messages.push(Message::user(format!(
+                "These elementIds are not refs in the tree: {}. Answer again using only refs shown as [ref=…].",
+                bad.join(", ")
+            )));
+            let again = llm.structured(&system, messages, "observation", &schema, "observe", &secrets).await?;
+            usage += again.usage;
+            (actions, bad) = to_actions(&again.value["elements"], &snapshot);
+        }
+        Ok(ObserveResult { actions, usage, dropped: bad })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use sightline_engine::protocol::{RefInfo, RefMap};
+
+    #[test]
+    fn elements_become_runnable_actions() {
+        let snapshot = SnapshotResult {
+            refs: RefMap(vec![
+                ("e1".into(), RefInfo { selector: "#email".into(), ..Default::default() }),
+                ("f1e2".into(), RefInfo { selector: "#pay".into(), frame: Some("f1".into()), ..Default::default() }),
+            ]),
+            ..Default::default()
+        };
+        let els = json!([
+            {"elementId": "e1", "description": "Email", "method": "fill", "arguments": ["a@b.c"]},
+            {"elementId": "f1e2", "description": "Pay", "method": "click", "arguments": []},
+            {"elementId": "e42", "description": "ghost", "method": "click", "arguments": []}
+        ]);
+        let (actions, bad) = to_actions(&els, &snapshot);
+        assert_eq!(bad, ["e42"]);
+        assert_eq!(actions[0].selector.as_deref(), Some("#email"));
+        assert_eq!(actions[1].frame.as_deref(), Some("f1"));
+        assert!(actions.iter().all(|a| a.validate().is_ok()));
+    }
+}

@@ -1,0 +1,188 @@
+//! Working with snapshot text on the driver side: token estimates, the refs
+//! new since an earlier snapshot (two-step dropdowns), chunks that fit a
+//! token budget (extract), and dropping `/url:` lines when URLs travel as refs.
+
+use std::collections::HashSet;
+
+use sightline_engine::protocol::SnapshotResult;
+
+/// The token estimate used for budgets and figures: characters / 4.
+pub fn tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// The `[ref=…]` of a tree line.
+pub fn ref_of(line: &str) -> Option<&str> {
+    let start = line.find("[ref=")? + 5;
+    let end = line[start..].find(']')? + start;
+    Some(&line[start..end])
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The lines of `after` whose refs were not in `before`, each with the lines
+/// that enclose it (so "option "EU 42"" keeps its "listbox "Size"" parent),
+/// re-indented from zero. Empty when nothing new appeared.
+pub fn new_refs_view(before: &SnapshotResult, after: &SnapshotResult) -> String {
+    let old: HashSet<&str> = before.refs.iter().map(|(k, _)| k.as_str()).collect();
+    let lines: Vec<&str> = after.tree.lines().collect();
+    let mut keep = vec![false; lines.len()];
+    for (i, line) in lines.iter().enumerate() {
+        let Some(r) = ref_of(line) else { continue };
+        if old.contains(r) {
+            continue;
+        }
+        keep[i] = true;
+        // Enclosing lines (less indented, above), and a `/url:` child.
+        let mut level = indent(line);
+        for j in (0..i).rev() {
+            let l = lines[j];
+            if l.starts_with('#') || l.trim().is_empty() {
+                continue;
+            }
+            let d = indent(l);
+            if d < level {
+                keep[j] = true;
+                level = d;
+                if d == 0 {
+                    break;
+                }
+            }
+        }
+        let mut k = i + 1;
+        while k < lines.len() && indent(lines[k]) > indent(line) {
+            keep[k] = true;
+            k += 1;
+        }
+    }
+    if !keep.iter().any(|k| *k) {
+        return String::new();
+    }
+    let chosen: Vec<&str> = lines.iter().zip(&keep).filter(|(_, k)| **k).map(|(l, _)| *l).collect();
+    let base = chosen.iter().map(|l| indent(l)).min().unwrap_or(0);
+    chosen.iter().map(|l| &l[base.min(indent(l))..]).collect::<Vec<_>>().join("\n")
+}
+
+/// The refs of `after` that `before` did not have.
+pub fn new_refs(before: &SnapshotResult, after: &SnapshotResult) -> Vec<String> {
+    let old: HashSet<&str> = before.refs.iter().map(|(k, _)| k.as_str()).collect();
+    after.refs.iter().filter(|(k, _)| !old.contains(k.as_str())).map(|(k, _)| k.clone()).collect()
+}
+
+/// The tree without `- /url:` lines (extract asks for link refs instead).
+pub fn without_urls(tree: &str) -> String {
+    let lines: Vec<&str> = tree.lines().collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if !line.trim_start().starts_with("- /url:") {
+            out.push(line.to_string());
+            continue;
+        }
+        // A link whose only child was its URL no longer opens a block.
+        let Some(parent) = out.last_mut() else { continue };
+        let more_children = lines.get(i + 1).is_some_and(|next| indent(next) > indent(parent));
+        if !more_children && parent.ends_with(':') {
+            parent.pop();
+        }
+    }
+    out.join("\n")
+}
+
+/// Splits a tree into chunks of at most `budget` tokens at line boundaries.
+/// Every chunk starts with the `#` header lines and with the lines that
+/// enclose its first line, so each chunk reads as a tree of its own.
+pub fn chunks(tree: &str, budget: usize) -> Vec<String> {
+    let lines: Vec<&str> = tree.lines().collect();
+    let header: Vec<&str> = lines.iter().copied().take_while(|l| l.starts_with('#')).collect();
+    let body = &lines[header.len()..];
+    let header_text = header.join("\n");
+    let budget = budget.max(tokens(&header_text) + 64);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < body.len() {
+        // The enclosing lines of the chunk's first line.
+        let mut context: Vec<&str> = Vec::new();
+        let mut level = indent(body[start]);
+        for j in (0..start).rev() {
+            let d = indent(body[j]);
+            if d < level && !body[j].trim_start().starts_with("- /url:") {
+                context.push(body[j]);
+                level = d;
+                if d == 0 {
+                    break;
+                }
+            }
+        }
+        context.reverse();
+        let mut chunk: Vec<&str> = header.clone();
+        chunk.extend(context.iter().copied());
+        let mut used = tokens(&chunk.join("\n"));
+        let mut end = start;
+        while end < body.len() {
+            let t = tokens(body[end]) + 1;
+            if used + t > budget && end > start {
+                break;
+            }
+            used += t;
+            chunk.push(body[end]);
+            end += 1;
+        }
+        out.push(chunk.join("\n"));
+        start = end;
+    }
+    if out.is_empty() {
+        out.push(tree.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sightline_engine::protocol::{RefInfo, RefMap};
+
+    fn snap(tree: &str, refs: &[&str]) -> SnapshotResult {
+        SnapshotResult {
+            tree: tree.to_string(),
+            refs: RefMap(refs.iter().map(|r| (r.to_string(), RefInfo::default())).collect()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn new_refs_keep_their_parents() {
+        let a = snap("- main:\n  - button \"Size\" [ref=e1]\n  - button \"Buy\" [ref=e2]", &["e1", "e2"]);
+        let b = snap(
+            "- main:\n  - button \"Size\" [expanded] [ref=e1]\n  - listbox \"Sizes\":\n    - option \"EU 41\" [ref=e5]\n    - option \"EU 42\" [ref=e6]\n  - button \"Buy\" [ref=e2]",
+            &["e1", "e5", "e6", "e2"],
+        );
+        let v = new_refs_view(&a, &b);
+        assert_eq!(v, "- main:\n  - listbox \"Sizes\":\n    - option \"EU 41\" [ref=e5]\n    - option \"EU 42\" [ref=e6]");
+        assert_eq!(new_refs(&a, &b), ["e5", "e6"]);
+        assert_eq!(new_refs_view(&a, &a), "");
+    }
+
+    #[test]
+    fn chunks_fit_and_carry_context() {
+        let mut tree = String::from("# Page position: 0 viewports above, 9 viewports below.\n- main:\n  - list:\n");
+        for i in 0..200 {
+            tree.push_str(&format!("    - listitem: Product number {i} costs {i}.99 EUR\n"));
+        }
+        let parts = chunks(&tree, 300);
+        assert!(parts.len() > 3);
+        for p in &parts {
+            assert!(tokens(p) <= 300 + 20, "{}", tokens(p));
+            assert!(p.starts_with("# Page position"));
+        }
+        assert!(parts[1].contains("- main:\n  - list:\n    - listitem"));
+        let all: usize = parts.iter().map(|p| p.matches("listitem").count()).sum();
+        assert_eq!(all, 200);
+    }
+
+    #[test]
+    fn url_lines_dropped() {
+        assert_eq!(without_urls("- link \"A\" [ref=e1]:\n  - /url: /a\n- text"), "- link \"A\" [ref=e1]\n- text");
+    }
+}

@@ -1,0 +1,313 @@
+//! `sightline bench act`: per page, the prompt tokens `act` sends (request
+//! characters / 4) and the driver-side time of one act with the model's time
+//! taken out (settle, snapshot, prompt building, checks, the action itself).
+//!
+//! By default the model is a loopback stand-in that answers every act call
+//! at once with `hover` on the first ref of the prompt (hover acts like a
+//! click on the driver side but never navigates away, so runs repeat on the
+//! same page). `--model`/`--base-url` measure against a real model instead.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::ai::ActOptions;
+use crate::bench::{expand_inputs, median, offline_switches, serve_files};
+use crate::browser::{Browser, LaunchOptions, ViewportSize};
+use crate::error::{Error, Result};
+use crate::llm::{Llm, LlmOptions};
+
+/// The target for act's driver-side overhead.
+pub const TARGET_OVERHEAD_MS: f64 = 150.0;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchActArgs {
+    /// HTML files, or directories of them.
+    #[arg(value_name = "DIR|FILE", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Timed acts per page (after one warm-up); medians are reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// The instruction given to act.
+    #[arg(long, default_value = "hover over the first link or button")]
+    pub instruction: String,
+    /// A real model instead of the loopback stand-in.
+    #[arg(long)]
+    pub model: Option<String>,
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Viewport size, WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    pub viewport: ViewportSize,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ActBench {
+    pub page: String,
+    /// Characters / 4 of the act request body (system, instruction, tree, tools).
+    pub prompt_tokens: usize,
+    pub act_ms: f64,
+    pub inference_ms: f64,
+    pub overhead_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ActBenchReport {
+    pub runs: u32,
+    pub pages: Vec<ActBench>,
+    pub median_prompt_tokens: f64,
+    pub median_overhead_ms: f64,
+    pub max_overhead_ms: f64,
+    pub target_overhead_ms: f64,
+}
+
+/// The stand-in model: OpenAI wire format, one `performAction` (hover on the
+/// first ref of the last user message) per request; records request sizes.
+struct StandIn {
+    port: u16,
+    sizes: Arc<Mutex<Vec<usize>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The first ref on a line that is neither covered nor offscreen (a hover
+/// there succeeds without scrolling or removeBlocker).
+fn first_ref(text: &str) -> Option<String> {
+    let usable = |l: &&str| !l.contains("[covered]") && !l.contains("[offscreen]");
+    let line = text.lines().filter(|l| l.contains("[ref=")).find(usable).or_else(|| text.lines().find(|l| l.contains("[ref=")))?;
+    let start = line.find("[ref=")? + 5;
+    let end = line[start..].find(']')? + start;
+    Some(line[start..end].to_string())
+}
+
+fn stand_in_reply(body: &Value) -> Value {
+    let last_user = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let element = first_ref(last_user).unwrap_or_default();
+    let args = json!({"elementId": element, "description": "the first element", "method": "hover", "arguments": [], "twoStep": false});
+    json!({"id": "bench", "object": "chat.completion", "model": body["model"], "choices": [{"index": 0,
+        "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "performAction", "arguments": args.to_string()}}]}, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0}})
+}
+
+async fn serve_stand_in(mut sock: tokio::net::TcpStream, sizes: Arc<Mutex<Vec<usize>>>) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 16384];
+    let header_end = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p + 4;
+        }
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..header_end]).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < header_end + length {
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body_text = String::from_utf8_lossy(&buf[header_end..]).into_owned();
+    sizes.lock().unwrap().push(body_text.chars().count());
+    let body: Value = serde_json::from_str(&body_text).unwrap_or(Value::Null);
+    let reply = stand_in_reply(&body).to_string();
+    let out = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+        reply.len()
+    );
+    sock.write_all(out.as_bytes()).await?;
+    sock.shutdown().await
+}
+
+async fn start_stand_in() -> std::io::Result<StandIn> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    let sizes = Arc::new(Mutex::new(Vec::new()));
+    let recorded = sizes.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((sock, _)) = listener.accept().await else { continue };
+            let recorded = recorded.clone();
+            tokio::spawn(async move {
+                let _ = serve_stand_in(sock, recorded).await;
+            });
+        }
+    });
+    Ok(StandIn { port, sizes, task })
+}
+
+pub async fn bench_act(args: &BenchActArgs) -> Result<ActBenchReport> {
+    let files = expand_inputs(&args.inputs)?;
+    let (_server, served) = serve_files(&files).await?;
+    let stand_in = if args.model.is_none() {
+        Some(start_stand_in().await.map_err(|e| Error::LlmSetup(format!("cannot start the stand-in model: {e}")))?)
+    } else {
+        None
+    };
+    let llm = match &stand_in {
+        Some(s) => Llm::new(LlmOptions {
+            model: Some("openai/stand-in".into()),
+            base_url: Some(format!("http://127.0.0.1:{}/v1", s.port)),
+            api_key: Some("bench".into()),
+            ..Default::default()
+        })?,
+        None => Llm::new(LlmOptions { model: args.model.clone(), base_url: args.base_url.clone(), ..Default::default() })?,
+    };
+    let mut launch = LaunchOptions { viewport: args.viewport, navigation_timeout: Duration::from_secs(60), ..LaunchOptions::default() };
+    launch.extra_args.extend(offline_switches());
+    // The bench measures act, not removeBlocker: keep pages as they are.
+    launch.remove_blocker.enabled = false;
+    let browser = Browser::launch(launch).await?;
+    let outcome = async {
+        let page = browser.new_page().await?;
+        let mut pages = Vec::new();
+        for (name, url) in &served {
+            if !args.json {
+                eprintln!("bench act: {name}");
+            }
+            let row = match bench_page(&page, &llm, url, args, stand_in.as_ref()).await {
+                Ok(mut r) => {
+                    r.page = name.clone();
+                    r
+                }
+                Err(e) => ActBench {
+                    page: name.clone(),
+                    prompt_tokens: 0,
+                    act_ms: f64::NAN,
+                    inference_ms: f64::NAN,
+                    overhead_ms: f64::NAN,
+                    error: Some(e.to_string()),
+                },
+            };
+            pages.push(row);
+        }
+        Ok::<_, Error>(pages)
+    }
+    .await;
+    browser.close().await?;
+    let pages = outcome?;
+    let ok: Vec<&ActBench> = pages.iter().filter(|p| p.error.is_none()).collect();
+    let tokens: Vec<f64> = ok.iter().map(|p| p.prompt_tokens as f64).collect();
+    let overheads: Vec<f64> = ok.iter().map(|p| p.overhead_ms).collect();
+    Ok(ActBenchReport {
+        runs: args.runs,
+        median_prompt_tokens: median(&tokens),
+        median_overhead_ms: median(&overheads),
+        max_overhead_ms: overheads.iter().copied().fold(f64::NAN, f64::max),
+        target_overhead_ms: TARGET_OVERHEAD_MS,
+        pages,
+    })
+}
+
+async fn bench_page(
+    page: &crate::page::Page,
+    llm: &Llm,
+    url: &str,
+    args: &BenchActArgs,
+    stand_in: Option<&StandIn>,
+) -> Result<ActBench> {
+    page.goto(url).await?;
+    let opts = ActOptions { self_heal: false, ..ActOptions::default() };
+    // Warm-up (engine injected, first snapshot taken).
+    page.act(llm, &args.instruction, &opts).await?;
+    let (mut act_ms, mut inference_ms, mut overhead_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut prompt_chars = 0;
+    for _ in 0..args.runs {
+        if let Some(s) = stand_in {
+            s.sizes.lock().unwrap().clear();
+        }
+        let started = Instant::now();
+        let r = page.act(llm, &args.instruction, &opts).await?;
+        let total = started.elapsed().as_secs_f64() * 1000.0;
+        if !r.success {
+            return Err(Error::ActFailed(r.message));
+        }
+        act_ms.push(total);
+        inference_ms.push(r.usage.inference_ms as f64);
+        overhead_ms.push(total - r.usage.inference_ms as f64);
+        prompt_chars = match stand_in {
+            Some(s) => s.sizes.lock().unwrap().iter().sum(),
+            None => r.usage.input_tokens as usize * 4,
+        };
+    }
+    Ok(ActBench {
+        page: String::new(),
+        prompt_tokens: prompt_chars.div_ceil(4),
+        act_ms: median(&act_ms),
+        inference_ms: median(&inference_ms),
+        overhead_ms: median(&overhead_ms),
+        error: None,
+    })
+}
+
+pub fn render(r: &ActBenchReport) -> String {
+    let mut out = format!(
+        "act: prompt tokens (request chars/4) and driver-side time, median of {} runs per page\n{:<34} {:>8} {:>9} {:>9} {:>11}\n",
+        r.runs, "page", "tokens", "act_ms", "model_ms", "overhead_ms"
+    );
+    for p in &r.pages {
+        match &p.error {
+            Some(e) => out.push_str(&format!("{:<34} error: {e}\n", p.page)),
+            None => out.push_str(&format!(
+                "{:<34} {:>8} {:>9.1} {:>9.1} {:>11.1}\n",
+                p.page, p.prompt_tokens, p.act_ms, p.inference_ms, p.overhead_ms
+            )),
+        }
+    }
+    out.push_str(&format!(
+        "median: {:.0} prompt tokens, {:.1} ms overhead (max {:.1} ms; target ≤ {:.0} ms)\n",
+        r.median_prompt_tokens, r.median_overhead_ms, r.max_overhead_ms, r.target_overhead_ms
+    ));
+    out
+}
+
+pub async fn run(args: BenchActArgs) -> Result<()> {
+    let report = bench_act(&args).await?;
+    let text = if args.json { serde_json::to_string(&report).expect("report serialises") } else { render(&report) };
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{}", text.trim_end());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stand_in_hovers_the_first_ref() {
+        let body = json!({"model": "m", "messages": [{"role": "system", "content": "x [ref=e0]"},
+            {"role": "user", "content": "Instruction: x\n- link \"A\" [ref=e3]\n- button [ref=e4]"}]});
+        let r = stand_in_reply(&body);
+        let args: Value = serde_json::from_str(r["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(args["elementId"], "e3");
+        assert_eq!(args["method"], "hover");
+    }
+}
