@@ -36,6 +36,10 @@ pub struct ActionResult {
     /// Worth knowing: already checked, a JS click fallback, a navigation…
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The element's box in viewport CSS pixels when it was acted on (after
+    /// scrolling it into view): what a trace report draws on its screenshot.
+    #[serde(skip)]
+    pub rect: Option<sightline_engine::protocol::Rect>,
 }
 
 impl ActionResult {
@@ -43,6 +47,7 @@ impl ActionResult {
         ActionResult {
             element: Some(ready.info.description.clone()).filter(|d| !d.is_empty()),
             selector: Some(ready.info.selector.clone()).filter(|s| !s.is_empty()),
+            rect: Some(ready.rect).filter(|r| !r.is_empty()),
             ..Default::default()
         }
     }

@@ -142,6 +142,7 @@ impl Page {
             selector: Some(src.info.selector.clone()).filter(|s| !s.is_empty()),
             value: Some(format!("dropped on {}", dst.info.description)),
             notes: vec![kind.to_string()],
+            rect: Some(src.rect).filter(|r| !r.is_empty()),
         };
         self.after_action(&mut result, mark).await?;
         Ok(result)

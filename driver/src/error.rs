@@ -232,6 +232,14 @@ pub enum Error {
     /// The user interrupted the run (Ctrl-C).
     #[error("interrupted")]
     Interrupted,
+
+    /// A local file could not be written or read (reports, saved runs).
+    #[error("{0}")]
+    Io(String),
+
+    /// The agent stopped without achieving its task (the message says why).
+    #[error("{0}")]
+    AgentFailed(String),
 }
 
 impl Error {

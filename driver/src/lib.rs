@@ -17,6 +17,7 @@
 //! ```
 
 mod action;
+pub mod agent;
 pub mod ai;
 mod actions;
 pub mod bench;
@@ -39,6 +40,7 @@ mod target;
 mod tools;
 
 pub use action::{Action, Method};
+pub use agent::{Agent, AgentAction, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SavedRun};
 pub use ai::{ActOptions, ActRecord, ActResult, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult, Variables};
 pub use llm::{Llm, LlmOptions, Usage};
 pub use actions::{ActionResult, ClickOptions};

@@ -70,6 +70,10 @@ pub struct ActRecord {
     pub selector: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<String>,
+    /// Where the element was when acted on (viewport CSS pixels); for trace
+    /// reports only, never cached.
+    #[serde(skip)]
+    pub rect: Option<sightline_engine::protocol::Rect>,
 }
 
 impl ActRecord {
@@ -305,7 +309,7 @@ impl<'a> ActRun<'a> {
             ..Default::default()
         };
         let base = self.opts.base_dir.as_deref();
-        match self.page.perform_once(&action, base).await {
+        let done = match self.page.perform_once(&action, base).await {
             Err(Error::Action { kind: ActionErrorKind::Covered { selector, .. }, .. })
                 if self.page.blocker_config().enabled =>
             {
@@ -314,12 +318,10 @@ impl<'a> ActRun<'a> {
                     self.notes.push(format!("target covered by {selector}; removeBlocker: {}", blocker_text(&r)));
                     self.blockers.push(r);
                 }
-                self.page.perform_once(&action, base).await?;
+                self.page.perform_once(&action, base).await?
             }
-            other => {
-                other?;
-            }
-        }
+            other => other?,
+        };
         // Replayable without refs: a dragAndDrop target becomes its selector.
         let mut arguments = choice.arguments.clone();
         if choice.method == Method::DragAndDrop {
@@ -333,6 +335,7 @@ impl<'a> ActRun<'a> {
             arguments,
             selector: info.selector,
             frame: info.frame,
+            rect: done.rect,
         })
     }
 
@@ -572,6 +575,7 @@ mod tests {
             arguments: vec!["%pw%".into()],
             selector: "#pw".into(),
             frame: Some("f1".into()),
+            rect: None,
         };
         let a = r.to_action(&vars);
         assert_eq!(a.arguments, ["s3cret"]);

@@ -116,6 +116,7 @@ mod tests {
             arguments: vec!["%email%".into()],
             selector: "#email".into(),
             frame: None,
+            rect: None,
         };
         cache.put(&key, &[rec.clone()]).unwrap();
         assert_eq!(cache.get(&key).unwrap(), vec![rec]);

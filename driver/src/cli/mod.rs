@@ -1,5 +1,6 @@
 //! The `sightline` command line (thin: parsing, and printing what the library returns).
 
+mod agent;
 mod ai;
 
 use std::future::Future;
@@ -39,6 +40,10 @@ pub enum Command {
     Observe(ai::ObserveArgs),
     /// Extract data shaped by a JSON Schema (or the page's text).
     Extract(ai::ExtractArgs),
+    /// Carry out a whole task autonomously with an LLM and the browser tools.
+    Agent(agent::AgentArgs),
+    /// Re-run a run saved by `agent --save-run`, with no LLM.
+    Replay(agent::ReplayArgs),
     /// Close the pop-up, overlay or banner in the way (conservative by default;
     /// options also come from `./sightline.toml`).
     Unblock(UnblockArgs),
@@ -253,6 +258,8 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Act(args) => ai::act(args).await,
         Command::Observe(args) => ai::observe(args).await,
         Command::Extract(args) => ai::extract(args).await,
+        Command::Agent(args) => agent::agent(args).await,
+        Command::Replay(args) => agent::replay(args).await,
         Command::Bench(args) => {
             let signal = shutdown_signal();
             tokio::pin!(signal);

@@ -1,0 +1,262 @@
+//! `sightline agent` (the autonomous tool loop) and `sightline replay` (a
+//! saved run, with no model).
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use sightline::agent::AgentAction;
+use sightline::{
+    resolve_target, ActOptions, AgentOptions, AgentResult, Browser, Error, LaunchOptions, ReplayOptions, Result,
+    SavedRun, Usage, Variables,
+};
+
+use super::ai::{LlmArgs, PageArgs};
+use super::{interruptible, load_config, open_browser, print_out, shutdown_signal};
+
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The task, e.g. "buy the Alpine Trail Runner in EU 42".
+    pub task: String,
+    /// Open this URL (or local .html file) first.
+    #[arg(long, value_name = "URL|FILE")]
+    pub url: Option<String>,
+    /// Model turns before the run stops as not completed.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_steps: u32,
+    /// Only visit this domain (and its subdomains); repeatable. `host:port` pins a port.
+    #[arg(long = "allowed-domain", value_name = "DOMAIN")]
+    pub allowed_domains: Vec<String>,
+    /// A `%name%` value, substituted only when acting and never sent to the model (repeatable).
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Replace the default system prompt (the goal is appended).
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+    /// Time limit of one tool call.
+    #[arg(long, value_name = "SECS", default_value_t = 45)]
+    pub tool_timeout: u64,
+    /// Cache act's resolved actions here.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Write a self-contained HTML trace report (screenshots, calls, reasoning, results, tokens).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Save the deterministic steps for `sightline replay`.
+    #[arg(long, value_name = "FILE")]
+    pub save_run: Option<PathBuf>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No live progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A run saved by `sightline agent --save-run`.
+    pub run: PathBuf,
+    /// Values of the run's `%name%` variables (repeatable).
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Print the replay report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Lets a step whose selector no longer resolves heal through act
+    /// (default: $SIGHTLINE_MODEL when set; otherwise no model is used).
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+fn variables(vars: &[String]) -> Result<Variables> {
+    let mut map = BTreeMap::new();
+    for v in vars {
+        let (k, val) = Variables::parse_assignment(v)?;
+        map.insert(k, val);
+    }
+    Variables::new(map)
+}
+
+fn short(text: &str, n: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() <= n {
+        line.to_string()
+    } else {
+        format!("{}…", line.chars().take(n).collect::<String>())
+    }
+}
+
+fn kilo(n: u64) -> String {
+    if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        n.to_string()
+    }
+}
+
+/// `step 3 · act · Action performed: click … · 12.3k tokens`.
+fn progress_line(a: &AgentAction, total: &Usage) -> String {
+    let mark = if a.trace.ok { "·" } else { "✗" };
+    format!(
+        "step {} {mark} {} · {} · {} tokens",
+        a.trace.step,
+        a.tool,
+        short(&a.result, 90),
+        kilo(total.total_tokens())
+    )
+}
+
+fn summary(r: &AgentResult) -> String {
+    let verdict = if r.interrupted {
+        "interrupted"
+    } else if r.success {
+        "done"
+    } else if r.completed {
+        "not achieved"
+    } else {
+        "not completed"
+    };
+    let mut s = format!("{verdict}: {}\n", r.message);
+    if let Some(out) = &r.output {
+        let text = match out {
+            serde_json::Value::String(s) => s.clone(),
+            other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        };
+        s.push_str(&format!("output: {text}\n"));
+    }
+    let u = &r.usage;
+    s.push_str(&format!(
+        "{} step(s), {} tool call(s), {} input tokens ({} cached), {} output tokens, {} ms in the model\n",
+        r.steps,
+        r.actions.len(),
+        u.input_tokens,
+        u.cached_input_tokens,
+        u.output_tokens,
+        u.inference_ms
+    ));
+    s
+}
+
+pub async fn agent(args: AgentArgs) -> Result<()> {
+    let llm = args.llm.build()?;
+    let vars = variables(&args.vars)?;
+    let start = args.url.as_deref().map(resolve_target).transpose()?;
+    let config = load_config(args.page.config.as_deref())?;
+    let launch = LaunchOptions {
+        headed: args.page.headed,
+        viewport: args.page.viewport,
+        remove_blocker: config.remove_blocker,
+        ..LaunchOptions::default()
+    };
+    let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let browser: Browser = interruptible(signal.as_mut(), open_browser(args.page.cdp_url.as_deref(), launch)).await?;
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let opts = AgentOptions {
+        max_steps: args.max_steps.max(1),
+        tool_timeout: Duration::from_secs(args.tool_timeout.max(1)),
+        system_instructions: args.instructions.clone(),
+        allowed_domains: args.allowed_domains.clone(),
+        variables: vars.clone(),
+        act: ActOptions { cache_dir: args.cache_dir.clone(), ..ActOptions::default() },
+        screenshots: args.report.is_some(),
+        start_url: start,
+        cancel: Some(cancel_rx),
+        progress: show_progress.then(|| -> sightline::agent::ProgressFn {
+            Arc::new(|a: &AgentAction, u: &Usage| eprintln!("{}", progress_line(a, u)))
+        }),
+        ..AgentOptions::default()
+    };
+    let task = args.task.clone();
+    let outcome = {
+        let run = async {
+            let page = browser.new_page().await?;
+            page.agent(&llm, &task, opts).await
+        };
+        tokio::pin!(run);
+        tokio::select! {
+            r = &mut run => r,
+            _ = signal.as_mut() => {
+                // Let the loop stop at its next await and hand back what it did.
+                let _ = cancel_tx.send(true);
+                run.await
+            }
+        }
+    };
+    browser.close().await?;
+    let result = outcome?;
+    if let Some(path) = &args.report {
+        std::fs::write(path, result.report_html())
+            .map_err(|e| Error::Io(format!("cannot write the report {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.save_run {
+        result.run.save(path)?;
+    }
+    if args.json {
+        print_out(&format!("{}\n", serde_json::to_string(&result).expect("result serialises")));
+    } else {
+        print_out(&summary(&result));
+    }
+    if result.interrupted {
+        Err(Error::Interrupted)
+    } else if result.success {
+        Ok(())
+    } else {
+        Err(Error::AgentFailed(format!("the task was not completed: {}", result.message)))
+    }
+}
+
+pub async fn replay(args: ReplayArgs) -> Result<()> {
+    let run = SavedRun::load(&args.run)?;
+    let vars = variables(&args.vars)?;
+    let wants_model = args.llm.model.is_some() || std::env::var_os(sightline::llm::MODEL_ENV).is_some();
+    let llm = if wants_model { Some(args.llm.build()?) } else { None };
+    let config = load_config(args.page.config.as_deref())?;
+    let launch = LaunchOptions {
+        headed: args.page.headed,
+        viewport: args.page.viewport,
+        remove_blocker: config.remove_blocker,
+        ..LaunchOptions::default()
+    };
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let browser: Browser = interruptible(signal.as_mut(), open_browser(args.page.cdp_url.as_deref(), launch)).await?;
+    let outcome = interruptible(signal.as_mut(), async {
+        let page = browser.new_page().await?;
+        page.replay_run(&run, &ReplayOptions { variables: vars, llm: llm.as_ref() }).await
+    })
+    .await;
+    browser.close().await?;
+    let report = outcome?;
+    if args.json {
+        print_out(&format!("{}\n", serde_json::to_string(&report).expect("report serialises")));
+    } else {
+        let mut s = String::new();
+        for (i, step) in report.steps.iter().enumerate() {
+            let status = match (step.ok, step.healed) {
+                (false, _) => "FAIL",
+                (true, true) => "heal",
+                (true, false) => "ok  ",
+            };
+            s.push_str(&format!("{}/{} {status} {} {}\n", i + 1, run.steps.len(), step.tool, step.detail));
+        }
+        print_out(&s);
+    }
+    if report.success {
+        Ok(())
+    } else {
+        let failed = report.steps.last().map(|s| s.detail.clone()).unwrap_or_default();
+        Err(Error::AgentFailed(format!("replay stopped: {failed}")))
+    }
+}
