@@ -1,0 +1,696 @@
+//! The LLM layer and the act / observe / extract pipelines, end to end: real
+//! pages on 127.0.0.1 in real Chromium, the real engine, and a scripted LLM
+//! server that speaks the OpenAI and Anthropic wire formats, rejects
+//! malformed requests and records every request. Effects are checked in page
+//! state the pages' own handlers set.
+
+#[path = "../support/mod.rs"]
+mod support;
+#[path = "../support/llm_server.rs"]
+mod llm_server;
+
+use std::time::{Duration, Instant};
+
+use llm_server::{LlmServer, Recorded, Reply, Wire, UNKNOWN_MODEL};
+use serde_json::{json, Value};
+use sightline::llm::{ChatRequest, LlmErrorKind, Message, Secrets};
+use sightline::{ActOptions, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables};
+use support::*;
+
+const SECRET_PASSWORD: &str = "hunter2-secret";
+const SECRET_EMAIL: &str = "ada.lovelace@example.org";
+
+fn llm_for(server: &LlmServer, wire: Wire) -> Llm {
+    llm_with(server, wire, |_| {})
+}
+
+fn llm_with(server: &LlmServer, wire: Wire, tweak: impl FnOnce(&mut LlmOptions)) -> Llm {
+    let (model, base) = match wire {
+        Wire::OpenAi => ("openai/gpt-4.1-mini", server.openai_base_url()),
+        Wire::Anthropic => ("anthropic/claude-sonnet-4-5", server.anthropic_base_url()),
+    };
+    let mut opts = LlmOptions {
+        model: Some(model.into()),
+        base_url: Some(base),
+        api_key: Some("test-key".into()),
+        retry_base_delay: Duration::from_millis(50),
+        ..LlmOptions::default()
+    };
+    tweak(&mut opts);
+    Llm::new(opts).expect("llm")
+}
+
+/// The ref on the last line of `text` that contains `needle` and has one.
+fn find_ref(text: &str, needle: &str) -> Option<String> {
+    text.lines().rev().filter(|l| l.contains(needle)).find_map(ref_of)
+}
+
+/// A performAction call on the element whose line contains `needle`, chosen
+/// from whatever tree the request carries.
+fn perform(needle: &'static str, method: &'static str, args: &'static [&'static str], two_step: bool) -> Reply {
+    Reply::dynamic(move |rec: &Recorded| {
+        let text = rec.prompt_text();
+        let id = find_ref(&text, needle).unwrap_or_else(|| panic!("no ref for {needle:?} in the request:\n{text}"));
+        Reply::tool(
+            "performAction",
+            json!({"elementId": id, "description": needle, "method": method, "arguments": args, "twoStep": two_step}),
+        )
+    })
+}
+
+fn perform_raw(id: &str, method: &str) -> Reply {
+    Reply::tool(
+        "performAction",
+        json!({"elementId": id, "description": "the button", "method": method, "arguments": [], "twoStep": false}),
+    )
+}
+
+async fn js(page: &Page, expr: &str) -> Value {
+    page.evaluate(expr).await.unwrap_or_else(|e| panic!("evaluate {expr}: {e}"))
+}
+
+struct Ctx {
+    browser: Browser,
+    files: FixtureServer,
+}
+
+impl Ctx {
+    async fn new() -> Ctx {
+        Ctx { browser: Browser::launch(LaunchOptions::default()).await.expect("launch"), files: FixtureServer::start() }
+    }
+
+    async fn open(&self, path: &str) -> Page {
+        let page = self.browser.new_page().await.expect("page");
+        page.goto(&self.files.url(path)).await.expect("goto");
+        page
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_clicks_a_button_over_both_wire_formats() {
+    with_timeout("act click", async {
+        let ctx = Ctx::new().await;
+        for wire in [Wire::OpenAi, Wire::Anthropic] {
+            let server = LlmServer::with_script(vec![perform("\"Add to cart\"", "click", &[], false)]);
+            let llm = llm_for(&server, wire);
+            let page = ctx.open("llm/store.html").await;
+            let r = page.act(&llm, "click the Add to cart button", &ActOptions::default()).await.expect("act");
+            assert!(r.success, "{wire:?}: {r:?}");
+            assert_eq!(js(&page, "window.cart").await, json!(1), "{wire:?}: one trusted click");
+            assert_eq!(r.actions.len(), 1);
+            assert_eq!(r.actions[0].method, "click");
+            assert!(r.actions[0].selector.contains("add"), "{:?}", r.actions[0]);
+            assert_eq!(r.usage.calls, 1);
+            assert!(r.usage.input_tokens > 0 && r.usage.output_tokens > 0, "{:?}", r.usage);
+
+            let reqs = server.requests();
+            assert_eq!(reqs.len(), 1);
+            let req = &reqs[0];
+            assert_eq!(req.wire, Some(wire));
+            assert_eq!(req.tool_names(), ["performAction", "removeBlocker"]);
+            let text = req.last_user_text();
+            assert!(text.contains("Instruction: click the Add to cart button"), "{text}");
+            assert!(text.contains("# Page position:"), "the viewport snapshot carries the position line: {text}");
+            assert!(!text.contains("Subscribe to the newsletter"), "viewport mode leaves the far end of the page out");
+            server.assert_no_malformed();
+            page.close().await.unwrap();
+        }
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_expands_to_the_whole_page_when_the_viewport_has_no_fit() {
+    with_timeout("act expand", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![
+            Reply::tool("performAction", json!({"elementId": "", "description": "no newsletter button in view", "method": "click", "arguments": [], "twoStep": false})),
+            perform("Subscribe to the newsletter", "click", &[], false),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/store.html").await;
+        let r = page.act(&llm, "subscribe to the newsletter", &ActOptions::default()).await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert_eq!(js(&page, "window.subscribed").await, json!(true));
+        assert!(r.notes.iter().any(|n| n.contains("whole page")), "{:?}", r.notes);
+        assert!(server.requests()[1].last_user_text().contains("Subscribe to the newsletter"));
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_fills_with_variables_that_the_model_never_sees() {
+    with_timeout("act variables", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![
+            perform("textbox \"Email\"", "fill", &["%email%"], false),
+            perform("textbox \"Password\"", "fill", &["%password%"], false),
+            perform("button \"Sign in\"", "click", &[], false),
+        ]);
+        let llm = llm_for(&server, Wire::Anthropic);
+        let page = ctx.open("llm/store.html").await;
+        let vars = Variables::new(
+            [("email".to_string(), SECRET_EMAIL.to_string()), ("password".to_string(), SECRET_PASSWORD.to_string())].into(),
+        )
+        .unwrap();
+        let opts = ActOptions { variables: vars, ..ActOptions::default() };
+        for instruction in ["type %email% into the Email field", "type %password% into the Password field", "click Sign in"] {
+            let r = page.act(&llm, instruction, &opts).await.unwrap();
+            assert!(r.success, "{instruction}: {r:?}");
+            assert!(!serde_json::to_string(&r).unwrap().contains(SECRET_PASSWORD));
+        }
+        let login = js(&page, "window.login").await;
+        assert_eq!(login["email"], json!(SECRET_EMAIL), "the value was substituted when acting");
+        assert_eq!(login["passwordOk"], json!(true), "{login}");
+        // The email field shows its value in later snapshots: redacted on the way out.
+        server.assert_never_saw(SECRET_PASSWORD);
+        server.assert_never_saw(SECRET_EMAIL);
+        let second = server.requests()[1].prompt_text();
+        assert!(second.contains("%email%") || second.contains("[redacted"), "the filled field is shown redacted: {second}");
+        assert!(server.requests()[0].prompt_text().contains("%password%"), "the model is told the placeholders");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_two_step_custom_dropdown() {
+    with_timeout("two-step", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![
+            perform("Size: Choose a size", "click", &[], true),
+            perform("option \"EU 42\"", "click", &[], false),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/store.html").await;
+        let r = page.act(&llm, "choose size EU 42", &ActOptions::default()).await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert_eq!(js(&page, "window.size").await, json!("EU 42"));
+        assert_eq!(r.actions.len(), 2, "{:?}", r.actions);
+        let second = server.requests()[1].last_user_text();
+        assert!(second.contains("EU 42") && second.contains("Step 1 is done"), "{second}");
+        assert!(!second.contains("Add to cart"), "the second call sees only what appeared: {second}");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_self_heals_after_the_page_re_renders() {
+    with_timeout("self-heal", async {
+        let ctx = Ctx::new().await;
+        // The page swaps its Checkout button 100 ms after the first snapshot;
+        // the slow model answers with the old ref.
+        let server = LlmServer::with_script(vec![
+            Reply::delay(600, perform("button \"Checkout\"", "click", &[], false)),
+            perform("button \"Checkout\"", "click", &[], false),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/store.html#rerender").await;
+        let r = page.act(&llm, "click Checkout", &ActOptions::default()).await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert_eq!(js(&page, "window.checkout").await, json!(1), "the new button was clicked");
+        assert_eq!(js(&page, "window.checkoutOld === undefined").await, json!(true));
+        assert!(r.notes.iter().any(|n| n.contains("self-heal")), "{:?}", r.notes);
+        let heal = server.requests()[1].last_user_text();
+        assert!(heal.contains("Instruction: click button \"Checkout\""), "re-inferred with <method> <description>: {heal}");
+        server.assert_no_malformed();
+
+        // Without self-heal the stale ref fails cleanly.
+        let server = LlmServer::with_script(vec![Reply::delay(600, perform("button \"Checkout\"", "click", &[], false))]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/store.html#rerender").await;
+        let opts = ActOptions { self_heal: false, ..ActOptions::default() };
+        let r = page.act(&llm, "click Checkout", &opts).await.unwrap();
+        assert!(!r.success && r.message.contains("stale"), "{r:?}");
+        assert_eq!(js(&page, "window.checkout === undefined && window.checkoutOld === undefined").await, json!(true));
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_recovers_from_a_hallucinated_ref_once() {
+    with_timeout("hallucinated ref", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![perform_raw("e999", "click"), perform("\"Add to cart\"", "click", &[], false)]);
+        let llm = llm_for(&server, Wire::Anthropic);
+        let page = ctx.open("llm/store.html").await;
+        let r = page.act(&llm, "click the Add to cart button", &ActOptions::default()).await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert_eq!(js(&page, "window.cart").await, json!(1));
+        let feedback = server.requests()[1].last_user_text();
+        assert!(feedback.contains("e999") && feedback.contains("not a ref"), "{feedback}");
+        server.assert_no_malformed();
+
+        // Twice wrong: a clean failure, and nothing was clicked.
+        let server = LlmServer::with_script(vec![perform_raw("e999", "click"), perform_raw("e998", "click")]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/store.html").await;
+        let r = page.act(&llm, "click the Add to cart button", &ActOptions::default()).await.unwrap();
+        assert!(!r.success, "{r:?}");
+        assert!(r.message.contains("e998"), "{}", r.message);
+        assert_eq!(js(&page, "window.cart").await, json!(0));
+        assert_eq!(server.request_count(), 2, "one feedback round only");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_uses_the_remove_blocker_tool() {
+    with_timeout("removeBlocker tool", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![
+            Reply::tool("removeBlocker", json!({"reason": "a welcome dialog covers the Buy button"})),
+            perform("button \"Buy\"", "click", &[], false),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("blockers/dialog-close.html").await;
+        let r = page.act(&llm, "click Buy", &ActOptions::default()).await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert_eq!(js(&page, "window.bought").await, json!(1));
+        assert_eq!(js(&page, "window.signups === undefined").await, json!(true), "never the Sign up button");
+        assert_eq!(r.blockers.len(), 1);
+        assert!(r.blockers[0].removed && r.blockers[0].method == "click", "{:?}", r.blockers);
+        let after = server.requests()[1].last_user_text();
+        assert!(after.contains("removeBlocker was run: removed by click"), "{after}");
+        assert!(!after.contains("Welcome to our store"), "a fresh snapshot without the dialog: {after}");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_cache_hits_make_no_model_call_and_stale_entries_are_rewritten() {
+    with_timeout("act cache", async {
+        let ctx = Ctx::new().await;
+        let cache = tempfile::tempdir().unwrap();
+        let server = LlmServer::with_script(vec![perform("\"Add to cart\"", "click", &[], false)]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let opts = ActOptions { cache_dir: Some(cache.path().to_path_buf()), ..ActOptions::default() };
+        let page = ctx.open("llm/store.html?b=2&a=1").await;
+        let r = page.act(&llm, "click the Add to cart button", &opts).await.unwrap();
+        assert!(r.success && !r.cache_hit, "{r:?}");
+        assert_eq!(server.request_count(), 1);
+
+        // Same instruction, same URL with its query in another order: no model call.
+        let page = ctx.open("llm/store.html?a=1&b=2").await;
+        let r = page.act(&llm, "click the Add to cart button", &opts).await.unwrap();
+        assert!(r.success && r.cache_hit, "{r:?}");
+        assert_eq!(js(&page, "window.cart").await, json!(1));
+        assert_eq!(server.request_count(), 1, "a cache hit makes zero LLM calls");
+        assert_eq!(r.usage.calls, 0);
+
+        // The page changed: the cached selector no longer resolves, act infers again and rewrites the entry.
+        let page = ctx.open("llm/store.html?a=1&b=2").await;
+        js(&page, "(() => { const old = document.getElementById('add'); const b = document.createElement('button'); b.id = 'add-v2'; b.textContent = 'Add to cart'; b.onclick = () => { window.cartV2 = 1; }; old.replaceWith(b); return true; })()").await;
+        server.push(perform("\"Add to cart\"", "click", &[], false));
+        let r = page.act(&llm, "click the Add to cart button", &opts).await.unwrap();
+        assert!(r.success && !r.cache_hit, "{r:?}");
+        assert!(r.notes.iter().any(|n| n.contains("cache entry not usable")), "{:?}", r.notes);
+        assert_eq!(js(&page, "window.cartV2").await, json!(1));
+        assert_eq!(server.request_count(), 2);
+        let entries: Vec<_> = std::fs::read_dir(cache.path()).unwrap().collect();
+        assert_eq!(entries.len(), 1);
+        let entry = std::fs::read_to_string(entries[0].as_ref().unwrap().path()).unwrap();
+        assert!(entry.contains("add-v2"), "the entry was rewritten: {entry}");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn observe_then_run_the_actions_without_a_model() {
+    with_timeout("observe", async {
+        let ctx = Ctx::new().await;
+        let elements = Reply::dynamic(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            let r = |n: &str| find_ref(&text, n).unwrap_or_else(|| panic!("no {n} in {text}"));
+            Reply::json(json!({"elements": [
+                {"elementId": r("textbox \"Email\""), "description": "Email field", "method": "fill", "arguments": ["grace@example.org"]},
+                {"elementId": r("textbox \"Password\""), "description": "Password field", "method": "fill", "arguments": ["hunter2-secret"]},
+                {"elementId": "e4040", "description": "made up", "method": "click", "arguments": []},
+                {"elementId": r("button \"Sign in\""), "description": "Sign in button", "method": "click", "arguments": []}
+            ]}))
+        });
+        // A made-up ref gets one feedback round; still made up, it is dropped.
+        let server = LlmServer::with_script(vec![elements.clone(), elements]);
+        let llm = llm_for(&server, Wire::Anthropic);
+        let page = ctx.open("llm/store.html").await;
+        let r = page.observe(&llm, "the sign-in form's fields and button", &ObserveOptions::default()).await.unwrap();
+        assert_eq!(r.actions.len(), 3, "{r:?}");
+        assert_eq!(r.dropped, ["e4040"]);
+        assert!(server.requests()[1].last_user_text().contains("e4040"), "fed back");
+        let req = &server.requests()[0];
+        assert_eq!(req.forced_tool().as_deref(), Some("observation"), "Anthropic: structured output by a forced tool");
+        for a in &r.actions {
+            assert!(a.selector.is_some() && a.ref_.is_none(), "replayable without refs: {a:?}");
+            page.perform(a, None).await.unwrap_or_else(|e| panic!("{a:?}: {e}"));
+        }
+        assert_eq!(server.request_count(), 2, "running the actions needs no model");
+        assert_eq!(js(&page, "window.login.email").await, json!("grace@example.org"));
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+
+        // The same through the CLI: observe --json, then run --steps with no model.
+        let server = LlmServer::with_script(vec![Reply::dynamic(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            Reply::json(json!({"elements": [
+                {"elementId": find_ref(&text, "\"Add to cart\"").unwrap(), "description": "Add to cart", "method": "click", "arguments": []}
+            ]}))
+        })]);
+        let url = ctx.files.url("llm/store.html");
+        let out = run_cli_env(
+            &["observe", &url, "the add to cart button", "--json", "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()],
+            &[("OPENAI_API_KEY", "test-key")],
+        );
+        out.assert_success();
+        let steps = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(steps.path(), &out.stdout).unwrap();
+        let run = run_cli(&["run", &url, "--steps", steps.path().to_str().unwrap(), "--json"]);
+        run.assert_success();
+        assert!(run.stdout.contains("\"ok\":true"), "{}", run.stdout);
+        assert_eq!(server.request_count(), 1);
+        server.assert_no_malformed();
+    })
+    .await
+}
+
+fn catalogue_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["categories"],
+        "properties": {"categories": {"type": "array", "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["name", "products"],
+            "properties": {
+                "name": {"type": "string"},
+                "products": {"type": "array", "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["name", "price", "url"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "price": {"type": "number"},
+                        "url": {"type": "string", "format": "uri"}
+                    }
+                }}
+            }
+        }}}
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_nested_arrays_with_url_fields_as_refs() {
+    with_timeout("extract urls", async {
+        let ctx = Ctx::new().await;
+        let data = Reply::dynamic(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            let r = |n: &str| find_ref(&text, n).unwrap_or_else(|| panic!("no {n} in {text}"));
+            Reply::json(json!({"categories": [
+                {"name": "Shoes", "products": [
+                    {"name": "Alpine Trail Runner", "price": 129.0, "url": r("Alpine Trail Runner")},
+                    {"name": "Summit Hiker", "price": 149.0, "url": r("Summit Hiker")}
+                ]},
+                {"name": "Jackets", "products": [{"name": "Storm Shell", "price": 199.0, "url": r("Storm Shell")}]}
+            ]}))
+        });
+        for wire in [Wire::OpenAi, Wire::Anthropic] {
+            let server = LlmServer::with_script(vec![
+                data.clone(),
+                Reply::json(json!({"progress": "all categories and products", "completed": true})),
+            ]);
+            let llm = llm_for(&server, wire);
+            let page = ctx.open("llm/catalog.html").await;
+            let r = page
+                .extract(&llm, Some("every category with its products"), Some(&catalogue_schema()), &ExtractOptions::default())
+                .await
+                .unwrap();
+            let base = ctx.files.url("llm/");
+            assert_eq!(r.data["categories"][0]["products"][0]["url"], json!(format!("{base}p/1.html")), "{wire:?} {}", r.data);
+            assert_eq!(r.data["categories"][0]["products"][1]["url"], json!(format!("{base}p/2.html")));
+            assert_eq!(r.data["categories"][1]["products"][0]["url"], json!("https://example.test/storm?ref=catalog&size=m"));
+            assert!(r.completed && r.progress.contains("all categories"));
+            assert_eq!(r.usage.calls, 2, "extraction + metadata");
+            let req = &server.requests()[0];
+            let text = req.prompt_text();
+            assert!(!text.contains("/url:"), "no URLs are sent: {text}");
+            assert!(!text.contains("p/1.html") && !text.contains("example.test/storm"), "{text}");
+            assert!(!req.raw.contains("\"format\":\"uri\""), "URL fields become ref strings in the sent schema");
+            if wire == Wire::OpenAi {
+                assert!(req.has_response_format());
+                assert_eq!(req.body["response_format"]["json_schema"]["strict"], json!(true));
+            }
+            server.assert_no_malformed();
+        }
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_reads_a_long_page_in_chunks_until_complete() {
+    with_timeout("extract chunks", async {
+        let ctx = Ctx::new().await;
+        let schema = json!({"type": "object", "required": ["products"], "additionalProperties": false, "properties": {
+            "products": {"type": "array", "items": {"type": "object", "required": ["name"], "additionalProperties": false,
+                "properties": {"name": {"type": "string"}, "price": {"type": "string"}}}}}});
+        let chunk = |first: u32| {
+            Reply::dynamic(move |rec: &Recorded| {
+                // Name the first product this chunk really shows.
+                let text = rec.last_user_text();
+                let name = text
+                    .lines()
+                    .filter_map(|l| l.split("link \"").nth(1))
+                    .filter_map(|l| l.split('"').next())
+                    .next()
+                    .unwrap_or("none")
+                    .to_string();
+                let _ = first;
+                Reply::json(json!({"products": [{"name": name}]}))
+            })
+        };
+        let server = LlmServer::with_script(vec![
+            chunk(1),
+            Reply::json(json!({"progress": "some products", "completed": false})),
+            chunk(2),
+            Reply::json(json!({"progress": "more products", "completed": false})),
+            chunk(3),
+            Reply::json(json!({"progress": "the ten cheapest found", "completed": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/products.html").await;
+        let opts = ExtractOptions { token_budget: 2_000, ..ExtractOptions::default() };
+        let r = page.extract(&llm, Some("the ten cheapest products"), Some(&schema), &opts).await.unwrap();
+        assert!(r.chunks_total > 3, "{r:?}");
+        assert_eq!(r.chunks_read, 3, "stops once the metadata call says completed");
+        assert!(r.completed);
+        let names: Vec<&str> = r.data["products"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+        assert_eq!(names.len(), 3, "merged across chunks: {names:?}");
+        assert_eq!(names[0], "Product 1");
+        assert!(names.iter().all(|n| n.starts_with("Product ")), "{names:?}");
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 6);
+        let first = reqs[0].last_user_text();
+        assert!(first.contains(&format!("part 1 of {}", r.chunks_total)), "{first}");
+        for req in reqs.iter().step_by(2) {
+            assert!(req.raw.len() / 4 < 2_600, "each chunk fits the budget: {} chars", req.raw.len());
+        }
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+fn chat(text: &str) -> ChatRequest {
+    ChatRequest { system: "Answer.".into(), messages: vec![Message::user(text)], purpose: "test".into(), ..Default::default() }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_honour_retry_after_and_back_off_on_server_errors() {
+    with_timeout("retries", async {
+        for wire in [Wire::OpenAi, Wire::Anthropic] {
+            // 429 with Retry-After: 1 → waits about a second, then succeeds.
+            let server = LlmServer::with_script(vec![
+                Reply::status_with(429, &[("Retry-After", "1")], None),
+                Reply::text("fine"),
+            ]);
+            let llm = llm_for(&server, wire);
+            let t = Instant::now();
+            let r = llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried after 429");
+            assert_eq!(r.text.as_deref(), Some("fine"));
+            assert!(t.elapsed() >= Duration::from_millis(950), "Retry-After honoured: {:?}", t.elapsed());
+            assert_eq!(server.request_count(), 2);
+
+            // 500, 503, then success.
+            let server = LlmServer::with_script(vec![Reply::status(500), Reply::status(503), Reply::text("ok")]);
+            let llm = llm_for(&server, wire);
+            llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried 5xx");
+            assert_eq!(server.request_count(), 3);
+
+            // Persistent 500: bounded retries, then a typed error.
+            let server = LlmServer::with_script(vec![Reply::status(500), Reply::status(500), Reply::status(500)]);
+            let llm = llm_with(&server, wire, |o| o.max_retries = 2);
+            let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+            assert!(matches!(e, Error::Llm { kind: LlmErrorKind::Server { status: 500, .. }, attempts: 3, .. }), "{e}");
+            assert_eq!(server.request_count(), 3);
+            assert_eq!(server.remaining(), 0);
+            server.assert_no_malformed();
+        }
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
+    with_timeout("timeouts", async {
+        // A hung request times out and is retried.
+        let server = LlmServer::with_script(vec![Reply::delay(3_000, Reply::text("late")), Reply::text("on time")]);
+        let llm = llm_with(&server, Wire::OpenAi, |o| o.timeout = Duration::from_millis(800));
+        let r = llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried after a timeout");
+        assert_eq!(r.text.as_deref(), Some("on time"));
+
+        let server = LlmServer::with_script(vec![Reply::delay(3_000, Reply::text("late"))]);
+        let llm = llm_with(&server, Wire::Anthropic, |o| {
+            o.timeout = Duration::from_millis(500);
+            o.max_retries = 0;
+        });
+        let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+        assert!(matches!(e, Error::Llm { kind: LlmErrorKind::Timeout { .. }, .. }), "{e}");
+
+        // Malformed JSON in a 200: retried; persistent junk is a typed error.
+        let server = LlmServer::with_script(vec![Reply::raw("{\"choices\": [ this is not json"), Reply::text("ok")]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried after a malformed body");
+        assert_eq!(server.request_count(), 2);
+        let server = LlmServer::with_script(vec![Reply::raw("<html>gateway</html>"), Reply::raw("{}")]);
+        let llm = llm_with(&server, Wire::Anthropic, |o| o.max_retries = 1);
+        let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+        assert!(matches!(e, Error::Llm { kind: LlmErrorKind::BadResponse { .. }, attempts: 2, .. }), "{e}");
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_output_gets_one_feedback_retry() {
+    with_timeout("structured", async {
+        let schema = json!({"type": "object", "additionalProperties": false, "required": ["n"], "properties": {"n": {"type": "integer"}}});
+        for wire in [Wire::OpenAi, Wire::Anthropic] {
+            let server = LlmServer::with_script(vec![Reply::json(json!({"n": "seven"})), Reply::json(json!({"n": 7}))]);
+            let llm = llm_for(&server, wire);
+            let r = llm
+                .structured("Count.", vec![Message::user("how many?")], "count", &schema, "test", &Secrets::default())
+                .await
+                .expect("valid after feedback");
+            assert_eq!(r.value, json!({"n": 7}));
+            let feedback = server.requests()[1].last_user_text();
+            assert!(feedback.contains("/n") || feedback.contains("integer"), "the validation error is fed back: {feedback}");
+
+            let server = LlmServer::with_script(vec![Reply::text("not json at all"), Reply::json(json!({"n": "x"}))]);
+            let llm = llm_for(&server, wire);
+            let e = llm
+                .structured("Count.", vec![Message::user("how many?")], "count", &schema, "test", &Secrets::default())
+                .await
+                .unwrap_err();
+            assert!(matches!(e, Error::LlmOutput(_)), "{e}");
+            assert_eq!(server.request_count(), 2, "exactly one retry");
+            server.assert_no_malformed();
+        }
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
+    with_timeout("auth", async {
+        for wire in [Wire::OpenAi, Wire::Anthropic] {
+            let server = LlmServer::start();
+            let llm = llm_with(&server, wire, |o| o.api_key = Some("bad-key".into()));
+            let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+            assert!(matches!(e, Error::Llm { kind: LlmErrorKind::Auth { status: 401, .. }, attempts: 1, .. }), "{e}");
+            assert!(e.to_string().contains("API key") && !e.to_string().contains("bad-key"), "{e}");
+
+            let llm = llm_with(&server, wire, |o| {
+                o.model = Some(match wire {
+                    Wire::OpenAi => format!("openai/{UNKNOWN_MODEL}"),
+                    Wire::Anthropic => format!("anthropic/{UNKNOWN_MODEL}"),
+                })
+            });
+            let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+            assert!(matches!(e, Error::Llm { kind: LlmErrorKind::UnknownModel { .. }, attempts: 1, .. }), "{e}");
+            assert!(e.to_string().contains(UNKNOWN_MODEL) && e.to_string().contains("--model"), "{e}");
+            assert_eq!(server.requests().len(), 2, "no retries");
+        }
+    })
+    .await
+}
+
+#[test]
+fn cli_explains_a_missing_model_or_key_in_one_line() {
+    let files = FixtureServer::start();
+    let url = files.url("llm/store.html");
+    let out = run_cli_env(&["act", &url, "click Add to cart"], &[("SIGHTLINE_MODEL", "")]);
+    let line = out.assert_one_line_error();
+    assert!(line.contains("--model") && line.contains("SIGHTLINE_MODEL"), "{line}");
+
+    let out = run_cli_env(
+        &["extract", &url, "the price", "--model", "openai/gpt-4.1-mini"],
+        &[("OPENAI_API_KEY", ""), ("OPENAI_BASE_URL", "")],
+    );
+    let line = out.assert_one_line_error();
+    assert!(line.contains("OPENAI_API_KEY"), "{line}");
+    let out = run_cli_env(&["observe", &url, "buttons", "--model", "anthropic/claude-sonnet-4-5"], &[("ANTHROPIC_API_KEY", "")]);
+    assert!(out.assert_one_line_error().contains("ANTHROPIC_API_KEY"));
+}
+
+#[test]
+fn cli_act_prints_the_result_and_keeps_secrets_out() {
+    let files = FixtureServer::start();
+    let server = LlmServer::with_script(vec![perform("textbox \"Password\"", "fill", &["%pw%"], false)]);
+    let url = files.url("llm/store.html");
+    let out = run_cli_env(
+        &["act", &url, "type %pw% into the Password field", "--var", &format!("pw={SECRET_PASSWORD}"), "--json",
+          "--model", "anthropic/claude-sonnet-4-5", "--base-url", &server.anthropic_base_url()],
+        &[("ANTHROPIC_API_KEY", "test-key")],
+    );
+    out.assert_success();
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON result");
+    assert_eq!(v["success"], json!(true), "{v}");
+    assert_eq!(v["actions"][0]["arguments"], json!(["%pw%"]));
+    assert!(v["usage"]["input_tokens"].as_u64().unwrap() > 0);
+    assert!(!out.stdout.contains(SECRET_PASSWORD) && !out.stderr.contains(SECRET_PASSWORD));
+    server.assert_never_saw(SECRET_PASSWORD);
+    server.assert_no_malformed();
+}
+
+#[test]
+fn cli_extract_takes_a_schema_file() {
+    let files = FixtureServer::start();
+    let server = LlmServer::with_script(vec![
+        Reply::json(json!({"value": [{"name": "Shoes"}, {"name": "Jackets"}]})),
+        Reply::json(json!({"progress": "both categories", "completed": true})),
+    ]);
+    let schema = tempfile::NamedTempFile::new().unwrap();
+    // A non-object schema: wrapped for the model and unwrapped in the result.
+    std::fs::write(schema.path(), r#"{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}"#).unwrap();
+    let out = run_cli_env(
+        &["extract", &files.url("llm/catalog.html"), "the category names", "--schema", schema.path().to_str().unwrap(),
+          "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()],
+        &[("OPENAI_API_KEY", "test-key")],
+    );
+    out.assert_success();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v, json!([{"name": "Shoes"}, {"name": "Jackets"}]));
+    server.assert_no_malformed();
+}
