@@ -472,6 +472,20 @@ fn cli_agent_saves_a_run_and_report_and_replay_needs_no_model() {
     let out = run_cli(&["replay", run.to_str().unwrap()]);
     let line = out.stderr.lines().last().unwrap_or_default().to_string();
     assert!(!out.status.success() && line.contains("no longer resolves") && line.contains("--model"), "{line}");
+
+    // With a model, that one step heals through act; the others replay as saved.
+    server.push(pick("button \"Accept all\"", false));
+    let out = run_cli_env(
+        &["replay", run.to_str().unwrap(), "--json", "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()],
+        &[("OPENAI_API_KEY", "test-key")],
+    );
+    out.assert_success();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["steps"][1]["healed"], json!(true), "{v}");
+    assert_eq!(server.requests().len(), before + 1, "one model call, for the broken step only");
+    let heal = server.requests().last().unwrap().last_user_text();
+    assert!(heal.contains("Instruction: click"), "{heal}");
+    server.assert_no_malformed();
 }
 
 #[test]

@@ -694,3 +694,46 @@ fn cli_extract_takes_a_schema_file() {
     assert_eq!(v, json!([{"name": "Shoes"}, {"name": "Jackets"}]));
     server.assert_no_malformed();
 }
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Category {
+    name: String,
+    products: Vec<Product>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Product {
+    name: String,
+    price: f64,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Catalogue {
+    categories: Vec<Category>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_typed_takes_its_schema_from_a_rust_type() {
+    with_timeout("extract typed", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![
+            Reply::json(json!({"categories": [{"name": "Shoes", "products": [{"name": "Summit Hiker", "price": 149.0}]}]})),
+            Reply::json(json!({"progress": "one category", "completed": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/catalog.html").await;
+        let (typed, raw): (Catalogue, _) = page
+            .extract_typed(&llm, "the shoe category", &ExtractOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(typed.categories[0].products[0].name, "Summit Hiker");
+        assert_eq!(raw.usage.calls, 2);
+        let sent = &server.requests()[0].body["response_format"]["json_schema"]["schema"];
+        assert!(sent["properties"]["categories"].is_object(), "{sent}");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
