@@ -171,6 +171,14 @@ impl Page {
         };
         occlusion.apply(&mut request);
         let mut snapshot = self.frame_snapshot(&main, &request).await?;
+        tracing::debug!(
+            "main frame engine: {:.1} ms (walk {:.1} ms, serialise {:.1} ms, occlusion {:.1} ms), {} elements",
+            snapshot.stats.engine_ms,
+            snapshot.stats.walk_ms,
+            snapshot.stats.serialize_ms,
+            snapshot.stats.occlusion_ms,
+            snapshot.stats.elements
+        );
         let clip = Rect::new(
             0.0,
             0.0,
