@@ -108,8 +108,11 @@ pub struct ActionTrace {
     pub reasoning: Option<String>,
     /// Usage of that turn's model call.
     pub step_usage: Usage,
+    /// Model use inside the tool itself (act's, observe's or extract's calls).
+    pub tool_usage: Usage,
     pub screenshot: Option<Screenshot>,
-    /// The acted-on element's box in viewport CSS pixels.
+    /// The acted-on element's box in viewport CSS pixels (only when the
+    /// page did not navigate, so the box fits the screenshot).
     pub rect: Option<sightline_engine::protocol::Rect>,
 }
 

@@ -29,7 +29,7 @@ header h1{margin:0 0 6px;font-size:20px}
 header .verdict{display:inline-block;padding:2px 10px;border-radius:10px;font-weight:600;margin-right:8px}
 .ok{background:#1f8f4e;color:#fff}.fail{background:#c0392b;color:#fff}.partial{background:#d68910;color:#fff}
 header dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:10px 0 0}
-header dt{opacity:.7}header dd{margin:0}
+header dt{opacity:.7}header dd{margin:0}header pre{color:#1d2330}
 main{padding:18px 28px;max-width:1400px}
 .step{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;margin:0 0 18px;display:grid;
   grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:18px;padding:14px}
@@ -132,13 +132,21 @@ fn step(html: &mut String, n: usize, a: &AgentAction) {
     let _ = write!(
         html,
         "<div class=\"{cls}\"><div class=\"label\">{label}</div><pre>{result}</pre></div>\
-<div class=\"tokens\">Model call of this step: {i} input, {o} output tokens, {ms} ms · {ts}</div></div></section>",
+<div class=\"tokens\">Model call of this step: {i} input, {o} output tokens, {ms} ms{inner} · {ts}</div></div></section>",
         cls = if a.trace.ok { "result" } else { "error" },
         label = if a.trace.ok { "Result" } else { "Error" },
         result = esc(&a.result),
         i = a.trace.step_usage.input_tokens,
         o = a.trace.step_usage.output_tokens,
         ms = a.trace.step_usage.inference_ms,
+        inner = if a.trace.tool_usage.calls > 0 {
+            format!(
+                "; inside the tool: {} call(s), {} input, {} output tokens",
+                a.trace.tool_usage.calls, a.trace.tool_usage.input_tokens, a.trace.tool_usage.output_tokens
+            )
+        } else {
+            String::new()
+        },
         ts = esc(&a.timestamp),
     );
 }

@@ -215,6 +215,7 @@ impl<'a> Run<'a> {
                         .await;
                     return End::Done { complete: task_complete, message: why, output };
                 }
+                let url_before = self.page.url().await.unwrap_or_default();
                 let outcome = match parsed {
                     Err(e) => Outcome::err(format!("Error: {e}")),
                     Ok(args) => {
@@ -233,6 +234,10 @@ impl<'a> Run<'a> {
                     }
                 };
                 let mut outcome = outcome;
+                if outcome.rect.is_some() && self.page.url().await.unwrap_or_default() != url_before {
+                    // The element's box belongs to the page before the navigation.
+                    outcome.rect = None;
+                }
                 if PAGE_CHANGING.contains(&call.name.as_str()) {
                     page_changed = true;
                     if let Some(note) = self.enforce_domains().await {
@@ -292,7 +297,15 @@ impl<'a> Run<'a> {
             result: outcome.text,
             url: self.page.url().await.unwrap_or_default(),
             timestamp: timestamp_now(),
-            trace: ActionTrace { step, ok: outcome.ok, reasoning, step_usage: usage, screenshot, rect: outcome.rect },
+            trace: ActionTrace {
+                step,
+                ok: outcome.ok,
+                reasoning,
+                step_usage: usage,
+                tool_usage: outcome.usage,
+                screenshot,
+                rect: outcome.rect,
+            },
         };
         if let Some(progress) = &self.opts.progress {
             progress(&action, &self.result.usage);
