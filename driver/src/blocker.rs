@@ -347,7 +347,7 @@ impl Page {
     /// One JSON line per attempt, to the audit file and as a tracing event.
     fn audit(&self, opts: &RemoveBlockerOptions, url: &str, result: &RemoveBlockerResult, reason: &str) {
         let line = serde_json::json!({
-            "timestamp": chrono_like_now(),
+            "timestamp": crate::time::timestamp_now(),
             "url": url,
             "selector": result.selector,
             "kind": result.kind,
@@ -370,38 +370,9 @@ impl Page {
     }
 }
 
-/// RFC 3339 UTC timestamp without a date-time dependency.
-fn chrono_like_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    let days = (secs / 86_400.0).floor() as i64;
-    let rem = secs - days as f64 * 86_400.0;
-    let (h, m, s) = ((rem / 3600.0) as u32, ((rem % 3600.0) / 60.0) as u32, rem % 60.0);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if mo <= 2 { 1 } else { 0 };
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:06.3}Z")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamp_shape() {
-        let t = chrono_like_now();
-        assert_eq!(t.len(), 24, "{t}");
-        assert!(t.starts_with("20") && t.ends_with('Z'));
-    }
 
     #[test]
     fn result_wire_format() {

@@ -37,6 +37,7 @@ pub mod run;
 mod settle;
 mod snapshot;
 mod target;
+mod time;
 mod tools;
 
 pub use action::{Action, Method};

@@ -10,7 +10,7 @@ use super::domains::AllowedDomains;
 use super::prompts;
 use super::replay::{ReplayStep, SavedRun, RUN_FORMAT};
 use super::tools::{parse_call, tool_specs, FormField, ToolCallArgs, PAGE_CHANGING};
-use super::{timestamp_now, AgentAction, AgentOptions, AgentResult, ActionTrace, Screenshot};
+use super::{AgentAction, AgentOptions, AgentResult, ActionTrace, Screenshot};
 use crate::action::Action;
 use crate::ai::{ActOptions, ActRecord, ExtractOptions, ObserveOptions};
 use crate::error::{Error, Result};
@@ -296,7 +296,7 @@ impl<'a> Run<'a> {
             arguments,
             result: outcome.text,
             url: self.page.url().await.unwrap_or_default(),
-            timestamp: timestamp_now(),
+            timestamp: crate::time::timestamp_now(),
             trace: ActionTrace {
                 step,
                 ok: outcome.ok,

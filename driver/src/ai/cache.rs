@@ -118,7 +118,7 @@ mod tests {
             frame: None,
             rect: None,
         };
-        cache.put(&key, &[rec.clone()]).unwrap();
+        cache.put(&key, std::slice::from_ref(&rec)).unwrap();
         assert_eq!(cache.get(&key).unwrap(), vec![rec]);
     }
 }

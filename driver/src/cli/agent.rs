@@ -10,12 +10,12 @@ use std::time::Duration;
 use clap::Args;
 use sightline::agent::AgentAction;
 use sightline::{
-    resolve_target, ActOptions, AgentOptions, AgentResult, Browser, Error, LaunchOptions, ReplayOptions, Result,
+    resolve_target, ActOptions, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result,
     SavedRun, Usage, Variables,
 };
 
 use super::ai::{LlmArgs, PageArgs};
-use super::{interruptible, load_config, open_browser, print_out, shutdown_signal};
+use super::{interruptible, open_browser, print_out, shutdown_signal};
 
 #[derive(Debug, Args)]
 pub struct AgentArgs {
@@ -151,13 +151,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let llm = args.llm.build()?;
     let vars = variables(&args.vars)?;
     let start = args.url.as_deref().map(resolve_target).transpose()?;
-    let config = load_config(args.page.config.as_deref())?;
-    let launch = LaunchOptions {
-        headed: args.page.headed,
-        viewport: args.page.viewport,
-        remove_blocker: config.remove_blocker,
-        ..LaunchOptions::default()
-    };
+    let launch = args.page.launch_options()?;
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);
@@ -222,13 +216,7 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
     let vars = variables(&args.vars)?;
     let wants_model = args.llm.model.is_some() || std::env::var_os(sightline::llm::MODEL_ENV).is_some();
     let llm = if wants_model { Some(args.llm.build()?) } else { None };
-    let config = load_config(args.page.config.as_deref())?;
-    let launch = LaunchOptions {
-        headed: args.page.headed,
-        viewport: args.page.viewport,
-        remove_blocker: config.remove_blocker,
-        ..LaunchOptions::default()
-    };
+    let launch = args.page.launch_options()?;
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let browser: Browser = interruptible(signal.as_mut(), open_browser(args.page.cdp_url.as_deref(), launch)).await?;

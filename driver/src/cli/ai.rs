@@ -122,6 +122,20 @@ pub struct ExtractArgs {
     pub page: PageArgs,
 }
 
+impl PageArgs {
+    /// Launch options from these flags and the configuration file (read now,
+    /// so a bad file fails before a browser starts).
+    pub fn launch_options(&self) -> Result<LaunchOptions> {
+        let config = load_config(self.config.as_deref())?;
+        Ok(LaunchOptions {
+            headed: self.headed,
+            viewport: self.viewport,
+            remove_blocker: config.remove_blocker,
+            ..LaunchOptions::default()
+        })
+    }
+}
+
 /// Reads `--schema`: inline JSON, else a file.
 fn read_schema(arg: &str) -> Result<Value> {
     let trimmed = arg.trim_start();
@@ -147,13 +161,7 @@ async fn on_page<T>(
     work: impl for<'p> FnOnce(&'p sightline::Page) -> futures::future::BoxFuture<'p, Result<T>>,
 ) -> Result<T> {
     let url = resolve_target(target)?;
-    let config = load_config(page_args.config.as_deref())?;
-    let launch = LaunchOptions {
-        headed: page_args.headed,
-        viewport: page_args.viewport,
-        remove_blocker: config.remove_blocker,
-        ..LaunchOptions::default()
-    };
+    let launch = page_args.launch_options()?;
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let browser: Browser = interruptible(signal.as_mut(), open_browser(page_args.cdp_url.as_deref(), launch)).await?;
