@@ -67,6 +67,10 @@ pub struct Keywords {
     pub scroll: JsString,
     pub normal: JsString,
     pub non_space: RegExpView,
+    /// Attribute names the walk keeps (see `walk::relevant_attr_pattern`).
+    pub relevant_attr: RegExpView,
+    /// `class` and `data-*` (kept for the blocker scan only).
+    pub class_or_data_attr: RegExpView,
 }
 
 impl Keywords {
@@ -100,6 +104,8 @@ impl Keywords {
             scroll: s("scroll"),
             normal: s("normal"),
             non_space: js_sys::RegExp::new("\\S", "").unchecked_into(),
+            relevant_attr: js_sys::RegExp::new(&super::walk::relevant_attr_pattern(), "").unchecked_into(),
+            class_or_data_attr: js_sys::RegExp::new("^(?:class$|data-)", "").unchecked_into(),
         }
     }
 }

@@ -120,7 +120,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, with_cla
             light_parent: w.light_parent,
             ..Default::default()
         };
-        read_attributes(&el, &mut data, with_classes);
+        read_attributes(kw, &el, &mut data, with_classes);
         let mut styled = w.styled;
         if styled && UNSTYLED_TAGS.contains(&data.tag.as_str()) {
             data.style = Some(Style::default());
@@ -282,62 +282,47 @@ fn nth_of_type(e: &Element) -> u32 {
     k
 }
 
-fn is_relevant_attr(name: &str) -> bool {
-    name.starts_with("aria-")
-        || name.starts_with("data-test")
-        || matches!(
-            name,
-            "id" | "role"
-                | "type"
-                | "name"
-                | "href"
-                | "alt"
-                | "title"
-                | "placeholder"
-                | "value"
-                | "for"
-                | "hidden"
-                | "inert"
-                | "disabled"
-                | "checked"
-                | "selected"
-                | "multiple"
-                | "size"
-                | "open"
-                | "contenteditable"
-                | "tabindex"
-                | "scope"
-                | "list"
-                | "required"
-                | "readonly"
-                | "label"
-                | "onclick"
-                | "data-qa"
-                | "data-cy"
-                | "popover"
-                | "headers"
-        )
+/// Attributes the pure core reads (besides `aria-*` and `data-test*`).
+pub const RELEVANT_ATTRS: &[&str] = &[
+    "id", "role", "type", "name", "href", "alt", "title", "placeholder", "value", "for", "hidden", "inert",
+    "disabled", "checked", "selected", "multiple", "size", "open", "contenteditable", "tabindex", "scope", "list",
+    "required", "readonly", "label", "onclick", "data-qa", "data-cy", "popover", "headers",
+];
+
+/// Prefixes of relevant attribute names.
+pub const RELEVANT_PREFIXES: &[&str] = &["aria-", "data-test"];
+
+/// The source of the JS regex that tells relevant attribute names apart
+/// without converting them to Rust strings (most attributes, `class` and
+/// `style` above all, are not needed).
+pub fn relevant_attr_pattern() -> String {
+    format!("^(?:{}|(?:{})$)", RELEVANT_PREFIXES.join("|"), RELEVANT_ATTRS.join("|"))
 }
 
-fn read_attributes(el: &Element, data: &mut ElementData, with_classes: bool) {
+/// Reads the relevant attributes: names come as one `getAttributeNames()`
+/// array (no `Attr` objects are created), irrelevant names are skipped by a
+/// regex test on the JS string, and only relevant names and values cross
+/// into Rust.
+fn read_attributes(kw: &Keywords, el: &Element, data: &mut ElementData, with_classes: bool) {
     if !el.has_attributes() {
         return;
     }
-    let attrs = el.attributes();
-    for i in 0..attrs.length() {
-        let Some(a) = attrs.item(i) else { continue };
-        let name = a.name();
-        if !is_relevant_attr(&name) && !(with_classes && (name == "class" || name.starts_with("data-"))) {
+    let names = el.get_attribute_names();
+    for i in 0..names.length() {
+        let name_js: js_sys::JsString = names.get(i).unchecked_into();
+        let wanted = kw.relevant_attr.test_js(&name_js) || (with_classes && kw.class_or_data_attr.test_js(&name_js));
+        if !wanted {
             continue;
         }
+        let name = String::from(&name_js);
         let value = if name == "href" {
             // The resolved absolute URL, not the attribute text.
             match el.dyn_ref::<web_sys::HtmlAnchorElement>() {
                 Some(anchor) => anchor.href(),
-                None => a.value(),
+                None => el.get_attribute(&name).unwrap_or_default(),
             }
         } else {
-            a.value()
+            el.get_attribute(&name).unwrap_or_default()
         };
         data.attrs.push((name, value));
     }
