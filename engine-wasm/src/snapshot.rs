@@ -126,15 +126,20 @@ pub fn build_frame_snapshot(
         let mut ids: Vec<NodeId> = refs.keys().filter(|&id| !obscured(id)).collect();
         ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
-        // Only layers that leave the normal flow (fixed, sticky, positioned
-        // with a z-index) can cover a target; probe only targets under one.
-        // This keeps hit-testing to a handful of probes on most pages.
+        // Only positioned layers paint over the normal flow (fixed, sticky,
+        // absolute, or relative with a z-index), so only targets under one
+        // are probed. This keeps hit-testing to a handful of probes on most
+        // pages. (Positions are read for big boxes only: small ones can't
+        // cover much. Overlaps within the normal flow, such as negative
+        // margins, go unnoticed; the actions layer still refuses to act on
+        // a covered target.)
         let layers: Vec<(NodeId, crate::protocol::Rect)> = (0..tree.len())
             .filter_map(|id| {
                 let e = tree.element(id)?;
                 let st = e.style.as_ref()?;
-                let layer = matches!(st.position, crate::dom::Position::Fixed | crate::dom::Position::Sticky)
-                    || (st.position == crate::dom::Position::Absolute && st.z_index.is_some());
+                use crate::dom::Position;
+                let layer = matches!(st.position, Position::Fixed | Position::Sticky | Position::Absolute)
+                    || (st.position == Position::Relative && st.z_index.is_some());
                 (layer && !e.rect.is_empty() && !sem.is_hidden(id) && !obscured(id)).then_some((id, e.rect))
             })
             .collect();
