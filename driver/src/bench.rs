@@ -11,9 +11,11 @@
 //!   isolated world: `getBoundingClientRect()` plus `getComputedStyle(el).display`
 //!   for every element of `document.querySelectorAll('*')` (light DOM only),
 //!   timed in-page with `performance.now()` (reading one property makes the
-//!   style lookup real; `getComputedStyle` alone is lazy). `ratio` is
-//!   `engine_ms / floor_ms`: how far the engine is from merely touching every
-//!   element once.
+//!   style lookup real; `getComputedStyle` alone is lazy). Each timed
+//!   snapshot is followed by one floor pass, and `ratio` is the median of the
+//!   per-run `engine_ms / floor_ms`: how far the engine is from merely
+//!   touching every element once, measured in pairs so that machine drift
+//!   hits both sides alike.
 //!
 //! With `--playwright`, `scripts/pw-aria.mjs` (Node + playwright-core) takes
 //! Playwright's `ariaSnapshot({ mode: 'ai' })` of the same URLs in its own
@@ -354,28 +356,27 @@ async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Re
         mode,
         ..Default::default()
     };
-    let warm = page.snapshot(&options).await?;
+    let main = page.main_frame_id().await?;
+    let ctx = page.ensure_engine(&main).await?;
+    // Warm-ups, then paired runs: each snapshot is followed by a floor pass,
+    // so both see the same machine state (a 2-core VM drifts by ±30% over a
+    // few seconds) and the ratio is the median of the per-run ratios.
+    let mut last = page.snapshot(&options).await?;
+    page.evaluate_in(&main, ctx, FLOOR_JS, false).await?;
     let (mut engine, mut total, mut occlusion) = (Vec::new(), Vec::new(), Vec::new());
-    let mut last = warm;
+    let (mut floor, mut ratios) = (Vec::new(), Vec::new());
+    let mut floor_n = 0;
     for _ in 0..runs {
         let s = page.snapshot(&options).await?;
+        let v = page.evaluate_in(&main, ctx, FLOOR_JS, false).await?;
+        let floor_ms = v["ms"].as_f64().unwrap_or(f64::NAN);
+        floor_n = v["n"].as_u64().unwrap_or(0);
         engine.push(s.stats.engine_ms);
         occlusion.push(s.stats.occlusion_ms);
         total.push(s.stats.total_ms);
+        floor.push(floor_ms);
+        ratios.push(s.stats.engine_ms / floor_ms);
         last = s;
-    }
-
-    let main = page.main_frame_id().await?;
-    let ctx = page.ensure_engine(&main).await?;
-    let mut floor = Vec::new();
-    let mut floor_n = 0;
-    for i in 0..=runs {
-        let v = page.evaluate_in(&main, ctx, FLOOR_JS, false).await?;
-        if i > 0 {
-            // The first pass is the warm-up.
-            floor.push(v["ms"].as_f64().unwrap_or(f64::NAN));
-        }
-        floor_n = v["n"].as_u64().unwrap_or(0);
     }
 
     let chars = last.tree.chars().count();
@@ -393,7 +394,7 @@ async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Re
         total_ms: median(&total),
         floor_ms,
         floor_elements: floor_n,
-        ratio: engine_ms / floor_ms,
+        ratio: median(&ratios),
         ..Default::default()
     })
 }
@@ -578,7 +579,7 @@ pub fn render_table(r: &BenchReport) -> String {
     );
     out.push_str(
         "(floor = getBoundingClientRect + getComputedStyle(el).display for each of the floor_n elements of \
-         querySelectorAll('*'), light DOM only; ratio = engine_ms / floor_ms; occl = modal detection and \
+         querySelectorAll('*'), light DOM only; ratio = median over runs of engine_ms / floor_ms, each snapshot paired with a floor pass; occl = modal detection and \
          [covered] hit-testing, part of engine_ms)\n",
     );
     out.push_str(&format!(

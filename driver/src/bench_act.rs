@@ -282,10 +282,19 @@ pub fn render(r: &ActBenchReport) -> String {
             )),
         }
     }
+    let failed = r.pages.iter().filter(|p| p.error.is_some()).count();
+    if failed == r.pages.len() {
+        out.push_str("no page could be measured\n");
+        return out;
+    }
     out.push_str(&format!(
-        "median: {:.0} prompt tokens, {:.1} ms overhead (max {:.1} ms; target ≤ {:.0} ms)\n",
+        "median: {:.0} prompt tokens, {:.1} ms overhead (max {:.1} ms; target ≤ {:.0} ms)",
         r.median_prompt_tokens, r.median_overhead_ms, r.max_overhead_ms, r.target_overhead_ms
     ));
+    if failed > 0 {
+        out.push_str(&format!(" over {} page(s); {failed} failed", r.pages.len() - failed));
+    }
+    out.push('\n');
     out
 }
 
