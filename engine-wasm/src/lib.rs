@@ -14,6 +14,7 @@ pub mod blockers;
 pub mod dom;
 pub mod interactive;
 pub mod modal;
+pub mod number;
 pub mod protocol;
 pub mod render;
 pub mod selector;
