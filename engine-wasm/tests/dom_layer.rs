@@ -159,3 +159,21 @@ fn viewport_mode_counts_offscreen_elements() {
     let full = text(&snap("full"));
     assert!(full.contains("button \"Far1\" [offscreen]"), "{full}");
 }
+
+#[wasm_bindgen_test]
+fn viewport_mode_keeps_generated_content_in_view() {
+    // Viewport mode reads CSS generated content only near the viewport (the
+    // only names it renders); what it renders must stay exact.
+    set_body(
+        r#"<style>.star::before{content:"\2605  "}</style><button class="star">Near</button><div style="height:5000px"></div><button class="star">Far</button>"#,
+    );
+    root().scroll_into_view();
+    let whole = |mode: &str| -> Value {
+        serde_json::from_str(&adapter::snapshot(&format!("{{\"mode\":\"{mode}\"}}")).unwrap()).unwrap()
+    };
+    let viewport = whole("viewport");
+    ref_of(&viewport, "\u{2605} Near");
+    let full = whole("full");
+    ref_of(&full, "\u{2605} Near");
+    ref_of(&full, "\u{2605} Far");
+}

@@ -43,7 +43,7 @@ impl HitInfo for LiveHits<'_> {
 
 pub fn scan_page(st: &EngineState) -> Result<BlockerScan, String> {
     let doc = document().map_err(|_| "no document".to_string())?;
-    let walked = walk::walk_document_with(st, &doc, true);
+    let walked = walk::walk_document_with(st, &doc, true, None);
     let facts = page_facts(&doc);
     let (vw, vh) = (facts.viewport.viewport_width, facts.viewport.viewport_height);
     let mut grid = Vec::new();
@@ -137,7 +137,7 @@ pub fn remove(el: &Element) -> Vec<String> {
         if cs.get_property_value("position").unwrap_or_default() == "fixed" {
             // Scroll locks that fix the body keep the offset in `top`.
             let top = style.get_property_value("top").unwrap_or_default();
-            let offset = top.trim_end_matches("px").trim().parse::<f64>().unwrap_or(0.0);
+            let offset = crate::number::parse_decimal(top.trim_end_matches("px").trim()).unwrap_or(0.0);
             let _ = style.set_property_with_priority("position", "static", "important");
             let _ = style.set_property_with_priority("top", "auto", "important");
             window.scroll_to_with_x_and_y(0.0, -offset);

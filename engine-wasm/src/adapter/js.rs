@@ -4,6 +4,11 @@
 //! The walk reads several style properties per element but only needs to know
 //! whether they equal a handful of keywords, so these bindings return
 //! `JsString` and the caller compares against interned constants with `===`.
+//! Strings going the other way (attribute names, pseudo-element selectors)
+//! are passed as interned `JsString`s too: a `&str` argument is decoded from
+//! UTF-8 on every call. Style properties are read through their named
+//! getters (`cs.display`), which skip `getPropertyValue`'s name lookup
+//! (about 10% cheaper in Chromium).
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -13,8 +18,31 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen]
 extern "C" {
     pub type StyleView;
-    #[wasm_bindgen(method, js_name = getPropertyValue)]
-    pub fn get_prop(this: &StyleView, name: &JsString) -> JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn display(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn visibility(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn cursor(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn position(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter, js_name = zIndex)]
+    pub fn z_index(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter, js_name = pointerEvents)]
+    pub fn pointer_events(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter, js_name = overflowX)]
+    pub fn overflow_x(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter, js_name = overflowY)]
+    pub fn overflow_y(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter, js_name = contentVisibility)]
+    pub fn content_visibility(this: &StyleView) -> JsString;
+    #[wasm_bindgen(method, getter)]
+    pub fn content(this: &StyleView) -> JsString;
+
+    pub type WindowView;
+    /// `getComputedStyle(el, pseudo)` with an interned pseudo selector.
+    #[wasm_bindgen(method, js_name = getComputedStyle)]
+    pub fn computed_style_of_pseudo(this: &WindowView, el: &web_sys::Element, pseudo: &JsString) -> StyleView;
 
     pub type CharDataView;
     #[wasm_bindgen(method, getter, js_name = data)]
@@ -29,6 +57,8 @@ extern "C" {
     pub fn local_name_js(this: &ElementView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = onclick)]
     pub fn onclick_js(this: &ElementView) -> JsValue;
+    #[wasm_bindgen(method, js_name = getAttribute)]
+    pub fn attribute_js(this: &ElementView, name: &JsString) -> Option<String>;
 }
 
 pub fn style_view(cs: &web_sys::CssStyleDeclaration) -> &StyleView {
@@ -37,19 +67,14 @@ pub fn style_view(cs: &web_sys::CssStyleDeclaration) -> &StyleView {
 pub fn element_view(e: &web_sys::Element) -> &ElementView {
     e.unchecked_ref()
 }
+pub fn window_view(w: &web_sys::Window) -> &WindowView {
+    w.unchecked_ref()
+}
 
 /// Interned keyword strings, created once per world.
 pub struct Keywords {
-    pub p_display: JsString,
-    pub p_visibility: JsString,
-    pub p_content_visibility: JsString,
-    pub p_cursor: JsString,
-    pub p_position: JsString,
-    pub p_z_index: JsString,
-    pub p_pointer_events: JsString,
-    pub p_overflow_x: JsString,
-    pub p_overflow_y: JsString,
-    pub p_content: JsString,
+    pub before: JsString,
+    pub after: JsString,
     pub none: JsString,
     pub contents: JsString,
     pub block: JsString,
@@ -77,16 +102,8 @@ impl Keywords {
     pub fn new() -> Self {
         let s = |v: &str| JsString::from(v);
         Keywords {
-            p_display: s("display"),
-            p_visibility: s("visibility"),
-            p_content_visibility: s("content-visibility"),
-            p_cursor: s("cursor"),
-            p_position: s("position"),
-            p_z_index: s("z-index"),
-            p_pointer_events: s("pointer-events"),
-            p_overflow_x: s("overflow-x"),
-            p_overflow_y: s("overflow-y"),
-            p_content: s("content"),
+            before: s("::before"),
+            after: s("::after"),
             none: s("none"),
             contents: s("contents"),
             block: s("block"),

@@ -82,6 +82,29 @@ pub fn protocol_version() -> u32 {
     PROTOCOL_VERSION
 }
 
+/// Where a snapshot needs CSS generated content for names (see
+/// `walk_document_with`): everywhere in full mode and for regions; in
+/// viewport mode, the visible part of this frame's viewport with half a
+/// viewport of margin on every side (names are rendered only for what meets
+/// the viewport; the margin keeps boxes that straddle it exact).
+fn names_clip(req: &FrameSnapshotRequest) -> Option<crate::protocol::Rect> {
+    if req.mode != crate::protocol::SnapshotMode::Viewport || req.root_selector.is_some() {
+        return None;
+    }
+    let window = web_sys::window()?;
+    let (w, h) = (
+        window.inner_width().ok()?.as_f64()?,
+        window.inner_height().ok()?.as_f64()?,
+    );
+    let clip = req.visible_clip.unwrap_or(crate::protocol::Rect::new(0.0, 0.0, w, h));
+    Some(crate::protocol::Rect::new(
+        clip.x - w / 2.0,
+        clip.y - h / 2.0,
+        clip.width + w,
+        clip.height + h,
+    ))
+}
+
 /// FrameSnapshotRequest JSON in, FrameSnapshot JSON out.
 #[wasm_bindgen]
 pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
@@ -91,7 +114,7 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let st = state();
     let doc = document()?;
     st.collect_clickables(&doc);
-    let walked = walk_document(st, &doc);
+    let walked = walk::walk_document_with(st, &doc, false, names_clip(&req));
     // A region snapshot still walks the whole document, so selectors, ids and
     // hidden ancestors stay exact; only rendering starts at the region.
     let render_root = match &req.root_selector {

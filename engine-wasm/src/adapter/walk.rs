@@ -8,7 +8,7 @@
 //! - `display:none` subtrees: recorded without style or boxes (names may still
 //!   reference them through aria-labelledby);
 //! - an explicit stack, so nesting depth is bounded only by memory.
-use super::js::{element_view, style_view, CharDataView, Keywords};
+use super::js::{element_view, style_view, window_view, CharDataView, Keywords};
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
@@ -56,12 +56,23 @@ const ELEMENT_NODE: u16 = 1;
 const TEXT_NODE: u16 = 3;
 
 pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
-    walk_document_with(state, doc, false)
+    walk_document_with(state, doc, false, None)
 }
 
 /// `with_classes`: also record `class` attributes (the blocker scan's close-button
 /// search needs them; snapshots don't, and reading them costs a conversion each).
-pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, with_classes: bool) -> Walked {
+///
+/// `names_clip`: CSS generated content (two `getComputedStyle(el, pseudo)`
+/// calls, ~1.8 µs each) is read only for elements whose box meets this
+/// rect. A viewport-mode snapshot renders (and names) only what meets the
+/// viewport, so it passes the viewport with a margin; `None` reads it
+/// everywhere.
+pub fn walk_document_with(
+    state: &EngineState,
+    doc: &web_sys::Document,
+    with_classes: bool,
+    names_clip: Option<Rect>,
+) -> Walked {
     let root = doc.document_element();
     let kw = &state.kw;
     let window = web_sys::window().expect("window");
@@ -141,7 +152,8 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, with_cla
                     ..Default::default()
                 }
             } else {
-                read_style(kw, &window, &el, &data, w.name_ctx, viewport, with_classes)
+                let pseudo = names_clip.map_or(true, |clip| data.rect.intersects(&clip));
+                read_style(kw, &window, &el, &data, w.name_ctx, pseudo, viewport, with_classes)
             };
             if style.display == Display::None {
                 styled = false;
@@ -315,14 +327,15 @@ fn read_attributes(kw: &Keywords, el: &Element, data: &mut ElementData, with_cla
             continue;
         }
         let name = String::from(&name_js);
+        let raw = || element_view(el).attribute_js(&name_js).unwrap_or_default();
         let value = if name == "href" {
             // The resolved absolute URL, not the attribute text.
             match el.dyn_ref::<web_sys::HtmlAnchorElement>() {
                 Some(anchor) => anchor.href(),
-                None => el.get_attribute(&name).unwrap_or_default(),
+                None => raw(),
             }
         } else {
-            el.get_attribute(&name).unwrap_or_default()
+            raw()
         };
         data.attrs.push((name, value));
     }
@@ -352,6 +365,7 @@ fn read_style(
     el: &Element,
     data: &ElementData,
     name_ctx: bool,
+    read_pseudo: bool,
     viewport: (f64, f64),
     all_positions: bool,
 ) -> Style {
@@ -359,7 +373,7 @@ fn read_style(
         return Style::default();
     };
     let cs = style_view(&cs);
-    let display = cs.get_prop(&kw.p_display);
+    let display = cs.display();
     let display = if display == kw.none {
         Display::None
     } else if display == kw.contents {
@@ -379,10 +393,10 @@ fn read_style(
             ..Default::default()
         };
     }
-    let cursor_pointer = cs.get_prop(&kw.p_cursor) == kw.pointer;
+    let cursor_pointer = cs.cursor() == kw.pointer;
     let mut style = Style {
         display,
-        visibility_hidden: cs.get_prop(&kw.p_visibility) != kw.visible,
+        visibility_hidden: cs.visibility() != kw.visible,
         cursor_pointer,
         ..Default::default()
     };
@@ -390,7 +404,7 @@ fn read_style(
     let (vw, vh) = viewport;
     let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
     if big {
-        let position = cs.get_prop(&kw.p_position);
+        let position = cs.position();
         style.position = if position == kw.static_ {
             Position::Static
         } else if position == kw.relative {
@@ -405,7 +419,7 @@ fn read_style(
             Position::Static
         };
         if style.position != Position::Static {
-            let z = cs.get_prop(&kw.p_z_index);
+            let z = cs.z_index();
             if z != kw.auto {
                 style.z_index = String::from(&z).trim().parse::<i32>().ok();
             }
@@ -420,7 +434,7 @@ fn read_style(
         && el.child_element_count() > 0;
     if may_scroll {
         let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
-        if scrolls(cs.get_prop(&kw.p_overflow_y)) || scrolls(cs.get_prop(&kw.p_overflow_x)) {
+        if scrolls(cs.overflow_y()) || scrolls(cs.overflow_x()) {
             style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
         }
     }
@@ -431,22 +445,21 @@ fn read_style(
         || data.has_attr("onclick")
         || data.has_attr("contenteditable");
     if candidate {
-        style.pointer_events_none = cs.get_prop(&kw.p_pointer_events) == kw.none;
+        style.pointer_events_none = cs.pointer_events() == kw.none;
     }
     if data.has_attr("hidden") {
-        style.content_visibility_hidden = cs.get_prop(&kw.p_content_visibility) == kw.hidden;
+        style.content_visibility_hidden = cs.content_visibility() == kw.hidden;
     }
-    if NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (name_ctx && data.has_attr("role")) {
-        style.before_content = pseudo_content(kw, window, el, "::before");
-        style.after_content = pseudo_content(kw, window, el, "::after");
+    if read_pseudo && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (name_ctx && data.has_attr("role"))) {
+        style.before_content = pseudo_content(kw, window, el, &kw.before);
+        style.after_content = pseudo_content(kw, window, el, &kw.after);
     }
     style
 }
 
 /// Text of CSS generated content (`content: "…"`), when it is a plain string.
-fn pseudo_content(kw: &Keywords, window: &web_sys::Window, el: &Element, pseudo: &str) -> Option<String> {
-    let cs = window.get_computed_style_with_pseudo_elt(el, pseudo).ok().flatten()?;
-    let v = style_view(&cs).get_prop(&kw.p_content);
+fn pseudo_content(kw: &Keywords, window: &web_sys::Window, el: &Element, pseudo: &JsString) -> Option<String> {
+    let v = window_view(window).computed_style_of_pseudo(el, pseudo).content();
     if v == kw.none || v == kw.normal {
         return None;
     }
