@@ -68,8 +68,10 @@ pub struct Rendered {
     pub lines: Vec<String>,
     pub frame_slots: Vec<FrameSlot>,
     pub offscreen: OffscreenCounts,
-    /// Ref'd nodes that appear in the text, in document order.
-    pub rendered_refs: Vec<NodeId>,
+    /// Ref'd nodes that appear in the text, in document order, with the
+    /// normalised name already computed for their line (names are the
+    /// costliest part of the pure pipeline; the ref map reuses them).
+    pub rendered_refs: Vec<(NodeId, String)>,
     /// Per node: intersects the visible region.
     pub in_view: Vec<bool>,
 }
@@ -420,7 +422,7 @@ pub fn render(input: &RenderInput) -> Rendered {
                 tokens.push("[covered]".into());
             }
             tokens.push(format!("[ref={}]", input.refs[&id]));
-            rendered_refs.push(id);
+            rendered_refs.push((id, name.clone()));
         }
         let url = if role_str == "link" {
             e.attr("href")

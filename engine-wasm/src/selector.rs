@@ -6,6 +6,7 @@
 //! then a unique `tag[name=…]`, else a `:nth-of-type` chain anchored at the
 //! nearest ancestor with a unique id (or the scope root).
 use crate::dom::{DomTree, NodeId, NodeKind, ScopeId};
+use std::cell::RefCell;
 
 pub const SHADOW_SEPARATOR: &str = " >>> ";
 const TEST_ID_ATTRS: &[&str] = &["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];
@@ -15,6 +16,16 @@ pub struct SelectorIndex<'t> {
     /// Sorted keys; a key is unique when it occurs once (a sorted Vec costs
     /// less wasm than another HashMap instantiation).
     keys: Vec<(ScopeId, &'static str, &'t str, &'t str)>,
+    /// Each element's own step, once computed: refs share most of their
+    /// ancestors, so each ancestor's anchor check and segment are built once.
+    steps: RefCell<Vec<Option<Step>>>,
+}
+
+/// One element's part of a selector: a unique anchor, or a positional segment.
+#[derive(Clone)]
+struct Step {
+    text: String,
+    anchored: bool,
 }
 
 impl<'t> SelectorIndex<'t> {
@@ -36,7 +47,10 @@ impl<'t> SelectorIndex<'t> {
             }
         }
         keys.sort_unstable();
-        SelectorIndex { keys }
+        SelectorIndex {
+            keys,
+            steps: RefCell::new(vec![None; tree.len()]),
+        }
     }
 
     fn unique(&self, scope: ScopeId, key: &'static str, tag: &str, value: &str) -> bool {
@@ -111,6 +125,30 @@ fn unique_anchor(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<St
     None
 }
 
+/// The step of element `id` (cached in the index).
+fn step(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<Step> {
+    if let Some(s) = index.steps.borrow().get(id).cloned().flatten() {
+        return Some(s);
+    }
+    let e = tree.element(id)?;
+    let step = match unique_anchor(tree, index, id) {
+        Some(text) => Step { text, anchored: true },
+        None => {
+            let tag = css_escape_ident(&e.tag);
+            let text = match e.tag.as_str() {
+                "html" | "body" | "head" => tag,
+                _ if e.nth_of_type > 0 => format!("{tag}:nth-of-type({})", e.nth_of_type),
+                _ => tag,
+            };
+            Step { text, anchored: false }
+        }
+    };
+    if let Some(slot) = index.steps.borrow_mut().get_mut(id) {
+        *slot = Some(step.clone());
+    }
+    Some(step)
+}
+
 fn light_parent(tree: &DomTree, id: NodeId) -> Option<NodeId> {
     tree.element(id)
         .and_then(|e| e.light_parent)
@@ -123,9 +161,9 @@ pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String
     let mut segments: Vec<String> = Vec::new();
     let mut cur = id;
     loop {
-        let Some(e) = tree.element(cur) else { break };
-        if let Some(anchor) = unique_anchor(tree, index, cur) {
-            segments.push(anchor);
+        let Some(step) = step(tree, index, cur) else { break };
+        if step.anchored {
+            segments.push(step.text);
             // Skip to the enclosing shadow root, if any.
             let mut p = light_parent(tree, cur);
             while let Some(pid) = p {
@@ -148,13 +186,7 @@ pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String
                 _ => break,
             }
         }
-        let tag = css_escape_ident(&e.tag);
-        let seg = match e.tag.as_str() {
-            "html" | "body" | "head" => tag,
-            _ if e.nth_of_type > 0 => format!("{tag}:nth-of-type({})", e.nth_of_type),
-            _ => tag,
-        };
-        segments.push(seg);
+        segments.push(step.text);
         match light_parent(tree, cur) {
             Some(p) => match &tree.node(p).kind {
                 NodeKind::Element(_) => cur = p,

@@ -183,7 +183,7 @@ pub fn build_frame_snapshot(
         Some(req.ref_prefix.clone())
     };
     let mut ref_map = Vec::with_capacity(rendered.rendered_refs.len());
-    for &id in &rendered.rendered_refs {
+    for (id, name) in rendered.rendered_refs {
         let role = sem
             .role(id)
             .filter(|r| !matches!(*r, "none" | "presentation"))
@@ -197,7 +197,7 @@ pub fn build_frame_snapshot(
             refs[&id].clone(),
             RefInfo {
                 role: role.to_string(),
-                name: normalize_ws(&sem.name(id)),
+                name,
                 selector: selector_for(tree, &index, id),
                 url,
                 frame: frame.clone(),

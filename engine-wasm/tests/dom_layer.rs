@@ -177,3 +177,57 @@ fn viewport_mode_keeps_generated_content_in_view() {
     ref_of(&full, "\u{2605} Near");
     ref_of(&full, "\u{2605} Far");
 }
+
+#[wasm_bindgen_test]
+fn generated_content_follows_style_sheet_changes() {
+    // Sheets that generate no text (here only the clearfix idiom) let the
+    // walk skip reading `::before`/`::after`; verdicts are cached per sheet,
+    // so a sheet added or grown later must be noticed.
+    set_body(r#"<style>.cf::after{content:"";display:table}</style><button class="cf mark">Plain</button>"#);
+    ref_of(&snap("full"), "Plain");
+
+    // A new sheet that generates text.
+    root()
+        .insert_adjacent_html("afterbegin", r#"<style>.mark::before{content:"\2192  "}</style>"#)
+        .unwrap();
+    ref_of(&snap("full"), "\u{2192} Plain");
+
+    // A rule inserted into a sheet that was already judged.
+    set_body(r#"<style id="grow">.cf::after{content:""}</style><button class="late">Late</button>"#);
+    ref_of(&snap("full"), "Late");
+    js_sys::eval(r#"document.getElementById("grow").sheet.insertRule('.late::after{content:" \u2713"}', 1)"#).unwrap();
+    ref_of(&snap("full"), "Late \u{2713}");
+}
+
+#[wasm_bindgen_test]
+fn generated_content_from_shadow_root_styles() {
+    set_body(r#"<div id="host2"></div>"#);
+    let host = document().get_element_by_id("host2").unwrap();
+    let init = web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open);
+    let shadow = host.attach_shadow(&init).unwrap();
+    shadow.set_inner_html(r#"<style>button::before{content:"\2605  "}</style><button>Inside</button>"#);
+    ref_of(&snap("full"), "\u{2605} Inside");
+}
+
+#[wasm_bindgen_test]
+fn inline_text_elements_keep_text_and_targets() {
+    // Inline text-level elements that can't be targets have no rect read;
+    // their text still flows into the tree, and those that can be targets
+    // (a handler, a pointer cursor, a role) still get refs.
+    set_body(
+        r#"<p>Read <span>the <b>fine</b> print</span> now.
+        <span onclick="void 0">Tap</span> <span style="cursor:pointer">Point</span>
+        <span role="button" tabindex="0">Role</span></p>"#,
+    );
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("Read the fine print now."), "{t}");
+    for line_end in ["]: Tap", "]: Point", "\"Role\" [ref="] {
+        let line = t
+            .lines()
+            .find(|l| l.contains(line_end))
+            .unwrap_or_else(|| panic!("{line_end}: {t}"));
+        let r = line.split("[ref=").nth(1).and_then(|x| x.split(']').next()).unwrap();
+        assert_eq!(s["refs"][r]["in_viewport"], true, "{line}: {t}");
+    }
+}

@@ -3,6 +3,7 @@
 //! the pure modules it calls.
 mod actions;
 mod blockers;
+mod generated_content;
 mod js;
 mod probe;
 mod resolve;
@@ -18,7 +19,8 @@ use state::{state, EngineState};
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
-pub use walk::{parse_css_content, walk_document, Walked};
+pub use crate::css_content::parse_css_content;
+pub use walk::{walk_document, Walked};
 
 fn now_ms() -> f64 {
     web_sys::window()

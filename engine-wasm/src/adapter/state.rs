@@ -9,6 +9,12 @@ use web_sys::Element;
 
 pub struct EngineState {
     pub kw: Keywords,
+    /// Element local names and attribute names, converted to Rust once per
+    /// distinct name.
+    pub tags: TagNames,
+    pub attr_names: TagNames,
+    /// Which style sheets may generate text (cached across snapshots).
+    pub sheets: super::generated_content::SheetVerdicts,
     /// element → ref number; weak, so a ref lives exactly as long as its element.
     ref_of: WeakMap,
     /// ref number → element, for resolving refs the driver sends back.
@@ -20,6 +26,36 @@ pub struct EngineState {
     pub clickables: WeakSet,
     listened_roots: WeakSet,
     listener: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+/// Interned names: a page has a few dozen distinct element and attribute
+/// names but thousands of elements, and converting a JS string to UTF-8
+/// costs far more than one `Map.get` on it.
+#[derive(Default)]
+pub struct TagNames {
+    ids: Map,
+    names: RefCell<Vec<String>>,
+}
+
+impl TagNames {
+    /// The local name of `el` and a small number identifying it.
+    pub fn of(&self, el: &Element) -> (u32, String) {
+        self.intern(&super::js::element_view(el).local_name_js())
+    }
+
+    /// A small number identifying `name`, and its text.
+    pub fn intern(&self, name: &js_sys::JsString) -> (u32, String) {
+        if let Some(id) = self.ids.get(name).as_f64() {
+            let id = id as u32;
+            return (id, self.names.borrow()[id as usize].clone());
+        }
+        let text = String::from(name);
+        let mut names = self.names.borrow_mut();
+        let id = names.len() as u32;
+        names.push(text.clone());
+        self.ids.set(name, &JsValue::from(id));
+        (id, text)
+    }
 }
 
 thread_local! {
@@ -52,6 +88,9 @@ impl EngineState {
         });
         let st = EngineState {
             kw: Keywords::new(),
+            sheets: Default::default(),
+            tags: TagNames::default(),
+            attr_names: TagNames::default(),
             ref_of: WeakMap::new(),
             by_ref: Map::new(),
             next_ref: Cell::new(0),

@@ -8,7 +8,8 @@
 //! - `display:none` subtrees: recorded without style or boxes (names may still
 //!   reference them through aria-labelledby);
 //! - an explicit stack, so nesting depth is bounded only by memory.
-use super::js::{element_view, style_view, window_view, CharDataView, Keywords};
+use super::generated_content::{self, Scopes};
+use super::js::{element_view, style_view, CharDataView, Keywords};
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
@@ -81,6 +82,12 @@ pub fn walk_document_with(
     let mut next_scope: ScopeId = 1;
     // Host element of each shadow scope (index = ScopeId; the document has none).
     let mut scope_hosts: Vec<Option<NodeId>> = vec![None];
+    let mut scopes = Scopes {
+        roots: vec![None],
+        parents: vec![0],
+    };
+    // Elements whose generated content may feed a name (read after the walk).
+    let mut wanted_pseudo: Vec<NodeId> = Vec::new();
     let mut truncated = false;
     let viewport = (
         window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0),
@@ -125,19 +132,22 @@ pub fn walk_document_with(
             continue;
         }
         let el: Element = w.node.unchecked_into();
+        let is_frame = tag == "iframe" || tag == "frame";
+        let shadow = if is_frame { None } else { el.shadow_root() };
         let mut data = ElementData {
             tag,
             nth_of_type: w.nth,
             light_parent: w.light_parent,
             ..Default::default()
         };
-        read_attributes(kw, &el, &mut data, with_classes);
+        read_attributes(state, &el, &mut data, with_classes);
+        data.has_click_handler =
+            data.has_attr("onclick") || !element_view(&el).onclick_js().is_null() || state.clickables.has(el.as_ref());
         let mut styled = w.styled;
+        let mut pseudo = false;
         if styled && UNSTYLED_TAGS.contains(&data.tag.as_str()) {
             data.style = Some(Style::default());
         } else if styled {
-            let r = el.get_bounding_client_rect();
-            data.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
             // A box-less leaf can't show anything: skip its style (zero
             // size counts as hidden) and save the reads.
             // (Unless it carries a name source: an empty `<a title>` still
@@ -145,39 +155,44 @@ pub fn walk_document_with(
             let named = ["title", "aria-label", "aria-labelledby", "alt", "role", "href"]
                 .iter()
                 .any(|a| data.has_attr(a));
-            let leaf = !el.has_child_nodes() && data.tag != "slot" && !named && el.shadow_root().is_none();
-            let style = if data.rect.is_empty() && leaf {
+            let leaf = !el.has_child_nodes() && data.tag != "slot" && !named && shadow.is_none();
+            if leaf {
+                data.rect = read_rect(&el);
+            }
+            let style = if leaf && data.rect.is_empty() {
                 Style {
                     display: Display::None,
                     ..Default::default()
                 }
             } else {
-                let pseudo = names_clip.map_or(true, |clip| data.rect.intersects(&clip));
-                read_style(kw, &window, &el, &data, w.name_ctx, pseudo, viewport, with_classes)
+                let style = read_style(kw, &window, &el, &mut data, !leaf, viewport, with_classes);
+                pseudo = names_clip.map_or(true, |clip| data.rect.intersects(&clip))
+                    && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (w.name_ctx && data.has_attr("role")));
+                style
             };
             if style.display == Display::None {
                 styled = false;
+                pseudo = false;
                 data.rect = Rect::default();
             }
             data.style = Some(style);
         }
         read_form_state(&el, &mut data);
-        data.has_click_handler =
-            data.has_attr("onclick") || !element_view(&el).onclick_js().is_null() || state.clickables.has(el.as_ref());
         if data.tag == "dialog" {
             data.modal_dialog = el.matches(":modal").unwrap_or(false);
         }
-        let is_frame = data.tag == "iframe" || data.tag == "frame";
         if is_frame {
             data.frame_key = Some(state.frame_key_for(&el));
         }
-        let shadow = if is_frame { None } else { el.shadow_root() };
         data.shadow_host = shadow.is_some();
         let name_ctx = w.name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role");
         let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
         elements.push(Some(el.clone()));
+        if pseudo {
+            wanted_pseudo.push(id);
+        }
         if is_frame {
             continue;
         }
@@ -199,9 +214,11 @@ pub fn walk_document_with(
             let scope = next_scope;
             next_scope += 1;
             scope_hosts.push(Some(id));
+            scopes.roots.push(Some(root.clone()));
+            scopes.parents.push(w.scope);
             let root_id = tree.push(id, NodeKind::ShadowRoot, scope);
             elements.push(None);
-            for (node, tag, nth) in enumerate_children(root.as_ref(), is_svg) {
+            for (node, tag, nth) in enumerate_children(state, root.as_ref(), is_svg) {
                 children.push(child_ctx(node, tag, nth, scope, Some(id), root_id, None));
             }
         } else if is_slot && w.scope != 0 {
@@ -226,17 +243,18 @@ pub fn walk_document_with(
                     children.push(child_ctx(node, tag, nth, outer_scope, outer_host, id, w.scope_host));
                 }
             } else {
-                for (node, tag, nth) in enumerate_children(el.as_ref(), false) {
+                for (node, tag, nth) in enumerate_children(state, el.as_ref(), false) {
                     children.push(child_ctx(node, tag, nth, w.scope, w.scope_host, id, None));
                 }
             }
         } else {
-            for (node, tag, nth) in enumerate_children(el.as_ref(), is_svg) {
+            for (node, tag, nth) in enumerate_children(state, el.as_ref(), is_svg) {
                 children.push(child_ctx(node, tag, nth, w.scope, w.scope_host, id, None));
             }
         }
         stack.extend(children.into_iter().rev());
     }
+    generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
     Walked {
         tree,
         elements,
@@ -247,26 +265,26 @@ pub fn walk_document_with(
 /// Element and text children in order, with each element's local name and
 /// 1-based index among same-name siblings. Inside `<svg>` only `<title>`
 /// matters (its text names the graphic).
-fn enumerate_children(parent: &Node, svg: bool) -> Vec<(Node, Option<String>, u32)> {
+fn enumerate_children(state: &EngineState, parent: &Node, svg: bool) -> Vec<(Node, Option<String>, u32)> {
     let mut out = Vec::new();
-    let mut counts: Vec<(String, u32)> = Vec::new();
+    let mut counts: Vec<(u32, u32)> = Vec::new();
     let mut c = parent.first_child();
     while let Some(n) = c {
         c = n.next_sibling();
         match n.node_type() {
             ELEMENT_NODE => {
                 let e: &Element = n.unchecked_ref();
-                let tag = e.local_name();
+                let (tag_id, tag) = state.tags.of(e);
                 if svg && tag != "title" {
                     continue;
                 }
-                let nth = match counts.iter_mut().find(|(t, _)| *t == tag) {
+                let nth = match counts.iter_mut().find(|(t, _)| *t == tag_id) {
                     Some((_, k)) => {
                         *k += 1;
                         *k
                     }
                     None => {
-                        counts.push((tag.clone(), 1));
+                        counts.push((tag_id, 1));
                         1
                     }
                 };
@@ -296,9 +314,36 @@ fn nth_of_type(e: &Element) -> u32 {
 
 /// Attributes the pure core reads (besides `aria-*` and `data-test*`).
 pub const RELEVANT_ATTRS: &[&str] = &[
-    "id", "role", "type", "name", "href", "alt", "title", "placeholder", "value", "for", "hidden", "inert",
-    "disabled", "checked", "selected", "multiple", "size", "open", "contenteditable", "tabindex", "scope", "list",
-    "required", "readonly", "label", "onclick", "data-qa", "data-cy", "popover", "headers",
+    "id",
+    "role",
+    "type",
+    "name",
+    "href",
+    "alt",
+    "title",
+    "placeholder",
+    "value",
+    "for",
+    "hidden",
+    "inert",
+    "disabled",
+    "checked",
+    "selected",
+    "multiple",
+    "size",
+    "open",
+    "contenteditable",
+    "tabindex",
+    "scope",
+    "list",
+    "required",
+    "readonly",
+    "label",
+    "onclick",
+    "data-qa",
+    "data-cy",
+    "popover",
+    "headers",
 ];
 
 /// Prefixes of relevant attribute names.
@@ -315,7 +360,8 @@ pub fn relevant_attr_pattern() -> String {
 /// array (no `Attr` objects are created), irrelevant names are skipped by a
 /// regex test on the JS string, and only relevant names and values cross
 /// into Rust.
-fn read_attributes(kw: &Keywords, el: &Element, data: &mut ElementData, with_classes: bool) {
+fn read_attributes(state: &EngineState, el: &Element, data: &mut ElementData, with_classes: bool) {
+    let kw = &state.kw;
     if !el.has_attributes() {
         return;
     }
@@ -326,7 +372,7 @@ fn read_attributes(kw: &Keywords, el: &Element, data: &mut ElementData, with_cla
         if !wanted {
             continue;
         }
-        let name = String::from(&name_js);
+        let (_, name) = state.attr_names.intern(&name_js);
         let raw = || element_view(el).attribute_js(&name_js).unwrap_or_default();
         let value = if name == "href" {
             // The resolved absolute URL, not the attribute text.
@@ -358,14 +404,33 @@ const CONTROL_TAGS: &[&str] = &[
 /// display, visibility, cursor. Only where they can matter: position and
 /// z-index (boxes big enough to be overlays or bars), overflow (boxes big
 /// enough to scroll), pointer-events (possible targets), content-visibility
-/// (`hidden=until-found`), generated content (name-from-content elements).
+/// (`hidden=until-found`). Generated content is read after the walk (see
+/// `generated_content`).
+fn read_rect(el: &Element) -> Rect {
+    let r = el.get_bounding_client_rect();
+    Rect::new(r.x(), r.y(), r.width(), r.height())
+}
+
+/// Text-level elements: when one is laid out inline and nothing makes it a
+/// possible target, its box adds nothing (its text is placed by its
+/// parent's box, and inline boxes can neither scroll nor cover the page),
+/// so its rect is not read: `getBoundingClientRect` is the dearest read
+/// of the walk, and these are 10–30% of the elements of real pages.
+const TEXT_LEVEL_TAGS: &[&str] = &[
+    "span", "b", "i", "em", "strong", "small", "code", "abbr", "cite", "q", "s", "u", "mark", "sub", "sup", "time",
+    "font", "bdi", "bdo", "kbd", "samp", "var", "dfn", "data", "del", "ins", "nobr", "big", "tt", "strike",
+];
+
+/// `read_rect_too`: also read the element's rect (it wasn't yet), unless it
+/// is an inline text-level element that can't be a target (see
+/// `TEXT_LEVEL_TAGS`). With `all_positions` (the blocker scan) every rect
+/// is read.
 fn read_style(
     kw: &Keywords,
     window: &web_sys::Window,
     el: &Element,
-    data: &ElementData,
-    name_ctx: bool,
-    read_pseudo: bool,
+    data: &mut ElementData,
+    read_rect_too: bool,
     viewport: (f64, f64),
     all_positions: bool,
 ) -> Style {
@@ -400,6 +465,18 @@ fn read_style(
         cursor_pointer,
         ..Default::default()
     };
+    let candidate = cursor_pointer
+        || data.has_click_handler
+        || CONTROL_TAGS.contains(&data.tag.as_str())
+        || data.has_attr("role")
+        || data.has_attr("tabindex")
+        || data.has_attr("onclick")
+        || data.has_attr("contenteditable");
+    let boxless_text =
+        display == Display::Inline && !candidate && !all_positions && TEXT_LEVEL_TAGS.contains(&data.tag.as_str());
+    if read_rect_too && !boxless_text {
+        data.rect = read_rect(el);
+    }
     let r = &data.rect;
     let (vw, vh) = viewport;
     let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
@@ -438,60 +515,13 @@ fn read_style(
             style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
         }
     }
-    let candidate = cursor_pointer
-        || CONTROL_TAGS.contains(&data.tag.as_str())
-        || data.has_attr("role")
-        || data.has_attr("tabindex")
-        || data.has_attr("onclick")
-        || data.has_attr("contenteditable");
     if candidate {
         style.pointer_events_none = cs.pointer_events() == kw.none;
     }
     if data.has_attr("hidden") {
         style.content_visibility_hidden = cs.content_visibility() == kw.hidden;
     }
-    if read_pseudo && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (name_ctx && data.has_attr("role"))) {
-        style.before_content = pseudo_content(kw, window, el, &kw.before);
-        style.after_content = pseudo_content(kw, window, el, &kw.after);
-    }
     style
-}
-
-/// Text of CSS generated content (`content: "…"`), when it is a plain string.
-fn pseudo_content(kw: &Keywords, window: &web_sys::Window, el: &Element, pseudo: &JsString) -> Option<String> {
-    let v = window_view(window).computed_style_of_pseudo(el, pseudo).content();
-    if v == kw.none || v == kw.normal {
-        return None;
-    }
-    parse_css_content(&String::from(&v))
-}
-
-/// Extracts the concatenated string literals of a computed `content` value
-/// (`"a" "b"` → `ab`); counters, images and attr() are ignored.
-pub fn parse_css_content(v: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut chars = v.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '"' || c == '\'' {
-            let quote = c;
-            while let Some(d) = chars.next() {
-                if d == '\\' {
-                    if let Some(e) = chars.next() {
-                        out.push(e);
-                    }
-                } else if d == quote {
-                    break;
-                } else {
-                    out.push(d);
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        None
-    } else {
-        Some(out)
-    }
 }
 
 fn read_form_state(el: &Element, data: &mut ElementData) {
