@@ -14,7 +14,8 @@
 //!   style lookup real; `getComputedStyle` alone is lazy), in every frame
 //!   of the page and summed, as `engine_ms` sums the engine's time over the
 //!   frames (`floor_n` next to `elems` shows both sides' element counts;
-//!   the engine skips frames whose iframe isn't rendered). Each timed
+//!   both skip child frames whose iframe isn't rendered, the floor by their
+//!   zero-size viewport). Each timed
 //!   snapshot is followed by one floor pass, and `ratio` is the median of the
 //!   per-run `engine_ms / floor_ms`: how far the engine is from merely
 //!   touching every element once, measured in pairs so that machine drift
@@ -147,7 +148,7 @@ const FLOOR_JS: &str = "(() => {\
         acc += r.width + cs.display.length;\
     }\
     const t1 = performance.now();\
-    return { ms: t1 - t0, n: els.length, acc: acc > -1 };\
+    return { ms: t1 - t0, n: els.length, acc: acc > -1, area: innerWidth * innerHeight };\
 })()";
 
 pub fn median(xs: &[f64]) -> f64 {
@@ -381,6 +382,9 @@ async fn floor_pass(page: &Page, frames: &[FrameContext]) -> Result<(f64, u64)> 
     let (mut ms, mut n) = (0.0, 0);
     for (i, (frame, ctx)) in frames.iter().enumerate() {
         match page.evaluate_in(frame, *ctx, FLOOR_JS, false).await {
+            // A child frame with no viewport (its iframe isn't rendered):
+            // the snapshot leaves it out, so the floor does too.
+            Ok(v) if i > 0 && v["area"].as_f64().unwrap_or(0.0) <= 0.0 => {}
             Ok(v) => {
                 ms += v["ms"].as_f64().unwrap_or(f64::NAN);
                 n += v["n"].as_u64().unwrap_or(0);
