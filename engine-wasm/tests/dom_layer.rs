@@ -231,3 +231,21 @@ fn inline_text_elements_keep_text_and_targets() {
         assert_eq!(s["refs"][r]["in_viewport"], true, "{line}: {t}");
     }
 }
+
+#[wasm_bindgen_test]
+fn generated_content_from_adopted_style_sheets() {
+    // Constructed sheets reach a document or shadow root only through
+    // `adoptedStyleSheets` (the usual way web-component libraries style).
+    set_body(r#"<div id="host3"></div>"#);
+    js_sys::eval(
+        r#"(() => {
+            const sheet = new CSSStyleSheet();
+            sheet.replaceSync('button::after{content:" \u00bb"}');
+            const root = document.getElementById("host3").attachShadow({ mode: "open" });
+            root.adoptedStyleSheets = [sheet];
+            root.innerHTML = "<button>Next</button>";
+        })()"#,
+    )
+    .unwrap();
+    ref_of(&snap("full"), "Next \u{bb}");
+}

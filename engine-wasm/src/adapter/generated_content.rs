@@ -163,7 +163,10 @@ impl SheetVerdicts {
         let adopted = owner.adopted_style_sheets();
         match adopted.dyn_ref::<js_sys::Array>() {
             Some(list) => list.iter().any(|s| self.sheet_may_generate(kw, &s)),
-            None => false,
+            // No such property (an older browser): no adopted sheets.
+            None if adopted.is_undefined() || adopted.is_null() => false,
+            // Something unexpected: assume the worst.
+            None => true,
         }
     }
 }
