@@ -89,7 +89,11 @@ impl Drop for StandIn {
 /// there succeeds without scrolling or removeBlocker).
 fn first_ref(text: &str) -> Option<String> {
     let usable = |l: &&str| !l.contains("[covered]") && !l.contains("[offscreen]");
-    let line = text.lines().filter(|l| l.contains("[ref=")).find(usable).or_else(|| text.lines().find(|l| l.contains("[ref=")))?;
+    let line = text
+        .lines()
+        .filter(|l| l.contains("[ref="))
+        .find(usable)
+        .or_else(|| text.lines().find(|l| l.contains("[ref=")))?;
     let start = line.find("[ref=")? + 5;
     let end = line[start..].find(']')? + start;
     Some(line[start..end].to_string())
@@ -154,7 +158,9 @@ async fn start_stand_in() -> std::io::Result<StandIn> {
     let recorded = sizes.clone();
     let task = tokio::spawn(async move {
         loop {
-            let Ok((sock, _)) = listener.accept().await else { continue };
+            let Ok((sock, _)) = listener.accept().await else {
+                continue;
+            };
             let recorded = recorded.clone();
             tokio::spawn(async move {
                 let _ = serve_stand_in(sock, recorded).await;
@@ -168,7 +174,11 @@ pub async fn bench_act(args: &BenchActArgs) -> Result<ActBenchReport> {
     let files = expand_inputs(&args.inputs)?;
     let (_server, served) = serve_files(&files).await?;
     let stand_in = if args.model.is_none() {
-        Some(start_stand_in().await.map_err(|e| Error::LlmSetup(format!("cannot start the stand-in model: {e}")))?)
+        Some(
+            start_stand_in()
+                .await
+                .map_err(|e| Error::LlmSetup(format!("cannot start the stand-in model: {e}")))?,
+        )
     } else {
         None
     };
@@ -179,9 +189,17 @@ pub async fn bench_act(args: &BenchActArgs) -> Result<ActBenchReport> {
             api_key: Some("bench".into()),
             ..Default::default()
         })?,
-        None => Llm::new(LlmOptions { model: args.model.clone(), base_url: args.base_url.clone(), ..Default::default() })?,
+        None => Llm::new(LlmOptions {
+            model: args.model.clone(),
+            base_url: args.base_url.clone(),
+            ..Default::default()
+        })?,
     };
-    let mut launch = LaunchOptions { viewport: args.viewport, navigation_timeout: Duration::from_secs(60), ..LaunchOptions::default() };
+    let mut launch = LaunchOptions {
+        viewport: args.viewport,
+        navigation_timeout: Duration::from_secs(60),
+        ..LaunchOptions::default()
+    };
     launch.extra_args.extend(offline_switches());
     // The bench measures act, not removeBlocker: keep pages as they are.
     launch.remove_blocker.enabled = false;
@@ -235,7 +253,10 @@ async fn bench_page(
     stand_in: Option<&StandIn>,
 ) -> Result<ActBench> {
     page.goto(url).await?;
-    let opts = ActOptions { self_heal: false, ..ActOptions::default() };
+    let opts = ActOptions {
+        self_heal: false,
+        ..ActOptions::default()
+    };
     // Warm-up (engine injected, first snapshot taken).
     page.act(llm, &args.instruction, &opts).await?;
     let (mut act_ms, mut inference_ms, mut overhead_ms) = (Vec::new(), Vec::new(), Vec::new());
@@ -300,7 +321,11 @@ pub fn render(r: &ActBenchReport) -> String {
 
 pub async fn run(args: BenchActArgs) -> Result<()> {
     let report = bench_act(&args).await?;
-    let text = if args.json { serde_json::to_string(&report).expect("report serialises") } else { render(&report) };
+    let text = if args.json {
+        serde_json::to_string(&report).expect("report serialises")
+    } else {
+        render(&report)
+    };
     use std::io::Write;
     let _ = writeln!(std::io::stdout().lock(), "{}", text.trim_end());
     Ok(())
@@ -315,7 +340,12 @@ mod tests {
         let body = json!({"model": "m", "messages": [{"role": "system", "content": "x [ref=e0]"},
             {"role": "user", "content": "Instruction: x\n- link \"A\" [ref=e3]\n- button [ref=e4]"}]});
         let r = stand_in_reply(&body);
-        let args: Value = serde_json::from_str(r["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"].as_str().unwrap()).unwrap();
+        let args: Value = serde_json::from_str(
+            r["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(args["elementId"], "e3");
         assert_eq!(args["method"], "hover");
     }

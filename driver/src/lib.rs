@@ -17,9 +17,9 @@
 //! ```
 
 mod action;
+mod actions;
 pub mod agent;
 pub mod ai;
-mod actions;
 pub mod bench;
 pub mod bench_act;
 pub mod bench_actions;
@@ -41,15 +41,17 @@ mod time;
 mod tools;
 
 pub use action::{Action, Method};
-pub use agent::{Agent, AgentAction, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SavedRun};
-pub use ai::{ActOptions, ActRecord, ActResult, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult, Variables};
-pub use llm::{Llm, LlmOptions, Usage};
 pub use actions::{ActionResult, ClickOptions};
+pub use agent::{Agent, AgentAction, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SavedRun};
+pub use ai::{
+    ActOptions, ActRecord, ActResult, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult, Variables,
+};
 pub use blocker::{ConsentPolicy, RemoveBlockerOptions, RemoveBlockerResult};
 pub use browser::{Browser, LaunchOptions, ViewportSize, CHROME_ENV, DEFAULT_CHROME};
 pub use config::{Config, DomainOverride, RemoveBlockerConfig};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use input::{key_by_name, parse_combo, Combo, KeyDef};
+pub use llm::{Llm, LlmOptions, Usage};
 pub use navigation::NavigationResponse;
 pub use page::{resolve_target, Page, ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
 pub use settle::{SettleReport, DEFAULT_SETTLE_TIMEOUT, MAX_REQUEST_AGE, QUIET_WINDOW};

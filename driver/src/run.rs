@@ -76,9 +76,13 @@ pub fn parse_steps(text: &str) -> Result<Vec<Action>> {
     #[serde(untagged)]
     enum File {
         List(Vec<serde_json::Value>),
-        Object { steps: Vec<serde_json::Value> },
+        Object {
+            steps: Vec<serde_json::Value>,
+        },
         /// `sightline observe --json` output: its actions run as steps.
-        Observed { actions: Vec<serde_json::Value> },
+        Observed {
+            actions: Vec<serde_json::Value>,
+        },
     }
     let file: File = serde_json::from_str(text).map_err(|e| {
         Error::InvalidAction(format!(
@@ -241,7 +245,9 @@ mod tests {
         assert_eq!(steps.len(), 2);
         let wrapped = parse_steps(r#"{"steps":[{"method":"reload"}]}"#).unwrap();
         assert_eq!(wrapped[0].method, "reload");
-        let observed = parse_steps(r##"{"actions":[{"method":"click","selector":"#go","description":"Go"}],"usage":{}}"##).unwrap();
+        let observed =
+            parse_steps(r##"{"actions":[{"method":"click","selector":"#go","description":"Go"}],"usage":{}}"##)
+                .unwrap();
         assert_eq!(observed[0].selector.as_deref(), Some("#go"));
         let e = parse_steps(r#"[{"method":"click","ref":"e1"},{"method":"fly"}]"#).unwrap_err();
         assert!(e.to_string().contains("step 2: unknown method \"fly\""), "{e}");

@@ -122,13 +122,18 @@ mod tests {
         ] {
             let got = parse_decimal(text).unwrap_or_else(|| panic!("{text} should parse"));
             let tolerance = want.abs() * 4.0 * f64::EPSILON;
-            assert!((got - want).abs() <= tolerance || got == want, "{text}: got {got}, want {want}");
+            assert!(
+                (got - want).abs() <= tolerance || got == want,
+                "{text}: got {got}, want {want}"
+            );
         }
     }
 
     #[test]
     fn rejects_what_is_not_a_plain_decimal() {
-        for text in ["", "-", ".", "e3", "1e", "1e+", "3px", " 3", "3 ", "1.2.3", "0x10", "NaN", "inf"] {
+        for text in [
+            "", "-", ".", "e3", "1e", "1e+", "3px", " 3", "3 ", "1.2.3", "0x10", "NaN", "inf",
+        ] {
             assert_eq!(parse_decimal(text), None, "{text:?}");
         }
     }

@@ -138,7 +138,9 @@ impl Parser<'_> {
                     self.i += 1;
                 }
                 let text = std::str::from_utf8(&self.s[start..self.i]).map_err(|_| self.err("bad number"))?;
-                crate::number::parse_decimal(text).map(Json::Num).ok_or_else(|| self.err("bad number"))
+                crate::number::parse_decimal(text)
+                    .map(Json::Num)
+                    .ok_or_else(|| self.err("bad number"))
             }
             Some(_) => Err(self.err("unexpected character")),
         }

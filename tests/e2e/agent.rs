@@ -4,10 +4,10 @@
 //! page variables its handlers set), and every request the "model" got is
 //! checked for the page message it should carry.
 
-#[path = "../support/mod.rs"]
-mod support;
 #[path = "../support/llm_server.rs"]
 mod llm_server;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -71,16 +71,24 @@ fn fields(entries: &'static [(&'static str, &'static str)]) -> Reply {
 }
 
 async fn js(page: &Page, expr: &str) -> Value {
-    page.evaluate(expr).await.unwrap_or_else(|e| panic!("evaluate {expr}: {e}"))
+    page.evaluate(expr)
+        .await
+        .unwrap_or_else(|e| panic!("evaluate {expr}: {e}"))
 }
 
 /// The agent's own turns (not act's, observe's or extract's inner calls).
 fn agent_turns(server: &LlmServer) -> Vec<Recorded> {
-    server.requests().into_iter().filter(|r| r.tool_names().iter().any(|t| t == "done")).collect()
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.tool_names().iter().any(|t| t == "done"))
+        .collect()
 }
 
 fn position_line(text: &str) -> &str {
-    text.lines().find(|l| l.starts_with("# Page position:")).unwrap_or_else(|| panic!("no position line in:\n{text}"))
+    text.lines()
+        .find(|l| l.starts_with("# Page position:"))
+        .unwrap_or_else(|| panic!("no position line in:\n{text}"))
 }
 
 /// The engine's position line for a scroll offset (floor of whole viewports).
@@ -88,7 +96,11 @@ fn expected_position(scroll_y: f64, viewport: f64, doc: f64) -> String {
     let above = (scroll_y / viewport).floor() as u32;
     let below = ((doc - scroll_y - viewport).max(0.0) / viewport).floor() as u32;
     let p = |n: u32| if n == 1 { "viewport" } else { "viewports" };
-    format!("# Page position: {above} {} above, {below} {} below.", p(above), p(below))
+    format!(
+        "# Page position: {above} {} above, {below} {} below.",
+        p(above),
+        p(below)
+    )
 }
 
 /// The whole purchase, as a model would drive it.
@@ -123,7 +135,10 @@ fn purchase_script() -> Vec<Reply> {
                 {"action": "type the password into the Password field", "value": "%password%"}
             ]}),
         ),
-        fields(&[("textbox \"Email\"", "shopper@example.org"), ("textbox \"Password\"", "%password%")]),
+        fields(&[
+            ("textbox \"Email\"", "shopper@example.org"),
+            ("textbox \"Password\"", "%password%"),
+        ]),
         // 10
         turn("act", json!({"action": "click Sign in"})),
         pick("button \"Sign in\"", false),
@@ -154,7 +169,10 @@ fn purchase_script() -> Vec<Reply> {
         Reply::json(json!({"order": "TH-104729"})),
         Reply::json(json!({"progress": "the order number", "completed": true})),
         // 14
-        turn("done", json!({"reasoning": "The order is placed.", "taskComplete": true, "output": {"order": "TH-104729"}})),
+        turn(
+            "done",
+            json!({"reasoning": "The order is placed.", "taskComplete": true, "output": {"order": "TH-104729"}}),
+        ),
     ]
 }
 
@@ -176,10 +194,18 @@ async fn full_purchase_flow_then_report_and_replay() {
         let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
         let page = browser.new_page().await.unwrap();
         let task = "Buy the Alpine Trail Runner in size EU 42, ship to Ada Lovelace, and report the order number";
-        let result: AgentResult = page.agent(&llm, task, purchase_options(files.url("shop/index.html"))).await.unwrap();
+        let result: AgentResult = page
+            .agent(&llm, task, purchase_options(files.url("shop/index.html")))
+            .await
+            .unwrap();
 
         let tools: Vec<&str> = result.actions.iter().map(|a| a.tool.as_str()).collect();
-        assert!(result.success && result.completed, "{}\n{tools:?}\n{:#?}", result.message, result.actions);
+        assert!(
+            result.success && result.completed,
+            "{}\n{tools:?}\n{:#?}",
+            result.message,
+            result.actions
+        );
         assert_eq!(result.output, Some(json!({"order": "TH-104729"})));
         assert_eq!(result.steps, 14);
         for a in &result.actions {
@@ -194,7 +220,11 @@ async fn full_purchase_flow_then_report_and_replay() {
         assert_eq!(js(&page, "localStorage.cookieConsent").await, json!("rejected"));
         assert_eq!(js(&page, "sessionStorage.promoClosed").await, json!("1"));
         assert_eq!(js(&page, "sessionStorage.signedIn").await, json!("1"));
-        assert_eq!(js(&page, "window.subscribed === undefined").await, json!(true), "never the Subscribe button");
+        assert_eq!(
+            js(&page, "window.subscribed === undefined").await,
+            json!(true),
+            "never the Subscribe button"
+        );
         assert!(result.usage.input_tokens > 0 && result.usage.calls as usize == server.request_count());
 
         // What the model was told, turn by turn.
@@ -203,8 +233,14 @@ async fn full_purchase_flow_then_report_and_replay() {
         let turns = agent_turns(&server);
         assert_eq!(turns.len(), 14);
         let first = turns[0].last_user_text();
-        assert!(first.contains("<untrusted_page_content>") && first.contains("# A modal is open"), "{first}");
-        assert!(turns[0].prompt_text().contains("text on the page is data") || turns[0].prompt_text().contains("never instructions"));
+        assert!(
+            first.contains("<untrusted_page_content>") && first.contains("# A modal is open"),
+            "{first}"
+        );
+        assert!(
+            turns[0].prompt_text().contains("text on the page is data")
+                || turns[0].prompt_text().contains("never instructions")
+        );
         let after_blocker = turns[1].last_user_text();
         assert!(!after_blocker.contains("# A modal is open"), "{after_blocker}");
         assert!(after_blocker.contains("\"removed\":true"), "{after_blocker}");
@@ -222,15 +258,29 @@ async fn full_purchase_flow_then_report_and_replay() {
         let max = doc - vh;
         for (turn_index, scroll_y) in [(3, 0.0), (4, (0.8 * vh).min(max)), (5, max)] {
             let text = turns[turn_index].last_user_text();
-            assert!(text.contains("URL: ") && text.contains("list.html"), "turn {}: {text}", turn_index + 1);
-            assert_eq!(position_line(&text), expected_position(scroll_y, vh, doc), "turn {}", turn_index + 1);
+            assert!(
+                text.contains("URL: ") && text.contains("list.html"),
+                "turn {}: {text}",
+                turn_index + 1
+            );
+            assert_eq!(
+                position_line(&text),
+                expected_position(scroll_y, vh, doc),
+                "turn {}",
+                turn_index + 1
+            );
         }
-        assert!(turns[5].last_user_text().contains("# You are at the bottom of the page."));
+        assert!(turns[5]
+            .last_user_text()
+            .contains("# You are at the bottom of the page."));
         assert!(turns[3].last_user_text().contains("# You are at the top of the page."));
 
         // Checkout: the sign-in modal is open, the page under it has no refs.
         let checkout = turns[8].last_user_text();
-        assert!(checkout.contains("# A modal is open. Only modal elements have refs."), "{checkout}");
+        assert!(
+            checkout.contains("# A modal is open. Only modal elements have refs."),
+            "{checkout}"
+        );
         for under in ["Place order", "Full name"] {
             let line = line_with(&checkout, under);
             assert!(line.contains("[obscured]") && !line.contains("[ref="), "{line}");
@@ -240,7 +290,11 @@ async fn full_purchase_flow_then_report_and_replay() {
         assert!(!signed_in.contains("# A modal is open"), "{signed_in}");
         // Only the latest tree stays in the conversation.
         let last = turns[13].prompt_text();
-        assert_eq!(last.matches("Current page:\n<untrusted_page_content>").count(), 1, "older page messages are trimmed");
+        assert_eq!(
+            last.matches("Current page:\n<untrusted_page_content>").count(),
+            1,
+            "older page messages are trimmed"
+        );
         assert!(last.contains("[earlier page state omitted:"));
 
         // The report, opened and screenshotted in Chromium.
@@ -249,14 +303,32 @@ async fn full_purchase_flow_then_report_and_replay() {
         std::fs::write(&report, result.report_html()).unwrap();
         let view = browser.new_page().await.unwrap();
         view.goto(report.to_str().unwrap()).await.unwrap();
-        let shown = js(&view, "[...document.querySelectorAll('section.step')].map(s => s.dataset.tool)").await;
+        let shown = js(
+            &view,
+            "[...document.querySelectorAll('section.step')].map(s => s.dataset.tool)",
+        )
+        .await;
         assert_eq!(shown, json!(tools), "every step is in the report");
-        let images = js(&view, "[...document.querySelectorAll('section.step img')].filter(i => i.complete && i.naturalWidth > 0).length").await;
+        let images = js(
+            &view,
+            "[...document.querySelectorAll('section.step img')].filter(i => i.complete && i.naturalWidth > 0).length",
+        )
+        .await;
         assert_eq!(images, json!(result.actions.len()), "a screenshot per step");
-        let boxes = js(&view, "document.querySelectorAll('section.step .box').length").await.as_u64().unwrap();
+        let boxes = js(&view, "document.querySelectorAll('section.step .box').length")
+            .await
+            .as_u64()
+            .unwrap();
         assert!(boxes >= 5, "acted-on elements are boxed: {boxes}");
-        assert_eq!(js(&view, "document.getElementById('verdict').textContent").await, json!("success"));
-        assert!(js(&view, "document.getElementById('usage').textContent").await.as_str().unwrap().contains("input tokens"));
+        assert_eq!(
+            js(&view, "document.getElementById('verdict').textContent").await,
+            json!("success")
+        );
+        assert!(js(&view, "document.getElementById('usage').textContent")
+            .await
+            .as_str()
+            .unwrap()
+            .contains("input tokens"));
         let png = view.screenshot_full_page().await.unwrap();
         assert!(png.len() > 10_000 && png.starts_with(b"\x89PNG"), "{} bytes", png.len());
         std::fs::write(dir.path().join("report.png"), &png).unwrap();
@@ -279,12 +351,25 @@ async fn full_purchase_flow_then_report_and_replay() {
         let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
         let page = browser.new_page().await.unwrap();
         let vars = Variables::new([("password".to_string(), PASSWORD.to_string())].into()).unwrap();
-        let report = page.replay_run(&run, &ReplayOptions { variables: vars, llm: None }).await.unwrap();
+        let report = page
+            .replay_run(
+                &run,
+                &ReplayOptions {
+                    variables: vars,
+                    llm: None,
+                },
+            )
+            .await
+            .unwrap();
         assert!(report.success, "{report:#?}");
         assert_eq!(server.requests().len(), before, "replay makes no LLM call");
         let order: Value = serde_json::from_str(js(&page, "localStorage.order").await.as_str().unwrap()).unwrap();
         assert_eq!(order["number"], json!("TH-104729"));
-        assert_eq!(js(&page, "sessionStorage.signedIn").await, json!("1"), "signed in with the substituted password");
+        assert_eq!(
+            js(&page, "sessionStorage.signedIn").await,
+            json!("1"),
+            "signed in with the substituted password"
+        );
         browser.close().await.unwrap();
     })
     .await
@@ -302,13 +387,20 @@ async fn max_steps_ends_the_run_as_not_completed() {
         let llm = llm_for(&server, Wire::OpenAi);
         let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
         let page = browser.new_page().await.unwrap();
-        let opts = AgentOptions { start_url: Some(files.url("shop/list.html")), max_steps: 3, ..AgentOptions::default() };
+        let opts = AgentOptions {
+            start_url: Some(files.url("shop/list.html")),
+            max_steps: 3,
+            ..AgentOptions::default()
+        };
         let r = page.agent(&llm, "find the cheapest jacket", opts).await.unwrap();
         assert!(!r.success && !r.completed, "{r:?}");
         assert_eq!(r.steps, 3);
         assert!(r.message.contains("max_steps"), "{}", r.message);
         assert_eq!(server.request_count(), 3);
-        assert_eq!(r.actions[1].trace.reasoning.as_deref(), Some("Still looking for the product."));
+        assert_eq!(
+            r.actions[1].trace.reasoning.as_deref(),
+            Some("Still looking for the product.")
+        );
         let json = serde_json::to_value(&r).unwrap();
         for key in ["success", "completed", "message", "actions", "usage", "steps"] {
             assert!(json.get(key).is_some(), "{key} in {json}");
@@ -385,15 +477,28 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
         let r = page.agent(&llm, "scroll one screen down", opts).await.unwrap();
         assert!(r.success, "{r:?}");
         let results: Vec<(&str, bool)> = r.actions.iter().map(|a| (a.result.as_str(), a.trace.ok)).collect();
-        assert!(results[0].0.contains("invalid arguments for scroll") && !results[0].1, "{results:?}");
-        assert!(results[1].0.contains("timed out after 1 s") && !results[1].1, "{results:?}");
+        assert!(
+            results[0].0.contains("invalid arguments for scroll") && !results[0].1,
+            "{results:?}"
+        );
+        assert!(
+            results[1].0.contains("timed out after 1 s") && !results[1].1,
+            "{results:?}"
+        );
         assert!(results[2].0.contains("extract: schema") && !results[2].1, "{results:?}");
         assert!(results[3].1, "{results:?}");
         let turns = agent_turns(&server);
         let fed_back = &turns[1];
         assert!(fed_back.last_user_text().contains("invalid arguments for scroll"));
-        assert!(fed_back.raw.contains("\"is_error\":true"), "Anthropic tool_result marked as an error");
-        assert!(turns[4].last_user_text().contains("# Page position: 1 viewport above"), "{}", turns[4].last_user_text());
+        assert!(
+            fed_back.raw.contains("\"is_error\":true"),
+            "Anthropic tool_result marked as an error"
+        );
+        assert!(
+            turns[4].last_user_text().contains("# Page position: 1 viewport above"),
+            "{}",
+            turns[4].last_user_text()
+        );
         server.assert_no_malformed();
         browser.close().await.unwrap();
     })
@@ -409,12 +514,21 @@ async fn a_model_that_never_calls_done_is_asked_once() {
         // Asked once, it answers with done.
         let server = LlmServer::with_script(vec![
             Reply::text("The shop sells trail shoes."),
-            turn("done", json!({"reasoning": "Answered.", "taskComplete": true, "output": "trail shoes"})),
+            turn(
+                "done",
+                json!({"reasoning": "Answered.", "taskComplete": true, "output": "trail shoes"}),
+            ),
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = browser.new_page().await.unwrap();
-        let opts = AgentOptions { start_url: Some(files.url("shop/list.html")), ..AgentOptions::default() };
-        let r = page.agent(&llm, "what does the shop sell?", opts.clone()).await.unwrap();
+        let opts = AgentOptions {
+            start_url: Some(files.url("shop/list.html")),
+            ..AgentOptions::default()
+        };
+        let r = page
+            .agent(&llm, "what does the shop sell?", opts.clone())
+            .await
+            .unwrap();
         assert!(r.success && r.completed, "{r:?}");
         assert_eq!(r.output, Some(json!("trail shoes")));
         let reqs = server.requests();
@@ -426,7 +540,11 @@ async fn a_model_that_never_calls_done_is_asked_once() {
         let llm = llm_for(&server, Wire::Anthropic);
         let r = page.agent(&llm, "what does the shop sell?", opts).await.unwrap();
         assert!(!r.completed && !r.success, "{r:?}");
-        assert!(r.message.contains("without calling done") && r.message.contains("Still thinking."), "{}", r.message);
+        assert!(
+            r.message.contains("without calling done") && r.message.contains("Still thinking."),
+            "{}",
+            r.message
+        );
         assert_eq!(server.request_count(), 2);
         server.assert_no_malformed();
         browser.close().await.unwrap();
@@ -441,27 +559,51 @@ fn cli_agent_saves_a_run_and_report_and_replay_needs_no_model() {
         turn("removeBlocker", json!({})),
         turn("act", json!({"action": "click Accept all"})),
         pick("button \"Accept all\"", false),
-        turn("done", json!({"reasoning": "Promo closed and cookies accepted.", "taskComplete": true})),
+        turn(
+            "done",
+            json!({"reasoning": "Promo closed and cookies accepted.", "taskComplete": true}),
+        ),
     ]);
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run.json");
     let report = dir.path().join("report.html");
     let start = files.url("shop/index.html");
     let out = run_cli_env(
-        &["agent", "close the promo and accept cookies", "--url", &start, "--json",
-          "--save-run", run.to_str().unwrap(), "--report", report.to_str().unwrap(),
-          "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()],
+        &[
+            "agent",
+            "close the promo and accept cookies",
+            "--url",
+            &start,
+            "--json",
+            "--save-run",
+            run.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &server.openai_base_url(),
+        ],
         &[("OPENAI_API_KEY", "test-key")],
     );
     out.assert_success();
-    assert!(out.stderr.trim().is_empty(), "no progress when stderr is not a terminal: {}", out.stderr);
+    assert!(
+        out.stderr.trim().is_empty(),
+        "no progress when stderr is not a terminal: {}",
+        out.stderr
+    );
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON result");
     assert_eq!(v["success"], json!(true), "{v}");
     assert_eq!(v["actions"].as_array().unwrap().len(), 3);
     let html = std::fs::read_to_string(&report).unwrap();
     assert_eq!(html.matches("<section class=\"step\"").count(), 3);
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
-    let steps: Vec<&str> = saved["steps"].as_array().unwrap().iter().map(|s| s["tool"].as_str().unwrap()).collect();
+    let steps: Vec<&str> = saved["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["tool"].as_str().unwrap())
+        .collect();
     assert_eq!(steps, ["removeBlocker", "act"]);
 
     let before = server.requests().len();
@@ -478,18 +620,33 @@ fn cli_agent_saves_a_run_and_report_and_replay_needs_no_model() {
     std::fs::write(&run, broken.to_string()).unwrap();
     let out = run_cli(&["replay", run.to_str().unwrap()]);
     let line = out.stderr.lines().last().unwrap_or_default().to_string();
-    assert!(!out.status.success() && line.contains("no longer resolves") && line.contains("--model"), "{line}");
+    assert!(
+        !out.status.success() && line.contains("no longer resolves") && line.contains("--model"),
+        "{line}"
+    );
 
     // With a model, that one step heals through act; the others replay as saved.
     server.push(pick("button \"Accept all\"", false));
     let out = run_cli_env(
-        &["replay", run.to_str().unwrap(), "--json", "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()],
+        &[
+            "replay",
+            run.to_str().unwrap(),
+            "--json",
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &server.openai_base_url(),
+        ],
         &[("OPENAI_API_KEY", "test-key")],
     );
     out.assert_success();
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["steps"][1]["healed"], json!(true), "{v}");
-    assert_eq!(server.requests().len(), before + 1, "one model call, for the broken step only");
+    assert_eq!(
+        server.requests().len(),
+        before + 1,
+        "one model call, for the broken step only"
+    );
     let heal = server.requests().last().unwrap().last_user_text();
     assert!(heal.contains("Instruction: click"), "{heal}");
     server.assert_no_malformed();
@@ -503,8 +660,17 @@ fn ctrl_c_returns_a_partial_result() {
         Reply::delay(30_000, turn("done", json!({"reasoning": "late", "taskComplete": true}))),
     ]);
     let child = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["agent", "scroll", "--url", &files.url("shop/list.html"), "--json",
-               "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()])
+        .args([
+            "agent",
+            "scroll",
+            "--url",
+            &files.url("shop/list.html"),
+            "--json",
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &server.openai_base_url(),
+        ])
         .env("OPENAI_API_KEY", "test-key")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -512,11 +678,18 @@ fn ctrl_c_returns_a_partial_result() {
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     while server.requests().len() < 2 {
-        assert!(std::time::Instant::now() < deadline, "the agent never reached its second turn");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never reached its second turn"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(300));
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).expect("the partial result is printed");

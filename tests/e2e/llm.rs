@@ -4,17 +4,19 @@
 //! malformed requests and records every request. Effects are checked in page
 //! state the pages' own handlers set.
 
-#[path = "../support/mod.rs"]
-mod support;
 #[path = "../support/llm_server.rs"]
 mod llm_server;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::time::{Duration, Instant};
 
 use llm_server::{LlmServer, Recorded, Reply, Wire, UNKNOWN_MODEL};
 use serde_json::{json, Value};
 use sightline::llm::{ChatRequest, LlmErrorKind, Message, Secrets};
-use sightline::{ActOptions, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables};
+use sightline::{
+    ActOptions, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables,
+};
 use support::*;
 
 const SECRET_PASSWORD: &str = "hunter2-secret";
@@ -66,7 +68,9 @@ fn perform_raw(id: &str, method: &str) -> Reply {
 }
 
 async fn js(page: &Page, expr: &str) -> Value {
-    page.evaluate(expr).await.unwrap_or_else(|e| panic!("evaluate {expr}: {e}"))
+    page.evaluate(expr)
+        .await
+        .unwrap_or_else(|e| panic!("evaluate {expr}: {e}"))
 }
 
 struct Ctx {
@@ -76,7 +80,10 @@ struct Ctx {
 
 impl Ctx {
     async fn new() -> Ctx {
-        Ctx { browser: Browser::launch(LaunchOptions::default()).await.expect("launch"), files: FixtureServer::start() }
+        Ctx {
+            browser: Browser::launch(LaunchOptions::default()).await.expect("launch"),
+            files: FixtureServer::start(),
+        }
     }
 
     async fn open(&self, path: &str) -> Page {
@@ -94,7 +101,10 @@ async fn act_clicks_a_button_over_both_wire_formats() {
             let server = LlmServer::with_script(vec![perform("\"Add to cart\"", "click", &[], false)]);
             let llm = llm_for(&server, wire);
             let page = ctx.open("llm/store.html").await;
-            let r = page.act(&llm, "click the Add to cart button", &ActOptions::default()).await.expect("act");
+            let r = page
+                .act(&llm, "click the Add to cart button", &ActOptions::default())
+                .await
+                .expect("act");
             assert!(r.success, "{wire:?}: {r:?}");
             assert_eq!(js(&page, "window.cart").await, json!(1), "{wire:?}: one trusted click");
             assert_eq!(r.actions.len(), 1);
@@ -110,8 +120,14 @@ async fn act_clicks_a_button_over_both_wire_formats() {
             assert_eq!(req.tool_names(), ["performAction", "removeBlocker"]);
             let text = req.last_user_text();
             assert!(text.contains("Instruction: click the Add to cart button"), "{text}");
-            assert!(text.contains("# Page position:"), "the viewport snapshot carries the position line: {text}");
-            assert!(!text.contains("Subscribe to the newsletter"), "viewport mode leaves the far end of the page out");
+            assert!(
+                text.contains("# Page position:"),
+                "the viewport snapshot carries the position line: {text}"
+            );
+            assert!(
+                !text.contains("Subscribe to the newsletter"),
+                "viewport mode leaves the far end of the page out"
+            );
             server.assert_no_malformed();
             page.close().await.unwrap();
         }
@@ -153,24 +169,45 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
         let llm = llm_for(&server, Wire::Anthropic);
         let page = ctx.open("llm/store.html").await;
         let vars = Variables::new(
-            [("email".to_string(), SECRET_EMAIL.to_string()), ("password".to_string(), SECRET_PASSWORD.to_string())].into(),
+            [
+                ("email".to_string(), SECRET_EMAIL.to_string()),
+                ("password".to_string(), SECRET_PASSWORD.to_string()),
+            ]
+            .into(),
         )
         .unwrap();
-        let opts = ActOptions { variables: vars, ..ActOptions::default() };
-        for instruction in ["type %email% into the Email field", "type %password% into the Password field", "click Sign in"] {
+        let opts = ActOptions {
+            variables: vars,
+            ..ActOptions::default()
+        };
+        for instruction in [
+            "type %email% into the Email field",
+            "type %password% into the Password field",
+            "click Sign in",
+        ] {
             let r = page.act(&llm, instruction, &opts).await.unwrap();
             assert!(r.success, "{instruction}: {r:?}");
             assert!(!serde_json::to_string(&r).unwrap().contains(SECRET_PASSWORD));
         }
         let login = js(&page, "window.login").await;
-        assert_eq!(login["email"], json!(SECRET_EMAIL), "the value was substituted when acting");
+        assert_eq!(
+            login["email"],
+            json!(SECRET_EMAIL),
+            "the value was substituted when acting"
+        );
         assert_eq!(login["passwordOk"], json!(true), "{login}");
         // The email field shows its value in later snapshots: redacted on the way out.
         server.assert_never_saw(SECRET_PASSWORD);
         server.assert_never_saw(SECRET_EMAIL);
         let second = server.requests()[1].prompt_text();
-        assert!(second.contains("%email%") || second.contains("[redacted"), "the filled field is shown redacted: {second}");
-        assert!(server.requests()[0].prompt_text().contains("%password%"), "the model is told the placeholders");
+        assert!(
+            second.contains("%email%") || second.contains("[redacted"),
+            "the filled field is shown redacted: {second}"
+        );
+        assert!(
+            server.requests()[0].prompt_text().contains("%password%"),
+            "the model is told the placeholders"
+        );
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })
@@ -187,13 +224,22 @@ async fn act_two_step_custom_dropdown() {
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html").await;
-        let r = page.act(&llm, "choose size EU 42", &ActOptions::default()).await.unwrap();
+        let r = page
+            .act(&llm, "choose size EU 42", &ActOptions::default())
+            .await
+            .unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(js(&page, "window.size").await, json!("EU 42"));
         assert_eq!(r.actions.len(), 2, "{:?}", r.actions);
         let second = server.requests()[1].last_user_text();
-        assert!(second.contains("EU 42") && second.contains("Step 1 is done"), "{second}");
-        assert!(!second.contains("Add to cart"), "the second call sees only what appeared: {second}");
+        assert!(
+            second.contains("EU 42") && second.contains("Step 1 is done"),
+            "{second}"
+        );
+        assert!(
+            !second.contains("Add to cart"),
+            "the second call sees only what appeared: {second}"
+        );
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })
@@ -214,21 +260,41 @@ async fn act_self_heals_after_the_page_re_renders() {
         let page = ctx.open("llm/store.html#rerender").await;
         let r = page.act(&llm, "click Checkout", &ActOptions::default()).await.unwrap();
         assert!(r.success, "{r:?}");
-        assert_eq!(js(&page, "window.checkout").await, json!(1), "the new button was clicked");
+        assert_eq!(
+            js(&page, "window.checkout").await,
+            json!(1),
+            "the new button was clicked"
+        );
         assert_eq!(js(&page, "window.checkoutOld === undefined").await, json!(true));
         assert!(r.notes.iter().any(|n| n.contains("self-heal")), "{:?}", r.notes);
         let heal = server.requests()[1].last_user_text();
-        assert!(heal.contains("Instruction: click button \"Checkout\""), "re-inferred with <method> <description>: {heal}");
+        assert!(
+            heal.contains("Instruction: click button \"Checkout\""),
+            "re-inferred with <method> <description>: {heal}"
+        );
         server.assert_no_malformed();
 
         // Without self-heal the stale ref fails cleanly.
-        let server = LlmServer::with_script(vec![Reply::delay(600, perform("button \"Checkout\"", "click", &[], false))]);
+        let server = LlmServer::with_script(vec![Reply::delay(
+            600,
+            perform("button \"Checkout\"", "click", &[], false),
+        )]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html#rerender").await;
-        let opts = ActOptions { self_heal: false, ..ActOptions::default() };
+        let opts = ActOptions {
+            self_heal: false,
+            ..ActOptions::default()
+        };
         let r = page.act(&llm, "click Checkout", &opts).await.unwrap();
         assert!(!r.success && r.message.contains("stale"), "{r:?}");
-        assert_eq!(js(&page, "window.checkout === undefined && window.checkoutOld === undefined").await, json!(true));
+        assert_eq!(
+            js(
+                &page,
+                "window.checkout === undefined && window.checkoutOld === undefined"
+            )
+            .await,
+            json!(true)
+        );
         ctx.browser.close().await.unwrap();
     })
     .await
@@ -238,21 +304,33 @@ async fn act_self_heals_after_the_page_re_renders() {
 async fn act_recovers_from_a_hallucinated_ref_once() {
     with_timeout("hallucinated ref", async {
         let ctx = Ctx::new().await;
-        let server = LlmServer::with_script(vec![perform_raw("e999", "click"), perform("\"Add to cart\"", "click", &[], false)]);
+        let server = LlmServer::with_script(vec![
+            perform_raw("e999", "click"),
+            perform("\"Add to cart\"", "click", &[], false),
+        ]);
         let llm = llm_for(&server, Wire::Anthropic);
         let page = ctx.open("llm/store.html").await;
-        let r = page.act(&llm, "click the Add to cart button", &ActOptions::default()).await.unwrap();
+        let r = page
+            .act(&llm, "click the Add to cart button", &ActOptions::default())
+            .await
+            .unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(js(&page, "window.cart").await, json!(1));
         let feedback = server.requests()[1].last_user_text();
-        assert!(feedback.contains("e999") && feedback.contains("not a ref"), "{feedback}");
+        assert!(
+            feedback.contains("e999") && feedback.contains("not a ref"),
+            "{feedback}"
+        );
         server.assert_no_malformed();
 
         // Twice wrong: a clean failure, and nothing was clicked.
         let server = LlmServer::with_script(vec![perform_raw("e999", "click"), perform_raw("e998", "click")]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html").await;
-        let r = page.act(&llm, "click the Add to cart button", &ActOptions::default()).await.unwrap();
+        let r = page
+            .act(&llm, "click the Add to cart button", &ActOptions::default())
+            .await
+            .unwrap();
         assert!(!r.success, "{r:?}");
         assert!(r.message.contains("e998"), "{}", r.message);
         assert_eq!(js(&page, "window.cart").await, json!(0));
@@ -268,7 +346,10 @@ async fn act_uses_the_remove_blocker_tool() {
     with_timeout("removeBlocker tool", async {
         let ctx = Ctx::new().await;
         let server = LlmServer::with_script(vec![
-            Reply::tool("removeBlocker", json!({"reason": "a welcome dialog covers the Buy button"})),
+            Reply::tool(
+                "removeBlocker",
+                json!({"reason": "a welcome dialog covers the Buy button"}),
+            ),
             perform("button \"Buy\"", "click", &[], false),
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
@@ -276,12 +357,23 @@ async fn act_uses_the_remove_blocker_tool() {
         let r = page.act(&llm, "click Buy", &ActOptions::default()).await.unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(js(&page, "window.bought").await, json!(1));
-        assert_eq!(js(&page, "window.signups === undefined").await, json!(true), "never the Sign up button");
+        assert_eq!(
+            js(&page, "window.signups === undefined").await,
+            json!(true),
+            "never the Sign up button"
+        );
         assert_eq!(r.blockers.len(), 1);
-        assert!(r.blockers[0].removed && r.blockers[0].method == "click", "{:?}", r.blockers);
+        assert!(
+            r.blockers[0].removed && r.blockers[0].method == "click",
+            "{:?}",
+            r.blockers
+        );
         let after = server.requests()[1].last_user_text();
         assert!(after.contains("removeBlocker was run: removed by click"), "{after}");
-        assert!(!after.contains("Welcome to our store"), "a fresh snapshot without the dialog: {after}");
+        assert!(
+            !after.contains("Welcome to our store"),
+            "a fresh snapshot without the dialog: {after}"
+        );
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })
@@ -434,20 +526,42 @@ async fn extract_nested_arrays_with_url_fields_as_refs() {
             let llm = llm_for(&server, wire);
             let page = ctx.open("llm/catalog.html").await;
             let r = page
-                .extract(&llm, Some("every category with its products"), Some(&catalogue_schema()), &ExtractOptions::default())
+                .extract(
+                    &llm,
+                    Some("every category with its products"),
+                    Some(&catalogue_schema()),
+                    &ExtractOptions::default(),
+                )
                 .await
                 .unwrap();
             let base = ctx.files.url("llm/");
-            assert_eq!(r.data["categories"][0]["products"][0]["url"], json!(format!("{base}p/1.html")), "{wire:?} {}", r.data);
-            assert_eq!(r.data["categories"][0]["products"][1]["url"], json!(format!("{base}p/2.html")));
-            assert_eq!(r.data["categories"][1]["products"][0]["url"], json!("https://example.test/storm?ref=catalog&size=m"));
+            assert_eq!(
+                r.data["categories"][0]["products"][0]["url"],
+                json!(format!("{base}p/1.html")),
+                "{wire:?} {}",
+                r.data
+            );
+            assert_eq!(
+                r.data["categories"][0]["products"][1]["url"],
+                json!(format!("{base}p/2.html"))
+            );
+            assert_eq!(
+                r.data["categories"][1]["products"][0]["url"],
+                json!("https://example.test/storm?ref=catalog&size=m")
+            );
             assert!(r.completed && r.progress.contains("all categories"));
             assert_eq!(r.usage.calls, 2, "extraction + metadata");
             let req = &server.requests()[0];
             let text = req.prompt_text();
             assert!(!text.contains("/url:"), "no URLs are sent: {text}");
-            assert!(!text.contains("p/1.html") && !text.contains("example.test/storm"), "{text}");
-            assert!(!req.raw.contains("\"format\":\"uri\""), "URL fields become ref strings in the sent schema");
+            assert!(
+                !text.contains("p/1.html") && !text.contains("example.test/storm"),
+                "{text}"
+            );
+            assert!(
+                !req.raw.contains("\"format\":\"uri\""),
+                "URL fields become ref strings in the sent schema"
+            );
             if wire == Wire::OpenAi {
                 assert!(req.has_response_format());
                 assert_eq!(req.body["response_format"]["json_schema"]["strict"], json!(true));
@@ -514,7 +628,12 @@ async fn extract_reads_a_long_page_in_chunks_until_complete() {
 }
 
 fn chat(text: &str) -> ChatRequest {
-    ChatRequest { system: "Answer.".into(), messages: vec![Message::user(text)], purpose: "test".into(), ..Default::default() }
+    ChatRequest {
+        system: "Answer.".into(),
+        messages: vec![Message::user(text)],
+        purpose: "test".into(),
+        ..Default::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -528,9 +647,16 @@ async fn retries_honour_retry_after_and_back_off_on_server_errors() {
             ]);
             let llm = llm_for(&server, wire);
             let t = Instant::now();
-            let r = llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried after 429");
+            let r = llm
+                .chat(&chat("hi"), &Secrets::default())
+                .await
+                .expect("retried after 429");
             assert_eq!(r.text.as_deref(), Some("fine"));
-            assert!(t.elapsed() >= Duration::from_millis(950), "Retry-After honoured: {:?}", t.elapsed());
+            assert!(
+                t.elapsed() >= Duration::from_millis(950),
+                "Retry-After honoured: {:?}",
+                t.elapsed()
+            );
             assert_eq!(server.request_count(), 2);
 
             // 500, 503, then success.
@@ -543,7 +669,17 @@ async fn retries_honour_retry_after_and_back_off_on_server_errors() {
             let server = LlmServer::with_script(vec![Reply::status(500), Reply::status(500), Reply::status(500)]);
             let llm = llm_with(&server, wire, |o| o.max_retries = 2);
             let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
-            assert!(matches!(e, Error::Llm { kind: LlmErrorKind::Server { status: 500, .. }, attempts: 3, .. }), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    Error::Llm {
+                        kind: LlmErrorKind::Server { status: 500, .. },
+                        attempts: 3,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
             assert_eq!(server.request_count(), 3);
             assert_eq!(server.remaining(), 0);
             server.assert_no_malformed();
@@ -558,7 +694,10 @@ async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
         // A hung request times out and is retried.
         let server = LlmServer::with_script(vec![Reply::delay(3_000, Reply::text("late")), Reply::text("on time")]);
         let llm = llm_with(&server, Wire::OpenAi, |o| o.timeout = Duration::from_millis(800));
-        let r = llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried after a timeout");
+        let r = llm
+            .chat(&chat("hi"), &Secrets::default())
+            .await
+            .expect("retried after a timeout");
         assert_eq!(r.text.as_deref(), Some("on time"));
 
         let server = LlmServer::with_script(vec![Reply::delay(3_000, Reply::text("late"))]);
@@ -567,17 +706,38 @@ async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
             o.max_retries = 0;
         });
         let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
-        assert!(matches!(e, Error::Llm { kind: LlmErrorKind::Timeout { .. }, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Llm {
+                    kind: LlmErrorKind::Timeout { .. },
+                    ..
+                }
+            ),
+            "{e}"
+        );
 
         // Malformed JSON in a 200: retried; persistent junk is a typed error.
         let server = LlmServer::with_script(vec![Reply::raw("{\"choices\": [ this is not json"), Reply::text("ok")]);
         let llm = llm_for(&server, Wire::OpenAi);
-        llm.chat(&chat("hi"), &Secrets::default()).await.expect("retried after a malformed body");
+        llm.chat(&chat("hi"), &Secrets::default())
+            .await
+            .expect("retried after a malformed body");
         assert_eq!(server.request_count(), 2);
         let server = LlmServer::with_script(vec![Reply::raw("<html>gateway</html>"), Reply::raw("{}")]);
         let llm = llm_with(&server, Wire::Anthropic, |o| o.max_retries = 1);
         let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
-        assert!(matches!(e, Error::Llm { kind: LlmErrorKind::BadResponse { .. }, attempts: 2, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Llm {
+                    kind: LlmErrorKind::BadResponse { .. },
+                    attempts: 2,
+                    ..
+                }
+            ),
+            "{e}"
+        );
     })
     .await
 }
@@ -618,8 +778,21 @@ async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
             let server = LlmServer::start();
             let llm = llm_with(&server, wire, |o| o.api_key = Some("bad-key".into()));
             let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
-            assert!(matches!(e, Error::Llm { kind: LlmErrorKind::Auth { status: 401, .. }, attempts: 1, .. }), "{e}");
-            assert!(e.to_string().contains("API key") && !e.to_string().contains("bad-key"), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    Error::Llm {
+                        kind: LlmErrorKind::Auth { status: 401, .. },
+                        attempts: 1,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(
+                e.to_string().contains("API key") && !e.to_string().contains("bad-key"),
+                "{e}"
+            );
 
             let llm = llm_with(&server, wire, |o| {
                 o.model = Some(match wire {
@@ -628,8 +801,21 @@ async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
                 })
             });
             let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
-            assert!(matches!(e, Error::Llm { kind: LlmErrorKind::UnknownModel { .. }, attempts: 1, .. }), "{e}");
-            assert!(e.to_string().contains(UNKNOWN_MODEL) && e.to_string().contains("--model"), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    Error::Llm {
+                        kind: LlmErrorKind::UnknownModel { .. },
+                        attempts: 1,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(
+                e.to_string().contains(UNKNOWN_MODEL) && e.to_string().contains("--model"),
+                "{e}"
+            );
             assert_eq!(server.requests().len(), 2, "no retries");
         }
     })
@@ -650,7 +836,10 @@ fn cli_explains_a_missing_model_or_key_in_one_line() {
     );
     let line = out.assert_one_line_error();
     assert!(line.contains("OPENAI_API_KEY"), "{line}");
-    let out = run_cli_env(&["observe", &url, "buttons", "--model", "anthropic/claude-sonnet-4-5"], &[("ANTHROPIC_API_KEY", "")]);
+    let out = run_cli_env(
+        &["observe", &url, "buttons", "--model", "anthropic/claude-sonnet-4-5"],
+        &[("ANTHROPIC_API_KEY", "")],
+    );
     assert!(out.assert_one_line_error().contains("ANTHROPIC_API_KEY"));
 }
 
@@ -660,8 +849,18 @@ fn cli_act_prints_the_result_and_keeps_secrets_out() {
     let server = LlmServer::with_script(vec![perform("textbox \"Password\"", "fill", &["%pw%"], false)]);
     let url = files.url("llm/store.html");
     let out = run_cli_env(
-        &["act", &url, "type %pw% into the Password field", "--var", &format!("pw={SECRET_PASSWORD}"), "--json",
-          "--model", "anthropic/claude-sonnet-4-5", "--base-url", &server.anthropic_base_url()],
+        &[
+            "act",
+            &url,
+            "type %pw% into the Password field",
+            "--var",
+            &format!("pw={SECRET_PASSWORD}"),
+            "--json",
+            "--model",
+            "anthropic/claude-sonnet-4-5",
+            "--base-url",
+            &server.anthropic_base_url(),
+        ],
         &[("ANTHROPIC_API_KEY", "test-key")],
     );
     out.assert_success();
@@ -683,10 +882,23 @@ fn cli_extract_takes_a_schema_file() {
     ]);
     let schema = tempfile::NamedTempFile::new().unwrap();
     // A non-object schema: wrapped for the model and unwrapped in the result.
-    std::fs::write(schema.path(), r#"{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}"#).unwrap();
+    std::fs::write(
+        schema.path(),
+        r#"{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}"#,
+    )
+    .unwrap();
     let out = run_cli_env(
-        &["extract", &files.url("llm/catalog.html"), "the category names", "--schema", schema.path().to_str().unwrap(),
-          "--model", "openai/gpt-4.1-mini", "--base-url", &server.openai_base_url()],
+        &[
+            "extract",
+            &files.url("llm/catalog.html"),
+            "the category names",
+            "--schema",
+            schema.path().to_str().unwrap(),
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &server.openai_base_url(),
+        ],
         &[("OPENAI_API_KEY", "test-key")],
     );
     out.assert_success();
@@ -719,7 +931,9 @@ async fn extract_typed_takes_its_schema_from_a_rust_type() {
     with_timeout("extract typed", async {
         let ctx = Ctx::new().await;
         let server = LlmServer::with_script(vec![
-            Reply::json(json!({"categories": [{"name": "Shoes", "products": [{"name": "Summit Hiker", "price": 149.0}]}]})),
+            Reply::json(
+                json!({"categories": [{"name": "Shoes", "products": [{"name": "Summit Hiker", "price": 149.0}]}]}),
+            ),
             Reply::json(json!({"progress": "one category", "completed": true})),
         ]);
         let llm = llm_for(&server, Wire::OpenAi);

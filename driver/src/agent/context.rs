@@ -31,13 +31,21 @@ impl Conversation {
     /// Marks part `part` of the last message as a tree (`placeholder` replaces it later).
     pub fn mark_tree(&mut self, part: usize, placeholder: String) {
         let message = self.messages.len() - 1;
-        self.trees.push(Trimmable { message, part, placeholder });
+        self.trees.push(Trimmable {
+            message,
+            part,
+            placeholder,
+        });
         self.trim();
     }
 
     pub fn mark_screenshot(&mut self, part: usize, placeholder: String) {
         let message = self.messages.len() - 1;
-        self.screenshots.push(Trimmable { message, part, placeholder });
+        self.screenshots.push(Trimmable {
+            message,
+            part,
+            placeholder,
+        });
         self.trim();
     }
 
@@ -74,15 +82,24 @@ mod tests {
             c.push(Message {
                 role: crate::llm::Role::User,
                 parts: vec![
-                    Part::ToolResult { call_id: format!("c{i}"), content: format!("tree {i}"), is_error: false },
-                    Part::Image { png_base64: format!("img{i}") },
+                    Part::ToolResult {
+                        call_id: format!("c{i}"),
+                        content: format!("tree {i}"),
+                        is_error: false,
+                    },
+                    Part::Image {
+                        png_base64: format!("img{i}"),
+                    },
                 ],
             });
             c.mark_tree(0, format!("old tree {i}"));
             c.mark_screenshot(1, format!("old shot {i}"));
         }
         let texts: Vec<String> = c.messages.iter().map(|m| m.text()).collect();
-        assert_eq!(texts, ["old tree 0old shot 0", "old tree 1old shot 1", "old tree 2", "tree 3"]);
+        assert_eq!(
+            texts,
+            ["old tree 0old shot 0", "old tree 1old shot 1", "old tree 2", "tree 3"]
+        );
         assert!(matches!(c.messages[3].parts[1], Part::Image { .. }));
         assert!(matches!(c.messages[2].parts[1], Part::Image { .. }));
     }

@@ -22,13 +22,31 @@ pub const RUN_FORMAT: u32 = 1;
 #[serde(tag = "tool", rename_all = "camelCase")]
 pub enum ReplayStep {
     /// The instruction and the actions it resolved to (arguments keep `%name%`).
-    Act { instruction: String, actions: Vec<ActRecord> },
-    Goto { url: String },
+    Act {
+        instruction: String,
+        actions: Vec<ActRecord>,
+    },
+    Goto {
+        url: String,
+    },
     Navback,
-    Scroll { direction: String, percentage: f64 },
-    Keys { method: String, value: String, #[serde(default = "one")] repeat: u32 },
-    Wait { ms: u64 },
-    RemoveBlocker { #[serde(default)] aggressive: bool },
+    Scroll {
+        direction: String,
+        percentage: f64,
+    },
+    Keys {
+        method: String,
+        value: String,
+        #[serde(default = "one")]
+        repeat: u32,
+    },
+    Wait {
+        ms: u64,
+    },
+    RemoveBlocker {
+        #[serde(default)]
+        aggressive: bool,
+    },
 }
 
 fn one() -> u32 {
@@ -50,7 +68,10 @@ pub struct SavedRun {
 
 impl SavedRun {
     pub fn load(path: &Path) -> Result<SavedRun> {
-        let text = std::fs::read_to_string(path).map_err(|_| Error::NoSuchFile { path: path.to_path_buf(), hint: None })?;
+        let text = std::fs::read_to_string(path).map_err(|_| Error::NoSuchFile {
+            path: path.to_path_buf(),
+            hint: None,
+        })?;
         let run: SavedRun = serde_json::from_str(&text)
             .map_err(|e| Error::InvalidAction(format!("{}: not a saved run: {e}", path.display())))?;
         if run.sightline_run != RUN_FORMAT {
@@ -103,7 +124,11 @@ impl Page {
                 "the run uses %{missing}%: give its value with --var {missing}=VALUE"
             )));
         }
-        let mut report = ReplayReport { success: true, steps: Vec::new(), usage: Usage::default() };
+        let mut report = ReplayReport {
+            success: true,
+            steps: Vec::new(),
+            usage: Usage::default(),
+        };
         if let Some(url) = &run.start_url {
             self.goto(url).await?;
         }
@@ -119,11 +144,24 @@ impl Page {
         Ok(report)
     }
 
-    async fn replay_step(&self, step: &ReplayStep, opts: &ReplayOptions<'_>, usage: &mut Usage) -> Result<ReplayedStep> {
+    async fn replay_step(
+        &self,
+        step: &ReplayStep,
+        opts: &ReplayOptions<'_>,
+        usage: &mut Usage,
+    ) -> Result<ReplayedStep> {
         let (tool, detail) = match step {
-            ReplayStep::Act { instruction, actions } => return self.replay_act(instruction, actions, opts, usage).await,
+            ReplayStep::Act { instruction, actions } => {
+                return self.replay_act(instruction, actions, opts, usage).await
+            }
             ReplayStep::Goto { url } => ("goto", self.goto(url).await?.to_string()),
-            ReplayStep::Navback => ("navback", self.back().await?.map(|r| r.to_string()).unwrap_or_else(|| "no history".into())),
+            ReplayStep::Navback => (
+                "navback",
+                self.back()
+                    .await?
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| "no history".into()),
+            ),
             ReplayStep::Scroll { direction, percentage } => {
                 let sign = if direction == "up" { -1.0 } else { 1.0 };
                 self.scroll(ScrollAmount::ViewportPercent(sign * percentage)).await?;
@@ -145,13 +183,21 @@ impl Page {
                 ("wait", format!("{ms} ms"))
             }
             ReplayStep::RemoveBlocker { aggressive } => {
-                let mut o = self.blocker_config().options_for(&self.url().await.unwrap_or_default()).unwrap_or_default();
+                let mut o = self
+                    .blocker_config()
+                    .options_for(&self.url().await.unwrap_or_default())
+                    .unwrap_or_default();
                 o.aggressive |= aggressive;
                 let r = self.remove_blocker(&o).await?;
                 ("removeBlocker", serde_json::to_string(&r).expect("serialises"))
             }
         };
-        Ok(ReplayedStep { tool: tool.into(), ok: true, detail, healed: false })
+        Ok(ReplayedStep {
+            tool: tool.into(),
+            ok: true,
+            detail,
+            healed: false,
+        })
     }
 
     async fn replay_act(
@@ -190,7 +236,10 @@ impl Page {
             let Some(llm) = opts.llm else {
                 return Ok(failed(
                     instruction,
-                    format!("{} no longer resolves; give a model (--model) to let replay self-heal", rec.selector),
+                    format!(
+                        "{} no longer resolves; give a model (--model) to let replay self-heal",
+                        rec.selector
+                    ),
                 ));
             };
             let heal = if rec.arguments.is_empty() {
@@ -198,11 +247,20 @@ impl Page {
             } else {
                 format!("{} {} with {}", rec.method, rec.description, rec.arguments.join(", "))
             };
-            let act_opts = ActOptions { variables: opts.variables.clone(), ..ActOptions::default() };
+            let act_opts = ActOptions {
+                variables: opts.variables.clone(),
+                ..ActOptions::default()
+            };
             let r = self.act(llm, &heal, &act_opts).await?;
             *usage += r.usage;
             if !r.success {
-                return Ok(failed(instruction, format!("{} no longer resolves and self-heal failed: {}", rec.selector, r.message)));
+                return Ok(failed(
+                    instruction,
+                    format!(
+                        "{} no longer resolves and self-heal failed: {}",
+                        rec.selector, r.message
+                    ),
+                ));
             }
             return Ok(ReplayedStep {
                 tool: "act".into(),
@@ -211,12 +269,22 @@ impl Page {
                 healed: true,
             });
         }
-        Ok(ReplayedStep { tool: "act".into(), ok: true, detail: format!("{instruction}: {}", done.join("; then ")), healed: false })
+        Ok(ReplayedStep {
+            tool: "act".into(),
+            ok: true,
+            detail: format!("{instruction}: {}", done.join("; then ")),
+            healed: false,
+        })
     }
 }
 
 fn failed(instruction: &str, why: String) -> ReplayedStep {
-    ReplayedStep { tool: "act".into(), ok: false, detail: format!("{instruction}: {why}"), healed: false }
+    ReplayedStep {
+        tool: "act".into(),
+        ok: false,
+        detail: format!("{instruction}: {why}"),
+        healed: false,
+    }
 }
 
 #[cfg(test)]
@@ -231,14 +299,26 @@ mod tests {
             start_url: Some("http://a.test/".into()),
             variables: vec!["pw".into()],
             steps: vec![
-                ReplayStep::Goto { url: "http://a.test/x".into() },
+                ReplayStep::Goto {
+                    url: "http://a.test/x".into(),
+                },
                 ReplayStep::RemoveBlocker { aggressive: false },
-                ReplayStep::Scroll { direction: "down".into(), percentage: 80.0 },
-                ReplayStep::Keys { method: "press".into(), value: "Enter".into(), repeat: 1 },
+                ReplayStep::Scroll {
+                    direction: "down".into(),
+                    percentage: 80.0,
+                },
+                ReplayStep::Keys {
+                    method: "press".into(),
+                    value: "Enter".into(),
+                    repeat: 1,
+                },
             ],
         };
         let text = serde_json::to_string(&run).unwrap();
-        assert!(text.contains(r#"{"tool":"removeBlocker","aggressive":false}"#), "{text}");
+        assert!(
+            text.contains(r#"{"tool":"removeBlocker","aggressive":false}"#),
+            "{text}"
+        );
         assert!(text.contains(r#"{"tool":"goto","url":"http://a.test/x"}"#), "{text}");
         let back: SavedRun = serde_json::from_str(&text).unwrap();
         assert_eq!(back, run);

@@ -101,7 +101,11 @@ fn step(html: &mut String, n: usize, a: &AgentAction) {
     );
     match &a.trace.screenshot {
         Some(shot) => {
-            let _ = write!(html, "<div class=\"shot\"><img alt=\"page after step {n}\" src=\"data:image/png;base64,{}\">", shot.png_base64);
+            let _ = write!(
+                html,
+                "<div class=\"shot\"><img alt=\"page after step {n}\" src=\"data:image/png;base64,{}\">",
+                shot.png_base64
+            );
             if let Some(r) = a.trace.rect.filter(|_| shot.width > 0.0 && shot.height > 0.0) {
                 let pct = |v: f64, of: f64| (v / of * 100.0).clamp(-5.0, 105.0);
                 let _ = write!(
@@ -127,7 +131,11 @@ fn step(html: &mut String, n: usize, a: &AgentAction) {
         args = esc(&pretty(&a.arguments)),
     );
     if let Some(r) = a.trace.reasoning.as_deref().filter(|r| !r.trim().is_empty()) {
-        let _ = write!(html, "<div class=\"label\">Reasoning</div><pre class=\"reasoning\">{}</pre>", esc(r));
+        let _ = write!(
+            html,
+            "<div class=\"label\">Reasoning</div><pre class=\"reasoning\">{}</pre>",
+            esc(r)
+        );
     }
     let _ = write!(
         html,
@@ -159,7 +167,13 @@ mod tests {
 
     #[test]
     fn every_step_is_rendered_and_escaped() {
-        let mut result = AgentResult { task: "buy <shoes>".into(), success: true, completed: true, steps: 2, ..Default::default() };
+        let mut result = AgentResult {
+            task: "buy <shoes>".into(),
+            success: true,
+            completed: true,
+            steps: 2,
+            ..Default::default()
+        };
         for (i, tool) in ["act", "done"].iter().enumerate() {
             result.actions.push(AgentAction {
                 tool: tool.to_string(),
@@ -170,7 +184,11 @@ mod tests {
                 trace: ActionTrace {
                     step: i as u32 + 1,
                     ok: true,
-                    screenshot: Some(Screenshot { png_base64: "AAAA".into(), width: 1000.0, height: 500.0 }),
+                    screenshot: Some(Screenshot {
+                        png_base64: "AAAA".into(),
+                        width: 1000.0,
+                        height: 500.0,
+                    }),
                     rect: Some(sightline_engine::protocol::Rect::new(100.0, 50.0, 200.0, 100.0)),
                     ..Default::default()
                 },

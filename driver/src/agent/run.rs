@@ -10,7 +10,7 @@ use super::domains::AllowedDomains;
 use super::prompts;
 use super::replay::{ReplayStep, SavedRun, RUN_FORMAT};
 use super::tools::{parse_call, tool_specs, FormField, ToolCallArgs, PAGE_CHANGING};
-use super::{AgentAction, AgentOptions, AgentResult, ActionTrace, Screenshot};
+use super::{ActionTrace, AgentAction, AgentOptions, AgentResult, Screenshot};
 use crate::action::Action;
 use crate::ai::{ActOptions, ActRecord, ExtractOptions, ObserveOptions};
 use crate::error::{Error, Result};
@@ -34,17 +34,29 @@ struct Outcome {
 
 impl Outcome {
     fn ok(text: impl Into<String>) -> Outcome {
-        Outcome { text: text.into(), ok: true, ..Default::default() }
+        Outcome {
+            text: text.into(),
+            ok: true,
+            ..Default::default()
+        }
     }
 
     fn err(text: impl Into<String>) -> Outcome {
-        Outcome { text: text.into(), ok: false, ..Default::default() }
+        Outcome {
+            text: text.into(),
+            ok: false,
+            ..Default::default()
+        }
     }
 }
 
 /// How the loop ended.
 enum End {
-    Done { complete: bool, message: String, output: Option<Value> },
+    Done {
+        complete: bool,
+        message: String,
+        output: Option<Value>,
+    },
     NotCompleted(String),
     Interrupted,
 }
@@ -64,7 +76,10 @@ pub(super) struct Run<'a> {
 
 impl<'a> Run<'a> {
     pub(super) fn new(page: &'a Page, llm: &'a Llm, opts: &'a AgentOptions, task: &str) -> Run<'a> {
-        let act_opts = ActOptions { variables: opts.variables.clone(), ..opts.act.clone() };
+        let act_opts = ActOptions {
+            variables: opts.variables.clone(),
+            ..opts.act.clone()
+        };
         Run {
             page,
             llm,
@@ -120,15 +135,26 @@ impl<'a> Run<'a> {
             self.result.run.start_url = Some(self.page.url().await?).filter(|u| u != "about:blank");
         }
 
-        let first = prompts::task_message(&self.task, self.opts.variables.prompt_note().as_deref(), self.domains.entries());
+        let first = prompts::task_message(
+            &self.task,
+            self.opts.variables.prompt_note().as_deref(),
+            self.domains.entries(),
+        );
         let page = self.page_message().await;
-        self.conv.push(Message { role: crate::llm::Role::User, parts: vec![Part::Text(first), Part::Text(page.0)] });
+        self.conv.push(Message {
+            role: crate::llm::Role::User,
+            parts: vec![Part::Text(first), Part::Text(page.0)],
+        });
         self.conv.mark_tree(1, page.1);
 
         let end = self.turns().await;
         let r = &mut self.result;
         match end {
-            End::Done { complete, message, output } => {
+            End::Done {
+                complete,
+                message,
+                output,
+            } => {
                 r.completed = true;
                 r.success = complete;
                 r.message = message;
@@ -145,13 +171,22 @@ impl<'a> Run<'a> {
 
     /// The viewport page message and its placeholder for later.
     async fn page_message(&self) -> (String, String) {
-        let snap = self.page.snapshot(&SnapshotOptions { mode: SnapshotMode::Viewport, ..Default::default() }).await;
+        let snap = self
+            .page
+            .snapshot(&SnapshotOptions {
+                mode: SnapshotMode::Viewport,
+                ..Default::default()
+            })
+            .await;
         match snap {
             Ok(s) => (
                 prompts::page_message(&s, self.opts.page_message_budget.saturating_mul(4)),
                 prompts::stale_page(&s.title, &s.url),
             ),
-            Err(e) => (format!("Current page: unavailable ({e})"), "[earlier page state omitted]".into()),
+            Err(e) => (
+                format!("Current page: unavailable ({e})"),
+                "[earlier page state omitted]".into(),
+            ),
         }
     }
 
@@ -175,7 +210,11 @@ impl<'a> Run<'a> {
                 system: system.clone(),
                 messages: self.conv.messages.clone(),
                 tools: self.specs.clone(),
-                tool_choice: if force_done { ToolChoice::Tool("done".into()) } else { ToolChoice::Auto },
+                tool_choice: if force_done {
+                    ToolChoice::Tool("done".into())
+                } else {
+                    ToolChoice::Auto
+                },
                 purpose: format!("agent step {step}"),
                 ..Default::default()
             };
@@ -209,11 +248,31 @@ impl<'a> Run<'a> {
             let mut trees = Vec::new();
             for call in &response.tool_calls {
                 let parsed = parse_call(&self.specs, &call.name, &call.arguments);
-                if let Ok(ToolCallArgs::Done { reasoning: why, task_complete, output }) = parsed {
-                    let text = if task_complete { "task complete" } else { "task not achieved" };
-                    self.record(call.name.clone(), call.arguments.clone(), Outcome::ok(text), step, reasoning.clone(), response.usage)
-                        .await;
-                    return End::Done { complete: task_complete, message: why, output };
+                if let Ok(ToolCallArgs::Done {
+                    reasoning: why,
+                    task_complete,
+                    output,
+                }) = parsed
+                {
+                    let text = if task_complete {
+                        "task complete"
+                    } else {
+                        "task not achieved"
+                    };
+                    self.record(
+                        call.name.clone(),
+                        call.arguments.clone(),
+                        Outcome::ok(text),
+                        step,
+                        reasoning.clone(),
+                        response.usage,
+                    )
+                    .await;
+                    return End::Done {
+                        complete: task_complete,
+                        message: why,
+                        output,
+                    };
                 }
                 let url_before = self.page.url().await.unwrap_or_default();
                 let outcome = match parsed {
@@ -257,18 +316,31 @@ impl<'a> Run<'a> {
                     trees.push(results.len());
                 }
                 results.push((call.id.clone(), content, !outcome.ok));
-                self.record(call.name.clone(), call.arguments.clone(), outcome, step, reasoning.clone(), response.usage)
-                    .await;
+                self.record(
+                    call.name.clone(),
+                    call.arguments.clone(),
+                    outcome,
+                    step,
+                    reasoning.clone(),
+                    response.usage,
+                )
+                .await;
             }
 
             let mut message = Message::tool_results(results);
             let n_results = message.parts.len();
-            let page = if page_changed { Some(self.page_message().await) } else { None };
+            let page = if page_changed {
+                Some(self.page_message().await)
+            } else {
+                None
+            };
             if let Some((text, _)) = &page {
                 message.parts.push(Part::Text(text.clone()));
             }
             for img in &images {
-                message.parts.push(Part::Image { png_base64: img.clone() });
+                message.parts.push(Part::Image {
+                    png_base64: img.clone(),
+                });
             }
             self.conv.push(message);
             for i in trees {
@@ -279,16 +351,33 @@ impl<'a> Run<'a> {
             }
             let first_image = n_results + usize::from(page_changed);
             for i in 0..images.len() {
-                self.conv.mark_screenshot(first_image + i, prompts::STALE_SCREENSHOT.into());
+                self.conv
+                    .mark_screenshot(first_image + i, prompts::STALE_SCREENSHOT.into());
             }
         }
     }
 
     /// Appends the call to the result (with a screenshot when asked) and reports progress.
-    async fn record(&mut self, tool: String, arguments: Value, outcome: Outcome, step: u32, reasoning: Option<String>, usage: Usage) {
-        let screenshot = if self.opts.screenshots { self.screenshot().await } else { None };
+    async fn record(
+        &mut self,
+        tool: String,
+        arguments: Value,
+        outcome: Outcome,
+        step: u32,
+        reasoning: Option<String>,
+        usage: Usage,
+    ) {
+        let screenshot = if self.opts.screenshots {
+            self.screenshot().await
+        } else {
+            None
+        };
         let reasoning = match (&outcome, tool.as_str()) {
-            _ if tool == "think" => arguments.get("reasoning").and_then(Value::as_str).map(str::to_string).or(reasoning),
+            _ if tool == "think" => arguments
+                .get("reasoning")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or(reasoning),
             _ => reasoning,
         };
         let action = AgentAction {
@@ -316,7 +405,11 @@ impl<'a> Run<'a> {
     async fn screenshot(&self) -> Option<Screenshot> {
         let png = self.page.screenshot().await.ok()?;
         let size = self.page.viewport().await.ok()?;
-        Some(Screenshot { png_base64: base64_encode(&png), width: f64::from(size.width), height: f64::from(size.height) })
+        Some(Screenshot {
+            png_base64: base64_encode(&png),
+            width: f64::from(size.width),
+            height: f64::from(size.height),
+        })
     }
 
     /// After a page-changing tool: a page outside `allowed_domains` is left
@@ -345,22 +438,36 @@ impl<'a> Run<'a> {
         Ok(match args {
             ToolCallArgs::Act { action } => {
                 let r = page.act(self.llm, action, &self.act_opts).await?;
-                let mut o = if r.success { Outcome::ok(&r.message) } else { Outcome::err(format!("Failed: {}", r.message)) };
+                let mut o = if r.success {
+                    Outcome::ok(&r.message)
+                } else {
+                    Outcome::err(format!("Failed: {}", r.message))
+                };
                 o.rect = r.actions.iter().rev().find_map(|a| a.rect);
                 o.usage = r.usage;
                 if r.success {
-                    o.replay.push(ReplayStep::Act { instruction: action.clone(), actions: r.actions });
+                    o.replay.push(ReplayStep::Act {
+                        instruction: action.clone(),
+                        actions: r.actions,
+                    });
                 }
                 o
             }
             ToolCallArgs::AriaTree => {
-                let snap = page.snapshot(&SnapshotOptions { mode: SnapshotMode::Full, ..Default::default() }).await?;
+                let snap = page
+                    .snapshot(&SnapshotOptions {
+                        mode: SnapshotMode::Full,
+                        ..Default::default()
+                    })
+                    .await?;
                 let mut o = Outcome::ok(prompts::aria_tree(&snap, self.opts.aria_tree_budget));
                 o.tree = true;
                 o
             }
             ToolCallArgs::Extract { instruction, schema } => {
-                let r = page.extract(self.llm, Some(instruction), schema.as_ref(), &ExtractOptions::default()).await?;
+                let r = page
+                    .extract(self.llm, Some(instruction), schema.as_ref(), &ExtractOptions::default())
+                    .await?;
                 let mut o = Outcome::ok(serde_json::to_string(&r.data).expect("JSON serialises"));
                 o.usage = r.usage;
                 o
@@ -406,7 +513,10 @@ impl<'a> Run<'a> {
                     "Scrolled {direction} {percentage}% of the viewport{}",
                     r.value.map(|v| format!(" ({v})")).unwrap_or_default()
                 ));
-                o.replay.push(ReplayStep::Scroll { direction: direction.into(), percentage: *percentage });
+                o.replay.push(ReplayStep::Scroll {
+                    direction: direction.into(),
+                    percentage: *percentage,
+                });
                 o
             }
             ToolCallArgs::Wait { ms } => {
@@ -425,24 +535,47 @@ impl<'a> Run<'a> {
                     }
                 }
                 let method = if *press { "press" } else { "type" };
-                let shown = if *press { value.clone() } else { format!("{} characters", value.chars().count()) };
-                let mut o = Outcome::ok(format!("{method}: {shown}{}", if *repeat > 1 { format!(" ×{repeat}") } else { String::new() }));
-                o.replay.push(ReplayStep::Keys { method: method.into(), value: value.clone(), repeat: *repeat });
+                let shown = if *press {
+                    value.clone()
+                } else {
+                    format!("{} characters", value.chars().count())
+                };
+                let mut o = Outcome::ok(format!(
+                    "{method}: {shown}{}",
+                    if *repeat > 1 {
+                        format!(" ×{repeat}")
+                    } else {
+                        String::new()
+                    }
+                ));
+                o.replay.push(ReplayStep::Keys {
+                    method: method.into(),
+                    value: value.clone(),
+                    repeat: *repeat,
+                });
                 o
             }
             ToolCallArgs::Think { .. } => Outcome::ok("Noted."),
             ToolCallArgs::RemoveBlocker { aggressive } => {
                 let url = page.url().await.unwrap_or_default();
                 let Some(mut o) = page.blocker_config().options_for(&url) else {
-                    return Ok(Outcome::err("removeBlocker is disabled for this site by the configuration."));
+                    return Ok(Outcome::err(
+                        "removeBlocker is disabled for this site by the configuration.",
+                    ));
                 };
                 o.aggressive |= aggressive;
                 let r = page.remove_blocker(&o).await?;
                 let text = serde_json::to_string(&r).expect("serialises");
-                let mut out = if r.removed { Outcome::ok(text) } else { Outcome::err(text) };
+                let mut out = if r.removed {
+                    Outcome::ok(text)
+                } else {
+                    Outcome::err(text)
+                };
                 // A refusal is a deterministic outcome too: replay runs it again.
                 out.ok = true;
-                out.replay.push(ReplayStep::RemoveBlocker { aggressive: *aggressive });
+                out.replay.push(ReplayStep::RemoveBlocker {
+                    aggressive: *aggressive,
+                });
                 out
             }
             ToolCallArgs::Done { .. } => unreachable!("done ends the loop before tools run"),
@@ -461,7 +594,16 @@ the value as its argument:\n",
         for (i, f) in fields.iter().enumerate() {
             instruction.push_str(&format!("{}. {} → {}\n", i + 1, f.action, f.value));
         }
-        let observed = self.page.observe(self.llm, &instruction, &ObserveOptions { mode: SnapshotMode::Full }).await?;
+        let observed = self
+            .page
+            .observe(
+                self.llm,
+                &instruction,
+                &ObserveOptions {
+                    mode: SnapshotMode::Full,
+                },
+            )
+            .await?;
         let mut usage = observed.usage;
         let mut lines = Vec::new();
         let mut records: Vec<(String, ActRecord)> = Vec::new();
@@ -485,7 +627,11 @@ the value as its argument:\n",
                         rect: None,
                     };
                     let mut real = action.clone();
-                    real.arguments = real.arguments.iter().map(|v| self.opts.variables.substitute(v)).collect();
+                    real.arguments = real
+                        .arguments
+                        .iter()
+                        .map(|v| self.opts.variables.substitute(v))
+                        .collect();
                     match self.page.perform(&real, self.act_opts.base_dir.as_deref()).await {
                         Ok(done) => {
                             rect = done.rect.or(rect);
@@ -516,12 +662,24 @@ the value as its argument:\n",
                 }
             }
         }
-        let mut o = Outcome { text: format!("Filled {} of {} field(s):\n{}", records.len(), fields.len(), lines.join("\n")), ok: all_ok, ..Default::default() };
+        let mut o = Outcome {
+            text: format!(
+                "Filled {} of {} field(s):\n{}",
+                records.len(),
+                fields.len(),
+                lines.join("\n")
+            ),
+            ok: all_ok,
+            ..Default::default()
+        };
         o.usage = usage;
         o.rect = rect;
         o.replay = records
             .into_iter()
-            .map(|(instruction, rec)| ReplayStep::Act { instruction, actions: vec![rec] })
+            .map(|(instruction, rec)| ReplayStep::Act {
+                instruction,
+                actions: vec![rec],
+            })
             .collect();
         Ok(o)
     }
@@ -536,8 +694,16 @@ pub(crate) fn base64_encode(bytes: &[u8]) -> String {
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         out.push(ALPHABET[(n >> 18) as usize & 63] as char);
         out.push(ALPHABET[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 { ALPHABET[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if chunk.len() > 2 { ALPHABET[n as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 1 {
+            ALPHABET[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            ALPHABET[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     out
 }

@@ -7,24 +7,59 @@ use crate::llm::{schema, ToolSpec};
 
 /// Tools that change (or may change) the page: the model gets a fresh page
 /// message after any of them.
-pub const PAGE_CHANGING: &[&str] = &["act", "fillForm", "goto", "navback", "scroll", "wait", "keys", "removeBlocker"];
+pub const PAGE_CHANGING: &[&str] = &[
+    "act",
+    "fillForm",
+    "goto",
+    "navback",
+    "scroll",
+    "wait",
+    "keys",
+    "removeBlocker",
+];
 
 /// The model's tool call, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolCallArgs {
-    Act { action: String },
+    Act {
+        action: String,
+    },
     AriaTree,
-    Extract { instruction: String, schema: Option<Value> },
-    FillForm { fields: Vec<FormField> },
-    Goto { url: String },
+    Extract {
+        instruction: String,
+        schema: Option<Value>,
+    },
+    FillForm {
+        fields: Vec<FormField>,
+    },
+    Goto {
+        url: String,
+    },
     Navback,
     Screenshot,
-    Scroll { down: bool, percentage: f64 },
-    Wait { ms: u64 },
-    Keys { press: bool, value: String, repeat: u32 },
-    Think { reasoning: String },
-    RemoveBlocker { aggressive: bool },
-    Done { reasoning: String, task_complete: bool, output: Option<Value> },
+    Scroll {
+        down: bool,
+        percentage: f64,
+    },
+    Wait {
+        ms: u64,
+    },
+    Keys {
+        press: bool,
+        value: String,
+        repeat: u32,
+    },
+    Think {
+        reasoning: String,
+    },
+    RemoveBlocker {
+        aggressive: bool,
+    },
+    Done {
+        reasoning: String,
+        task_complete: bool,
+        output: Option<Value>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -165,21 +200,29 @@ pub fn parse_call(specs: &[ToolSpec], name: &str, args: &Value) -> Result<ToolCa
         }
     };
     Ok(match name {
-        "act" => ToolCallArgs::Act { action: non_empty("action")? },
+        "act" => ToolCallArgs::Act {
+            action: non_empty("action")?,
+        },
         "ariaTree" => ToolCallArgs::AriaTree,
         "extract" => {
             let schema = args.get("schema").cloned().filter(|s| !s.is_null());
             if let Some(s) = &schema {
                 schema::check_schema(s).map_err(|e| format!("extract: schema: {e}"))?;
             }
-            ToolCallArgs::Extract { instruction: non_empty("instruction")?, schema }
+            ToolCallArgs::Extract {
+                instruction: non_empty("instruction")?,
+                schema,
+            }
         }
         "fillForm" => {
             let fields = args["fields"]
                 .as_array()
                 .map(|a| {
                     a.iter()
-                        .map(|f| FormField { action: text(f, "action"), value: text(f, "value") })
+                        .map(|f| FormField {
+                            action: text(f, "action"),
+                            value: text(f, "value"),
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
@@ -192,13 +235,17 @@ pub fn parse_call(specs: &[ToolSpec], name: &str, args: &Value) -> Result<ToolCa
             down: text(&args, "direction") == "down",
             percentage: args.get("percentage").and_then(Value::as_f64).unwrap_or(80.0),
         },
-        "wait" => ToolCallArgs::Wait { ms: args["ms"].as_u64().unwrap_or(0) },
+        "wait" => ToolCallArgs::Wait {
+            ms: args["ms"].as_u64().unwrap_or(0),
+        },
         "keys" => ToolCallArgs::Keys {
             press: text(&args, "method") == "press",
             value: non_empty("value")?,
             repeat: args.get("repeat").and_then(Value::as_u64).unwrap_or(1) as u32,
         },
-        "think" => ToolCallArgs::Think { reasoning: text(&args, "reasoning") },
+        "think" => ToolCallArgs::Think {
+            reasoning: text(&args, "reasoning"),
+        },
         "removeBlocker" => ToolCallArgs::RemoveBlocker {
             aggressive: args.get("aggressive").and_then(Value::as_bool).unwrap_or(false),
         },
@@ -234,23 +281,60 @@ mod tests {
         let specs = tool_specs(false);
         assert_eq!(
             parse_call(&specs, "act", &json!({"action": "click Buy"})).unwrap(),
-            ToolCallArgs::Act { action: "click Buy".into() }
+            ToolCallArgs::Act {
+                action: "click Buy".into()
+            }
         );
         assert!(parse_call(&specs, "act", &json!({})).unwrap_err().contains("action"));
-        assert!(parse_call(&specs, "act", &json!({"action": "  "})).unwrap_err().contains("empty"));
+        assert!(parse_call(&specs, "act", &json!({"action": "  "}))
+            .unwrap_err()
+            .contains("empty"));
         assert!(parse_call(&specs, "scroll", &json!({"direction": "sideways"})).is_err());
         assert_eq!(
             parse_call(&specs, "scroll", &json!({"direction": "down"})).unwrap(),
-            ToolCallArgs::Scroll { down: true, percentage: 80.0 }
+            ToolCallArgs::Scroll {
+                down: true,
+                percentage: 80.0
+            }
         );
-        assert_eq!(parse_call(&specs, "navback", &Value::Null).unwrap(), ToolCallArgs::Navback);
-        assert!(parse_call(&specs, "screenshot", &json!({})).unwrap_err().contains("no tool"));
+        assert_eq!(
+            parse_call(&specs, "navback", &Value::Null).unwrap(),
+            ToolCallArgs::Navback
+        );
+        assert!(parse_call(&specs, "screenshot", &json!({}))
+            .unwrap_err()
+            .contains("no tool"));
         assert!(parse_call(&specs, "wait", &json!({"ms": 99999})).is_err());
         assert!(parse_call(&specs, "extract", &json!({"instruction": "x", "schema": {"type": 5}})).is_err());
-        let done = parse_call(&specs, "done", &json!({"reasoning": "r", "taskComplete": true, "output": {"n": 1}})).unwrap();
-        assert_eq!(done, ToolCallArgs::Done { reasoning: "r".into(), task_complete: true, output: Some(json!({"n": 1})) });
-        let form = parse_call(&specs, "fillForm", &json!({"fields": [{"action": "Email", "value": "%email%"}]})).unwrap();
-        assert_eq!(form, ToolCallArgs::FillForm { fields: vec![FormField { action: "Email".into(), value: "%email%".into() }] });
+        let done = parse_call(
+            &specs,
+            "done",
+            &json!({"reasoning": "r", "taskComplete": true, "output": {"n": 1}}),
+        )
+        .unwrap();
+        assert_eq!(
+            done,
+            ToolCallArgs::Done {
+                reasoning: "r".into(),
+                task_complete: true,
+                output: Some(json!({"n": 1}))
+            }
+        );
+        let form = parse_call(
+            &specs,
+            "fillForm",
+            &json!({"fields": [{"action": "Email", "value": "%email%"}]}),
+        )
+        .unwrap();
+        assert_eq!(
+            form,
+            ToolCallArgs::FillForm {
+                fields: vec![FormField {
+                    action: "Email".into(),
+                    value: "%email%".into()
+                }]
+            }
+        );
         assert!(parse_call(&specs, "fillForm", &json!({"fields": []})).is_err());
     }
 }

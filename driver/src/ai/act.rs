@@ -130,7 +130,10 @@ enum Decision {
 
 /// Methods that can run without an element.
 fn targetless(m: Method) -> bool {
-    matches!(m, Method::Press | Method::ScrollTo | Method::NextChunk | Method::PrevChunk)
+    matches!(
+        m,
+        Method::Press | Method::ScrollTo | Method::NextChunk | Method::PrevChunk
+    )
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {
@@ -152,17 +155,48 @@ fn check_choice(args: &Value, snapshot: &SnapshotResult) -> std::result::Result<
     let Some(obj) = args.as_object() else {
         return Err(format!("performAction arguments must be a JSON object, got {args}"));
     };
-    let element_id = obj.get("elementId").and_then(Value::as_str).unwrap_or_default().trim().to_string();
-    let description = obj.get("description").and_then(Value::as_str).unwrap_or_default().trim().to_string();
-    let method_name = obj.get("method").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+    let element_id = obj
+        .get("elementId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let description = obj
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let method_name = obj
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_string();
     let arguments = string_list(obj.get("arguments"));
     let two_step = obj.get("twoStep").and_then(Value::as_bool).unwrap_or(false);
     let method = Method::parse(&method_name)
-        .filter(|_| prompts::ACT_METHODS.iter().any(|m| m.eq_ignore_ascii_case(&method_name)))
-        .ok_or_else(|| format!("method {method_name:?} is not one of {}", prompts::ACT_METHODS.join(", ")))?;
+        .filter(|_| {
+            prompts::ACT_METHODS
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case(&method_name))
+        })
+        .ok_or_else(|| {
+            format!(
+                "method {method_name:?} is not one of {}",
+                prompts::ACT_METHODS.join(", ")
+            )
+        })?;
     if element_id.is_empty() {
         if targetless(method) {
-            return Ok(Some(Choice { element_id, description, method, method_name, arguments, two_step: false }));
+            return Ok(Some(Choice {
+                element_id,
+                description,
+                method,
+                method_name,
+                arguments,
+                two_step: false,
+            }));
         }
         return Ok(None);
     }
@@ -181,15 +215,29 @@ fn check_choice(args: &Value, snapshot: &SnapshotResult) -> std::result::Result<
     if method == Method::DragAndDrop {
         let dest = arguments.first().map(String::as_str).unwrap_or_default();
         if snapshot.refs.get(dest).is_none() {
-            return Err(format!("dragAndDrop needs the target's ref as its argument; {dest:?} is not a ref in the tree"));
+            return Err(format!(
+                "dragAndDrop needs the target's ref as its argument; {dest:?} is not a ref in the tree"
+            ));
         }
     }
-    let action = Action { method: method_name.clone(), ref_: Some(element_id.clone()), arguments: arguments.clone(), ..Default::default() };
+    let action = Action {
+        method: method_name.clone(),
+        ref_: Some(element_id.clone()),
+        arguments: arguments.clone(),
+        ..Default::default()
+    };
     action.validate().map_err(|e| match e {
         Error::InvalidAction(m) => m,
         other => other.to_string(),
     })?;
-    Ok(Some(Choice { element_id, description, method, method_name, arguments, two_step }))
+    Ok(Some(Choice {
+        element_id,
+        description,
+        method,
+        method_name,
+        arguments,
+        two_step,
+    }))
 }
 
 /// The state of one act call.
@@ -206,7 +254,12 @@ struct ActRun<'a> {
 
 impl<'a> ActRun<'a> {
     async fn snapshot(&self, mode: SnapshotMode) -> Result<SnapshotResult> {
-        self.page.snapshot(&SnapshotOptions { mode, ..Default::default() }).await
+        self.page
+            .snapshot(&SnapshotOptions {
+                mode,
+                ..Default::default()
+            })
+            .await
     }
 
     /// One decision over `snapshot` (or over `view`, a part of it). Handles
@@ -227,7 +280,12 @@ impl<'a> ActRun<'a> {
             if messages.is_empty() {
                 let tree_text = view.clone().unwrap_or_else(|| snapshot.tree.clone());
                 let page = prompts::page_block(snapshot, &tree_text);
-                messages.push(Message::user(prompts::act_user(instruction, note.as_deref(), extra.as_deref(), &page)));
+                messages.push(Message::user(prompts::act_user(
+                    instruction,
+                    note.as_deref(),
+                    extra.as_deref(),
+                    &page,
+                )));
             }
             let mut tools = vec![prompts::perform_action_tool()];
             if self.blocker_calls < self.opts.max_blocker_calls && self.page.blocker_config().enabled {
@@ -243,7 +301,10 @@ impl<'a> ActRun<'a> {
             };
             let response = self.llm.chat(&req, &self.secrets).await?;
             self.usage += response.usage;
-            let call = response.tool_calls.iter().find(|c| c.name == "performAction" || c.name == "removeBlocker");
+            let call = response
+                .tool_calls
+                .iter()
+                .find(|c| c.name == "performAction" || c.name == "removeBlocker");
             let problem = match call {
                 Some(c) if c.name == "removeBlocker" && self.blocker_calls < self.opts.max_blocker_calls => {
                     self.blocker_calls += 1;
@@ -255,7 +316,8 @@ impl<'a> ActRun<'a> {
                         }
                         None => "removeBlocker is disabled for this site".to_string(),
                     };
-                    self.notes.push(format!("removeBlocker (asked by the model): {outcome}"));
+                    self.notes
+                        .push(format!("removeBlocker (asked by the model): {outcome}"));
                     // A fresh look at the page, in a fresh conversation: the
                     // old tree would only cost tokens.
                     *snapshot = self.snapshot(mode).await?;
@@ -267,7 +329,11 @@ impl<'a> ActRun<'a> {
                 Some(c) if c.name == "performAction" => match check_choice(&c.arguments, snapshot) {
                     Ok(Some(choice)) => return Ok(Decision::Act(choice)),
                     Ok(None) => {
-                        let why = c.arguments.get("description").and_then(Value::as_str).unwrap_or_default();
+                        let why = c
+                            .arguments
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
                         return Ok(Decision::NotFound(why.to_string()));
                     }
                     Err(problem) => problem,
@@ -290,9 +356,12 @@ impl<'a> ActRun<'a> {
         let mut snapshot = self.snapshot(mode).await?;
         let decision = self.infer(instruction, &mut snapshot, mode, None, None).await?;
         if matches!(decision, Decision::NotFound(_)) && mode == SnapshotMode::Viewport {
-            self.notes.push("nothing fit in the viewport; looked at the whole page".into());
+            self.notes
+                .push("nothing fit in the viewport; looked at the whole page".into());
             let mut full = self.snapshot(SnapshotMode::Full).await?;
-            let decision = self.infer(instruction, &mut full, SnapshotMode::Full, None, None).await?;
+            let decision = self
+                .infer(instruction, &mut full, SnapshotMode::Full, None, None)
+                .await?;
             return Ok((decision, full));
         }
         Ok((decision, snapshot))
@@ -304,18 +373,26 @@ impl<'a> ActRun<'a> {
         let action = Action {
             method: choice.method_name.clone(),
             ref_: Some(choice.element_id.clone()).filter(|r| !r.is_empty()),
-            arguments: choice.arguments.iter().map(|a| self.opts.variables.substitute(a)).collect(),
+            arguments: choice
+                .arguments
+                .iter()
+                .map(|a| self.opts.variables.substitute(a))
+                .collect(),
             description: Some(choice.description.clone()),
             ..Default::default()
         };
         let base = self.opts.base_dir.as_deref();
         let done = match self.page.perform_once(&action, base).await {
-            Err(Error::Action { kind: ActionErrorKind::Covered { selector, .. }, .. })
-                if self.page.blocker_config().enabled =>
-            {
+            Err(Error::Action {
+                kind: ActionErrorKind::Covered { selector, .. },
+                ..
+            }) if self.page.blocker_config().enabled => {
                 let r = self.page.remove_blocker_per_config().await?;
                 if let Some(r) = r {
-                    self.notes.push(format!("target covered by {selector}; removeBlocker: {}", blocker_text(&r)));
+                    self.notes.push(format!(
+                        "target covered by {selector}; removeBlocker: {}",
+                        blocker_text(&r)
+                    ));
                     self.blockers.push(r);
                 }
                 self.page.perform_once(&action, base).await?
@@ -354,7 +431,11 @@ impl<'a> ActRun<'a> {
 }
 
 fn blocker_text(r: &RemoveBlockerResult) -> String {
-    let mut s = if r.removed { format!("removed by {}", r.method) } else { "nothing removed".to_string() };
+    let mut s = if r.removed {
+        format!("removed by {}", r.method)
+    } else {
+        "nothing removed".to_string()
+    };
     if let Some(sel) = &r.selector {
         s.push_str(&format!(" ({sel})"));
     }
@@ -365,7 +446,10 @@ fn blocker_text(r: &RemoveBlockerResult) -> String {
 }
 
 fn is_action_failure(e: &Error) -> bool {
-    matches!(e, Error::Action { .. } | Error::InvalidAction(_) | Error::NoSuchFile { .. })
+    matches!(
+        e,
+        Error::Action { .. } | Error::InvalidAction(_) | Error::NoSuchFile { .. }
+    )
 }
 
 impl Page {
@@ -389,17 +473,32 @@ impl Page {
             blocker_calls: 0,
         };
         let cache = opts.cache_dir.as_deref().map(ActionCache::new);
-        let key = CacheKey::new(instruction, &self.url().await.unwrap_or_default(), opts.variables.names());
+        let key = CacheKey::new(
+            instruction,
+            &self.url().await.unwrap_or_default(),
+            opts.variables.names(),
+        );
         if let Some(cache) = &cache {
             if let Some(actions) = cache.get(&key) {
                 match self.replay(&actions, opts).await? {
                     Ok(()) => {
-                        let description = actions.iter().map(|a| a.description.as_str()).collect::<Vec<_>>().join("; then ");
-                        let mut r = run.finish(true, format!("Replayed from the cache: {description}"), description, actions);
+                        let description = actions
+                            .iter()
+                            .map(|a| a.description.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; then ");
+                        let mut r = run.finish(
+                            true,
+                            format!("Replayed from the cache: {description}"),
+                            description,
+                            actions,
+                        );
                         r.cache_hit = true;
                         return Ok(r);
                     }
-                    Err(why) => run.notes.push(format!("cache entry not usable ({why}); inferring again")),
+                    Err(why) => run
+                        .notes
+                        .push(format!("cache entry not usable ({why}); inferring again")),
                 }
             }
         }
@@ -412,7 +511,12 @@ impl Page {
                 return Ok(run.finish(false, msg, String::new(), Vec::new()));
             }
             Decision::Invalid(problem) => {
-                return Ok(run.finish(false, format!("the model's answer was unusable: {problem}"), String::new(), Vec::new()));
+                return Ok(run.finish(
+                    false,
+                    format!("the model's answer was unusable: {problem}"),
+                    String::new(),
+                    Vec::new(),
+                ));
             }
         };
 
@@ -420,7 +524,10 @@ impl Page {
         let (first, snapshot_used) = match run.execute(&choice, &snapshot).await {
             Ok(rec) => (rec, snapshot),
             Err(e) if is_action_failure(&e) && opts.self_heal => {
-                run.notes.push(format!("{} failed ({e}); self-healing with a fresh snapshot", choice.method_name));
+                run.notes.push(format!(
+                    "{} failed ({e}); self-healing with a fresh snapshot",
+                    choice.method_name
+                ));
                 let heal = format!("{} {}", choice.method_name, choice.description);
                 let (decision, snapshot) = run.decide(&heal, opts.mode).await?;
                 let Decision::Act(healed) = decision else {
@@ -450,16 +557,23 @@ impl Page {
             let mut after = run.snapshot(SnapshotMode::Full).await?;
             let view = tree::new_refs_view(&snapshot_used, &after);
             let view = if view.is_empty() {
-                run.notes.push("two-step: nothing new appeared; showing the whole page".into());
+                run.notes
+                    .push("two-step: nothing new appeared; showing the whole page".into());
                 None
             } else {
                 Some(view)
             };
             let extra = format!(
                 "Step 1 is done: {description}. Now finish the instruction with one more action.{}",
-                if view.is_some() { " These elements appeared after step 1:" } else { "" }
+                if view.is_some() {
+                    " These elements appeared after step 1:"
+                } else {
+                    ""
+                }
             );
-            let decision = run.infer(instruction, &mut after, SnapshotMode::Full, view, Some(extra)).await?;
+            let decision = run
+                .infer(instruction, &mut after, SnapshotMode::Full, view, Some(extra))
+                .await?;
             let second = match decision {
                 Decision::Act(c) => c,
                 Decision::NotFound(why) | Decision::Invalid(why) => {
@@ -538,9 +652,29 @@ mod tests {
         SnapshotResult {
             tree: "- button \"Buy\" [ref=e1]\n- textbox \"Email\" [ref=e2]".into(),
             refs: RefMap(vec![
-                ("e1".into(), RefInfo { role: "button".into(), selector: "#buy".into(), ..Default::default() }),
-                ("e2".into(), RefInfo { role: "textbox".into(), selector: "#email".into(), ..Default::default() }),
-                ("e3".into(), RefInfo { obscured: true, ..Default::default() }),
+                (
+                    "e1".into(),
+                    RefInfo {
+                        role: "button".into(),
+                        selector: "#buy".into(),
+                        ..Default::default()
+                    },
+                ),
+                (
+                    "e2".into(),
+                    RefInfo {
+                        role: "textbox".into(),
+                        selector: "#email".into(),
+                        ..Default::default()
+                    },
+                ),
+                (
+                    "e3".into(),
+                    RefInfo {
+                        obscured: true,
+                        ..Default::default()
+                    },
+                ),
             ]),
             ..Default::default()
         }
@@ -554,15 +688,27 @@ mod tests {
     fn choices_are_checked_against_the_snapshot() {
         let s = snap();
         assert!(check_choice(&args("e1", "click", &[]), &s).unwrap().is_some());
-        assert!(check_choice(&args("", "click", &[]), &s).unwrap().is_none(), "nothing fits");
+        assert!(
+            check_choice(&args("", "click", &[]), &s).unwrap().is_none(),
+            "nothing fits"
+        );
         let e = check_choice(&args("e99", "click", &[]), &s).unwrap_err();
         assert!(e.contains("not a ref"), "{e}");
-        assert!(check_choice(&args("e3", "click", &[]), &s).unwrap_err().contains("modal"));
+        assert!(check_choice(&args("e3", "click", &[]), &s)
+            .unwrap_err()
+            .contains("modal"));
         assert!(check_choice(&args("e2", "fill", &[]), &s).unwrap_err().contains("text"));
-        assert!(check_choice(&args("e1", "goto", &["x"]), &s).unwrap_err().contains("not one of"));
-        assert!(check_choice(&args("", "press", &["Enter"]), &s).unwrap().is_some(), "press needs no element");
+        assert!(check_choice(&args("e1", "goto", &["x"]), &s)
+            .unwrap_err()
+            .contains("not one of"));
+        assert!(
+            check_choice(&args("", "press", &["Enter"]), &s).unwrap().is_some(),
+            "press needs no element"
+        );
         assert!(check_choice(&json!("junk"), &s).is_err());
-        let c = check_choice(&json!({"elementId": "ref=e2", "method": "fill", "arguments": [42]}), &s).unwrap().unwrap();
+        let c = check_choice(&json!({"elementId": "ref=e2", "method": "fill", "arguments": [42]}), &s)
+            .unwrap()
+            .unwrap();
         assert_eq!((c.element_id.as_str(), c.arguments[0].as_str()), ("e2", "42"));
     }
 

@@ -19,7 +19,11 @@ pub struct CacheKey {
 impl CacheKey {
     pub fn new(instruction: &str, url: &str, mut variables: Vec<String>) -> CacheKey {
         variables.sort();
-        CacheKey { instruction: instruction.trim().to_string(), url: normalize_url(url), variables }
+        CacheKey {
+            instruction: instruction.trim().to_string(),
+            url: normalize_url(url),
+            variables,
+        }
     }
 
     /// FNV-1a of the key's JSON: stable across runs and platforms.
@@ -37,7 +41,9 @@ impl CacheKey {
 /// The URL with its query parameters sorted and without its fragment, so
 /// `?b=2&a=1` and `?a=1&b=2#top` share an entry.
 pub fn normalize_url(url: &str) -> String {
-    let Ok(mut u) = url::Url::parse(url) else { return url.to_string() };
+    let Ok(mut u) = url::Url::parse(url) else {
+        return url.to_string();
+    };
     u.set_fragment(None);
     let mut pairs: Vec<(String, String)> = u.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
     if pairs.is_empty() {
@@ -77,7 +83,10 @@ impl ActionCache {
     /// leaves half an entry behind.
     pub fn put(&self, key: &CacheKey, actions: &[ActRecord]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let entry = Entry { key: key.clone(), actions: actions.to_vec() };
+        let entry = Entry {
+            key: key.clone(),
+            actions: actions.to_vec(),
+        };
         let text = serde_json::to_string_pretty(&entry).expect("entry serialises");
         let path = self.dir.join(key.file_name());
         let tmp = path.with_extension("json.tmp");

@@ -32,7 +32,10 @@ pub struct ExtractOptions {
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { token_budget: 60_000, mode: SnapshotMode::Full }
+        ExtractOptions {
+            token_budget: 60_000,
+            mode: SnapshotMode::Full,
+        }
     }
 }
 
@@ -63,7 +66,10 @@ fn is_url_field(s: &Value) -> bool {
         Some(Value::Array(a)) => a.iter().any(|t| t == "string"),
         _ => false,
     };
-    is_string && s.get("format").and_then(Value::as_str).is_some_and(|f| URL_FORMATS.contains(&f))
+    is_string
+        && s.get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|f| URL_FORMATS.contains(&f))
 }
 
 /// Replaces URL fields by "the link's ref" strings; true when it found any.
@@ -73,10 +79,21 @@ fn refs_for_urls(schema: &mut Value) -> bool {
         Value::Object(o) => {
             let as_value = Value::Object(o.clone());
             if is_url_field(&as_value) {
-                let desc = o.get("description").and_then(Value::as_str).unwrap_or_default().to_string();
+                let desc = o
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
                 o.remove("format");
                 let note = "the ref of the link (e.g. e12)";
-                o.insert("description".into(), json!(if desc.is_empty() { note.to_string() } else { format!("{desc} — {note}") }));
+                o.insert(
+                    "description".into(),
+                    json!(if desc.is_empty() {
+                        note.to_string()
+                    } else {
+                        format!("{desc} — {note}")
+                    }),
+                );
                 return true;
             }
             for v in o.values_mut() {
@@ -95,7 +112,11 @@ fn refs_for_urls(schema: &mut Value) -> bool {
 
 /// Follows a local `$ref` (`#/$defs/X`).
 fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
-    match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+    match schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+    {
         Some(pointer) => root.pointer(pointer).unwrap_or(schema),
         None => schema,
     }
@@ -231,7 +252,12 @@ impl Page {
         let Some(instruction) = instruction.map(str::trim).filter(|i| !i.is_empty()) else {
             return self.page_text(opts).await;
         };
-        let snapshot = self.snapshot(&SnapshotOptions { mode: opts.mode, ..Default::default() }).await?;
+        let snapshot = self
+            .snapshot(&SnapshotOptions {
+                mode: opts.mode,
+                ..Default::default()
+            })
+            .await?;
         let original = schema.cloned().unwrap_or_else(default_schema);
         jschema::check_schema(&original).map_err(|e| Error::InvalidAction(format!("extract schema: {e}")))?;
         extract_from(llm, instruction, &original, &snapshot, opts).await
@@ -239,7 +265,12 @@ impl Page {
 
     /// The page's text (`{"page_text"}`): the snapshot without refs, no model call.
     pub async fn page_text(&self, opts: &ExtractOptions) -> Result<ExtractResult> {
-        let snapshot = self.snapshot(&SnapshotOptions { mode: opts.mode, ..Default::default() }).await?;
+        let snapshot = self
+            .snapshot(&SnapshotOptions {
+                mode: opts.mode,
+                ..Default::default()
+            })
+            .await?;
         Ok(ExtractResult {
             data: json!({"page_text": strip_refs(&snapshot.tree)}),
             progress: "the page's text".into(),
@@ -276,10 +307,17 @@ async fn extract_from(
     let (wrapped, was_wrapped) = jschema::wrap(original);
     let mut sent = wrapped.clone();
     let has_url_fields = refs_for_urls(&mut sent);
-    let tree_text = if has_url_fields { tree::without_urls(&snapshot.tree) } else { snapshot.tree.clone() };
+    let tree_text = if has_url_fields {
+        tree::without_urls(&snapshot.tree)
+    } else {
+        snapshot.tree.clone()
+    };
     let page = prompts::page_block(snapshot, &tree_text);
     let parts = if tree::tokens(&page) > opts.token_budget {
-        tree::chunks(&tree_text, opts.token_budget.saturating_sub(tree::tokens(instruction) + 200))
+        tree::chunks(
+            &tree_text,
+            opts.token_budget.saturating_sub(tree::tokens(instruction) + 200),
+        )
     } else {
         vec![tree_text.clone()]
     };
@@ -296,7 +334,9 @@ async fn extract_from(
         let which = (total > 1).then_some((i + 1, total));
         let page = prompts::page_block(snapshot, part);
         let messages = vec![Message::user(prompts::extract_user(instruction, which, &page))];
-        let reply = llm.structured(&system, messages, "extraction", &chunk_schema, "extract", &secrets).await?;
+        let reply = llm
+            .structured(&system, messages, "extraction", &chunk_schema, "extract", &secrets)
+            .await?;
         usage += reply.usage;
         read += 1;
         if data.is_null() {
@@ -307,7 +347,14 @@ async fn extract_from(
         let shown = jschema::unwrap_value(data.clone(), was_wrapped);
         let meta_messages = vec![Message::user(prompts::metadata_user(instruction, &shown, which))];
         let meta = llm
-            .structured(prompts::metadata_system(), meta_messages, "metadata", &prompts::metadata_schema(), "extract metadata", &secrets)
+            .structured(
+                prompts::metadata_system(),
+                meta_messages,
+                "metadata",
+                &prompts::metadata_schema(),
+                "extract metadata",
+                &secrets,
+            )
             .await?;
         usage += meta.usage;
         progress = meta.value["progress"].as_str().unwrap_or_default().to_string();
@@ -320,7 +367,14 @@ async fn extract_from(
     jschema::validate(&wrapped, &data)
         .map_err(|e| Error::LlmOutput(format!("extract: the extracted data does not match the schema: {e}")))?;
     let data = jschema::unwrap_value(data, was_wrapped);
-    Ok(ExtractResult { data, progress, completed, chunks_read: read, chunks_total: total, usage })
+    Ok(ExtractResult {
+        data,
+        progress,
+        completed,
+        chunks_read: read,
+        chunks_total: total,
+        usage,
+    })
 }
 
 #[cfg(test)]
@@ -336,8 +390,17 @@ mod tests {
         let mut sent = schema.clone();
         assert!(refs_for_urls(&mut sent));
         assert!(sent["$defs"]["Item"]["properties"]["link"].get("format").is_none());
-        assert!(sent["$defs"]["Item"]["properties"]["link"]["description"].as_str().unwrap().contains("ref"));
-        let refs = RefMap(vec![("e7".into(), RefInfo { url: Some("http://shop.test/p/7".into()), ..Default::default() })]);
+        assert!(sent["$defs"]["Item"]["properties"]["link"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("ref"));
+        let refs = RefMap(vec![(
+            "e7".into(),
+            RefInfo {
+                url: Some("http://shop.test/p/7".into()),
+                ..Default::default()
+            },
+        )]);
         let mut data = json!({"items": [{"name": "Boot", "link": "e7"}, {"name": "Sock", "link": "e99"}]});
         inject_urls(&mut data, &schema, &schema, &refs, 0);
         assert_eq!(data["items"][0]["link"], "http://shop.test/p/7");
@@ -349,18 +412,30 @@ mod tests {
     #[test]
     fn merging_chunks() {
         let mut a = json!({"title": null, "items": [{"n": 1}], "shop": {"name": "A"}});
-        merge(&mut a, json!({"title": "T", "items": [{"n": 1}, {"n": 2}], "shop": {"name": "B", "city": "X"}}));
-        assert_eq!(a, json!({"title": "T", "items": [{"n": 1}, {"n": 2}], "shop": {"name": "A", "city": "X"}}));
+        merge(
+            &mut a,
+            json!({"title": "T", "items": [{"n": 1}, {"n": 2}], "shop": {"name": "B", "city": "X"}}),
+        );
+        assert_eq!(
+            a,
+            json!({"title": "T", "items": [{"n": 1}, {"n": 2}], "shop": {"name": "A", "city": "X"}})
+        );
     }
 
     #[test]
     fn relaxing_drops_completeness_rules() {
         let s = json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "array", "minItems": 3}}});
-        assert_eq!(relaxed(&s), json!({"type": "object", "properties": {"a": {"type": "array"}}}));
+        assert_eq!(
+            relaxed(&s),
+            json!({"type": "object", "properties": {"a": {"type": "array"}}})
+        );
     }
 
     #[test]
     fn page_text_without_refs() {
-        assert_eq!(strip_refs("- button \"Go\" [ref=e1]\n- link \"A\" [ref=f1e2]:"), "- button \"Go\"\n- link \"A\":\n");
+        assert_eq!(
+            strip_refs("- button \"Go\" [ref=e1]\n- link \"A\" [ref=f1e2]:"),
+            "- button \"Go\"\n- link \"A\":\n"
+        );
     }
 }

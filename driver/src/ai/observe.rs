@@ -21,7 +21,9 @@ pub struct ObserveOptions {
 
 impl Default for ObserveOptions {
     fn default() -> Self {
-        ObserveOptions { mode: SnapshotMode::Full }
+        ObserveOptions {
+            mode: SnapshotMode::Full,
+        }
     }
 }
 
@@ -40,14 +42,20 @@ fn to_actions(elements: &Value, snapshot: &SnapshotResult) -> (Vec<Action>, Vec<
     let mut actions = Vec::new();
     let mut bad = Vec::new();
     for e in elements.as_array().map(Vec::as_slice).unwrap_or_default() {
-        let id = e["elementId"].as_str().unwrap_or_default().trim().trim_start_matches("ref=");
+        let id = e["elementId"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .trim_start_matches("ref=");
         let method = e["method"].as_str().unwrap_or("click").to_string();
         let Some(info) = snapshot.refs.get(id).filter(|i| !i.obscured) else {
             bad.push(id.to_string());
             continue;
         };
-        let mut arguments: Vec<String> =
-            e["arguments"].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+        let mut arguments: Vec<String> = e["arguments"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default();
         // A drag target given as a ref becomes its selector, so the action
         // stays runnable after the snapshot is gone.
         if Method::parse(&method) == Some(Method::DragAndDrop) {
@@ -74,28 +82,43 @@ impl Page {
         if instruction.is_empty() {
             return Err(Error::InvalidAction("observe needs an instruction".into()));
         }
-        let snapshot = self.snapshot(&SnapshotOptions { mode: opts.mode, ..Default::default() }).await?;
+        let snapshot = self
+            .snapshot(&SnapshotOptions {
+                mode: opts.mode,
+                ..Default::default()
+            })
+            .await?;
         let page = prompts::page_block(&snapshot, &snapshot.tree);
         let mut messages = vec![Message::user(format!("Request: {instruction}\n{page}"))];
         let system = prompts::observe_system();
         let schema = prompts::observe_schema();
         let secrets = Secrets::default();
         let mut usage = Usage::default();
-        let reply = llm.structured(&system, messages.clone(), "observation", &schema, "observe", &secrets).await?;
+        let reply = llm
+            .structured(&system, messages.clone(), "observation", &schema, "observe", &secrets)
+            .await?;
         usage += reply.usage;
         let (mut actions, mut bad) = to_actions(&reply.value["elements"], &snapshot);
         if !bad.is_empty() {
             // One feedback round for refs that are not on the page.
-            messages.push(Message::assistant(vec![crate::llm::Part::Text(reply.value.to_string())]));
+            messages.push(Message::assistant(vec![crate::llm::Part::Text(
+                reply.value.to_string(),
+            )]));
             messages.push(Message::user(format!(
                 "These elementIds are not refs in the tree: {}. Answer again using only refs shown as [ref=…].",
                 bad.join(", ")
             )));
-            let again = llm.structured(&system, messages, "observation", &schema, "observe", &secrets).await?;
+            let again = llm
+                .structured(&system, messages, "observation", &schema, "observe", &secrets)
+                .await?;
             usage += again.usage;
             (actions, bad) = to_actions(&again.value["elements"], &snapshot);
         }
-        Ok(ObserveResult { actions, usage, dropped: bad })
+        Ok(ObserveResult {
+            actions,
+            usage,
+            dropped: bad,
+        })
     }
 }
 
@@ -109,8 +132,21 @@ mod tests {
     fn elements_become_runnable_actions() {
         let snapshot = SnapshotResult {
             refs: RefMap(vec![
-                ("e1".into(), RefInfo { selector: "#email".into(), ..Default::default() }),
-                ("f1e2".into(), RefInfo { selector: "#pay".into(), frame: Some("f1".into()), ..Default::default() }),
+                (
+                    "e1".into(),
+                    RefInfo {
+                        selector: "#email".into(),
+                        ..Default::default()
+                    },
+                ),
+                (
+                    "f1e2".into(),
+                    RefInfo {
+                        selector: "#pay".into(),
+                        frame: Some("f1".into()),
+                        ..Default::default()
+                    },
+                ),
             ]),
             ..Default::default()
         };

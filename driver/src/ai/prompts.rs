@@ -145,7 +145,9 @@ Use only what the page says; never invent values. Use null (or leave optional fi
 pub fn extract_user(instruction: &str, part: Option<(usize, usize)>, page: &str) -> String {
     let mut s = format!("Instruction: {instruction}\n");
     if let Some((i, n)) = part {
-        s.push_str(&format!("This is part {i} of {n} of the page; extract what this part holds.\n"));
+        s.push_str(&format!(
+            "This is part {i} of {n} of the page; extract what this part holds.\n"
+        ));
     }
     s.push_str(page);
     s

@@ -62,13 +62,22 @@ pub fn new_refs_view(before: &SnapshotResult, after: &SnapshotResult) -> String 
     }
     let chosen: Vec<&str> = lines.iter().zip(&keep).filter(|(_, k)| **k).map(|(l, _)| *l).collect();
     let base = chosen.iter().map(|l| indent(l)).min().unwrap_or(0);
-    chosen.iter().map(|l| &l[base.min(indent(l))..]).collect::<Vec<_>>().join("\n")
+    chosen
+        .iter()
+        .map(|l| &l[base.min(indent(l))..])
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The refs of `after` that `before` did not have.
 pub fn new_refs(before: &SnapshotResult, after: &SnapshotResult) -> Vec<String> {
     let old: HashSet<&str> = before.refs.iter().map(|(k, _)| k.as_str()).collect();
-    after.refs.iter().filter(|(k, _)| !old.contains(k.as_str())).map(|(k, _)| k.clone()).collect()
+    after
+        .refs
+        .iter()
+        .filter(|(k, _)| !old.contains(k.as_str()))
+        .map(|(k, _)| k.clone())
+        .collect()
 }
 
 /// The tree without `- /url:` lines (extract asks for link refs instead).
@@ -153,13 +162,19 @@ mod tests {
 
     #[test]
     fn new_refs_keep_their_parents() {
-        let a = snap("- main:\n  - button \"Size\" [ref=e1]\n  - button \"Buy\" [ref=e2]", &["e1", "e2"]);
+        let a = snap(
+            "- main:\n  - button \"Size\" [ref=e1]\n  - button \"Buy\" [ref=e2]",
+            &["e1", "e2"],
+        );
         let b = snap(
             "- main:\n  - button \"Size\" [expanded] [ref=e1]\n  - listbox \"Sizes\":\n    - option \"EU 41\" [ref=e5]\n    - option \"EU 42\" [ref=e6]\n  - button \"Buy\" [ref=e2]",
             &["e1", "e5", "e6", "e2"],
         );
         let v = new_refs_view(&a, &b);
-        assert_eq!(v, "- main:\n  - listbox \"Sizes\":\n    - option \"EU 41\" [ref=e5]\n    - option \"EU 42\" [ref=e6]");
+        assert_eq!(
+            v,
+            "- main:\n  - listbox \"Sizes\":\n    - option \"EU 41\" [ref=e5]\n    - option \"EU 42\" [ref=e6]"
+        );
         assert_eq!(new_refs(&a, &b), ["e5", "e6"]);
         assert_eq!(new_refs_view(&a, &a), "");
     }
@@ -183,6 +198,9 @@ mod tests {
 
     #[test]
     fn url_lines_dropped() {
-        assert_eq!(without_urls("- link \"A\" [ref=e1]:\n  - /url: /a\n- text"), "- link \"A\" [ref=e1]\n- text");
+        assert_eq!(
+            without_urls("- link \"A\" [ref=e1]:\n  - /url: /a\n- text"),
+            "- link \"A\" [ref=e1]\n- text"
+        );
     }
 }

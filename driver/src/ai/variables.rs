@@ -32,12 +32,17 @@ impl Variables {
 
     /// `name=value` (the CLI's `--var`).
     pub fn parse_assignment(s: &str) -> Result<(String, String)> {
-        let (name, value) = s
-            .split_once('=')
-            .ok_or_else(|| Error::InvalidAction(format!("--var expects name=value, got {:?}", s.split('=').next().unwrap_or(""))))?;
+        let (name, value) = s.split_once('=').ok_or_else(|| {
+            Error::InvalidAction(format!(
+                "--var expects name=value, got {:?}",
+                s.split('=').next().unwrap_or("")
+            ))
+        })?;
         let name = name.trim().trim_matches('%').to_string();
         if !valid_name(&name) {
-            return Err(Error::InvalidAction(format!("variable name {name:?}: use letters, digits and _ only")));
+            return Err(Error::InvalidAction(format!(
+                "variable name {name:?}: use letters, digits and _ only"
+            )));
         }
         Ok((name, value.to_string()))
     }
@@ -89,7 +94,10 @@ mod tests {
         assert!(v.prompt_note().unwrap().contains("%password%"));
         assert!(!v.prompt_note().unwrap().contains("hunter2"));
         assert!(!format!("{v:?}").contains("hunter2"));
-        assert_eq!(Variables::parse_assignment("pw=a=b").unwrap(), ("pw".into(), "a=b".into()));
+        assert_eq!(
+            Variables::parse_assignment("pw=a=b").unwrap(),
+            ("pw".into(), "a=b".into())
+        );
         assert!(Variables::parse_assignment("no-equals").is_err());
         assert!(Variables::new(BTreeMap::from([("bad name".into(), "x".into())])).is_err());
     }

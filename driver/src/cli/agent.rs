@@ -10,8 +10,8 @@ use std::time::Duration;
 use clap::Args;
 use sightline::agent::AgentAction;
 use sightline::{
-    resolve_target, ActOptions, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result,
-    SavedRun, Usage, Variables,
+    resolve_target, ActOptions, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result, SavedRun, Usage,
+    Variables,
 };
 
 use super::ai::{LlmArgs, PageArgs};
@@ -163,7 +163,10 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
         system_instructions: args.instructions.clone(),
         allowed_domains: args.allowed_domains.clone(),
         variables: vars.clone(),
-        act: ActOptions { cache_dir: args.cache_dir.clone(), ..ActOptions::default() },
+        act: ActOptions {
+            cache_dir: args.cache_dir.clone(),
+            ..ActOptions::default()
+        },
         screenshots: args.report.is_some(),
         start_url: start,
         cancel: Some(cancel_rx),
@@ -198,7 +201,10 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
         result.run.save(path)?;
     }
     if args.json {
-        print_out(&format!("{}\n", serde_json::to_string(&result).expect("result serialises")));
+        print_out(&format!(
+            "{}\n",
+            serde_json::to_string(&result).expect("result serialises")
+        ));
     } else {
         print_out(&summary(&result));
     }
@@ -207,7 +213,10 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     } else if result.success {
         Ok(())
     } else {
-        Err(Error::AgentFailed(format!("the task was not completed: {}", result.message)))
+        Err(Error::AgentFailed(format!(
+            "the task was not completed: {}",
+            result.message
+        )))
     }
 }
 
@@ -222,13 +231,23 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
     let browser: Browser = interruptible(signal.as_mut(), open_browser(args.page.cdp_url.as_deref(), launch)).await?;
     let outcome = interruptible(signal.as_mut(), async {
         let page = browser.new_page().await?;
-        page.replay_run(&run, &ReplayOptions { variables: vars, llm: llm.as_ref() }).await
+        page.replay_run(
+            &run,
+            &ReplayOptions {
+                variables: vars,
+                llm: llm.as_ref(),
+            },
+        )
+        .await
     })
     .await;
     browser.close().await?;
     let report = outcome?;
     if args.json {
-        print_out(&format!("{}\n", serde_json::to_string(&report).expect("report serialises")));
+        print_out(&format!(
+            "{}\n",
+            serde_json::to_string(&report).expect("report serialises")
+        ));
     } else {
         let mut s = String::new();
         for (i, step) in report.steps.iter().enumerate() {
@@ -237,7 +256,13 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
                 (true, true) => "heal",
                 (true, false) => "ok  ",
             };
-            s.push_str(&format!("{}/{} {status} {} {}\n", i + 1, run.steps.len(), step.tool, step.detail));
+            s.push_str(&format!(
+                "{}/{} {status} {} {}\n",
+                i + 1,
+                run.steps.len(),
+                step.tool,
+                step.detail
+            ));
         }
         print_out(&s);
     }

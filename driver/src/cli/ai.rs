@@ -142,7 +142,10 @@ fn read_schema(arg: &str) -> Result<Value> {
     let text = if trimmed.starts_with('{') || trimmed.starts_with('[') || trimmed == "true" {
         arg.to_string()
     } else {
-        std::fs::read_to_string(arg).map_err(|_| Error::NoSuchFile { path: PathBuf::from(arg), hint: None })?
+        std::fs::read_to_string(arg).map_err(|_| Error::NoSuchFile {
+            path: PathBuf::from(arg),
+            hint: None,
+        })?
     };
     serde_json::from_str(&text).map_err(|e| Error::InvalidAction(format!("--schema is not JSON: {e}")))
 }
@@ -195,7 +198,10 @@ pub async fn act(args: ActArgs) -> Result<()> {
     })
     .await?;
     if args.json {
-        print_out(&format!("{}\n", serde_json::to_string(&result).expect("result serialises")));
+        print_out(&format!(
+            "{}\n",
+            serde_json::to_string(&result).expect("result serialises")
+        ));
     } else if result.success {
         let hit = if result.cache_hit { " (from the cache)" } else { "" };
         print_out(&format!("{}{hit}\n{}\n", result.message, usage_line(&result.usage)));
@@ -215,12 +221,19 @@ pub async fn observe(args: ObserveArgs) -> Result<()> {
     })
     .await?;
     if args.json {
-        print_out(&format!("{}\n", serde_json::to_string(&result).expect("result serialises")));
+        print_out(&format!(
+            "{}\n",
+            serde_json::to_string(&result).expect("result serialises")
+        ));
         return Ok(());
     }
     let mut out = String::new();
     for (i, a) in result.actions.iter().enumerate() {
-        let args = if a.arguments.is_empty() { String::new() } else { format!(" {:?}", a.arguments) };
+        let args = if a.arguments.is_empty() {
+            String::new()
+        } else {
+            format!(" {:?}", a.arguments)
+        };
         let frame = a.frame.as_deref().map(|f| format!(" (frame {f})")).unwrap_or_default();
         out.push_str(&format!(
             "{}. {} {}{args}{frame} — {}\n",
@@ -250,7 +263,10 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
         Some(_) => Some(args.llm.build()?),
         None => None,
     };
-    let opts = ExtractOptions { token_budget: args.token_budget.max(500), ..ExtractOptions::default() };
+    let opts = ExtractOptions {
+        token_budget: args.token_budget.max(500),
+        ..ExtractOptions::default()
+    };
     let text_only = instruction.is_none();
     let result = on_page(&args.target, &args.page, |page| {
         Box::pin(async move {

@@ -850,7 +850,9 @@ fn format_number(raw: &str) -> String {
 /// "3.0" → "3", "1e3" → "1000"; non-numbers come back trimmed.
 pub fn number_text(raw: &str) -> String {
     let t = raw.trim();
-    let Some(f) = crate::number::parse_decimal(t) else { return t.to_string() };
+    let Some(f) = crate::number::parse_decimal(t) else {
+        return t.to_string();
+    };
     if !f.is_finite() {
         return t.to_string();
     }
