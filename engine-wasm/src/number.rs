@@ -5,22 +5,27 @@
 //! The engine only parses pixel offsets, protocol numbers and ARIA values,
 //! where a result within an ulp or two is as good.
 
+/// Consumes an optional `+` or `-` at `b[*i]`; true for `-`.
+fn take_sign(b: &[u8], i: &mut usize) -> bool {
+    match b.get(*i) {
+        Some(b'-') => {
+            *i += 1;
+            true
+        }
+        Some(b'+') => {
+            *i += 1;
+            false
+        }
+        _ => false,
+    }
+}
+
 /// Parses `[+-]digits[.digits][(e|E)[+-]digits]` (at least one digit in the
 /// mantissa); anything else, including surrounding whitespace, is `None`.
 pub fn parse_decimal(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let mut i = 0;
-    let negative = match b.first() {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let negative = take_sign(b, &mut i);
     // Up to 19 significant digits fit a u64; later ones only shift the scale.
     let (mut mantissa, mut digits, mut scale) = (0u64, 0u32, 0i32);
     let mut seen_digit = false;
@@ -55,17 +60,7 @@ pub fn parse_decimal(s: &str) -> Option<f64> {
     }
     if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
         i += 1;
-        let exp_negative = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
+        let exp_negative = take_sign(b, &mut i);
         let start = i;
         let mut exp: i32 = 0;
         while i < b.len() && b[i].is_ascii_digit() {

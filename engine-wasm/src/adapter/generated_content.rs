@@ -181,8 +181,15 @@ impl Default for SheetVerdicts {
 /// scope 0 is the document).
 pub struct Scopes {
     pub roots: Vec<Option<ShadowRoot>>,
-    /// The scope enclosing each scope's host.
-    pub parents: Vec<ScopeId>,
+    /// Each scope's host element (its own scope encloses this one).
+    pub hosts: Vec<Option<NodeId>>,
+}
+
+impl Scopes {
+    /// The scope enclosing `scope` (the document encloses itself).
+    fn parent(&self, tree: &DomTree, scope: usize) -> usize {
+        self.hosts[scope].map_or(0, |h| tree.node(h).scope as usize)
+    }
 }
 
 /// Per-scope verdicts of one snapshot: a scope may generate text when its
@@ -195,7 +202,7 @@ struct ScopeVerdicts<'a> {
 }
 
 impl ScopeVerdicts<'_> {
-    fn may_generate(&mut self, scope: ScopeId) -> bool {
+    fn may_generate(&mut self, tree: &DomTree, scope: ScopeId) -> bool {
         // The chain of scopes out to the nearest known one (a loop, not
         // recursion: shadow roots can nest deeply).
         let mut chain = Vec::new();
@@ -205,15 +212,15 @@ impl ScopeVerdicts<'_> {
             if s == 0 {
                 break;
             }
-            s = self.scopes.parents[s] as usize;
+            s = self.scopes.parent(tree, s);
         }
         for &k in chain.iter().rev() {
-            let outer = k != 0 && self.known[self.scopes.parents[k] as usize].unwrap_or(true);
-            let verdict = outer
-                || match &self.scopes.roots[k] {
-                    Some(root) => self.state.sheets.owner_may_generate(&self.state.kw, root.as_ref()),
-                    None => self.state.sheets.owner_may_generate(&self.state.kw, self.doc.as_ref()),
-                };
+            let outer = k != 0 && self.known[self.scopes.parent(tree, k)].unwrap_or(true);
+            let owner: &JsValue = match &self.scopes.roots[k] {
+                Some(root) => root.as_ref(),
+                None => self.doc.as_ref(),
+            };
+            let verdict = outer || self.state.sheets.owner_may_generate(&self.state.kw, owner);
             self.known[k] = Some(verdict);
         }
         self.known.get(scope as usize).copied().flatten().unwrap_or(true)
@@ -247,16 +254,15 @@ pub fn fill(
         let Some(e) = node.element() else { continue };
         // A host's own `::before` may come from its shadow root (`:host`), a
         // slotted element's from the slot's scope (`::slotted()`).
-        let host_scope = e.shadow_host.then(|| {
-            node.children
-                .iter()
-                .find(|&&c| matches!(tree.node(c).kind, NodeKind::ShadowRoot))
-                .map(|&c| tree.node(c).scope)
-        });
+        let host_scope = node
+            .children
+            .iter()
+            .find(|&&c| e.shadow_host && matches!(tree.node(c).kind, NodeKind::ShadowRoot))
+            .map(|&c| tree.node(c).scope);
         let slot_scope = e.light_parent.and_then(|_| tree.parent(id)).map(|p| tree.node(p).scope);
-        let may = verdicts.may_generate(scope)
-            || host_scope.flatten().is_some_and(|s| verdicts.may_generate(s))
-            || slot_scope.is_some_and(|s| verdicts.may_generate(s));
+        let may = verdicts.may_generate(tree, scope)
+            || host_scope.is_some_and(|s| verdicts.may_generate(tree, s))
+            || slot_scope.is_some_and(|s| verdicts.may_generate(tree, s));
         if !may {
             continue;
         }

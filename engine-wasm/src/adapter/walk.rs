@@ -80,11 +80,11 @@ pub fn walk_document_with(
     let mut tree = DomTree::new();
     let mut elements: Vec<Option<Element>> = vec![None];
     let mut next_scope: ScopeId = 1;
-    // Host element of each shadow scope (index = ScopeId; the document has none).
-    let mut scope_hosts: Vec<Option<NodeId>> = vec![None];
+    // Shadow root and host element of each tree scope (index = ScopeId;
+    // the document has neither).
     let mut scopes = Scopes {
         roots: vec![None],
-        parents: vec![0],
+        hosts: vec![None],
     };
     // Elements whose generated content may feed a name (read after the walk).
     let mut wanted_pseudo: Vec<NodeId> = Vec::new();
@@ -213,9 +213,8 @@ pub fn walk_document_with(
             state.listen_in_shadow_root(&root);
             let scope = next_scope;
             next_scope += 1;
-            scope_hosts.push(Some(id));
             scopes.roots.push(Some(root.clone()));
-            scopes.parents.push(w.scope);
+            scopes.hosts.push(Some(id));
             let root_id = tree.push(id, NodeKind::ShadowRoot, scope);
             elements.push(None);
             for (node, tag, nth) in enumerate_children(state, root.as_ref(), is_svg) {
@@ -239,7 +238,7 @@ pub fn walk_document_with(
                     };
                     // Slotted nodes belong to the outer scope (the host's).
                     let outer_scope = tree.node(w.scope_host.unwrap_or(DomTree::ROOT)).scope;
-                    let outer_host = scope_hosts.get(outer_scope as usize).copied().flatten();
+                    let outer_host = scopes.hosts.get(outer_scope as usize).copied().flatten();
                     children.push(child_ctx(node, tag, nth, outer_scope, outer_host, id, w.scope_host));
                 }
             } else {
@@ -399,13 +398,6 @@ const CONTROL_TAGS: &[&str] = &[
     "a", "button", "input", "select", "textarea", "summary", "label", "details",
 ];
 
-/// Reads the computed style facts the pure core needs, and no more: every
-/// property read costs ~0.6 µs in Chromium, which dominates the walk. Always:
-/// display, visibility, cursor. Only where they can matter: position and
-/// z-index (boxes big enough to be overlays or bars), overflow (boxes big
-/// enough to scroll), pointer-events (possible targets), content-visibility
-/// (`hidden=until-found`). Generated content is read after the walk (see
-/// `generated_content`).
 fn read_rect(el: &Element) -> Rect {
     let r = el.get_bounding_client_rect();
     Rect::new(r.x(), r.y(), r.width(), r.height())
@@ -421,6 +413,14 @@ const TEXT_LEVEL_TAGS: &[&str] = &[
     "font", "bdi", "bdo", "kbd", "samp", "var", "dfn", "data", "del", "ins", "nobr", "big", "tt", "strike",
 ];
 
+/// Reads the computed style facts the pure core needs, and no more: every
+/// property read costs ~0.6 µs in Chromium, which dominates the walk. Always:
+/// display, visibility, cursor. Only where they can matter: position and
+/// z-index (boxes big enough to be overlays or bars), overflow (boxes big
+/// enough to scroll), pointer-events (possible targets), content-visibility
+/// (`hidden=until-found`). Generated content is read after the walk (see
+/// `generated_content`).
+///
 /// `read_rect_too`: also read the element's rect (it wasn't yet), unless it
 /// is an inline text-level element that can't be a target (see
 /// `TEXT_LEVEL_TAGS`). With `all_positions` (the blocker scan) every rect
