@@ -11,21 +11,45 @@ use std::cell::RefCell;
 pub const SHADOW_SEPARATOR: &str = " >>> ";
 const TEST_ID_ATTRS: &[&str] = &["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];
 
-/// Counts of candidate anchor keys per scope, to know which ones are unique.
+/// Which anchor keys are unique per scope, and each element's selector once
+/// built.
 pub struct SelectorIndex<'t> {
-    /// Sorted keys; a key is unique when it occurs once (a sorted Vec costs
-    /// less wasm than another HashMap instantiation).
-    keys: Vec<(ScopeId, &'static str, &'t str, &'t str)>,
-    /// Each element's own step, once computed: refs share most of their
-    /// ancestors, so each ancestor's anchor check and segment are built once.
-    steps: RefCell<Vec<Option<Step>>>,
+    tree: &'t DomTree,
+    /// Sorted hashes of the anchor keys (scope, attribute, tag, value); a key
+    /// is unique when its hash occurs once. Hashes sort and compare far
+    /// faster than string tuples. Two keys that collide only make each other
+    /// look shared, so the element falls back to a positional step: the
+    /// selector stays correct.
+    keys: Vec<u64>,
+    /// Each element's full selector, once built: refs share most of their
+    /// ancestors, so each ancestor's anchor check and path are built once.
+    built: RefCell<Vec<Option<Built>>>,
 }
 
-/// One element's part of a selector: a unique anchor, or a positional segment.
 #[derive(Clone)]
-struct Step {
-    text: String,
-    anchored: bool,
+struct Built {
+    selector: String,
+    /// The element's own step is the bare `html` of a document: its
+    /// children's paths start at themselves (`html > body` is implied).
+    implied: bool,
+}
+
+/// FNV-1a over the parts of an anchor key, with separators between them.
+fn key_hash(scope: ScopeId, key: &str, tag: &str, value: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    };
+    eat(&scope.to_le_bytes());
+    eat(key.as_bytes());
+    eat(tag.as_bytes());
+    eat(value.as_bytes());
+    h
 }
 
 impl<'t> SelectorIndex<'t> {
@@ -42,19 +66,20 @@ impl<'t> SelectorIndex<'t> {
                 };
                 if let Some(key) = key {
                     let tag = if key == "name" { e.tag.as_str() } else { "" };
-                    keys.push((n.scope, key, tag, v.as_str()));
+                    keys.push(key_hash(n.scope, key, tag, v));
                 }
             }
         }
         keys.sort_unstable();
         SelectorIndex {
+            tree,
             keys,
-            steps: RefCell::new(vec![None; tree.len()]),
+            built: RefCell::new(vec![None; tree.len()]),
         }
     }
 
     fn unique(&self, scope: ScopeId, key: &'static str, tag: &str, value: &str) -> bool {
-        let k = (scope, key, tag, value);
+        let k = key_hash(scope, key, tag, value);
         let start = self.keys.partition_point(|x| *x < k);
         self.keys.get(start) == Some(&k) && self.keys.get(start + 1) != Some(&k)
     }
@@ -125,28 +150,20 @@ fn unique_anchor(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<St
     None
 }
 
-/// The step of element `id` (cached in the index).
-fn step(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<Step> {
-    if let Some(s) = index.steps.borrow().get(id).cloned().flatten() {
-        return Some(s);
-    }
+/// The step of element `id` on its own: a unique anchor (`true`), or its
+/// tag with its position among same-tag siblings.
+fn step(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<(String, bool)> {
     let e = tree.element(id)?;
-    let step = match unique_anchor(tree, index, id) {
-        Some(text) => Step { text, anchored: true },
-        None => {
-            let tag = css_escape_ident(&e.tag);
-            let text = match e.tag.as_str() {
-                "html" | "body" | "head" => tag,
-                _ if e.nth_of_type > 0 => format!("{tag}:nth-of-type({})", e.nth_of_type),
-                _ => tag,
-            };
-            Step { text, anchored: false }
-        }
-    };
-    if let Some(slot) = index.steps.borrow_mut().get_mut(id) {
-        *slot = Some(step.clone());
+    if let Some(text) = unique_anchor(tree, index, id) {
+        return Some((text, true));
     }
-    Some(step)
+    let tag = css_escape_ident(&e.tag);
+    let text = match e.tag.as_str() {
+        "html" | "body" | "head" => tag,
+        _ if e.nth_of_type > 0 => format!("{tag}:nth-of-type({})", e.nth_of_type),
+        _ => tag,
+    };
+    Some((text, false))
 }
 
 fn light_parent(tree: &DomTree, id: NodeId) -> Option<NodeId> {
@@ -155,67 +172,73 @@ fn light_parent(tree: &DomTree, id: NodeId) -> Option<NodeId> {
         .or_else(|| tree.parent(id))
 }
 
-/// Builds the engine selector of element `id`.
-pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String {
-    let mut scopes: Vec<String> = Vec::new();
-    let mut segments: Vec<String> = Vec::new();
-    let mut cur = id;
-    loop {
-        let Some(step) = step(tree, index, cur) else { break };
-        if step.anchored {
-            segments.push(step.text);
-            // Skip to the enclosing shadow root, if any.
-            let mut p = light_parent(tree, cur);
-            while let Some(pid) = p {
-                if matches!(tree.node(pid).kind, NodeKind::ShadowRoot | NodeKind::Document) {
-                    break;
-                }
-                p = light_parent(tree, pid);
-            }
-            match p.map(|pid| (pid, &tree.node(pid).kind)) {
-                Some((pid, NodeKind::ShadowRoot)) => {
-                    scopes.push(finish_scope(&mut segments));
-                    match tree.parent(pid) {
-                        Some(host) => {
-                            cur = host;
-                            continue;
-                        }
-                        None => break,
-                    }
-                }
-                _ => break,
-            }
-        }
-        segments.push(step.text);
-        match light_parent(tree, cur) {
-            Some(p) => match &tree.node(p).kind {
-                NodeKind::Element(_) => cur = p,
-                NodeKind::ShadowRoot => {
-                    scopes.push(finish_scope(&mut segments));
-                    match tree.parent(p) {
-                        Some(host) => cur = host,
-                        None => break,
-                    }
-                }
-                _ => break,
-            },
-            None => break,
-        }
-    }
-    if !segments.is_empty() {
-        scopes.push(finish_scope(&mut segments));
-    }
-    scopes.reverse();
-    scopes.join(SHADOW_SEPARATOR)
+/// What a selector continues from.
+enum Prefix {
+    /// Nothing: the step starts the selector.
+    None,
+    /// Another element of the same scope (` > `).
+    Child(NodeId),
+    /// The host of the shadow root the step starts (` >>> `).
+    Host(NodeId),
 }
 
-fn finish_scope(segments: &mut Vec<String>) -> String {
-    // `html > body > main…` is implied from the scope root; drop the html step.
-    let mut parts: Vec<String> = segments.drain(..).rev().collect();
-    if parts.first().map(|p| p == "html").unwrap_or(false) && parts.len() > 1 {
-        parts.remove(0);
+/// What element `id`'s selector continues from. An anchor is unique in its
+/// scope, so it continues from the scope's host only; a positional step
+/// continues from its parent (or, at the top of a shadow root, its host).
+fn prefix_of(tree: &DomTree, id: NodeId, anchored: bool) -> Prefix {
+    let mut p = light_parent(tree, id);
+    if anchored {
+        while let Some(pid) = p {
+            if matches!(tree.node(pid).kind, NodeKind::ShadowRoot | NodeKind::Document) {
+                break;
+            }
+            p = light_parent(tree, pid);
+        }
     }
-    parts.join(" > ")
+    match p.map(|pid| (pid, &tree.node(pid).kind)) {
+        Some((pid, NodeKind::Element(_))) => Prefix::Child(pid),
+        Some((pid, NodeKind::ShadowRoot)) => tree.parent(pid).map_or(Prefix::None, Prefix::Host),
+        _ => Prefix::None,
+    }
+}
+
+/// Builds the engine selector of element `id` (memoised in the index, with
+/// every ancestor's on the way).
+pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String {
+    debug_assert!(std::ptr::eq(tree, index.tree));
+    // Walk up to the first element already built (or the top), then build
+    // downwards, so each element's selector is made once from its prefix's.
+    let mut pending: Vec<(NodeId, String, bool, Prefix)> = Vec::new();
+    let mut cur = Some(id);
+    while let Some(c) = cur {
+        if index.built.borrow().get(c).map_or(true, |b| b.is_some()) {
+            break;
+        }
+        let Some((text, anchored)) = step(tree, index, c) else { break };
+        let prefix = prefix_of(tree, c, anchored);
+        cur = match prefix {
+            Prefix::None => None,
+            Prefix::Child(p) | Prefix::Host(p) => Some(p),
+        };
+        pending.push((c, text, anchored, prefix));
+    }
+    let mut built = index.built.borrow_mut();
+    for (c, text, anchored, prefix) in pending.into_iter().rev() {
+        let selector = match prefix {
+            Prefix::None => text.clone(),
+            Prefix::Child(p) => match &built[p] {
+                Some(b) if !b.implied => format!("{} > {text}", b.selector),
+                _ => text.clone(),
+            },
+            Prefix::Host(h) => match &built[h] {
+                Some(b) => format!("{}{SHADOW_SEPARATOR}{text}", b.selector),
+                None => text.clone(),
+            },
+        };
+        let implied = !anchored && text == "html" && matches!(prefix, Prefix::None);
+        built[c] = Some(Built { selector, implied });
+    }
+    built.get(id).cloned().flatten().map(|b| b.selector).unwrap_or_default()
 }
 
 #[cfg(test)]
