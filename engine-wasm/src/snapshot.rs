@@ -19,6 +19,12 @@ use std::collections::HashMap;
 /// document order): keeps `[covered]` cheap on huge pages.
 pub const MAX_HIT_PROBES: usize = 400;
 
+/// Of the refs in view that no positioned layer overlaps, the first this many
+/// (in document order) are hit-tested too: in-flow overlaps (negative
+/// margins, a skip link tucked under the header) are rare but do happen, and
+/// a model reads the top of the page first. Each probe costs a few µs.
+pub const MAX_FLOW_PROBES: usize = 48;
+
 /// Facts about the frame that don't live in the tree.
 pub struct PageFacts {
     pub url: String,
@@ -126,13 +132,13 @@ pub fn build_frame_snapshot(
         let mut ids: Vec<NodeId> = refs.keys().filter(|&id| !obscured(id)).collect();
         ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
-        // Only positioned layers paint over the normal flow (fixed, sticky,
-        // absolute, or relative with a z-index), so only targets under one
-        // are probed. This keeps hit-testing to a handful of probes on most
-        // pages. (Positions are read for big boxes only: small ones can't
-        // cover much. Overlaps within the normal flow, such as negative
-        // margins, go unnoticed; the actions layer still refuses to act on
-        // a covered target.)
+        // Positioned layers (fixed, sticky, absolute, or relative with a
+        // z-index) are what usually paints over the normal flow, so every
+        // target under one is probed. (Positions are read for big boxes
+        // only: small ones can't cover much.) Overlaps within the normal
+        // flow are caught for the first `MAX_FLOW_PROBES` targets in view;
+        // further down they go unnoticed, and the actions layer still
+        // refuses to act on a covered target.
         let layers: Vec<(NodeId, crate::protocol::Rect)> = (0..tree.len())
             .filter_map(|id| {
                 let e = tree.element(id)?;
@@ -151,9 +157,17 @@ pub fn build_frame_snapshot(
                 .iter()
                 .any(|(l, lr)| lr.intersects(&r) && *l != id && !tree.ancestors(id).any(|a| a == *l))
         };
+        let mut flow_probes = 0;
+        let mut probe_it = |id: NodeId| {
+            if under_layer(id) {
+                return true;
+            }
+            flow_probes += 1;
+            flow_probes <= MAX_FLOW_PROBES
+        };
         for id in ids
             .into_iter()
-            .filter(|&id| in_clip(id) && under_layer(id))
+            .filter(|&id| in_clip(id) && probe_it(id))
             .take(MAX_HIT_PROBES)
         {
             if let Some(by) = probe.covered_by(tree, id, &refs) {

@@ -84,8 +84,9 @@ pub fn protocol_version() -> u32 {
     PROTOCOL_VERSION
 }
 
-/// Where a snapshot needs CSS generated content for names (see
-/// `walk_document_with`): everywhere in full mode and for regions; in
+/// Where a snapshot needs what only rendered elements use, CSS generated
+/// content for names and resolved link URLs (see `walk_document_with`):
+/// everywhere in full mode and for regions; in
 /// viewport mode, the visible part of this frame's viewport with half a
 /// viewport of margin on every side (names are rendered only for what meets
 /// the viewport; the margin keeps boxes that straddle it exact).

@@ -63,11 +63,14 @@ pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
 /// `with_classes`: also record `class` attributes (the blocker scan's close-button
 /// search needs them; snapshots don't, and reading them costs a conversion each).
 ///
-/// `names_clip`: CSS generated content (two `getComputedStyle(el, pseudo)`
-/// calls, ~1.8 µs each) is read only for elements whose box meets this
-/// rect. A viewport-mode snapshot renders (and names) only what meets the
-/// viewport, so it passes the viewport with a margin; `None` reads it
-/// everywhere.
+/// `names_clip`: what is only needed for rendered elements is read only for
+/// elements whose box meets this rect: CSS generated content (two
+/// `getComputedStyle(el, pseudo)` calls, ~1.8 µs each) and a link's
+/// resolved URL (`a.href` serialises a URL: ~1 µs, and a tenth of a
+/// viewport snapshot on a page of links). Elsewhere a link keeps its `href`
+/// attribute as written. A viewport-mode snapshot renders (and names) only
+/// what meets the viewport, so it passes the viewport with a margin; `None`
+/// reads both everywhere.
 pub fn walk_document_with(
     state: &EngineState,
     doc: &web_sys::Document,
@@ -166,8 +169,12 @@ pub fn walk_document_with(
                 }
             } else {
                 let style = read_style(kw, &window, &el, &mut data, !leaf, viewport, with_classes);
-                pseudo = names_clip.map_or(true, |clip| data.rect.intersects(&clip))
+                let rendered = names_clip.map_or(true, |clip| data.rect.intersects(&clip));
+                pseudo = rendered
                     && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (w.name_ctx && data.has_attr("role")));
+                if rendered && data.tag == "a" {
+                    resolve_href(&el, &mut data);
+                }
                 style
             };
             if style.display == Display::None {
@@ -372,17 +379,19 @@ fn read_attributes(state: &EngineState, el: &Element, data: &mut ElementData, wi
             continue;
         }
         let (_, name) = state.attr_names.intern(&name_js);
-        let raw = || element_view(el).attribute_js(&name_js).unwrap_or_default();
-        let value = if name == "href" {
-            // The resolved absolute URL, not the attribute text.
-            match el.dyn_ref::<web_sys::HtmlAnchorElement>() {
-                Some(anchor) => anchor.href(),
-                None => raw(),
-            }
-        } else {
-            raw()
-        };
+        let value = element_view(el).attribute_js(&name_js).unwrap_or_default();
         data.attrs.push((name, value));
+    }
+}
+
+/// Replaces a link's `href` attribute text by the resolved absolute URL
+/// (what the snapshot prints and the ref map carries).
+fn resolve_href(el: &Element, data: &mut ElementData) {
+    let Some(slot) = data.attrs.iter_mut().find(|(k, _)| k == "href") else {
+        return;
+    };
+    if let Some(anchor) = el.dyn_ref::<web_sys::HtmlAnchorElement>() {
+        slot.1 = anchor.href();
     }
 }
 
