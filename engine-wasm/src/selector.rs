@@ -214,7 +214,9 @@ pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String
         if index.built.borrow().get(c).map_or(true, |b| b.is_some()) {
             break;
         }
-        let Some((text, anchored)) = step(tree, index, c) else { break };
+        let Some((text, anchored)) = step(tree, index, c) else {
+            break;
+        };
         let prefix = prefix_of(tree, c, anchored);
         cur = match prefix {
             Prefix::None => None,

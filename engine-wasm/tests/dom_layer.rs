@@ -249,3 +249,46 @@ fn generated_content_from_adopted_style_sheets() {
     .unwrap();
     ref_of(&snap("full"), "Next \u{bb}");
 }
+
+/// A viewport snapshot of the whole page (no region: offscreen boundaries
+/// apply only then).
+fn snap_page_viewport() -> Value {
+    let json = adapter::snapshot(r#"{"mode":"viewport"}"#).unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn offscreen_boundaries_still_see_out_of_flow_descendants() {
+    set_body(
+        r#"<button>Top</button><div style="height:4000px"></div>
+        <section id="far"><p>Far text</p><button>Far1</button>
+          <div><a href="/deep">Far link</a><span style="cursor:pointer" onclick="void 0">Far span</span></div>
+          <div style="position:fixed;top:8px;left:8px;background:#fff"><button>Pinned</button></div>
+          <div style="display:none"><button>Gone</button></div>
+        </section>"#,
+    );
+    let before = snap_page_viewport();
+    let t = text(&before);
+    assert!(t.contains("Top") && t.contains("Pinned"), "{t}");
+    assert!(
+        !t.contains("Far1") && !t.contains("Far link") && !t.contains("Gone"),
+        "{t}"
+    );
+    let below = before["offscreen"]["below"].as_u64().unwrap();
+    // Far1, the link and the clickable span; not the hidden button.
+    assert!(below >= 3, "{}", before["offscreen"]);
+    // The light reads change nothing in full mode.
+    let full = text(&snap("full"));
+    assert!(
+        full.contains("button \"Far1\" [offscreen]") && full.contains("/url:"),
+        "{full}"
+    );
+    // Scrolled to it, the section is read in full again.
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 4000.0);
+    let t = text(&snap_page_viewport());
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+    assert!(
+        t.contains("Far1") && t.contains("Far link") && t.contains("Pinned"),
+        "{t}"
+    );
+}

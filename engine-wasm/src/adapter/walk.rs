@@ -9,7 +9,7 @@
 //!   reference them through aria-labelledby);
 //! - an explicit stack, so nesting depth is bounded only by memory.
 use super::generated_content::{self, Scopes};
-use super::js::{element_view, style_view, CharDataView, Keywords};
+use super::js::{element_view, style_view, CharDataView, Keywords, StyleView};
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
@@ -47,6 +47,9 @@ struct Work {
     styled: bool,
     /// Inside an element whose name may come from content.
     name_ctx: bool,
+    /// Inside an offscreen boundary (see `offscreen_boundary`): the
+    /// boundary's box, which stands in for the boxes that are not read.
+    offscreen: Option<Rect>,
     /// Pre-read local name and sibling index (elements only).
     tag: Option<String>,
     nth: u32,
@@ -106,6 +109,7 @@ pub fn walk_document_with(
             scope_host: None,
             styled: true,
             name_ctx: false,
+            offscreen: None,
             tag: Some(tag),
             nth: 1,
             light_parent: None,
@@ -158,7 +162,8 @@ pub fn walk_document_with(
             let named = ["title", "aria-label", "aria-labelledby", "alt", "role", "href"]
                 .iter()
                 .any(|a| data.has_attr(a));
-            let leaf = !el.has_child_nodes() && data.tag != "slot" && !named && shadow.is_none();
+            let leaf =
+                w.offscreen.is_none() && !el.has_child_nodes() && data.tag != "slot" && !named && shadow.is_none();
             if leaf {
                 data.rect = read_rect(&el);
             }
@@ -168,7 +173,10 @@ pub fn walk_document_with(
                     ..Default::default()
                 }
             } else {
-                let style = read_style(kw, &window, &el, &mut data, !leaf, viewport, with_classes);
+                let style = match w.offscreen {
+                    Some(boundary) => read_style_offscreen(kw, &window, &el, &mut data, boundary),
+                    None => read_style(kw, &window, &el, &mut data, !leaf, viewport, with_classes),
+                };
                 let rendered = names_clip.map_or(true, |clip| data.rect.intersects(&clip));
                 pseudo = rendered
                     && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (w.name_ctx && data.has_attr("role")));
@@ -184,6 +192,13 @@ pub fn walk_document_with(
             }
             data.style = Some(style);
         }
+        // Children of an offscreen boundary stay light, unless this element
+        // is positioned out of flow (its box was read: it may be anywhere).
+        let offscreen = match (w.offscreen, data.style.as_ref()) {
+            (Some(boundary), Some(st)) if !out_of_flow(st) => Some(boundary),
+            (_, Some(st)) if styled => offscreen_boundary(&el, &data, st, names_clip),
+            _ => None,
+        };
         read_form_state(&el, &mut data);
         if data.tag == "dialog" {
             data.modal_dialog = el.matches(":modal").unwrap_or(false);
@@ -211,6 +226,7 @@ pub fn walk_document_with(
             scope_host,
             styled,
             name_ctx,
+            offscreen,
             tag,
             nth,
             light_parent,
@@ -434,6 +450,58 @@ const TEXT_LEVEL_TAGS: &[&str] = &[
 /// is an inline text-level element that can't be a target (see
 /// `TEXT_LEVEL_TAGS`). With `all_positions` (the blocker scan) every rect
 /// is read.
+fn read_display(kw: &Keywords, cs: &StyleView) -> Display {
+    let display = cs.display();
+    if display == kw.none {
+        Display::None
+    } else if display == kw.contents {
+        Display::Contents
+    } else if display == kw.block {
+        Display::Block
+    } else if display == kw.inline {
+        Display::Inline
+    } else if display == kw.inline_block {
+        Display::InlineBlock
+    } else {
+        Display::Other
+    }
+}
+
+fn read_position(kw: &Keywords, cs: &StyleView) -> Position {
+    let position = cs.position();
+    if position == kw.relative {
+        Position::Relative
+    } else if position == kw.absolute {
+        Position::Absolute
+    } else if position == kw.fixed {
+        Position::Fixed
+    } else if position == kw.sticky {
+        Position::Sticky
+    } else {
+        Position::Static
+    }
+}
+
+/// The numeric z-index of a positioned element (`auto` leaves None).
+fn read_z_index(kw: &Keywords, cs: &StyleView, style: &mut Style) {
+    if style.position != Position::Static {
+        let z = cs.z_index();
+        if z != kw.auto {
+            style.z_index = String::from(&z).trim().parse::<i32>().ok();
+        }
+    }
+}
+
+/// A possible ref target whatever its cursor: its `pointer-events` matters.
+fn may_be_target(data: &ElementData) -> bool {
+    data.has_click_handler
+        || CONTROL_TAGS.contains(&data.tag.as_str())
+        || data.has_attr("role")
+        || data.has_attr("tabindex")
+        || data.has_attr("onclick")
+        || data.has_attr("contenteditable")
+}
+
 fn read_style(
     kw: &Keywords,
     window: &web_sys::Window,
@@ -447,20 +515,7 @@ fn read_style(
         return Style::default();
     };
     let cs = style_view(&cs);
-    let display = cs.display();
-    let display = if display == kw.none {
-        Display::None
-    } else if display == kw.contents {
-        Display::Contents
-    } else if display == kw.block {
-        Display::Block
-    } else if display == kw.inline {
-        Display::Inline
-    } else if display == kw.inline_block {
-        Display::InlineBlock
-    } else {
-        Display::Other
-    };
+    let display = read_display(kw, cs);
     if display == Display::None {
         return Style {
             display,
@@ -474,13 +529,7 @@ fn read_style(
         cursor_pointer,
         ..Default::default()
     };
-    let candidate = cursor_pointer
-        || data.has_click_handler
-        || CONTROL_TAGS.contains(&data.tag.as_str())
-        || data.has_attr("role")
-        || data.has_attr("tabindex")
-        || data.has_attr("onclick")
-        || data.has_attr("contenteditable");
+    let candidate = cursor_pointer || may_be_target(data);
     let boxless_text =
         display == Display::Inline && !candidate && !all_positions && TEXT_LEVEL_TAGS.contains(&data.tag.as_str());
     if read_rect_too && !boxless_text {
@@ -490,26 +539,8 @@ fn read_style(
     let (vw, vh) = viewport;
     let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
     if big {
-        let position = cs.position();
-        style.position = if position == kw.static_ {
-            Position::Static
-        } else if position == kw.relative {
-            Position::Relative
-        } else if position == kw.absolute {
-            Position::Absolute
-        } else if position == kw.fixed {
-            Position::Fixed
-        } else if position == kw.sticky {
-            Position::Sticky
-        } else {
-            Position::Static
-        };
-        if style.position != Position::Static {
-            let z = cs.z_index();
-            if z != kw.auto {
-                style.z_index = String::from(&z).trim().parse::<i32>().ok();
-            }
-        }
+        style.position = read_position(kw, cs);
+        read_z_index(kw, cs, &mut style);
     }
     let may_scroll = display != Display::Contents
         && display != Display::Inline
@@ -525,6 +556,80 @@ fn read_style(
         }
     }
     if candidate {
+        style.pointer_events_none = cs.pointer_events() == kw.none;
+    }
+    if data.has_attr("hidden") {
+        style.content_visibility_hidden = cs.content_visibility() == kw.hidden;
+    }
+    style
+}
+
+/// Positioned out of the normal flow: its box needn't lie inside its parent's.
+fn out_of_flow(style: &Style) -> bool {
+    matches!(style.position, Position::Absolute | Position::Fixed | Position::Sticky)
+}
+
+/// In a viewport-mode snapshot (`clip` = the names clip), an element whose
+/// box lies wholly outside the clip and whose content does not overflow it
+/// becomes an offscreen boundary: its descendants are read lightly (see
+/// `read_style_offscreen`). In-flow descendants stay inside the boundary's
+/// box, so they are offscreen on the same side; out-of-flow ones (absolute,
+/// fixed, sticky) are read in full and may end the boundary. Descendants
+/// moved by a transform or a negative margin are not followed: they count as
+/// offscreen with their boundary. The overflow check costs a few reads, once
+/// per boundary.
+fn offscreen_boundary(el: &Element, data: &ElementData, style: &Style, clip: Option<Rect>) -> Option<Rect> {
+    let clip = clip?;
+    let r = data.rect;
+    if r.is_empty()
+        || r.intersects(&clip)
+        || matches!(style.display, Display::None | Display::Contents | Display::Inline)
+    {
+        return None;
+    }
+    let contained = el.scroll_height() <= el.client_height() + 1 && el.scroll_width() <= el.client_width() + 1;
+    contained.then_some(r)
+}
+
+/// The light read inside an offscreen boundary: the same keywords and form
+/// state as `read_style`, plus `position` to notice out-of-flow elements,
+/// but no box (`getBoundingClientRect` is the dearest read of the walk).
+/// The element gets the boundary's box instead, which places it offscreen
+/// on the right side; only out-of-flow elements read their own. Not done
+/// either: the scrollable-container check (offscreen scrollers go uncounted).
+fn read_style_offscreen(
+    kw: &Keywords,
+    window: &web_sys::Window,
+    el: &Element,
+    data: &mut ElementData,
+    boundary: Rect,
+) -> Style {
+    let Ok(Some(cs)) = window.get_computed_style(el) else {
+        return Style::default();
+    };
+    let cs = style_view(&cs);
+    let display = read_display(kw, cs);
+    if display == Display::None {
+        return Style {
+            display,
+            ..Default::default()
+        };
+    }
+    let cursor_pointer = cs.cursor() == kw.pointer;
+    let mut style = Style {
+        display,
+        visibility_hidden: cs.visibility() != kw.visible,
+        cursor_pointer,
+        position: read_position(kw, cs),
+        ..Default::default()
+    };
+    if out_of_flow(&style) {
+        data.rect = read_rect(el);
+        read_z_index(kw, cs, &mut style);
+    } else {
+        data.rect = boundary;
+    }
+    if cursor_pointer || may_be_target(data) {
         style.pointer_events_none = cs.pointer_events() == kw.none;
     }
     if data.has_attr("hidden") {
