@@ -22,8 +22,15 @@ pub const MAX_HIT_PROBES: usize = 400;
 /// Of the refs in view that no positioned layer overlaps, the first this many
 /// (in document order) are hit-tested too: in-flow overlaps (negative
 /// margins, a skip link tucked under the header) are rare but do happen, and
-/// a model reads the top of the page first. Each probe costs a few µs.
+/// a model reads the top of the page first. Each probe costs a few µs on
+/// most pages, but Blink's hit test can cost milliseconds on a huge flat page
+/// (3 ms a point on the 10,000-element synthetic page), so these probes also
+/// stop once they have used `FLOW_PROBE_BUDGET_MS`.
 pub const MAX_FLOW_PROBES: usize = 48;
+
+/// Time budget of the in-flow probes above (positioned-layer probes are not
+/// budgeted: they are what catches cookie bars and sticky headers).
+pub const FLOW_PROBE_BUDGET_MS: f64 = 6.0;
 
 /// Facts about the frame that don't live in the tree.
 pub struct PageFacts {
@@ -157,21 +164,25 @@ pub fn build_frame_snapshot(
                 .iter()
                 .any(|(l, lr)| lr.intersects(&r) && *l != id && !tree.ancestors(id).any(|a| a == *l))
         };
-        let mut flow_probes = 0;
-        let mut probe_it = |id: NodeId| {
-            if under_layer(id) {
-                return true;
+        let (mut probes, mut flow_probes, mut flow_ms) = (0, 0, 0.0);
+        for id in ids.into_iter().filter(|&id| in_clip(id)) {
+            if probes == MAX_HIT_PROBES {
+                break;
             }
-            flow_probes += 1;
-            flow_probes <= MAX_FLOW_PROBES
-        };
-        for id in ids
-            .into_iter()
-            .filter(|&id| in_clip(id) && probe_it(id))
-            .take(MAX_HIT_PROBES)
-        {
+            let flow = !under_layer(id);
+            if flow {
+                if flow_probes >= MAX_FLOW_PROBES || flow_ms >= FLOW_PROBE_BUDGET_MS {
+                    continue;
+                }
+                flow_probes += 1;
+            }
+            probes += 1;
+            let t0 = probe.elapsed_ms();
             if let Some(by) = probe.covered_by(tree, id, &refs) {
                 covered.insert(id, by);
+            }
+            if flow {
+                flow_ms += probe.elapsed_ms() - t0;
             }
         }
     }
@@ -407,5 +418,68 @@ mod tests {
         let v = snapshot_tree(&t, vp(), SnapshotMode::Viewport);
         assert!(!v.lines.join("\n").contains("Far away"));
         assert_eq!(v.offscreen.below, 1);
+    }
+
+    /// A page whose every hit test costs `ms_per_probe` and finds the
+    /// target covered.
+    struct SlowProbe {
+        ms_per_probe: f64,
+        probed: Vec<NodeId>,
+    }
+    impl PageProbe for SlowProbe {
+        fn covered_by(&mut self, _tree: &DomTree, node: NodeId, _refs: &NodeMap<String>) -> Option<String> {
+            self.probed.push(node);
+            Some("div.cover".into())
+        }
+        fn elapsed_ms(&self) -> f64 {
+            self.probed.len() as f64 * self.ms_per_probe
+        }
+    }
+
+    fn hundred_buttons_in_view() -> DomTree {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        for i in 0..100 {
+            let btn = b.open_el("button", &[]);
+            b.data(btn).rect = Rect::new(0.0, i as f64 * 7.0, 50.0, 6.0);
+            b.text(&format!("B{i}"));
+            b.close();
+        }
+        b.finish()
+    }
+
+    fn probed_count(ms_per_probe: f64) -> (usize, usize) {
+        let t = hundred_buttons_in_view();
+        let facts = PageFacts {
+            url: "https://example.test/".into(),
+            title: String::new(),
+            origin: "https://example.test".into(),
+            viewport: vp(),
+        };
+        let mut probe = SlowProbe {
+            ms_per_probe,
+            probed: Vec::new(),
+        };
+        let s = build_frame_snapshot(
+            &t,
+            DomTree::ROOT,
+            &facts,
+            &FrameSnapshotRequest::default(),
+            &mut CountingAllocator::default(),
+            &mut probe,
+        );
+        let covered = s.lines.iter().filter(|l| l.contains("[covered]")).count();
+        (probe.probed.len(), covered)
+    }
+
+    #[test]
+    fn in_flow_probes_stop_at_their_count_or_their_time_budget() {
+        // Cheap hit tests: the first MAX_FLOW_PROBES targets in view.
+        assert_eq!(probed_count(0.01), (MAX_FLOW_PROBES, MAX_FLOW_PROBES));
+        // Dear ones (a huge flat page): stop once the budget is spent.
+        let (probed, covered) = probed_count(2.5);
+        assert_eq!(probed, (FLOW_PROBE_BUDGET_MS / 2.5).ceil() as usize);
+        assert_eq!(covered, probed);
     }
 }
