@@ -22,6 +22,7 @@ pub mod selector;
 pub mod semantics;
 pub mod snapshot;
 pub mod stitch;
+pub mod url_resolve;
 pub mod viewport;
 pub mod wire;
 

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 use sightline_engine::adapter;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -291,4 +292,89 @@ fn offscreen_boundaries_still_see_out_of_flow_descendants() {
         t.contains("Far1") && t.contains("Far link") && t.contains("Pinned"),
         "{t}"
     );
+}
+
+/// The string-only resolution of plain hrefs agrees with the browser's
+/// `a.href`, under the test server's URL and under a `<base>` element, and
+/// the snapshot's link URLs are the browser's.
+#[wasm_bindgen_test]
+fn plain_href_resolution_matches_the_browser() {
+    use sightline_engine::url_resolve::resolve_plain;
+    let hrefs = [
+        "#top",
+        "",
+        " /a/b ",
+        "?q=1",
+        "page.html",
+        "./x/../y/./z",
+        "../..",
+        "a/..",
+        "/a/./",
+        "/a//b",
+        "/x?q=a/../b#f/./g",
+        "//Sub.Example.org/p.png",
+        "//example.org",
+        "//example.org?q",
+        "HTTP://Example.COM",
+        "https://a.org/%7Euser/%20x",
+        "http://a.org/b/../c",
+        "/a%2Fb",
+        "/v1.0/x",
+        "/.well-known/x",
+        "/a/.hidden",
+        "#a#b",
+        "?a?b",
+        "/a?",
+        "/a#",
+        "x:y",
+        "/a[1]",
+        "a b",
+        "/caf\u{e9}",
+        "/a\\b",
+        "/it's",
+        "/%2e%2E/x",
+        "mailto:a@b.org",
+        "http:/a",
+        "//user@a.org/",
+        "//a.org:443/",
+        "//127.0.0.1/",
+        "//xn--mnchen-3ya.de/",
+    ];
+    let doc = document();
+    let check = |expect_fast: bool| {
+        let base = doc.base_uri().unwrap().unwrap();
+        let mut fast = 0;
+        for href in hrefs {
+            let a: web_sys::HtmlAnchorElement = doc.create_element("a").unwrap().dyn_into().unwrap();
+            a.set_attribute("href", href).unwrap();
+            if let Some(mine) = resolve_plain(&base, href) {
+                assert_eq!(mine, a.href(), "href {href:?} against {base}");
+                fast += 1;
+            }
+        }
+        if expect_fast {
+            assert!(fast >= 20, "only {fast} plain hrefs under {base}");
+        }
+    };
+    check(true);
+    let base_el = doc.create_element("base").unwrap();
+    base_el
+        .set_attribute("href", "https://Example.org/dir/page?x=1#frag")
+        .unwrap();
+    doc.query_selector("head")
+        .unwrap()
+        .unwrap()
+        .append_child(&base_el)
+        .unwrap();
+    check(true);
+    set_body(r##"<a href="../up/there?x#y">Up</a><a href="a b">Odd</a>"##);
+    let s = snap("full");
+    doc.query_selector("head")
+        .unwrap()
+        .unwrap()
+        .remove_child(&base_el)
+        .unwrap();
+    let url = |name: &str| s["refs"][ref_of(&s, name)]["url"].as_str().unwrap().to_string();
+    assert_eq!(url("Up"), "https://example.org/up/there?x#y");
+    assert_eq!(url("Odd"), "https://example.org/dir/a%20b");
 }

@@ -99,6 +99,8 @@ pub fn walk_document_with(
         window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0),
         window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0),
     );
+    // Links resolve against it (see `resolve_href`).
+    let base_url = doc.base_uri().ok().flatten().unwrap_or_default();
     let mut stack: Vec<Work> = Vec::new();
     if let Some(root) = root {
         let tag = root.local_name();
@@ -181,7 +183,7 @@ pub fn walk_document_with(
                 pseudo = rendered
                     && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (w.name_ctx && data.has_attr("role")));
                 if rendered && data.tag == "a" {
-                    resolve_href(&el, &mut data);
+                    resolve_href(&el, &mut data, &base_url);
                 }
                 style
             };
@@ -401,13 +403,14 @@ fn read_attributes(state: &EngineState, el: &Element, data: &mut ElementData, wi
 }
 
 /// Replaces a link's `href` attribute text by the resolved absolute URL
-/// (what the snapshot prints and the ref map carries).
-fn resolve_href(el: &Element, data: &mut ElementData) {
+/// (what the snapshot prints and the ref map carries): by string work for
+/// plain hrefs (`url_resolve`), else by asking the browser (`a.href`).
+fn resolve_href(el: &Element, data: &mut ElementData, base_url: &str) {
     let Some(slot) = data.attrs.iter_mut().find(|(k, _)| k == "href") else {
         return;
     };
     if let Some(anchor) = el.dyn_ref::<web_sys::HtmlAnchorElement>() {
-        slot.1 = anchor.href();
+        slot.1 = crate::url_resolve::resolve_plain(base_url, &slot.1).unwrap_or_else(|| anchor.href());
     }
 }
 
