@@ -181,7 +181,9 @@ pub fn build_frame_snapshot(
             if let Some(by) = probe.covered_by(tree, id, &refs) {
                 covered.insert(id, by);
             }
-            if flow {
+            // The frame's first hit test may bring the page's paint state up
+            // to date (a one-off cost): it is not charged to the budget.
+            if flow && probes > 1 {
                 flow_ms += probe.elapsed_ms() - t0;
             }
         }
@@ -479,7 +481,8 @@ mod tests {
         assert_eq!(probed_count(0.01), (MAX_FLOW_PROBES, MAX_FLOW_PROBES));
         // Dear ones (a huge flat page): stop once the budget is spent.
         let (probed, covered) = probed_count(2.5);
-        assert_eq!(probed, (FLOW_PROBE_BUDGET_MS / 2.5).ceil() as usize);
+        // (The first probe is not charged: it may pay for a paint update.)
+        assert_eq!(probed, 1 + (FLOW_PROBE_BUDGET_MS / 2.5).ceil() as usize);
         assert_eq!(covered, probed);
     }
 }
