@@ -466,6 +466,17 @@ impl Page {
             .map(|(k, _)| FrameId::new(k.clone()))
     }
 
+    /// Numbers every child frame of `tree` not yet numbered, depth first in
+    /// the frame tree's order. Done before child frames are snapshotted
+    /// concurrently, so that numbers do not depend on which answers first.
+    pub(crate) fn number_frames(&self, tree: &FrameTree) {
+        let mut stack: Vec<&FrameTree> = tree.child_frames.iter().flatten().rev().collect();
+        while let Some(t) = stack.pop() {
+            self.frame_prefix(&t.frame.id);
+            stack.extend(t.child_frames.iter().flatten().rev());
+        }
+    }
+
     /// The `fN` ref prefix of a child frame: a number per frame id, assigned on
     /// first sight and stable for the life of the page.
     pub(crate) fn frame_prefix(&self, frame: &FrameId) -> String {

@@ -142,6 +142,7 @@ impl Page {
             self.scroll_window_to(y).await?;
         }
         let tree = self.frame_tree().await?;
+        self.number_frames(&tree);
         let mut root = self.snapshot_tree(&tree, options, Occlusion::Own).await?;
         // A modal open inside a child frame makes the rest of the page
         // unreachable too: snapshot again with that frame's chain spared.
@@ -221,11 +222,14 @@ impl Page {
                     return (out, notes);
                 }
             };
-            for child in children {
-                match self
-                    .snapshot_child(parent_id, parent_ctx, child, parent, parent_clip, options, occlusion)
-                    .await
-                {
+            // All at once: each child costs several CDP round trips (owner,
+            // key, engine call), and ad-heavy pages carry dozens of frames.
+            let results = futures::future::join_all(children.iter().map(|child| {
+                self.snapshot_child(parent_id, parent_ctx, child, parent, parent_clip, options, occlusion)
+            }))
+            .await;
+            for (child, result) in children.iter().zip(results) {
+                match result {
                     Ok(Some(node)) => out.push(node),
                     Ok(None) => {}
                     Err(e) => {
