@@ -9,6 +9,11 @@
 //! 3. only in aggressive mode or for allow-listed selectors: remove the element
 //!    and undo scroll locks, verify.
 //!
+//! An empty overlay (a layer with no text, controls or media that takes the
+//! clicks at the viewport centre, such as a stuck loading screen) has no
+//! button to press and nothing to read or answer: it is removed straight
+//! away, in every mode.
+//!
 //! Conservative by default: it acts only on candidates with both size/position
 //! and modal evidence, and never touches consent, login, age-gate or paywall
 //! dialogs unless `aggressive`, an allow-listed selector or a domain override
@@ -93,6 +98,7 @@ fn kind_name(k: BlockerKind) -> &'static str {
         BlockerKind::GenericModal => "generic_modal",
         BlockerKind::Banner => "banner",
         BlockerKind::Tooltip => "tooltip",
+        BlockerKind::EmptyOverlay => "empty_overlay",
     }
 }
 
@@ -290,6 +296,16 @@ impl Page {
                 kind: Some(cand.kind),
                 note: Some("the consent button did not close the dialog".into()),
             });
+        }
+        // An empty overlay holds nothing: removing it loses nothing.
+        // (Only the layer: no modal set the page's scroll locks or aria-hidden.)
+        if cand.kind == BlockerKind::EmptyOverlay {
+            let undone = self.blocker_op("remove_layer", &cand.target).await?;
+            let why = self
+                .blocker_gone(&cand.target)
+                .await?
+                .unwrap_or_else(|| "removed".into());
+            return Ok(done("remove", format!("empty layer over the page: {undone}; {why}")));
         }
         // 2. Escape.
         self.press(None, &["Escape".to_string()]).await?;

@@ -242,11 +242,11 @@ pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
 }
 
 /// `__sightline.blockers(json)`: `{"op": "scan"}`, `{"op": "state", "target"}`
-/// or `{"op": "remove", "target"}`.
+/// `{"op": "remove", "target"}` or `{"op": "remove_layer", "target"}`.
 pub fn blocker_request(s: &str) -> Result<(String, Option<String>), String> {
     let j = object(s)?;
     let op = j.str_of("op").ok_or("an op is required")?;
-    if !matches!(op.as_str(), "scan" | "state" | "remove") {
+    if !matches!(op.as_str(), "scan" | "state" | "remove" | "remove_layer") {
         return Err(format!("unknown op \"{op}\""));
     }
     Ok((op, j.str_of("target")))

@@ -129,6 +129,14 @@ fn cases() -> Vec<Case> {
             expect: (false, "none"),
             check: "window.consent === undefined",
         },
+        // An empty layer over the page (a stuck loading screen) goes at once,
+        // even conservatively: nothing in it to read, answer or lose.
+        Case {
+            page: "empty-overlay.html",
+            opts: default(),
+            expect: (true, "remove"),
+            check: "!document.getElementById('blocker') && !window.layerClicks && !window.bought",
+        },
         // Real consent libraries, opened through their own APIs.
         Case {
             page: "lib-vanilla-cookieconsent.html",
@@ -297,6 +305,15 @@ async fn covered_actions_and_navigation_trigger_remove_blocker() {
         assert!(done.notes.iter().any(|n| n.contains("removeBlocker cleared")), "{done:?}");
         assert_eq!(js(&page, "window.bought").await, Value::from(1));
         assert_eq!(js(&page, "window.signups === undefined").await, Value::Bool(true));
+
+        // The same through an empty, transparent layer: the click first lands
+        // on the layer, which removeBlocker then takes away.
+        open(&page, &server.url("blockers/empty-overlay.html")).await;
+        let plain = page.perform_once(&click, None).await.expect_err("the Buy button is covered");
+        assert!(plain.to_string().contains("covered"), "{plain}");
+        let done = page.perform(&click, None).await.expect("unblocked, then clicked");
+        assert!(done.notes.iter().any(|n| n.contains("removeBlocker cleared")), "{done:?}");
+        assert_eq!(js(&page, "[window.bought, window.layerClicks ?? 0]").await, serde_json::json!([1, 0]));
 
         // Proactively after navigation, when the configuration says so (here
         // through a domain override for 127.0.0.1).

@@ -202,7 +202,9 @@ pub fn dom_action(action_json: &str) -> String {
 }
 
 /// removeBlocker's engine side: `{"op":"scan"}` → BlockerScan JSON;
-/// `{"op":"state","target"}` and `{"op":"remove","target"}` → DomActionResult JSON.
+/// `{"op":"state","target"}`, `{"op":"remove","target"}` (the element, and
+/// the scroll locks, `inert` and `aria-hidden` a modal leaves) and
+/// `{"op":"remove_layer","target"}` (the element alone) → DomActionResult JSON.
 #[wasm_bindgen]
 pub fn blockers(request_json: &str) -> String {
     let fail = |e: String| {
@@ -241,10 +243,13 @@ pub fn blockers(request_json: &str) -> String {
         }
         Err(_) => return fail(format!("{target} can't be resolved")),
     };
-    let value = if op == "state" {
-        blockers::state(&el)
-    } else {
-        blockers::remove(&el).join("\n")
+    let value = match op.as_str() {
+        "state" => blockers::state(&el),
+        "remove_layer" => {
+            el.remove();
+            format!("removed <{}>", el.local_name())
+        }
+        _ => blockers::remove(&el).join("\n"),
     };
     serde_json::to_string(&crate::actions::DomActionResult {
         ok: true,

@@ -5,7 +5,7 @@
 //! decides (conservatively) and acts with trusted input.
 pub mod keywords;
 
-use crate::dom::{DomTree, NodeId, Position};
+use crate::dom::{Display, DomTree, NodeId, Position};
 use crate::protocol::{Rect, ViewportInfo};
 use crate::semantics::Semantics;
 use keywords::*;
@@ -22,6 +22,10 @@ pub enum BlockerKind {
     GenericModal,
     Banner,
     Tooltip,
+    /// An empty layer (no text, controls or media) over the viewport centre
+    /// that takes the clicks meant for the page: a stuck loading screen, a
+    /// leftover backdrop. Nothing to read or answer, so removal is safe.
+    EmptyOverlay,
 }
 
 /// A button the driver may click.
@@ -157,6 +161,42 @@ fn is_candidate(sem: &Semantics, id: NodeId, view: &Rect, hits: &mut dyn HitInfo
         || matches!(sem.role(id), Some("tooltip"))
         || (area >= SIZE_AREA && style.position != Position::Static && style.position != Position::Relative)
         || (style.position == Position::Absolute && hits.covers_center(id))
+}
+
+/// Nothing a user could read, answer or watch: no text, no control and no
+/// media or embedded frame (a full-page iframe or canvas is content). Parts
+/// that are not drawn (a spinner that never showed) do not count; parts
+/// only hidden from assistive tech (aria-hidden) do.
+fn is_empty_layer(sem: &Semantics, interactive: &[bool], id: NodeId) -> bool {
+    const CONTENT_TAGS: &[&str] = &[
+        "iframe", "frame", "canvas", "video", "img", "svg", "object", "embed", "picture", "audio", "input", "textarea",
+        "select",
+    ];
+    let tree = sem.tree;
+    // An element whose style was not read sits in a display:none subtree.
+    let drawn = |e: NodeId| {
+        tree.element(e)
+            .and_then(|e| e.style.as_ref())
+            .is_some_and(|s| s.display != Display::None && !s.visibility_hidden)
+    };
+    // The layer may take clicks itself (a click-catcher, a handler counting
+    // them) but must not be a control of its own (a link, a button).
+    let plain_layer = matches!(sem.role(id), None | Some("generic" | "none" | "presentation"));
+    plain_layer
+        && tree.descendants(id).all(|d| {
+            let owner = if tree.element(d).is_some() {
+                Some(d)
+            } else {
+                tree.node(d).parent
+            };
+            if !owner.is_some_and(drawn) {
+                return true;
+            }
+            let control = d != id && interactive[d];
+            let text = tree.node(d).text().is_some_and(|t| !t.trim().is_empty());
+            let content = tree.tag(d).is_some_and(|t| CONTENT_TAGS.contains(&t));
+            !(control || text || content)
+        })
 }
 
 fn overlap_area(r: &Rect, view: &Rect) -> f64 {
@@ -330,6 +370,8 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
     // Outermost candidates only: an overlay wrapper and the dialog inside it
     // are one blocker (evidence and buttons come from the whole subtree).
     let mut skip_under: Option<NodeId> = None;
+    // The first (outermost) empty layer, in case nothing else is found.
+    let mut empty_layer: Option<NodeId> = None;
     for id in tree.descendants(DomTree::ROOT) {
         if let Some(s) = skip_under {
             if tree.ancestors(id).any(|a| a == s) {
@@ -349,18 +391,32 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             d != id && (input.interactive[d] || tree.node(d).text().map(|t| !t.trim().is_empty()).unwrap_or(false))
         });
         if !has_content {
+            if empty_layer.is_none() && is_empty_layer(sem, input.interactive, id) {
+                empty_layer = Some(id);
+            }
             continue;
         }
         found.push(id);
         skip_under = Some(id);
     }
+    // An empty layer with no blocker beside it (so not a dialog's backdrop)
+    // is the blocker itself when it takes the clicks at the viewport centre.
+    let empty_layer = empty_layer.filter(|&id| found.is_empty() && hits.covers_center(id));
+    found.extend(empty_layer);
     let mut out = Vec::new();
     for id in found {
         let e = tree.element(id).unwrap();
         let style = e.style.clone().unwrap_or_default();
         let area = overlap_area(&e.rect, &view) / (view.width * view.height).max(1.0);
         let text = visible_text(sem, id, 4000);
-        let (kind, evidence) = classify(sem, id, &text, area, &e.rect, &view);
+        let (kind, evidence) = if Some(id) == empty_layer {
+            (
+                BlockerKind::EmptyOverlay,
+                vec!["empty layer over the viewport centre (no text, controls or media)".into()],
+            )
+        } else {
+            classify(sem, id, &text, area, &e.rect, &view)
+        };
         let coverage = hits.coverage(id);
         let covers_center = hits.covers_center(id);
         let positioned = matches!(style.position, Position::Fixed | Position::Sticky);

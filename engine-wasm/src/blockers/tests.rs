@@ -1,5 +1,5 @@
 use super::*;
-use crate::dom::{Style, TreeBuilder};
+use crate::dom::{NodeKind, Style, TreeBuilder};
 use crate::interactive::compute_interactive;
 use crate::viewport::viewport_info;
 
@@ -224,4 +224,164 @@ fn backdrops_and_static_content_are_not_candidates() {
     b.text("Plain page content about cookies");
     let t = b.finish();
     assert!(run(&t).is_empty());
+}
+
+/// Hit testing where the given nodes take the viewport centre.
+struct CentreHits(Vec<NodeId>);
+impl HitInfo for CentreHits {
+    fn coverage(&mut self, node: NodeId) -> f64 {
+        if self.0.contains(&node) {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    fn covers_center(&mut self, node: NodeId) -> bool {
+        self.0.contains(&node)
+    }
+}
+
+fn run_with_hits(tree: &DomTree, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate> {
+    let sem = Semantics::compute(tree);
+    let interactive = compute_interactive(&sem);
+    let mut target = |n: NodeId| format!("e{n}");
+    let sel = |n: NodeId| format!("#n{n}");
+    let viewport = vp();
+    let mut input = ScanInput {
+        sem: &sem,
+        interactive: &interactive,
+        viewport: &viewport,
+        target_of: &mut target,
+        selector_of: &sel,
+    };
+    scan(&mut input, hits)
+}
+
+/// A page with some content under a full-viewport layer at z-index 1001
+/// holding a spinner box and whatever `inside` adds.
+fn page_under_layer(inside: impl FnOnce(&mut TreeBuilder)) -> (DomTree, NodeId) {
+    let mut b = TreeBuilder::new();
+    b.open_el("body", &[]);
+    b.open_el("main", &[]);
+    button(&mut b, &[], "Read more", Rect::new(10.0, 10.0, 100.0, 30.0));
+    b.close();
+    let shield = layer(
+        &mut b,
+        &[("class", "viewer-loading-screen")],
+        Rect::new(0.0, 0.0, 1000.0, 800.0),
+        Position::Absolute,
+        Some(1001),
+    );
+    let spinner = b.el("div", &[("class", "spinner")]);
+    b.data(spinner).rect = Rect::new(480.0, 380.0, 40.0, 40.0);
+    inside(&mut b);
+    b.close();
+    (b.finish(), shield)
+}
+
+/// Adds a full-layer `tag` with `attrs`; returns it.
+fn full_layer_child(b: &mut TreeBuilder, tag: &str, attrs: &[(&str, &str)]) -> NodeId {
+    let el = b.el(tag, attrs);
+    b.data(el).rect = Rect::new(0.0, 0.0, 1000.0, 800.0);
+    el
+}
+
+#[test]
+fn an_empty_layer_taking_the_centre_is_an_empty_overlay() {
+    let (tree, shield) = page_under_layer(|_| {});
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let c = &found[0];
+    assert_eq!(c.kind, BlockerKind::EmptyOverlay);
+    assert_eq!(c.target, format!("e{shield}"));
+    assert!(c.size_evidence && c.modal_evidence && c.close.is_empty(), "{c:?}");
+    // Not taking the clicks (pointer-events: none, or under the page): no blocker.
+    assert!(run_with_hits(&tree, &mut NoHits).is_empty());
+}
+
+#[test]
+fn a_layer_with_media_or_a_frame_is_content_not_an_empty_overlay() {
+    for tag in ["iframe", "canvas", "video", "img"] {
+        // Hidden from assistive tech only, it is still on screen.
+        for attrs in [&[][..], &[("aria-hidden", "true")][..]] {
+            let (tree, shield) = page_under_layer(|b| {
+                full_layer_child(b, tag, attrs);
+            });
+            let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+            assert!(
+                found.iter().all(|c| c.kind != BlockerKind::EmptyOverlay),
+                "{tag} {attrs:?}: {found:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_click_catching_layer_is_empty_but_a_full_page_link_is_not() {
+    let (mut tree, shield) = page_under_layer(|_| {});
+    if let NodeKind::Element(e) = &mut tree.nodes[shield].kind {
+        e.has_click_handler = true;
+    }
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind, BlockerKind::EmptyOverlay);
+
+    if let NodeKind::Element(e) = &mut tree.nodes[shield].kind {
+        e.tag = "a".into();
+        e.attrs.push(("href".into(), "/promo".into()));
+    }
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert!(found.iter().all(|c| c.kind != BlockerKind::EmptyOverlay), "{found:?}");
+}
+
+#[test]
+fn media_that_is_not_drawn_leaves_the_layer_empty() {
+    // A spinner image in a display:none box (its style is never read), and a
+    // visibility:hidden video.
+    let (tree, shield) = page_under_layer(|b| {
+        let off = b.open_el("div", &[("class", "spinner-box")]);
+        b.data(off).style.as_mut().unwrap().display = Display::None;
+        let img = full_layer_child(b, "img", &[]);
+        b.data(img).style = None;
+        b.close();
+        let video = full_layer_child(b, "video", &[]);
+        b.data(video).style.as_mut().unwrap().visibility_hidden = true;
+    });
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind, BlockerKind::EmptyOverlay);
+}
+
+#[test]
+fn a_backdrop_beside_a_dialog_leaves_the_dialog_as_the_blocker() {
+    let mut b = TreeBuilder::new();
+    b.open_el("body", &[]);
+    let backdrop = layer(
+        &mut b,
+        &[],
+        Rect::new(0.0, 0.0, 1000.0, 800.0),
+        Position::Fixed,
+        Some(1040),
+    );
+    b.close();
+    let dialog = layer(
+        &mut b,
+        &[("role", "dialog")],
+        Rect::new(250.0, 200.0, 500.0, 400.0),
+        Position::Fixed,
+        Some(1050),
+    );
+    b.text("Choose your region");
+    button(
+        &mut b,
+        &[("aria-label", "Close")],
+        "",
+        Rect::new(720.0, 205.0, 24.0, 24.0),
+    );
+    b.close();
+    let tree = b.finish();
+    let found = run_with_hits(&tree, &mut CentreHits(vec![backdrop, dialog]));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].target, format!("e{dialog}"));
+    assert_ne!(found[0].kind, BlockerKind::EmptyOverlay);
 }
