@@ -5,7 +5,13 @@
 //! By default the model is a loopback stand-in that answers every act call
 //! at once with `hover` on the first ref of the prompt (hover acts like a
 //! click on the driver side but never navigates away, so runs repeat on the
-//! same page). `--model`/`--base-url` measure against a real model instead.
+//! same page). Like a sensible model, it calls `removeBlocker` first when the
+//! snapshot flags an overlay and every ref in it is covered. `--model` and
+//! `--base-url` measure against a real model instead.
+//!
+//! removeBlocker keeps its default configuration, as a user's act would: its
+//! tool is part of the prompt, and a page left covered by an overlay is
+//! cleared in the warm-up act rather than failing every timed one.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -72,7 +78,8 @@ pub struct ActBenchReport {
 }
 
 /// The stand-in model: OpenAI wire format, one `performAction` (hover on the
-/// first ref of the last user message) per request; records request sizes.
+/// first ref of the last user message) or `removeBlocker` per request;
+/// records request sizes.
 struct StandIn {
     port: u16,
     sizes: Arc<Mutex<Vec<usize>>>,
@@ -99,17 +106,36 @@ fn first_ref(text: &str) -> Option<String> {
     Some(line[start..end].to_string())
 }
 
+/// True when the snapshot says an overlay covers the page and no ref in it
+/// is usable: what a model should answer with removeBlocker.
+fn blocked(text: &str) -> bool {
+    let flagged = text.lines().any(|l| l.starts_with("# A large overlay"));
+    flagged
+        && text
+            .lines()
+            .filter(|l| l.contains("[ref="))
+            .all(|l| l.contains("[covered]"))
+}
+
 fn stand_in_reply(body: &Value) -> Value {
     let last_user = body["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
         .and_then(|m| m["content"].as_str())
         .unwrap_or_default();
-    let element = first_ref(last_user).unwrap_or_default();
-    let args = json!({"elementId": element, "description": "the first element", "method": "hover", "arguments": [], "twoStep": false});
+    let may_unblock = body["tools"]
+        .as_array()
+        .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "removeBlocker"));
+    let (name, args) = if may_unblock && blocked(last_user) {
+        ("removeBlocker", json!({"reason": "an overlay covers every element"}))
+    } else {
+        let element = first_ref(last_user).unwrap_or_default();
+        let args = json!({"elementId": element, "description": "the first element", "method": "hover", "arguments": [], "twoStep": false});
+        ("performAction", args)
+    };
     json!({"id": "bench", "object": "chat.completion", "model": body["model"], "choices": [{"index": 0,
         "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
-        "function": {"name": "performAction", "arguments": args.to_string()}}]}, "finish_reason": "tool_calls"}],
+        "function": {"name": name, "arguments": args.to_string()}}]}, "finish_reason": "tool_calls"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0}})
 }
 
@@ -201,8 +227,6 @@ pub async fn bench_act(args: &BenchActArgs) -> Result<ActBenchReport> {
         ..LaunchOptions::default()
     };
     launch.extra_args.extend(offline_switches());
-    // The bench measures act, not removeBlocker: keep pages as they are.
-    launch.remove_blocker.enabled = false;
     let browser = Browser::launch(launch).await?;
     let outcome = async {
         let page = browser.new_page().await?;
@@ -348,5 +372,24 @@ mod tests {
         .unwrap();
         assert_eq!(args["elementId"], "e3");
         assert_eq!(args["method"], "hover");
+    }
+
+    #[test]
+    fn stand_in_unblocks_a_covered_page_only_when_it_may() {
+        let covered =
+            "Instruction: x\n# A large overlay may be covering the page: div.\n- link \"A\" [covered] [ref=e1]";
+        let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {}}});
+        let call = |tools: Vec<Value>, content: &str| {
+            let body = json!({"model": "m", "tools": tools, "messages": [{"role": "user", "content": content}]});
+            stand_in_reply(&body)["choices"][0]["message"]["tool_calls"][0]["function"]["name"].clone()
+        };
+        let both = || vec![tool("performAction"), tool("removeBlocker")];
+        assert_eq!(call(both(), covered), "removeBlocker");
+        // Not offered (disabled, or already used up): it acts anyway.
+        assert_eq!(call(vec![tool("performAction")], covered), "performAction");
+        // One usable ref, or no overlay flagged: no reason to unblock.
+        let usable = format!("{covered}\n- button \"B\" [ref=e2]");
+        assert_eq!(call(both(), &usable), "performAction");
+        assert_eq!(call(both(), "- link \"A\" [covered] [ref=e1]"), "performAction");
     }
 }
