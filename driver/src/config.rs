@@ -180,7 +180,7 @@ consent = "reject"
         assert!(!plain.aggressive && plain.consent == ConsentPolicy::Leave);
         let ex = rb.options_for("https://shop.example.com/x").unwrap();
         assert!(ex.aggressive && ex.consent == ConsentPolicy::Reject);
-        assert!(rb.options_for("https://notexample.com/").unwrap().aggressive == false);
+        assert!(!rb.options_for("https://notexample.com/").unwrap().aggressive);
     }
 
     #[test]

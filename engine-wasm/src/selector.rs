@@ -211,7 +211,7 @@ pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String
     let mut pending: Vec<(NodeId, String, bool, Prefix)> = Vec::new();
     let mut cur = Some(id);
     while let Some(c) = cur {
-        if index.built.borrow().get(c).map_or(true, |b| b.is_some()) {
+        if index.built.borrow().get(c).is_none_or(|b| b.is_some()) {
             break;
         }
         let Some((text, anchored)) = step(tree, index, c) else {

@@ -179,7 +179,7 @@ pub fn walk_document_with(
                     Some(boundary) => read_style_offscreen(kw, &window, &el, &mut data, boundary),
                     None => read_style(kw, &window, &el, &mut data, !leaf, viewport, with_classes),
                 };
-                let rendered = names_clip.map_or(true, |clip| data.rect.intersects(&clip));
+                let rendered = names_clip.is_none_or(|clip| data.rect.intersects(&clip));
                 pseudo = rendered
                     && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (w.name_ctx && data.has_attr("role")));
                 if rendered && data.tag == "a" {
