@@ -27,6 +27,7 @@ use crate::bench::{expand_inputs, median, offline_switches, serve_files};
 use crate::browser::{Browser, LaunchOptions, ViewportSize};
 use crate::error::{Error, Result};
 use crate::llm::{Llm, LlmOptions};
+use sightline_engine::stitch::OVERLAY_WARNING;
 
 /// The target for act's driver-side overhead.
 pub const TARGET_OVERHEAD_MS: f64 = 150.0;
@@ -109,7 +110,7 @@ fn first_ref(text: &str) -> Option<String> {
 /// True when the snapshot says an overlay covers the page and no ref in it
 /// is usable: what a model should answer with removeBlocker.
 fn blocked(text: &str) -> bool {
-    let flagged = text.lines().any(|l| l.starts_with("# A large overlay"));
+    let flagged = text.lines().any(|l| l.starts_with(OVERLAY_WARNING));
     flagged
         && text
             .lines()
@@ -376,17 +377,16 @@ mod tests {
 
     #[test]
     fn stand_in_unblocks_a_covered_page_only_when_it_may() {
-        let covered =
-            "Instruction: x\n# A large overlay may be covering the page: div.\n- link \"A\" [covered] [ref=e1]";
+        let covered = format!("Instruction: x\n{OVERLAY_WARNING}div.\n- link \"A\" [covered] [ref=e1]");
         let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {}}});
         let call = |tools: Vec<Value>, content: &str| {
             let body = json!({"model": "m", "tools": tools, "messages": [{"role": "user", "content": content}]});
             stand_in_reply(&body)["choices"][0]["message"]["tool_calls"][0]["function"]["name"].clone()
         };
         let both = || vec![tool("performAction"), tool("removeBlocker")];
-        assert_eq!(call(both(), covered), "removeBlocker");
+        assert_eq!(call(both(), &covered), "removeBlocker");
         // Not offered (disabled, or already used up): it acts anyway.
-        assert_eq!(call(vec![tool("performAction")], covered), "performAction");
+        assert_eq!(call(vec![tool("performAction")], &covered), "performAction");
         // One usable ref, or no overlay flagged: no reason to unblock.
         let usable = format!("{covered}\n- button \"B\" [ref=e2]");
         assert_eq!(call(both(), &usable), "performAction");

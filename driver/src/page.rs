@@ -472,7 +472,7 @@ impl Page {
     pub(crate) fn number_frames(&self, tree: &FrameTree) {
         let mut stack: Vec<&FrameTree> = tree.child_frames.iter().flatten().rev().collect();
         while let Some(t) = stack.pop() {
-            self.frame_prefix(&t.frame.id);
+            self.frame_number(&t.frame.id);
             stack.extend(t.child_frames.iter().flatten().rev());
         }
     }
@@ -480,10 +480,13 @@ impl Page {
     /// The `fN` ref prefix of a child frame: a number per frame id, assigned on
     /// first sight and stable for the life of the page.
     pub(crate) fn frame_prefix(&self, frame: &FrameId) -> String {
+        format!("f{}", self.frame_number(frame))
+    }
+
+    fn frame_number(&self, frame: &FrameId) -> u32 {
         let mut state = self.state();
         let next = state.frame_numbers.len() as u32 + 1;
-        let n = *state.frame_numbers.entry(frame.inner().clone()).or_insert(next);
-        format!("f{n}")
+        *state.frame_numbers.entry(frame.inner().clone()).or_insert(next)
     }
 
     /// Execution context of the engine's isolated world in `frame` (cached).

@@ -74,6 +74,9 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
     out
 }
 
+/// How the header line that warns of a large non-modal overlay starts.
+pub const OVERLAY_WARNING: &str = "# A large overlay may be covering the page: ";
+
 pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
     let mut acc = Acc::default();
     let body = frame_lines(&root, 0, &mut acc);
@@ -84,10 +87,7 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
     }
     if let Some(o) = &acc.overlay {
         let r = o.ref_id.as_ref().map(|r| format!(" (ref {r})")).unwrap_or_default();
-        lines.push(format!(
-            "# A large overlay may be covering the page: {}{r}.",
-            o.description
-        ));
+        lines.push(format!("{OVERLAY_WARNING}{}{r}.", o.description));
     }
     lines.extend(acc.notes.iter().map(|n| format!("# {n}")));
     lines.extend(body);

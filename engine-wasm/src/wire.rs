@@ -241,7 +241,7 @@ pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
     Ok(r)
 }
 
-/// `__sightline.blockers(json)`: `{"op": "scan"}`, `{"op": "state", "target"}`
+/// `__sightline.blockers(json)`: `{"op": "scan"}`, `{"op": "state", "target"}`,
 /// `{"op": "remove", "target"}` or `{"op": "remove_layer", "target"}`.
 pub fn blocker_request(s: &str) -> Result<(String, Option<String>), String> {
     let j = object(s)?;

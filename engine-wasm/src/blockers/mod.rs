@@ -370,8 +370,8 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
     // Outermost candidates only: an overlay wrapper and the dialog inside it
     // are one blocker (evidence and buttons come from the whole subtree).
     let mut skip_under: Option<NodeId> = None;
-    // The first (outermost) empty layer, in case nothing else is found.
-    let mut empty_layer: Option<NodeId> = None;
+    // Candidates with nothing in them (backdrops, shields), outermost first.
+    let mut contentless: Vec<NodeId> = Vec::new();
     for id in tree.descendants(DomTree::ROOT) {
         if let Some(s) = skip_under {
             if tree.ancestors(id).any(|a| a == s) {
@@ -391,17 +391,21 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             d != id && (input.interactive[d] || tree.node(d).text().map(|t| !t.trim().is_empty()).unwrap_or(false))
         });
         if !has_content {
-            if empty_layer.is_none() && is_empty_layer(sem, input.interactive, id) {
-                empty_layer = Some(id);
-            }
+            contentless.push(id);
             continue;
         }
         found.push(id);
         skip_under = Some(id);
     }
-    // An empty layer with no blocker beside it (so not a dialog's backdrop)
-    // is the blocker itself when it takes the clicks at the viewport centre.
-    let empty_layer = empty_layer.filter(|&id| found.is_empty() && hits.covers_center(id));
+    // With no blocker found (so not a dialog's backdrop), the outermost empty
+    // layer that takes the clicks at the viewport centre is the blocker.
+    let empty_layer = if found.is_empty() {
+        contentless
+            .into_iter()
+            .find(|&id| is_empty_layer(sem, input.interactive, id) && hits.covers_center(id))
+    } else {
+        None
+    };
     found.extend(empty_layer);
     let mut out = Vec::new();
     for id in found {

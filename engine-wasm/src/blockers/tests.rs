@@ -29,6 +29,10 @@ fn button(b: &mut TreeBuilder, attrs: &[(&str, &str)], text: &str, rect: Rect) -
 }
 
 fn run(tree: &DomTree) -> Vec<BlockerCandidate> {
+    run_with_hits(tree, &mut NoHits)
+}
+
+fn run_with_hits(tree: &DomTree, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate> {
     let sem = Semantics::compute(tree);
     let interactive = compute_interactive(&sem);
     let mut target = |n: NodeId| format!("e{n}");
@@ -41,7 +45,7 @@ fn run(tree: &DomTree) -> Vec<BlockerCandidate> {
         target_of: &mut target,
         selector_of: &sel,
     };
-    scan(&mut input, &mut NoHits)
+    scan(&mut input, hits)
 }
 
 #[test]
@@ -239,22 +243,6 @@ impl HitInfo for CentreHits {
     fn covers_center(&mut self, node: NodeId) -> bool {
         self.0.contains(&node)
     }
-}
-
-fn run_with_hits(tree: &DomTree, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate> {
-    let sem = Semantics::compute(tree);
-    let interactive = compute_interactive(&sem);
-    let mut target = |n: NodeId| format!("e{n}");
-    let sel = |n: NodeId| format!("#n{n}");
-    let viewport = vp();
-    let mut input = ScanInput {
-        sem: &sem,
-        interactive: &interactive,
-        viewport: &viewport,
-        target_of: &mut target,
-        selector_of: &sel,
-    };
-    scan(&mut input, hits)
 }
 
 /// A page with some content under a full-viewport layer at z-index 1001
