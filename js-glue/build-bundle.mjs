@@ -1,5 +1,6 @@
 // Builds the single-file engine bundle from wasm-pack's no-modules output:
-//   (function(){ <wasm-bindgen glue> ; const __SL_WASM_B64 = "..."; <engine-api.js> })();
+//   (function(){ const __sl_reads = <dom_reads.js>; <wasm-bindgen glue>;
+//     const __SL_WASM_B64 = "..."; <engine-api.js> })();
 // Usage: node js-glue/build-bundle.mjs <pkg dir> <out file>
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -14,12 +15,17 @@ if (!pkgDir || !outFile) {
 const glue = readFileSync(join(pkgDir, "sightline_engine.js"), "utf8");
 const wasm = readFileSync(join(pkgDir, "sightline_engine_bg.wasm"));
 const api = readFileSync(join(here, "engine-api.js"), "utf8");
+// The engine's batched DOM reads (engine-wasm/src/adapter/reads.rs imports
+// them from the `__sl_reads` namespace): in the bundle's own scope, so page
+// scripts can't reach or replace them.
+const reads = readFileSync(join(here, "..", "engine-wasm", "src", "adapter", "dom_reads.js"), "utf8");
 // The glue refers to `document.currentScript` only on the async init path we
 // never take; initSync gets the bytes directly.
 const bundle = [
   "(function () {",
   '"use strict";',
   "if (globalThis.__sightline) return;",
+  `const __sl_reads = ${reads.trim()};`,
   glue,
   `const __SL_WASM_B64 = "${wasm.toString("base64")}";`,
   api,

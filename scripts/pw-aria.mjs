@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Playwright's AI snapshot as a baseline for `sightline bench snapshot --playwright`.
 //
-//   node scripts/pw-aria.mjs [--runs N] [--viewport WxH] [--allow-network] URL...
+//   node scripts/pw-aria.mjs [--runs N] [--warmup N] [--viewport WxH] [--allow-network] URL...
 //
-// For each URL: load it (until the load event), take one warm-up snapshot,
-// then N timed `page.locator('body').ariaSnapshot({ mode: 'ai' })` calls.
+// For each URL: load it (until the load event), take the warm-up snapshots
+// (default 1), then N timed `page.locator('body').ariaSnapshot({ mode: 'ai' })` calls.
 // Prints one JSON object per line: {url, chars, ms, mode} (ms = median of the
 // N wall-clock times, chars = length of the last snapshot), or {url, error}.
 //
@@ -26,6 +26,7 @@ if (!existsSync(corePath)) {
 const { chromium } = await import(pathToFileURL(join(corePath, "index.mjs")).href);
 
 let runs = 5;
+let warmup = 1;
 let viewport = { width: 1280, height: 720 };
 let offline = true;
 const urls = [];
@@ -33,6 +34,7 @@ const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === "--runs") runs = Math.max(1, parseInt(argv[++i], 10) || 5);
+  else if (a === "--warmup") warmup = Math.max(1, parseInt(argv[++i], 10) || 1);
   else if (a === "--viewport") {
     const [w, h] = argv[++i].split(/x/i).map((v) => parseInt(v, 10));
     viewport = { width: w, height: h };
@@ -40,7 +42,7 @@ for (let i = 0; i < argv.length; i++) {
   else urls.push(a);
 }
 if (urls.length === 0) {
-  console.error("usage: node scripts/pw-aria.mjs [--runs N] [--viewport WxH] [--allow-network] URL...");
+  console.error("usage: node scripts/pw-aria.mjs [--runs N] [--warmup N] [--viewport WxH] [--allow-network] URL...");
   process.exit(2);
 }
 
@@ -85,7 +87,7 @@ async function snap() {
 for (const url of urls) {
   try {
     await page.goto(url, { waitUntil: "load", timeout: 60_000 });
-    await snap(); // warm-up
+    for (let i = 0; i < warmup; i++) await snap();
     const times = [];
     let text = "";
     for (let i = 0; i < runs; i++) {

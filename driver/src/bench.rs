@@ -2,8 +2,8 @@
 //!
 //! Every page is served from an in-process static server on 127.0.0.1 and
 //! loaded in one browser that cannot reach anything else (unless
-//! `--allow-network`). Per page: one warm-up snapshot, then `--runs` timed
-//! snapshots, reporting medians of
+//! `--allow-network`). Per page: `--warmup` untimed snapshots, then `--runs`
+//! timed snapshots, reporting medians of
 //! - `engine_ms`: the engine's own time (all frames), from its stats;
 //! - `total_ms`: the whole [`Page::snapshot`] call as the driver sees it;
 //! - `chars` and `tokens` (chars / 4) of the tree text, and the ref count;
@@ -64,9 +64,16 @@ pub struct BenchSnapshotArgs {
     /// HTML files, or directories of them.
     #[arg(value_name = "DIR|FILE", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Timed snapshots per page (after one warm-up); medians are reported.
+    /// Timed snapshots per page (after the warm-ups); medians are reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
+    /// Untimed snapshots per page before the timed ones. V8 runs the
+    /// engine's WebAssembly on baseline (Liftoff) code first and tiers hot
+    /// functions up to TurboFan in the background over the first few calls;
+    /// an agent takes many snapshots in one renderer, so the timed runs
+    /// measure the engine warm.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub warmup: u32,
     /// Bench viewport-mode snapshots instead of full ones.
     #[arg(long)]
     pub viewport_mode: bool,
@@ -127,6 +134,7 @@ pub struct PageBench {
 pub struct BenchReport {
     pub mode: SnapshotMode,
     pub runs: u32,
+    pub warmup: u32,
     pub viewport: String,
     /// Playwright's snapshot mode when it was measured ("ai", or "default" when unsupported).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -398,7 +406,7 @@ async fn floor_pass(page: &Page, frames: &[FrameContext]) -> Result<(f64, u64)> 
 }
 
 /// Runs the timed snapshots and the floor on one loaded page.
-async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Result<PageBench> {
+async fn bench_page(page: &Page, url: &str, warmup: u32, runs: u32, mode: SnapshotMode) -> Result<PageBench> {
     page.goto(url).await?;
     let options = SnapshotOptions {
         mode,
@@ -408,6 +416,9 @@ async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Re
     // so both see the same machine state (a 2-core VM drifts by ±30% over a
     // few seconds) and the ratio is the median of the per-run ratios.
     let mut last = page.snapshot(&options).await?;
+    for _ in 1..warmup {
+        last = page.snapshot(&options).await?;
+    }
     let frames = frames_with_engine(page).await?;
     floor_pass(page, &frames).await?;
     let (mut engine, mut total, mut occlusion) = (Vec::new(), Vec::new(), Vec::new());
@@ -449,7 +460,7 @@ async fn bench_page(page: &Page, url: &str, runs: u32, mode: SnapshotMode) -> Re
 async fn playwright_figures(
     script: &Path,
     urls: &[String],
-    runs: u32,
+    (warmup, runs): (u32, u32),
     viewport: ViewportSize,
     allow_network: bool,
 ) -> std::result::Result<(HashMap<String, Value>, String), String> {
@@ -460,6 +471,8 @@ async fn playwright_figures(
     cmd.arg(script)
         .arg("--runs")
         .arg(runs.to_string())
+        .arg("--warmup")
+        .arg(warmup.to_string())
         .arg("--viewport")
         .arg(viewport.to_string());
     if allow_network {
@@ -523,7 +536,7 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
             if !args.json {
                 eprintln!("bench: {name}");
             }
-            let mut row = match bench_page(&page, url, args.runs, mode).await {
+            let mut row = match bench_page(&page, url, args.warmup, args.runs, mode).await {
                 Ok(r) => r,
                 Err(e) => PageBench {
                     url: url.clone(),
@@ -546,7 +559,15 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
             eprintln!("bench: Playwright ariaSnapshot");
         }
         let script = args.pw_script.clone().unwrap_or_else(default_pw_script);
-        match playwright_figures(&script, &urls, args.runs, args.viewport, args.allow_network).await {
+        match playwright_figures(
+            &script,
+            &urls,
+            (args.warmup, args.runs),
+            args.viewport,
+            args.allow_network,
+        )
+        .await
+        {
             Ok((by_url, m)) => {
                 for p in &mut pages {
                     match by_url.get(&p.url) {
@@ -597,6 +618,7 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
     Ok(BenchReport {
         mode,
         runs: args.runs,
+        warmup: args.warmup,
         viewport: args.viewport.to_string(),
         pw_mode,
         pages,
@@ -615,13 +637,14 @@ fn fmt_opt_f(v: Option<f64>, prec: usize) -> String {
 pub fn render_table(r: &BenchReport) -> String {
     let with_pw = r.pw_mode.is_some();
     let mut out = format!(
-        "sightline bench snapshot: {} mode, viewport {}, medians of {} run(s) after 1 warm-up\n",
+        "sightline bench snapshot: {} mode, viewport {}, medians of {} run(s) after {} warm-up(s)\n",
         match r.mode {
             SnapshotMode::Full => "full",
             SnapshotMode::Viewport => "viewport",
         },
         r.viewport,
-        r.runs
+        r.runs,
+        r.warmup
     );
     out.push_str(
         "(floor = getBoundingClientRect + getComputedStyle(el).display for each of the floor_n elements of \

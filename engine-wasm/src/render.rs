@@ -85,7 +85,9 @@ struct OutNode {
     node: NodeId,
     role: &'static str,
     name: String,
-    tokens: Vec<String>,
+    /// State and ref tokens, each after a space (` [checked] [ref=e3]`).
+    tokens: String,
+    has_ref: bool,
     url: Option<String>,
     value: Option<String>,
     children: Vec<Item>,
@@ -126,39 +128,43 @@ fn quote(name: &str) -> String {
     out
 }
 
-fn state_tokens(st: &States, out: &mut Vec<String>) {
+fn state_tokens(st: &States, out: &mut String) {
+    let mut token = |t: &str| {
+        out.push(' ');
+        out.push_str(t);
+    };
     match st.checked {
-        Some(Tri::True) => out.push("[checked]".into()),
-        Some(Tri::Mixed) => out.push("[checked=mixed]".into()),
+        Some(Tri::True) => token("[checked]"),
+        Some(Tri::Mixed) => token("[checked=mixed]"),
         _ => {}
     }
     match st.pressed {
-        Some(Tri::True) => out.push("[pressed]".into()),
-        Some(Tri::Mixed) => out.push("[pressed=mixed]".into()),
+        Some(Tri::True) => token("[pressed]"),
+        Some(Tri::Mixed) => token("[pressed=mixed]"),
         _ => {}
     }
     if st.disabled {
-        out.push("[disabled]".into());
+        token("[disabled]");
     }
     match st.expanded {
-        Some(true) => out.push("[expanded]".into()),
-        Some(false) => out.push("[collapsed]".into()),
+        Some(true) => token("[expanded]"),
+        Some(false) => token("[collapsed]"),
         None => {}
     }
     if st.selected {
-        out.push("[selected]".into());
+        token("[selected]");
     }
     if let Some(l) = st.level {
-        out.push(format!("[level={l}]"));
+        token(&format!("[level={l}]"));
     }
     if st.required {
-        out.push("[required]".into());
+        token("[required]");
     }
     if st.readonly {
-        out.push("[readonly]".into());
+        token("[readonly]");
     }
     if st.invalid {
-        out.push("[invalid]".into());
+        token("[invalid]");
     }
 }
 
@@ -216,13 +222,23 @@ fn select_summary(sem: &Semantics, select: NodeId, value: Option<String>) -> Str
     }
 }
 
+/// A new line at `depth`, up to its `- `, with room for `len` more bytes.
+fn line_start(depth: usize, len: usize) -> String {
+    let mut line = String::with_capacity(2 * depth + len);
+    for _ in 0..depth {
+        line.push_str("  ");
+    }
+    line.push_str("- ");
+    line
+}
+
 /// Token-saving rewrites of the output tree that lose nothing a model needs:
 /// - a `listitem` holding exactly one node (and nothing else) is replaced by it;
 /// - a parent without a ref whose single child has the same name drops its own
 ///   name (`heading "Docs"` > `link "Docs"` says it twice);
 /// - unreferenced `img` leaves whose name is part of the parent's name go.
 fn compact(out: &mut [OutNode]) {
-    let has_ref = |n: &OutNode| n.tokens.iter().any(|t| t.starts_with("[ref="));
+    let has_ref = |n: &OutNode| n.has_ref;
     for i in 0..out.len() {
         let mut children = std::mem::take(&mut out[i].children);
         for c in children.iter_mut() {
@@ -237,7 +253,7 @@ fn compact(out: &mut [OutNode]) {
                 }
             }
         }
-        let parent_name = out[i].name.clone();
+        let parent_name = &out[i].name;
         if !parent_name.is_empty() {
             children.retain(|c| match c {
                 Item::Node(k) => {
@@ -246,7 +262,7 @@ fn compact(out: &mut [OutNode]) {
                         && n.children.is_empty()
                         && !has_ref(n)
                         && !n.name.is_empty()
-                        && parent_name.contains(&n.name))
+                        && parent_name.contains(n.name.as_str()))
                 }
                 _ => true,
             });
@@ -283,7 +299,8 @@ pub fn render(input: &RenderInput) -> Rendered {
         node: DomTree::ROOT,
         role: "",
         name: String::new(),
-        tokens: Vec::new(),
+        tokens: String::new(),
+        has_ref: false,
         url: None,
         value: None,
         children: Vec::new(),
@@ -405,23 +422,25 @@ pub fn render(input: &RenderInput) -> Rendered {
         };
 
         let st = sem.states(id);
-        let mut tokens = Vec::new();
+        let mut tokens = String::new();
         state_tokens(&st, &mut tokens);
         let mark_off = !visible && !marked_off;
         if mark_off {
-            tokens.push("[offscreen]".into());
+            tokens.push_str(" [offscreen]");
         }
         if Some(id) == input.modal_root {
-            tokens.push("[modal]".into());
+            tokens.push_str(" [modal]");
         }
         if obscured {
-            tokens.push("[obscured]".into());
+            tokens.push_str(" [obscured]");
         }
         if has_ref {
             if input.covered.map(|c| c.contains_key(&id)).unwrap_or(false) {
-                tokens.push("[covered]".into());
+                tokens.push_str(" [covered]");
             }
-            tokens.push(format!("[ref={}]", input.refs[&id]));
+            tokens.push_str(" [ref=");
+            tokens.push_str(&input.refs[&id]);
+            tokens.push(']');
             rendered_refs.push((id, name.clone()));
         }
         let url = if role_str == "link" {
@@ -450,6 +469,7 @@ pub fn render(input: &RenderInput) -> Rendered {
             role: role_str,
             name,
             tokens,
+            has_ref,
             url,
             value,
             children: Vec::new(),
@@ -468,15 +488,27 @@ pub fn render(input: &RenderInput) -> Rendered {
         if n.name.is_empty() {
             continue;
         }
-        let joined: Vec<&str> = n
-            .children
-            .iter()
-            .filter_map(|c| match c {
-                Item::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
-        if !joined.is_empty() && n.name.contains(&joined.join(" ")) {
+        let mut texts = n.children.iter().filter_map(|c| match c {
+            Item::Text(t) => Some(t.as_str()),
+            _ => None,
+        });
+        // Most nodes have one text child: no joined copy for them.
+        let repeats_name = match (texts.next(), texts.next()) {
+            (None, _) => false,
+            (Some(t), None) => n.name.contains(t),
+            (Some(_), Some(_)) => {
+                let joined: Vec<&str> = n
+                    .children
+                    .iter()
+                    .filter_map(|c| match c {
+                        Item::Text(t) => Some(t.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                n.name.contains(&joined.join(" "))
+            }
+        };
+        if repeats_name {
             n.children.retain(|c| !matches!(c, Item::Text(_)));
         } else {
             let name = n.name.clone();
@@ -487,40 +519,32 @@ pub fn render(input: &RenderInput) -> Rendered {
     // Drop label text that restates a neighbouring control's name
     // (`<label>Email <input></label>` → just `textbox "Email"`).
     for i in 0..out.len() {
-        let names: Vec<Option<String>> = out[i]
-            .children
-            .iter()
-            .map(|c| match c {
-                Item::Node(j) if !out[*j].name.is_empty() => Some(out[*j].name.clone()),
-                _ => None,
-            })
-            .collect();
-        let n = out[i].children.len();
+        let children = &out[i].children;
+        if !children.iter().any(|c| matches!(c, Item::Text(_))) {
+            continue;
+        }
+        // The name of a child node, if it has one.
+        let name_at = |k: usize| match children.get(k) {
+            Some(Item::Node(j)) if !out[*j].name.is_empty() => Some(out[*j].name.as_str()),
+            _ => None,
+        };
+        let n = children.len();
         let mut keep = vec![true; n];
-        for (k, c) in out[i].children.iter().enumerate() {
+        for (k, c) in children.iter().enumerate() {
             let Item::Text(t) = c else { continue };
-            let restates = |name: &Option<String>| {
-                name.as_deref()
-                    .map(|nm| nm == t || nm.starts_with(t.as_str()))
-                    .unwrap_or(false)
-            };
-            let next = if k + 1 < n { &names[k + 1] } else { &None };
-            let prev = if k > 0 { &names[k - 1] } else { &None };
-            if restates(next)
-                || prev
-                    .as_deref()
-                    .map(|nm| nm == t || nm.ends_with(t.as_str()))
-                    .unwrap_or(false)
-            {
+            let t = t.as_str();
+            let next = name_at(k + 1);
+            let prev = if k > 0 { name_at(k - 1) } else { None };
+            if next.is_some_and(|nm| nm.starts_with(t)) || prev.is_some_and(|nm| nm.ends_with(t)) {
                 keep[k] = false;
                 continue;
             }
             // Two labels merged into one text run: "<prev name> <next name>".
-            let mut rest = t.as_str();
-            if let Some(p) = prev.as_deref() {
+            let mut rest = t;
+            if let Some(p) = prev {
                 rest = rest.strip_prefix(p).unwrap_or(rest).trim_start();
             }
-            if let Some(nx) = next.as_deref() {
+            if let Some(nx) = next {
                 rest = rest.strip_suffix(nx).unwrap_or(rest).trim_end();
             }
             if rest.is_empty() {
@@ -543,20 +567,22 @@ pub fn render(input: &RenderInput) -> Rendered {
         stack.push((c, 0));
     }
     while let Some((item, depth)) = stack.pop() {
-        let indent = "  ".repeat(depth);
         match item {
-            Item::Text(t) => lines.push(format!("{indent}- text: {t}")),
+            Item::Text(t) => {
+                let mut line = line_start(depth, 8 + t.len());
+                line.push_str("text: ");
+                line.push_str(t);
+                lines.push(line);
+            }
             Item::Node(i) => {
                 let n = &out[*i];
-                let mut line = format!("{indent}- {}", n.role);
+                let mut line = line_start(depth, 8 + n.role.len() + n.name.len() + n.tokens.len());
+                line.push_str(n.role);
                 if !n.name.is_empty() {
                     line.push(' ');
                     line.push_str(&quote(&n.name));
                 }
-                for t in &n.tokens {
-                    line.push(' ');
-                    line.push_str(t);
-                }
+                line.push_str(&n.tokens);
                 let only_text = n.children.len() == 1 && matches!(n.children[0], Item::Text(_));
                 if let Some((key, rect)) = &n.frame {
                     let obscured = input.obscured.map(|o| o[n.node]).unwrap_or(false);
@@ -584,9 +610,11 @@ pub fn render(input: &RenderInput) -> Rendered {
                 } else if n.url.is_some() || !n.children.is_empty() {
                     line.push(':');
                     lines.push(line);
-                    let child_indent = "  ".repeat(depth + 1);
                     if let Some(u) = &n.url {
-                        lines.push(format!("{child_indent}- /url: {u}"));
+                        let mut url_line = line_start(depth + 1, 8 + u.len());
+                        url_line.push_str("/url: ");
+                        url_line.push_str(u);
+                        lines.push(url_line);
                     }
                     for c in n.children.iter().rev() {
                         stack.push((c, depth + 1));

@@ -10,7 +10,19 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn document() -> web_sys::Document {
+    install_dom_reads();
     web_sys::window().unwrap().document().unwrap()
+}
+
+/// The engine imports its batched DOM reads from `__sl_reads`, which the
+/// bundle defines (js-glue/build-bundle.mjs). The test page has no bundle,
+/// so the same source is installed here, before the engine's first call.
+fn install_dom_reads() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let src = include_str!("../src/adapter/dom_reads.js");
+        js_sys::eval(&format!("globalThis.__sl_reads = {src};")).expect("dom_reads.js evaluates");
+    });
 }
 
 /// Test content lives in its own container: the test runner keeps its

@@ -1,9 +1,11 @@
 //! Raw bindings that keep DOM strings as `JsString`.
 //!
 //! web-sys converts every string it returns to UTF-8 (about 0.5 µs each).
-//! The walk reads several style properties per element but only needs to know
-//! whether they equal a handful of keywords, so these bindings return
-//! `JsString` and the caller compares against interned constants with `===`.
+//! The rarer style reads (position, z-index, overflow, content-visibility,
+//! generated content) only need to know whether a value equals a handful of
+//! keywords, so these bindings return `JsString` and the caller compares
+//! against interned constants with `===`. (The per-element reads are
+//! batched in `dom_reads.js`, see `reads`.)
 //! Strings going the other way (attribute names, pseudo-element selectors)
 //! are passed as interned `JsString`s too: a `&str` argument is decoded from
 //! UTF-8 on every call. Style properties are read through their named
@@ -19,17 +21,9 @@ use wasm_bindgen::JsCast;
 extern "C" {
     pub type StyleView;
     #[wasm_bindgen(method, getter)]
-    pub fn display(this: &StyleView) -> JsString;
-    #[wasm_bindgen(method, getter)]
-    pub fn visibility(this: &StyleView) -> JsString;
-    #[wasm_bindgen(method, getter)]
-    pub fn cursor(this: &StyleView) -> JsString;
-    #[wasm_bindgen(method, getter)]
     pub fn position(this: &StyleView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = zIndex)]
     pub fn z_index(this: &StyleView) -> JsString;
-    #[wasm_bindgen(method, getter, js_name = pointerEvents)]
-    pub fn pointer_events(this: &StyleView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = overflowX)]
     pub fn overflow_x(this: &StyleView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = overflowY)]
@@ -43,10 +37,6 @@ extern "C" {
     /// `getComputedStyle(el, pseudo)` with an interned pseudo selector.
     #[wasm_bindgen(method, js_name = getComputedStyle)]
     pub fn computed_style_of_pseudo(this: &WindowView, el: &web_sys::Element, pseudo: &JsString) -> StyleView;
-
-    pub type CharDataView;
-    #[wasm_bindgen(method, getter, js_name = data)]
-    pub fn data_js(this: &CharDataView) -> JsString;
 
     pub type RegExpView;
     #[wasm_bindgen(method, js_name = test)]
@@ -76,13 +66,7 @@ pub struct Keywords {
     pub before: JsString,
     pub after: JsString,
     pub none: JsString,
-    pub contents: JsString,
-    pub block: JsString,
-    pub inline: JsString,
-    pub inline_block: JsString,
-    pub visible: JsString,
     pub hidden: JsString,
-    pub pointer: JsString,
     pub relative: JsString,
     pub absolute: JsString,
     pub fixed: JsString,
@@ -90,7 +74,6 @@ pub struct Keywords {
     pub auto: JsString,
     pub scroll: JsString,
     pub normal: JsString,
-    pub non_space: RegExpView,
     /// Attribute names the walk keeps (see `walk::relevant_attr_pattern`).
     pub relevant_attr: RegExpView,
     /// `class` and `data-*` (kept for the blocker scan only).
@@ -104,13 +87,7 @@ impl Keywords {
             before: s("::before"),
             after: s("::after"),
             none: s("none"),
-            contents: s("contents"),
-            block: s("block"),
-            inline: s("inline"),
-            inline_block: s("inline-block"),
-            visible: s("visible"),
             hidden: s("hidden"),
-            pointer: s("pointer"),
             relative: s("relative"),
             absolute: s("absolute"),
             fixed: s("fixed"),
@@ -118,7 +95,6 @@ impl Keywords {
             auto: s("auto"),
             scroll: s("scroll"),
             normal: s("normal"),
-            non_space: js_sys::RegExp::new("\\S", "").unchecked_into(),
             relevant_attr: js_sys::RegExp::new(&super::walk::relevant_attr_pattern(), "").unchecked_into(),
             class_or_data_attr: js_sys::RegExp::new("^(?:class$|data-)", "").unchecked_into(),
         }

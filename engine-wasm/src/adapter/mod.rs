@@ -6,6 +6,7 @@ mod blockers;
 mod generated_content;
 mod js;
 mod probe;
+mod reads;
 mod resolve;
 mod state;
 mod walk;

@@ -9,10 +9,8 @@ use web_sys::Element;
 
 pub struct EngineState {
     pub kw: Keywords,
-    /// Element local names and attribute names, converted to Rust once per
-    /// distinct name.
+    /// Element local names, converted to Rust once per distinct name.
     pub tags: TagNames,
-    pub attr_names: TagNames,
     /// Which style sheets may generate text (cached across snapshots).
     pub sheets: super::generated_content::SheetVerdicts,
     /// element → ref number; weak, so a ref lives exactly as long as its element.
@@ -86,11 +84,12 @@ impl EngineState {
                 }
             }
         });
+        let kw = Keywords::new();
+        super::reads::bind(&kw);
         let st = EngineState {
-            kw: Keywords::new(),
+            kw,
             sheets: Default::default(),
             tags: TagNames::default(),
-            attr_names: TagNames::default(),
             ref_of: WeakMap::new(),
             by_ref: Map::new(),
             next_ref: Cell::new(0),

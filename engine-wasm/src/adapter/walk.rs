@@ -9,7 +9,8 @@
 //!   reference them through aria-labelledby);
 //! - an explicit stack, so nesting depth is bounded only by memory.
 use super::generated_content::{self, Scopes};
-use super::js::{element_view, style_view, CharDataView, Keywords, StyleView};
+use super::js::{element_view, Keywords, StyleView};
+use super::reads::Cursor;
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
@@ -54,6 +55,8 @@ struct Work {
     tag: Option<String>,
     nth: u32,
     light_parent: Option<NodeId>,
+    /// The parent's cursor is a pointer (read or inherited).
+    pointer_parent: bool,
 }
 
 const ELEMENT_NODE: u16 = 1;
@@ -115,6 +118,7 @@ pub fn walk_document_with(
             tag: Some(tag),
             nth: 1,
             light_parent: None,
+            pointer_parent: false,
         });
     }
 
@@ -126,13 +130,7 @@ pub fn walk_document_with(
         let Some(tag) = w.tag else {
             // Text node: whitespace-only runs become one space without a
             // string conversion; they still separate inline words in names.
-            let cd: &CharDataView = w.node.unchecked_ref();
-            let data = cd.data_js();
-            let text = if kw.non_space.test_js(&data) {
-                String::from(&data)
-            } else {
-                " ".to_string()
-            };
+            let text = super::reads::text(&w.node).unwrap_or_else(|| " ".to_string());
             tree.push(w.parent, NodeKind::Text(text), w.scope);
             elements.push(None);
             continue;
@@ -149,7 +147,7 @@ pub fn walk_document_with(
             light_parent: w.light_parent,
             ..Default::default()
         };
-        read_attributes(state, &el, &mut data, with_classes);
+        read_attributes(&el, &mut data, with_classes);
         data.has_click_handler =
             data.has_attr("onclick") || !element_view(&el).onclick_js().is_null() || state.clickables.has(el.as_ref());
         let mut styled = w.styled;
@@ -175,9 +173,10 @@ pub fn walk_document_with(
                     ..Default::default()
                 }
             } else {
+                let cursor = cursor_read(&data, w.pointer_parent);
                 let style = match w.offscreen {
-                    Some(boundary) => read_style_offscreen(kw, &window, &el, &mut data, boundary),
-                    None => read_style(kw, &window, &el, &mut data, !leaf, viewport, with_classes),
+                    Some(boundary) => read_style_offscreen(kw, &el, &mut data, boundary, cursor),
+                    None => read_style(kw, &el, &mut data, cursor, !leaf, viewport, with_classes),
                 };
                 let rendered = names_clip.is_none_or(|clip| data.rect.intersects(&clip));
                 pseudo = rendered
@@ -212,6 +211,7 @@ pub fn walk_document_with(
         let name_ctx = w.name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role");
         let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
+        let data_pointer = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
         elements.push(Some(el.clone()));
         if pseudo {
@@ -221,6 +221,7 @@ pub fn walk_document_with(
             continue;
         }
 
+        let pointer_parent = data_pointer;
         let child_ctx = |node: Node, tag: Option<String>, nth: u32, scope, scope_host, parent, light_parent| Work {
             node,
             parent,
@@ -232,6 +233,7 @@ pub fn walk_document_with(
             tag,
             nth,
             light_parent,
+            pointer_parent,
         };
         let mut children: Vec<Work> = Vec::new();
         if let Some(root) = shadow {
@@ -380,26 +382,10 @@ pub fn relevant_attr_pattern() -> String {
     format!("^(?:{}|(?:{})$)", RELEVANT_PREFIXES.join("|"), RELEVANT_ATTRS.join("|"))
 }
 
-/// Reads the relevant attributes: names come as one `getAttributeNames()`
-/// array (no `Attr` objects are created), irrelevant names are skipped by a
-/// regex test on the JS string, and only relevant names and values cross
-/// into Rust.
-fn read_attributes(state: &EngineState, el: &Element, data: &mut ElementData, with_classes: bool) {
-    let kw = &state.kw;
-    if !el.has_attributes() {
-        return;
-    }
-    let names = el.get_attribute_names();
-    for i in 0..names.length() {
-        let name_js: js_sys::JsString = names.get(i).unchecked_into();
-        let wanted = kw.relevant_attr.test_js(&name_js) || (with_classes && kw.class_or_data_attr.test_js(&name_js));
-        if !wanted {
-            continue;
-        }
-        let (_, name) = state.attr_names.intern(&name_js);
-        let value = element_view(el).attribute_js(&name_js).unwrap_or_default();
-        data.attrs.push((name, value));
-    }
+/// Reads the relevant attributes (see `reads::attributes`): most
+/// attributes, `class` and `style` above all, never cross into Rust.
+fn read_attributes(el: &Element, data: &mut ElementData, with_classes: bool) {
+    data.attrs = super::reads::attributes(el, with_classes);
 }
 
 /// Replaces a link's `href` attribute text by the resolved absolute URL
@@ -427,8 +413,7 @@ const CONTROL_TAGS: &[&str] = &[
 ];
 
 fn read_rect(el: &Element) -> Rect {
-    let r = el.get_bounding_client_rect();
-    Rect::new(r.x(), r.y(), r.width(), r.height())
+    super::reads::rect(el)
 }
 
 /// Text-level elements: when one is laid out inline and nothing makes it a
@@ -440,35 +425,6 @@ const TEXT_LEVEL_TAGS: &[&str] = &[
     "span", "b", "i", "em", "strong", "small", "code", "abbr", "cite", "q", "s", "u", "mark", "sub", "sup", "time",
     "font", "bdi", "bdo", "kbd", "samp", "var", "dfn", "data", "del", "ins", "nobr", "big", "tt", "strike",
 ];
-
-/// Reads the computed style facts the pure core needs, and no more: every
-/// property read costs ~0.6 µs in Chromium, which dominates the walk. Always:
-/// display, visibility, cursor. Only where they can matter: position and
-/// z-index (boxes big enough to be overlays or bars), overflow (boxes big
-/// enough to scroll), pointer-events (possible targets), content-visibility
-/// (`hidden=until-found`). Generated content is read after the walk (see
-/// `generated_content`).
-///
-/// `read_rect_too`: also read the element's rect (it wasn't yet), unless it
-/// is an inline text-level element that can't be a target (see
-/// `TEXT_LEVEL_TAGS`). With `all_positions` (the blocker scan) every rect
-/// is read.
-fn read_display(kw: &Keywords, cs: &StyleView) -> Display {
-    let display = cs.display();
-    if display == kw.none {
-        Display::None
-    } else if display == kw.contents {
-        Display::Contents
-    } else if display == kw.block {
-        Display::Block
-    } else if display == kw.inline {
-        Display::Inline
-    } else if display == kw.inline_block {
-        Display::InlineBlock
-    } else {
-        Display::Other
-    }
-}
 
 fn read_position(kw: &Keywords, cs: &StyleView) -> Position {
     let position = cs.position();
@@ -495,6 +451,26 @@ fn read_z_index(kw: &Keywords, cs: &StyleView, style: &mut Style) {
     }
 }
 
+/// Elements that are targets by their tag alone (`interactive::INTERACTIVE_TAGS`
+/// and links): their own cursor decides nothing.
+fn target_by_tag(data: &ElementData) -> bool {
+    matches!(
+        data.tag.as_str(),
+        "button" | "select" | "textarea" | "summary" | "input"
+    ) || (data.tag == "a" && data.has_attr("href"))
+}
+
+/// Whether the walk reads an element's `cursor` (see `reads::Cursor`).
+fn cursor_read(data: &ElementData, pointer_parent: bool) -> Cursor {
+    if pointer_parent {
+        Cursor::Inherited
+    } else if target_by_tag(data) {
+        Cursor::Irrelevant
+    } else {
+        Cursor::Read
+    }
+}
+
 /// A possible ref target whatever its cursor: its `pointer-events` matters.
 fn may_be_target(data: &ElementData) -> bool {
     data.has_click_handler
@@ -505,34 +481,47 @@ fn may_be_target(data: &ElementData) -> bool {
         || data.has_attr("contenteditable")
 }
 
+/// Reads the computed style facts the pure core needs, and no more: every
+/// property read costs ~0.6 µs in Chromium, which dominates the walk. Always:
+/// display, visibility, cursor (one batched call, `reads::style_keys`). Only where they can matter: position and
+/// z-index (boxes big enough to be overlays or bars), overflow (boxes big
+/// enough to scroll), pointer-events (possible targets), content-visibility
+/// (`hidden=until-found`). Generated content is read after the walk (see
+/// `generated_content`).
+///
+/// `read_rect_too`: also read the element's rect (it wasn't yet), unless it
+/// is an inline text-level element that can't be a target (see
+/// `TEXT_LEVEL_TAGS`). With `all_positions` (the blocker scan) every rect
+/// is read.
 fn read_style(
     kw: &Keywords,
-    window: &web_sys::Window,
     el: &Element,
     data: &mut ElementData,
+    cursor: Cursor,
     read_rect_too: bool,
     viewport: (f64, f64),
     all_positions: bool,
 ) -> Style {
-    let Ok(Some(cs)) = window.get_computed_style(el) else {
-        return Style::default();
-    };
-    let cs = style_view(&cs);
-    let display = read_display(kw, cs);
+    let keys = super::reads::style_keys(el, may_be_target(data), cursor);
+    let display = keys.display;
     if display == Display::None {
         return Style {
             display,
             ..Default::default()
         };
     }
-    let cursor_pointer = cs.cursor() == kw.pointer;
+    let cursor_pointer = keys.cursor_pointer;
     let mut style = Style {
         display,
-        visibility_hidden: cs.visibility() != kw.visible,
+        visibility_hidden: keys.visibility_hidden,
         cursor_pointer,
+        pointer_events_none: keys.pointer_events_none,
         ..Default::default()
     };
     let candidate = cursor_pointer || may_be_target(data);
+    // The rest of the declaration, fetched only where a rarer read needs it.
+    let last = std::cell::OnceCell::new();
+    let cs = || last.get_or_init(super::reads::last_style);
     let boxless_text =
         display == Display::Inline && !candidate && !all_positions && TEXT_LEVEL_TAGS.contains(&data.tag.as_str());
     if read_rect_too && !boxless_text {
@@ -542,8 +531,8 @@ fn read_style(
     let (vw, vh) = viewport;
     let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
     if big {
-        style.position = read_position(kw, cs);
-        read_z_index(kw, cs, &mut style);
+        style.position = read_position(kw, cs());
+        read_z_index(kw, cs(), &mut style);
     }
     let may_scroll = display != Display::Contents
         && display != Display::Inline
@@ -554,15 +543,12 @@ fn read_style(
         && el.child_element_count() > 0;
     if may_scroll {
         let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
-        if scrolls(cs.overflow_y()) || scrolls(cs.overflow_x()) {
+        if scrolls(cs().overflow_y()) || scrolls(cs().overflow_x()) {
             style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
         }
     }
-    if candidate {
-        style.pointer_events_none = cs.pointer_events() == kw.none;
-    }
     if data.has_attr("hidden") {
-        style.content_visibility_hidden = cs.content_visibility() == kw.hidden;
+        style.content_visibility_hidden = cs().content_visibility() == kw.hidden;
     }
     style
 }
@@ -600,29 +586,20 @@ fn offscreen_boundary(el: &Element, data: &ElementData, style: &Style, clip: Opt
 /// The element gets the boundary's box instead, which places it offscreen
 /// on the right side; only out-of-flow elements read their own. Not done
 /// either: the scrollable-container check (offscreen scrollers go uncounted).
-fn read_style_offscreen(
-    kw: &Keywords,
-    window: &web_sys::Window,
-    el: &Element,
-    data: &mut ElementData,
-    boundary: Rect,
-) -> Style {
-    let Ok(Some(cs)) = window.get_computed_style(el) else {
-        return Style::default();
-    };
-    let cs = style_view(&cs);
-    let display = read_display(kw, cs);
-    if display == Display::None {
+fn read_style_offscreen(kw: &Keywords, el: &Element, data: &mut ElementData, boundary: Rect, cursor: Cursor) -> Style {
+    let keys = super::reads::style_keys(el, may_be_target(data), cursor);
+    if keys.display == Display::None {
         return Style {
-            display,
+            display: Display::None,
             ..Default::default()
         };
     }
-    let cursor_pointer = cs.cursor() == kw.pointer;
+    let cs = &super::reads::last_style();
     let mut style = Style {
-        display,
-        visibility_hidden: cs.visibility() != kw.visible,
-        cursor_pointer,
+        display: keys.display,
+        visibility_hidden: keys.visibility_hidden,
+        cursor_pointer: keys.cursor_pointer,
+        pointer_events_none: keys.pointer_events_none,
         position: read_position(kw, cs),
         ..Default::default()
     };
@@ -631,9 +608,6 @@ fn read_style_offscreen(
         read_z_index(kw, cs, &mut style);
     } else {
         data.rect = boundary;
-    }
-    if cursor_pointer || may_be_target(data) {
-        style.pointer_events_none = cs.pointer_events() == kw.none;
     }
     if data.has_attr("hidden") {
         style.content_visibility_hidden = cs.content_visibility() == kw.hidden;

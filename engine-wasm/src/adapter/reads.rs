@@ -1,0 +1,138 @@
+//! The walk's per-element DOM reads, batched in JS (`dom_reads.js`).
+//!
+//! Through web-sys, an element's box costs six calls across the boundary
+//! (`getBoundingClientRect` and four getters, plus the `DOMRect` handle) and
+//! its style keywords about ten (`getComputedStyle`, each getter, each
+//! `===` against an interned keyword). `dom_reads.js` does both on the JS
+//! side, in one call each: the box is written to a scratch buffer in this
+//! module's memory, the keywords come back as bits. Only reading and
+//! encoding happen there; what to read and what it means is decided here.
+use super::js::{Keywords, RegExpView, StyleView};
+use crate::dom::Display;
+use crate::protocol::Rect;
+use std::cell::UnsafeCell;
+use wasm_bindgen::prelude::*;
+use web_sys::Element;
+
+#[wasm_bindgen(js_namespace = __sl_reads)]
+extern "C" {
+    #[wasm_bindgen(js_name = bind)]
+    fn js_bind(memory: &JsValue, ptr: u32, relevant_attr: &RegExpView, class_or_data_attr: &RegExpView);
+    #[wasm_bindgen(js_name = rect)]
+    fn js_rect(el: &Element);
+    #[wasm_bindgen(js_name = style)]
+    fn js_style(el: &Element, want: u32) -> u32;
+    #[wasm_bindgen(js_name = last)]
+    fn js_last() -> StyleView;
+    #[wasm_bindgen(js_name = text)]
+    fn js_text(node: &web_sys::Node) -> Option<String>;
+    #[wasm_bindgen(js_name = attrs)]
+    fn js_attrs(el: &Element, with_classes: bool) -> Option<String>;
+}
+
+/// Where `dom_reads.js` writes a box: x, y, width, height.
+struct Scratch(UnsafeCell<[f64; 4]>);
+// The engine is single-threaded (one JS world per instance).
+unsafe impl Sync for Scratch {}
+static RECT: Scratch = Scratch(UnsafeCell::new([0.0; 4]));
+
+/// Tells the JS side where to write boxes and which attributes to keep.
+/// Once per world, before any read.
+pub fn bind(kw: &Keywords) {
+    js_bind(
+        &wasm_bindgen::memory(),
+        RECT.0.get() as u32,
+        &kw.relevant_attr,
+        &kw.class_or_data_attr,
+    );
+}
+
+/// `el.getBoundingClientRect()`.
+pub fn rect(el: &Element) -> Rect {
+    js_rect(el);
+    // Volatile: the write happened outside Rust's view.
+    let [x, y, w, h] = unsafe { std::ptr::read_volatile(RECT.0.get()) };
+    Rect::new(x, y, w, h)
+}
+
+/// The computed style keywords every styled element needs.
+#[derive(Debug, Clone, Copy)]
+pub struct StyleKeys {
+    pub display: Display,
+    pub cursor_pointer: bool,
+    pub visibility_hidden: bool,
+    /// Read only when asked for, or when the cursor is a pointer.
+    pub pointer_events_none: bool,
+}
+
+/// How an element's `cursor` is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cursor {
+    /// Read it.
+    Read,
+    /// Not needed: the element is a target by its tag, and its descendants
+    /// are not separate targets whatever their cursor (see
+    /// `interactive::inside_interactive_ancestor`).
+    Irrelevant,
+    /// Taken as `pointer` without reading: the parent's is, and `cursor` is
+    /// inherited (a descendant resetting it to `default` and its own
+    /// descendant setting `pointer` again goes unnoticed).
+    Inherited,
+}
+
+/// Reads display, visibility, the cursor when `cursor` says so, and
+/// pointer-events when `pointer_events` or when the cursor is a pointer. The
+/// rest of the element's computed style is at hand through [`last_style`]
+/// until the next call.
+pub fn style_keys(el: &Element, pointer_events: bool, cursor: Cursor) -> StyleKeys {
+    let inherited = cursor == Cursor::Inherited;
+    let want = u32::from(pointer_events || inherited) | if cursor == Cursor::Read { 2 } else { 0 };
+    let mut keys = decode(js_style(el, want));
+    keys.cursor_pointer |= inherited && keys.display != Display::None;
+    keys
+}
+
+/// The `CSSStyleDeclaration` the last [`style_keys`] call read.
+pub fn last_style() -> StyleView {
+    js_last()
+}
+
+/// Bits 0–2: display (1 none, 2 block, 3 inline, 4 contents, 5 inline-block,
+/// 6 other); 8: cursor pointer; 16: visibility not visible; 32:
+/// pointer-events none.
+fn decode(bits: u32) -> StyleKeys {
+    let display = match bits & 7 {
+        1 => Display::None,
+        2 => Display::Block,
+        3 => Display::Inline,
+        4 => Display::Contents,
+        5 => Display::InlineBlock,
+        _ => Display::Other,
+    };
+    StyleKeys {
+        display,
+        cursor_pointer: bits & 8 != 0,
+        visibility_hidden: bits & 16 != 0,
+        pointer_events_none: bits & 32 != 0,
+    }
+}
+
+/// A text node's data; `None` when it is whitespace only (not converted).
+pub fn text(node: &web_sys::Node) -> Option<String> {
+    js_text(node)
+}
+
+/// The attributes the pure core reads (`walk::RELEVANT_ATTRS` and
+/// prefixes; with `with_classes` also `class` and `data-*`), as
+/// (name, value) pairs, in one call and one string conversion.
+pub fn attributes(el: &Element, with_classes: bool) -> Vec<(String, String)> {
+    let Some(joined) = js_attrs(el, with_classes) else {
+        return Vec::new();
+    };
+    let mut parts = joined.split('\0');
+    let mut out = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        out.push((name.to_string(), value.to_string()));
+    }
+    out
+}
