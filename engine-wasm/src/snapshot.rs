@@ -30,7 +30,7 @@ pub const MAX_FLOW_PROBES: usize = 48;
 
 /// Time budget of the in-flow probes above (positioned-layer probes are not
 /// budgeted: they are what catches cookie bars and sticky headers).
-pub const FLOW_PROBE_BUDGET_MS: f64 = 6.0;
+pub const FLOW_PROBE_BUDGET_MS: f64 = 3.0;
 
 /// Facts about the frame that don't live in the tree.
 pub struct PageFacts {

@@ -212,6 +212,7 @@ pub fn walk_document_with(
         let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
         let data_pointer = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
+        let closed_details = styled && data.tag == "details" && !data.has_attr("open");
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
         elements.push(Some(el.clone()));
         if pseudo {
@@ -274,8 +275,18 @@ pub fn walk_document_with(
                 }
             }
         } else {
+            // A closed <details> shows only its first <summary>: the rest is
+            // hidden (see `semantics::hidden`), so its style and boxes are
+            // not read, as in a display:none subtree.
+            let mut summary_seen = !closed_details;
             for (node, tag, nth) in enumerate_children(state, el.as_ref(), is_svg) {
-                children.push(child_ctx(node, tag, nth, w.scope, w.scope_host, id, None));
+                let mut work = child_ctx(node, tag, nth, w.scope, w.scope_host, id, None);
+                if !summary_seen && work.tag.as_deref() == Some("summary") {
+                    summary_seen = true;
+                } else if closed_details {
+                    work.styled = false;
+                }
+                children.push(work);
             }
         }
         stack.extend(children.into_iter().rev());
@@ -408,9 +419,7 @@ const UNSTYLED_TAGS: &[&str] = &[
 
 /// Elements that may be ref targets regardless of cursor, so their
 /// `pointer-events` matters.
-const CONTROL_TAGS: &[&str] = &[
-    "a", "button", "input", "select", "textarea", "summary", "label", "details",
-];
+const CONTROL_TAGS: &[&str] = &["a", "button", "input", "select", "textarea", "summary", "details"];
 
 fn read_rect(el: &Element) -> Rect {
     super::reads::rect(el)
@@ -420,10 +429,12 @@ fn read_rect(el: &Element) -> Rect {
 /// possible target, its box adds nothing (its text is placed by its
 /// parent's box, and inline boxes can neither scroll nor cover the page),
 /// so its rect is not read: `getBoundingClientRect` is the dearest read
-/// of the walk, and these are 10–30% of the elements of real pages.
+/// of the walk, and these are 10–30% of the elements of real pages. An
+/// inline `label` is one too: it has no role of its own, and it is a target
+/// only through a handler, a pointer cursor, a role or a tabindex.
 const TEXT_LEVEL_TAGS: &[&str] = &[
     "span", "b", "i", "em", "strong", "small", "code", "abbr", "cite", "q", "s", "u", "mark", "sub", "sup", "time",
-    "font", "bdi", "bdo", "kbd", "samp", "var", "dfn", "data", "del", "ins", "nobr", "big", "tt", "strike",
+    "font", "bdi", "bdo", "kbd", "samp", "var", "dfn", "data", "del", "ins", "nobr", "big", "tt", "strike", "label",
 ];
 
 fn read_position(kw: &Keywords, cs: &StyleView) -> Position {
