@@ -1,5 +1,5 @@
 //! Which elements a user can act on, and so get a ref.
-use crate::dom::{DomTree, NodeId};
+use crate::dom::{DomTree, ElementData, NodeId};
 use crate::semantics::Semantics;
 
 /// Roles whose elements are operable by themselves.
@@ -27,6 +27,12 @@ const INTERACTIVE_ROLES: &[&str] = &[
 
 /// Native elements that are operable whatever their role says.
 const INTERACTIVE_TAGS: &[&str] = &["button", "select", "textarea", "summary", "input"];
+
+/// A target by its tag alone: a control or a link. Its own cursor decides
+/// nothing, and its descendants are not separate targets whatever theirs.
+pub fn target_by_tag(e: &ElementData) -> bool {
+    INTERACTIVE_TAGS.contains(&e.tag.as_str()) || (e.tag == "a" && e.has_attr("href"))
+}
 
 /// Decides, per node, whether it gets a ref.
 pub fn compute_interactive(sem: &Semantics) -> Vec<bool> {
@@ -64,10 +70,7 @@ fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
     {
         return false;
     }
-    if INTERACTIVE_TAGS.contains(&e.tag.as_str()) {
-        return true;
-    }
-    if (e.tag == "a" || e.tag == "area") && e.has_attr("href") {
+    if target_by_tag(e) || (e.tag == "area" && e.has_attr("href")) {
         return true;
     }
     if let Some(role) = sem.role(id) {
@@ -112,12 +115,10 @@ fn parent_is_editable(tree: &DomTree, id: NodeId) -> bool {
 /// Children of links and buttons often restate `cursor:pointer`; they are not
 /// separate targets.
 fn inside_interactive_ancestor(sem: &Semantics, id: NodeId) -> bool {
-    sem.tree.ancestors(id).take(3).any(|a| {
-        sem.tree
-            .element(a)
-            .map(|e| INTERACTIVE_TAGS.contains(&e.tag.as_str()) || (e.tag == "a" && e.has_attr("href")))
-            .unwrap_or(false)
-    })
+    sem.tree
+        .ancestors(id)
+        .take(3)
+        .any(|a| sem.tree.element(a).map(target_by_tag).unwrap_or(false))
 }
 
 #[cfg(test)]

@@ -238,7 +238,6 @@ fn line_start(depth: usize, len: usize) -> String {
 ///   name (`heading "Docs"` > `link "Docs"` says it twice);
 /// - unreferenced `img` leaves whose name is part of the parent's name go.
 fn compact(out: &mut [OutNode]) {
-    let has_ref = |n: &OutNode| n.has_ref;
     for i in 0..out.len() {
         let mut children = std::mem::take(&mut out[i].children);
         for c in children.iter_mut() {
@@ -260,7 +259,7 @@ fn compact(out: &mut [OutNode]) {
                     let n = &out[*k];
                     !(n.role == "img"
                         && n.children.is_empty()
-                        && !has_ref(n)
+                        && !n.has_ref
                         && !n.name.is_empty()
                         && parent_name.contains(n.name.as_str()))
                 }
@@ -268,7 +267,7 @@ fn compact(out: &mut [OutNode]) {
             });
         }
         if let [Item::Node(k)] = children.as_slice() {
-            if !has_ref(&out[i]) && !out[i].name.is_empty() && out[*k].name == out[i].name {
+            if !out[i].has_ref && !out[i].name.is_empty() && out[*k].name == out[i].name {
                 out[i].name.clear();
             }
         }
@@ -496,16 +495,9 @@ pub fn render(input: &RenderInput) -> Rendered {
         let repeats_name = match (texts.next(), texts.next()) {
             (None, _) => false,
             (Some(t), None) => n.name.contains(t),
-            (Some(_), Some(_)) => {
-                let joined: Vec<&str> = n
-                    .children
-                    .iter()
-                    .filter_map(|c| match c {
-                        Item::Text(t) => Some(t.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                n.name.contains(&joined.join(" "))
+            (Some(a), Some(b)) => {
+                let all: Vec<&str> = [a, b].into_iter().chain(texts).collect();
+                n.name.contains(&all.join(" "))
             }
         };
         if repeats_name {

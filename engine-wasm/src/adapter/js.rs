@@ -47,8 +47,6 @@ extern "C" {
     pub fn local_name_js(this: &ElementView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = onclick)]
     pub fn onclick_js(this: &ElementView) -> JsValue;
-    #[wasm_bindgen(method, js_name = getAttribute)]
-    pub fn attribute_js(this: &ElementView, name: &JsString) -> Option<String>;
 }
 
 pub fn style_view(cs: &web_sys::CssStyleDeclaration) -> &StyleView {

@@ -5,8 +5,10 @@
 //! its style keywords about ten (`getComputedStyle`, each getter, each
 //! `===` against an interned keyword). `dom_reads.js` does both on the JS
 //! side, in one call each: the box is written to a scratch buffer in this
-//! module's memory, the keywords come back as bits. Only reading and
-//! encoding happen there; what to read and what it means is decided here.
+//! module's memory, the keywords come back as bits. Likewise the kept
+//! attributes (one string, one conversion) and text data (`null` when
+//! blank). Only reading and encoding happen there; what to read and what
+//! it means is decided here.
 use super::js::{Keywords, RegExpView, StyleView};
 use crate::dom::Display;
 use crate::protocol::Rect;
@@ -24,8 +26,9 @@ extern "C" {
     fn js_style(el: &Element, want: u32) -> u32;
     #[wasm_bindgen(js_name = last)]
     fn js_last() -> StyleView;
+    /// A text node's data; `None` when it is whitespace only (not converted).
     #[wasm_bindgen(js_name = text)]
-    fn js_text(node: &web_sys::Node) -> Option<String>;
+    pub fn text(node: &web_sys::Node) -> Option<String>;
     #[wasm_bindgen(js_name = attrs)]
     fn js_attrs(el: &Element, with_classes: bool) -> Option<String>;
 }
@@ -115,11 +118,6 @@ fn decode(bits: u32) -> StyleKeys {
         visibility_hidden: bits & 16 != 0,
         pointer_events_none: bits & 32 != 0,
     }
-}
-
-/// A text node's data; `None` when it is whitespace only (not converted).
-pub fn text(node: &web_sys::Node) -> Option<String> {
-    js_text(node)
 }
 
 /// The attributes the pure core reads (`walk::RELEVANT_ATTRS` and

@@ -10,7 +10,7 @@
 //! - an explicit stack, so nesting depth is bounded only by memory.
 use super::generated_content::{self, Scopes};
 use super::js::{element_view, Keywords, StyleView};
-use super::reads::Cursor;
+use super::reads::{self, Cursor};
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
@@ -130,7 +130,7 @@ pub fn walk_document_with(
         let Some(tag) = w.tag else {
             // Text node: whitespace-only runs become one space without a
             // string conversion; they still separate inline words in names.
-            let text = super::reads::text(&w.node).unwrap_or_else(|| " ".to_string());
+            let text = reads::text(&w.node).unwrap_or_else(|| " ".to_string());
             tree.push(w.parent, NodeKind::Text(text), w.scope);
             elements.push(None);
             continue;
@@ -147,7 +147,8 @@ pub fn walk_document_with(
             light_parent: w.light_parent,
             ..Default::default()
         };
-        read_attributes(&el, &mut data, with_classes);
+        // Most attributes, `class` and `style` above all, never cross into Rust.
+        data.attrs = reads::attributes(&el, with_classes);
         data.has_click_handler =
             data.has_attr("onclick") || !element_view(&el).onclick_js().is_null() || state.clickables.has(el.as_ref());
         let mut styled = w.styled;
@@ -165,7 +166,7 @@ pub fn walk_document_with(
             let leaf =
                 w.offscreen.is_none() && !el.has_child_nodes() && data.tag != "slot" && !named && shadow.is_none();
             if leaf {
-                data.rect = read_rect(&el);
+                data.rect = reads::rect(&el);
             }
             let style = if leaf && data.rect.is_empty() {
                 Style {
@@ -211,7 +212,7 @@ pub fn walk_document_with(
         let name_ctx = w.name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role");
         let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
-        let data_pointer = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
+        let pointer_parent = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
         let closed_details = styled && data.tag == "details" && !data.has_attr("open");
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
         elements.push(Some(el.clone()));
@@ -222,7 +223,6 @@ pub fn walk_document_with(
             continue;
         }
 
-        let pointer_parent = data_pointer;
         let child_ctx = |node: Node, tag: Option<String>, nth: u32, scope, scope_host, parent, light_parent| Work {
             node,
             parent,
@@ -393,12 +393,6 @@ pub fn relevant_attr_pattern() -> String {
     format!("^(?:{}|(?:{})$)", RELEVANT_PREFIXES.join("|"), RELEVANT_ATTRS.join("|"))
 }
 
-/// Reads the relevant attributes (see `reads::attributes`): most
-/// attributes, `class` and `style` above all, never cross into Rust.
-fn read_attributes(el: &Element, data: &mut ElementData, with_classes: bool) {
-    data.attrs = super::reads::attributes(el, with_classes);
-}
-
 /// Replaces a link's `href` attribute text by the resolved absolute URL
 /// (what the snapshot prints and the ref map carries): by string work for
 /// plain hrefs (`url_resolve`), else by asking the browser (`a.href`).
@@ -420,10 +414,6 @@ const UNSTYLED_TAGS: &[&str] = &[
 /// Elements that may be ref targets regardless of cursor, so their
 /// `pointer-events` matters.
 const CONTROL_TAGS: &[&str] = &["a", "button", "input", "select", "textarea", "summary", "details"];
-
-fn read_rect(el: &Element) -> Rect {
-    super::reads::rect(el)
-}
 
 /// Text-level elements: when one is laid out inline and nothing makes it a
 /// possible target, its box adds nothing (its text is placed by its
@@ -462,20 +452,11 @@ fn read_z_index(kw: &Keywords, cs: &StyleView, style: &mut Style) {
     }
 }
 
-/// Elements that are targets by their tag alone (`interactive::INTERACTIVE_TAGS`
-/// and links): their own cursor decides nothing.
-fn target_by_tag(data: &ElementData) -> bool {
-    matches!(
-        data.tag.as_str(),
-        "button" | "select" | "textarea" | "summary" | "input"
-    ) || (data.tag == "a" && data.has_attr("href"))
-}
-
 /// Whether the walk reads an element's `cursor` (see `reads::Cursor`).
 fn cursor_read(data: &ElementData, pointer_parent: bool) -> Cursor {
     if pointer_parent {
         Cursor::Inherited
-    } else if target_by_tag(data) {
+    } else if crate::interactive::target_by_tag(data) {
         Cursor::Irrelevant
     } else {
         Cursor::Read
@@ -493,8 +474,9 @@ fn may_be_target(data: &ElementData) -> bool {
 }
 
 /// Reads the computed style facts the pure core needs, and no more: every
-/// property read costs ~0.6 µs in Chromium, which dominates the walk. Always:
-/// display, visibility, cursor (one batched call, `reads::style_keys`). Only where they can matter: position and
+/// property read costs ~0.45 µs in Chromium, which dominates the walk.
+/// Always (one batched call, `reads::style_keys`): display, visibility, and
+/// cursor where it can decide a ref. Only where they can matter: position and
 /// z-index (boxes big enough to be overlays or bars), overflow (boxes big
 /// enough to scroll), pointer-events (possible targets), content-visibility
 /// (`hidden=until-found`). Generated content is read after the walk (see
@@ -513,7 +495,8 @@ fn read_style(
     viewport: (f64, f64),
     all_positions: bool,
 ) -> Style {
-    let keys = super::reads::style_keys(el, may_be_target(data), cursor);
+    let target = may_be_target(data);
+    let keys = reads::style_keys(el, target, cursor);
     let display = keys.display;
     if display == Display::None {
         return Style {
@@ -529,14 +512,14 @@ fn read_style(
         pointer_events_none: keys.pointer_events_none,
         ..Default::default()
     };
-    let candidate = cursor_pointer || may_be_target(data);
+    let candidate = cursor_pointer || target;
     // The rest of the declaration, fetched only where a rarer read needs it.
     let last = std::cell::OnceCell::new();
-    let cs = || last.get_or_init(super::reads::last_style);
+    let cs = || last.get_or_init(reads::last_style);
     let boxless_text =
         display == Display::Inline && !candidate && !all_positions && TEXT_LEVEL_TAGS.contains(&data.tag.as_str());
     if read_rect_too && !boxless_text {
-        data.rect = read_rect(el);
+        data.rect = reads::rect(el);
     }
     let r = &data.rect;
     let (vw, vh) = viewport;
@@ -598,14 +581,14 @@ fn offscreen_boundary(el: &Element, data: &ElementData, style: &Style, clip: Opt
 /// on the right side; only out-of-flow elements read their own. Not done
 /// either: the scrollable-container check (offscreen scrollers go uncounted).
 fn read_style_offscreen(kw: &Keywords, el: &Element, data: &mut ElementData, boundary: Rect, cursor: Cursor) -> Style {
-    let keys = super::reads::style_keys(el, may_be_target(data), cursor);
+    let keys = reads::style_keys(el, may_be_target(data), cursor);
     if keys.display == Display::None {
         return Style {
             display: Display::None,
             ..Default::default()
         };
     }
-    let cs = &super::reads::last_style();
+    let cs = &reads::last_style();
     let mut style = Style {
         display: keys.display,
         visibility_hidden: keys.visibility_hidden,
@@ -615,7 +598,7 @@ fn read_style_offscreen(kw: &Keywords, el: &Element, data: &mut ElementData, bou
         ..Default::default()
     };
     if out_of_flow(&style) {
-        data.rect = read_rect(el);
+        data.rect = reads::rect(el);
         read_z_index(kw, cs, &mut style);
     } else {
         data.rect = boundary;
