@@ -13,16 +13,99 @@
   let last = null;
   let relevant = null;
   let classOrData = null;
+  let clickables = null;
   const nonSpace = /\S/;
+  // Element names as small numbers (Rust keeps the strings: `tagName`).
+  const tagIds = new Map();
+  const tagNames = [];
+  // The last `kids` enumeration: nodes, and two words of facts each.
+  let kidNodes = [];
+  let kidInfo = new Uint32Array(256);
+  // Same-name sibling counts by tag id (reset after each enumeration).
+  const counts = [];
+  const counted = [];
+  const tagId = (name) => {
+    let id = tagIds.get(name);
+    if (id === undefined) {
+      id = tagNames.length;
+      tagNames.push(name);
+      tagIds.set(name, id);
+      counts.push(0);
+    }
+    return id;
+  };
+  // An element's facts word (layout in reads.rs): kind 1, flags, tag id.
+  const elementWord = (el) =>
+    1 |
+    (el.shadowRoot !== null ? 4 : 0) |
+    (el.onclick != null || clickables.has(el) ? 8 : 0) |
+    (el.firstChild !== null ? 16 : 0) |
+    (el.firstElementChild !== null ? 32 : 0) |
+    (tagId(el.localName) << 8);
   return {
     // `ptr`: where `rect` writes four f64s in the module's memory.
     // `relevantAttr`, `classOrDataAttr`: attribute names `attrs` keeps.
-    bind(mem, ptr, relevantAttr, classOrDataAttr) {
+    // `clickableSet`: elements with click listeners (the main-world hook's).
+    bind(mem, ptr, relevantAttr, classOrDataAttr, clickableSet) {
       memory = mem;
       at = ptr;
       box = new Float64Array(mem.buffer, ptr, 4);
       relevant = relevantAttr;
       classOrData = classOrDataAttr;
+      clickables = clickableSet;
+    },
+    // The element and text children of `parent`, in order (`titleOnly`:
+    // inside <svg>, only <title> elements and no text). Returns their
+    // count; `kidsInfo` copies their facts, `kid` and `kidText` give the
+    // nodes. One call per parent instead of four per child.
+    kids(parent, titleOnly) {
+      let n = 0;
+      for (let c = parent.firstChild; c !== null; c = c.nextSibling) {
+        const type = c.nodeType;
+        let word;
+        let nth = 0;
+        if (type === 1) {
+          if (titleOnly && c.localName !== "title") continue;
+          word = elementWord(c);
+          const id = word >>> 8;
+          if (counts[id] === 0) counted.push(id);
+          nth = ++counts[id];
+        } else if (type === 3) {
+          if (titleOnly) continue;
+          word = nonSpace.test(c.data) ? 2 : 3;
+        } else {
+          continue;
+        }
+        if (2 * n + 2 > kidInfo.length) {
+          const grown = new Uint32Array(kidInfo.length * 2);
+          grown.set(kidInfo);
+          kidInfo = grown;
+        }
+        kidInfo[2 * n] = word;
+        kidInfo[2 * n + 1] = nth;
+        kidNodes[n++] = c;
+      }
+      for (const id of counted) counts[id] = 0;
+      counted.length = 0;
+      kidNodes.length = n;
+      return n;
+    },
+    // Copies the last enumeration's facts (2 words a child) to `ptr`.
+    kidsInfo(ptr) {
+      new Uint32Array(memory.buffer, ptr, 2 * kidNodes.length).set(kidInfo.subarray(0, 2 * kidNodes.length));
+    },
+    kid(i) {
+      return kidNodes[i];
+    },
+    kidText(i) {
+      return kidNodes[i].data;
+    },
+    // The facts word of one element (as `kids` gives for each child).
+    element(el) {
+      return elementWord(el);
+    },
+    tagName(id) {
+      return tagNames[id];
     },
     // x, y, width, height of getBoundingClientRect().
     rect(el) {

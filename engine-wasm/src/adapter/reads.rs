@@ -19,7 +19,25 @@ use web_sys::Element;
 #[wasm_bindgen(js_namespace = __sl_reads)]
 extern "C" {
     #[wasm_bindgen(js_name = bind)]
-    fn js_bind(memory: &JsValue, ptr: u32, relevant_attr: &RegExpView, class_or_data_attr: &RegExpView);
+    fn js_bind(
+        memory: &JsValue,
+        ptr: u32,
+        relevant_attr: &RegExpView,
+        class_or_data_attr: &RegExpView,
+        clickables: &js_sys::WeakSet,
+    );
+    #[wasm_bindgen(js_name = kids)]
+    fn js_kids(parent: &web_sys::Node, title_only: bool) -> u32;
+    #[wasm_bindgen(js_name = kidsInfo)]
+    fn js_kids_info(ptr: u32);
+    #[wasm_bindgen(js_name = kid)]
+    fn js_kid(i: u32) -> Element;
+    #[wasm_bindgen(js_name = kidText)]
+    fn js_kid_text(i: u32) -> String;
+    #[wasm_bindgen(js_name = element)]
+    fn js_element(el: &Element) -> u32;
+    #[wasm_bindgen(js_name = tagName)]
+    fn js_tag_name(id: u32) -> String;
     #[wasm_bindgen(js_name = rect)]
     fn js_rect(el: &Element);
     #[wasm_bindgen(js_name = style)]
@@ -39,15 +57,80 @@ struct Scratch(UnsafeCell<[f64; 4]>);
 unsafe impl Sync for Scratch {}
 static RECT: Scratch = Scratch(UnsafeCell::new([0.0; 4]));
 
-/// Tells the JS side where to write boxes and which attributes to keep.
-/// Once per world, before any read.
-pub fn bind(kw: &Keywords) {
+/// Tells the JS side where to write boxes, which attributes to keep and
+/// which elements have click listeners. Once per world, before any read.
+pub fn bind(kw: &Keywords, clickables: &js_sys::WeakSet) {
     js_bind(
         &wasm_bindgen::memory(),
         RECT.0.get() as u32,
         &kw.relevant_attr,
         &kw.class_or_data_attr,
+        clickables,
     );
+}
+
+/// What the walk knows about an element before reading it (one word from
+/// `dom_reads.js`: bit 0 element, 4 shadow root, 8 click handler property
+/// or listener, 16 child nodes, 32 element children, tag id from bit 8).
+#[derive(Debug, Clone, Copy)]
+pub struct ElementFacts {
+    pub tag_id: u32,
+    pub shadow_root: bool,
+    pub click_handler: bool,
+    pub has_children: bool,
+    pub has_element_children: bool,
+}
+
+impl ElementFacts {
+    fn decode(word: u32) -> Self {
+        ElementFacts {
+            tag_id: word >> 8,
+            shadow_root: word & 4 != 0,
+            click_handler: word & 8 != 0,
+            has_children: word & 16 != 0,
+            has_element_children: word & 32 != 0,
+        }
+    }
+}
+
+/// An element or text child, as `children` enumerates them.
+pub enum Child {
+    /// With its 1-based index among same-name siblings.
+    Element(Element, ElementFacts, u32),
+    /// The text's data; `None` when it is whitespace only (not converted).
+    Text(Option<String>),
+}
+
+/// The element and text children of `parent`, in order (`title_only`:
+/// inside `<svg>` only `<title>` matters). The node list and the facts come
+/// from one enumeration in JS; only elements cross as handles, and only
+/// non-blank text as strings.
+pub fn children(parent: &web_sys::Node, title_only: bool) -> Vec<Child> {
+    let n = js_kids(parent, title_only) as usize;
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut info = vec![0u32; 2 * n];
+    js_kids_info(info.as_mut_ptr() as u32);
+    let mut out = Vec::with_capacity(n);
+    for (i, pair) in info.chunks_exact(2).enumerate() {
+        out.push(match pair[0] & 3 {
+            1 => Child::Element(js_kid(i as u32), ElementFacts::decode(pair[0]), pair[1]),
+            2 => Child::Text(Some(js_kid_text(i as u32))),
+            _ => Child::Text(None),
+        });
+    }
+    out
+}
+
+/// The facts `children` gives, for one element found another way.
+pub fn element_facts(el: &Element) -> ElementFacts {
+    ElementFacts::decode(js_element(el))
+}
+
+/// The local name behind a tag id.
+pub fn tag_name(id: u32) -> String {
+    js_tag_name(id)
 }
 
 /// `el.getBoundingClientRect()`.

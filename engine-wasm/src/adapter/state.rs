@@ -26,33 +26,23 @@ pub struct EngineState {
     listener: Closure<dyn FnMut(web_sys::Event)>,
 }
 
-/// Interned names: a page has a few dozen distinct element and attribute
-/// names but thousands of elements, and converting a JS string to UTF-8
-/// costs far more than one `Map.get` on it.
+/// Element names by the tag ids `dom_reads.js` gives: a page has a few
+/// dozen distinct names but thousands of elements, and converting a JS
+/// string to UTF-8 costs far more than reusing the text.
 #[derive(Default)]
 pub struct TagNames {
-    ids: Map,
     names: RefCell<Vec<String>>,
 }
 
 impl TagNames {
-    /// The local name of `el` and a small number identifying it.
-    pub fn of(&self, el: &Element) -> (u32, String) {
-        self.intern(&super::js::element_view(el).local_name_js())
-    }
-
-    /// A small number identifying `name`, and its text.
-    pub fn intern(&self, name: &js_sys::JsString) -> (u32, String) {
-        if let Some(id) = self.ids.get(name).as_f64() {
-            let id = id as u32;
-            return (id, self.names.borrow()[id as usize].clone());
-        }
-        let text = String::from(name);
+    /// The local name behind `id`.
+    pub fn name(&self, id: u32) -> String {
         let mut names = self.names.borrow_mut();
-        let id = names.len() as u32;
-        names.push(text.clone());
-        self.ids.set(name, &JsValue::from(id));
-        (id, text)
+        while names.len() <= id as usize {
+            let next = names.len() as u32;
+            names.push(super::reads::tag_name(next));
+        }
+        names[id as usize].clone()
     }
 }
 
@@ -85,7 +75,7 @@ impl EngineState {
             }
         });
         let kw = Keywords::new();
-        super::reads::bind(&kw);
+        super::reads::bind(&kw, &clickables);
         let st = EngineState {
             kw,
             sheets: Default::default(),

@@ -10,7 +10,7 @@
 //! - an explicit stack, so nesting depth is bounded only by memory.
 use super::generated_content::{self, Scopes};
 use super::js::{element_view, Keywords, StyleView};
-use super::reads::{self, Cursor};
+use super::reads::{self, Child, Cursor, ElementFacts};
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
@@ -38,8 +38,15 @@ pub struct Walked {
     pub truncated: bool,
 }
 
+/// A node waiting to be walked: an element with what `reads::children`
+/// told about it, or a text's data (`None` when blank).
+enum WorkItem {
+    Element(Element, ElementFacts),
+    Text(Option<String>),
+}
+
 struct Work {
-    node: Node,
+    item: WorkItem,
     parent: NodeId,
     scope: ScopeId,
     /// Host of the current shadow scope (for slotted nodes' light parent).
@@ -51,8 +58,7 @@ struct Work {
     /// Inside an offscreen boundary (see `offscreen_boundary`): the
     /// boundary's box, which stands in for the boxes that are not read.
     offscreen: Option<Rect>,
-    /// Pre-read local name and sibling index (elements only).
-    tag: Option<String>,
+    /// Index among same-name siblings (elements only).
     nth: u32,
     light_parent: Option<NodeId>,
     /// The parent's cursor is a pointer (read or inherited).
@@ -61,6 +67,15 @@ struct Work {
 
 const ELEMENT_NODE: u16 = 1;
 const TEXT_NODE: u16 = 3;
+
+impl Work {
+    fn from_child(child: Child) -> (WorkItem, u32) {
+        match child {
+            Child::Element(el, facts, nth) => (WorkItem::Element(el, facts), nth),
+            Child::Text(text) => (WorkItem::Text(text), 0),
+        }
+    }
+}
 
 pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
     walk_document_with(state, doc, false, None)
@@ -98,24 +113,27 @@ pub fn walk_document_with(
     // Elements whose generated content may feed a name (read after the walk).
     let mut wanted_pseudo: Vec<NodeId> = Vec::new();
     let mut truncated = false;
-    let viewport = (
-        window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0),
-        window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0),
-    );
+    let page = PageReads {
+        kw,
+        viewport: (
+            window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0),
+            window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0),
+        ),
+        all_positions: with_classes,
+    };
     // Links resolve against it (see `resolve_href`).
     let base_url = doc.base_uri().ok().flatten().unwrap_or_default();
     let mut stack: Vec<Work> = Vec::new();
     if let Some(root) = root {
-        let tag = root.local_name();
+        let facts = reads::element_facts(&root);
         stack.push(Work {
-            node: root.into(),
+            item: WorkItem::Element(root, facts),
             parent: DomTree::ROOT,
             scope: 0,
             scope_host: None,
             styled: true,
             name_ctx: false,
             offscreen: None,
-            tag: Some(tag),
             nth: 1,
             light_parent: None,
             pointer_parent: false,
@@ -127,20 +145,27 @@ pub fn walk_document_with(
             truncated = true;
             break;
         }
-        let Some(tag) = w.tag else {
-            // Text node: whitespace-only runs become one space without a
-            // string conversion; they still separate inline words in names.
-            let text = reads::text(&w.node).unwrap_or_else(|| " ".to_string());
-            tree.push(w.parent, NodeKind::Text(text), w.scope);
-            elements.push(None);
-            continue;
+        let (el, facts) = match w.item {
+            WorkItem::Element(el, facts) => (el, facts),
+            WorkItem::Text(text) => {
+                // Whitespace-only runs become one space without a string
+                // conversion; they still separate inline words in names.
+                let text = text.unwrap_or_else(|| " ".to_string());
+                tree.push(w.parent, NodeKind::Text(text), w.scope);
+                elements.push(None);
+                continue;
+            }
         };
+        let tag = state.tags.name(facts.tag_id);
         if SKIPPED_TAGS.contains(&tag.as_str()) {
             continue;
         }
-        let el: Element = w.node.unchecked_into();
         let is_frame = tag == "iframe" || tag == "frame";
-        let shadow = if is_frame { None } else { el.shadow_root() };
+        let shadow = if is_frame || !facts.shadow_root {
+            None
+        } else {
+            el.shadow_root()
+        };
         let mut data = ElementData {
             tag,
             nth_of_type: w.nth,
@@ -149,8 +174,7 @@ pub fn walk_document_with(
         };
         // Most attributes, `class` and `style` above all, never cross into Rust.
         data.attrs = reads::attributes(&el, with_classes);
-        data.has_click_handler =
-            data.has_attr("onclick") || !element_view(&el).onclick_js().is_null() || state.clickables.has(el.as_ref());
+        data.has_click_handler = facts.click_handler || data.has_attr("onclick");
         let mut styled = w.styled;
         let mut pseudo = false;
         if styled && UNSTYLED_TAGS.contains(&data.tag.as_str()) {
@@ -163,8 +187,7 @@ pub fn walk_document_with(
             let named = ["title", "aria-label", "aria-labelledby", "alt", "role", "href"]
                 .iter()
                 .any(|a| data.has_attr(a));
-            let leaf =
-                w.offscreen.is_none() && !el.has_child_nodes() && data.tag != "slot" && !named && shadow.is_none();
+            let leaf = w.offscreen.is_none() && !facts.has_children && data.tag != "slot" && !named && shadow.is_none();
             if leaf {
                 data.rect = reads::rect(&el);
             }
@@ -177,7 +200,7 @@ pub fn walk_document_with(
                 let cursor = cursor_read(&data, w.pointer_parent);
                 let style = match w.offscreen {
                     Some(boundary) => read_style_offscreen(kw, &el, &mut data, boundary, cursor),
-                    None => read_style(kw, &el, &mut data, cursor, !leaf, viewport, with_classes),
+                    None => read_style(&page, &el, &mut data, cursor, !leaf, &facts),
                 };
                 let rendered = names_clip.is_none_or(|clip| data.rect.intersects(&clip));
                 pseudo = rendered
@@ -223,18 +246,20 @@ pub fn walk_document_with(
             continue;
         }
 
-        let child_ctx = |node: Node, tag: Option<String>, nth: u32, scope, scope_host, parent, light_parent| Work {
-            node,
-            parent,
-            scope,
-            scope_host,
-            styled,
-            name_ctx,
-            offscreen,
-            tag,
-            nth,
-            light_parent,
-            pointer_parent,
+        let child_ctx = |child: Child, scope, scope_host, parent, light_parent| {
+            let (item, nth) = Work::from_child(child);
+            Work {
+                item,
+                parent,
+                scope,
+                scope_host,
+                styled,
+                name_ctx,
+                offscreen,
+                nth,
+                light_parent,
+                pointer_parent,
+            }
         };
         let mut children: Vec<Work> = Vec::new();
         if let Some(root) = shadow {
@@ -245,8 +270,8 @@ pub fn walk_document_with(
             scopes.hosts.push(Some(id));
             let root_id = tree.push(id, NodeKind::ShadowRoot, scope);
             elements.push(None);
-            for (node, tag, nth) in enumerate_children(state, root.as_ref(), is_svg) {
-                children.push(child_ctx(node, tag, nth, scope, Some(id), root_id, None));
+            for child in reads::children(root.as_ref(), is_svg) {
+                children.push(child_ctx(child, scope, Some(id), root_id, None));
             }
         } else if is_slot && w.scope != 0 {
             let slot: &web_sys::HtmlSlotElement = el.unchecked_ref();
@@ -256,22 +281,23 @@ pub fn walk_document_with(
             if assigned.length() > 0 {
                 for v in assigned.iter() {
                     let node: Node = v.unchecked_into();
-                    let (tag, nth) = match node.node_type() {
+                    let child = match node.node_type() {
                         ELEMENT_NODE => {
-                            let e: &Element = node.unchecked_ref();
-                            (Some(e.local_name()), nth_of_type(e))
+                            let e: Element = node.unchecked_into();
+                            let (facts, nth) = (reads::element_facts(&e), nth_of_type(&e));
+                            Child::Element(e, facts, nth)
                         }
-                        TEXT_NODE => (None, 0),
+                        TEXT_NODE => Child::Text(reads::text(&node)),
                         _ => continue,
                     };
                     // Slotted nodes belong to the outer scope (the host's).
                     let outer_scope = tree.node(w.scope_host.unwrap_or(DomTree::ROOT)).scope;
                     let outer_host = scopes.hosts.get(outer_scope as usize).copied().flatten();
-                    children.push(child_ctx(node, tag, nth, outer_scope, outer_host, id, w.scope_host));
+                    children.push(child_ctx(child, outer_scope, outer_host, id, w.scope_host));
                 }
             } else {
-                for (node, tag, nth) in enumerate_children(state, el.as_ref(), false) {
-                    children.push(child_ctx(node, tag, nth, w.scope, w.scope_host, id, None));
+                for child in reads::children(el.as_ref(), false) {
+                    children.push(child_ctx(child, w.scope, w.scope_host, id, None));
                 }
             }
         } else {
@@ -279,9 +305,11 @@ pub fn walk_document_with(
             // hidden (see `semantics::hidden`), so its style and boxes are
             // not read, as in a display:none subtree.
             let mut summary_seen = !closed_details;
-            for (node, tag, nth) in enumerate_children(state, el.as_ref(), is_svg) {
-                let mut work = child_ctx(node, tag, nth, w.scope, w.scope_host, id, None);
-                if !summary_seen && work.tag.as_deref() == Some("summary") {
+            for child in reads::children(el.as_ref(), is_svg) {
+                let mut work = child_ctx(child, w.scope, w.scope_host, id, None);
+                let is_summary =
+                    |w: &Work| matches!(w.item, WorkItem::Element(_, f) if state.tags.name(f.tag_id) == "summary");
+                if !summary_seen && is_summary(&work) {
                     summary_seen = true;
                 } else if closed_details {
                     work.styled = false;
@@ -297,41 +325,6 @@ pub fn walk_document_with(
         elements,
         truncated,
     }
-}
-
-/// Element and text children in order, with each element's local name and
-/// 1-based index among same-name siblings. Inside `<svg>` only `<title>`
-/// matters (its text names the graphic).
-fn enumerate_children(state: &EngineState, parent: &Node, svg: bool) -> Vec<(Node, Option<String>, u32)> {
-    let mut out = Vec::new();
-    let mut counts: Vec<(u32, u32)> = Vec::new();
-    let mut c = parent.first_child();
-    while let Some(n) = c {
-        c = n.next_sibling();
-        match n.node_type() {
-            ELEMENT_NODE => {
-                let e: &Element = n.unchecked_ref();
-                let (tag_id, tag) = state.tags.of(e);
-                if svg && tag != "title" {
-                    continue;
-                }
-                let nth = match counts.iter_mut().find(|(t, _)| *t == tag_id) {
-                    Some((_, k)) => {
-                        *k += 1;
-                        *k
-                    }
-                    None => {
-                        counts.push((tag_id, 1));
-                        1
-                    }
-                };
-                out.push((n, Some(tag), nth));
-            }
-            TEXT_NODE if !svg => out.push((n, None, 0)),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Index among same-name element siblings (for slotted nodes, whose siblings
@@ -473,6 +466,16 @@ fn may_be_target(data: &ElementData) -> bool {
         || data.has_attr("contenteditable")
 }
 
+/// What `read_style` needs to know about the whole walk.
+#[derive(Clone, Copy)]
+struct PageReads<'a> {
+    kw: &'a Keywords,
+    /// The window's inner size.
+    viewport: (f64, f64),
+    /// Read the position of every box, and every rect (the blocker scan).
+    all_positions: bool,
+}
+
 /// Reads the computed style facts the pure core needs, and no more: every
 /// property read costs ~0.45 µs in Chromium, which dominates the walk.
 /// Always (one batched call, `reads::style_keys`): display, visibility, and
@@ -484,17 +487,21 @@ fn may_be_target(data: &ElementData) -> bool {
 ///
 /// `read_rect_too`: also read the element's rect (it wasn't yet), unless it
 /// is an inline text-level element that can't be a target (see
-/// `TEXT_LEVEL_TAGS`). With `all_positions` (the blocker scan) every rect
-/// is read.
+/// `TEXT_LEVEL_TAGS`). With `page.all_positions` (the blocker scan) every
+/// rect is read.
 fn read_style(
-    kw: &Keywords,
+    page: &PageReads,
     el: &Element,
     data: &mut ElementData,
     cursor: Cursor,
     read_rect_too: bool,
-    viewport: (f64, f64),
-    all_positions: bool,
+    facts: &ElementFacts,
 ) -> Style {
+    let PageReads {
+        kw,
+        viewport,
+        all_positions,
+    } = *page;
     let target = may_be_target(data);
     let keys = reads::style_keys(el, target, cursor);
     let display = keys.display;
@@ -534,7 +541,7 @@ fn read_style(
         && r.height >= 40.0
         && data.tag != "html"
         && data.tag != "body"
-        && el.child_element_count() > 0;
+        && facts.has_element_children;
     if may_scroll {
         let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
         if scrolls(cs().overflow_y()) || scrolls(cs().overflow_x()) {
