@@ -108,24 +108,26 @@ pub fn normalize_ws(s: &str) -> String {
     out
 }
 
-fn quote(name: &str) -> String {
-    let mut s: String = name.chars().take(MAX_NAME_CHARS).collect();
-    if name.chars().count() > MAX_NAME_CHARS {
-        s.push('…');
-    }
-    let mut out = String::with_capacity(s.len() + 2);
+/// Appends `name` in double quotes, cut at `MAX_NAME_CHARS`, with `"` and
+/// `\` escaped.
+fn push_quoted(out: &mut String, name: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' | '\\' => {
+    // Most names are short and plain: copied whole.
+    if name.len() <= MAX_NAME_CHARS && !name.contains(['"', '\\']) {
+        out.push_str(name);
+    } else {
+        let mut chars = name.chars();
+        for c in chars.by_ref().take(MAX_NAME_CHARS) {
+            if c == '"' || c == '\\' {
                 out.push('\\');
-                out.push(c);
             }
-            c => out.push(c),
+            out.push(c);
+        }
+        if chars.next().is_some() {
+            out.push('…');
         }
     }
     out.push('"');
-    out
 }
 
 fn state_tokens(st: &States, out: &mut String) {
@@ -207,7 +209,7 @@ fn select_summary(sem: &Semantics, select: NodeId, value: Option<String>) -> Str
     let options: Vec<String> = tree
         .descendants(select)
         .filter(|&d| tree.tag(d) == Some("option") && !sem.is_hidden(d))
-        .map(|d| normalize_ws(&sem.name(d)))
+        .map(|d| sem.name(d))
         .filter(|n| !n.is_empty())
         .collect();
     let mut listed: Vec<String> = options.iter().take(MAX_LISTED_OPTIONS).cloned().collect();
@@ -404,8 +406,9 @@ pub fn render(input: &RenderInput) -> Rendered {
         if role_name.is_none() && has_ref {
             role_name = Some("generic");
         }
+        // (Accessible names come whitespace-normalised.)
         let name = match role_name {
-            Some(_) => normalize_ws(&sem.name(id)),
+            Some(_) => sem.name(id),
             None => String::new(),
         };
         if let Some(r) = role_name {
@@ -440,7 +443,8 @@ pub fn render(input: &RenderInput) -> Rendered {
             tokens.push_str(" [ref=");
             tokens.push_str(&input.refs[&id]);
             tokens.push(']');
-            rendered_refs.push((id, name.clone()));
+            // The name is filled in once the lines are written.
+            rendered_refs.push((id, out.len()));
         }
         let url = if role_str == "link" {
             e.attr("href")
@@ -572,7 +576,7 @@ pub fn render(input: &RenderInput) -> Rendered {
                 line.push_str(n.role);
                 if !n.name.is_empty() {
                     line.push(' ');
-                    line.push_str(&quote(&n.name));
+                    push_quoted(&mut line, &n.name);
                 }
                 line.push_str(&n.tokens);
                 let only_text = n.children.len() == 1 && matches!(n.children[0], Item::Text(_));
@@ -618,6 +622,10 @@ pub fn render(input: &RenderInput) -> Rendered {
             }
         }
     }
+    let rendered_refs = rendered_refs
+        .into_iter()
+        .map(|(id, at)| (id, std::mem::take(&mut out[at].name)))
+        .collect();
     Rendered {
         lines,
         frame_slots,

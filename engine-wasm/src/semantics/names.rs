@@ -283,21 +283,64 @@ enum Op<'t> {
     Exit(NodeId, usize),
 }
 
+/// The nodes one name computation has visited. Most computations visit a
+/// handful (a button and its text), where a short list beats hashing; a
+/// name from a big subtree switches to a set.
+enum Visited {
+    Few(Vec<NodeId>),
+    Many(HashSet<NodeId>),
+}
+
+impl Visited {
+    const FEW: usize = 32;
+
+    fn contains(&self, id: NodeId) -> bool {
+        match self {
+            Visited::Few(ids) => ids.contains(&id),
+            Visited::Many(set) => set.contains(&id),
+        }
+    }
+
+    /// Adds `id`; false when it was already there.
+    fn insert(&mut self, id: NodeId) -> bool {
+        match self {
+            Visited::Few(ids) if ids.contains(&id) => false,
+            Visited::Few(ids) if ids.len() < Self::FEW => {
+                ids.push(id);
+                true
+            }
+            Visited::Few(ids) => {
+                let set = ids.iter().copied().chain([id]).collect();
+                *self = Visited::Many(set);
+                true
+            }
+            Visited::Many(set) => set.insert(id),
+        }
+    }
+}
+
 struct Computer<'a, 't> {
     s: &'a Semantics<'t>,
     root: NodeId,
-    visited: HashSet<NodeId>,
+    visited: Visited,
 }
 
 impl<'a, 't> Computer<'a, 't> {
     fn new(s: &'a Semantics<'t>, root: NodeId) -> Self {
-        let mut visited = HashSet::new();
-        visited.insert(root);
-        Computer { s, root, visited }
+        Computer {
+            s,
+            root,
+            visited: Visited::Few(vec![root]),
+        }
     }
 
     fn role(&self, id: NodeId) -> Option<Role> {
         self.s.roles.get(id).copied().flatten()
+    }
+
+    /// Marks `id` visited; false when it already was.
+    fn visit(&mut self, id: NodeId) -> bool {
+        self.visited.insert(id)
     }
 
     /// Text alternative of a root or referenced node. The flag tells whether
@@ -379,7 +422,7 @@ impl<'a, 't> Computer<'a, 't> {
             let Some(&target) = self.s.ids.get(&(scope, tok)) else {
                 continue;
             };
-            self.visited.insert(target);
+            self.visit(target);
             let sub = Mode {
                 in_ref_traversal: true,
                 include_hidden: self.s.hidden[target],
@@ -396,7 +439,7 @@ impl<'a, 't> Computer<'a, 't> {
 
     /// Computes a host-language labelling element (label, legend, caption…).
     fn referenced_element(&mut self, target: NodeId, mode: Mode) -> String {
-        self.visited.insert(target);
+        self.visit(target);
         let sub = Mode {
             in_ref_traversal: mode.in_ref_traversal,
             include_hidden: mode.include_hidden || self.s.hidden[target],
@@ -606,7 +649,7 @@ impl<'a, 't> Computer<'a, 't> {
         if let Some(ct) = child_tag {
             if mode.depth < MAX_REF_DEPTH {
                 if let Some(c) = first_child_with_tag(tree, id, ct) {
-                    if !self.visited.contains(&c) {
+                    if !self.visited.contains(c) {
                         let t = self.referenced_element(c, mode);
                         if !t.is_empty() {
                             return Some(t);
@@ -635,7 +678,7 @@ impl<'a, 't> Computer<'a, 't> {
         }
         let mut parts = Vec::new();
         for l in labels_of(self.s, id, e) {
-            if self.visited.contains(&l) {
+            if self.visited.contains(l) {
                 continue;
             }
             let t = self.referenced_element(l, mode);
@@ -735,7 +778,7 @@ impl<'a, 't> Computer<'a, 't> {
                                 }
                                 continue;
                             }
-                            if !self.visited.insert(c) {
+                            if !self.visit(c) {
                                 // Its box still separates the words around it.
                                 if is_block(ce) {
                                     acc.space();
