@@ -289,8 +289,14 @@ pub struct FrameSnapshot {
     /// Remarks for the model, printed as `# …` header lines (e.g. truncation).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Last, and short: the engine patches its own timings into the tail
+    /// of the serialised JSON (see `STATS_JSON_TAIL_BYTES`).
     pub stats: EngineStats,
 }
+
+/// The serialised `stats` of a `FrameSnapshot` lie within this many bytes
+/// of the end of its JSON.
+pub const STATS_JSON_TAIL_BYTES: usize = 512;
 
 /// Whole-page snapshot statistics in the `--json` output.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Debug, Default)]
@@ -330,6 +336,27 @@ pub struct ResolveResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stats_close_the_frame_snapshot_json() {
+        let snap = FrameSnapshot {
+            lines: vec!["- text: \"engine_ms\":-1.0".into(); 1000],
+            notes: vec!["x".repeat(5000)],
+            stats: EngineStats {
+                elements: u32::MAX,
+                refs: u32::MAX,
+                engine_ms: -1.0,
+                occlusion_ms: f64::MAX,
+                walk_ms: f64::MAX,
+                serialize_ms: -2.0,
+            },
+            ..Default::default()
+        };
+        let json = serde_json::to_string(&snap).unwrap();
+        let stats = json.rfind("\"stats\":").unwrap();
+        assert!(json.len() - stats < STATS_JSON_TAIL_BYTES, "{}", &json[stats..]);
+        assert!(json[stats..].contains("\"engine_ms\":-1.0") && json.ends_with("}}"));
+    }
 
     #[test]
     fn ref_map_keeps_document_order() {

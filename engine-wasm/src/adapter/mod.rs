@@ -167,12 +167,21 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
 const ENGINE_MS_PLACEHOLDER: f64 = -1.0;
 const SERIALIZE_MS_PLACEHOLDER: f64 = -2.0;
 
-/// Replaces `"key":placeholder` by `"key":value` in serialised JSON.
-fn patch_timing(json: String, key: &str, placeholder: f64, value: f64) -> String {
+/// Replaces `"key":placeholder` by `"key":value` in serialised JSON. The
+/// stats come last, so only the tail is searched (the JSON of a big page
+/// runs to megabytes).
+fn patch_timing(mut json: String, key: &str, placeholder: f64, value: f64) -> String {
     let number = |v: f64| serde_json::to_string(&v).unwrap_or_else(|_| "0".into());
     let from = format!("\"{key}\":{}", number(placeholder));
     let to = format!("\"{key}\":{}", number(value.max(0.0)));
-    json.replacen(&from, &to, 1)
+    let mut tail = json.len().saturating_sub(crate::protocol::STATS_JSON_TAIL_BYTES);
+    while !json.is_char_boundary(tail) {
+        tail -= 1;
+    }
+    let patched = json[tail..].replacen(&from, &to, 1);
+    json.truncate(tail);
+    json.push_str(&patched);
+    json
 }
 
 /// Actionability facts about a target: TargetRequest JSON in, TargetInfo JSON out.
