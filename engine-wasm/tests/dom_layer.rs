@@ -126,6 +126,81 @@ fn hidden_rules_exclude_content() {
     assert!(t.contains("Shown") && t.contains("VisBack"), "{t}");
 }
 
+/// Snapshots with every `getComputedStyle` read of the walk recorded:
+/// (element id, the `want` bits the walk asked for: 1 pointer-events,
+/// 2 cursor; see `adapter/reads.rs`).
+fn snap_recording_style_reads() -> (Value, Vec<(String, u32)>) {
+    js_sys::eval(
+        "(() => { const r = globalThis.__sl_reads; const orig = r.style; r.__log = [];\
+          r.__orig = orig; r.style = (el, want) => { r.__log.push([el.id, want]); return orig(el, want); }; })()",
+    )
+    .unwrap();
+    let s = snap("full");
+    let log = js_sys::eval(
+        "(() => { const r = globalThis.__sl_reads; r.style = r.__orig; return JSON.stringify(r.__log); })()",
+    )
+    .unwrap()
+    .as_string()
+    .unwrap();
+    let reads: Vec<(String, u32)> = serde_json::from_str(&log).unwrap();
+    (s, reads.into_iter().filter(|(id, _)| !id.is_empty()).collect())
+}
+
+#[wasm_bindgen_test]
+fn cursor_is_read_only_where_it_can_decide_a_ref() {
+    set_body(
+        r#"<div id="card" style="cursor:pointer">Card <span id="inherits">inner</span></div>
+        <div id="plain">x <span id="own" style="cursor:pointer">Own</span></div>
+        <button id="btn">B <span id="inbtn" style="cursor:pointer">in</span></button>"#,
+    );
+    let (s, reads) = snap_recording_style_reads();
+    let want = |id: &str| {
+        reads
+            .iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, w)| *w)
+            .unwrap_or_else(|| panic!("{id} not style-read: {reads:?}"))
+    };
+    const CURSOR: u32 = 2;
+    const POINTER_EVENTS: u32 = 1;
+    // Read where it decides: no pointer parent, not a target by its tag.
+    for id in ["card", "plain", "own", "inbtn"] {
+        assert_ne!(want(id) & CURSOR, 0, "{id}: {reads:?}");
+    }
+    // A button is a target whatever its cursor.
+    assert_eq!(want("btn") & CURSOR, 0, "{reads:?}");
+    // Under a pointer parent, `cursor` is taken as inherited, not read; the
+    // element is still a possible target, so its pointer-events is read.
+    assert_eq!(want("inherits") & CURSOR, 0, "{reads:?}");
+    assert_ne!(want("inherits") & POINTER_EVENTS, 0, "{reads:?}");
+    // Where the pointer starts is the target; inside a button, it isn't.
+    let t = text(&s);
+    assert!(t.contains("generic [ref=") && t.contains("Card inner"), "{t}");
+    assert!(t.contains("- generic [ref=e") && t.contains("]: Own"), "{t}");
+    assert!(!t.contains("\"in\"") && !t.contains("\"inner\""), "{t}");
+}
+
+#[wasm_bindgen_test]
+fn closed_details_content_is_not_style_read() {
+    set_body(
+        r#"<details id="closed"><summary id="sum">More</summary><p id="inside">Folded <b id="deep">away</b></p></details>
+        <details id="opened" open><summary id="sum2">Less</summary><p id="shown">Unfolded</p></details>
+        <button id="by" aria-labelledby="inside">x</button>"#,
+    );
+    let (s, reads) = snap_recording_style_reads();
+    let read = |id: &str| reads.iter().any(|(i, _)| i == id);
+    assert!(read("closed") && read("sum") && read("opened") && read("sum2") && read("shown"));
+    assert!(!read("inside") && !read("deep"), "{reads:?}");
+    let t = text(&s);
+    assert!(
+        !t.contains("paragraph: Folded") && t.contains("paragraph: Unfolded"),
+        "{t}"
+    );
+    assert!(t.contains("button \"More\" [collapsed]"), "{t}");
+    // Unread boxes still feed names by reference.
+    assert!(t.contains("button \"Folded away\" [ref="), "{t}");
+}
+
 #[wasm_bindgen_test]
 fn shadow_roots_and_slots_are_walked() {
     set_body(r#"<div id="host"><span slot="s">Slotted text</span></div>"#);

@@ -395,6 +395,7 @@ async fn accname_conformance() {
         );
     }
     assert!(nt > 400, "too few name cases found ({nt}): is the corpus complete?");
+    assert!(pct(np, nt) >= 95.0, "name conformance {:.1}% is below 95%", pct(np, nt));
 
     // Compare with the known-failure list.
     let known = load_known(&known_path());
