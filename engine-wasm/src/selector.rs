@@ -88,6 +88,23 @@ impl<'t> SelectorIndex<'t> {
 /// Escapes a string for use as a CSS identifier (CSSOM `CSS.escape`).
 pub fn css_escape_ident(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 4);
+    push_css_ident(&mut out, s);
+    out
+}
+
+/// Appends `s` escaped as a CSS identifier (CSSOM `CSS.escape`).
+fn push_css_ident(out: &mut String, s: &str) {
+    // Most ids and tag names need no escaping: copied whole.
+    let plain = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+    let bytes = s.as_bytes();
+    let leading_digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    if bytes.iter().all(plain)
+        && !leading_digit(0)
+        && !(bytes.first() == Some(&b'-') && (leading_digit(1) || bytes.len() == 1))
+    {
+        out.push_str(s);
+        return;
+    }
     for (i, c) in s.chars().enumerate() {
         let needs_hex = c == '\0'
             || ('\u{1}'..='\u{1f}').contains(&c)
@@ -105,12 +122,16 @@ pub fn css_escape_ident(s: &str) -> String {
             out.push(c);
         }
     }
-    out
 }
 
 /// Quotes an attribute value for a CSS attribute selector.
 pub fn css_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
+    push_css_quoted(&mut out, s);
+    out
+}
+
+fn push_css_quoted(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -123,7 +144,6 @@ pub fn css_quote(s: &str) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 /// The segment that identifies `id` on its own within its scope, if any.
@@ -132,19 +152,33 @@ fn unique_anchor(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> Option<St
     let e = n.element()?;
     if let Some(v) = e.attr("id").filter(|v| !v.is_empty()) {
         if index.unique(n.scope, "id", "", v) {
-            return Some(format!("#{}", css_escape_ident(v)));
+            let mut out = String::with_capacity(v.len() + 1);
+            out.push('#');
+            push_css_ident(&mut out, v);
+            return Some(out);
         }
     }
     for attr in TEST_ID_ATTRS {
         if let Some(v) = e.attr(attr) {
             if index.unique(n.scope, attr, "", v) {
-                return Some(format!("[{attr}={}]", css_quote(v)));
+                let mut out = String::with_capacity(attr.len() + v.len() + 5);
+                out.push('[');
+                out.push_str(attr);
+                out.push('=');
+                push_css_quoted(&mut out, v);
+                out.push(']');
+                return Some(out);
             }
         }
     }
     if let Some(v) = e.attr("name").filter(|v| !v.is_empty()) {
         if index.unique(n.scope, "name", &e.tag, v) {
-            return Some(format!("{}[name={}]", css_escape_ident(&e.tag), css_quote(v)));
+            let mut out = String::with_capacity(e.tag.len() + v.len() + 10);
+            push_css_ident(&mut out, &e.tag);
+            out.push_str("[name=");
+            push_css_quoted(&mut out, v);
+            out.push(']');
+            return Some(out);
         }
     }
     None
@@ -226,18 +260,23 @@ pub fn selector_for(tree: &DomTree, index: &SelectorIndex, id: NodeId) -> String
     }
     let mut built = index.built.borrow_mut();
     for (c, text, anchored, prefix) in pending.into_iter().rev() {
-        let selector = match prefix {
-            Prefix::None => text.clone(),
-            Prefix::Child(p) => match &built[p] {
-                Some(b) if !b.implied => format!("{} > {text}", b.selector),
-                _ => text.clone(),
-            },
-            Prefix::Host(h) => match &built[h] {
-                Some(b) => format!("{}{SHADOW_SEPARATOR}{text}", b.selector),
-                None => text.clone(),
-            },
-        };
         let implied = !anchored && text == "html" && matches!(prefix, Prefix::None);
+        let joined = |base: &str, separator: &str| {
+            let mut out = String::with_capacity(base.len() + separator.len() + text.len());
+            out.push_str(base);
+            out.push_str(separator);
+            out.push_str(&text);
+            out
+        };
+        let selector = match prefix {
+            Prefix::Child(p) => match &built[p] {
+                Some(b) if !b.implied => Some(joined(&b.selector, " > ")),
+                _ => None,
+            },
+            Prefix::Host(h) => built[h].as_ref().map(|b| joined(&b.selector, SHADOW_SEPARATOR)),
+            Prefix::None => None,
+        };
+        let selector = selector.unwrap_or(text);
         built[c] = Some(Built { selector, implied });
     }
     built.get(id).cloned().flatten().map(|b| b.selector).unwrap_or_default()
@@ -308,6 +347,14 @@ mod tests {
     fn escaping() {
         assert_eq!(css_escape_ident("a.b"), "a\\.b");
         assert_eq!(css_escape_ident("1x"), "\\31 x");
+        // The plain-identifier fast path and CSS.escape's edge cases.
+        assert_eq!(css_escape_ident("nav-main_2"), "nav-main_2");
+        assert_eq!(css_escape_ident("-"), "\\-");
+        assert_eq!(css_escape_ident("-1a"), "-\\31 a");
+        assert_eq!(css_escape_ident("-a"), "-a");
+        assert_eq!(css_escape_ident("--x"), "--x");
+        assert_eq!(css_escape_ident("café"), "café");
+        assert_eq!(css_escape_ident(""), "");
         assert_eq!(css_quote("say \"hi\""), "\"say \\\"hi\\\"\"");
     }
 }

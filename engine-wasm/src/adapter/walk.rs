@@ -405,8 +405,8 @@ const UNSTYLED_TAGS: &[&str] = &[
 ];
 
 /// Elements that may be ref targets regardless of cursor, so their
-/// `pointer-events` matters.
-const CONTROL_TAGS: &[&str] = &["a", "button", "input", "select", "textarea", "summary", "details"];
+/// `pointer-events` matters. (Not `details`: its `summary` is the target.)
+const CONTROL_TAGS: &[&str] = &["a", "button", "input", "select", "textarea", "summary"];
 
 /// Text-level elements: when one is laid out inline and nothing makes it a
 /// possible target, its box adds nothing (its text is placed by its
