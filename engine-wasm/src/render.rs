@@ -11,6 +11,7 @@ use crate::dom::{DomTree, NodeId, NodeKind, NodeMap};
 use crate::protocol::{FrameSlot, OffscreenCounts, Rect, SnapshotMode};
 use crate::semantics::states::{States, Tri};
 use crate::semantics::Semantics;
+use std::borrow::Cow;
 
 /// Longest accessible name printed; longer ones are cut with an ellipsis.
 const MAX_NAME_CHARS: usize = 150;
@@ -76,12 +77,14 @@ pub struct Rendered {
     pub in_view: Vec<bool>,
 }
 
-enum Item {
+enum Item<'t> {
     Node(usize),
-    Text(String),
+    /// Borrowed from the tree when its whitespace is already collapsed
+    /// (most text is), owned when collapsed here or merged.
+    Text(Cow<'t, str>),
 }
 
-struct OutNode {
+struct OutNode<'t> {
     node: NodeId,
     role: &'static str,
     name: String,
@@ -90,8 +93,24 @@ struct OutNode {
     has_ref: bool,
     url: Option<String>,
     value: Option<String>,
-    children: Vec<Item>,
+    children: Vec<Item<'t>>,
     frame: Option<(String, Rect)>,
+}
+
+/// `normalize_ws`, borrowing `s` when it is already collapsed.
+fn normalized_text(s: &str) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    let collapsed = !b.is_empty()
+        && !b[0].is_ascii_whitespace()
+        && !b[b.len() - 1].is_ascii_whitespace()
+        && !b
+            .windows(2)
+            .any(|w| w[1].is_ascii_whitespace() && (w[0] == b' ' || w[1] != b' '));
+    if collapsed {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(normalize_ws(s))
+    }
 }
 
 /// Collapses whitespace runs to single spaces and trims.
@@ -338,12 +357,13 @@ pub fn render(input: &RenderInput) -> Rendered {
                 if input.drop_obscured && input.obscured.map(|o| o[id]).unwrap_or(false) {
                     continue;
                 }
-                let t = normalize_ws(t);
+                let t = normalized_text(t);
                 if t.is_empty() {
                     continue;
                 }
                 match out[parent_out].children.last_mut() {
                     Some(Item::Text(prev)) => {
+                        let prev = prev.to_mut();
                         prev.push(' ');
                         prev.push_str(&t);
                     }
@@ -492,7 +512,7 @@ pub fn render(input: &RenderInput) -> Rendered {
             continue;
         }
         let mut texts = n.children.iter().filter_map(|c| match c {
-            Item::Text(t) => Some(t.as_str()),
+            Item::Text(t) => Some(t.as_ref()),
             _ => None,
         });
         // Most nodes have one text child: no joined copy for them.
@@ -508,7 +528,7 @@ pub fn render(input: &RenderInput) -> Rendered {
             n.children.retain(|c| !matches!(c, Item::Text(_)));
         } else {
             let name = n.name.clone();
-            n.children.retain(|c| !matches!(c, Item::Text(t) if *t == name));
+            n.children.retain(|c| !matches!(c, Item::Text(t) if t.as_ref() == name));
         }
     }
 
@@ -528,7 +548,7 @@ pub fn render(input: &RenderInput) -> Rendered {
         let mut keep = vec![true; n];
         for (k, c) in children.iter().enumerate() {
             let Item::Text(t) = c else { continue };
-            let t = t.as_str();
+            let t = t.as_ref();
             let next = name_at(k + 1);
             let prev = if k > 0 { name_at(k - 1) } else { None };
             if next.is_some_and(|nm| nm.starts_with(t)) || prev.is_some_and(|nm| nm.ends_with(t)) {
@@ -632,5 +652,34 @@ pub fn render(input: &RenderInput) -> Rendered {
         offscreen,
         rendered_refs,
         in_view,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_borrowed_only_when_already_collapsed() {
+        for (raw, want) in [
+            ("a b", "a b"),
+            ("a  b", "a b"),
+            (" a", "a"),
+            ("a\n", "a"),
+            ("a\tb", "a b"),
+            ("a \nb", "a b"),
+            ("a\u{a0} b", "a\u{a0} b"),
+            (" \n ", ""),
+            ("", ""),
+        ] {
+            let got = normalized_text(raw);
+            assert_eq!(got, normalize_ws(raw), "{raw:?}");
+            assert_eq!(got, want, "{raw:?}");
+            assert_eq!(
+                matches!(got, Cow::Borrowed(_)),
+                raw == want && !raw.is_empty(),
+                "{raw:?}"
+            );
+        }
     }
 }

@@ -176,7 +176,7 @@ pub fn accessible_name(s: &Semantics, id: NodeId) -> String {
 pub fn name_and_source(s: &Semantics, id: NodeId) -> (String, bool) {
     let mut c = Computer::new(s, id);
     let (name, from_title) = c.compute(id, Mode::TOP, Kind::Root);
-    (normalize(&name), from_title)
+    (normalize_owned(name), from_title)
 }
 
 /// Accessible description: `aria-describedby` targets (joined by a space),
@@ -208,6 +208,23 @@ pub fn accessible_description(s: &Semantics, id: NodeId) -> String {
 }
 
 /// Collapses runs of ASCII whitespace to one space and trims the ends.
+/// `normalize`, keeping `s` itself when it already is (most names are).
+fn normalize_owned(s: String) -> String {
+    let b = s.as_bytes();
+    let ws = |c: u8| c.is_ascii_whitespace();
+    let done = !b.is_empty()
+        && !ws(b[0])
+        && !ws(b[b.len() - 1])
+        && !s.starts_with('\u{a0}')
+        && !s.ends_with('\u{a0}')
+        && !b.windows(2).any(|w| ws(w[1]) && (w[0] == b' ' || w[1] != b' '));
+    if done {
+        s
+    } else {
+        normalize(&s)
+    }
+}
+
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
@@ -981,6 +998,20 @@ mod tests {
         assert_eq!(normalize("a \u{a0} b"), "a \u{a0} b");
         assert_eq!(normalize("\u{2800}"), "\u{2800}");
         assert_eq!(normalize(" \n "), "");
+        for raw in [
+            "a b",
+            "a  b",
+            " a",
+            "a\t",
+            "\u{a0}a",
+            "a\u{a0}",
+            "a\u{a0}\u{a0}b",
+            "",
+            " ",
+            "a \u{a0} b",
+        ] {
+            assert_eq!(normalize_owned(raw.to_string()), normalize(raw), "{raw:?}");
+        }
     }
 
     #[test]
