@@ -99,14 +99,7 @@ struct OutNode<'t> {
 
 /// `normalize_ws`, borrowing `s` when it is already collapsed.
 fn normalized_text(s: &str) -> Cow<'_, str> {
-    let b = s.as_bytes();
-    let collapsed = !b.is_empty()
-        && !b[0].is_ascii_whitespace()
-        && !b[b.len() - 1].is_ascii_whitespace()
-        && !b
-            .windows(2)
-            .any(|w| w[1].is_ascii_whitespace() && (w[0] == b' ' || w[1] != b' '));
-    if collapsed {
+    if crate::semantics::names::ws_collapsed(s) {
         Cow::Borrowed(s)
     } else {
         Cow::Owned(normalize_ws(s))

@@ -202,6 +202,23 @@ fn closed_details_content_is_not_style_read() {
 }
 
 #[wasm_bindgen_test]
+fn a_parent_with_many_children_keeps_them_all_in_order() {
+    // More children than the enumeration buffer first holds (it grows).
+    let buttons: String = (0..700).map(|i| format!("<button>B{i}</button> <i>t{i}</i>")).collect();
+    set_body(&format!("<div id=\"many\">{buttons}</div>"));
+    let s = snap("full");
+    let t = text(&s);
+    let pos = |name: &str| {
+        t.find(&format!("button \"{name}\" ["))
+            .unwrap_or_else(|| panic!("{name}: {t}"))
+    };
+    assert!(pos("B0") < pos("B1") && pos("B1") < pos("B699"), "{t}");
+    assert!(t.contains("t699"), "{t}");
+    let last = ref_of(&s, "B699");
+    assert_eq!(s["refs"][&last]["selector"], "#many > button:nth-of-type(700)");
+}
+
+#[wasm_bindgen_test]
 fn shadow_roots_and_slots_are_walked() {
     set_body(r#"<div id="host"><span slot="s">Slotted text</span></div>"#);
     let host = document().get_element_by_id("host").unwrap();

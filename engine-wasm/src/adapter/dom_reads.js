@@ -18,9 +18,12 @@
   // Element names as small numbers (Rust keeps the strings: `tagName`).
   const tagIds = new Map();
   const tagNames = [];
-  // The last `kids` enumeration: nodes, and two words of facts each.
+  // The last `kids` enumeration's nodes; their facts go straight into the
+  // caller's buffer in wasm memory, through a view kept across calls (a
+  // grown memory detaches it: its length drops to 0).
   let kidNodes = [];
-  let kidInfo = new Uint32Array(256);
+  let info = new Uint32Array(0);
+  let infoAt = -1;
   // Same-name sibling counts by tag id (reset after each enumeration).
   const counts = [];
   const counted = [];
@@ -55,10 +58,16 @@
       clickables = clickableSet;
     },
     // The element and text children of `parent`, in order (`titleOnly`:
-    // inside <svg>, only <title> elements and no text). Returns their
-    // count; `kidsInfo` copies their facts, `kid` and `kidText` give the
-    // nodes. One call per parent instead of four per child.
-    kids(parent, titleOnly) {
+    // inside <svg>, only <title> elements and no text). Writes two words of
+    // facts per child at `ptr` (room for `cap` words) and returns the
+    // count; when that needs more room, the caller calls again with more.
+    // `kid` and `kidText` give the nodes. One call per parent instead of
+    // four per child.
+    kids(parent, titleOnly, ptr, cap) {
+      if (info.length !== cap || infoAt !== ptr) {
+        info = new Uint32Array(memory.buffer, ptr, cap);
+        infoAt = ptr;
+      }
       let n = 0;
       for (let c = parent.firstChild; c !== null; c = c.nextSibling) {
         const type = c.nodeType;
@@ -76,23 +85,16 @@
         } else {
           continue;
         }
-        if (2 * n + 2 > kidInfo.length) {
-          const grown = new Uint32Array(kidInfo.length * 2);
-          grown.set(kidInfo);
-          kidInfo = grown;
+        if (2 * n + 2 <= cap) {
+          info[2 * n] = word;
+          info[2 * n + 1] = nth;
         }
-        kidInfo[2 * n] = word;
-        kidInfo[2 * n + 1] = nth;
         kidNodes[n++] = c;
       }
       for (const id of counted) counts[id] = 0;
       counted.length = 0;
       kidNodes.length = n;
       return n;
-    },
-    // Copies the last enumeration's facts (2 words a child) to `ptr`.
-    kidsInfo(ptr) {
-      new Uint32Array(memory.buffer, ptr, 2 * kidNodes.length).set(kidInfo.subarray(0, 2 * kidNodes.length));
     },
     kid(i) {
       return kidNodes[i];

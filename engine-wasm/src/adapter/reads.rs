@@ -27,9 +27,7 @@ extern "C" {
         clickables: &js_sys::WeakSet,
     );
     #[wasm_bindgen(js_name = kids)]
-    fn js_kids(parent: &web_sys::Node, title_only: bool) -> u32;
-    #[wasm_bindgen(js_name = kidsInfo)]
-    fn js_kids_info(ptr: u32);
+    fn js_kids(parent: &web_sys::Node, title_only: bool, ptr: u32, cap: u32) -> u32;
     #[wasm_bindgen(js_name = kid)]
     fn js_kid(i: u32) -> Element;
     #[wasm_bindgen(js_name = kidText)]
@@ -106,13 +104,27 @@ pub enum Child {
 /// from one enumeration in JS; only elements cross as handles, and only
 /// non-blank text as strings.
 pub fn children(parent: &web_sys::Node, title_only: bool) -> Vec<Child> {
-    let n = js_kids(parent, title_only) as usize;
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut info = vec![0u32; 2 * n];
-    js_kids_info(info.as_mut_ptr() as u32);
-    let mut out = Vec::with_capacity(n);
+    KIDS_INFO.with(|buf| {
+        let mut info = buf.borrow_mut();
+        let mut n = js_kids(parent, title_only, info.as_mut_ptr() as u32, info.len() as u32) as usize;
+        if 2 * n > info.len() {
+            // More children than ever before: again, with room for them.
+            info.resize(2 * n, 0);
+            n = js_kids(parent, title_only, info.as_mut_ptr() as u32, info.len() as u32) as usize;
+        }
+        // The JS side wrote through the pointer, outside Rust's view.
+        let info: &[u32] = std::hint::black_box(&info[..2 * n]);
+        decode_children(info)
+    })
+}
+
+thread_local! {
+    /// Where `kids` writes its facts (two words a child); grown as needed.
+    static KIDS_INFO: std::cell::RefCell<Vec<u32>> = std::cell::RefCell::new(vec![0; 512]);
+}
+
+fn decode_children(info: &[u32]) -> Vec<Child> {
+    let mut out = Vec::with_capacity(info.len() / 2);
     for (i, pair) in info.chunks_exact(2).enumerate() {
         out.push(match pair[0] & 3 {
             1 => Child::Element(js_kid(i as u32), ElementFacts::decode(pair[0]), pair[1]),

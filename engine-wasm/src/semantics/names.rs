@@ -208,17 +208,20 @@ pub fn accessible_description(s: &Semantics, id: NodeId) -> String {
 }
 
 /// Collapses runs of ASCII whitespace to one space and trims the ends.
-/// `normalize`, keeping `s` itself when it already is (most names are).
-fn normalize_owned(s: String) -> String {
+/// Non-empty, with ASCII whitespace only as single spaces between other
+/// characters: what collapsing and trimming ASCII whitespace leaves as is.
+pub fn ws_collapsed(s: &str) -> bool {
     let b = s.as_bytes();
     let ws = |c: u8| c.is_ascii_whitespace();
-    let done = !b.is_empty()
+    !b.is_empty()
         && !ws(b[0])
         && !ws(b[b.len() - 1])
-        && !s.starts_with('\u{a0}')
-        && !s.ends_with('\u{a0}')
-        && !b.windows(2).any(|w| ws(w[1]) && (w[0] == b' ' || w[1] != b' '));
-    if done {
+        && !b.windows(2).any(|w| ws(w[1]) && (w[0] == b' ' || w[1] != b' '))
+}
+
+/// `normalize`, keeping `s` itself when it already is (most names are).
+fn normalize_owned(s: String) -> String {
+    if ws_collapsed(&s) && !s.starts_with('\u{a0}') && !s.ends_with('\u{a0}') {
         s
     } else {
         normalize(&s)
