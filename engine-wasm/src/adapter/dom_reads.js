@@ -27,6 +27,15 @@
   // Same-name sibling counts by tag id (reset after each enumeration).
   const counts = [];
   const counted = [];
+  // Elements that can host a shadow root (`attachShadow` and declarative
+  // shadow DOM refuse others); closed roots are opened by the main-world
+  // hook, so `shadowRoot` is asked of these only.
+  const shadowHosts = new Set([
+    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+    "header", "main", "nav", "p", "section", "span",
+  ]);
+  // Per tag id: may host a shadow root (custom elements and the list above).
+  const hostable = [];
   const tagId = (name) => {
     let id = tagIds.get(name);
     if (id === undefined) {
@@ -34,17 +43,21 @@
       tagNames.push(name);
       tagIds.set(name, id);
       counts.push(0);
+      hostable.push(shadowHosts.has(name) || name.includes("-"));
     }
     return id;
   };
   // An element's facts word (layout in reads.rs): kind 1, flags, tag id.
-  const elementWord = (el) =>
-    1 |
-    (el.shadowRoot !== null ? 4 : 0) |
-    (el.onclick != null || clickables.has(el) ? 8 : 0) |
-    (el.firstChild !== null ? 16 : 0) |
-    (el.firstElementChild !== null ? 32 : 0) |
-    (tagId(el.localName) << 8);
+  const elementWord = (el) => {
+    const id = tagId(el.localName);
+    return (
+      1 |
+      (hostable[id] && el.shadowRoot !== null ? 4 : 0) |
+      (el.onclick != null || clickables.has(el) ? 8 : 0) |
+      (el.firstChild !== null ? 16 : 0) |
+      (id << 8)
+    );
+  };
   return {
     // `ptr`: where `rect` writes four f64s in the module's memory.
     // `relevantAttr`, `classOrDataAttr`: attribute names `attrs` keeps.

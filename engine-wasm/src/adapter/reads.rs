@@ -69,14 +69,13 @@ pub fn bind(kw: &Keywords, clickables: &js_sys::WeakSet) {
 
 /// What the walk knows about an element before reading it (one word from
 /// `dom_reads.js`: bit 0 element, 4 shadow root, 8 click handler property
-/// or listener, 16 child nodes, 32 element children, tag id from bit 8).
+/// or listener, 16 child nodes, tag id from bit 8).
 #[derive(Debug, Clone, Copy)]
 pub struct ElementFacts {
     pub tag_id: u32,
     pub shadow_root: bool,
     pub click_handler: bool,
     pub has_children: bool,
-    pub has_element_children: bool,
 }
 
 impl ElementFacts {
@@ -86,7 +85,6 @@ impl ElementFacts {
             shadow_root: word & 4 != 0,
             click_handler: word & 8 != 0,
             has_children: word & 16 != 0,
-            has_element_children: word & 32 != 0,
         }
     }
 }

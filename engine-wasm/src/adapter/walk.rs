@@ -541,7 +541,8 @@ fn read_style(
         && r.height >= 40.0
         && data.tag != "html"
         && data.tag != "body"
-        && facts.has_element_children;
+        && facts.has_children
+        && el.child_element_count() > 0;
     if may_scroll {
         let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
         if scrolls(cs().overflow_y()) || scrolls(cs().overflow_x()) {
