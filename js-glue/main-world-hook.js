@@ -9,7 +9,9 @@
 //    a closed-looking view: `host.shadowRoot` is null and `root.mode` is
 //    "closed" for page scripts. Expando properties are per world, so the
 //    engine still sees the real values.
-// 2. Click listeners registered with addEventListener: remembered here and
+// 2. Click listeners registered with addEventListener, or set as handler
+//    properties (`el.onclick = fn`; a handler property belongs to the world
+//    that set it, so the engine reads it as null): remembered here and
 //    announced to the engine on request with a DOM event whose target is the
 //    element (targets cross worlds; event details do not).
 //
@@ -56,14 +58,37 @@
   let pending = [];
   let count = 0;
   const MAX_PENDING = 100000;
-  const addEventListener = function addEventListener(type, listener, options) {
-    if (CLICK_TYPES[type] === 1 && this instanceof ElementCtor && count < MAX_PENDING) {
-      pending[count] = new WeakRefCtor(this);
+  const remember = (el) => {
+    if (el instanceof ElementCtor && count < MAX_PENDING) {
+      pending[count] = new WeakRefCtor(el);
       count += 1;
     }
+  };
+  const addEventListener = function addEventListener(type, listener, options) {
+    if (CLICK_TYPES[type] === 1) remember(this);
     return apply(origAdd, this, [type, listener, options]);
   };
   defineProperty(w.EventTarget.prototype, "addEventListener", { value: addEventListener, writable: true, configurable: true });
+
+  // The same for handler properties: each setter is wrapped, the getter kept.
+  for (const Ctor of [w.HTMLElement, w.SVGElement]) {
+    if (!Ctor) continue;
+    for (const type in CLICK_TYPES) {
+      const key = "on" + type;
+      const d = getDescriptor(Ctor.prototype, key);
+      if (!d || !d.set) continue;
+      const set = d.set;
+      defineProperty(Ctor.prototype, key, {
+        get: d.get,
+        set: function (handler) {
+          if (typeof handler === "function") remember(this);
+          return apply(set, this, [handler]);
+        },
+        enumerable: d.enumerable,
+        configurable: true,
+      });
+    }
+  }
 
   // The engine dispatches `__sightline_collect` on the document; we answer
   // with one `__sightline_clickable` event per newly registered element.

@@ -250,3 +250,18 @@ fn hostile_page_sabotaging_arrays_before_listeners() {
     );
     ref_with(&snap.tree, "Open menu");
 }
+
+/// Handlers set as properties (`el.onclick = fn`) live in the page's world,
+/// where the engine can't read them: the main-world hook announces them.
+#[test]
+fn handler_properties_make_elements_clickable() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("handler-properties.html"), &[]);
+    assert_eq!(snap.title, "Handler properties", "the hook broke the page's handler properties");
+    ref_with(&snap.tree, "Open by property");
+    ref_with(&snap.tree, "Press me");
+    for inert in ["Not clickable", "Plain text"] {
+        let line = snap.tree.lines().find(|l| l.contains(inert)).expect(inert);
+        assert!(!line.contains("[ref="), "{line}");
+    }
+}
