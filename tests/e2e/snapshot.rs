@@ -257,7 +257,10 @@ fn hostile_page_sabotaging_arrays_before_listeners() {
 fn handler_properties_make_elements_clickable() {
     let server = FixtureServer::start();
     let (_, snap) = snapshot_json(&server.url("handler-properties.html"), &[]);
-    assert_eq!(snap.title, "Handler properties", "the hook broke the page's handler properties");
+    assert_eq!(
+        snap.title, "Handler properties",
+        "the hook broke the page's handler properties"
+    );
     ref_with(&snap.tree, "Open by property");
     ref_with(&snap.tree, "Press me");
     for inert in ["Not clickable", "Plain text"] {
