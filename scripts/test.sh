@@ -15,7 +15,7 @@ echo "== engine: DOM-layer tests in headless Chromium"
 # The test runner gives chromedriver 5 s to bind its port by default; a busy
 # 2-core machine has missed that ("driver failed to bind port during
 # startup"), so it gets a minute (the runner restarts a stuck driver every
-# 10 s), and each test two.
+# 10 s), and a test binary's whole run two (default 20 s).
 CARGO_TARGET_DIR="$SIGHTLINE_ROOT/target/engine-wasm-test" \
   WASM_BINDGEN_TEST_DRIVER_TIMEOUT=60 WASM_BINDGEN_TEST_TIMEOUT=120 \
   wasm-pack test --headless --chrome engine-wasm
