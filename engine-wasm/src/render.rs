@@ -528,8 +528,8 @@ pub fn render(input: &RenderInput) -> Rendered {
         if repeats_name {
             n.children.retain(|c| !matches!(c, Item::Text(_)));
         } else {
-            let name = n.name.clone();
-            n.children.retain(|c| !matches!(c, Item::Text(t) if t.as_ref() == name));
+            let OutNode { name, children, .. } = n;
+            children.retain(|c| !matches!(c, Item::Text(t) if t.as_ref() == name.as_str()));
         }
     }
 
