@@ -61,6 +61,9 @@ pub struct RenderInput<'a> {
     pub drop_obscured: bool,
     /// The open modal's root node, rendered with `[modal]`.
     pub modal_root: Option<NodeId>,
+    /// Its element ancestors: not obscured (they hold it), but without refs
+    /// (see `snapshot::build_frame_snapshot`).
+    pub modal_ancestors: &'a [NodeId],
     /// Per-node "covered by" descriptions from hit-testing.
     pub covered: Option<&'a NodeMap<String>>,
 }
@@ -320,14 +323,6 @@ pub fn render(input: &RenderInput) -> Rendered {
         frame: None,
     }];
     let mut rendered_refs = Vec::new();
-    // A modal's ancestors are not obscured (they hold it), but they get no
-    // ref either: what is theirs alone is the backdrop around the modal (a
-    // click-to-dismiss container), and their action point, the centre,
-    // lands on the modal itself.
-    let modal_ancestors: Vec<NodeId> = input
-        .modal_root
-        .map(|m| tree.ancestors(m).collect())
-        .unwrap_or_default();
     let mut frame_slots = Vec::new();
 
     // (node, output parent, an ancestor already carries [offscreen])
@@ -423,7 +418,7 @@ pub fn render(input: &RenderInput) -> Rendered {
         if is_frame {
             role_name = Some("iframe");
         }
-        let has_ref = interactive && !obscured && !modal_ancestors.contains(&id) && input.refs.contains_key(&id);
+        let has_ref = interactive && !obscured && !input.modal_ancestors.contains(&id) && input.refs.contains_key(&id);
         if role_name.is_none() && has_ref {
             role_name = Some("generic");
         }

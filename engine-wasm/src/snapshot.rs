@@ -140,11 +140,19 @@ pub fn build_frame_snapshot(
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
     let occ = occlusion(&sem, req, probe);
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
+    // A modal's ancestors are not obscured (they hold it), but they get no
+    // ref either: what is theirs alone is the backdrop around the modal (a
+    // click-to-dismiss container), and their action point, the centre,
+    // lands on the modal itself. So they are not hit-tested either.
+    let modal_ancestors: Vec<NodeId> = occ.modal.map(|m| tree.ancestors(m.node).collect()).unwrap_or_default();
 
     // Covered-element truth for refs in view.
     let mut covered: NodeMap<String> = NodeMap::new(tree.len());
     if req.hit_test {
-        let mut ids: Vec<NodeId> = refs.keys().filter(|&id| !obscured(id)).collect();
+        let mut ids: Vec<NodeId> = refs
+            .keys()
+            .filter(|&id| !obscured(id) && !modal_ancestors.contains(&id))
+            .collect();
         ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
         // Positioned layers (fixed, sticky, absolute, or relative with a
@@ -209,6 +217,7 @@ pub fn build_frame_snapshot(
         obscured: occ.mask.as_deref(),
         drop_obscured: req.obscured_mode == ObscuredMode::Drop,
         modal_root: occ.modal.map(|m| m.node),
+        modal_ancestors: &modal_ancestors,
         covered: Some(&covered),
     });
     let index = SelectorIndex::new(tree);

@@ -45,8 +45,6 @@ extern "C" {
     pub type ElementView;
     #[wasm_bindgen(method, getter, js_name = localName)]
     pub fn local_name_js(this: &ElementView) -> JsString;
-    #[wasm_bindgen(method, getter, js_name = onclick)]
-    pub fn onclick_js(this: &ElementView) -> JsValue;
 }
 
 pub fn style_view(cs: &web_sys::CssStyleDeclaration) -> &StyleView {

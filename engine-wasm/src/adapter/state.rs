@@ -20,8 +20,6 @@ pub struct EngineState {
     next_ref: Cell<u32>,
     frame_key_of: WeakMap,
     next_frame_key: Cell<u32>,
-    /// Elements with click-type listeners, announced by the main-world hook.
-    pub clickables: WeakSet,
     listened_roots: WeakSet,
     listener: Closure<dyn FnMut(web_sys::Event)>,
 }
@@ -65,6 +63,8 @@ pub fn state() -> &'static EngineState {
 
 impl EngineState {
     fn new() -> Self {
+        // Elements with click-type listeners or handler properties, announced
+        // by the main-world hook; the listener fills it, `dom_reads.js` reads it.
         let clickables = WeakSet::new();
         let set = clickables.clone();
         let listener = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
@@ -85,7 +85,6 @@ impl EngineState {
             next_ref: Cell::new(0),
             frame_key_of: WeakMap::new(),
             next_frame_key: Cell::new(0),
-            clickables,
             listened_roots: WeakSet::new(),
             listener,
         };

@@ -68,15 +68,6 @@ struct Work {
 const ELEMENT_NODE: u16 = 1;
 const TEXT_NODE: u16 = 3;
 
-impl Work {
-    fn from_child(child: Child) -> (WorkItem, u32) {
-        match child {
-            Child::Element(el, facts, nth) => (WorkItem::Element(el, facts), nth),
-            Child::Text(text) => (WorkItem::Text(text), 0),
-        }
-    }
-}
-
 pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
     walk_document_with(state, doc, false, None)
 }
@@ -247,7 +238,10 @@ pub fn walk_document_with(
         }
 
         let child_ctx = |child: Child, scope, scope_host, parent, light_parent| {
-            let (item, nth) = Work::from_child(child);
+            let (item, nth) = match child {
+                Child::Element(el, facts, nth) => (WorkItem::Element(el, facts), nth),
+                Child::Text(text) => (WorkItem::Text(text), 0),
+            };
             Work {
                 item,
                 parent,
