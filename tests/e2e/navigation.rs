@@ -124,6 +124,27 @@ async fn history(cx: &Ctx) {
     page.close().await.unwrap();
 }
 
+/// A click whose navigation is only queued (a form submission, a zero
+/// timer) still counts as navigating: the action waits for the new page.
+/// Repeated, because missing it was a race.
+async fn queued_navigations(cx: &Ctx) {
+    let page = cx.browser.new_page().await.unwrap();
+    for round in 0..4 {
+        for (button, lands_on) in [("#submit", "history-b.html?q=x"), ("#later", "history-b.html?later=1")] {
+            page.goto(&cx.server.url("actions/queued-nav.html")).await.unwrap();
+            let r = page.click(button).await.expect("click");
+            assert!(
+                r.notes
+                    .iter()
+                    .any(|n| n.contains("navigated to") && n.contains(lands_on)),
+                "round {round}, {button}: {r:?}"
+            );
+            assert_eq!(page.title().await.unwrap(), "Page B", "round {round}, {button}");
+        }
+    }
+    page.close().await.unwrap();
+}
+
 async fn settling(cx: &Ctx) {
     let page = cx.browser.new_page().await.unwrap();
     page.goto(&cx.server.url("actions/network.html")).await.unwrap();
@@ -271,6 +292,7 @@ async fn navigation_settle_and_popups() {
         let mut failures = Vec::new();
         scenario("typed errors and status", &mut failures, typed_errors_and_status(&cx)).await;
         scenario("history", &mut failures, history(&cx)).await;
+        scenario("queued navigations", &mut failures, queued_navigations(&cx)).await;
         scenario("settling", &mut failures, settling(&cx)).await;
         scenario("popups", &mut failures, popups(&cx)).await;
         cx.browser.close().await.expect("close");
