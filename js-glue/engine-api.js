@@ -12,6 +12,15 @@ const __sl_decode = (b64) => {
   return bytes;
 };
 wasm_bindgen.initSync({ module: __sl_decode(__SL_WASM_B64) });
+// A form submission (a click on a submit button, Enter in a field) fires
+// `submit` at once but only queues its navigation as a task, which Chromium
+// runs after the next frame when the click changed the page. The driver
+// asks (`takeSubmit`) while settling, so it can wait for that navigation.
+// The event is kept, not a flag: listeners after this one may cancel it.
+let __sl_lastSubmit = null;
+if (typeof document !== "undefined") {
+  document.addEventListener("submit", (e) => { __sl_lastSubmit = e; }, true);
+}
 const __sl_api = Object.freeze({
   protocol: wasm_bindgen.protocol_version(),
   /** FrameSnapshotRequest JSON in, FrameSnapshot JSON out. */
@@ -26,6 +35,12 @@ const __sl_api = Object.freeze({
   domAction: (actionJson) => wasm_bindgen.dom_action(actionJson),
   /** removeBlocker: {"op":"scan"} → candidates; {"op":"state"|"remove","target"} → result JSON. */
   blockers: (requestJson) => wasm_bindgen.blockers(requestJson),
+  /** True once after an uncancelled `submit` event: a form's navigation is queued. */
+  takeSubmit: () => {
+    const e = __sl_lastSubmit;
+    __sl_lastSubmit = null;
+    return e !== null && !e.defaultPrevented;
+  },
   /** Debug and conformance: [{found, role, name, description, hidden}] for a CSS selector. */
   describeAll: (css) => wasm_bindgen.describe_all(css),
 });

@@ -21,9 +21,6 @@ use crate::error::{ActionErrorKind, Error, Result};
 use crate::page::Page;
 use crate::target::{Needs, Ready, Target};
 
-/// Longest wait for the page's event loop to take a turn after an action.
-const TASK_TURN_TIMEOUT: Duration = Duration::from_millis(500);
-
 /// What an action did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ActionResult {
@@ -613,7 +610,6 @@ impl Page {
     pub(crate) async fn after_action(&self, result: &mut ActionResult, mark: u64) -> Result<()> {
         let commits = mark;
         if !self.settle_timeout().is_zero() {
-            self.let_scheduled_tasks_run().await;
             let report = self.settle().await?;
             if report.timed_out {
                 result.notes.push(format!(
@@ -629,19 +625,6 @@ impl Page {
             }
         }
         Ok(())
-    }
-
-    /// Waits (briefly) for one turn of the main frame's event loop. A click
-    /// on a submit button only *queues* the form's navigation; DevTools
-    /// commands run ahead of queued tasks, so without this turn settle's
-    /// first look could find a quiet page that is about to navigate. Two
-    /// nested zero timers come after every task queued before them.
-    async fn let_scheduled_tasks_run(&self) {
-        const TASK_TURN_JS: &str = "new Promise((r) => setTimeout(() => setTimeout(r, 0), 0))";
-        let Ok(main) = self.main_frame_id().await else { return };
-        // A page that never yields (or a document being replaced) must not
-        // hold the action up: settle deals with both.
-        let _ = tokio::time::timeout(TASK_TURN_TIMEOUT, self.engine_eval(&main, TASK_TURN_JS, true)).await;
     }
 
     fn action_error(&self, method: &'static str, target: &Target, info: &TargetInfo, kind: ActionErrorKind) -> Error {

@@ -7,7 +7,9 @@
 //! (for [`NavigationResponse`](crate::NavigationResponse) status codes), and
 //! which frames got a new document (their cached engine contexts are dropped).
 //!
-//! [`Page::settle`] then waits for DOMContentLoaded and for network quiet: no
+//! [`Page::settle`] then waits for DOMContentLoaded (and, when the page
+//! fired an uncancelled `submit` since the last look, for one turn of its
+//! event loop, so the queued navigation is requested) and for network quiet: no
 //! in-flight request for [`QUIET_WINDOW`], where WebSocket and EventSource
 //! requests, and any request older than [`MAX_REQUEST_AGE`], don't count. It
 //! never waits longer than its budget (default [`DEFAULT_SETTLE_TIMEOUT`]);
@@ -378,9 +380,15 @@ pub struct SettleReport {
     pub pending_requests: usize,
 }
 
-/// Resolves with `document.readyState`, or waits (at most `ms`) for
-/// DOMContentLoaded when the document is still loading.
-const READY_STATE_JS: &str = "document.readyState";
+/// `[document.readyState, a form submission is queued]` (see `takeSubmit`
+/// in js-glue/engine-api.js).
+const READY_STATE_JS: &str = "[document.readyState, globalThis.__sightline.takeSubmit()]";
+/// Resolves after one turn of the event loop: after every task queued
+/// before it, such as a form submission's navigation. After an input that
+/// changed the page, Chromium runs it after the next frame (~16 ms).
+const TASK_TURN_JS: &str = "new Promise((r) => setTimeout(() => setTimeout(r, 0), 0))";
+/// Longest wait for that turn (a page that never yields must not hold settle up).
+const TASK_TURN_TIMEOUT: Duration = Duration::from_millis(500);
 
 impl Page {
     /// Waits until the page is settled: DOMContentLoaded, then no network
@@ -402,16 +410,25 @@ impl Page {
             // A round trip to the renderer: events it sent before (requests
             // started by a click handler, a navigation it scheduled) arrive
             // before this answer, and the tracker applies them before `sync`.
-            let ready = match tokio::time::timeout_at(deadline.into(), self.ready_state()).await {
+            let (ready, submitting) = match tokio::time::timeout_at(deadline.into(), self.ready_state()).await {
                 Ok(Ok(state)) => state,
                 Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed))) => return Err(e),
                 Ok(Err(e)) => {
                     // A document being replaced has no context for a moment.
                     tracing::debug!("settle: {e}");
-                    "loading".to_string()
+                    ("loading".to_string(), false)
                 }
                 Err(_) => break,
             };
+            if submitting {
+                // A form's navigation is queued but not requested yet: let
+                // it run, then look again (its request event comes first).
+                if let Ok(main) = self.main_frame_id().await {
+                    let turn = self.engine_eval(&main, TASK_TURN_JS, true);
+                    let _ = tokio::time::timeout(TASK_TURN_TIMEOUT, turn).await;
+                }
+                continue;
+            }
             tracker.sync().await;
             let now = Instant::now();
             if now >= deadline {
@@ -452,11 +469,13 @@ impl Page {
         })
     }
 
-    /// `document.readyState` of the main frame (in the engine's world).
-    async fn ready_state(&self) -> Result<String> {
+    /// `document.readyState` of the main frame (in the engine's world), and
+    /// whether a form submission has queued a navigation since the last look.
+    async fn ready_state(&self) -> Result<(String, bool)> {
         let main = self.main_frame_id().await?;
         let v = self.engine_eval(&main, READY_STATE_JS, false).await?;
-        Ok(v.as_str().unwrap_or("complete").to_string())
+        let state = v[0].as_str().unwrap_or("complete").to_string();
+        Ok((state, v[1].as_bool().unwrap_or(false)))
     }
 }
 
