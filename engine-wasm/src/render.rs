@@ -634,7 +634,6 @@ pub fn render(input: &RenderInput) -> Rendered {
                 } else {
                     lines.push(line);
                 }
-                let _ = n.node;
             }
         }
     }

@@ -451,12 +451,12 @@ fn cursor_read(data: &ElementData, pointer_parent: bool) -> Cursor {
 }
 
 /// A possible ref target whatever its cursor: its `pointer-events` matters.
+/// (`has_click_handler` already covers an `onclick` attribute.)
 fn may_be_target(data: &ElementData) -> bool {
     data.has_click_handler
         || CONTROL_TAGS.contains(&data.tag.as_str())
         || data.has_attr("role")
         || data.has_attr("tabindex")
-        || data.has_attr("onclick")
         || data.has_attr("contenteditable")
 }
 
