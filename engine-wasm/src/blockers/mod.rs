@@ -331,7 +331,9 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
         };
         out.push((b, score, reason));
     }
-    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    // (Unstable sorts only: a stable one would add ~3 KB to the module. The
+    // keys end in the node, so the order is total.)
+    out.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     out
 }
 
@@ -450,34 +452,38 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
         } else {
             (None, None)
         };
-        out.push(BlockerCandidate {
-            target: (input.target_of)(id),
-            selector: (input.selector_of)(id),
-            kind,
-            evidence,
-            rect: e.rect,
-            area_ratio: (area * 1000.0).round() / 1000.0,
-            position: match style.position {
-                Position::Static => "static",
-                Position::Relative => "relative",
-                Position::Absolute => "absolute",
-                Position::Fixed => "fixed",
-                Position::Sticky => "sticky",
-            }
-            .to_string(),
-            z_index: style.z_index,
-            hit_coverage: (coverage * 1000.0).round() / 1000.0,
-            covers_center,
-            modal_evidence,
-            size_evidence,
-            close,
-            reject,
-            accept,
-            description: crate::modal::describe(sem, id),
-        });
+        out.push((
+            id,
+            BlockerCandidate {
+                target: (input.target_of)(id),
+                selector: (input.selector_of)(id),
+                kind,
+                evidence,
+                rect: e.rect,
+                area_ratio: (area * 1000.0).round() / 1000.0,
+                position: match style.position {
+                    Position::Static => "static",
+                    Position::Relative => "relative",
+                    Position::Absolute => "absolute",
+                    Position::Fixed => "fixed",
+                    Position::Sticky => "sticky",
+                }
+                .to_string(),
+                z_index: style.z_index,
+                hit_coverage: (coverage * 1000.0).round() / 1000.0,
+                covers_center,
+                modal_evidence,
+                size_evidence,
+                close,
+                reject,
+                accept,
+                description: crate::modal::describe(sem, id),
+            },
+        ));
     }
-    // Most obstructive first.
-    out.sort_by(|a, b| {
+    // Most obstructive first; ties in document order (the walk numbers
+    // elements in tree order).
+    out.sort_unstable_by(|(a_id, a), (b_id, b)| {
         let key = |c: &BlockerCandidate| {
             (
                 c.size_evidence && c.modal_evidence,
@@ -485,9 +491,9 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
                 (c.area_ratio * 1000.0) as i64,
             )
         };
-        key(b).cmp(&key(a))
+        key(b).cmp(&key(a)).then(a_id.cmp(b_id))
     });
-    out
+    out.into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]
