@@ -128,22 +128,62 @@ fn hidden_rules_exclude_content() {
 
 /// Snapshots with every `getComputedStyle` read of the walk recorded:
 /// (element id, the `want` bits the walk asked for: 1 pointer-events,
-/// 2 cursor; see `adapter/reads.rs`).
+/// 2 cursor, 4 position and overflow; see `adapter/reads.rs`).
 fn snap_recording_style_reads() -> (Value, Vec<(String, u32)>) {
-    js_sys::eval(
-        "(() => { const r = globalThis.__sl_reads; const orig = r.style; r.__log = [];\
-          r.__orig = orig; r.style = (el, want) => { r.__log.push([el.id, want]); return orig(el, want); }; })()",
-    )
+    snap_recording("style", "full")
+}
+
+/// Snapshots in `mode` with every call of the batched read `method`
+/// recorded: (element id, the call's second argument or 0).
+fn snap_recording(method: &str, mode: &str) -> (Value, Vec<(String, u32)>) {
+    js_sys::eval(&format!(
+        "(() => {{ const r = globalThis.__sl_reads; const orig = r.{method}; r.__log = [];\
+          r.__orig = orig; r.{method} = (el, arg) => {{ r.__log.push([el.id, arg ?? 0]); return orig(el, arg); }}; }})()"
+    ))
     .unwrap();
-    let s = snap("full");
-    let log = js_sys::eval(
-        "(() => { const r = globalThis.__sl_reads; r.style = r.__orig; return JSON.stringify(r.__log); })()",
-    )
+    let s = snap(mode);
+    let log = js_sys::eval(&format!(
+        "(() => {{ const r = globalThis.__sl_reads; r.{method} = r.__orig; return JSON.stringify(r.__log); }})()"
+    ))
     .unwrap()
     .as_string()
     .unwrap();
     let reads: Vec<(String, u32)> = serde_json::from_str(&log).unwrap();
     (s, reads.into_iter().filter(|(id, _)| !id.is_empty()).collect())
+}
+
+#[wasm_bindgen_test]
+fn full_mode_reads_no_box_of_plain_containers_in_the_flow() {
+    set_body(
+        r#"<div id="wrap"><label id="lab">Name <input id="in"></label><span id="tap" onclick="void 0">Tap</span></div>
+        <div id="scroller" style="overflow:auto;height:60px;width:200px"><div id="tall" style="height:300px">tall</div></div>
+        <div id="layer" style="position:absolute;left:0;top:5000px;width:900px;height:600px;z-index:5"></div>
+        <div style="height:3000px"></div>
+        <div id="far"><a id="contents" href="/far" style="display:contents">Far link</a></div>"#,
+    );
+    let (s, reads) = snap_recording("rect", "full");
+    let read = |id: &str| reads.iter().any(|(i, _)| i == id);
+    // In the flow, not a target, not scrolling: no box.
+    for id in ["wrap", "lab", "tall"] {
+        assert!(!read(id), "{id}: {reads:?}");
+    }
+    // Targets, scrollers and positioned layers keep theirs.
+    for id in ["in", "tap", "scroller", "layer"] {
+        assert!(read(id), "{id}: {reads:?}");
+    }
+    let t = text(&s);
+    assert!(
+        t.lines()
+            .any(|l| l.contains("- generic [ref=") && l.ends_with("]: tall")),
+        "{t}"
+    );
+    // A box-less link is placed by its nearest ancestor with a box: that
+    // container's box is read after all, and the link is offscreen.
+    assert!(read("far"), "{reads:?}");
+    assert!(t.contains("link \"Far link\" [offscreen]"), "{t}");
+    // Viewport mode places text by its containers: every box is read.
+    let (_, reads) = snap_recording("rect", "viewport");
+    assert!(reads.iter().any(|(i, _)| i == "wrap"), "{reads:?}");
 }
 
 #[wasm_bindgen_test]

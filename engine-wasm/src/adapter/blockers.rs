@@ -43,7 +43,14 @@ impl HitInfo for LiveHits<'_> {
 
 pub fn scan_page(st: &EngineState) -> Result<BlockerScan, String> {
     let doc = document().map_err(|_| "no document".to_string())?;
-    let walked = walk::walk_document_with(st, &doc, true, None);
+    let walked = walk::walk_document_with(
+        st,
+        &doc,
+        walk::WalkOptions {
+            with_classes: true,
+            ..Default::default()
+        },
+    );
     let facts = page_facts(&doc);
     let (vw, vh) = (facts.viewport.viewport_width, facts.viewport.viewport_height);
     let mut grid = Vec::new();

@@ -135,7 +135,9 @@
     // getComputedStyle(el) keywords as bits (layout in reads.rs); the
     // declaration stays available through `last()` for rarer reads.
     // `want`: 1 = also read pointer-events, 2 = also read cursor (a pointer
-    // cursor reads pointer-events too).
+    // cursor reads pointer-events too), 4 = a plain container: also read
+    // position and overflow, unless laid out inline or the cursor is a
+    // pointer (its box is read then anyway).
     style(el, want) {
       const cs = getComputedStyle(el);
       last = cs;
@@ -150,6 +152,13 @@
       }
       if (cs.visibility !== "visible") bits |= 16;
       if (want & 1 && cs.pointerEvents === "none") bits |= 32;
+      if (want & 4 && display !== 3 && !(bits & 8)) {
+        const p = cs.position;
+        bits |= (p === "static" ? 1 : p === "relative" ? 2 : p === "absolute" ? 3 : p === "fixed" ? 4 : 5) << 6;
+        // The shorthand: one keyword, or the two axes' ("hidden auto").
+        const o = cs.overflow;
+        if (o !== "visible" && (o.includes("auto") || o.includes("scroll"))) bits |= 512;
+      }
       return bits;
     },
     last() {

@@ -118,7 +118,15 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let st = state();
     let doc = document()?;
     st.collect_clickables(&doc);
-    let walked = walk::walk_document_with(st, &doc, false, names_clip(&req));
+    let walked = walk::walk_document_with(
+        st,
+        &doc,
+        walk::WalkOptions {
+            with_classes: false,
+            names_clip: names_clip(&req),
+            skip_plain_boxes: req.mode == crate::protocol::SnapshotMode::Full,
+        },
+    );
     // A region snapshot still walks the whole document, so selectors, ids and
     // hidden ancestors stay exact; only rendering starts at the region.
     let render_root = match &req.root_selector {

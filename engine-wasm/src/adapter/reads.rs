@@ -10,7 +10,7 @@
 //! blank). Only reading and encoding happen there; what to read and what
 //! it means is decided here.
 use super::js::{Keywords, RegExpView, StyleView};
-use crate::dom::Display;
+use crate::dom::{Display, Position};
 use crate::protocol::Rect;
 use std::cell::UnsafeCell;
 use wasm_bindgen::prelude::*;
@@ -159,6 +159,10 @@ pub struct StyleKeys {
     pub visibility_hidden: bool,
     /// Read only when asked for, or when the cursor is a pointer.
     pub pointer_events_none: bool,
+    /// Read only for a plain container (see [`style_keys`]).
+    pub position: Option<Position>,
+    /// `overflow` is `auto` or `scroll` on either axis (plain containers only).
+    pub overflow_scrolls: bool,
 }
 
 /// How an element's `cursor` is known.
@@ -177,12 +181,16 @@ pub enum Cursor {
 }
 
 /// Reads display, visibility, the cursor when `cursor` says so, and
-/// pointer-events when `pointer_events` or when the cursor is a pointer. The
-/// rest of the element's computed style is at hand through [`last_style`]
-/// until the next call.
-pub fn style_keys(el: &Element, pointer_events: bool, cursor: Cursor) -> StyleKeys {
+/// pointer-events when `pointer_events` or when the cursor is a pointer.
+/// For a `plain_container` also position and overflow, which decide whether
+/// its box is needed at all (not read when it is laid out inline or has a
+/// pointer cursor). The rest of the element's computed style is at hand
+/// through [`last_style`] until the next call.
+pub fn style_keys(el: &Element, pointer_events: bool, cursor: Cursor, plain_container: bool) -> StyleKeys {
     let inherited = cursor == Cursor::Inherited;
-    let want = u32::from(pointer_events || inherited) | if cursor == Cursor::Read { 2 } else { 0 };
+    let want = u32::from(pointer_events || inherited)
+        | if cursor == Cursor::Read { 2 } else { 0 }
+        | if plain_container { 4 } else { 0 };
     let mut keys = decode(js_style(el, want));
     keys.cursor_pointer |= inherited && keys.display != Display::None;
     keys
@@ -195,7 +203,8 @@ pub fn last_style() -> StyleView {
 
 /// Bits 0–2: display (1 none, 2 block, 3 inline, 4 contents, 5 inline-block,
 /// 6 other); 8: cursor pointer; 16: visibility not visible; 32:
-/// pointer-events none.
+/// pointer-events none; bits 6–8: position when read (1 static, 2 relative,
+/// 3 absolute, 4 fixed, 5 sticky); 512: overflow scrolls.
 fn decode(bits: u32) -> StyleKeys {
     let display = match bits & 7 {
         1 => Display::None,
@@ -210,6 +219,15 @@ fn decode(bits: u32) -> StyleKeys {
         cursor_pointer: bits & 8 != 0,
         visibility_hidden: bits & 16 != 0,
         pointer_events_none: bits & 32 != 0,
+        position: match (bits >> 6) & 7 {
+            1 => Some(Position::Static),
+            2 => Some(Position::Relative),
+            3 => Some(Position::Absolute),
+            4 => Some(Position::Fixed),
+            5 => Some(Position::Sticky),
+            _ => None,
+        },
+        overflow_scrolls: bits & 512 != 0,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Per-world engine state: the ref registry, frame keys, and what the
 //! main-world hook announced. Lives as long as the document's JS world.
 use super::js::Keywords;
+use super::walk::TagClass;
 use js_sys::{Map, WeakMap, WeakSet};
 use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
@@ -27,20 +28,31 @@ pub struct EngineState {
 /// Element names by the tag ids `dom_reads.js` gives: a page has a few
 /// dozen distinct names but thousands of elements, and converting a JS
 /// string to UTF-8 costs far more than reusing the text.
+/// Each name's `TagClass` is worked out once too.
 #[derive(Default)]
 pub struct TagNames {
-    names: RefCell<Vec<String>>,
+    names: RefCell<Vec<(String, TagClass)>>,
 }
 
 impl TagNames {
     /// The local name behind `id`.
     pub fn name(&self, id: u32) -> String {
+        self.with(id, |(name, _)| name.clone())
+    }
+
+    /// What the walk needs to know about the name behind `id`.
+    pub fn class(&self, id: u32) -> TagClass {
+        self.with(id, |(_, class)| *class)
+    }
+
+    fn with<T>(&self, id: u32, f: impl FnOnce(&(String, TagClass)) -> T) -> T {
         let mut names = self.names.borrow_mut();
         while names.len() <= id as usize {
-            let next = names.len() as u32;
-            names.push(super::reads::tag_name(next));
+            let name = super::reads::tag_name(names.len() as u32);
+            let class = TagClass::of(&name);
+            names.push((name, class));
         }
-        names[id as usize].clone()
+        f(&names[id as usize])
     }
 }
 

@@ -69,26 +69,38 @@ const ELEMENT_NODE: u16 = 1;
 const TEXT_NODE: u16 = 3;
 
 pub fn walk_document(state: &EngineState, doc: &web_sys::Document) -> Walked {
-    walk_document_with(state, doc, false, None)
+    walk_document_with(state, doc, WalkOptions::default())
 }
 
-/// `with_classes`: also record `class` attributes (the blocker scan's close-button
-/// search needs them; snapshots don't, and reading them costs a conversion each).
-///
-/// `names_clip`: what is only needed for rendered elements is read only for
-/// elements whose box meets this rect: CSS generated content (two
-/// `getComputedStyle(el, pseudo)` calls, ~1.8 µs each) and a link's
-/// resolved URL (`a.href` serialises a URL: ~1 µs, and a tenth of a
-/// viewport snapshot on a page of links). Elsewhere a link keeps its `href`
-/// attribute as written. A viewport-mode snapshot renders (and names) only
-/// what meets the viewport, so it passes the viewport with a margin; `None`
-/// reads both everywhere.
-pub fn walk_document_with(
-    state: &EngineState,
-    doc: &web_sys::Document,
-    with_classes: bool,
-    names_clip: Option<Rect>,
-) -> Walked {
+/// What a walk reads beyond what every use needs. The default reads every
+/// box and no classes.
+#[derive(Clone, Copy, Default)]
+pub struct WalkOptions {
+    /// Also record `class` attributes (the blocker scan's close-button
+    /// search needs them; snapshots don't, and reading them costs a
+    /// conversion each), and read every box and position.
+    pub with_classes: bool,
+    /// What is only needed for rendered elements is read only for elements
+    /// whose box meets this rect: CSS generated content (two
+    /// `getComputedStyle(el, pseudo)` calls, ~1.8 µs each) and a link's
+    /// resolved URL (`a.href` serialises a URL: ~1 µs, and a tenth of a
+    /// viewport snapshot on a page of links). Elsewhere a link keeps its
+    /// `href` attribute as written. A viewport-mode snapshot renders (and
+    /// names) only what meets the viewport, so it passes the viewport with
+    /// a margin; `None` reads both everywhere.
+    pub names_clip: Option<Rect>,
+    /// Don't read the boxes of plain containers (see `TagClass::PLAIN`)
+    /// that are in the normal flow and don't scroll: a full-mode snapshot,
+    /// which places only what it renders, needs none of them.
+    pub skip_plain_boxes: bool,
+}
+
+pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: WalkOptions) -> Walked {
+    let WalkOptions {
+        with_classes,
+        names_clip,
+        skip_plain_boxes,
+    } = opts;
     let root = doc.document_element();
     let kw = &state.kw;
     let window = web_sys::window().expect("window");
@@ -103,6 +115,8 @@ pub fn walk_document_with(
     };
     // Elements whose generated content may feed a name (read after the walk).
     let mut wanted_pseudo: Vec<NodeId> = Vec::new();
+    // Plain containers whose box was not read (see `TagClass::PLAIN`).
+    let mut unread_boxes: Vec<NodeId> = Vec::new();
     let mut truncated = false;
     let page = PageReads {
         kw,
@@ -111,6 +125,7 @@ pub fn walk_document_with(
             window.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0),
         ),
         all_positions: with_classes,
+        skip_plain_boxes: skip_plain_boxes && !with_classes,
     };
     // Links resolve against it (see `resolve_href`).
     let base_url = doc.base_uri().ok().flatten().unwrap_or_default();
@@ -147,11 +162,12 @@ pub fn walk_document_with(
                 continue;
             }
         };
-        let tag = state.tags.name(facts.tag_id);
-        if SKIPPED_TAGS.contains(&tag.as_str()) {
+        let class = state.tags.class(facts.tag_id);
+        if class.has(TagClass::SKIPPED) {
             continue;
         }
-        let is_frame = tag == "iframe" || tag == "frame";
+        let tag = state.tags.name(facts.tag_id);
+        let is_frame = class.has(TagClass::FRAME);
         let shadow = if is_frame || !facts.shadow_root {
             None
         } else {
@@ -168,17 +184,21 @@ pub fn walk_document_with(
         data.has_click_handler = facts.click_handler || data.has_attr("onclick");
         let mut styled = w.styled;
         let mut pseudo = false;
-        if styled && UNSTYLED_TAGS.contains(&data.tag.as_str()) {
+        let mut box_unread = false;
+        if styled && class.has(TagClass::UNSTYLED) {
             data.style = Some(Style::default());
         } else if styled {
             // A box-less leaf can't show anything: skip its style (zero
             // size counts as hidden) and save the reads.
             // (Unless it carries a name source: an empty `<a title>` still
             // exists for assistive tech, as Chromium exposes it.)
-            let named = ["title", "aria-label", "aria-labelledby", "alt", "role", "href"]
-                .iter()
-                .any(|a| data.has_attr(a));
-            let leaf = w.offscreen.is_none() && !facts.has_children && data.tag != "slot" && !named && shadow.is_none();
+            let named = || {
+                ["title", "aria-label", "aria-labelledby", "alt", "role", "href"]
+                    .iter()
+                    .any(|a| data.has_attr(a))
+            };
+            let leaf =
+                w.offscreen.is_none() && !facts.has_children && data.tag != "slot" && shadow.is_none() && !named();
             if leaf {
                 data.rect = reads::rect(&el);
             }
@@ -190,12 +210,15 @@ pub fn walk_document_with(
             } else {
                 let cursor = cursor_read(&data, w.pointer_parent);
                 let style = match w.offscreen {
-                    Some(boundary) => read_style_offscreen(kw, &el, &mut data, boundary, cursor),
-                    None => read_style(&page, &el, &mut data, cursor, !leaf, &facts),
+                    Some(boundary) => read_style_offscreen(kw, &el, &mut data, class, boundary, cursor),
+                    None => {
+                        let (style, unread) = read_style(&page, &el, &mut data, class, cursor, !leaf, &facts);
+                        box_unread = unread;
+                        style
+                    }
                 };
                 let rendered = names_clip.is_none_or(|clip| data.rect.intersects(&clip));
-                pseudo = rendered
-                    && (NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || (w.name_ctx && data.has_attr("role")));
+                pseudo = rendered && (class.has(TagClass::NAME_FROM_CONTENT) || (w.name_ctx && data.has_attr("role")));
                 if rendered && data.tag == "a" {
                     resolve_href(&el, &mut data, &base_url);
                 }
@@ -223,7 +246,7 @@ pub fn walk_document_with(
             data.frame_key = Some(state.frame_key_for(&el));
         }
         data.shadow_host = shadow.is_some();
-        let name_ctx = w.name_ctx || NAME_FROM_CONTENT_TAGS.contains(&data.tag.as_str()) || data.has_attr("role");
+        let name_ctx = w.name_ctx || class.has(TagClass::NAME_FROM_CONTENT) || data.has_attr("role");
         let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
         let pointer_parent = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
@@ -232,6 +255,9 @@ pub fn walk_document_with(
         elements.push(Some(el.clone()));
         if pseudo {
             wanted_pseudo.push(id);
+        }
+        if box_unread && styled {
+            unread_boxes.push(id);
         }
         if is_frame {
             continue;
@@ -301,8 +327,7 @@ pub fn walk_document_with(
             let mut summary_seen = !closed_details;
             for child in reads::children(el.as_ref(), is_svg) {
                 let mut work = child_ctx(child, w.scope, w.scope_host, id, None);
-                let is_summary =
-                    |w: &Work| matches!(w.item, WorkItem::Element(_, f) if state.tags.name(f.tag_id) == "summary");
+                let is_summary = |w: &Work| matches!(w.item, WorkItem::Element(_, f) if state.tags.class(f.tag_id).has(TagClass::SUMMARY));
                 if !summary_seen && is_summary(&work) {
                     summary_seen = true;
                 } else if closed_details {
@@ -313,11 +338,51 @@ pub fn walk_document_with(
         }
         stack.extend(children.into_iter().rev());
     }
+    place_boxless(&mut tree, &elements, &unread_boxes);
     generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
     Walked {
         tree,
         elements,
         truncated,
+    }
+}
+
+/// A box-less element that may show a line of its own (a `display:contents`
+/// list, an empty link) is placed by its nearest ancestor with a box (see
+/// `render::compute_in_view`). Plain containers' boxes may have been
+/// skipped (see `TagClass::PLAIN`): those on its ancestor path are read
+/// now, nearest first, until one has a box, so that it is placed as if every
+/// box had been read.
+fn place_boxless(tree: &mut DomTree, elements: &[Option<Element>], unread_boxes: &[NodeId]) {
+    if unread_boxes.is_empty() {
+        return;
+    }
+    let mut unread = vec![false; tree.len()];
+    for &id in unread_boxes {
+        unread[id] = true;
+    }
+    for id in 0..tree.len() {
+        let shows_line = tree.element(id).is_some_and(|e| {
+            e.rect.is_empty() && e.style.as_ref().is_some_and(|s| s.display != Display::None) && {
+                let class = TagClass::of(&e.tag);
+                !class.has(TagClass::PLAIN) && !class.has(TagClass::UNSTYLED)
+            }
+        });
+        if !shows_line {
+            continue;
+        }
+        let mut up = tree.parent(id);
+        while let Some(a) = up {
+            if std::mem::take(&mut unread[a]) {
+                if let (Some(el), NodeKind::Element(e)) = (&elements[a], &mut tree.nodes[a].kind) {
+                    e.rect = reads::rect(el);
+                }
+            }
+            if tree.element(a).is_some_and(|e| !e.rect.is_empty()) {
+                break;
+            }
+            up = tree.parent(a);
+        }
     }
 }
 
@@ -398,6 +463,62 @@ const UNSTYLED_TAGS: &[&str] = &[
     "option", "optgroup", "br", "wbr", "source", "track", "col", "colgroup", "area", "param", "datalist",
 ];
 
+/// What the walk needs to know about an element name, worked out once per
+/// name (`TagNames` keeps it by tag id): the walk asks several lists about
+/// every element, and a page has thousands of elements but a few dozen
+/// names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TagClass(u16);
+
+impl TagClass {
+    /// `SKIPPED_TAGS`.
+    pub const SKIPPED: u16 = 1;
+    /// `iframe`, `frame`.
+    pub const FRAME: u16 = 2;
+    /// `UNSTYLED_TAGS`.
+    pub const UNSTYLED: u16 = 4;
+    /// `NAME_FROM_CONTENT_TAGS`.
+    pub const NAME_FROM_CONTENT: u16 = 8;
+    /// `TEXT_LEVEL_TAGS`.
+    pub const TEXT_LEVEL: u16 = 16;
+    /// `CONTROL_TAGS`.
+    pub const CONTROL: u16 = 32;
+    /// `summary`.
+    pub const SUMMARY: u16 = 64;
+    /// A container that never shows a line of its own in a snapshot (no
+    /// role, `generic`, or an inline role the text format leaves out)
+    /// unless it is a possible target: a `div` or a text-level element.
+    /// When one isn't a target, sits in the normal flow (`position:
+    /// static`) and doesn't scroll, nothing in a full-mode snapshot needs
+    /// its box: it can't be a ref, a line marked `[offscreen]`, an overlay,
+    /// a hit-test layer or a scroller. Its position and overflow keywords
+    /// (~0.4 µs each) are read instead of its box (`getBoundingClientRect`,
+    /// ~4 µs with the garbage it leaves, the dearest read of the walk). The
+    /// cost: a box-less element inside it (`display:contents`, empty) would
+    /// be placed by a further ancestor's box, so `place_boxless` reads the
+    /// boxes it needs after the walk.
+    pub const PLAIN: u16 = 128;
+
+    pub fn of(tag: &str) -> Self {
+        let bit = |yes: bool, bit: u16| if yes { bit } else { 0 };
+        let text_level = TEXT_LEVEL_TAGS.contains(&tag);
+        TagClass(
+            bit(SKIPPED_TAGS.contains(&tag), Self::SKIPPED)
+                | bit(tag == "iframe" || tag == "frame", Self::FRAME)
+                | bit(UNSTYLED_TAGS.contains(&tag), Self::UNSTYLED)
+                | bit(NAME_FROM_CONTENT_TAGS.contains(&tag), Self::NAME_FROM_CONTENT)
+                | bit(text_level, Self::TEXT_LEVEL)
+                | bit(CONTROL_TAGS.contains(&tag), Self::CONTROL)
+                | bit(tag == "summary", Self::SUMMARY)
+                | bit(text_level || tag == "div", Self::PLAIN),
+        )
+    }
+
+    pub fn has(self, bit: u16) -> bool {
+        self.0 & bit != 0
+    }
+}
+
 /// Elements that may be ref targets regardless of cursor, so their
 /// `pointer-events` matters. (Not `details`: its `summary` is the target.)
 const CONTROL_TAGS: &[&str] = &["a", "button", "input", "select", "textarea", "summary"];
@@ -452,9 +573,9 @@ fn cursor_read(data: &ElementData, pointer_parent: bool) -> Cursor {
 
 /// A possible ref target whatever its cursor: its `pointer-events` matters.
 /// (`has_click_handler` already covers an `onclick` attribute.)
-fn may_be_target(data: &ElementData) -> bool {
+fn may_be_target(data: &ElementData, class: TagClass) -> bool {
     data.has_click_handler
-        || CONTROL_TAGS.contains(&data.tag.as_str())
+        || class.has(TagClass::CONTROL)
         || data.has_attr("role")
         || data.has_attr("tabindex")
         || data.has_attr("contenteditable")
@@ -468,6 +589,8 @@ struct PageReads<'a> {
     viewport: (f64, f64),
     /// Read the position of every box, and every rect (the blocker scan).
     all_positions: bool,
+    /// See `WalkOptions::skip_plain_boxes`.
+    skip_plain_boxes: bool,
 }
 
 /// Reads the computed style facts the pure core needs, and no more: every
@@ -487,23 +610,27 @@ fn read_style(
     page: &PageReads,
     el: &Element,
     data: &mut ElementData,
+    class: TagClass,
     cursor: Cursor,
     read_rect_too: bool,
     facts: &ElementFacts,
-) -> Style {
+) -> (Style, bool) {
     let PageReads {
         kw,
         viewport,
         all_positions,
+        skip_plain_boxes,
     } = *page;
-    let target = may_be_target(data);
-    let keys = reads::style_keys(el, target, cursor);
+    let target = may_be_target(data, class);
+    let plain = skip_plain_boxes && !target && class.has(TagClass::PLAIN);
+    let keys = reads::style_keys(el, target, cursor, plain);
     let display = keys.display;
     if display == Display::None {
-        return Style {
+        let style = Style {
             display,
             ..Default::default()
         };
+        return (style, false);
     }
     let cursor_pointer = keys.cursor_pointer;
     let mut style = Style {
@@ -517,16 +644,18 @@ fn read_style(
     // The rest of the declaration, fetched only where a rarer read needs it.
     let last = std::cell::OnceCell::new();
     let cs = || last.get_or_init(reads::last_style);
-    let boxless_text =
-        display == Display::Inline && !candidate && !all_positions && TEXT_LEVEL_TAGS.contains(&data.tag.as_str());
-    if read_rect_too && !boxless_text {
+    let boxless_text = display == Display::Inline && !candidate && !all_positions && class.has(TagClass::TEXT_LEVEL);
+    // (`position` is read only when the cursor isn't a pointer, so also
+    // when the element isn't a candidate.)
+    let unplaced_plain = plain && keys.position == Some(Position::Static) && !keys.overflow_scrolls;
+    if read_rect_too && !boxless_text && !unplaced_plain {
         data.rect = reads::rect(el);
     }
     let r = &data.rect;
     let (vw, vh) = viewport;
     let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
     if big {
-        style.position = read_position(kw, cs());
+        style.position = keys.position.unwrap_or_else(|| read_position(kw, cs()));
         read_z_index(kw, cs(), &mut style);
     }
     let may_scroll = display != Display::Contents
@@ -536,6 +665,8 @@ fn read_style(
         && data.tag != "html"
         && data.tag != "body"
         && facts.has_children
+        // (A plain container's overflow is known already.)
+        && (keys.position.is_none() || keys.overflow_scrolls)
         && el.child_element_count() > 0;
     if may_scroll {
         let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
@@ -546,7 +677,7 @@ fn read_style(
     if data.has_attr("hidden") {
         style.content_visibility_hidden = cs().content_visibility() == kw.hidden;
     }
-    style
+    (style, read_rect_too && unplaced_plain)
 }
 
 /// Positioned out of the normal flow: its box needn't lie inside its parent's.
@@ -582,8 +713,15 @@ fn offscreen_boundary(el: &Element, data: &ElementData, style: &Style, clip: Opt
 /// The element gets the boundary's box instead, which places it offscreen
 /// on the right side; only out-of-flow elements read their own. Not done
 /// either: the scrollable-container check (offscreen scrollers go uncounted).
-fn read_style_offscreen(kw: &Keywords, el: &Element, data: &mut ElementData, boundary: Rect, cursor: Cursor) -> Style {
-    let keys = reads::style_keys(el, may_be_target(data), cursor);
+fn read_style_offscreen(
+    kw: &Keywords,
+    el: &Element,
+    data: &mut ElementData,
+    class: TagClass,
+    boundary: Rect,
+    cursor: Cursor,
+) -> Style {
+    let keys = reads::style_keys(el, may_be_target(data, class), cursor, false);
     if keys.display == Display::None {
         return Style {
             display: Display::None,
