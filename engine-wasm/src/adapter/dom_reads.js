@@ -47,6 +47,18 @@
     }
     return id;
   };
+  // A declaration's position as a number (1 static, 2 relative, 3
+  // absolute, 4 fixed, 5 sticky; see `reads::position_from_code`).
+  const positionCode = (cs) => {
+    const p = cs.position;
+    return p === "static" ? 1 : p === "relative" ? 2 : p === "absolute" ? 3 : p === "fixed" ? 4 : p === "sticky" ? 5 : 1;
+  };
+  // Whether a declaration's overflow is auto or scroll on either axis (the
+  // shorthand: one keyword, or the two axes' as "hidden auto").
+  const overflowScrolls = (cs) => {
+    const o = cs.overflow;
+    return o !== "visible" && (o.includes("auto") || o.includes("scroll"));
+  };
   // An element's facts word (layout in reads.rs): kind 1, flags, tag id.
   const elementWord = (el) => {
     const id = tagId(el.localName);
@@ -153,16 +165,21 @@
       if (cs.visibility !== "visible") bits |= 16;
       if (want & 1 && cs.pointerEvents === "none") bits |= 32;
       if (want & 4 && display !== 3 && !(bits & 8)) {
-        const p = cs.position;
-        bits |= (p === "static" ? 1 : p === "relative" ? 2 : p === "absolute" ? 3 : p === "fixed" ? 4 : 5) << 6;
-        // The shorthand: one keyword, or the two axes' ("hidden auto").
-        const o = cs.overflow;
-        if (o !== "visible" && (o.includes("auto") || o.includes("scroll"))) bits |= 512;
+        bits |= positionCode(cs) << 6;
+        if (overflowScrolls(cs)) bits |= 512;
       }
       return bits;
     },
     last() {
       return last;
+    },
+    // The last `style` call's position and overflow, for the boxes that
+    // need them after their size is known.
+    lastPosition() {
+      return positionCode(last);
+    },
+    lastScrolls() {
+      return overflowScrolls(last);
     },
     // A text node's data, or null when it is only whitespace.
     text(node) {

@@ -1,8 +1,8 @@
 //! Raw bindings that keep DOM strings as `JsString`.
 //!
 //! web-sys converts every string it returns to UTF-8 (about 0.5 µs each).
-//! The rarer style reads (position, z-index, overflow, content-visibility,
-//! generated content) only need to know whether a value equals a handful of
+//! The rarer style reads (z-index, content-visibility, generated content;
+//! position and overflow are decoded in `dom_reads.js`) only need to know whether a value equals a handful of
 //! keywords, so these bindings return `JsString` and the caller compares
 //! against interned constants with `===`. (The per-element reads are
 //! batched in `dom_reads.js`, see `reads`.)
@@ -20,14 +20,8 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen]
 extern "C" {
     pub type StyleView;
-    #[wasm_bindgen(method, getter)]
-    pub fn position(this: &StyleView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = zIndex)]
     pub fn z_index(this: &StyleView) -> JsString;
-    #[wasm_bindgen(method, getter, js_name = overflowX)]
-    pub fn overflow_x(this: &StyleView) -> JsString;
-    #[wasm_bindgen(method, getter, js_name = overflowY)]
-    pub fn overflow_y(this: &StyleView) -> JsString;
     #[wasm_bindgen(method, getter, js_name = contentVisibility)]
     pub fn content_visibility(this: &StyleView) -> JsString;
     #[wasm_bindgen(method, getter)]
@@ -63,12 +57,7 @@ pub struct Keywords {
     pub after: JsString,
     pub none: JsString,
     pub hidden: JsString,
-    pub relative: JsString,
-    pub absolute: JsString,
-    pub fixed: JsString,
-    pub sticky: JsString,
     pub auto: JsString,
-    pub scroll: JsString,
     pub normal: JsString,
     /// Attribute names the walk keeps (see `walk::relevant_attr_pattern`).
     pub relevant_attr: RegExpView,
@@ -84,12 +73,7 @@ impl Keywords {
             after: s("::after"),
             none: s("none"),
             hidden: s("hidden"),
-            relative: s("relative"),
-            absolute: s("absolute"),
-            fixed: s("fixed"),
-            sticky: s("sticky"),
             auto: s("auto"),
-            scroll: s("scroll"),
             normal: s("normal"),
             relevant_attr: js_sys::RegExp::new(&super::walk::relevant_attr_pattern(), "").unchecked_into(),
             class_or_data_attr: js_sys::RegExp::new("^(?:class$|data-)", "").unchecked_into(),

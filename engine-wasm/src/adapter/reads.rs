@@ -42,6 +42,10 @@ extern "C" {
     fn js_style(el: &Element, want: u32) -> u32;
     #[wasm_bindgen(js_name = last)]
     fn js_last() -> StyleView;
+    #[wasm_bindgen(js_name = lastPosition)]
+    fn js_last_position() -> u32;
+    #[wasm_bindgen(js_name = lastScrolls)]
+    fn js_last_scrolls() -> bool;
     /// A text node's data; `None` when it is whitespace only (not converted).
     #[wasm_bindgen(js_name = text)]
     pub fn text(node: &web_sys::Node) -> Option<String>;
@@ -201,6 +205,28 @@ pub fn last_style() -> StyleView {
     js_last()
 }
 
+/// The position of the element the last [`style_keys`] call read.
+pub fn last_position() -> Position {
+    position_from_code(js_last_position()).unwrap_or_default()
+}
+
+/// Whether its `overflow` is `auto` or `scroll` on either axis.
+pub fn last_overflow_scrolls() -> bool {
+    js_last_scrolls()
+}
+
+/// `dom_reads.js`'s position numbers (0: not read).
+fn position_from_code(code: u32) -> Option<Position> {
+    match code {
+        1 => Some(Position::Static),
+        2 => Some(Position::Relative),
+        3 => Some(Position::Absolute),
+        4 => Some(Position::Fixed),
+        5 => Some(Position::Sticky),
+        _ => None,
+    }
+}
+
 /// Bits 0–2: display (1 none, 2 block, 3 inline, 4 contents, 5 inline-block,
 /// 6 other); 8: cursor pointer; 16: visibility not visible; 32:
 /// pointer-events none; bits 6–8: position when read (1 static, 2 relative,
@@ -219,14 +245,7 @@ fn decode(bits: u32) -> StyleKeys {
         cursor_pointer: bits & 8 != 0,
         visibility_hidden: bits & 16 != 0,
         pointer_events_none: bits & 32 != 0,
-        position: match (bits >> 6) & 7 {
-            1 => Some(Position::Static),
-            2 => Some(Position::Relative),
-            3 => Some(Position::Absolute),
-            4 => Some(Position::Fixed),
-            5 => Some(Position::Sticky),
-            _ => None,
-        },
+        position: position_from_code((bits >> 6) & 7),
         overflow_scrolls: bits & 512 != 0,
     }
 }

@@ -14,7 +14,6 @@ use super::reads::{self, Child, Cursor, ElementFacts};
 use super::state::EngineState;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
-use js_sys::JsString;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
@@ -115,8 +114,10 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     };
     // Elements whose generated content may feed a name (read after the walk).
     let mut wanted_pseudo: Vec<NodeId> = Vec::new();
-    // Plain containers whose box was not read (see `TagClass::PLAIN`).
+    // Plain containers whose box was not read (see `TagClass::PLAIN`), and
+    // the box-less elements that may need one (see `place_boxless`).
     let mut unread_boxes: Vec<NodeId> = Vec::new();
+    let mut boxless: Vec<NodeId> = Vec::new();
     let mut truncated = false;
     let page = PageReads {
         kw,
@@ -251,13 +252,18 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         let is_slot = data.tag == "slot";
         let pointer_parent = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
         let closed_details = styled && data.tag == "details" && !data.has_attr("open");
+        let boxless_line = data.rect.is_empty() && !class.has(TagClass::PLAIN) && !class.has(TagClass::UNSTYLED);
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
         elements.push(Some(el.clone()));
         if pseudo {
             wanted_pseudo.push(id);
         }
-        if box_unread && styled {
-            unread_boxes.push(id);
+        if page.skip_plain_boxes && styled {
+            if box_unread {
+                unread_boxes.push(id);
+            } else if boxless_line {
+                boxless.push(id);
+            }
         }
         if is_frame {
             continue;
@@ -338,7 +344,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         }
         stack.extend(children.into_iter().rev());
     }
-    place_boxless(&mut tree, &elements, &unread_boxes);
+    place_boxless(&mut tree, &elements, &unread_boxes, &boxless);
     generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
     Walked {
         tree,
@@ -347,30 +353,21 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     }
 }
 
-/// A box-less element that may show a line of its own (a `display:contents`
-/// list, an empty link) is placed by its nearest ancestor with a box (see
-/// `render::compute_in_view`). Plain containers' boxes may have been
-/// skipped (see `TagClass::PLAIN`): those on its ancestor path are read
-/// now, nearest first, until one has a box, so that it is placed as if every
-/// box had been read.
-fn place_boxless(tree: &mut DomTree, elements: &[Option<Element>], unread_boxes: &[NodeId]) {
-    if unread_boxes.is_empty() {
+/// A box-less element that may show a line of its own (`boxless`: a
+/// `display:contents` list, an empty link) is placed by its nearest
+/// ancestor with a box (see `render::compute_in_view`). Plain containers'
+/// boxes may have been skipped (`unread_boxes`, see `TagClass::PLAIN`):
+/// those on its ancestor path are read now, nearest first, until one has a
+/// box, so that it is placed as if every box had been read.
+fn place_boxless(tree: &mut DomTree, elements: &[Option<Element>], unread_boxes: &[NodeId], boxless: &[NodeId]) {
+    if unread_boxes.is_empty() || boxless.is_empty() {
         return;
     }
     let mut unread = vec![false; tree.len()];
     for &id in unread_boxes {
         unread[id] = true;
     }
-    for id in 0..tree.len() {
-        let shows_line = tree.element(id).is_some_and(|e| {
-            e.rect.is_empty() && e.style.as_ref().is_some_and(|s| s.display != Display::None) && {
-                let class = TagClass::of(&e.tag);
-                !class.has(TagClass::PLAIN) && !class.has(TagClass::UNSTYLED)
-            }
-        });
-        if !shows_line {
-            continue;
-        }
+    for &id in boxless {
         let mut up = tree.parent(id);
         while let Some(a) = up {
             if std::mem::take(&mut unread[a]) {
@@ -535,21 +532,6 @@ const TEXT_LEVEL_TAGS: &[&str] = &[
     "font", "bdi", "bdo", "kbd", "samp", "var", "dfn", "data", "del", "ins", "nobr", "big", "tt", "strike", "label",
 ];
 
-fn read_position(kw: &Keywords, cs: &StyleView) -> Position {
-    let position = cs.position();
-    if position == kw.relative {
-        Position::Relative
-    } else if position == kw.absolute {
-        Position::Absolute
-    } else if position == kw.fixed {
-        Position::Fixed
-    } else if position == kw.sticky {
-        Position::Sticky
-    } else {
-        Position::Static
-    }
-}
-
 /// The numeric z-index of a positioned element (`auto` leaves None).
 fn read_z_index(kw: &Keywords, cs: &StyleView, style: &mut Style) {
     if style.position != Position::Static {
@@ -655,7 +637,7 @@ fn read_style(
     let (vw, vh) = viewport;
     let big = all_positions || r.width >= 0.5 * vw || r.width * r.height >= 0.05 * vw * vh;
     if big {
-        style.position = keys.position.unwrap_or_else(|| read_position(kw, cs()));
+        style.position = keys.position.unwrap_or_else(reads::last_position);
         read_z_index(kw, cs(), &mut style);
     }
     let may_scroll = display != Display::Contents
@@ -668,11 +650,8 @@ fn read_style(
         // (A plain container's overflow is known already.)
         && (keys.position.is_none() || keys.overflow_scrolls)
         && el.child_element_count() > 0;
-    if may_scroll {
-        let scrolls = |v: JsString| v == kw.auto || v == kw.scroll;
-        if scrolls(cs().overflow_y()) || scrolls(cs().overflow_x()) {
-            style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
-        }
+    if may_scroll && (keys.overflow_scrolls || reads::last_overflow_scrolls()) {
+        style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
     }
     if data.has_attr("hidden") {
         style.content_visibility_hidden = cs().content_visibility() == kw.hidden;
@@ -734,7 +713,7 @@ fn read_style_offscreen(
         visibility_hidden: keys.visibility_hidden,
         cursor_pointer: keys.cursor_pointer,
         pointer_events_none: keys.pointer_events_none,
-        position: read_position(kw, cs),
+        position: reads::last_position(),
         ..Default::default()
     };
     if out_of_flow(&style) {

@@ -207,7 +207,6 @@ pub fn accessible_description(s: &Semantics, id: NodeId) -> String {
     String::new()
 }
 
-/// Collapses runs of ASCII whitespace to one space and trims the ends.
 /// Non-empty, with ASCII whitespace only as single spaces between other
 /// characters: what collapsing and trimming ASCII whitespace leaves as is.
 pub fn ws_collapsed(s: &str) -> bool {
@@ -228,6 +227,7 @@ fn normalize_owned(s: String) -> String {
     }
 }
 
+/// Collapses runs of ASCII whitespace to one space and trims the ends.
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
@@ -358,11 +358,6 @@ impl<'a, 't> Computer<'a, 't> {
         self.s.roles.get(id).copied().flatten()
     }
 
-    /// Marks `id` visited; false when it already was.
-    fn visit(&mut self, id: NodeId) -> bool {
-        self.visited.insert(id)
-    }
-
     /// Text alternative of a root or referenced node. The flag tells whether
     /// it came from `title`.
     fn compute(&mut self, id: NodeId, mode: Mode, kind: Kind) -> (String, bool) {
@@ -442,7 +437,7 @@ impl<'a, 't> Computer<'a, 't> {
             let Some(&target) = self.s.ids.get(&(scope, tok)) else {
                 continue;
             };
-            self.visit(target);
+            self.visited.insert(target);
             let sub = Mode {
                 in_ref_traversal: true,
                 include_hidden: self.s.hidden[target],
@@ -459,7 +454,7 @@ impl<'a, 't> Computer<'a, 't> {
 
     /// Computes a host-language labelling element (label, legend, caption…).
     fn referenced_element(&mut self, target: NodeId, mode: Mode) -> String {
-        self.visit(target);
+        self.visited.insert(target);
         let sub = Mode {
             in_ref_traversal: mode.in_ref_traversal,
             include_hidden: mode.include_hidden || self.s.hidden[target],
@@ -798,7 +793,7 @@ impl<'a, 't> Computer<'a, 't> {
                                 }
                                 continue;
                             }
-                            if !self.visit(c) {
+                            if !self.visited.insert(c) {
                                 // Its box still separates the words around it.
                                 if is_block(ce) {
                                     acc.space();
