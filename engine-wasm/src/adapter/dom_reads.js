@@ -36,6 +36,14 @@
   ]);
   // Per tag id: may host a shadow root (custom elements and the list above).
   const hostable = [];
+  // The ref registry: element → ref number (weak, so a ref lives exactly as
+  // long as its element) and ref number → element (for the refs the driver
+  // sends back). Kept here so that giving an element its number is one call
+  // from WebAssembly instead of five (two map calls, two number boxings and
+  // an unboxing), once per ref in every snapshot.
+  const refOf = new WeakMap();
+  const byRef = new Map();
+  let lastRef = 0;
   const tagId = (name) => {
     let id = tagIds.get(name);
     if (id === undefined) {
@@ -180,6 +188,31 @@
     },
     lastScrolls() {
       return overflowScrolls(last);
+    },
+    // The element's ref number, allocated on first sight (and registered
+    // again: the reverse map may have been pruned while it lived).
+    refNumber(el) {
+      let n = refOf.get(el);
+      if (n === undefined) {
+        n = ++lastRef;
+        refOf.set(el, n);
+      }
+      byRef.set(n, el);
+      return n;
+    },
+    // The element's ref number, or 0 when it has none.
+    existingRef(el) {
+      return refOf.get(el) ?? 0;
+    },
+    // The element a ref number was given to, while it is registered.
+    refElement(n) {
+      return byRef.get(n) ?? null;
+    },
+    // Drops reverse entries of elements that left the document, once the
+    // map has grown well past the live ref count.
+    pruneRefs(live) {
+      if (byRef.size < 2 * live + 1024) return;
+      for (const [n, el] of byRef) if (!el.isConnected) byRef.delete(n);
     },
     // A text node's data, or null when it is only whitespace.
     text(node) {

@@ -51,6 +51,20 @@ extern "C" {
     pub fn text(node: &web_sys::Node) -> Option<String>;
     #[wasm_bindgen(js_name = attrs)]
     fn js_attrs(el: &Element, with_classes: bool) -> Option<String>;
+    /// The ref registry (see `EngineState::ref_number`).
+    #[wasm_bindgen(js_name = refNumber)]
+    pub fn ref_number(el: &Element) -> u32;
+    #[wasm_bindgen(js_name = existingRef)]
+    fn js_existing_ref(el: &Element) -> u32;
+    #[wasm_bindgen(js_name = refElement)]
+    pub fn ref_element(n: u32) -> Option<Element>;
+    #[wasm_bindgen(js_name = pruneRefs)]
+    pub fn prune_refs(live_refs: u32);
+}
+
+/// The element's ref number, if it was given one.
+pub fn existing_ref_number(el: &Element) -> Option<u32> {
+    Some(js_existing_ref(el)).filter(|&n| n != 0)
 }
 
 /// Where `dom_reads.js` writes a box: x, y, width, height.

@@ -2,7 +2,7 @@
 //! main-world hook announced. Lives as long as the document's JS world.
 use super::js::Keywords;
 use super::walk::TagClass;
-use js_sys::{Map, WeakMap, WeakSet};
+use js_sys::{WeakMap, WeakSet};
 use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -14,11 +14,6 @@ pub struct EngineState {
     pub tags: TagNames,
     /// Which style sheets may generate text (cached across snapshots).
     pub sheets: super::generated_content::SheetVerdicts,
-    /// element → ref number; weak, so a ref lives exactly as long as its element.
-    ref_of: WeakMap,
-    /// ref number → element, for resolving refs the driver sends back.
-    by_ref: Map,
-    next_ref: Cell<u32>,
     frame_key_of: WeakMap,
     next_frame_key: Cell<u32>,
     listened_roots: WeakSet,
@@ -92,9 +87,6 @@ impl EngineState {
             kw,
             sheets: Default::default(),
             tags: TagNames::default(),
-            ref_of: WeakMap::new(),
-            by_ref: Map::new(),
-            next_ref: Cell::new(0),
             frame_key_of: WeakMap::new(),
             next_frame_key: Cell::new(0),
             listened_roots: WeakSet::new(),
@@ -130,49 +122,26 @@ impl EngineState {
         );
     }
 
-    /// Stable ref number of an element (allocated on first sight).
+    /// Stable ref number of an element (allocated on first sight). The
+    /// registry lives on the JS side (`dom_reads.js`): one call per ref.
     pub fn ref_number(&self, el: &Element) -> u32 {
-        let v = self.ref_of.get(el.as_ref());
-        if let Some(n) = v.as_f64() {
-            let n = n as u32;
-            // Re-register: the map may have been pruned while the element lived.
-            self.by_ref.set(&JsValue::from(n), el.as_ref());
-            return n;
-        }
-        let n = self.next_ref.get() + 1;
-        self.next_ref.set(n);
-        self.ref_of.set(el.as_ref(), &JsValue::from(n));
-        self.by_ref.set(&JsValue::from(n), el.as_ref());
-        n
+        super::reads::ref_number(el)
     }
 
     /// The ref number of an element, without allocating one.
     pub fn existing_ref_number(&self, el: &Element) -> Option<u32> {
-        self.ref_of.get(el.as_ref()).as_f64().map(|n| n as u32)
+        super::reads::existing_ref_number(el)
     }
 
     /// The element a ref number was given to, if it is still registered.
     pub fn element_for_ref(&self, n: u32) -> Option<Element> {
-        let v = self.by_ref.get(&JsValue::from(n));
-        v.dyn_into::<Element>().ok()
+        super::reads::ref_element(n)
     }
 
     /// Drops registry entries of elements that left the document, once the
     /// map has grown well past the live ref count.
     pub fn prune(&self, live_refs: usize) {
-        if (self.by_ref.size() as usize) < 2 * live_refs + 1024 {
-            return;
-        }
-        let dead = js_sys::Array::new();
-        self.by_ref.for_each(&mut |v, k| {
-            let connected = v.dyn_ref::<web_sys::Node>().map(|n| n.is_connected()).unwrap_or(false);
-            if !connected {
-                dead.push(&k);
-            }
-        });
-        for k in dead.iter() {
-            self.by_ref.delete(&k);
-        }
+        super::reads::prune_refs(live_refs.min(u32::MAX as usize) as u32);
     }
 
     pub fn frame_key_for(&self, el: &Element) -> String {
