@@ -101,11 +101,19 @@ pub struct ElementData {
 }
 
 impl ElementData {
+    /// The analysis asks every element about dozens of attributes, so this
+    /// is among the hottest code of a snapshot: comparing lengths first
+    /// rejects most names without a call to the string comparison.
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        for (k, v) in &self.attrs {
+            if k.len() == name.len() && k.as_bytes() == name.as_bytes() {
+                return Some(v);
+            }
+        }
+        None
     }
     pub fn has_attr(&self, name: &str) -> bool {
-        self.attrs.iter().any(|(k, _)| k == name)
+        self.attr(name).is_some()
     }
     pub fn is(&self, tag: &str) -> bool {
         self.tag == tag
@@ -144,10 +152,35 @@ impl Node {
     }
 }
 
+/// Whether the static list `list` holds `s`. The analysis checks every
+/// element's tag and role against many such lists; at opt-level "z" each
+/// string comparison stays a call, so lengths are compared first (most
+/// entries differ in length) and only equal lengths compare bytes.
+pub fn among(list: &[&str], s: &str) -> bool {
+    list.iter().any(|x| x.len() == s.len() && x.as_bytes() == s.as_bytes())
+}
+
 /// The flat tree of one frame. Node 0 is the document.
 #[derive(Clone, PartialEq, Debug)]
 pub struct DomTree {
     pub nodes: Vec<Node>,
+    /// The order of construction, tracked so that subtrees can be iterated
+    /// as id ranges (see [`DomTree::descendants`]).
+    order: PreOrder,
+}
+
+/// While every node is pushed under the last node or one of its ancestors
+/// (as a depth-first walk does), ids are in pre-order and each subtree is
+/// the contiguous range from its root to `end`. Iterating a range is far
+/// cheaper than keeping a stack of child lists, and the analysis makes
+/// many passes over the whole tree and over small subtrees.
+#[derive(Clone, PartialEq, Debug)]
+struct PreOrder {
+    holds: bool,
+    /// The last node and its ancestors: the subtrees still open.
+    open: Vec<NodeId>,
+    /// The first id after each closed subtree (0 while it is open).
+    end: Vec<NodeId>,
 }
 
 impl Default for DomTree {
@@ -167,6 +200,11 @@ impl DomTree {
                 kind: NodeKind::Document,
                 scope: 0,
             }],
+            order: PreOrder {
+                holds: true,
+                open: vec![Self::ROOT],
+                end: vec![0],
+            },
         }
     }
 
@@ -205,6 +243,21 @@ impl DomTree {
             scope,
         });
         self.nodes[parent].children.push(id);
+        let order = &mut self.order;
+        if order.holds {
+            // Subtrees left behind are complete.
+            while let Some(&last) = order.open.last() {
+                if last == parent {
+                    break;
+                }
+                order.end[last] = id;
+                order.open.pop();
+            }
+            // A parent off the open path: ids are no longer in pre-order.
+            order.holds = !order.open.is_empty();
+            order.open.push(id);
+            order.end.push(0);
+        }
         id
     }
 
@@ -228,9 +281,17 @@ impl DomTree {
     /// Pre-order iteration over the subtree rooted at `id` (including `id`).
     /// Iterative, so any depth is safe.
     pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
-        Descendants {
-            tree: self,
-            stack: vec![id],
+        if self.order.holds {
+            let end = match self.order.end[id] {
+                0 => self.nodes.len(),
+                end => end,
+            };
+            Descendants::Range(id..end)
+        } else {
+            Descendants::Stack {
+                tree: self,
+                stack: vec![id],
+            }
         }
     }
 
@@ -256,17 +317,26 @@ impl DomTree {
     }
 }
 
-pub struct Descendants<'a> {
-    tree: &'a DomTree,
-    stack: Vec<NodeId>,
+pub enum Descendants<'a> {
+    /// Ids in pre-order (see `PreOrder`).
+    Range(std::ops::Range<NodeId>),
+    Stack {
+        tree: &'a DomTree,
+        stack: Vec<NodeId>,
+    },
 }
 
 impl Iterator for Descendants<'_> {
     type Item = NodeId;
     fn next(&mut self) -> Option<NodeId> {
-        let id = self.stack.pop()?;
-        self.stack.extend(self.tree.nodes[id].children.iter().rev());
-        Some(id)
+        match self {
+            Descendants::Range(ids) => ids.next(),
+            Descendants::Stack { tree, stack } => {
+                let id = stack.pop()?;
+                stack.extend(tree.nodes[id].children.iter().rev());
+                Some(id)
+            }
+        }
     }
 }
 
@@ -398,6 +468,58 @@ mod tests {
         assert_eq!(t.by_id(1, "go"), Some(inner));
         assert_eq!(t.descendants(DomTree::ROOT).count(), t.len());
         assert_eq!(t.ancestors(inner).collect::<Vec<_>>(), vec![host, body]);
+    }
+
+    /// The stack walk, for comparison with the range fast path.
+    fn stack_order(t: &DomTree, id: NodeId) -> Vec<NodeId> {
+        Descendants::Stack {
+            tree: t,
+            stack: vec![id],
+        }
+        .collect()
+    }
+
+    #[test]
+    fn subtrees_are_id_ranges_while_built_depth_first() {
+        let mut b = TreeBuilder::new();
+        let body = b.open_el("body", &[]);
+        let list = b.open_el("ul", &[]);
+        let first = b.open_el("li", &[]);
+        b.text("one");
+        b.close();
+        b.el("li", &[]);
+        b.close();
+        let host = b.open_el("x-card", &[]);
+        b.open_shadow();
+        b.el("span", &[]);
+        b.close();
+        b.close();
+        b.el("p", &[]);
+        let t = b.finish();
+        assert!(matches!(t.descendants(DomTree::ROOT), Descendants::Range(_)));
+        for id in [DomTree::ROOT, body, list, first, host, t.len() - 1] {
+            assert_eq!(
+                t.descendants(id).collect::<Vec<_>>(),
+                stack_order(&t, id),
+                "subtree of {id}"
+            );
+        }
+        assert_eq!(t.descendants(first).count(), 2);
+    }
+
+    #[test]
+    fn descendants_stay_in_tree_order_when_built_out_of_order() {
+        let mut t = DomTree::new();
+        let a = t.push(DomTree::ROOT, NodeKind::ShadowRoot, 0);
+        let b = t.push(DomTree::ROOT, NodeKind::ShadowRoot, 0);
+        // Under `a` after `b`: `a`'s subtree is no longer a range.
+        let c = t.push(a, NodeKind::Text("c".into()), 0);
+        assert!(matches!(t.descendants(DomTree::ROOT), Descendants::Stack { .. }));
+        assert_eq!(
+            t.descendants(DomTree::ROOT).collect::<Vec<_>>(),
+            vec![DomTree::ROOT, a, c, b]
+        );
+        assert_eq!(t.descendants(a).collect::<Vec<_>>(), vec![a, c]);
     }
 
     #[test]

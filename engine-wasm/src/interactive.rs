@@ -1,5 +1,5 @@
 //! Which elements a user can act on, and so get a ref.
-use crate::dom::{DomTree, ElementData, NodeId};
+use crate::dom::{among, DomTree, ElementData, NodeId};
 use crate::semantics::Semantics;
 
 /// Roles whose elements are operable by themselves.
@@ -31,7 +31,7 @@ const INTERACTIVE_TAGS: &[&str] = &["button", "select", "textarea", "summary", "
 /// A target by its tag alone: a control or a link. Its own cursor decides
 /// nothing, and its descendants are not separate targets whatever theirs.
 pub fn target_by_tag(e: &ElementData) -> bool {
-    INTERACTIVE_TAGS.contains(&e.tag.as_str()) || (e.tag == "a" && e.has_attr("href"))
+    among(INTERACTIVE_TAGS, &e.tag) || (e.tag == "a" && e.has_attr("href"))
 }
 
 /// Decides, per node, whether it gets a ref.
@@ -74,7 +74,7 @@ fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
         return true;
     }
     if let Some(role) = sem.role(id) {
-        if INTERACTIVE_ROLES.contains(&role) {
+        if among(INTERACTIVE_ROLES, role) {
             // A gridcell is only a target when it is focusable or clickable.
             return role != "gridcell" || e.has_attr("tabindex") || e.has_click_handler;
         }

@@ -7,7 +7,7 @@
 //! Two phases, both iterative (pages can nest thousands of levels deep):
 //! build an output tree, then serialise it.
 
-use crate::dom::{DomTree, NodeId, NodeKind, NodeMap};
+use crate::dom::{among, DomTree, NodeId, NodeKind, NodeMap};
 use crate::protocol::{FrameSlot, OffscreenCounts, Rect, SnapshotMode};
 use crate::semantics::states::{States, Tri};
 use crate::semantics::Semantics;
@@ -412,7 +412,7 @@ pub fn render(input: &RenderInput) -> Rendered {
         let mut role_name: Option<&'static str> = match role {
             None => None,
             Some("generic") | Some("none") | Some("presentation") => None,
-            Some(r) if INLINE_ROLES.contains(&r) => None,
+            Some(r) if among(INLINE_ROLES, r) => None,
             Some(r) => Some(r),
         };
         if is_frame {

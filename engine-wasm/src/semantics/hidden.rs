@@ -20,7 +20,7 @@
 //!
 //! Zero-size boxes are not hidden here: whether they get a ref is the ref
 //! layer's call, and their text still names things.
-use crate::dom::{Display, DomTree, ElementData, NodeId, NodeKind};
+use crate::dom::{among, Display, DomTree, ElementData, NodeId, NodeKind};
 
 /// Elements whose whole subtree never reaches the accessibility tree.
 const EXCLUDED_TAGS: &[&str] = &[
@@ -98,7 +98,7 @@ fn excludes_subtree(tree: &DomTree, id: NodeId, e: &ElementData) -> bool {
     {
         return true;
     }
-    e.has_attr("inert") || EXCLUDED_TAGS.contains(&e.tag.as_str())
+    e.has_attr("inert") || among(EXCLUDED_TAGS, &e.tag)
 }
 
 /// The element stays but its content is skipped.

@@ -55,7 +55,7 @@
 //! `MAX_REF_DEPTH`, so trees of any depth are safe.
 use super::roles::{first_child_with_tag, input_type, svg_title_child};
 use super::{Role, Semantics};
-use crate::dom::{Display, ElementData, NodeId, NodeKind};
+use crate::dom::{among, Display, ElementData, NodeId, NodeKind};
 use std::collections::HashSet;
 
 /// How many references (labelledby → label → legend…) may nest. accname
@@ -880,7 +880,7 @@ fn is_block(e: &ElementData) -> bool {
     match e.style.as_ref().map(|s| s.display) {
         Some(Display::Block | Display::InlineBlock | Display::Other) => true,
         Some(Display::Inline | Display::Contents) => false,
-        Some(Display::None) | None => BLOCK_TAGS.contains(&e.tag.as_str()),
+        Some(Display::None) | None => among(BLOCK_TAGS, &e.tag),
     }
 }
 

@@ -75,7 +75,7 @@
 //! An editing host (`contenteditable` whose parent is not editable) whose role
 //! would be `generic` or `paragraph` becomes `textbox`.
 use super::{Role, Semantics};
-use crate::dom::{DomTree, ElementData, NodeId, NodeKind};
+use crate::dom::{among, DomTree, ElementData, NodeId, NodeKind};
 
 /// Concrete roles accepted in the `role` attribute.
 const ARIA_ROLES: &[&str] = &[
@@ -275,7 +275,7 @@ pub fn parse_role_attr(value: &str) -> Option<Role> {
 }
 
 pub fn has_global_aria(e: &ElementData) -> bool {
-    e.attrs.iter().any(|(k, _)| GLOBAL_ARIA.contains(&k.as_str()))
+    e.attrs.iter().any(|(k, _)| among(GLOBAL_ARIA, k))
 }
 
 /// The `type` of an `<input>`, lower-cased, "text" when missing or empty.
@@ -398,9 +398,9 @@ pub fn compute_roles(s: &Semantics) -> Vec<Option<Role>> {
         let tag = e.tag.as_str();
         ctx[id] = Ctx {
             in_landmark_scope: inherited.in_landmark_scope
-                || LANDMARK_SCOPE_TAGS.contains(&tag)
-                || LANDMARK_SCOPE_ROLES.contains(&r),
-            in_sectioning: inherited.in_sectioning || SECTIONING_TAGS.contains(&tag) || SECTIONING_ROLES.contains(&r),
+                || among(LANDMARK_SCOPE_TAGS, tag)
+                || among(LANDMARK_SCOPE_ROLES, r),
+            in_sectioning: inherited.in_sectioning || among(SECTIONING_TAGS, tag) || among(SECTIONING_ROLES, r),
             table: if tag == "table" { Some(id) } else { inherited.table },
         };
     }
@@ -433,7 +433,7 @@ fn element_role(s: &Semantics, id: NodeId, e: &ElementData, ctx: &Ctx, roles: &[
 fn implicit_role(s: &Semantics, id: NodeId, e: &ElementData, ctx: &Ctx, roles: &[Option<Role>]) -> Option<Role> {
     let tree = s.tree;
     let tag = e.tag.as_str();
-    if NO_ROLE_TAGS.contains(&tag) {
+    if among(NO_ROLE_TAGS, tag) {
         return None;
     }
     // Table parts take the table's semantics: none when it is presentational.
