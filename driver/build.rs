@@ -28,6 +28,7 @@ fn source_hash(root: &Path) -> String {
     for f in [
         "engine-wasm/Cargo.toml",
         "Cargo.toml",
+        ".cargo/config.toml",
         "scripts/build-engine.sh",
         "scripts/env.sh",
     ] {
@@ -55,6 +56,7 @@ fn main() {
         "engine-wasm/Cargo.toml",
         "js-glue",
         "Cargo.toml",
+        ".cargo/config.toml",
         "scripts",
     ] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
