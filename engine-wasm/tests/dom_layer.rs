@@ -187,6 +187,24 @@ fn full_mode_reads_no_box_of_plain_containers_in_the_flow() {
 }
 
 #[wasm_bindgen_test]
+fn a_boxless_modal_whose_content_is_plain_containers_is_still_shown() {
+    // The dialog has no box (`display:contents`); it counts as shown through
+    // a descendant's box, and its only descendants are plain containers in
+    // the flow, whose boxes a full snapshot otherwise skips.
+    set_body(
+        r#"<button id="behind">Behind</button>
+        <div id="dlg" role="dialog" aria-modal="true" aria-label="Please wait" style="display:contents">
+          <div id="panel"><div id="msg">Saving your changes</div></div>
+        </div>"#,
+    );
+    let (s, reads) = snap_recording("rect", "full");
+    assert!(reads.iter().any(|(i, _)| i == "panel"), "{reads:?}");
+    assert!(!s["modal"].is_null(), "{s}");
+    let t = text(&s);
+    assert!(t.contains("button \"Behind\" [obscured]"), "{t}");
+}
+
+#[wasm_bindgen_test]
 fn cursor_is_read_only_where_it_can_decide_a_ref() {
     set_body(
         r#"<div id="card" style="cursor:pointer">Card <span id="inherits">inner</span></div>

@@ -118,6 +118,8 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     // the box-less elements that may need one (see `place_boxless`).
     let mut unread_boxes: Vec<NodeId> = Vec::new();
     let mut boxless: Vec<NodeId> = Vec::new();
+    // Box-less aria-modal elements (see `show_boxless_modals`).
+    let mut boxless_modals: Vec<NodeId> = Vec::new();
     let mut truncated = false;
     let page = PageReads {
         kw,
@@ -253,6 +255,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         let pointer_parent = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
         let closed_details = styled && data.tag == "details" && !data.has_attr("open");
         let boxless_line = data.rect.is_empty() && !class.has(TagClass::PLAIN) && !class.has(TagClass::UNSTYLED);
+        let boxless_modal = styled && data.rect.is_empty() && data.has_attr("aria-modal");
         let id = tree.push(w.parent, NodeKind::Element(Box::new(data)), w.scope);
         elements.push(Some(el.clone()));
         if pseudo {
@@ -263,6 +266,9 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                 unread_boxes.push(id);
             } else if boxless_line {
                 boxless.push(id);
+            }
+            if boxless_modal {
+                boxless_modals.push(id);
             }
         }
         if is_frame {
@@ -344,7 +350,9 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         }
         stack.extend(children.into_iter().rev());
     }
-    place_boxless(&mut tree, &elements, &unread_boxes, &boxless);
+    let mut unread = UnreadBoxes::new(&tree, &unread_boxes);
+    place_boxless(&mut tree, &elements, &mut unread, &boxless);
+    show_boxless_modals(&mut tree, &elements, &mut unread, &boxless_modals);
     generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
     Walked {
         tree,
@@ -353,32 +361,70 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     }
 }
 
+/// The plain containers whose box the walk skipped (see
+/// `TagClass::PLAIN`), for the few consumers that need one after all.
+struct UnreadBoxes(Vec<bool>);
+
+impl UnreadBoxes {
+    fn new(tree: &DomTree, ids: &[NodeId]) -> Self {
+        let mut unread = vec![false; if ids.is_empty() { 0 } else { tree.len() }];
+        for &id in ids {
+            unread[id] = true;
+        }
+        UnreadBoxes(unread)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Reads `id`'s box if the walk skipped it (once); whether it has one.
+    fn read(&mut self, tree: &mut DomTree, elements: &[Option<Element>], id: NodeId) -> bool {
+        if self.0.get(id).is_some_and(|&u| u) {
+            self.0[id] = false;
+            if let (Some(el), NodeKind::Element(e)) = (&elements[id], &mut tree.nodes[id].kind) {
+                e.rect = reads::rect(el);
+            }
+        }
+        tree.element(id).is_some_and(|e| !e.rect.is_empty())
+    }
+}
+
 /// A box-less element that may show a line of its own (`boxless`: a
 /// `display:contents` list, an empty link) is placed by its nearest
 /// ancestor with a box (see `render::compute_in_view`). Plain containers'
-/// boxes may have been skipped (`unread_boxes`, see `TagClass::PLAIN`):
-/// those on its ancestor path are read now, nearest first, until one has a
-/// box, so that it is placed as if every box had been read.
-fn place_boxless(tree: &mut DomTree, elements: &[Option<Element>], unread_boxes: &[NodeId], boxless: &[NodeId]) {
-    if unread_boxes.is_empty() || boxless.is_empty() {
+/// boxes may have been skipped: those on its ancestor path are read now,
+/// nearest first, until one has a box, so that it is placed as if every box
+/// had been read.
+fn place_boxless(tree: &mut DomTree, elements: &[Option<Element>], unread: &mut UnreadBoxes, boxless: &[NodeId]) {
+    if unread.is_empty() {
         return;
-    }
-    let mut unread = vec![false; tree.len()];
-    for &id in unread_boxes {
-        unread[id] = true;
     }
     for &id in boxless {
         let mut up = tree.parent(id);
         while let Some(a) = up {
-            if std::mem::take(&mut unread[a]) {
-                if let (Some(el), NodeKind::Element(e)) = (&elements[a], &mut tree.nodes[a].kind) {
-                    e.rect = reads::rect(el);
-                }
-            }
-            if tree.element(a).is_some_and(|e| !e.rect.is_empty()) {
+            if unread.read(tree, elements, a) {
                 break;
             }
             up = tree.parent(a);
+        }
+    }
+}
+
+/// A box-less aria-modal element (`display:contents`) counts as shown when
+/// some descendant has a box (see `modal::reliable_modals`). When its content
+/// is only plain containers, their boxes may have been skipped: they are
+/// read now, in tree order, until one has a box.
+fn show_boxless_modals(tree: &mut DomTree, elements: &[Option<Element>], unread: &mut UnreadBoxes, modals: &[NodeId]) {
+    if unread.is_empty() {
+        return;
+    }
+    for &id in modals {
+        let inside: Vec<NodeId> = tree.descendants(id).skip(1).collect();
+        for d in inside {
+            if unread.read(tree, elements, d) {
+                break;
+            }
         }
     }
 }
