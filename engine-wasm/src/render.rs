@@ -111,6 +111,10 @@ fn normalized_text(s: &str) -> Cow<'_, str> {
 
 /// Collapses whitespace runs to single spaces and trims.
 pub fn normalize_ws(s: &str) -> String {
+    // Most strings (accessible names above all) are normalised already.
+    if crate::semantics::names::ws_collapsed(s) {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     // ASCII whitespace only, like CSS white-space collapsing: a no-break
     // space is content (Chromium keeps it in names).
@@ -128,7 +132,7 @@ pub fn normalize_ws(s: &str) -> String {
 fn push_quoted(out: &mut String, name: &str) {
     out.push('"');
     // Most names are short and plain: copied whole.
-    if name.len() <= MAX_NAME_CHARS && !name.contains(['"', '\\']) {
+    if name.len() <= MAX_NAME_CHARS && !name.bytes().any(|b| b == b'"' || b == b'\\') {
         out.push_str(name);
     } else {
         let mut chars = name.chars();
@@ -514,7 +518,9 @@ pub fn render(input: &RenderInput) -> Rendered {
         // Most nodes have one text child: no joined copy for them.
         let repeats_name = match (texts.next(), texts.next()) {
             (None, _) => false,
-            (Some(t), None) => n.name.contains(t),
+            // (Equal is the common case, and far cheaper than a substring
+            // search, which builds a searcher first.)
+            (Some(t), None) => n.name == t || n.name.contains(t),
             (Some(a), Some(b)) => {
                 let all: Vec<&str> = [a, b].into_iter().chain(texts).collect();
                 n.name.contains(&all.join(" "))
