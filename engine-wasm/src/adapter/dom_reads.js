@@ -1,8 +1,9 @@
 // The walk's per-node reads, batched on the JS side of the boundary.
 //
 // An expression: the bundle binds it to `__sl_reads` (js-glue/build-bundle.mjs),
-// the DOM-layer tests to `globalThis.__sl_reads`. It only reads and encodes;
-// what to read, and what it means, is decided in Rust (adapter/reads.rs).
+// the DOM-layer tests to `globalThis.__sl_reads`. It reads and encodes (and
+// keeps the ref registry); what to read, and what it means, is decided in
+// Rust (adapter/reads.rs).
 // Each call from WebAssembly into JS is a transition, and each string or
 // object handed back a conversion or a table slot: an element's box, style
 // keywords and attributes took ~25 calls through web-sys, here three.

@@ -1,4 +1,5 @@
-//! Per-world engine state: the ref registry, frame keys, and what the
+//! Per-world engine state: the ref registry (its maps are kept in
+//! `dom_reads.js`), frame keys, and what the
 //! main-world hook announced. Lives as long as the document's JS world.
 use super::js::Keywords;
 use super::walk::TagClass;

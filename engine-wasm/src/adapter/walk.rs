@@ -538,8 +538,10 @@ impl TagClass {
     /// (~0.4 µs each) are read instead of its box (`getBoundingClientRect`,
     /// ~4 µs with the garbage it leaves, the dearest read of the walk). The
     /// cost: a box-less element inside it (`display:contents`, empty) would
-    /// be placed by a further ancestor's box, so `place_boxless` reads the
-    /// boxes it needs after the walk.
+    /// be placed by a further ancestor's box, and a box-less aria-modal
+    /// element counts as shown only through its descendants' boxes, so
+    /// `place_boxless` and `show_boxless_modals` read the boxes they need
+    /// after the walk.
     pub const PLAIN: u16 = 128;
 
     pub fn of(tag: &str) -> Self {
