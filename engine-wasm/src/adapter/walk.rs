@@ -350,7 +350,9 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         }
         stack.extend(children.into_iter().rev());
     }
-    let mut unread = UnreadBoxes::new(&tree, &unread_boxes);
+    // (Marked only when some element may need a skipped box.)
+    let needed = !boxless.is_empty() || !boxless_modals.is_empty();
+    let mut unread = UnreadBoxes::new(&tree, if needed { &unread_boxes } else { &[] });
     place_boxless(&mut tree, &elements, &mut unread, &boxless);
     show_boxless_modals(&mut tree, &elements, &mut unread, &boxless_modals);
     generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
