@@ -11,6 +11,7 @@
 
 pub mod actions;
 pub mod blockers;
+pub mod box_guess;
 pub mod css_content;
 pub mod dom;
 pub mod interactive;

@@ -456,6 +456,88 @@ fn offscreen_boundaries_still_see_out_of_flow_descendants() {
     );
 }
 
+/// A full snapshot of the whole page (offscreen boundaries apply).
+fn snap_page_full() -> Value {
+    serde_json::from_str(&adapter::snapshot(r#"{"mode":"full"}"#).unwrap()).unwrap()
+}
+
+/// The refs of a snapshot as (role, name, in_viewport), sorted.
+fn ref_summary(s: &Value) -> Vec<(String, String, bool)> {
+    let mut out: Vec<_> = s["refs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|r| {
+            let field = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+            (field("role"), field("name"), r["in_viewport"].as_bool().unwrap_or(false))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Counts `getBoundingClientRect` calls while `f` runs.
+fn rect_reads_during(f: impl FnOnce()) -> u32 {
+    js_sys::eval(
+        r#"(() => {
+            const proto = Element.prototype;
+            globalThis.__slRectReads = 0;
+            globalThis.__slRealRect = proto.getBoundingClientRect;
+            proto.getBoundingClientRect = function () {
+                globalThis.__slRectReads++;
+                return globalThis.__slRealRect.call(this);
+            };
+        })()"#,
+    )
+    .unwrap();
+    f();
+    let n = js_sys::eval(
+        "Element.prototype.getBoundingClientRect = globalThis.__slRealRect; globalThis.__slRectReads",
+    )
+    .unwrap();
+    n.as_f64().unwrap() as u32
+}
+
+/// Far below the viewport a full snapshot guesses in-flow boxes instead of
+/// reading them; wherever a box's own size or place decides something (a
+/// zero-size target, a scroll container, an escaped absolute box, a
+/// collapsed aria-modal dialog, a box-less element), the outcome is the one
+/// the exact walk (a region snapshot: no boundaries) gives.
+#[wasm_bindgen_test]
+fn full_mode_boundaries_guess_only_what_cannot_change_the_snapshot() {
+    set_body(
+        r#"<button>Top</button><div style="height:4000px"></div>
+        <section id="far"><p>Far text <a href="/far">Far link</a></p>
+          <a href="/empty"><span></span> </a>
+          <a href="/floated"><div style="float:left;width:60px;height:20px">Floated</div></a>
+          <a href="/icon"><img alt="" style="width:16px;height:16px"></a>
+          <div style="width:0;height:0;overflow:hidden"><div role="button" tabindex="0">Squeezed</div></div>
+          <span onclick="void 0"><b></b></span>
+          <input aria-label="Flat input" style="width:0;height:0;padding:0;border:0">
+          <a href="/contents" style="display:contents">Contents link</a>
+          <div style="height:80px;overflow:auto"><div style="height:400px">Scroll me</div></div>
+          <div style="position:absolute;top:10px;left:300px"><button>Escaped</button></div>
+          <div role="dialog" aria-modal="true" style="height:0;overflow:hidden"><div><div><b></b></div></div></div>
+        </section>"#,
+    );
+    let exact = snap("full");
+    let guessed = snap_page_full();
+    assert_eq!(ref_summary(&guessed), ref_summary(&exact), "{}", text(&guessed));
+    assert!(guessed["modal"].is_null(), "{}", guessed["modal"]);
+    let t = text(&guessed);
+    assert!(t.contains("paragraph [offscreen]") && t.contains("button \"Escaped\" [ref="), "{t}");
+    assert!(!t.contains("Escaped\" [offscreen]"), "{t}");
+
+    // And it does save the reads: 300 more links far below cost few boxes.
+    let reads = || rect_reads_during(|| drop(snap_page_full()));
+    let before = reads();
+    let links: String = (0..300).map(|i| format!("<a href=\"/l{i}\">Link {i}</a> ")).collect();
+    root().query_selector("#far").unwrap().unwrap().insert_adjacent_html("beforeend", &format!("<p>{links}</p>")).unwrap();
+    let after = reads();
+    assert!(after < before + 30, "{before} box reads, then {after}");
+    assert_eq!(ref_summary(&snap_page_full()), ref_summary(&snap("full")));
+}
+
 /// The string-only resolution of plain hrefs agrees with the browser's
 /// `a.href`, under the test server's URL and under a `<base>` element, and
 /// the snapshot's link URLs are the browser's.

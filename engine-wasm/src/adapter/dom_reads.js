@@ -158,7 +158,10 @@
     // `want`: 1 = also read pointer-events, 2 = also read cursor (a pointer
     // cursor reads pointer-events too), 4 = a plain container: also read
     // position and overflow, unless laid out inline or the cursor is a
-    // pointer (its box is read then anyway).
+    // pointer (its box is read then anyway), 8 = inside an offscreen
+    // boundary: also read the position of a block-level box (an inline-level
+    // one can't be absolute or fixed: those are blockified), and with 16 (it
+    // has children) the overflow of a box that may scroll or clip.
     style(el, want) {
       const cs = getComputedStyle(el);
       last = cs;
@@ -176,6 +179,12 @@
       if (want & 4 && display !== 3 && !(bits & 8)) {
         bits |= positionCode(cs) << 6;
         if (overflowScrolls(cs)) bits |= 512;
+      } else if (want & 8 && (display === 2 || display === 5 || display === 6)) {
+        if (display !== 5) bits |= positionCode(cs) << 6;
+        if (want & 16) {
+          const o = cs.overflow;
+          if (o !== "visible") bits |= o.includes("auto") || o.includes("scroll") ? 512 : 1024;
+        }
       }
       return bits;
     },

@@ -87,12 +87,21 @@ pub fn protocol_version() -> u32 {
 
 /// Where a snapshot needs what only rendered elements use, CSS generated
 /// content for names and resolved link URLs (see `walk_document_with`):
-/// everywhere in full mode and for regions; in
-/// viewport mode, the visible part of this frame's viewport with half a
-/// viewport of margin on every side (names are rendered only for what meets
-/// the viewport; the margin keeps boxes that straddle it exact).
+/// everywhere in full mode and for regions; in viewport mode, the
+/// `viewport_with_margin` (names are rendered only for what meets the
+/// viewport; the margin keeps boxes that straddle it exact).
 fn names_clip(req: &FrameSnapshotRequest) -> Option<crate::protocol::Rect> {
-    if req.mode != crate::protocol::SnapshotMode::Viewport || req.root_selector.is_some() {
+    if req.mode != crate::protocol::SnapshotMode::Viewport {
+        return None;
+    }
+    viewport_with_margin(req)
+}
+
+/// The visible part of this frame's viewport with half a viewport of margin
+/// on every side, outside which a snapshot guesses boxes (see
+/// `WalkOptions::offscreen_clip`); `None` for a region snapshot.
+fn viewport_with_margin(req: &FrameSnapshotRequest) -> Option<crate::protocol::Rect> {
+    if req.root_selector.is_some() {
         return None;
     }
     let window = web_sys::window()?;
@@ -124,6 +133,7 @@ pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
         walk::WalkOptions {
             with_classes: false,
             names_clip: names_clip(&req),
+            offscreen_clip: viewport_with_margin(&req),
             skip_plain_boxes: req.mode == crate::protocol::SnapshotMode::Full,
         },
     );

@@ -177,10 +177,15 @@ pub struct StyleKeys {
     pub visibility_hidden: bool,
     /// Read only when asked for, or when the cursor is a pointer.
     pub pointer_events_none: bool,
-    /// Read only for a plain container (see [`style_keys`]).
+    /// Read only for a plain container (see [`style_keys`]) and a block-level
+    /// box in an offscreen boundary (see [`style_keys_offscreen`]).
     pub position: Option<Position>,
-    /// `overflow` is `auto` or `scroll` on either axis (plain containers only).
+    /// `overflow` is `auto` or `scroll` on either axis (plain containers and
+    /// block-level boxes in an offscreen boundary only).
     pub overflow_scrolls: bool,
+    /// `overflow` is not `visible`: the box clips its content (block-level
+    /// boxes in an offscreen boundary only; set with `overflow_scrolls` too).
+    pub overflow_clips: bool,
 }
 
 /// How an element's `cursor` is known.
@@ -205,10 +210,21 @@ pub enum Cursor {
 /// pointer cursor). The rest of the element's computed style is at hand
 /// through [`last_style`] until the next call.
 pub fn style_keys(el: &Element, pointer_events: bool, cursor: Cursor, plain_container: bool) -> StyleKeys {
+    read_keys(el, pointer_events, cursor, if plain_container { 4 } else { 0 })
+}
+
+/// [`style_keys`] for an element inside an offscreen boundary: also the
+/// position of a block-level box (inline-level boxes can't be absolute or
+/// fixed: those are blockified; `None` then) and, when it has children,
+/// whether the overflow of a block or inline-block box scrolls or clips.
+pub fn style_keys_offscreen(el: &Element, pointer_events: bool, cursor: Cursor, has_children: bool) -> StyleKeys {
+    read_keys(el, pointer_events, cursor, if has_children { 8 | 16 } else { 8 })
+}
+
+/// One `style` call; `extra`: its want bits 4, 8 and 16 (see `dom_reads.js`).
+fn read_keys(el: &Element, pointer_events: bool, cursor: Cursor, extra: u32) -> StyleKeys {
     let inherited = cursor == Cursor::Inherited;
-    let want = u32::from(pointer_events || inherited)
-        | if cursor == Cursor::Read { 2 } else { 0 }
-        | if plain_container { 4 } else { 0 };
+    let want = u32::from(pointer_events || inherited) | if cursor == Cursor::Read { 2 } else { 0 } | extra;
     let mut keys = decode(js_style(el, want));
     keys.cursor_pointer |= inherited && keys.display != Display::None;
     keys
@@ -244,7 +260,8 @@ fn position_from_code(code: u32) -> Option<Position> {
 /// Bits 0–2: display (1 none, 2 block, 3 inline, 4 contents, 5 inline-block,
 /// 6 other); 8: cursor pointer; 16: visibility not visible; 32:
 /// pointer-events none; bits 6–8: position when read (1 static, 2 relative,
-/// 3 absolute, 4 fixed, 5 sticky); 512: overflow scrolls.
+/// 3 absolute, 4 fixed, 5 sticky); 512: overflow scrolls; 1024: overflow
+/// clips but doesn't scroll.
 fn decode(bits: u32) -> StyleKeys {
     let display = match bits & 7 {
         1 => Display::None,
@@ -261,6 +278,7 @@ fn decode(bits: u32) -> StyleKeys {
         pointer_events_none: bits & 32 != 0,
         position: position_from_code((bits >> 6) & 7),
         overflow_scrolls: bits & 512 != 0,
+        overflow_clips: bits & (512 | 1024) != 0,
     }
 }
 

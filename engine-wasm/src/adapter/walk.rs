@@ -12,6 +12,7 @@ use super::generated_content::{self, Scopes};
 use super::js::{element_view, Keywords, StyleView};
 use super::reads::{self, Child, Cursor, ElementFacts};
 use super::state::EngineState;
+use crate::box_guess;
 use crate::dom::{Display, DomTree, ElementData, FormState, NodeId, NodeKind, Position, ScopeId, Style};
 use crate::protocol::Rect;
 use wasm_bindgen::JsCast;
@@ -88,6 +89,11 @@ pub struct WalkOptions {
     /// names) only what meets the viewport, so it passes the viewport with
     /// a margin; `None` reads both everywhere.
     pub names_clip: Option<Rect>,
+    /// Elements whose box lies wholly outside this rect start an offscreen
+    /// boundary (see `offscreen_boundary`): inside it most boxes are not
+    /// read. Snapshots pass their viewport with half a viewport of margin on
+    /// every side, so that no box within reach of the viewport is guessed.
+    pub offscreen_clip: Option<Rect>,
     /// Don't read the boxes of plain containers (see `TagClass::PLAIN`)
     /// that are in the normal flow and don't scroll: a full-mode snapshot,
     /// which places only what it renders, needs none of them.
@@ -98,6 +104,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     let WalkOptions {
         with_classes,
         names_clip,
+        offscreen_clip,
         skip_plain_boxes,
     } = opts;
     let root = doc.document_element();
@@ -120,6 +127,9 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     let mut boxless: Vec<NodeId> = Vec::new();
     // Box-less aria-modal elements (see `show_boxless_modals`).
     let mut boxless_modals: Vec<NodeId> = Vec::new();
+    // Possible targets that were given their offscreen boundary's box (see
+    // `confirm_guessed_boxes`).
+    let mut guessed_targets: Vec<NodeId> = Vec::new();
     let mut truncated = false;
     let page = PageReads {
         kw,
@@ -188,6 +198,8 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         let mut styled = w.styled;
         let mut pseudo = false;
         let mut box_unread = false;
+        let mut box_guessed = false;
+        let mut ends_boundary = false;
         if styled && class.has(TagClass::UNSTYLED) {
             data.style = Some(Style::default());
         } else if styled {
@@ -200,9 +212,13 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                     .iter()
                     .any(|a| data.has_attr(a))
             };
-            let leaf =
-                w.offscreen.is_none() && !facts.has_children && data.tag != "slot" && shadow.is_none() && !named();
-            if leaf {
+            let childless = !facts.has_children && data.tag != "slot" && shadow.is_none();
+            let leaf = childless && !named();
+            // Inside an offscreen boundary a childless element reads its
+            // own box all the same: a zero-size one is hidden (a leaf) or
+            // no target (see `interactive`), and leaves are cheap to find.
+            let own_rect = leaf || (childless && w.offscreen.is_some());
+            if own_rect {
                 data.rect = reads::rect(&el);
             }
             let style = if leaf && data.rect.is_empty() {
@@ -213,7 +229,14 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
             } else {
                 let cursor = cursor_read(&data, w.pointer_parent);
                 let style = match w.offscreen {
-                    Some(boundary) => read_style_offscreen(kw, &el, &mut data, class, boundary, cursor),
+                    Some(boundary) => {
+                        let read = read_style_offscreen(kw, &el, &mut data, class, boundary, cursor, &facts, own_rect);
+                        // (An inherited pointer cursor makes no target.)
+                        let pointer_starts = read.style.cursor_pointer && !w.pointer_parent;
+                        box_guessed = read.guessed && (pointer_starts || may_be_target(&data, class));
+                        ends_boundary = read.ends_boundary;
+                        read.style
+                    }
                     None => {
                         let (style, unread) = read_style(&page, &el, &mut data, class, cursor, !leaf, &facts);
                         box_unread = unread;
@@ -235,10 +258,10 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
             data.style = Some(style);
         }
         // Children of an offscreen boundary stay light, unless this element
-        // is positioned out of flow (its box was read: it may be anywhere).
+        // ends it (see `OffscreenRead`).
         let offscreen = match (w.offscreen, data.style.as_ref()) {
-            (Some(boundary), Some(st)) if !out_of_flow(st) => Some(boundary),
-            (_, Some(st)) if styled => offscreen_boundary(&el, &data, st, names_clip),
+            (Some(boundary), Some(_)) if !ends_boundary => Some(boundary),
+            (_, Some(st)) if styled => offscreen_boundary(&el, &data, st, offscreen_clip),
             _ => None,
         };
         read_form_state(&el, &mut data);
@@ -260,6 +283,9 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         elements.push(Some(el.clone()));
         if pseudo {
             wanted_pseudo.push(id);
+        }
+        if box_guessed && styled {
+            guessed_targets.push(id);
         }
         if page.skip_plain_boxes && styled {
             if box_unread {
@@ -355,6 +381,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     let mut unread = UnreadBoxes::new(&tree, if needed { &unread_boxes } else { &[] });
     place_boxless(&mut tree, &elements, &mut unread, &boxless);
     show_boxless_modals(&mut tree, &elements, &mut unread, &boxless_modals);
+    confirm_guessed_boxes(&mut tree, &elements, &guessed_targets);
     generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
     Walked {
         tree,
@@ -427,6 +454,21 @@ fn show_boxless_modals(tree: &mut DomTree, elements: &[Option<Element>], unread:
             if unread.read(tree, elements, d) {
                 break;
             }
+        }
+    }
+}
+
+/// A possible target inside an offscreen boundary was given the boundary's
+/// box; its size matters (a zero-size element is no target), so its own box
+/// is read now unless it surely takes room (see `box_guess`).
+fn confirm_guessed_boxes(tree: &mut DomTree, elements: &[Option<Element>], guessed: &[NodeId]) {
+    for &id in guessed {
+        let Some(guess) = tree.element(id).map(|e| e.rect) else { continue };
+        if box_guess::has_in_flow_content(tree, id, &guess) {
+            continue;
+        }
+        if let (Some(el), NodeKind::Element(e)) = (&elements[id], &mut tree.nodes[id].kind) {
+            e.rect = reads::rect(el);
         }
     }
 }
@@ -692,16 +734,14 @@ fn read_style(
     }
     let may_scroll = display != Display::Contents
         && display != Display::Inline
-        && r.width >= 40.0
-        && r.height >= 40.0
+        && big_enough_to_scroll(r)
         && data.tag != "html"
         && data.tag != "body"
         && facts.has_children
         // (A plain container's overflow is known already.)
-        && (keys.position.is_none() || keys.overflow_scrolls)
-        && el.child_element_count() > 0;
+        && (keys.position.is_none() || keys.overflow_scrolls);
     if may_scroll && (keys.overflow_scrolls || reads::last_overflow_scrolls()) {
-        style.scrollable = el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1;
+        style.scrollable = overflows(el);
     }
     if data.has_attr("hidden") {
         style.content_visibility_hidden = cs().content_visibility() == kw.hidden;
@@ -709,20 +749,44 @@ fn read_style(
     (style, read_rect_too && unplaced_plain)
 }
 
+/// Boxes smaller than this either way don't count as scroll containers.
+fn big_enough_to_scroll(r: &Rect) -> bool {
+    r.width >= 40.0 && r.height >= 40.0
+}
+
+/// A box whose overflow scrolls has content beyond its size (it gets a ref
+/// then, so that the agent can scroll it).
+fn overflows(el: &Element) -> bool {
+    el.child_element_count() > 0
+        && (el.scroll_height() > el.client_height() + 1 || el.scroll_width() > el.client_width() + 1)
+}
+
 /// Positioned out of the normal flow: its box needn't lie inside its parent's.
 fn out_of_flow(style: &Style) -> bool {
     matches!(style.position, Position::Absolute | Position::Fixed | Position::Sticky)
 }
 
-/// In a viewport-mode snapshot (`clip` = the names clip), an element whose
-/// box lies wholly outside the clip and whose content does not overflow it
-/// becomes an offscreen boundary: its descendants are read lightly (see
-/// `read_style_offscreen`). In-flow descendants stay inside the boundary's
-/// box, so they are offscreen on the same side; out-of-flow ones (absolute,
-/// fixed, sticky) are read in full and may end the boundary. Descendants
-/// moved by a transform or a negative margin are not followed: they count as
-/// offscreen with their boundary. The overflow check costs a few reads, once
-/// per boundary.
+/// Inside an offscreen boundary, whether an element reads its own box and
+/// its children are walked as if there were no boundary (unless its box
+/// starts one of its own): out-of-flow boxes may be anywhere, a frame's box
+/// places its document, and an aria-modal element counts as shown through
+/// its own box or its descendants' (see `modal::reliable_modals`), which
+/// must not be guessed. (So does a clipping box found empty: see
+/// `read_style_offscreen`.)
+fn leaves_boundary(data: &ElementData, class: TagClass, style: &Style) -> bool {
+    out_of_flow(style) || class.has(TagClass::FRAME) || data.has_attr("aria-modal")
+}
+
+/// An element whose box lies wholly outside `clip` (the viewport with a
+/// margin) and whose content does not overflow it becomes an offscreen
+/// boundary: its descendants are read lightly (see `read_style_offscreen`).
+/// In-flow descendants stay inside the boundary's box, so they are
+/// offscreen on the same side; out-of-flow ones (absolute, fixed, sticky)
+/// read their own box and may end the boundary. Descendants moved by a
+/// transform, a relative offset or a negative margin are not followed: they
+/// count as offscreen with their boundary (the margin of `clip` keeps this
+/// to moves of half a viewport or more). The overflow check costs a few
+/// reads, once per boundary.
 fn offscreen_boundary(el: &Element, data: &ElementData, style: &Style, clip: Option<Rect>) -> Option<Rect> {
     let clip = clip?;
     let r = data.rect;
@@ -736,12 +800,30 @@ fn offscreen_boundary(el: &Element, data: &ElementData, style: &Style, clip: Opt
     contained.then_some(r)
 }
 
+/// What `read_style_offscreen` found.
+struct OffscreenRead {
+    style: Style,
+    /// The element was given the boundary's box.
+    guessed: bool,
+    /// Its children are walked without the boundary (see `leaves_boundary`).
+    ends_boundary: bool,
+}
+
 /// The light read inside an offscreen boundary: the same keywords and form
-/// state as `read_style`, plus `position` to notice out-of-flow elements,
-/// but no box (`getBoundingClientRect` is the dearest read of the walk).
-/// The element gets the boundary's box instead, which places it offscreen
-/// on the right side; only out-of-flow elements read their own. Not done
-/// either: the scrollable-container check (offscreen scrollers go uncounted).
+/// state as `read_style`, plus position to notice out-of-flow boxes and
+/// overflow to notice scroll containers, but no box (`getBoundingClientRect`
+/// is the dearest read of the walk): the element gets the boundary's box
+/// instead, which places it offscreen on the right side. Read all the same:
+/// the box of a childless element (`own_rect`: read already; its size
+/// matters, see `walk_document_with`), of an element that leaves the
+/// boundary (see `leaves_boundary`), and of a possible scroll container
+/// (its size decides), or of a box that clips its content: when that is
+/// empty, so may be its in-flow descendants' (`width:0; overflow:hidden`
+/// hides content from the eye), and they are read as if there were no
+/// boundary. A `display:contents` element gets no box, as its own rect would
+/// say. A possible target's guessed box is checked after the walk (see
+/// `confirm_guessed_boxes`).
+#[allow(clippy::too_many_arguments)]
 fn read_style_offscreen(
     kw: &Keywords,
     el: &Element,
@@ -749,33 +831,56 @@ fn read_style_offscreen(
     class: TagClass,
     boundary: Rect,
     cursor: Cursor,
-) -> Style {
-    let keys = reads::style_keys(el, may_be_target(data, class), cursor, false);
+    facts: &ElementFacts,
+    own_rect: bool,
+) -> OffscreenRead {
+    let keys = reads::style_keys_offscreen(el, may_be_target(data, class), cursor, facts.has_children);
     if keys.display == Display::None {
-        return Style {
+        let style = Style {
             display: Display::None,
             ..Default::default()
         };
+        return OffscreenRead {
+            style,
+            guessed: false,
+            ends_boundary: false,
+        };
     }
-    let cs = &reads::last_style();
     let mut style = Style {
         display: keys.display,
         visibility_hidden: keys.visibility_hidden,
         cursor_pointer: keys.cursor_pointer,
         pointer_events_none: keys.pointer_events_none,
-        position: reads::last_position(),
+        position: keys.position.unwrap_or_default(),
         ..Default::default()
     };
-    if out_of_flow(&style) {
-        data.rect = reads::rect(el);
-        read_z_index(kw, cs, &mut style);
-    } else {
+    let leaves = leaves_boundary(data, class, &style);
+    // (A select clips by default, but its options are drawn by the control,
+    // not laid out in its box: it is guessed like any control.)
+    let clips = keys.overflow_clips && data.tag != "select";
+    let guessed = keys.display != Display::Contents && !own_rect && !leaves && !clips;
+    if keys.display == Display::Contents {
+        data.rect = Rect::default();
+    } else if guessed {
         data.rect = boundary;
+    } else if !own_rect {
+        data.rect = reads::rect(el);
+    }
+    if out_of_flow(&style) {
+        read_z_index(kw, &reads::last_style(), &mut style);
+    }
+    if keys.overflow_scrolls && big_enough_to_scroll(&data.rect) {
+        style.scrollable = overflows(el);
     }
     if data.has_attr("hidden") {
-        style.content_visibility_hidden = cs.content_visibility() == kw.hidden;
+        style.content_visibility_hidden = reads::last_style().content_visibility() == kw.hidden;
     }
-    style
+    let ends_boundary = leaves || (clips && data.rect.is_empty());
+    OffscreenRead {
+        style,
+        guessed,
+        ends_boundary,
+    }
 }
 
 fn read_form_state(el: &Element, data: &mut ElementData) {
