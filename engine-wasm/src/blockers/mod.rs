@@ -329,12 +329,32 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
         } else {
             continue;
         };
-        out.push((b, score, reason));
+        out.push((b, (score, reason)));
     }
-    // (Unstable sorts only: a stable one would add ~3 KB to the module. The
-    // keys end in the node, so the order is total.)
-    out.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
+    let by_score = order_by(out, tree.len(), |&(score, _)| u32::MAX - score);
+    by_score.into_iter().map(|(b, (score, reason))| (b, score, reason)).collect()
+}
+
+/// `items` ordered by `rank` (lowest first), ties by node id (unique per
+/// item): by sorting plain `u64` keys, whose sort the selector index has
+/// already; a sort with a comparator of its own would add ~2–3 KB of .wasm
+/// per call site.
+fn order_by<T>(items: Vec<(NodeId, T)>, tree_len: usize, rank: impl Fn(&T) -> u32) -> Vec<(NodeId, T)> {
+    let mut keys: Vec<u64> = items
+        .iter()
+        .map(|(id, t)| (u64::from(rank(t)) << 32) | *id as u64)
+        .collect();
+    keys.sort_unstable();
+    let mut slots: Vec<Option<T>> = (0..tree_len).map(|_| None).collect();
+    for (id, t) in items {
+        slots[id] = Some(t);
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let id = (k & 0xffff_ffff) as NodeId;
+            slots[id].take().map(|t| (id, t))
+        })
+        .collect()
 }
 
 fn is_top_right_icon(r: Rect, cand: &Rect) -> bool {
@@ -481,19 +501,14 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             },
         ));
     }
-    // Most obstructive first; ties in document order (the walk numbers
-    // elements in tree order).
-    out.sort_unstable_by(|(a_id, a), (b_id, b)| {
-        let key = |c: &BlockerCandidate| {
-            (
-                c.size_evidence && c.modal_evidence,
-                c.covers_center,
-                (c.area_ratio * 1000.0) as i64,
-            )
-        };
-        key(b).cmp(&key(a)).then(a_id.cmp(b_id))
-    });
-    out.into_iter().map(|(_, c)| c).collect()
+    // Most obstructive first: size and modal evidence, then over the centre,
+    // then the share of the viewport covered (in thousandths); ties in
+    // document order (the walk numbers elements in tree order).
+    let rank = |c: &BlockerCandidate| {
+        let area = (c.area_ratio * 1000.0).clamp(0.0, 1_000_000.0) as u32;
+        u32::from(!(c.size_evidence && c.modal_evidence)) << 31 | u32::from(!c.covers_center) << 30 | (1_000_000 - area)
+    };
+    order_by(out, tree.len(), rank).into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]
