@@ -358,7 +358,8 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                     children.push(child_ctx(child, w.scope, w.scope_host, id, None));
                 }
             }
-        } else {
+        } else if facts.has_children {
+            // (A childless element, half of them, costs no enumeration call.)
             // A closed <details> shows only its first <summary>: the rest is
             // hidden (see `semantics::hidden`), so its style and boxes are
             // not read, as in a display:none subtree.
