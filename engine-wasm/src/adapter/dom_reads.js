@@ -68,13 +68,18 @@
     const o = cs.overflow;
     return o !== "visible" && (o.includes("auto") || o.includes("scroll"));
   };
+  // Whether to read `onclick` properties: not when the main-world hook runs
+  // (it announces the document among the clickables), which sees every
+  // handler property a page sets; without it, a handler set in this world
+  // is only seen by reading it.
+  let readHandlers = true;
   // An element's facts word (layout in reads.rs): kind 1, flags, tag id.
   const elementWord = (el) => {
     const id = tagId(el.localName);
     return (
       1 |
       (hostable[id] && el.shadowRoot !== null ? 4 : 0) |
-      (el.onclick != null || clickables.has(el) ? 8 : 0) |
+      ((readHandlers && el.onclick != null) || clickables.has(el) ? 8 : 0) |
       (el.firstChild !== null ? 16 : 0) |
       (id << 8)
     );
@@ -98,6 +103,7 @@
     // `kid` and `kidText` give the nodes. One call per parent instead of
     // four per child.
     kids(parent, titleOnly, ptr, cap) {
+      readHandlers = !clickables.has(document);
       if (info.length !== cap || infoAt !== ptr) {
         info = new Uint32Array(memory.buffer, ptr, cap);
         infoAt = ptr;
@@ -138,6 +144,7 @@
     },
     // The facts word of one element (as `kids` gives for each child).
     element(el) {
+      readHandlers = !clickables.has(document);
       return elementWord(el);
     },
     tagName(id) {
