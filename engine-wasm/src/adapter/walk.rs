@@ -261,7 +261,11 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         // ends it (see `OffscreenRead`).
         let offscreen = match (w.offscreen, data.style.as_ref()) {
             (Some(boundary), Some(_)) if !ends_boundary => Some(boundary),
-            (_, Some(st)) if styled => offscreen_boundary(&el, &data, st, offscreen_clip),
+            // (Only what has descendants saves reads as a boundary: the
+            // containment check costs four.)
+            (_, Some(st)) if styled && (facts.has_children || shadow.is_some()) => {
+                offscreen_boundary(&el, &data, st, offscreen_clip)
+            }
             _ => None,
         };
         read_form_state(&el, &mut data);
