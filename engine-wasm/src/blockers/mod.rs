@@ -331,28 +331,34 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
         };
         out.push((b, (score, reason)));
     }
-    let by_score = order_by(out, tree.len(), |&(score, _)| u32::MAX - score);
+    let by_score = order_by(out, |&(score, _)| u32::MAX - score);
     by_score.into_iter().map(|(b, (score, reason))| (b, score, reason)).collect()
 }
 
 /// `items` ordered by `rank` (lowest first), ties by node id (unique per
 /// item): by sorting plain `u64` keys, whose sort the selector index has
 /// already; a sort with a comparator of its own would add ~2–3 KB of .wasm
-/// per call site.
-fn order_by<T>(items: Vec<(NodeId, T)>, tree_len: usize, rank: impl Fn(&T) -> u32) -> Vec<(NodeId, T)> {
+/// per call site. Memory stays in proportion to the items.
+fn order_by<T>(items: Vec<(NodeId, T)>, rank: impl Fn(&T) -> u32) -> Vec<(NodeId, T)> {
     let mut keys: Vec<u64> = items
         .iter()
         .map(|(id, t)| (u64::from(rank(t)) << 32) | *id as u64)
         .collect();
     keys.sort_unstable();
-    let mut slots: Vec<Option<T>> = (0..tree_len).map(|_| None).collect();
-    for (id, t) in items {
-        slots[id] = Some(t);
-    }
+    // Node id → position in `items`, found by binary search.
+    let mut positions: Vec<u64> = items
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| ((*id as u64) << 32) | i as u64)
+        .collect();
+    positions.sort_unstable();
+    let mut slots: Vec<Option<(NodeId, T)>> = items.into_iter().map(Some).collect();
     keys.into_iter()
         .filter_map(|k| {
-            let id = (k & 0xffff_ffff) as NodeId;
-            slots[id].take().map(|t| (id, t))
+            let id = k & 0xffff_ffff;
+            let at = positions.partition_point(|&p| p >> 32 < id);
+            let i = (positions.get(at)? & 0xffff_ffff) as usize;
+            slots[i].take()
         })
         .collect()
 }
@@ -508,7 +514,7 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
         let area = (c.area_ratio * 1000.0).clamp(0.0, 1_000_000.0) as u32;
         u32::from(!(c.size_evidence && c.modal_evidence)) << 31 | u32::from(!c.covers_center) << 30 | (1_000_000 - area)
     };
-    order_by(out, tree.len(), rank).into_iter().map(|(_, c)| c).collect()
+    order_by(out, rank).into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]

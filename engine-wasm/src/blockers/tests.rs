@@ -373,3 +373,12 @@ fn a_backdrop_beside_a_dialog_leaves_the_dialog_as_the_blocker() {
     assert_eq!(found[0].target, format!("e{dialog}"));
     assert_ne!(found[0].kind, BlockerKind::EmptyOverlay);
 }
+
+#[test]
+fn order_by_ranks_then_node_ids_whatever_the_input_order() {
+    let items = vec![(9, "c"), (3, "b"), (7, "a"), (1, "b"), (5, "a")];
+    let rank = |s: &&str| u32::from(s.as_bytes()[0]);
+    let ids: Vec<usize> = super::order_by(items, rank).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, vec![5, 7, 1, 3, 9]);
+    assert!(super::order_by(Vec::<(usize, ())>::new(), |_| 0).is_empty());
+}
