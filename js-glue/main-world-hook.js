@@ -110,9 +110,5 @@
       }
       apply(dispatch, el, [new EventCtor("__sightline_clickable", { bubbles: false, composed: false })]);
     }
-    // Last, the document itself: it tells the engine that this hook runs,
-    // so handler properties need no reading of their own (the setters above
-    // announce them).
-    apply(dispatch, doc, [new EventCtor("__sightline_clickable", { bubbles: false, composed: false })]);
   }, true]);
 })();

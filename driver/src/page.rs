@@ -31,6 +31,16 @@ use crate::settle::Tracker;
 /// The engine bundle (wasm-bindgen glue, the module bytes and the JS API), built by build.rs.
 pub const ENGINE_BUNDLE: &str = include_str!(concat!(env!("OUT_DIR"), "/sightline-engine.bundle.js"));
 
+/// The bundle as the driver injects it, into its isolated world, which it
+/// first marks as one: there the engine reads no `onclick` handler
+/// properties (a handler property belongs to the world that set it, so all
+/// it could read is null; the main-world hook announces the page's). Page
+/// scripts can't reach the isolated world's globals.
+const ISOLATED_ENGINE: &str = concat!(
+    "globalThis.__sightlineIsolated = true;\n",
+    include_str!(concat!(env!("OUT_DIR"), "/sightline-engine.bundle.js"))
+);
+
 /// The main-world hook (closed shadow roots, click listeners); runs before page scripts.
 pub const MAIN_WORLD_HOOK: &str = include_str!("../../js-glue/main-world-hook.js");
 
@@ -240,7 +250,7 @@ impl Page {
             .await
             .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))?;
 
-        let mut engine = AddScriptToEvaluateOnNewDocumentParams::new(ENGINE_BUNDLE);
+        let mut engine = AddScriptToEvaluateOnNewDocumentParams::new(ISOLATED_ENGINE);
         engine.world_name = Some(WORLD_NAME.to_string());
         engine.run_immediately = Some(true);
         inner
@@ -563,7 +573,7 @@ impl Page {
         if version.is_null() {
             // A document that loaded before the injection: load the engine now.
             tracing::debug!("frame {}: evaluating the engine bundle", frame.inner());
-            let script = format!("{ENGINE_BUNDLE}\n;0");
+            let script = format!("{ISOLATED_ENGINE}\n;0");
             self.evaluate_in(frame, ctx, &script, false).await?;
             version = self.evaluate_in(frame, ctx, PROBE, false).await?;
             if version.is_null() {
