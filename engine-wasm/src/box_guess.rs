@@ -10,10 +10,12 @@
 use crate::dom::{Display, DomTree, NodeId, NodeKind};
 use crate::protocol::Rect;
 
-/// Whether `id` holds content that gives it a size: text that is not blank,
-/// or an inline-level element whose own box was read (it differs from
-/// `guess`, the box `id` and its in-flow descendants were given) and isn't
-/// empty, reached only through inline-level and box-less elements. Block
+/// Whether `id` holds content that gives it a size: text with a character
+/// that takes room (the walk reads the box of a target whose font size is 0
+/// instead of guessing it), or an inline-level element whose own box was
+/// read (it differs from `guess`, the box `id` and its in-flow descendants
+/// were given) and isn't empty, reached only through inline-level and
+/// box-less elements. Block
 /// and other boxes are not looked into: they may float or be absolutely
 /// positioned, and then don't size their ancestors (an inline-level box is
 /// neither: both make it block-level). The options of a select are: they
@@ -23,7 +25,7 @@ pub fn has_in_flow_content(tree: &DomTree, id: NodeId, guess: &Rect) -> bool {
     while let Some(n) = stack.pop() {
         match &tree.node(n).kind {
             NodeKind::Text(t) => {
-                if !t.trim().is_empty() {
+                if t.chars().any(takes_room) {
                     return true;
                 }
                 continue;
@@ -43,6 +45,12 @@ pub fn has_in_flow_content(tree: &DomTree, id: NodeId, guess: &Rect) -> bool {
         stack.extend(tree.children(n).iter().rev());
     }
     false
+}
+
+/// A character that is neither white space nor drawn with zero width (zero
+/// width space and joiners, word joiner, byte order mark, soft hyphen).
+fn takes_room(c: char) -> bool {
+    !c.is_whitespace() && !matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}')
 }
 
 #[cfg(test)]
@@ -93,7 +101,7 @@ mod tests {
         assert!(!link_with(|b| {
             b.text(" ");
             open_span(b);
-            b.text(" \n ");
+            b.text(" \n \u{200B}\u{AD}");
             b.close();
         }));
     }

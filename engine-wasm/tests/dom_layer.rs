@@ -518,11 +518,20 @@ fn full_mode_boundaries_guess_only_what_cannot_change_the_snapshot() {
           <div style="height:80px;overflow:auto"><div style="height:400px">Scroll me</div></div>
           <div style="position:absolute;top:10px;left:300px"><button>Escaped</button></div>
           <div role="dialog" aria-modal="true" style="height:0;overflow:hidden"><div><div><b></b></div></div></div>
+          <a href="/zwsp">&#8203;</a>
+          <a href="/tiny" style="font-size:0"><img alt="" style="width:20px;height:20px"></a>
+          <div id="log" style="height:80px;overflow:auto"><div style="height:8000px">
+            <a href="/old" style="display:block;margin-top:1000px">Old entry</a></div></div>
         </section>"#,
     );
+    // Scrolled so far that its box is reported inside the viewport (clipped
+    // by its scroll container, but the exact walk says in view).
+    let log = root().query_selector("#log").unwrap().unwrap();
+    log.set_scroll_top(log.get_bounding_client_rect().y() as i32 + 700);
     let exact = snap("full");
     let guessed = snap_page_full();
     assert_eq!(ref_summary(&guessed), ref_summary(&exact), "{}", text(&guessed));
+    assert!(ref_summary(&exact).contains(&("link".into(), "Old entry".into(), true)));
     assert!(guessed["modal"].is_null(), "{}", guessed["modal"]);
     let t = text(&guessed);
     assert!(t.contains("paragraph [offscreen]") && t.contains("button \"Escaped\" [ref="), "{t}");

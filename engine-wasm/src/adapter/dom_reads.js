@@ -68,10 +68,11 @@
     const o = cs.overflow;
     return o !== "visible" && (o.includes("auto") || o.includes("scroll"));
   };
-  // Whether to read `onclick` properties: not when the main-world hook runs
-  // (it announces the document among the clickables), which sees every
-  // handler property a page sets; without it, a handler set in this world
-  // is only seen by reading it.
+  // Whether to read `onclick` properties: not in the driver's isolated
+  // world (it marks it so before the bundle runs), where they read null (a
+  // handler property belongs to the world that set it; the main-world hook
+  // announces the page's). Injected into the page's own world, the engine
+  // reads them.
   let readHandlers = true;
   // An element's facts word (layout in reads.rs): kind 1, flags, tag id.
   const elementWord = (el) => {
@@ -95,6 +96,7 @@
       relevant = relevantAttr;
       classOrData = classOrDataAttr;
       clickables = clickableSet;
+      readHandlers = globalThis.__sightlineIsolated !== true;
     },
     // The element and text children of `parent`, in order (`titleOnly`:
     // inside <svg>, only <title> elements and no text). Writes two words of
@@ -103,7 +105,6 @@
     // `kid` and `kidText` give the nodes. One call per parent instead of
     // four per child.
     kids(parent, titleOnly, ptr, cap) {
-      readHandlers = !clickables.has(document);
       if (info.length !== cap || infoAt !== ptr) {
         info = new Uint32Array(memory.buffer, ptr, cap);
         infoAt = ptr;
@@ -144,7 +145,6 @@
     },
     // The facts word of one element (as `kids` gives for each child).
     element(el) {
-      readHandlers = !clickables.has(document);
       return elementWord(el);
     },
     tagName(id) {
@@ -167,8 +167,9 @@
     // position and overflow, unless laid out inline or the cursor is a
     // pointer (its box is read then anyway), 8 = inside an offscreen
     // boundary: also read the position of a block-level box (an inline-level
-    // one can't be absolute or fixed: those are blockified), and with 16 (it
-    // has children) the overflow of a box that may scroll or clip.
+    // one can't be absolute or fixed: those are blockified), with 16 (it
+    // has children) the overflow of a box that may scroll or clip, and with
+    // 1 whether the font size is 0.
     style(el, want) {
       const cs = getComputedStyle(el);
       last = cs;
@@ -183,6 +184,9 @@
       }
       if (cs.visibility !== "visible") bits |= 16;
       if (want & 1 && cs.pointerEvents === "none") bits |= 32;
+      // A possible target inside an offscreen boundary: font-size 0 may
+      // squeeze it to nothing whatever its text (see box_guess.rs).
+      if (want & 8 && want & 1 && cs.fontSize === "0px") bits |= 2048;
       if (want & 4 && display !== 3 && !(bits & 8)) {
         bits |= positionCode(cs) << 6;
         if (overflowScrolls(cs)) bits |= 512;

@@ -186,6 +186,8 @@ pub struct StyleKeys {
     /// `overflow` is not `visible`: the box clips its content (block-level
     /// boxes in an offscreen boundary only; set with `overflow_scrolls` too).
     pub overflow_clips: bool,
+    /// `font-size: 0` (possible targets in an offscreen boundary only).
+    pub font_size_zero: bool,
 }
 
 /// How an element's `cursor` is known.
@@ -216,7 +218,8 @@ pub fn style_keys(el: &Element, pointer_events: bool, cursor: Cursor, plain_cont
 /// [`style_keys`] for an element inside an offscreen boundary: also the
 /// position of a block-level box (inline-level boxes can't be absolute or
 /// fixed: those are blockified; `None` then) and, when it has children,
-/// whether the overflow of a block or inline-block box scrolls or clips.
+/// whether the overflow of a block or inline-block box scrolls or clips,
+/// and for a possible target (`pointer_events`) whether its font size is 0.
 pub fn style_keys_offscreen(el: &Element, pointer_events: bool, cursor: Cursor, has_children: bool) -> StyleKeys {
     read_keys(el, pointer_events, cursor, if has_children { 8 | 16 } else { 8 })
 }
@@ -261,7 +264,7 @@ fn position_from_code(code: u32) -> Option<Position> {
 /// 6 other); 8: cursor pointer; 16: visibility not visible; 32:
 /// pointer-events none; bits 6–8: position when read (1 static, 2 relative,
 /// 3 absolute, 4 fixed, 5 sticky); 512: overflow scrolls; 1024: overflow
-/// clips but doesn't scroll.
+/// clips but doesn't scroll; 2048: font-size 0.
 fn decode(bits: u32) -> StyleKeys {
     let display = match bits & 7 {
         1 => Display::None,
@@ -279,6 +282,7 @@ fn decode(bits: u32) -> StyleKeys {
         position: position_from_code((bits >> 6) & 7),
         overflow_scrolls: bits & 512 != 0,
         overflow_clips: bits & (512 | 1024) != 0,
+        font_size_zero: bits & 2048 != 0,
     }
 }
 

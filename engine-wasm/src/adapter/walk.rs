@@ -863,7 +863,8 @@ fn read_style_offscreen(
     // (A select clips by default, but its options are drawn by the control,
     // not laid out in its box: it is guessed like any control.)
     let clips = keys.overflow_clips && data.tag != "select";
-    let guessed = keys.display != Display::Contents && !own_rect && !leaves && !clips;
+    // (With font-size 0 even text may take no room: see `box_guess`.)
+    let guessed = keys.display != Display::Contents && !own_rect && !leaves && !clips && !keys.font_size_zero;
     if keys.display == Display::Contents {
         data.rect = Rect::default();
     } else if guessed {
@@ -880,7 +881,10 @@ fn read_style_offscreen(
     if data.has_attr("hidden") {
         style.content_visibility_hidden = reads::last_style().content_visibility() == kw.hidden;
     }
-    let ends_boundary = leaves || (clips && data.rect.is_empty());
+    // A scrolled scroll container may show content from far away in its
+    // box: its subtree is read in full.
+    let scrolled = keys.overflow_scrolls && (el.scroll_top() != 0 || el.scroll_left() != 0);
+    let ends_boundary = leaves || scrolled || (clips && data.rect.is_empty());
     OffscreenRead {
         style,
         guessed,
