@@ -228,9 +228,11 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                 }
             } else {
                 let cursor = cursor_read(&data, w.pointer_parent);
-                let style = match w.offscreen {
+                // (A childless element has its own box already, and no
+                // descendants to keep light: it is read as anywhere else.)
+                let style = match w.offscreen.filter(|_| !own_rect) {
                     Some(boundary) => {
-                        let read = read_style_offscreen(kw, &el, &mut data, class, boundary, cursor, &facts, own_rect);
+                        let read = read_style_offscreen(kw, &el, &mut data, class, boundary, cursor, &facts);
                         // (An inherited pointer cursor makes no target.)
                         let pointer_starts = read.style.cursor_pointer && !w.pointer_parent;
                         box_guessed = read.guessed && (pointer_starts || may_be_target(&data, class));
@@ -238,7 +240,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                         read.style
                     }
                     None => {
-                        let (style, unread) = read_style(&page, &el, &mut data, class, cursor, !leaf, &facts);
+                        let (style, unread) = read_style(&page, &el, &mut data, class, cursor, !own_rect, &facts);
                         box_unread = unread;
                         style
                     }
@@ -818,17 +820,16 @@ struct OffscreenRead {
 /// state as `read_style`, plus position to notice out-of-flow boxes and
 /// overflow to notice scroll containers, but no box (`getBoundingClientRect`
 /// is the dearest read of the walk): the element gets the boundary's box
-/// instead, which places it offscreen on the right side. Read all the same:
-/// the box of a childless element (`own_rect`: read already; its size
-/// matters, see `walk_document_with`), of an element that leaves the
-/// boundary (see `leaves_boundary`), and of a possible scroll container
-/// (its size decides), or of a box that clips its content: when that is
-/// empty, so may be its in-flow descendants' (`width:0; overflow:hidden`
-/// hides content from the eye), and they are read as if there were no
-/// boundary. A `display:contents` element gets no box, as its own rect would
-/// say. A possible target's guessed box is checked after the walk (see
-/// `confirm_guessed_boxes`).
-#[allow(clippy::too_many_arguments)]
+/// instead, which places it offscreen on the right side. (Childless
+/// elements read their own box and style as anywhere else: see
+/// `walk_document_with`.) Read all the same: the box of an element that
+/// leaves the boundary (see `leaves_boundary`), of a possible scroll
+/// container (its size decides), and of a box that clips its content: when
+/// that is empty, so may be its in-flow descendants' (`width:0;
+/// overflow:hidden` hides content from the eye), and they are read as if
+/// there were no boundary. A `display:contents` element gets no box, as its
+/// own rect would say. A possible target's guessed box is checked after the
+/// walk (see `confirm_guessed_boxes`).
 fn read_style_offscreen(
     kw: &Keywords,
     el: &Element,
@@ -837,7 +838,6 @@ fn read_style_offscreen(
     boundary: Rect,
     cursor: Cursor,
     facts: &ElementFacts,
-    own_rect: bool,
 ) -> OffscreenRead {
     let keys = reads::style_keys_offscreen(el, may_be_target(data, class), cursor, facts.has_children);
     if keys.display == Display::None {
@@ -864,12 +864,12 @@ fn read_style_offscreen(
     // not laid out in its box: it is guessed like any control.)
     let clips = keys.overflow_clips && data.tag != "select";
     // (With font-size 0 even text may take no room: see `box_guess`.)
-    let guessed = keys.display != Display::Contents && !own_rect && !leaves && !clips && !keys.font_size_zero;
+    let guessed = keys.display != Display::Contents && !leaves && !clips && !keys.font_size_zero;
     if keys.display == Display::Contents {
         data.rect = Rect::default();
     } else if guessed {
         data.rect = boundary;
-    } else if !own_rect {
+    } else {
         data.rect = reads::rect(el);
     }
     if out_of_flow(&style) {
