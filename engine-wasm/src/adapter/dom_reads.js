@@ -14,7 +14,10 @@
   let last = null;
   let relevant = null;
   let classOrData = null;
-  let clickables = null;
+  // Elements with click listeners or handler properties, as the main-world
+  // hook announces them (`addClickable`); asked about only once there is one.
+  const clickables = new WeakSet();
+  let anyClickables = false;
   const nonSpace = /\S/;
   // Element names as small numbers (Rust keeps the strings: `tagName`).
   const tagIds = new Map();
@@ -23,6 +26,8 @@
   // caller's buffer in wasm memory, through a view kept across calls (a
   // grown memory detaches it: its length drops to 0).
   let kidNodes = [];
+  // Their text data, at the same index (for text children).
+  const kidData = [];
   let info = new Uint32Array(0);
   let infoAt = -1;
   // Same-name sibling counts by tag id (reset after each enumeration).
@@ -80,7 +85,7 @@
     return (
       1 |
       (hostable[id] && el.shadowRoot !== null ? 4 : 0) |
-      ((readHandlers && el.onclick != null) || clickables.has(el) ? 8 : 0) |
+      ((readHandlers && el.onclick != null) || (anyClickables && clickables.has(el)) ? 8 : 0) |
       (el.firstChild !== null ? 16 : 0) |
       (id << 8)
     );
@@ -88,14 +93,12 @@
   return {
     // `ptr`: where `rect` writes four f64s in the module's memory.
     // `relevantAttr`, `classOrDataAttr`: attribute names `attrs` keeps.
-    // `clickableSet`: elements with click listeners (the main-world hook's).
-    bind(mem, ptr, relevantAttr, classOrDataAttr, clickableSet) {
+    bind(mem, ptr, relevantAttr, classOrDataAttr) {
       memory = mem;
       at = ptr;
       box = new Float64Array(mem.buffer, ptr, 4);
       relevant = relevantAttr;
       classOrData = classOrDataAttr;
-      clickables = clickableSet;
       readHandlers = globalThis.__sightlineIsolated !== true;
     },
     // The element and text children of `parent`, in order (`titleOnly`:
@@ -122,7 +125,10 @@
           nth = ++counts[id];
         } else if (type === 3) {
           if (titleOnly) continue;
-          word = nonSpace.test(c.data) ? 2 : 3;
+          // (Read once: kept for `kidText`.)
+          const data = c.data;
+          word = nonSpace.test(data) ? 2 : 3;
+          kidData[n] = data;
         } else {
           continue;
         }
@@ -135,13 +141,19 @@
       for (const id of counted) counts[id] = 0;
       counted.length = 0;
       kidNodes.length = n;
+      kidData.length = n;
       return n;
     },
     kid(i) {
       return kidNodes[i];
     },
     kidText(i) {
-      return kidNodes[i].data;
+      return kidData[i];
+    },
+    // An element the main-world hook announced as clickable.
+    addClickable(el) {
+      clickables.add(el);
+      anyClickables = true;
     },
     // The facts word of one element (as `kids` gives for each child).
     element(el) {

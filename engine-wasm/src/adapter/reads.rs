@@ -24,8 +24,10 @@ extern "C" {
         ptr: u32,
         relevant_attr: &RegExpView,
         class_or_data_attr: &RegExpView,
-        clickables: &js_sys::WeakSet,
     );
+    /// Records an element the main-world hook announced as clickable.
+    #[wasm_bindgen(js_name = addClickable)]
+    pub fn add_clickable(el: &JsValue);
     #[wasm_bindgen(js_name = kids)]
     fn js_kids(parent: &web_sys::Node, title_only: bool, ptr: u32, cap: u32) -> u32;
     #[wasm_bindgen(js_name = kid)]
@@ -73,15 +75,14 @@ struct Scratch(UnsafeCell<[f64; 4]>);
 unsafe impl Sync for Scratch {}
 static RECT: Scratch = Scratch(UnsafeCell::new([0.0; 4]));
 
-/// Tells the JS side where to write boxes, which attributes to keep and
-/// which elements have click listeners. Once per world, before any read.
-pub fn bind(kw: &Keywords, clickables: &js_sys::WeakSet) {
+/// Tells the JS side where to write boxes and which attributes to keep.
+/// Once per world, before any read.
+pub fn bind(kw: &Keywords) {
     js_bind(
         &wasm_bindgen::memory(),
         RECT.0.get() as u32,
         &kw.relevant_attr,
         &kw.class_or_data_attr,
-        clickables,
     );
 }
 

@@ -72,18 +72,14 @@ pub fn state() -> &'static EngineState {
 impl EngineState {
     fn new() -> Self {
         // Elements with click-type listeners or handler properties, announced
-        // by the main-world hook; the listener fills it, `dom_reads.js` reads it.
-        let clickables = WeakSet::new();
-        let set = clickables.clone();
+        // by the main-world hook, are kept by `dom_reads.js`, which reads them.
         let listener = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
             if let Some(t) = e.target() {
-                if let Ok(obj) = t.dyn_into::<js_sys::Object>() {
-                    set.add(&obj);
-                }
+                super::reads::add_clickable(&t);
             }
         });
         let kw = Keywords::new();
-        super::reads::bind(&kw, &clickables);
+        super::reads::bind(&kw);
         let st = EngineState {
             kw,
             sheets: Default::default(),
