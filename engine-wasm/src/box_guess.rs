@@ -110,7 +110,13 @@ mod tests {
     fn an_element_counts_only_with_a_box_of_its_own() {
         // An icon whose own box was read.
         assert!(link_with(|b| {
-            open(b, "img", Display::Inline, Position::Static, Rect::new(10.0, 5010.0, 16.0, 16.0));
+            open(
+                b,
+                "img",
+                Display::Inline,
+                Position::Static,
+                Rect::new(10.0, 5010.0, 16.0, 16.0),
+            );
             b.close();
         }));
         // A zero-size one, and one whose box is the guess.
@@ -135,11 +141,29 @@ mod tests {
             b.close();
             // Absolute, or floated (which isn't read): either way it doesn't
             // size the link.
-            open(b, "span", Display::Block, Position::Absolute, Rect::new(0.0, 5000.0, 50.0, 20.0));
+            open(
+                b,
+                "span",
+                Display::Block,
+                Position::Absolute,
+                Rect::new(0.0, 5000.0, 50.0, 20.0),
+            );
             b.text("Share on Facebook");
             b.close();
-            open(b, "div", Display::Block, Position::Static, Rect::new(0.0, 5000.0, 300.0, 200.0));
-            open(b, "img", Display::Inline, Position::Static, Rect::new(0.0, 5000.0, 300.0, 200.0));
+            open(
+                b,
+                "div",
+                Display::Block,
+                Position::Static,
+                Rect::new(0.0, 5000.0, 300.0, 200.0),
+            );
+            open(
+                b,
+                "img",
+                Display::Inline,
+                Position::Static,
+                Rect::new(0.0, 5000.0, 300.0, 200.0),
+            );
             b.close();
             b.close();
         }));

@@ -469,7 +469,11 @@ fn ref_summary(s: &Value) -> Vec<(String, String, bool)> {
         .values()
         .map(|r| {
             let field = |k: &str| r[k].as_str().unwrap_or_default().to_string();
-            (field("role"), field("name"), r["in_viewport"].as_bool().unwrap_or(false))
+            (
+                field("role"),
+                field("name"),
+                r["in_viewport"].as_bool().unwrap_or(false),
+            )
         })
         .collect();
     out.sort();
@@ -491,10 +495,8 @@ fn rect_reads_during(f: impl FnOnce()) -> u32 {
     )
     .unwrap();
     f();
-    let n = js_sys::eval(
-        "Element.prototype.getBoundingClientRect = globalThis.__slRealRect; globalThis.__slRectReads",
-    )
-    .unwrap();
+    let n = js_sys::eval("Element.prototype.getBoundingClientRect = globalThis.__slRealRect; globalThis.__slRectReads")
+        .unwrap();
     n.as_f64().unwrap() as u32
 }
 
@@ -534,14 +536,22 @@ fn full_mode_boundaries_guess_only_what_cannot_change_the_snapshot() {
     assert!(ref_summary(&exact).contains(&("link".into(), "Old entry".into(), true)));
     assert!(guessed["modal"].is_null(), "{}", guessed["modal"]);
     let t = text(&guessed);
-    assert!(t.contains("paragraph [offscreen]") && t.contains("button \"Escaped\" [ref="), "{t}");
+    assert!(
+        t.contains("paragraph [offscreen]") && t.contains("button \"Escaped\" [ref="),
+        "{t}"
+    );
     assert!(!t.contains("Escaped\" [offscreen]"), "{t}");
 
     // And it does save the reads: 300 more links far below cost few boxes.
     let reads = || rect_reads_during(|| drop(snap_page_full()));
     let before = reads();
     let links: String = (0..300).map(|i| format!("<a href=\"/l{i}\">Link {i}</a> ")).collect();
-    root().query_selector("#far").unwrap().unwrap().insert_adjacent_html("beforeend", &format!("<p>{links}</p>")).unwrap();
+    root()
+        .query_selector("#far")
+        .unwrap()
+        .unwrap()
+        .insert_adjacent_html("beforeend", &format!("<p>{links}</p>"))
+        .unwrap();
     let after = reads();
     assert!(after < before + 30, "{before} box reads, then {after}");
     assert_eq!(ref_summary(&snap_page_full()), ref_summary(&snap("full")));

@@ -19,12 +19,7 @@ use web_sys::Element;
 #[wasm_bindgen(js_namespace = __sl_reads)]
 extern "C" {
     #[wasm_bindgen(js_name = bind)]
-    fn js_bind(
-        memory: &JsValue,
-        ptr: u32,
-        relevant_attr: &RegExpView,
-        class_or_data_attr: &RegExpView,
-    );
+    fn js_bind(memory: &JsValue, ptr: u32, relevant_attr: &RegExpView, class_or_data_attr: &RegExpView);
     /// Records an element the main-world hook announced as clickable.
     #[wasm_bindgen(js_name = addClickable)]
     pub fn add_clickable(el: &JsValue);

@@ -470,7 +470,9 @@ fn show_boxless_modals(tree: &mut DomTree, elements: &[Option<Element>], unread:
 /// is read now unless it surely takes room (see `box_guess`).
 fn confirm_guessed_boxes(tree: &mut DomTree, elements: &[Option<Element>], guessed: &[NodeId]) {
     for &id in guessed {
-        let Some(guess) = tree.element(id).map(|e| e.rect) else { continue };
+        let Some(guess) = tree.element(id).map(|e| e.rect) else {
+            continue;
+        };
         if box_guess::has_in_flow_content(tree, id, &guess) {
             continue;
         }

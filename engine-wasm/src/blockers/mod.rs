@@ -332,7 +332,10 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
         out.push((b, (score, reason)));
     }
     let by_score = order_by(out, |&(score, _)| u32::MAX - score);
-    by_score.into_iter().map(|(b, (score, reason))| (b, score, reason)).collect()
+    by_score
+        .into_iter()
+        .map(|(b, (score, reason))| (b, score, reason))
+        .collect()
 }
 
 /// `items` ordered by `rank` (lowest first), ties by node id (unique per
