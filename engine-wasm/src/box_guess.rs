@@ -15,11 +15,11 @@ use crate::protocol::Rect;
 /// instead of guessing it), or an inline-level element whose own box was
 /// read (it differs from `guess`, the box `id` and its in-flow descendants
 /// were given) and isn't empty, reached only through inline-level and
-/// box-less elements. Block
-/// and other boxes are not looked into: they may float or be absolutely
-/// positioned, and then don't size their ancestors (an inline-level box is
-/// neither: both make it block-level). The options of a select are: they
-/// size it. Content that is not displayed doesn't count.
+/// box-less elements. Block and other boxes are not looked into: they may
+/// float or be absolutely positioned, and then don't size their ancestors
+/// (an inline-level box is neither: both make it block-level). The options
+/// of a select are: they size it. Content that is not displayed doesn't
+/// count.
 pub fn has_in_flow_content(tree: &DomTree, id: NodeId, guess: &Rect) -> bool {
     let mut stack: Vec<NodeId> = tree.children(id).iter().rev().copied().collect();
     while let Some(n) = stack.pop() {

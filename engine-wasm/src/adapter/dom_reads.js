@@ -67,12 +67,14 @@
     const p = cs.position;
     return p === "static" ? 1 : p === "relative" ? 2 : p === "absolute" ? 3 : p === "fixed" ? 4 : p === "sticky" ? 5 : 1;
   };
-  // Whether a declaration's overflow is auto or scroll on either axis (the
-  // shorthand: one keyword, or the two axes' as "hidden auto").
-  const overflowScrolls = (cs) => {
+  // A declaration's overflow as bits: 512 auto or scroll on either axis
+  // (the shorthand: one keyword, or the two axes' as "hidden auto"), 1024
+  // clipped otherwise, 0 visible.
+  const overflowBits = (cs) => {
     const o = cs.overflow;
-    return o !== "visible" && (o.includes("auto") || o.includes("scroll"));
+    return o === "visible" ? 0 : o.includes("auto") || o.includes("scroll") ? 512 : 1024;
   };
+  const overflowScrolls = (cs) => overflowBits(cs) === 512;
   // Whether to read `onclick` properties: not in the driver's isolated
   // world (it marks it so before the bundle runs), where they read null (a
   // handler property belongs to the world that set it; the main-world hook
@@ -200,14 +202,10 @@
       // squeeze it to nothing whatever its text (see box_guess.rs).
       if (want & 8 && want & 1 && cs.fontSize === "0px") bits |= 2048;
       if (want & 4 && display !== 3 && !(bits & 8)) {
-        bits |= positionCode(cs) << 6;
-        if (overflowScrolls(cs)) bits |= 512;
+        bits |= (positionCode(cs) << 6) | (overflowBits(cs) & 512);
       } else if (want & 8 && (display === 2 || display === 5 || display === 6)) {
         if (display !== 5) bits |= positionCode(cs) << 6;
-        if (want & 16) {
-          const o = cs.overflow;
-          if (o !== "visible") bits |= o.includes("auto") || o.includes("scroll") ? 512 : 1024;
-        }
+        if (want & 16) bits |= overflowBits(cs);
       }
       return bits;
     },

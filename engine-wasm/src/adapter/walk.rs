@@ -232,10 +232,11 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                 // descendants to keep light: it is read as anywhere else.)
                 let style = match w.offscreen.filter(|_| !own_rect) {
                     Some(boundary) => {
-                        let read = read_style_offscreen(kw, &el, &mut data, class, boundary, cursor, &facts);
+                        let target = may_be_target(&data, class);
+                        let read = read_style_offscreen(kw, &el, &mut data, class, target, boundary, cursor, &facts);
                         // (An inherited pointer cursor makes no target.)
                         let pointer_starts = read.style.cursor_pointer && !w.pointer_parent;
-                        box_guessed = read.guessed && (pointer_starts || may_be_target(&data, class));
+                        box_guessed = read.guessed && (pointer_starts || target);
                         ends_boundary = read.ends_boundary;
                         read.style
                     }
@@ -290,7 +291,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         if pseudo {
             wanted_pseudo.push(id);
         }
-        if box_guessed && styled {
+        if box_guessed {
             guessed_targets.push(id);
         }
         if page.skip_plain_boxes && styled {
@@ -418,11 +419,17 @@ impl UnreadBoxes {
     fn read(&mut self, tree: &mut DomTree, elements: &[Option<Element>], id: NodeId) -> bool {
         if self.0.get(id).is_some_and(|&u| u) {
             self.0[id] = false;
-            if let (Some(el), NodeKind::Element(e)) = (&elements[id], &mut tree.nodes[id].kind) {
-                e.rect = reads::rect(el);
-            }
+            read_own_box(tree, elements, id);
         }
         tree.element(id).is_some_and(|e| !e.rect.is_empty())
+    }
+}
+
+/// Reads the box of element `id` after the walk (its live element is kept
+/// at the same index).
+fn read_own_box(tree: &mut DomTree, elements: &[Option<Element>], id: NodeId) {
+    if let (Some(el), NodeKind::Element(e)) = (&elements[id], &mut tree.nodes[id].kind) {
+        e.rect = reads::rect(el);
     }
 }
 
@@ -473,11 +480,8 @@ fn confirm_guessed_boxes(tree: &mut DomTree, elements: &[Option<Element>], guess
         let Some(guess) = tree.element(id).map(|e| e.rect) else {
             continue;
         };
-        if box_guess::has_in_flow_content(tree, id, &guess) {
-            continue;
-        }
-        if let (Some(el), NodeKind::Element(e)) = (&elements[id], &mut tree.nodes[id].kind) {
-            e.rect = reads::rect(el);
+        if !box_guess::has_in_flow_content(tree, id, &guess) {
+            read_own_box(tree, elements, id);
         }
     }
 }
@@ -831,17 +835,19 @@ struct OffscreenRead {
 /// overflow:hidden` hides content from the eye), and they are read as if
 /// there were no boundary. A `display:contents` element gets no box, as its
 /// own rect would say. A possible target's guessed box is checked after the
-/// walk (see `confirm_guessed_boxes`).
+/// walk (see `confirm_guessed_boxes`). `target`: `may_be_target`.
+#[allow(clippy::too_many_arguments)]
 fn read_style_offscreen(
     kw: &Keywords,
     el: &Element,
     data: &mut ElementData,
     class: TagClass,
+    target: bool,
     boundary: Rect,
     cursor: Cursor,
     facts: &ElementFacts,
 ) -> OffscreenRead {
-    let keys = reads::style_keys_offscreen(el, may_be_target(data, class), cursor, facts.has_children);
+    let keys = reads::style_keys_offscreen(el, target, cursor, facts.has_children);
     if keys.display == Display::None {
         let style = Style {
             display: Display::None,
