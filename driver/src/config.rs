@@ -15,10 +15,38 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use crate::blocker::{ConsentPolicy, RemoveBlockerOptions};
 use crate::error::{Error, Result};
+
+/// What to do with cookie/privacy consent dialogs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConsentPolicy {
+    /// Leave them alone (default).
+    #[default]
+    Leave,
+    /// Click "Reject all" / "Only necessary" (privacy-preserving; never removes).
+    Reject,
+    /// Click "Accept all".
+    Accept,
+}
+
+/// Options of one removeBlocker call (the effective policy for one page).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RemoveBlockerOptions {
+    /// Also act on consent, login, age-gate and paywall dialogs, and allow DOM removal.
+    #[serde(default)]
+    pub aggressive: bool,
+    #[serde(default)]
+    pub consent: ConsentPolicy,
+    /// CSS selectors of blockers that may always be closed and removed.
+    #[serde(default)]
+    pub allowed_selectors: Vec<String>,
+    /// Append one JSON line per attempt here.
+    #[serde(default)]
+    pub audit_file: Option<PathBuf>,
+}
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> sightline::Result<()> {
-//! use sightline::{Browser, LaunchOptions, SnapshotOptions};
+//! use sightline::{Ai, Browser, LaunchOptions, SnapshotOptions};
 //! let browser = Browser::launch(LaunchOptions::default()).await?;
 //! let page = browser.new_page().await?;
 //! page.goto("https://example.com").await?;
@@ -12,52 +12,44 @@
 //! println!("{}", snap.tree);
 //! page.fill("#email", "ada@example.com").await?; // a selector…
 //! page.click("e12").await?; // …or a ref from the snapshot
+//! # let llm = sightline::Llm::new(Default::default())?;
+//! Ai::new(&llm).act(&page, "click the Add to cart button", &Default::default()).await?;
 //! browser.close().await?;
 //! # Ok(()) }
 //! ```
+//!
+//! The library prints nothing; the `sightline` binary (driver/cli) does.
 
-mod action;
-mod actions;
 pub mod agent;
 pub mod ai;
-pub mod bench;
-pub mod bench_act;
-pub mod bench_actions;
-mod blocker;
+mod base64;
 mod browser;
 mod config;
-mod connect;
-mod drag;
+mod domains;
 mod error;
-mod input;
 pub mod llm;
-mod navigation;
 mod page;
-pub mod run;
-mod settle;
-mod snapshot;
-mod target;
+pub mod steps;
 mod time;
-mod tools;
+pub mod tools;
 
-pub use action::{Action, Method};
-pub use actions::{ActionResult, ClickOptions};
 pub use agent::{Agent, AgentAction, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SavedRun};
 pub use ai::{
-    ActOptions, ActRecord, ActResult, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult, Variables,
+    page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,
+    Variables,
 };
-pub use blocker::{ConsentPolicy, RemoveBlockerOptions, RemoveBlockerResult};
-pub use browser::{Browser, LaunchOptions, ViewportSize, CHROME_ENV, DEFAULT_CHROME};
-pub use config::{Config, DomainOverride, RemoveBlockerConfig};
+pub use browser::{Browser, LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
+pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions};
+pub use domains::AllowedDomains;
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
-pub use input::{key_by_name, parse_combo, Combo, KeyDef};
 pub use llm::{Llm, LlmOptions, Usage};
-pub use navigation::NavigationResponse;
-pub use page::{resolve_target, Page, ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
-pub use settle::{SettleReport, DEFAULT_SETTLE_TIMEOUT, MAX_REQUEST_AGE, QUIET_WINDOW};
-pub use snapshot::SnapshotOptions;
-pub use target::Target;
-pub use tools::ScrollAmount;
+pub use page::{
+    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo, KeyDef,
+    Method, NavigationResponse, Page, RemoveBlockerResult, ScrollAmount, SettleReport, SnapshotOptions, Target,
+    ViewportSize, DEFAULT_SETTLE_TIMEOUT, ENGINE_BUNDLE, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW,
+    USER_WORLD_NAME,
+};
+pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 
 /// Raw Chrome DevTools Protocol types, for use with [`Page::cdp`].
 pub use chromiumoxide::cdp;

@@ -4,11 +4,14 @@
 use sightline_engine::protocol::SnapshotResult;
 
 use crate::ai::prompts::TREE_GUIDE;
+use crate::tools::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
 
 const RULES: &str = "How to work:
 - After every action you get a page message: title, URL, your position on the page (viewports above and \
-below) and the accessibility tree of what is in the viewport. Use ariaTree for the whole page, scroll to move.
-- act performs ONE atomic action described in words; give one act per step. Use fillForm for several fields.
+below) and the accessibility tree of what is in the viewport. Use snapshot for the whole page, scroll to move.
+- To act on an element you can see, call click, fill, type, select, check, hover or drag with its ref \
+(target: \"e12\"). act performs ONE atomic action described in words (for elements you cannot see or name \
+by ref); give one act per step. Use fillForm for several fields.
 - When a large modal, pop-up, promo or cookie banner blocks progress, call removeBlocker. Do not explore \
 or click around it yourself. When a modal is open, only its elements can be used: finish or close it first.
 - Secrets are %name% variables: write the placeholder exactly; the value is filled in when acting.
@@ -43,15 +46,6 @@ pub fn task_message(task: &str, variables_note: Option<&str>, allowed_domains: &
     s
 }
 
-pub const OPEN_TAG: &str = "<untrusted_page_content>";
-pub const CLOSE_TAG: &str = "</untrusted_page_content>";
-
-/// Page text may not close the wrapper early.
-fn defang(text: &str) -> String {
-    text.replace(CLOSE_TAG, "</untrusted_page_content_>")
-        .replace(OPEN_TAG, "<untrusted_page_content_>")
-}
-
 /// The position and modal comment lines at the top of a tree (`# …`).
 pub fn header_lines(tree: &str) -> Vec<&str> {
     tree.lines().take_while(|l| l.starts_with('#')).collect()
@@ -78,42 +72,6 @@ pub fn page_message(snapshot: &SnapshotResult, max_chars: usize) -> String {
     }
     s.push_str(CLOSE_TAG);
     s
-}
-
-/// The full tree for the ariaTree tool, capped at a token budget (chars/4).
-pub fn aria_tree(snapshot: &SnapshotResult, token_budget: usize) -> String {
-    let total = crate::ai::tree::tokens(&snapshot.tree);
-    let (tree, cut) = cap(&snapshot.tree, token_budget.saturating_mul(4));
-    let mut s = format!(
-        "{OPEN_TAG}\nTitle: {}\nURL: {}\n{}",
-        defang(&snapshot.title),
-        defang(&snapshot.url),
-        defang(tree)
-    );
-    if !s.ends_with('\n') {
-        s.push('\n');
-    }
-    if cut {
-        s.push_str(&format!(
-            "[truncated: the tree is about {total} tokens, over the {token_budget}-token budget; the rest is cut. \
-Scroll and use the page messages, or extract, for what follows]\n"
-        ));
-    }
-    s.push_str(CLOSE_TAG);
-    s
-}
-
-/// Cuts at a line boundary at most `max_chars` long.
-fn cap(text: &str, max_chars: usize) -> (&str, bool) {
-    if text.len() <= max_chars {
-        return (text, false);
-    }
-    let mut end = max_chars;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let end = text[..end].rfind('\n').map(|i| i + 1).unwrap_or(end);
-    (&text[..end], true)
 }
 
 /// Placeholder for a page message that a newer one made obsolete.
@@ -154,7 +112,8 @@ mod tests {
     #[test]
     fn trees_are_capped_on_line_boundaries() {
         let tree: String = (0..100).map(|i| format!("- button \"B{i}\" [ref=e{i}]\n")).collect();
-        let m = aria_tree(&snap(&tree), 100);
+        let s = snap(&tree);
+        let m = crate::tools::untrusted::wrapped_tree(&s, &s.tree, 100);
         assert!(m.contains("[truncated"));
         assert!(m.len() < 700);
         assert!(m.lines().all(|l| !l.starts_with("- button") || l.ends_with(']')));

@@ -1,57 +1,24 @@
 //! Saved runs (`--save-run run.json`) and `sightline replay`: the agent's
-//! deterministic steps re-executed with no model. act steps are stored as
-//! the actions they resolved to; only when a stored selector no longer
-//! resolves does replay ask the model again (through act), if it has one.
+//! deterministic steps re-executed with no model. Every step is a registry
+//! tool call; a model tool's step (act, a described fillForm field) keeps
+//! the actions its choice resolved to and replays those. Only when a stored
+//! selector no longer resolves does replay ask the model again (through
+//! act), if it has one.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
-use crate::action::Action;
-use crate::ai::{ActOptions, ActRecord, Variables};
+use crate::ai::{ActOptions, ActRecord, Ai, Variables};
 use crate::error::{Error, Result};
 use crate::llm::{Llm, Usage};
-use crate::page::Page;
-use crate::tools::ScrollAmount;
+use crate::page::{Action, Page};
+use crate::tools::{RecordedCall, Registry, ToolContext, ToolSettings};
 
-/// The format's version: bump on incompatible changes.
-pub const RUN_FORMAT: u32 = 1;
-
-/// One deterministic step (`{"tool": "act", …}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "tool", rename_all = "camelCase")]
-pub enum ReplayStep {
-    /// The instruction and the actions it resolved to (arguments keep `%name%`).
-    Act {
-        instruction: String,
-        actions: Vec<ActRecord>,
-    },
-    Goto {
-        url: String,
-    },
-    Navback,
-    Scroll {
-        direction: String,
-        percentage: f64,
-    },
-    Keys {
-        method: String,
-        value: String,
-        #[serde(default = "one")]
-        repeat: u32,
-    },
-    Wait {
-        ms: u64,
-    },
-    RemoveBlocker {
-        #[serde(default)]
-        aggressive: bool,
-    },
-}
-
-fn one() -> u32 {
-    1
-}
+/// The format's version: bump on incompatible changes. Version 1 (before
+/// the tool registry) is still read.
+pub const RUN_FORMAT: u32 = 2;
 
 /// What `--save-run` writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -63,7 +30,7 @@ pub struct SavedRun {
     /// Names of the `%name%` variables the steps use (values are never saved).
     #[serde(default)]
     pub variables: Vec<String>,
-    pub steps: Vec<ReplayStep>,
+    pub steps: Vec<RecordedCall>,
 }
 
 impl SavedRun {
@@ -72,22 +39,107 @@ impl SavedRun {
             path: path.to_path_buf(),
             hint: None,
         })?;
-        let run: SavedRun = serde_json::from_str(&text)
-            .map_err(|e| Error::InvalidAction(format!("{}: not a saved run: {e}", path.display())))?;
-        if run.sightline_run != RUN_FORMAT {
-            return Err(Error::InvalidAction(format!(
-                "{}: saved-run format {} is not supported (this build reads {RUN_FORMAT})",
-                path.display(),
-                run.sightline_run
-            )));
+        SavedRun::parse(&text).map_err(|e| match e {
+            Error::InvalidAction(m) => Error::InvalidAction(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Reads a saved run of this format or of format 1.
+    pub fn parse(text: &str) -> Result<SavedRun> {
+        let mut v: Value =
+            serde_json::from_str(text).map_err(|e| Error::InvalidAction(format!("not a saved run: {e}")))?;
+        match v.get("sightline_run").and_then(Value::as_u64) {
+            Some(1) => {
+                let steps = v["steps"].as_array().cloned().unwrap_or_default();
+                let upgraded: Vec<Value> = steps.iter().map(upgrade_v1_step).collect::<Result<_>>()?;
+                v["steps"] = Value::Array(upgraded);
+                v["sightline_run"] = json!(RUN_FORMAT);
+            }
+            Some(n) if n == u64::from(RUN_FORMAT) => {}
+            other => {
+                return Err(Error::InvalidAction(format!(
+                    "saved-run format {} is not supported (this build reads 1 and {RUN_FORMAT})",
+                    other.map(|n| n.to_string()).unwrap_or_else(|| "(none)".into())
+                )))
+            }
         }
-        Ok(run)
+        serde_json::from_value(v).map_err(|e| Error::InvalidAction(format!("not a saved run: {e}")))
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).expect("a saved run serialises");
         std::fs::write(path, text + "\n").map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
     }
+
+    /// Re-executes the run on `page`: the start URL, then every step; stops
+    /// at the first step that fails.
+    pub async fn replay(&self, page: &Page, opts: &ReplayOptions<'_>) -> Result<ReplayReport> {
+        if let Some(missing) = self.variables.iter().find(|n| !opts.variables.names().contains(n)) {
+            return Err(Error::InvalidAction(format!(
+                "the run uses %{missing}%: give its value with --var {missing}=VALUE"
+            )));
+        }
+        let mut report = ReplayReport {
+            success: true,
+            steps: Vec::new(),
+            usage: Usage::default(),
+        };
+        if let Some(url) = &self.start_url {
+            page.goto(url).await?;
+        }
+        let settings = ToolSettings {
+            variables: opts.variables.clone(),
+            ..ToolSettings::default()
+        };
+        let registry = Registry::standard();
+        let ctx = ToolContext::new(page.clone(), &settings).with_llm(opts.llm);
+        for step in &self.steps {
+            let done = if step.actions.is_empty() {
+                let out = registry.call(&ctx, &step.tool, step.args.clone()).await?;
+                ReplayedStep {
+                    tool: step.tool.clone(),
+                    ok: out.ok,
+                    detail: out.text,
+                    healed: false,
+                }
+            } else {
+                replay_resolved(&ctx.page(), step, opts, &mut report.usage).await?
+            };
+            let ok = done.ok;
+            report.steps.push(done);
+            if !ok {
+                report.success = false;
+                break;
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// A format-1 step (`{"tool":"navback"}`, `{"tool":"keys","method","value","repeat"}`…)
+/// as the registry call it stood for.
+fn upgrade_v1_step(step: &Value) -> Result<Value> {
+    let s = |k: &str| step.get(k).cloned().unwrap_or(Value::Null);
+    let tool = step.get("tool").and_then(Value::as_str).unwrap_or_default();
+    Ok(match tool {
+        "act" => json!({"tool": "act", "args": {"action": s("instruction")}, "actions": s("actions")}),
+        "goto" => json!({"tool": "goto", "args": {"url": s("url")}}),
+        "navback" => json!({"tool": "back", "args": {}}),
+        "scroll" => json!({"tool": "scroll", "args": {"direction": s("direction"), "percentage": s("percentage")}}),
+        "wait" => json!({"tool": "wait", "args": {"ms": s("ms")}}),
+        "removeBlocker" => json!({"tool": "removeBlocker", "args": {"aggressive": step.get("aggressive").cloned().unwrap_or(json!(false))}}),
+        "keys" => {
+            let repeat = step.get("repeat").and_then(Value::as_u64).unwrap_or(1).max(1);
+            let value = step.get("value").and_then(Value::as_str).unwrap_or_default();
+            if step.get("method").and_then(Value::as_str) == Some("press") {
+                json!({"tool": "press", "args": {"key": value, "repeat": repeat}})
+            } else {
+                json!({"tool": "type", "args": {"text": value.repeat(repeat as usize)}})
+            }
+        }
+        other => return Err(Error::InvalidAction(format!("unknown step {other:?} in a format-1 run"))),
+    })
 }
 
 /// How one replayed step went.
@@ -115,172 +167,101 @@ pub struct ReplayOptions<'a> {
     pub llm: Option<&'a Llm>,
 }
 
-impl Page {
-    /// Re-executes a saved run: the start URL, then every step; stops at the
-    /// first step that fails.
-    pub async fn replay_run(&self, run: &SavedRun, opts: &ReplayOptions<'_>) -> Result<ReplayReport> {
-        if let Some(missing) = run.variables.iter().find(|n| !opts.variables.names().contains(n)) {
-            return Err(Error::InvalidAction(format!(
-                "the run uses %{missing}%: give its value with --var {missing}=VALUE"
-            )));
-        }
-        let mut report = ReplayReport {
-            success: true,
-            steps: Vec::new(),
-            usage: Usage::default(),
+/// A model tool's step: its resolved actions, with no model unless one no
+/// longer resolves.
+async fn replay_resolved(
+    page: &Page,
+    step: &RecordedCall,
+    opts: &ReplayOptions<'_>,
+    usage: &mut Usage,
+) -> Result<ReplayedStep> {
+    let instruction = step.args.get("action").and_then(Value::as_str).unwrap_or(&step.tool);
+    let mut done = Vec::new();
+    for rec in &step.actions {
+        let action: Action = rec.to_action(&opts.variables);
+        let resolves = match action.target() {
+            Some(t) => {
+                // The option of a dropdown may appear a moment after its trigger was clicked.
+                page.exists(t.clone()).await? || {
+                    page.settle().await?;
+                    page.exists(t).await?
+                }
+            }
+            None => true,
         };
-        if let Some(url) = &run.start_url {
-            self.goto(url).await?;
-        }
-        for step in &run.steps {
-            let done = self.replay_step(step, opts, &mut report.usage).await?;
-            let ok = done.ok;
-            report.steps.push(done);
-            if !ok {
-                report.success = false;
-                break;
-            }
-        }
-        Ok(report)
-    }
-
-    async fn replay_step(
-        &self,
-        step: &ReplayStep,
-        opts: &ReplayOptions<'_>,
-        usage: &mut Usage,
-    ) -> Result<ReplayedStep> {
-        let (tool, detail) = match step {
-            ReplayStep::Act { instruction, actions } => {
-                return self.replay_act(instruction, actions, opts, usage).await
-            }
-            ReplayStep::Goto { url } => ("goto", self.goto(url).await?.to_string()),
-            ReplayStep::Navback => (
-                "navback",
-                self.back()
-                    .await?
-                    .map(|r| r.to_string())
-                    .unwrap_or_else(|| "no history".into()),
-            ),
-            ReplayStep::Scroll { direction, percentage } => {
-                let sign = if direction == "up" { -1.0 } else { 1.0 };
-                self.scroll(ScrollAmount::ViewportPercent(sign * percentage)).await?;
-                ("scroll", format!("{direction} {percentage}%"))
-            }
-            ReplayStep::Keys { method, value, repeat } => {
-                let value = opts.variables.substitute(value);
-                for _ in 0..(*repeat).max(1) {
-                    if method == "press" {
-                        self.press(None, std::slice::from_ref(&value)).await?;
-                    } else {
-                        self.type_text(&value).await?;
-                    }
+        if resolves {
+            match page.perform(&action, None).await {
+                Ok(_) => {
+                    done.push(rec.description.clone());
+                    continue;
                 }
-                ("keys", method.clone())
-            }
-            ReplayStep::Wait { ms } => {
-                self.wait(std::time::Duration::from_millis(*ms)).await?;
-                ("wait", format!("{ms} ms"))
-            }
-            ReplayStep::RemoveBlocker { aggressive } => {
-                let mut o = self
-                    .blocker_config()
-                    .options_for(&self.url().await.unwrap_or_default())
-                    .unwrap_or_default();
-                o.aggressive |= aggressive;
-                let r = self.remove_blocker(&o).await?;
-                ("removeBlocker", serde_json::to_string(&r).expect("serialises"))
-            }
-        };
-        Ok(ReplayedStep {
-            tool: tool.into(),
-            ok: true,
-            detail,
-            healed: false,
-        })
-    }
-
-    async fn replay_act(
-        &self,
-        instruction: &str,
-        actions: &[ActRecord],
-        opts: &ReplayOptions<'_>,
-        usage: &mut Usage,
-    ) -> Result<ReplayedStep> {
-        let mut done = Vec::new();
-        for rec in actions {
-            let action: Action = rec.to_action(&opts.variables);
-            let resolves = match action.target() {
-                Some(t) => {
-                    // The option of a dropdown may appear a moment after its trigger was clicked.
-                    self.exists(t.clone()).await? || {
-                        self.settle().await?;
-                        self.exists(t).await?
-                    }
+                Err(e) if matches!(e, Error::Action { .. } | Error::InvalidAction(_)) => {
+                    return Ok(failed(&step.tool, instruction, format!("{} failed: {e}", rec.method)));
                 }
-                None => true,
-            };
-            if resolves {
-                match self.perform(&action, None).await {
-                    Ok(_) => {
-                        done.push(rec.description.clone());
-                        continue;
-                    }
-                    Err(e) if matches!(e, Error::Action { .. } | Error::InvalidAction(_)) => {
-                        return Ok(failed(instruction, format!("{} failed: {e}", rec.method)));
-                    }
-                    Err(e) => return Err(e),
-                }
+                Err(e) => return Err(e),
             }
-            // Self-heal: only this record, through the act pipeline.
-            let Some(llm) = opts.llm else {
-                return Ok(failed(
-                    instruction,
-                    format!(
-                        "{} no longer resolves; give a model (--model) to let replay self-heal",
-                        rec.selector
-                    ),
-                ));
-            };
-            let heal = if rec.arguments.is_empty() {
-                format!("{} {}", rec.method, rec.description)
-            } else {
-                format!("{} {} with {}", rec.method, rec.description, rec.arguments.join(", "))
-            };
-            let act_opts = ActOptions {
-                variables: opts.variables.clone(),
-                ..ActOptions::default()
-            };
-            let r = self.act(llm, &heal, &act_opts).await?;
-            *usage += r.usage;
-            if !r.success {
-                return Ok(failed(
-                    instruction,
-                    format!(
-                        "{} no longer resolves and self-heal failed: {}",
-                        rec.selector, r.message
-                    ),
-                ));
-            }
-            return Ok(ReplayedStep {
-                tool: "act".into(),
-                ok: true,
-                detail: format!("{instruction}: healed ({})", r.message),
-                healed: true,
-            });
         }
-        Ok(ReplayedStep {
-            tool: "act".into(),
-            ok: true,
-            detail: format!("{instruction}: {}", done.join("; then ")),
-            healed: false,
-        })
+        return heal(page, step, rec, instruction, opts, usage).await;
     }
+    Ok(ReplayedStep {
+        tool: step.tool.clone(),
+        ok: true,
+        detail: format!("{instruction}: {}", done.join("; then ")),
+        healed: false,
+    })
 }
 
-fn failed(instruction: &str, why: String) -> ReplayedStep {
+/// Self-heal: only this record, through the act pipeline.
+async fn heal(
+    page: &Page,
+    step: &RecordedCall,
+    rec: &ActRecord,
+    instruction: &str,
+    opts: &ReplayOptions<'_>,
+    usage: &mut Usage,
+) -> Result<ReplayedStep> {
+    let Some(llm) = opts.llm else {
+        return Ok(failed(
+            &step.tool,
+            instruction,
+            format!(
+                "{} no longer resolves; give a model (--model) to let replay self-heal",
+                rec.selector
+            ),
+        ));
+    };
+    let heal = if rec.arguments.is_empty() {
+        format!("{} {}", rec.method, rec.description)
+    } else {
+        format!("{} {} with {}", rec.method, rec.description, rec.arguments.join(", "))
+    };
+    let act_opts = ActOptions {
+        variables: opts.variables.clone(),
+        ..ActOptions::default()
+    };
+    let r = Ai::new(llm).act(page, &heal, &act_opts).await?;
+    *usage += r.usage;
+    if !r.success {
+        return Ok(failed(
+            &step.tool,
+            instruction,
+            format!(
+                "{} no longer resolves and self-heal failed: {}",
+                rec.selector, r.message
+            ),
+        ));
+    }
+    Ok(ReplayedStep {
+        tool: step.tool.clone(),
+        ok: true,
+        detail: format!("{instruction}: healed ({})", r.message),
+        healed: true,
+    })
+}
+
+fn failed(tool: &str, instruction: &str, why: String) -> ReplayedStep {
     ReplayedStep {
-        tool: "act".into(),
+        tool: tool.into(),
         ok: false,
         detail: format!("{instruction}: {why}"),
         healed: false,
@@ -292,35 +273,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn steps_round_trip_in_the_documented_shape() {
+    fn steps_round_trip_as_registry_calls() {
         let run = SavedRun {
             sightline_run: RUN_FORMAT,
             task: "t".into(),
             start_url: Some("http://a.test/".into()),
             variables: vec!["pw".into()],
             steps: vec![
-                ReplayStep::Goto {
-                    url: "http://a.test/x".into(),
+                RecordedCall {
+                    tool: "goto".into(),
+                    args: json!({"url": "http://a.test/x"}),
+                    actions: Vec::new(),
                 },
-                ReplayStep::RemoveBlocker { aggressive: false },
-                ReplayStep::Scroll {
-                    direction: "down".into(),
-                    percentage: 80.0,
-                },
-                ReplayStep::Keys {
-                    method: "press".into(),
-                    value: "Enter".into(),
-                    repeat: 1,
+                RecordedCall {
+                    tool: "removeBlocker".into(),
+                    args: json!({"aggressive": false}),
+                    actions: Vec::new(),
                 },
             ],
         };
         let text = serde_json::to_string(&run).unwrap();
         assert!(
-            text.contains(r#"{"tool":"removeBlocker","aggressive":false}"#),
+            text.contains(r#"{"tool":"removeBlocker","args":{"aggressive":false}}"#),
             "{text}"
         );
-        assert!(text.contains(r#"{"tool":"goto","url":"http://a.test/x"}"#), "{text}");
-        let back: SavedRun = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, run);
+        assert_eq!(SavedRun::parse(&text).unwrap(), run);
+    }
+
+    #[test]
+    fn format_1_runs_are_read_as_registry_calls() {
+        let v1 = r#"{"sightline_run":1,"task":"t","steps":[
+            {"tool":"goto","url":"http://a.test/x"},
+            {"tool":"navback"},
+            {"tool":"scroll","direction":"down","percentage":80.0},
+            {"tool":"keys","method":"press","value":"Enter","repeat":2},
+            {"tool":"keys","method":"type","value":"ab","repeat":2},
+            {"tool":"act","instruction":"click Buy","actions":[{"description":"Buy","method":"click","arguments":[],"selector":"button#buy"}]}
+        ]}"#;
+        let run = SavedRun::parse(v1).unwrap();
+        let tools: Vec<&str> = run.steps.iter().map(|s| s.tool.as_str()).collect();
+        assert_eq!(tools, ["goto", "back", "scroll", "press", "type", "act"]);
+        assert_eq!(run.steps[3].args, json!({"key": "Enter", "repeat": 2}));
+        assert_eq!(run.steps[4].args, json!({"text": "abab"}));
+        assert_eq!(run.steps[5].actions[0].selector, "button#buy");
+        let registry = Registry::standard();
+        for s in &run.steps {
+            let tool = registry.get(&s.tool).unwrap();
+            crate::tools::validate(tool, s.args.clone()).unwrap();
+        }
+        assert!(SavedRun::parse(r#"{"sightline_run":9,"task":"t","steps":[]}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("format 9"));
     }
 }

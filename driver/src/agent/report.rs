@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::{AgentAction, AgentResult};
+use super::result::{AgentAction, AgentResult};
 
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -46,6 +46,13 @@ pre{background:#f0f2f5;padding:8px;border-radius:4px;white-space:pre-wrap;word-b
 ";
 
 /// The whole report.
+impl AgentResult {
+    /// The self-contained HTML trace report.
+    pub fn report_html(&self) -> String {
+        render(self)
+    }
+}
+
 pub fn render(result: &AgentResult) -> String {
     let mut html = String::new();
     let (class, verdict) = if result.interrupted {

@@ -1,94 +1,87 @@
-//! One agent run: the loop of model turns and tool calls.
+//! One agent run: the loop of model turns and tool calls. The tools come
+//! from the registry in [`AgentOptions::tools`].
 
 use std::future::Future;
 
 use serde_json::Value;
-use sightline_engine::protocol::{Rect, SnapshotMode};
+use sightline_engine::protocol::SnapshotMode;
 
 use super::context::Conversation;
-use super::domains::AllowedDomains;
+use super::options::AgentOptions;
 use super::prompts;
-use super::replay::{ReplayStep, SavedRun, RUN_FORMAT};
-use super::tools::{parse_call, tool_specs, FormField, ToolCallArgs, PAGE_CHANGING};
-use super::{ActionTrace, AgentAction, AgentOptions, AgentResult, Screenshot};
-use crate::action::Action;
-use crate::ai::{ActOptions, ActRecord, ExtractOptions, ObserveOptions};
+use super::replay::{SavedRun, RUN_FORMAT};
+use super::result::{ActionTrace, AgentAction, AgentResult, Screenshot};
+use crate::ai::ActOptions;
+use crate::base64;
+use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Part, Secrets, ToolChoice, ToolSpec, Usage};
-use crate::page::Page;
-use crate::snapshot::SnapshotOptions;
-use crate::tools::ScrollAmount;
+use crate::page::{resolve_target, Page, SnapshotOptions};
+use crate::tools::{specs, Finish, ToolContext, ToolOutput, ToolSettings};
 
-/// What a tool call did.
-#[derive(Default)]
-struct Outcome {
-    text: String,
-    ok: bool,
-    /// A tree to mark trimmable (ariaTree).
-    tree: bool,
-    image: Option<String>,
-    rect: Option<Rect>,
-    replay: Vec<ReplayStep>,
-    usage: Usage,
+/// An agent over one page and one model.
+pub struct Agent<'a> {
+    page: &'a Page,
+    llm: &'a Llm,
+    opts: AgentOptions,
 }
 
-impl Outcome {
-    fn ok(text: impl Into<String>) -> Outcome {
-        Outcome {
-            text: text.into(),
-            ok: true,
-            ..Default::default()
-        }
+impl<'a> Agent<'a> {
+    pub fn new(page: &'a Page, llm: &'a Llm, opts: AgentOptions) -> Agent<'a> {
+        Agent { page, llm, opts }
     }
 
-    fn err(text: impl Into<String>) -> Outcome {
-        Outcome {
-            text: text.into(),
-            ok: false,
-            ..Default::default()
-        }
+    /// Runs the task to `done`, `max_steps` or cancellation. Errors only when
+    /// the run cannot start (bad start URL, browser gone); everything later
+    /// (model failures included) ends the run with `success: false`.
+    pub async fn execute(&self, task: &str) -> Result<AgentResult> {
+        Run::new(self.page.clone(), self.llm, &self.opts, task).execute().await
     }
 }
 
 /// How the loop ended.
 enum End {
-    Done {
-        complete: bool,
-        message: String,
-        output: Option<Value>,
-    },
+    Done(Finish),
     NotCompleted(String),
     Interrupted,
 }
 
-pub(super) struct Run<'a> {
-    page: &'a Page,
+struct Run<'a> {
+    page: Page,
     llm: &'a Llm,
     opts: &'a AgentOptions,
     task: String,
     specs: Vec<ToolSpec>,
     secrets: Secrets,
     domains: AllowedDomains,
-    act_opts: ActOptions,
+    settings: ToolSettings,
     conv: Conversation,
     result: AgentResult,
 }
 
 impl<'a> Run<'a> {
-    pub(super) fn new(page: &'a Page, llm: &'a Llm, opts: &'a AgentOptions, task: &str) -> Run<'a> {
-        let act_opts = ActOptions {
+    fn new(page: Page, llm: &'a Llm, opts: &'a AgentOptions, task: &str) -> Run<'a> {
+        let act = ActOptions {
             variables: opts.variables.clone(),
             ..opts.act.clone()
+        };
+        let domains = AllowedDomains::new(&opts.allowed_domains);
+        let settings = ToolSettings {
+            variables: opts.variables.clone(),
+            base_dir: act.base_dir.clone(),
+            act,
+            allowed_domains: domains.clone(),
+            snapshot_budget: opts.snapshot_budget,
         };
         Run {
             page,
             llm,
             opts,
             task: task.trim().to_string(),
-            specs: tool_specs(llm.supports_images()),
+            specs: specs(&opts.tools.for_agent(llm.supports_images())),
             secrets: opts.variables.secrets(),
-            domains: AllowedDomains::new(&opts.allowed_domains),
-            act_opts,
+            domains,
+            settings,
             conv: Conversation::default(),
             result: AgentResult::default(),
         }
@@ -109,7 +102,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    pub(super) async fn execute(mut self) -> Result<AgentResult> {
+    async fn execute(mut self) -> Result<AgentResult> {
         if self.task.is_empty() {
             return Err(Error::InvalidAction("the agent needs a task".into()));
         }
@@ -122,7 +115,7 @@ impl<'a> Run<'a> {
             steps: Vec::new(),
         };
         if let Some(url) = &self.opts.start_url {
-            let url = crate::page::resolve_target(url)?;
+            let url = resolve_target(url)?;
             if !self.domains.allows(&url) {
                 return Err(Error::InvalidAction(format!(
                     "the start URL {url} is outside the allowed domains ({})",
@@ -150,15 +143,11 @@ impl<'a> Run<'a> {
         let end = self.turns().await;
         let r = &mut self.result;
         match end {
-            End::Done {
-                complete,
-                message,
-                output,
-            } => {
+            End::Done(finish) => {
                 r.completed = true;
-                r.success = complete;
-                r.message = message;
-                r.output = output;
+                r.success = finish.complete;
+                r.message = finish.message;
+                r.output = finish.output;
             }
             End::NotCompleted(message) => r.message = message,
             End::Interrupted => {
@@ -188,6 +177,22 @@ impl<'a> Run<'a> {
                 "[earlier page state omitted]".into(),
             ),
         }
+    }
+
+    /// Runs one tool call from the registry, within the tool timeout;
+    /// `None` when the run was cancelled meanwhile.
+    async fn call_tool(&mut self, name: &str, args: &Value) -> Option<ToolOutput> {
+        let timeout = self.opts.tool_timeout;
+        let ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
+        let run = tokio::time::timeout(timeout, self.opts.tools.call(&ctx, name, args.clone()));
+        let outcome = match self.unless_cancelled(run).await? {
+            Err(_) => ToolOutput::failed(format!("Error: {name} timed out after {} s", timeout.as_secs_f64())),
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => ToolOutput::failed(format!("Error: {e}")),
+        };
+        // A tool may have moved the session to another tab.
+        self.page = ctx.page();
+        Some(outcome)
     }
 
     async fn turns(&mut self) -> End {
@@ -247,57 +252,20 @@ impl<'a> Run<'a> {
             let mut images = Vec::new();
             let mut trees = Vec::new();
             for call in &response.tool_calls {
-                let parsed = parse_call(&self.specs, &call.name, &call.arguments);
-                if let Ok(ToolCallArgs::Done {
-                    reasoning: why,
-                    task_complete,
-                    output,
-                }) = parsed
-                {
-                    let text = if task_complete {
-                        "task complete"
-                    } else {
-                        "task not achieved"
-                    };
-                    self.record(
-                        call.name.clone(),
-                        call.arguments.clone(),
-                        Outcome::ok(text),
-                        step,
-                        reasoning.clone(),
-                        response.usage,
-                    )
-                    .await;
-                    return End::Done {
-                        complete: task_complete,
-                        message: why,
-                        output,
-                    };
-                }
                 let url_before = self.page.url().await.unwrap_or_default();
-                let outcome = match parsed {
-                    Err(e) => Outcome::err(format!("Error: {e}")),
-                    Ok(args) => {
-                        let timeout = self.opts.tool_timeout;
-                        let run = tokio::time::timeout(timeout, self.run_tool(&args));
-                        match self.unless_cancelled(run).await {
-                            None => return End::Interrupted,
-                            Some(Err(_)) => Outcome::err(format!(
-                                "Error: {} timed out after {} s",
-                                call.name,
-                                timeout.as_secs_f64()
-                            )),
-                            Some(Ok(Ok(o))) => o,
-                            Some(Ok(Err(e))) => Outcome::err(format!("Error: {e}")),
-                        }
-                    }
+                let Some(mut outcome) = self.call_tool(&call.name, &call.arguments).await else {
+                    return End::Interrupted;
                 };
-                let mut outcome = outcome;
+                if let Some(finish) = outcome.finish.take() {
+                    self.record(call.name.clone(), call.arguments.clone(), outcome, step, reasoning.clone(), response.usage)
+                        .await;
+                    return End::Done(finish);
+                }
                 if outcome.rect.is_some() && self.page.url().await.unwrap_or_default() != url_before {
                     // The element's box belongs to the page before the navigation.
                     outcome.rect = None;
                 }
-                if PAGE_CHANGING.contains(&call.name.as_str()) {
+                if self.opts.tools.get(&call.name).is_some_and(|t| t.changes_page) {
                     page_changed = true;
                     if let Some(note) = self.enforce_domains().await {
                         outcome.ok = false;
@@ -308,23 +276,15 @@ impl<'a> Run<'a> {
                     self.result.run.steps.append(&mut outcome.replay);
                 }
                 self.result.usage += outcome.usage;
-                if let Some(img) = outcome.image.take() {
-                    images.push(img);
+                if let Some(png) = outcome.image_png.take() {
+                    images.push(base64::encode(&png));
                 }
-                let content = outcome.text.clone();
                 if outcome.tree {
                     trees.push(results.len());
                 }
-                results.push((call.id.clone(), content, !outcome.ok));
-                self.record(
-                    call.name.clone(),
-                    call.arguments.clone(),
-                    outcome,
-                    step,
-                    reasoning.clone(),
-                    response.usage,
-                )
-                .await;
+                results.push((call.id.clone(), outcome.text.clone(), !outcome.ok));
+                self.record(call.name.clone(), call.arguments.clone(), outcome, step, reasoning.clone(), response.usage)
+                    .await;
             }
 
             let mut message = Message::tool_results(results);
@@ -344,7 +304,7 @@ impl<'a> Run<'a> {
             }
             self.conv.push(message);
             for i in trees {
-                self.conv.mark_tree(i, "[earlier ariaTree result omitted]".into());
+                self.conv.mark_tree(i, "[earlier snapshot result omitted]".into());
             }
             if let Some((_, placeholder)) = page {
                 self.conv.mark_tree(n_results, placeholder);
@@ -362,7 +322,7 @@ impl<'a> Run<'a> {
         &mut self,
         tool: String,
         arguments: Value,
-        outcome: Outcome,
+        outcome: ToolOutput,
         step: u32,
         reasoning: Option<String>,
         usage: Usage,
@@ -372,13 +332,14 @@ impl<'a> Run<'a> {
         } else {
             None
         };
-        let reasoning = match (&outcome, tool.as_str()) {
-            _ if tool == "think" => arguments
+        let reasoning = if tool == "think" {
+            arguments
                 .get("reasoning")
                 .and_then(Value::as_str)
                 .map(str::to_string)
-                .or(reasoning),
-            _ => reasoning,
+                .or(reasoning)
+        } else {
+            reasoning
         };
         let action = AgentAction {
             tool,
@@ -406,7 +367,7 @@ impl<'a> Run<'a> {
         let png = self.page.screenshot().await.ok()?;
         let size = self.page.viewport().await.ok()?;
         Some(Screenshot {
-            png_base64: base64_encode(&png),
+            png_base64: base64::encode(&png),
             width: f64::from(size.width),
             height: f64::from(size.height),
         })
@@ -431,290 +392,5 @@ impl<'a> Run<'a> {
             "Refused: the page navigated to {url}, outside the allowed domains ({}); went back.",
             self.domains.entries().join(", ")
         ))
-    }
-
-    async fn run_tool(&self, args: &ToolCallArgs) -> Result<Outcome> {
-        let page = self.page;
-        Ok(match args {
-            ToolCallArgs::Act { action } => {
-                let r = page.act(self.llm, action, &self.act_opts).await?;
-                let mut o = if r.success {
-                    Outcome::ok(&r.message)
-                } else {
-                    Outcome::err(format!("Failed: {}", r.message))
-                };
-                o.rect = r.actions.iter().rev().find_map(|a| a.rect);
-                o.usage = r.usage;
-                if r.success {
-                    o.replay.push(ReplayStep::Act {
-                        instruction: action.clone(),
-                        actions: r.actions,
-                    });
-                }
-                o
-            }
-            ToolCallArgs::AriaTree => {
-                let snap = page
-                    .snapshot(&SnapshotOptions {
-                        mode: SnapshotMode::Full,
-                        ..Default::default()
-                    })
-                    .await?;
-                let mut o = Outcome::ok(prompts::aria_tree(&snap, self.opts.aria_tree_budget));
-                o.tree = true;
-                o
-            }
-            ToolCallArgs::Extract { instruction, schema } => {
-                let r = page
-                    .extract(self.llm, Some(instruction), schema.as_ref(), &ExtractOptions::default())
-                    .await?;
-                let mut o = Outcome::ok(serde_json::to_string(&r.data).expect("JSON serialises"));
-                o.usage = r.usage;
-                o
-            }
-            ToolCallArgs::FillForm { fields } => self.fill_form(fields).await?,
-            ToolCallArgs::Goto { url } => {
-                let base = page.url().await.unwrap_or_default();
-                let url = url::Url::parse(&base)
-                    .ok()
-                    .and_then(|b| b.join(url).ok())
-                    .map(|u| u.to_string())
-                    .unwrap_or_else(|| url.clone());
-                if !self.domains.allows(&url) {
-                    return Ok(Outcome::err(format!(
-                        "Refused: {url} is outside the allowed domains ({}). Stay on those sites.",
-                        self.domains.entries().join(", ")
-                    )));
-                }
-                let r = page.goto(&url).await?;
-                let mut o = Outcome::ok(format!("Opened {r}"));
-                o.replay.push(ReplayStep::Goto { url });
-                o
-            }
-            ToolCallArgs::Navback => match page.back().await? {
-                Some(r) => {
-                    let mut o = Outcome::ok(format!("Went back to {r}"));
-                    o.replay.push(ReplayStep::Navback);
-                    o
-                }
-                None => Outcome::err("There is no previous page in this tab's history."),
-            },
-            ToolCallArgs::Screenshot => {
-                let png = page.screenshot().await?;
-                let mut o = Outcome::ok("Screenshot of the viewport attached.");
-                o.image = Some(base64_encode(&png));
-                o
-            }
-            ToolCallArgs::Scroll { down, percentage } => {
-                let sign = if *down { 1.0 } else { -1.0 };
-                let r = page.scroll(ScrollAmount::ViewportPercent(sign * percentage)).await?;
-                let direction = if *down { "down" } else { "up" };
-                let mut o = Outcome::ok(format!(
-                    "Scrolled {direction} {percentage}% of the viewport{}",
-                    r.value.map(|v| format!(" ({v})")).unwrap_or_default()
-                ));
-                o.replay.push(ReplayStep::Scroll {
-                    direction: direction.into(),
-                    percentage: *percentage,
-                });
-                o
-            }
-            ToolCallArgs::Wait { ms } => {
-                page.wait(std::time::Duration::from_millis(*ms)).await?;
-                let mut o = Outcome::ok(format!("Waited {ms} ms"));
-                o.replay.push(ReplayStep::Wait { ms: *ms });
-                o
-            }
-            ToolCallArgs::Keys { press, value, repeat } => {
-                let real = self.opts.variables.substitute(value);
-                for _ in 0..(*repeat).max(1) {
-                    if *press {
-                        page.press(None, std::slice::from_ref(&real)).await?;
-                    } else {
-                        page.type_text(&real).await?;
-                    }
-                }
-                let method = if *press { "press" } else { "type" };
-                let shown = if *press {
-                    value.clone()
-                } else {
-                    format!("{} characters", value.chars().count())
-                };
-                let mut o = Outcome::ok(format!(
-                    "{method}: {shown}{}",
-                    if *repeat > 1 {
-                        format!(" ×{repeat}")
-                    } else {
-                        String::new()
-                    }
-                ));
-                o.replay.push(ReplayStep::Keys {
-                    method: method.into(),
-                    value: value.clone(),
-                    repeat: *repeat,
-                });
-                o
-            }
-            ToolCallArgs::Think { .. } => Outcome::ok("Noted."),
-            ToolCallArgs::RemoveBlocker { aggressive } => {
-                let url = page.url().await.unwrap_or_default();
-                let Some(mut o) = page.blocker_config().options_for(&url) else {
-                    return Ok(Outcome::err(
-                        "removeBlocker is disabled for this site by the configuration.",
-                    ));
-                };
-                o.aggressive |= aggressive;
-                let r = page.remove_blocker(&o).await?;
-                let text = serde_json::to_string(&r).expect("serialises");
-                let mut out = if r.removed {
-                    Outcome::ok(text)
-                } else {
-                    Outcome::err(text)
-                };
-                // A refusal is a deterministic outcome too: replay runs it again.
-                out.ok = true;
-                out.replay.push(ReplayStep::RemoveBlocker {
-                    aggressive: *aggressive,
-                });
-                out
-            }
-            ToolCallArgs::Done { .. } => unreachable!("done ends the loop before tools run"),
-        })
-    }
-
-    /// fillForm: one observe call finds every field, in order; each field is
-    /// then filled with its value (`%name%` substituted only now). Fields the
-    /// observation missed go through act one by one.
-    async fn fill_form(&self, fields: &[FormField]) -> Result<Outcome> {
-        let mut instruction = String::from(
-            "Find the form fields for these entries, one element per entry, in this order, each with the method \
-that enters the value (fill for text fields, selectOptionFromDropdown for selects, check for checkboxes) and \
-the value as its argument:\n",
-        );
-        for (i, f) in fields.iter().enumerate() {
-            instruction.push_str(&format!("{}. {} → {}\n", i + 1, f.action, f.value));
-        }
-        let observed = self
-            .page
-            .observe(
-                self.llm,
-                &instruction,
-                &ObserveOptions {
-                    mode: SnapshotMode::Full,
-                },
-            )
-            .await?;
-        let mut usage = observed.usage;
-        let mut lines = Vec::new();
-        let mut records: Vec<(String, ActRecord)> = Vec::new();
-        let mut all_ok = true;
-        let mut rect = None;
-        for (i, field) in fields.iter().enumerate() {
-            let found = observed.actions.get(i).filter(|a| a.selector.is_some());
-            match found {
-                Some(a) => {
-                    let mut action: Action = a.clone();
-                    // The field's own value, not the model's copy of it.
-                    if !action.arguments.is_empty() || matches!(action.method.as_str(), "fill" | "type") {
-                        action.arguments = vec![field.value.clone()];
-                    }
-                    let record = ActRecord {
-                        description: action.description.clone().unwrap_or_else(|| field.action.clone()),
-                        method: action.method.clone(),
-                        arguments: action.arguments.clone(),
-                        selector: action.selector.clone().unwrap_or_default(),
-                        frame: action.frame.clone(),
-                        rect: None,
-                    };
-                    let mut real = action.clone();
-                    real.arguments = real
-                        .arguments
-                        .iter()
-                        .map(|v| self.opts.variables.substitute(v))
-                        .collect();
-                    match self.page.perform(&real, self.act_opts.base_dir.as_deref()).await {
-                        Ok(done) => {
-                            rect = done.rect.or(rect);
-                            lines.push(format!("{}: {} {}", i + 1, record.method, record.description));
-                            records.push((field.action.clone(), record));
-                        }
-                        Err(e) if matches!(e, Error::Action { .. } | Error::InvalidAction(_)) => {
-                            all_ok = false;
-                            lines.push(format!("{}: {} failed: {e}", i + 1, field.action));
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                None => {
-                    let act = format!("{} with the value {}", field.action, field.value);
-                    let r = self.page.act(self.llm, &act, &self.act_opts).await?;
-                    usage += r.usage;
-                    if r.success {
-                        rect = r.actions.iter().rev().find_map(|a| a.rect).or(rect);
-                        lines.push(format!("{}: {}", i + 1, r.message));
-                        for a in r.actions {
-                            records.push((act.clone(), a));
-                        }
-                    } else {
-                        all_ok = false;
-                        lines.push(format!("{}: {} failed: {}", i + 1, field.action, r.message));
-                    }
-                }
-            }
-        }
-        let mut o = Outcome {
-            text: format!(
-                "Filled {} of {} field(s):\n{}",
-                records.len(),
-                fields.len(),
-                lines.join("\n")
-            ),
-            ok: all_ok,
-            ..Default::default()
-        };
-        o.usage = usage;
-        o.rect = rect;
-        o.replay = records
-            .into_iter()
-            .map(|(instruction, rec)| ReplayStep::Act {
-                instruction,
-                actions: vec![rec],
-            })
-            .collect();
-        Ok(o)
-    }
-}
-
-/// Standard base64 (screenshots as data for the model and the report).
-pub(crate) fn base64_encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        out.push(ALPHABET[(n >> 18) as usize & 63] as char);
-        out.push(ALPHABET[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            ALPHABET[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            ALPHABET[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64() {
-        assert_eq!(super::base64_encode(b""), "");
-        assert_eq!(super::base64_encode(b"f"), "Zg==");
-        assert_eq!(super::base64_encode(b"fo"), "Zm8=");
-        assert_eq!(super::base64_encode(b"foobar"), "Zm9vYmFy");
     }
 }

@@ -15,22 +15,21 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
 
 use super::cache::{ActionCache, CacheKey};
+use super::record::ActRecord;
 use super::prompts;
 use super::tree;
 use super::variables::Variables;
-use crate::action::{Action, Method};
-use crate::blocker::RemoveBlockerResult;
 use crate::error::{ActionErrorKind, Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
-use crate::page::Page;
-use crate::snapshot::SnapshotOptions;
+use super::handle::Ai;
+use crate::page::{Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
 
-/// Options of [`Page::act`].
+/// Options of [`Ai::act`].
 #[derive(Debug, Clone)]
 pub struct ActOptions {
     /// `%name%` values: substituted when acting, never sent to the model.
@@ -56,36 +55,6 @@ impl Default for ActOptions {
             max_blocker_calls: 2,
             mode: SnapshotMode::Viewport,
             base_dir: None,
-        }
-    }
-}
-
-/// One executed action, replayable without the model: `{description,
-/// method, arguments, selector, frame?}` (arguments keep `%name%`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ActRecord {
-    pub description: String,
-    pub method: String,
-    pub arguments: Vec<String>,
-    pub selector: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame: Option<String>,
-    /// Where the element was when acted on (viewport CSS pixels); for trace
-    /// reports only, never cached.
-    #[serde(skip)]
-    pub rect: Option<sightline_engine::protocol::Rect>,
-}
-
-impl ActRecord {
-    /// The action to run it again (variables substituted).
-    pub fn to_action(&self, variables: &Variables) -> Action {
-        Action {
-            method: self.method.clone(),
-            selector: Some(self.selector.clone()).filter(|s| !s.is_empty()),
-            ref_: None,
-            frame: self.frame.clone(),
-            arguments: self.arguments.iter().map(|a| variables.substitute(a)).collect(),
-            description: Some(self.description.clone()),
         }
     }
 }
@@ -452,19 +421,19 @@ fn is_action_failure(e: &Error) -> bool {
     )
 }
 
-impl Page {
-    /// Carries out one natural-language instruction with the model's help.
+impl Ai<'_> {
+    /// Carries out one natural-language instruction on `page` with the model's help.
     /// Failures of the page or the model's choice come back as
     /// `success: false` with a message; a failing model call or browser is
     /// an error.
-    pub async fn act(&self, llm: &Llm, instruction: &str, opts: &ActOptions) -> Result<ActResult> {
+    pub async fn act(&self, page: &Page, instruction: &str, opts: &ActOptions) -> Result<ActResult> {
         let instruction = instruction.trim();
         if instruction.is_empty() {
             return Err(Error::InvalidAction("act needs an instruction".into()));
         }
         let mut run = ActRun {
-            page: self,
-            llm,
+            page,
+            llm: self.llm(),
             opts,
             secrets: opts.variables.secrets(),
             usage: Usage::default(),
@@ -475,12 +444,12 @@ impl Page {
         let cache = opts.cache_dir.as_deref().map(ActionCache::new);
         let key = CacheKey::new(
             instruction,
-            &self.url().await.unwrap_or_default(),
+            &page.url().await.unwrap_or_default(),
             opts.variables.names(),
         );
         if let Some(cache) = &cache {
             if let Some(actions) = cache.get(&key) {
-                match self.replay(&actions, opts).await? {
+                match replay_cached(page, &actions, opts).await? {
                     Ok(()) => {
                         let description = actions
                             .iter()
@@ -603,35 +572,36 @@ impl Page {
         Ok(run.finish(true, message, description, actions))
     }
 
-    /// Replays cached actions after checking every selector resolves;
-    /// `Err(why)` when the entry no longer fits the page.
-    async fn replay(&self, actions: &[ActRecord], opts: &ActOptions) -> Result<std::result::Result<(), String>> {
-        if let Some(first) = actions.first() {
-            let action = first.to_action(&opts.variables);
-            if let Some(target) = action.target() {
-                if !self.exists(target).await? {
-                    return Ok(Err(format!("{} no longer resolves", first.selector)));
-                }
+}
+
+/// Replays cached actions after checking every selector resolves;
+/// `Err(why)` when the entry no longer fits the page.
+async fn replay_cached(page: &Page, actions: &[ActRecord], opts: &ActOptions) -> Result<std::result::Result<(), String>> {
+    if let Some(first) = actions.first() {
+        let action = first.to_action(&opts.variables);
+        if let Some(target) = action.target() {
+            if !page.exists(target).await? {
+                return Ok(Err(format!("{} no longer resolves", first.selector)));
             }
         }
-        for (i, rec) in actions.iter().enumerate() {
-            let action = rec.to_action(&opts.variables);
-            // Later steps' elements may only appear after the earlier ones (dropdown options).
-            if i > 0 {
-                if let Some(target) = action.target() {
-                    if !self.exists(target).await? {
-                        self.settle().await?;
-                    }
-                }
-            }
-            match self.perform(&action, opts.base_dir.as_deref()).await {
-                Ok(_) => {}
-                Err(e) if is_action_failure(&e) => return Ok(Err(format!("{} failed: {e}", rec.method))),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(Ok(()))
     }
+    for (i, rec) in actions.iter().enumerate() {
+        let action = rec.to_action(&opts.variables);
+        // Later steps' elements may only appear after the earlier ones (dropdown options).
+        if i > 0 {
+            if let Some(target) = action.target() {
+                if !page.exists(target).await? {
+                    page.settle().await?;
+                }
+            }
+        }
+        match page.perform(&action, opts.base_dir.as_deref()).await {
+            Ok(_) => {}
+            Err(e) if is_action_failure(&e) => return Ok(Err(format!("{} failed: {e}", rec.method))),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Ok(()))
 }
 
 fn suffix(why: &str) -> String {

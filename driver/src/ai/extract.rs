@@ -19,8 +19,8 @@ use super::tree;
 use crate::error::{Error, Result};
 use crate::llm::schema as jschema;
 use crate::llm::{Llm, Message, Secrets, Usage};
-use crate::page::Page;
-use crate::snapshot::SnapshotOptions;
+use super::handle::Ai;
+use crate::page::{Page, SnapshotOptions};
 
 #[derive(Debug, Clone)]
 pub struct ExtractOptions {
@@ -238,21 +238,21 @@ fn strip_refs(tree: &str) -> String {
     out
 }
 
-impl Page {
-    /// Extracts data for `instruction` shaped by `schema` (any JSON Schema;
+impl Ai<'_> {
+    /// Extracts data from `page` for `instruction` shaped by `schema` (any JSON Schema;
     /// a single text field when `None`). Without an instruction it returns
     /// the page's text, with no model call.
     pub async fn extract(
         &self,
-        llm: &Llm,
+        page: &Page,
         instruction: Option<&str>,
         schema: Option<&Value>,
         opts: &ExtractOptions,
     ) -> Result<ExtractResult> {
         let Some(instruction) = instruction.map(str::trim).filter(|i| !i.is_empty()) else {
-            return self.page_text(opts).await;
+            return page_text(page, opts).await;
         };
-        let snapshot = self
+        let snapshot = page
             .snapshot(&SnapshotOptions {
                 mode: opts.mode,
                 ..Default::default()
@@ -260,12 +260,28 @@ impl Page {
             .await?;
         let original = schema.cloned().unwrap_or_else(default_schema);
         jschema::check_schema(&original).map_err(|e| Error::InvalidAction(format!("extract schema: {e}")))?;
-        extract_from(llm, instruction, &original, &snapshot, opts).await
+        extract_from(self.llm(), instruction, &original, &snapshot, opts).await
     }
 
-    /// The page's text (`{"page_text"}`): the snapshot without refs, no model call.
-    pub async fn page_text(&self, opts: &ExtractOptions) -> Result<ExtractResult> {
-        let snapshot = self
+    /// [`Ai::extract`] into a Rust type: the schema comes from
+    /// `schemars::JsonSchema`, the result is deserialised.
+    pub async fn extract_typed<T: JsonSchema + DeserializeOwned>(
+        &self,
+        page: &Page,
+        instruction: &str,
+        opts: &ExtractOptions,
+    ) -> Result<(T, ExtractResult)> {
+        let schema = serde_json::to_value(schemars::schema_for!(T)).expect("schemars output is JSON");
+        let result = self.extract(page, Some(instruction), Some(&schema), opts).await?;
+        let typed = serde_json::from_value(result.data.clone())
+            .map_err(|e| Error::LlmOutput(format!("extract: the data does not fit the type: {e}")))?;
+        Ok((typed, result))
+    }
+}
+
+/// The page's text (`{"page_text"}`): the snapshot without refs, no model call.
+pub async fn page_text(page: &Page, opts: &ExtractOptions) -> Result<ExtractResult> {
+        let snapshot = page
             .snapshot(&SnapshotOptions {
                 mode: opts.mode,
                 ..Default::default()
@@ -280,22 +296,6 @@ impl Page {
             usage: Usage::default(),
         })
     }
-
-    /// [`Page::extract`] into a Rust type: the schema comes from
-    /// `schemars::JsonSchema`, the result is deserialised.
-    pub async fn extract_typed<T: JsonSchema + DeserializeOwned>(
-        &self,
-        llm: &Llm,
-        instruction: &str,
-        opts: &ExtractOptions,
-    ) -> Result<(T, ExtractResult)> {
-        let schema = serde_json::to_value(schemars::schema_for!(T)).expect("schemars output is JSON");
-        let result = self.extract(llm, Some(instruction), Some(&schema), opts).await?;
-        let typed = serde_json::from_value(result.data.clone())
-            .map_err(|e| Error::LlmOutput(format!("extract: the data does not fit the type: {e}")))?;
-        Ok((typed, result))
-    }
-}
 
 async fn extract_from(
     llm: &Llm,

@@ -7,11 +7,10 @@ use serde_json::Value;
 use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
 
 use super::prompts;
-use crate::action::{Action, Method};
 use crate::error::{Error, Result};
-use crate::llm::{Llm, Message, Secrets, Usage};
-use crate::page::Page;
-use crate::snapshot::SnapshotOptions;
+use crate::llm::{Message, Secrets, Usage};
+use super::handle::Ai;
+use crate::page::{Action, Method, Page, SnapshotOptions};
 
 #[derive(Debug, Clone)]
 pub struct ObserveOptions {
@@ -75,21 +74,22 @@ fn to_actions(elements: &Value, snapshot: &SnapshotResult) -> (Vec<Action>, Vec<
     (actions, bad)
 }
 
-impl Page {
-    /// Finds the elements that fit `instruction` and how to act on each.
-    pub async fn observe(&self, llm: &Llm, instruction: &str, opts: &ObserveOptions) -> Result<ObserveResult> {
+impl Ai<'_> {
+    /// Finds the elements on `page` that fit `instruction` and how to act on each.
+    pub async fn observe(&self, page: &Page, instruction: &str, opts: &ObserveOptions) -> Result<ObserveResult> {
+        let llm = self.llm();
         let instruction = instruction.trim();
         if instruction.is_empty() {
             return Err(Error::InvalidAction("observe needs an instruction".into()));
         }
-        let snapshot = self
+        let snapshot = page
             .snapshot(&SnapshotOptions {
                 mode: opts.mode,
                 ..Default::default()
             })
             .await?;
-        let page = prompts::page_block(&snapshot, &snapshot.tree);
-        let mut messages = vec![Message::user(format!("Request: {instruction}\n{page}"))];
+        let block = prompts::page_block(&snapshot, &snapshot.tree);
+        let mut messages = vec![Message::user(format!("Request: {instruction}\n{block}"))];
         let system = prompts::observe_system();
         let schema = prompts::observe_schema();
         let secrets = Secrets::default();

@@ -1,0 +1,74 @@
+//! How an agent run is set up: [`AgentOptions`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::result::AgentAction;
+use crate::ai::{ActOptions, Variables};
+use crate::llm::Usage;
+use crate::tools::Registry;
+
+/// Called after every tool call (the CLI's live progress line).
+pub type ProgressFn = Arc<dyn Fn(&AgentAction, &Usage) + Send + Sync>;
+
+/// Options of [`Agent`](super::Agent).
+#[derive(Clone)]
+pub struct AgentOptions {
+    /// Model turns before the run stops as not completed.
+    pub max_steps: u32,
+    /// Time limit of one tool call; a tool that runs out reports an error to the model.
+    pub tool_timeout: Duration,
+    /// Replaces the default system prompt (the goal is appended).
+    pub system_instructions: Option<String>,
+    /// Domains `goto` and any navigation may reach (empty: anywhere).
+    pub allowed_domains: Vec<String>,
+    /// `%name%` secrets, as act handles them.
+    pub variables: Variables,
+    /// Options of the act pipeline the `act` and `fillForm` tools use.
+    pub act: ActOptions,
+    /// Token budget of the `snapshot` tool (chars/4).
+    pub snapshot_budget: usize,
+    /// Token budget of the viewport tree in each page message.
+    pub page_message_budget: usize,
+    /// Take a screenshot after every tool call (for `--report`).
+    pub screenshots: bool,
+    /// Open this URL first.
+    pub start_url: Option<String>,
+    /// Set to `true` to stop the run (Ctrl-C); the result is partial.
+    pub cancel: Option<tokio::sync::watch::Receiver<bool>>,
+    pub progress: Option<ProgressFn>,
+    /// The tools the model is offered (the registry's agent tools).
+    pub tools: Registry,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            max_steps: 20,
+            tool_timeout: Duration::from_secs(45),
+            system_instructions: None,
+            allowed_domains: Vec::new(),
+            variables: Variables::default(),
+            act: ActOptions::default(),
+            snapshot_budget: 70_000,
+            page_message_budget: 20_000,
+            screenshots: false,
+            start_url: None,
+            cancel: None,
+            progress: None,
+            tools: Registry::standard(),
+        }
+    }
+}
+
+impl std::fmt::Debug for AgentOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentOptions")
+            .field("max_steps", &self.max_steps)
+            .field("tool_timeout", &self.tool_timeout)
+            .field("allowed_domains", &self.allowed_domains)
+            .field("variables", &self.variables)
+            .finish_non_exhaustive()
+    }
+}
+

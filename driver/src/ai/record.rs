@@ -1,0 +1,37 @@
+//! What act did, as data: replayable with no model (the act cache and saved
+//! agent runs keep these).
+
+use serde::{Deserialize, Serialize};
+
+use super::variables::Variables;
+use crate::page::Action;
+
+/// One executed action, replayable without the model: `{description,
+/// method, arguments, selector, frame?}` (arguments keep `%name%`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActRecord {
+    pub description: String,
+    pub method: String,
+    pub arguments: Vec<String>,
+    pub selector: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
+    /// Where the element was when acted on (viewport CSS pixels); for trace
+    /// reports only, never cached.
+    #[serde(skip)]
+    pub rect: Option<sightline_engine::protocol::Rect>,
+}
+
+impl ActRecord {
+    /// The action to run it again (variables substituted).
+    pub fn to_action(&self, variables: &Variables) -> Action {
+        Action {
+            method: self.method.clone(),
+            selector: Some(self.selector.clone()).filter(|s| !s.is_empty()),
+            ref_: None,
+            frame: self.frame.clone(),
+            arguments: self.arguments.iter().map(|a| variables.substitute(a)).collect(),
+            description: Some(self.description.clone()),
+        }
+    }
+}

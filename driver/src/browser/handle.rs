@@ -1,0 +1,542 @@
+//! Launching and shutting down Chromium.
+//!
+//! One [`Browser`] owns one Chromium process with a fresh temporary profile,
+//! and the chromiumoxide handler task that pumps its DevTools connection.
+//! [`Browser::close`] closes it politely and waits for the process; dropping a
+//! `Browser` that was not closed kills the process instead, so no Chromium is
+//! ever left behind.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, EventTargetDestroyed, TargetId};
+use chromiumoxide::error::CdpError;
+use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::handler::HandlerConfig;
+use chromiumoxide::BrowserConfig;
+use futures::StreamExt;
+use tokio::task::JoinHandle;
+
+use super::options::LaunchOptions;
+use super::process::{
+    launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
+};
+use crate::error::{one_line, Error, Result};
+use crate::page::{Page, ViewportSize};
+
+/// A page target the browser reported, in order of creation.
+#[derive(Debug, Clone)]
+struct TargetEntry {
+    id: String,
+    opener: Option<String>,
+    /// Handed out by [`Browser::wait_for_popup`] already.
+    claimed: bool,
+    gone: bool,
+}
+
+/// Page targets as the browser announces them (`Target.targetCreated`).
+#[derive(Default)]
+struct TargetBook {
+    entries: Vec<TargetEntry>,
+}
+
+/// A running Chromium: launched by us, or reached with [`Browser::connect`].
+pub struct Browser {
+    inner: Option<chromiumoxide::Browser>,
+    handler: Option<JoinHandle<()>>,
+    /// Fresh profile; removed after the process has exited.
+    profile: Option<tempfile::TempDir>,
+    options: LaunchOptions,
+    /// The `--cdp-url` of a browser we connected to (which we must not close).
+    remote: Option<String>,
+    /// Pages handed out so far (one [`Page`] per tab, shared by clones).
+    pages: Mutex<Vec<Page>>,
+    /// Tabs we opened (closed on [`Browser::close`] of a connected browser).
+    created: Mutex<Vec<String>>,
+    book: Arc<Mutex<TargetBook>>,
+    book_changed: Arc<tokio::sync::Notify>,
+    book_watch: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("running", &self.inner.is_some())
+            .field("profile", &self.profile.as_ref().map(|p| p.path().to_path_buf()))
+            .field("options", &self.options)
+            .field("remote", &self.remote)
+            .finish()
+    }
+}
+
+impl Browser {
+    /// Starts Chromium with a fresh temporary profile.
+    pub async fn launch(options: LaunchOptions) -> Result<Browser> {
+        let requested = options.resolved_executable();
+        let launch_err = |reason: String| Error::BrowserLaunch {
+            executable: requested.clone(),
+            reason,
+        };
+        let executable = locate_executable(&requested).ok_or_else(|| launch_err("no such executable".into()))?;
+
+        let profile = tempfile::Builder::new()
+            .prefix("sightline-profile-")
+            .tempdir()
+            .map_err(|e| launch_err(format!("cannot create a profile directory: {e}")))?;
+
+        let ViewportSize { width, height } = options.viewport;
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(&executable)
+            .user_data_dir(profile.path())
+            .viewport(Viewport {
+                width,
+                height,
+                ..Viewport::default()
+            })
+            .window_size(width, height)
+            .launch_timeout(options.launch_timeout)
+            .request_timeout(options.request_timeout)
+            .args(CHROME_SWITCHES.iter().copied())
+            .arg(("disable-features", DISABLED_FEATURES));
+        for a in &options.extra_args {
+            builder = builder.arg(a.trim_start_matches('-').to_string());
+        }
+        builder = if options.headed {
+            builder.with_head()
+        } else {
+            builder.new_headless_mode()
+        };
+        if !options.sandbox.unwrap_or(!running_as_root()) {
+            builder = builder.no_sandbox();
+        }
+        let config = builder.build().map_err(launch_err)?;
+
+        tracing::debug!(executable = %executable.display(), profile = %profile.path().display(), "launching chromium");
+        let (browser, handler) = match chromiumoxide::Browser::launch(config).await {
+            Ok(v) => v,
+            Err(e) => {
+                remove_profile(profile);
+                return Err(launch_err(launch_reason(e)));
+            }
+        };
+
+        let task = pump(handler);
+        let mut b = Browser::assemble(browser, task, Some(profile), options, None);
+        if let Err(e) = b.watch_targets().await {
+            b.shutdown().await;
+            return Err(e);
+        }
+        Ok(b)
+    }
+
+    /// Connects to a running browser: `ws://…` (its DevTools WebSocket) or
+    /// `http://host:port` (its DevTools HTTP endpoint). Pages opened through
+    /// it get `options`' viewport and timeouts; [`Browser::close`] closes
+    /// those pages and disconnects, leaving the browser running.
+    pub async fn connect(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
+        let ws = super::cdp_url::websocket_url(cdp_url, options.launch_timeout).await?;
+        let ViewportSize { width, height } = options.viewport;
+        let config = HandlerConfig {
+            viewport: Some(Viewport {
+                width,
+                height,
+                ..Viewport::default()
+            }),
+            request_timeout: options.request_timeout,
+            ..HandlerConfig::default()
+        };
+        let connected = tokio::time::timeout(
+            options.launch_timeout,
+            chromiumoxide::Browser::connect_with_config(ws.clone(), config),
+        )
+        .await;
+        let (browser, handler) = match connected {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => {
+                return Err(Error::Connect {
+                    url: cdp_url.to_string(),
+                    reason: one_line(&e.to_string()),
+                })
+            }
+            Err(_) => {
+                return Err(Error::Connect {
+                    url: cdp_url.to_string(),
+                    reason: format!("no DevTools handshake within {}s", options.launch_timeout.as_secs()),
+                })
+            }
+        };
+        let task = pump(handler);
+        let mut b = Browser::assemble(browser, task, None, options, Some(cdp_url.to_string()));
+        if let Err(e) = b.watch_targets().await {
+            b.shutdown().await;
+            return Err(e);
+        }
+        Ok(b)
+    }
+
+    fn assemble(
+        browser: chromiumoxide::Browser,
+        handler: JoinHandle<()>,
+        profile: Option<tempfile::TempDir>,
+        options: LaunchOptions,
+        remote: Option<String>,
+    ) -> Browser {
+        Browser {
+            inner: Some(browser),
+            handler: Some(handler),
+            profile,
+            options,
+            remote,
+            pages: Mutex::new(Vec::new()),
+            created: Mutex::new(Vec::new()),
+            book: Arc::new(Mutex::new(TargetBook::default())),
+            book_changed: Arc::new(tokio::sync::Notify::new()),
+            book_watch: None,
+        }
+    }
+
+    /// Follows page targets as the browser creates and destroys them (popups, new tabs).
+    async fn watch_targets(&mut self) -> Result<()> {
+        let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
+        let mut created = browser
+            .event_listener::<EventTargetCreated>()
+            .await
+            .map_err(|e| Error::cdp("Target.targetCreated", e))?;
+        let mut destroyed = browser
+            .event_listener::<EventTargetDestroyed>()
+            .await
+            .map_err(|e| Error::cdp("Target.targetDestroyed", e))?;
+        let book = self.book.clone();
+        let changed = self.book_changed.clone();
+        self.book_watch = Some(tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    ev = created.next() => match ev {
+                        Some(ev) => {
+                            let info = &ev.target_info;
+                            if info.r#type == "page" {
+                                let mut b = book.lock().unwrap();
+                                if !b.entries.iter().any(|e| &e.id == info.target_id.inner()) {
+                                    b.entries.push(TargetEntry {
+                                        id: info.target_id.inner().clone(),
+                                        opener: info.opener_id.as_ref().map(|o| o.inner().clone()),
+                                        claimed: false,
+                                        gone: false,
+                                    });
+                                }
+                            }
+                        }
+                        None => break,
+                    },
+                    ev = destroyed.next() => match ev {
+                        Some(ev) => {
+                            let mut b = book.lock().unwrap();
+                            for e in b.entries.iter_mut().filter(|e| &e.id == ev.target_id.inner()) {
+                                e.gone = true;
+                            }
+                        }
+                        None => break,
+                    },
+                }
+                changed.notify_waiters();
+            }
+        }));
+        Ok(())
+    }
+
+    /// Whether this browser was reached with [`Browser::connect`].
+    pub fn is_connected_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// The options this browser was launched with.
+    pub fn options(&self) -> &LaunchOptions {
+        &self.options
+    }
+
+    /// The temporary profile directory (removed when the browser is closed or dropped).
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.profile.as_ref().map(|p| p.path())
+    }
+
+    /// Process id of the Chromium main process, while it runs.
+    pub fn pid(&mut self) -> Option<u32> {
+        self.inner.as_mut()?.get_mut_child().and_then(|c| c.inner.id())
+    }
+
+    /// Opens a new tab (on `about:blank`) with the engine installed in every frame.
+    pub async fn new_page(&self) -> Result<Page> {
+        let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
+        let page = browser
+            .new_page("about:blank")
+            .await
+            .map_err(|e| Error::cdp("Target.createTarget", e))?;
+        let id = page.target_id().inner().clone();
+        {
+            // Opened by us: not a popup for anyone to wait for.
+            let mut book = self.book.lock().unwrap();
+            match book.entries.iter_mut().find(|e| e.id == id) {
+                Some(e) => e.claimed = true,
+                None => book.entries.push(TargetEntry {
+                    id: id.clone(),
+                    opener: None,
+                    claimed: true,
+                    gone: false,
+                }),
+            }
+        }
+        self.created.lock().unwrap().push(id);
+        let page = Page::attach(page, self.options.page_config(), self.options.remove_blocker.clone()).await?;
+        self.pages.lock().unwrap().push(page.clone());
+        Ok(page)
+    }
+
+    /// The `Page` for a target: the one handed out before, or a new one
+    /// (the engine is installed; documents already loaded get it on first use).
+    async fn adopt(&self, id: &str, deadline: Instant) -> Result<Page> {
+        if let Some(p) = self.pages.lock().unwrap().iter().find(|p| p.target_id() == id) {
+            return Ok(p.clone());
+        }
+        let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
+        // The handler attaches to new targets on its own; wait until it has.
+        let page = loop {
+            match browser.get_page(TargetId::new(id.to_string())).await {
+                Ok(p) => break p,
+                Err(CdpError::NotFound) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(CdpError::NotFound) => {
+                    return Err(Error::Timeout {
+                        what: format!("the new tab {id} to be ready"),
+                        after: self.options.request_timeout.min(Duration::from_secs(30)),
+                    })
+                }
+                Err(e) => return Err(Error::cdp("Target.attachToTarget", e)),
+            }
+        };
+        let page = Page::attach(page, self.options.page_config(), self.options.remove_blocker.clone()).await?;
+        let mut pages = self.pages.lock().unwrap();
+        // Another call may have adopted it meanwhile: keep the first.
+        if let Some(p) = pages.iter().find(|p| p.target_id() == id) {
+            return Ok(p.clone());
+        }
+        pages.push(page.clone());
+        Ok(page)
+    }
+
+    /// Every open tab, in the order they were opened, including popups and
+    /// tabs opened by the page (`target=_blank`, `window.open`).
+    pub async fn pages(&self) -> Result<Vec<Page>> {
+        let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
+        let open: Vec<String> = browser
+            .pages()
+            .await
+            .map_err(|e| Error::cdp("Target.getTargets", e))?
+            .iter()
+            .map(|p| p.target_id().inner().clone())
+            .collect();
+        self.pages
+            .lock()
+            .unwrap()
+            .retain(|p| open.iter().any(|id| id == p.target_id()));
+        // Known order first (creation), then anything the book has not seen.
+        let mut order: Vec<String> = self
+            .book
+            .lock()
+            .unwrap()
+            .entries
+            .iter()
+            .filter(|e| !e.gone && open.contains(&e.id))
+            .map(|e| e.id.clone())
+            .collect();
+        for id in &open {
+            if !order.contains(id) {
+                order.push(id.clone());
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut out = Vec::with_capacity(order.len());
+        for id in order {
+            match self.adopt(&id, deadline).await {
+                Ok(p) => out.push(p),
+                // Closed between the listing and now.
+                Err(Error::Timeout { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The newest open tab.
+    pub async fn newest_page(&self) -> Result<Option<Page>> {
+        Ok(self.pages().await?.pop())
+    }
+
+    /// The next tab opened by `opener` (a popup, a `target=_blank` link, a
+    /// `window.open`) that was not handed out yet, waiting up to `timeout`
+    /// for one to appear.
+    pub async fn wait_for_popup(&self, opener: &Page, timeout: Duration) -> Result<Page> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let notified = self.book_changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(id) = self.claim_popup(opener.target_id()) {
+                return self
+                    .adopt(&id, deadline.max(Instant::now() + Duration::from_secs(10)))
+                    .await;
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::Timeout {
+                    what: "a popup or new tab opened by the page".into(),
+                    after: timeout,
+                });
+            }
+            let _ = tokio::time::timeout_at(deadline.into(), notified).await;
+        }
+    }
+
+    /// A tab opened by `opener` that was not handed out yet, if there is one now.
+    pub async fn take_popup(&self, opener: &Page) -> Result<Option<Page>> {
+        match self.claim_popup(opener.target_id()) {
+            Some(id) => self
+                .adopt(&id, Instant::now() + Duration::from_secs(10))
+                .await
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn claim_popup(&self, opener: &str) -> Option<String> {
+        let mut book = self.book.lock().unwrap();
+        let e = book
+            .entries
+            .iter_mut()
+            .find(|e| !e.claimed && !e.gone && e.opener.as_deref() == Some(opener))?;
+        e.claimed = true;
+        Some(e.id.clone())
+    }
+
+    /// Closes the browser and waits for its process to exit.
+    pub async fn close(mut self) -> Result<()> {
+        self.shutdown().await;
+        Ok(())
+    }
+
+    async fn shutdown(&mut self) {
+        self.pages.lock().unwrap().clear();
+        if self.remote.is_some() {
+            // Not ours to close: close the tabs we opened, then disconnect.
+            if let Some(browser) = self.inner.take() {
+                let created: Vec<String> = std::mem::take(&mut *self.created.lock().unwrap());
+                for id in &created {
+                    let close =
+                        chromiumoxide::cdp::browser_protocol::target::CloseTargetParams::new(TargetId::new(id.clone()));
+                    let _ = tokio::time::timeout(Duration::from_secs(5), browser.execute(close)).await;
+                }
+                // Closing is asynchronous: wait (briefly) until the browser says they are gone.
+                let deadline = Instant::now() + Duration::from_secs(3);
+                loop {
+                    let notified = self.book_changed.notified();
+                    tokio::pin!(notified);
+                    notified.as_mut().enable();
+                    let open = self
+                        .book
+                        .lock()
+                        .unwrap()
+                        .entries
+                        .iter()
+                        .any(|e| !e.gone && created.contains(&e.id));
+                    if !open || Instant::now() >= deadline {
+                        break;
+                    }
+                    let _ = tokio::time::timeout_at(deadline.into(), notified).await;
+                }
+                drop(browser);
+            }
+            if let Some(task) = self.book_watch.take() {
+                task.abort();
+            }
+            if let Some(task) = self.handler.take() {
+                task.abort();
+                let _ = task.await;
+            }
+            return;
+        }
+        if let Some(task) = self.book_watch.take() {
+            task.abort();
+        }
+        if let Some(mut browser) = self.inner.take() {
+            // Ask politely first; Chromium then takes its helpers down with it.
+            match tokio::time::timeout(Duration::from_secs(5), browser.close()).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::debug!("Browser.close failed: {e}"),
+                Err(_) => tracing::debug!("Browser.close timed out"),
+            }
+            match tokio::time::timeout(Duration::from_secs(10), browser.wait()).await {
+                Ok(_) => {}
+                Err(_) => {
+                    tracing::debug!("chromium did not exit in time; killing it");
+                    if let Some(Err(e)) = browser.kill().await {
+                        tracing::debug!("killing chromium failed: {e}");
+                    }
+                }
+            }
+        }
+        if let Some(task) = self.handler.take() {
+            task.abort();
+            let _ = task.await;
+        }
+        // The process is gone: its profile can go too.
+        if let Some(profile) = self.profile.take() {
+            let _ = tokio::task::spawn_blocking(move || remove_profile(profile)).await;
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(task) = self.book_watch.take() {
+            task.abort();
+        }
+        if let Some(mut browser) = self.inner.take() {
+            if let Some(child) = browser.get_mut_child() {
+                if let Ok(None) = child.inner.try_wait() {
+                    let _ = child.inner.start_kill();
+                    // Reap it now (briefly) rather than leaving a zombie to the runtime.
+                    for _ in 0..50 {
+                        match child.inner.try_wait() {
+                            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                            _ => break,
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(task) = self.handler.take() {
+            task.abort();
+        }
+        if let Some(profile) = self.profile.take() {
+            remove_profile(profile);
+        }
+    }
+}
+
+/// Pumps the DevTools connection until it closes or breaks.
+fn pump(mut handler: chromiumoxide::Handler) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        while let Some(event) = handler.next().await {
+            if let Err(e) = event {
+                match e {
+                    CdpError::Ws(_) | CdpError::Io(_) => {
+                        tracing::debug!("devtools connection closed: {e}");
+                        break;
+                    }
+                    other => tracing::debug!("devtools handler: {other}"),
+                }
+            }
+        }
+    })
+}
+

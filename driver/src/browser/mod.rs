@@ -1,0 +1,10 @@
+//! The browser: launching Chromium (or connecting to a running one), its
+//! tabs, and shutting it down. Pages come from here.
+
+mod cdp_url;
+mod handle;
+mod options;
+mod process;
+
+pub use handle::Browser;
+pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};

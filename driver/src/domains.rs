@@ -1,0 +1,85 @@
+//! `allowed_domains`: which URLs navigations may reach (the agent, tools).
+
+/// An allow-list entry: `example.com` (the domain and its subdomains),
+/// `*.example.com` (subdomains only), `127.0.0.1:8080` (that host and port).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AllowedDomains(Vec<String>);
+
+impl AllowedDomains {
+    pub fn new(entries: &[String]) -> AllowedDomains {
+        AllowedDomains(
+            entries
+                .iter()
+                .map(|e| e.trim().trim_end_matches('/').to_ascii_lowercase())
+                .map(|e| e.split("://").last().unwrap_or_default().to_string())
+                .filter(|e| !e.is_empty())
+                .collect(),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn entries(&self) -> &[String] {
+        &self.0
+    }
+
+    /// Whether `url` may be visited. `about:blank` always may; anything that
+    /// is not http(s) is refused once a list is set (file:, data:, javascript:).
+    pub fn allows(&self, url: &str) -> bool {
+        if self.0.is_empty() || url == "about:blank" {
+            return true;
+        }
+        let Ok(parsed) = url::Url::parse(url) else {
+            return false;
+        };
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return false;
+        }
+        let Some(host) = parsed.host_str().map(|h| h.trim_end_matches('.').to_ascii_lowercase()) else {
+            return false;
+        };
+        let port = parsed.port_or_known_default();
+        self.0.iter().any(|entry| {
+            let (pattern, want_port) = match entry.rsplit_once(':') {
+                Some((h, p)) if !h.contains(']') || h.ends_with(']') => match p.parse::<u16>() {
+                    Ok(p) => (h, Some(p)),
+                    Err(_) => (entry.as_str(), None),
+                },
+                _ => (entry.as_str(), None),
+            };
+            if want_port.is_some() && want_port != port {
+                return false;
+            }
+            match pattern.strip_prefix("*.") {
+                Some(base) => host.ends_with(&format!(".{base}")),
+                None => host == pattern || host.ends_with(&format!(".{pattern}")),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching() {
+        let d = AllowedDomains::new(&["example.com".into(), "*.shop.test".into(), "127.0.0.1:8080".into()]);
+        assert!(d.allows("https://example.com/a"));
+        assert!(d.allows("https://www.example.com/a"));
+        assert!(!d.allows("https://notexample.com/"));
+        assert!(!d.allows("https://example.com.evil.test/"));
+        assert!(d.allows("http://a.shop.test/"));
+        assert!(!d.allows("http://shop.test/"));
+        assert!(d.allows("http://127.0.0.1:8080/x"));
+        assert!(!d.allows("http://127.0.0.1:9090/x"));
+        assert!(!d.allows("file:///etc/passwd"));
+        assert!(!d.allows("not a url"));
+        assert!(d.allows("about:blank"));
+        assert!(AllowedDomains::new(&[]).allows("file:///x"));
+        assert!(AllowedDomains::new(&["https://Example.com/".into()]).allows("http://example.com"));
+        assert!(AllowedDomains::new(&["127.0.0.1".into()]).allows("http://127.0.0.1:1234/"));
+    }
+}

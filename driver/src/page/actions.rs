@@ -1,0 +1,655 @@
+//! Element actions with Stagehand's method names: `click`, `doubleClick`,
+//! `hover`, `fill`, `type`, `press`, `selectOptionFromDropdown`, `check`,
+//! `uncheck`, `scrollIntoView`, `scrollTo`, `nextChunk`, `prevChunk`,
+//! `setInputFiles` (and `dragAndDrop` in `drag.rs`).
+//!
+//! Every click, key and hover is trusted CDP input at the element's action
+//! point, after the actionability checks of `target.rs`. The DOM-level
+//! operations (`<select>` options, picker values, files) have no trusted
+//! input equivalent. After acting, the page settles.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
+use chromiumoxide::cdp::js_protocol::runtime::ReleaseObjectParams;
+use serde::Serialize;
+use serde_json::{json, Value};
+use sightline_engine::actions::{is_value_input, TargetInfo};
+
+use crate::error::{ActionErrorKind, Error, Result};
+use super::handle::Page;
+use super::input::ClickButton;
+use super::target::{Needs, Ready, Target};
+
+/// What an action did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ActionResult {
+    /// The element acted on (`button#buy "Buy now"`), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    /// A short CSS selector of it (`button#buy`, `x-card >>> button.primary`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// What the action read or chose: the selected option labels, a scroll position…
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Worth knowing: already checked, a JS click fallback, a navigation…
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The element's box in viewport CSS pixels when it was acted on (after
+    /// scrolling it into view): what a trace report draws on its screenshot.
+    #[serde(skip)]
+    pub rect: Option<sightline_engine::protocol::Rect>,
+}
+
+impl ActionResult {
+    fn of(ready: &Ready) -> ActionResult {
+        ActionResult {
+            element: Some(ready.info.description.clone()).filter(|d| !d.is_empty()),
+            selector: Some(ready.info.selector.clone()).filter(|s| !s.is_empty()),
+            rect: Some(ready.rect).filter(|r| !r.is_empty()),
+            ..Default::default()
+        }
+    }
+}
+
+/// Options of [`Page::click_with`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClickOptions {
+    /// 1 for a click, 2 for a double click.
+    pub clicks: u8,
+    /// Left (default), right (context menus) or middle.
+    pub button: ClickButton,
+    /// Keys held during the click: Alt, Control, ControlOrMeta, Meta, Shift.
+    pub modifiers: Vec<String>,
+    /// When the trusted click is impossible (covered, outside the viewport,
+    /// never stable), fall back to the DOM's `el.click()` instead of failing.
+    /// Logged, and noted in the result. Off by default.
+    pub js_fallback: bool,
+}
+
+impl Default for ClickOptions {
+    fn default() -> Self {
+        ClickOptions {
+            clicks: 1,
+            button: ClickButton::Left,
+            modifiers: Vec::new(),
+            js_fallback: false,
+        }
+    }
+}
+
+/// Focuses an editable element and puts the caret at the end of its content.
+const FOCUS_END_JS: &str = "(el) => {
+  el.focus();
+  if (typeof el.value === 'string' && el.setSelectionRange) {
+    try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {}
+  } else if (el.isContentEditable) {
+    const r = document.createRange(); r.selectNodeContents(el); r.collapse(false);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+  }
+  return document.activeElement === el || el.contains(document.activeElement) || !!(el.shadowRoot && el.shadowRoot.activeElement);
+}";
+
+/// Focuses any element (for `press` on a target).
+const FOCUS_JS: &str = "(el) => { el.focus(); return document.activeElement === el || el.contains(document.activeElement) || !!(el.shadowRoot && el.shadowRoot.activeElement); }";
+
+/// Scrolls the element's scroll container (or the page, when it has none, or
+/// when there is no element) to `o.percent` of its range, or by `o.dy` pixels
+/// plus `o.pages` container heights. Instantly, whatever `scroll-behavior`
+/// says. Returns the new position.
+pub(crate) const SCROLL_JS: &str = "(el, o) => {
+  const page = document.scrollingElement || document.documentElement;
+  const scrollable = (e) => {
+    if (e === page || e === document.body) return false;
+    const cs = getComputedStyle(e);
+    return /(auto|scroll|overlay)/.test(cs.overflowY) && e.scrollHeight > e.clientHeight + 1;
+  };
+  let c = null;
+  for (let e = el; e; e = e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null)) {
+    if (scrollable(e)) { c = e; break; }
+  }
+  const box = c || page;
+  const view = c ? c.clientHeight : (document.documentElement.clientHeight || innerHeight);
+  const max = Math.max(0, box.scrollHeight - view);
+  let top;
+  if (o.percent !== null) top = max * Math.min(100, Math.max(0, o.percent)) / 100;
+  else top = box.scrollTop + (o.dy || 0) + (o.pages || 0) * view;
+  top = Math.min(max, Math.max(0, top));
+  if (c) c.scrollTo({ top, behavior: 'instant' });
+  else window.scrollTo({ left: scrollX, top, behavior: 'instant' });
+  const y = c ? c.scrollTop : scrollY;
+  return { y, max, view, container: c ? (c.id ? c.localName + '#' + c.id : c.localName) : 'page' };
+}";
+
+impl Page {
+    /// Clicks the element: a trusted left click at its action point.
+    pub async fn click(&self, target: impl Into<Target>) -> Result<ActionResult> {
+        self.click_with(target, ClickOptions::default()).await
+    }
+
+    /// Double-clicks the element (trusted mousedown/up twice, then `dblclick`).
+    pub async fn double_click(&self, target: impl Into<Target>) -> Result<ActionResult> {
+        self.click_with(
+            target,
+            ClickOptions {
+                clicks: 2,
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    /// [`Page::click`] with options.
+    pub async fn click_with(&self, target: impl Into<Target>, options: ClickOptions) -> Result<ActionResult> {
+        let target = target.into();
+        let method = if options.clicks >= 2 { "doubleClick" } else { "click" };
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let ready = match self.actionable(method, &target, Needs::POINTER).await {
+            Ok(r) => r,
+            Err(Error::Action {
+                kind,
+                element,
+                method,
+                target: label,
+                waited_ms,
+            }) if options.js_fallback
+                && matches!(
+                    kind,
+                    ActionErrorKind::Covered { .. } | ActionErrorKind::OutsideViewport | ActionErrorKind::NotStable
+                ) =>
+            {
+                let why = kind.to_string();
+                tracing::warn!(target = %label, "trusted click impossible ({why}); falling back to el.click()");
+                let loc = self.locate(&target).await.map_err(|_| Error::Action {
+                    method,
+                    target: label.clone(),
+                    element: element.clone(),
+                    kind: kind.clone(),
+                    waited_ms,
+                })?;
+                for _ in 0..options.clicks.max(1) {
+                    self.dom_action(&loc, json!({"op": "jsClick", "target": loc.engine_target}))
+                        .await?;
+                }
+                let mut result = ActionResult {
+                    element,
+                    ..Default::default()
+                };
+                result
+                    .notes
+                    .push(format!("clicked with the DOM's el.click() (untrusted) because {why}"));
+                self.after_action(&mut result, mark).await?;
+                return Ok(result);
+            }
+            Err(e) => return Err(e),
+        };
+        let (x, y) = ready.point.expect("a hit test found a point");
+        self.click_at(x, y, i64::from(options.clicks.max(1)), options.button, &options.modifiers)
+            .await?;
+        let mut result = ActionResult::of(&ready);
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Moves the mouse over the element.
+    pub async fn hover(&self, target: impl Into<Target>) -> Result<ActionResult> {
+        let target = target.into();
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let ready = self.actionable("hover", &target, Needs::HOVER).await?;
+        let (x, y) = ready.point.expect("a hit test found a point");
+        // Usually already there: the mouse moves while stability is checked.
+        if *self.mouse().lock().unwrap() != (x, y) {
+            self.mouse_move(x, y).await?;
+        }
+        let mut result = ActionResult::of(&ready);
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Replaces the content of a text field, textarea or contenteditable with
+    /// `value` the way a user would: focus, select all, then trusted text
+    /// input (one `input` event), then `change`. Date, time, color and range
+    /// inputs get their value set directly (there is nothing to type into),
+    /// with `input` and `change`; a native `<select>` gets the option.
+    pub async fn fill(&self, target: impl Into<Target>, value: &str) -> Result<ActionResult> {
+        let target = target.into();
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        // A <select> is filled by choosing an option; check its kind first.
+        let ready = match self.actionable("fill", &target, Needs::EDIT).await {
+            Err(Error::Action {
+                kind: ActionErrorKind::NotEditable,
+                ..
+            }) => {
+                let probe = self.actionable("fill", &target, Needs::SELECT).await?;
+                if probe.info.tag == "select" {
+                    return self.select_ready(&target, probe, &[value.to_string()], mark).await;
+                }
+                return Err(self.action_error("fill", &target, &probe.info, ActionErrorKind::NotEditable));
+            }
+            other => other?,
+        };
+        let loc = &ready.loc;
+        let mut result = ActionResult::of(&ready);
+        if ready.info.tag == "input" && is_value_input(&ready.info.input_type) {
+            let set = self
+                .dom_action(
+                    loc,
+                    json!({"op": "setValue", "target": loc.engine_target, "value": value}),
+                )
+                .await
+                .map_err(|e| {
+                    self.action_error(
+                        "fill",
+                        &target,
+                        &ready.info,
+                        ActionErrorKind::Unsupported(engine_message(e)),
+                    )
+                })?;
+            result.value = set;
+        } else {
+            self.dom_action(loc, json!({"op": "focusAndSelectAll", "target": loc.engine_target}))
+                .await?;
+            if value.is_empty() {
+                self.press_key("Delete").await?;
+            } else {
+                self.insert_text(value).await?;
+            }
+            self.dom_action(loc, json!({"op": "dispatchChange", "target": loc.engine_target}))
+                .await?;
+        }
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Types `text` into the element with one trusted key press per
+    /// character (keydown, keypress, input, keyup), after the current
+    /// content; then fires `change` as the following blur would.
+    pub async fn type_into(&self, target: impl Into<Target>, text: &str) -> Result<ActionResult> {
+        let target = target.into();
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let ready = self.actionable("type", &target, Needs::EDIT).await?;
+        let loc = &ready.loc;
+        self.on_element(loc, FOCUS_END_JS, Value::Null).await?;
+        self.type_text(text).await?;
+        // The element may be gone (typing Enter can submit and navigate).
+        if let Err(e) = self
+            .dom_action(loc, json!({"op": "dispatchChange", "target": loc.engine_target}))
+            .await
+        {
+            tracing::debug!("type: no change event: {e}");
+        }
+        let mut result = ActionResult::of(&ready);
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Presses keys or combinations (`Enter`, `Control+A`, `Shift+Tab`), one
+    /// after the other, in the focused element, or in `target` after focusing it.
+    pub async fn press(&self, target: Option<Target>, keys: &[String]) -> Result<ActionResult> {
+        if keys.is_empty() {
+            return Err(Error::InvalidAction(
+                "press needs a key, e.g. \"Enter\" or \"Control+A\"".into(),
+            ));
+        }
+        // Reject bad key names before touching the page.
+        for k in keys {
+            super::input::parse_combo(k)?;
+        }
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let mut result = ActionResult::default();
+        if let Some(target) = &target {
+            let ready = self.actionable("press", target, Needs::ATTACHED).await?;
+            let focused = self.on_element(&ready.loc, FOCUS_JS, Value::Null).await?;
+            if focused != Value::Bool(true) {
+                result
+                    .notes
+                    .push("the element did not take focus; keys went to the focused element".into());
+            }
+            let notes = std::mem::take(&mut result.notes);
+            result = ActionResult::of(&ready);
+            result.notes = notes;
+        }
+        for k in keys {
+            self.press_key(k).await?;
+        }
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Chooses options of a native `<select>` by label, then by value.
+    pub async fn select_option(&self, target: impl Into<Target>, options: &[String]) -> Result<ActionResult> {
+        let target = target.into();
+        if options.is_empty() {
+            return Err(Error::InvalidAction(
+                "selectOptionFromDropdown needs the option to choose".into(),
+            ));
+        }
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let ready = self
+            .actionable("selectOptionFromDropdown", &target, Needs::SELECT)
+            .await?;
+        self.select_ready(&target, ready, options, mark).await
+    }
+
+    async fn select_ready(&self, target: &Target, ready: Ready, options: &[String], mark: u64) -> Result<ActionResult> {
+        let loc = &ready.loc;
+        let label = target.label();
+        if ready.info.tag != "select" {
+            return Err(Error::Action {
+                method: "selectOptionFromDropdown",
+                target: label,
+                element: Some(ready.info.description.clone()),
+                kind: ActionErrorKind::Unsupported(
+                    "not a native <select>; click it to open it, then click the option".into(),
+                ),
+                waited_ms: None,
+            });
+        }
+        let chosen = self
+            .dom_action(
+                loc,
+                json!({"op": "selectOption", "target": loc.engine_target, "values": options}),
+            )
+            .await
+            .map_err(|e| Error::Action {
+                method: "selectOptionFromDropdown",
+                target: label.clone(),
+                element: Some(ready.info.description.clone()),
+                kind: ActionErrorKind::Unsupported(engine_message(e)),
+                waited_ms: None,
+            })?;
+        let mut result = ActionResult::of(&ready);
+        result.value = chosen;
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Checks a checkbox, radio button or switch (native or ARIA): clicks it
+    /// only when it is not checked yet, then verifies that it is.
+    pub async fn check(&self, target: impl Into<Target>) -> Result<ActionResult> {
+        self.set_checked(target.into(), true).await
+    }
+
+    /// Unchecks a checkbox or switch: clicks it only when it is checked, then verifies.
+    pub async fn uncheck(&self, target: impl Into<Target>) -> Result<ActionResult> {
+        self.set_checked(target.into(), false).await
+    }
+
+    async fn set_checked(&self, target: Target, want: bool) -> Result<ActionResult> {
+        let method = if want { "check" } else { "uncheck" };
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let needs = Needs {
+            state: true,
+            ..Needs::POINTER
+        };
+        let read = Needs {
+            state: true,
+            ..Needs::ATTACHED
+        };
+        let first = self.actionable(method, &target, read).await?;
+        let Some(state) = first.state.clone() else {
+            return Err(self.action_error(
+                method,
+                &target,
+                &first.info,
+                ActionErrorKind::Unsupported("not a checkbox, radio button or switch".into()),
+            ));
+        };
+        let mut result = ActionResult::of(&first);
+        if state.checked == Value::Bool(want) {
+            result
+                .notes
+                .push(format!("already {}", if want { "checked" } else { "unchecked" }));
+            return Ok(result);
+        }
+        if !want && state.kind == "radio" {
+            return Err(self.action_error(
+                method,
+                &target,
+                &first.info,
+                ActionErrorKind::Unsupported("a radio button can't be unchecked; check another option instead".into()),
+            ));
+        }
+        let ready = self.actionable(method, &target, needs).await?;
+        if ready.state.as_ref().map(|s| &s.checked) != Some(&Value::Bool(want)) {
+            let (x, y) = ready.point.expect("a hit test found a point");
+            self.mouse_click(x, y, 1).await?;
+        }
+        self.after_action(&mut result, mark).await?;
+        // Verify: frameworks may update the state a moment later.
+        let deadline = Instant::now() + Duration::from_millis(1000);
+        loop {
+            let now = self.actionable(method, &target, read).await?;
+            let checked = now.state.map(|s| s.checked);
+            if checked == Some(Value::Bool(want)) {
+                return Ok(result);
+            }
+            if Instant::now() >= deadline {
+                return Err(self.action_error(
+                    method,
+                    &target,
+                    &now.info,
+                    ActionErrorKind::NoEffect(format!(
+                        "clicking it did not {method} it (it is {})",
+                        match checked {
+                            Some(Value::Bool(true)) => "checked",
+                            Some(Value::Bool(false)) => "unchecked",
+                            Some(_) => "mixed",
+                            None => "no longer a checkbox",
+                        }
+                    )),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Scrolls the element into view (centred), also through its iframes.
+    pub async fn scroll_into_view(&self, target: impl Into<Target>) -> Result<ActionResult> {
+        let target = target.into();
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let needs = Needs {
+            visible: true,
+            scroll: true,
+            ..Needs::ATTACHED
+        };
+        let ready = self.actionable("scrollIntoView", &target, needs).await?;
+        self.dom_action(
+            &ready.loc,
+            json!({"op": "scrollIntoView", "target": ready.loc.engine_target}),
+        )
+        .await?;
+        let mut result = ActionResult::of(&ready);
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Scrolls the element's scroll container (or the page, with no target
+    /// or when the element has none) to `percent` of its scroll range.
+    pub async fn scroll_to(&self, target: Option<Target>, percent: f64) -> Result<ActionResult> {
+        if !percent.is_finite() {
+            return Err(Error::InvalidAction(format!("scrollTo: bad percentage {percent}")));
+        }
+        self.scroll_element("scrollTo", target, json!({"percent": percent, "dy": 0, "pages": 0}))
+            .await
+    }
+
+    /// Scrolls down one viewport (or one container height with a target).
+    pub async fn next_chunk(&self, target: Option<Target>) -> Result<ActionResult> {
+        self.scroll_element("nextChunk", target, json!({"percent": null, "dy": 0, "pages": 1}))
+            .await
+    }
+
+    /// Scrolls up one viewport (or one container height with a target).
+    pub async fn prev_chunk(&self, target: Option<Target>) -> Result<ActionResult> {
+        self.scroll_element("prevChunk", target, json!({"percent": null, "dy": 0, "pages": -1}))
+            .await
+    }
+
+    pub(crate) async fn scroll_element(
+        &self,
+        method: &'static str,
+        target: Option<Target>,
+        args: Value,
+    ) -> Result<ActionResult> {
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let mut result = ActionResult::default();
+        let pos = match &target {
+            Some(t) => {
+                let ready = self.actionable(method, t, Needs::ATTACHED).await?;
+                result = ActionResult::of(&ready);
+                self.on_element(&ready.loc, SCROLL_JS, args).await?
+            }
+            None => {
+                let main = self.main_frame_id().await?;
+                let expression = format!("({SCROLL_JS})(null, {args})");
+                self.engine_eval(&main, &expression, false).await?
+            }
+        };
+        result.value = Some(format!(
+            "{} scrolled to y={} of {}",
+            pos["container"].as_str().unwrap_or("page"),
+            pos["y"].as_f64().unwrap_or(0.0).round(),
+            pos["max"].as_f64().unwrap_or(0.0).round()
+        ));
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Sets the files of an `<input type=file>` (local paths; relative ones
+    /// against the current directory). Fires `input` and `change`.
+    pub async fn set_input_files(&self, target: impl Into<Target>, files: &[PathBuf]) -> Result<ActionResult> {
+        let target = target.into();
+        let mut absolute = Vec::with_capacity(files.len());
+        for f in files {
+            let abs = std::fs::canonicalize(f).map_err(|_| Error::NoSuchFile {
+                path: f.clone(),
+                hint: None,
+            })?;
+            if !abs.is_file() {
+                return Err(Error::NoSuchFile {
+                    path: f.clone(),
+                    hint: Some(" (it is a directory)".into()),
+                });
+            }
+            absolute.push(abs.to_string_lossy().into_owned());
+        }
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let ready = self.actionable("setInputFiles", &target, Needs::ATTACHED).await?;
+        if ready.info.tag != "input" || ready.info.input_type != "file" {
+            return Err(self.action_error(
+                "setInputFiles",
+                &target,
+                &ready.info,
+                ActionErrorKind::Unsupported("not an <input type=file>".into()),
+            ));
+        }
+        if absolute.len() > 1 {
+            let multiple = self.on_element(&ready.loc, "(el) => el.multiple", Value::Null).await?;
+            if multiple != Value::Bool(true) {
+                return Err(self.action_error(
+                    "setInputFiles",
+                    &target,
+                    &ready.info,
+                    ActionErrorKind::Unsupported("this file input takes one file".into()),
+                ));
+            }
+        }
+        if !ready.info.enabled {
+            return Err(self.action_error("setInputFiles", &target, &ready.info, ActionErrorKind::Disabled));
+        }
+        let object = self
+            .engine_object(&ready.loc.frame, &ready.loc.engine_target)
+            .await?
+            .ok_or_else(|| self.action_error("setInputFiles", &target, &ready.info, ActionErrorKind::NotAttached))?;
+        let mut p = SetFileInputFilesParams::new(absolute.clone());
+        p.object_id = Some(object.clone());
+        let set = self.cdp().execute(p).await;
+        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+        set.map_err(|e| Error::cdp("DOM.setFileInputFiles", e))?;
+        let mut result = ActionResult::of(&ready);
+        result.value = Some(
+            absolute
+                .iter()
+                .map(|a| {
+                    Path::new(a)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Reads an element's current value through the engine (`value`,
+    /// checked state, text of a contenteditable); never a password.
+    pub async fn read_value(&self, target: impl Into<Target>) -> Result<String> {
+        let target = target.into();
+        let ready = self.actionable("readValue", &target, Needs::ATTACHED).await?;
+        let loc = &ready.loc;
+        Ok(self
+            .dom_action(loc, json!({"op": "readValue", "target": loc.engine_target}))
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// Main-frame commits so far: taken before acting, for [`Page::after_action`].
+    pub(crate) fn navigation_mark(&self) -> u64 {
+        self.tracker().with(|s| s.commits)
+    }
+
+    /// Settles after an action and notes a navigation it caused (`mark`:
+    /// [`Page::navigation_mark`] from before the action).
+    pub(crate) async fn after_action(&self, result: &mut ActionResult, mark: u64) -> Result<()> {
+        let commits = mark;
+        if !self.settle_timeout().is_zero() {
+            let report = self.settle().await?;
+            if report.timed_out {
+                result.notes.push(format!(
+                    "the page was still busy after {:.1}s ({} request(s) in flight)",
+                    report.waited.as_secs_f64(),
+                    report.pending_requests
+                ));
+            }
+        }
+        if self.tracker().with(|s| s.commits) > commits {
+            if let Ok(url) = self.url().await {
+                result.notes.push(format!("navigated to {url}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn action_error(&self, method: &'static str, target: &Target, info: &TargetInfo, kind: ActionErrorKind) -> Error {
+        Error::Action {
+            method,
+            target: target.label(),
+            element: Some(info.description.clone()).filter(|d| !d.is_empty()),
+            kind,
+            waited_ms: None,
+        }
+    }
+}
+
+/// The engine's own words from an engine error.
+fn engine_message(e: Error) -> String {
+    match e {
+        Error::Engine { message, .. } => message,
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,240 @@
+//! The engine in each frame: its isolated world ([`WORLD_NAME`]), loading
+//! it where a document predates the injection, checking its protocol
+//! version, and evaluating engine calls.
+
+use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNodeParams};
+use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams,
+};
+use serde_json::Value;
+use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_VERSION, WORLD_NAME};
+
+use super::bundle::ISOLATED_ENGINE;
+use super::handle::Page;
+use crate::error::{one_line, Error, Result};
+
+/// Text of a JS exception, on one line.
+pub(crate) fn exception_text(ex: &ExceptionDetails) -> String {
+    let described = ex
+        .exception
+        .as_ref()
+        .and_then(|e| e.description.as_deref().or(e.value.as_ref().and_then(Value::as_str)))
+        .and_then(|d| d.lines().next())
+        .map(str::to_string);
+    one_line(&described.unwrap_or_else(|| ex.text.clone()))
+}
+
+impl Page {
+    /// Execution context of the engine's isolated world in `frame` (cached).
+    pub(crate) async fn world_context(&self, frame: &FrameId) -> Result<ExecutionContextId> {
+        if let Some(ctx) = self.state().contexts.get(frame.inner()) {
+            return Ok(*ctx);
+        }
+        let mut p = CreateIsolatedWorldParams::new(frame.clone());
+        p.world_name = Some(WORLD_NAME.to_string());
+        let resp = self
+            .inner
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("Page.createIsolatedWorld", e))?;
+        let ctx = resp.result.execution_context_id;
+        self.state().contexts.insert(frame.inner().clone(), ctx);
+        Ok(ctx)
+    }
+
+    /// Evaluates `expression` in a context and returns its JSON value.
+    pub(crate) async fn evaluate_in(
+        &self,
+        frame: &FrameId,
+        ctx: ExecutionContextId,
+        expression: &str,
+        await_promise: bool,
+    ) -> Result<Value> {
+        let mut p = EvaluateParams::new(expression);
+        p.context_id = Some(ctx);
+        p.return_by_value = Some(true);
+        p.await_promise = Some(await_promise);
+        p.silent = Some(true);
+        let resp = self
+            .inner
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
+        if let Some(ex) = &resp.result.exception_details {
+            return Err(Error::Engine {
+                frame: frame_label(frame),
+                message: exception_text(ex),
+            });
+        }
+        Ok(resp.result.result.value.clone().unwrap_or(Value::Null))
+    }
+
+    /// Makes sure the engine is loaded and speaks our protocol in `frame`;
+    /// returns its execution context.
+    pub(crate) async fn ensure_engine(&self, frame: &FrameId) -> Result<ExecutionContextId> {
+        if let Some(ctx) = self.state().engine_ready.get(frame.inner()) {
+            return Ok(*ctx);
+        }
+        let mut attempt = 0;
+        loop {
+            let ctx = self.world_context(frame).await?;
+            match self.check_engine(frame, ctx).await {
+                Ok(()) => {
+                    self.state().engine_ready.insert(frame.inner().clone(), ctx);
+                    return Ok(ctx);
+                }
+                Err(e) if e.is_stale_context() && attempt == 0 => {
+                    tracing::debug!("frame {}: stale engine context, re-creating it", frame.inner());
+                    self.forget_context(frame);
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn check_engine(&self, frame: &FrameId, ctx: ExecutionContextId) -> Result<()> {
+        const PROBE: &str = "typeof globalThis.__sightline === 'undefined' ? null : globalThis.__sightline.protocol";
+        let mut version = self.evaluate_in(frame, ctx, PROBE, false).await?;
+        if version.is_null() {
+            // A document that loaded before the injection: load the engine now.
+            tracing::debug!("frame {}: evaluating the engine bundle", frame.inner());
+            let script = format!("{ISOLATED_ENGINE}\n;0");
+            self.evaluate_in(frame, ctx, &script, false).await?;
+            version = self.evaluate_in(frame, ctx, PROBE, false).await?;
+            if version.is_null() {
+                return Err(Error::Engine {
+                    frame: frame_label(frame),
+                    message: "the engine bundle did not define __sightline".into(),
+                });
+            }
+        }
+        if version.as_u64() != Some(u64::from(PROTOCOL_VERSION)) {
+            return Err(Error::ProtocolMismatch {
+                expected: PROTOCOL_VERSION,
+                found: version.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Evaluates `expression` in the engine's world of `frame` (loading the
+    /// engine first if needed), retrying once when the document was replaced
+    /// under a cached context.
+    pub(crate) async fn engine_eval(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
+        let mut attempt = 0;
+        loop {
+            let ctx = self.ensure_engine(frame).await?;
+            match self.evaluate_in(frame, ctx, expression, await_promise).await {
+                Ok(v) => return Ok(v),
+                Err(e) if e.is_stale_context() && attempt == 0 => {
+                    self.forget_context(frame);
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Runs the engine's `snapshot` in one frame.
+    pub(crate) async fn frame_snapshot(
+        &self,
+        frame: &FrameId,
+        request: &FrameSnapshotRequest,
+    ) -> Result<FrameSnapshot> {
+        let request_json = serde_json::to_string(request).expect("request serialises");
+        // The request travels as a JS string literal; serde_json quoting is valid JS.
+        let literal = serde_json::to_string(&request_json).expect("string serialises");
+        // The document's time origin comes along: refs are only valid in the
+        // document whose engine handed them out.
+        let expression = format!("[globalThis.__sightline.snapshot({literal}), performance.timeOrigin]");
+        let value = self.engine_eval(frame, &expression, false).await?;
+        let (json, origin) = match value {
+            Value::Array(mut a) if a.len() == 2 => (a.swap_remove(0), a.pop().and_then(|o| o.as_f64())),
+            other => (other, None),
+        };
+        let Value::String(json) = json else {
+            return Err(Error::Engine {
+                frame: frame_label(frame),
+                message: format!("snapshot returned {} instead of a JSON string", json_type(&json)),
+            });
+        };
+        let snapshot = serde_json::from_str(&json).map_err(|e| Error::Engine {
+            frame: frame_label(frame),
+            message: format!("unreadable snapshot: {e}"),
+        })?;
+        if let Some(origin) = origin {
+            self.state().ref_documents.insert(frame.inner().clone(), origin);
+        }
+        Ok(snapshot)
+    }
+
+    /// The engine's `FrameSlot.key` of the iframe element that owns `child`,
+    /// asked of the engine in the parent frame (context `parent_ctx`).
+    pub(crate) async fn frame_key(
+        &self,
+        parent: &FrameId,
+        parent_ctx: ExecutionContextId,
+        child: &FrameId,
+    ) -> Result<Option<String>> {
+        let owner = self
+            .inner
+            .execute(GetFrameOwnerParams::new(child.clone()))
+            .await
+            .map_err(|e| Error::cdp("DOM.getFrameOwner", e))?;
+        let resolve = ResolveNodeParams {
+            backend_node_id: Some(owner.result.backend_node_id),
+            execution_context_id: Some(parent_ctx),
+            ..Default::default()
+        };
+        let node = self
+            .inner
+            .execute(resolve)
+            .await
+            .map_err(|e| Error::cdp("DOM.resolveNode", e))?;
+        let Some(object_id) = node.result.object.object_id.clone() else {
+            return Ok(None);
+        };
+        let mut call = CallFunctionOnParams::new("function () { return globalThis.__sightline.frameKeyOf(this); }");
+        call.object_id = Some(object_id.clone());
+        call.return_by_value = Some(true);
+        call.silent = Some(true);
+        let called = self
+            .inner
+            .execute(call)
+            .await
+            .map_err(|e| Error::cdp("Runtime.callFunctionOn", e));
+        // Best effort: the wrapper would otherwise live as long as the document.
+        let _ = self.inner.execute(ReleaseObjectParams::new(object_id)).await;
+        let called = called?;
+        if let Some(ex) = &called.result.exception_details {
+            return Err(Error::Engine {
+                frame: frame_label(parent),
+                message: exception_text(ex),
+            });
+        }
+        Ok(called
+            .result
+            .result
+            .value
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(str::to_string))
+    }
+}
+
+fn frame_label(frame: &FrameId) -> String {
+    format!("frame {}", frame.inner())
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

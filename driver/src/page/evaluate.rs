@@ -1,0 +1,72 @@
+//! Evaluating script: in the page's own world, or in an isolated world of
+//! the user's (neither the page's nor the engine's).
+
+use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
+use serde_json::Value;
+
+use super::bundle::USER_WORLD_NAME;
+use super::engine::exception_text;
+use super::handle::Page;
+use crate::error::{Error, Result};
+
+impl Page {
+    /// Evaluates an expression in the page's own (main) world of the main
+    /// frame and returns its JSON value; promises are awaited.
+    pub async fn evaluate(&self, expression: &str) -> Result<Value> {
+        let mut p = EvaluateParams::new(expression);
+        p.return_by_value = Some(true);
+        p.await_promise = Some(true);
+        let resp = self
+            .inner
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
+        if let Some(ex) = &resp.result.exception_details {
+            return Err(Error::Engine {
+                frame: "the main world".into(),
+                message: exception_text(ex),
+            });
+        }
+        Ok(resp.result.result.value.clone().unwrap_or(Value::Null))
+    }
+
+    /// Evaluates `expression` in the main frame, in an isolated world of its
+    /// own (not the page's, not the engine's): page scripts can't see or
+    /// tamper with it, and it sees the page's DOM but not its JS globals.
+    /// Promises are awaited; the JSON value is returned.
+    pub async fn evaluate_isolated(&self, expression: &str) -> Result<Value> {
+        let main = self.main_frame_id().await?;
+        let mut attempt = 0;
+        loop {
+            let ctx = self.user_context(&main).await?;
+            match self.evaluate_in(&main, ctx, expression, true).await {
+                Ok(v) => return Ok(v),
+                Err(e) if e.is_stale_context() && attempt == 0 => {
+                    self.state().user_contexts.remove(main.inner());
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn user_context(
+        &self,
+        frame: &FrameId,
+    ) -> Result<ExecutionContextId> {
+        if let Some(ctx) = self.state().user_contexts.get(frame.inner()) {
+            return Ok(*ctx);
+        }
+        let mut p = CreateIsolatedWorldParams::new(frame.clone());
+        p.world_name = Some(USER_WORLD_NAME.to_string());
+        let resp = self
+            .cdp()
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("Page.createIsolatedWorld", e))?;
+        let ctx = resp.result.execution_context_id;
+        self.state().user_contexts.insert(frame.inner().clone(), ctx);
+        Ok(ctx)
+    }
+}

@@ -1,0 +1,259 @@
+//! One browser tab: navigation, and the engine in each of its frames.
+//!
+//! The engine lives in an isolated world named [`WORLD_NAME`] in every frame.
+//! `Page.addScriptToEvaluateOnNewDocument` puts it there before any page
+//! script runs; `Page.createIsolatedWorld` with the same name hands back that
+//! very world's execution context, which we cache per frame. Documents that
+//! loaded before the injection get the bundle evaluated on first use.
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
+use chromiumoxide::cdp::browser_protocol::page::{
+    AddScriptToEvaluateOnNewDocumentParams, EnableParams, SetBypassCspParams, StopLoadingParams,
+};
+use futures::StreamExt;
+use sightline_engine::protocol::WORLD_NAME;
+
+use super::bundle::{ISOLATED_ENGINE, MAIN_WORLD_HOOK};
+use super::state::{PageConfig, PageState};
+use super::tracker::Tracker;
+use crate::config::RemoveBlockerConfig;
+use crate::error::{Error, Result};
+
+/// Everything a [`Page`] handle shares with its clones.
+struct Shared {
+    state: Arc<Mutex<PageState>>,
+    config: Mutex<PageConfig>,
+    /// removeBlocker's policy on this tab.
+    blockers: Mutex<RemoveBlockerConfig>,
+    /// Set when the tab's renderer crashes (`Inspector.targetCrashed`).
+    crashed: Arc<tokio::sync::watch::Sender<bool>>,
+    crash_watch: tokio::task::JoinHandle<()>,
+    tracker: Tracker,
+    /// Where the mouse is (top-level viewport CSS pixels).
+    mouse: Mutex<(f64, f64)>,
+    /// One action at a time per page: trusted input must not interleave.
+    action_lock: tokio::sync::Mutex<()>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.crash_watch.abort();
+    }
+}
+
+/// A browser tab driven by Sightline. Cheap to clone: clones are handles to
+/// the same tab.
+#[derive(Clone)]
+pub struct Page {
+    pub(super) inner: chromiumoxide::Page,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Page {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Page").field("target", self.inner.target_id()).finish()
+    }
+}
+
+impl PartialEq for Page {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.target_id() == other.inner.target_id()
+    }
+}
+
+impl Page {
+    /// Prepares a tab: CSP bypass, and the main-world hook and the engine
+    /// installed for every future document.
+    pub(crate) async fn attach(
+        inner: chromiumoxide::Page,
+        config: PageConfig,
+        blockers: RemoveBlockerConfig,
+    ) -> Result<Page> {
+        inner
+            .execute(EnableParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.enable", e))?;
+        inner
+            .execute(SetBypassCspParams::new(true))
+            .await
+            .map_err(|e| Error::cdp("Page.setBypassCSP", e))?;
+
+        let mut hook = AddScriptToEvaluateOnNewDocumentParams::new(MAIN_WORLD_HOOK);
+        hook.run_immediately = Some(true);
+        inner
+            .execute(hook)
+            .await
+            .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))?;
+
+        let mut engine = AddScriptToEvaluateOnNewDocumentParams::new(ISOLATED_ENGINE);
+        engine.world_name = Some(WORLD_NAME.to_string());
+        engine.run_immediately = Some(true);
+        inner
+            .execute(engine)
+            .await
+            .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))?;
+
+        // A crashed renderer answers nothing: notice it instead of waiting for timeouts.
+        let mut crashes = inner
+            .event_listener::<EventTargetCrashed>()
+            .await
+            .map_err(|e| Error::cdp("Inspector.targetCrashed", e))?;
+        inner
+            .execute(InspectorEnableParams::default())
+            .await
+            .map_err(|e| Error::cdp("Inspector.enable", e))?;
+        let crashed = Arc::new(tokio::sync::watch::channel(false).0);
+        let flag = crashed.clone();
+        let crash_watch = tokio::spawn(async move {
+            while crashes.next().await.is_some() {
+                tracing::debug!("the page's renderer crashed");
+                flag.send_replace(true);
+            }
+        });
+
+        let state = Arc::new(Mutex::new(PageState::default()));
+        let tracker = match Tracker::start(&inner, state.clone()).await {
+            Ok(t) => t,
+            Err(e) => {
+                crash_watch.abort();
+                return Err(e);
+            }
+        };
+        Ok(Page {
+            inner,
+            shared: Arc::new(Shared {
+                state,
+                config: Mutex::new(config),
+                blockers: Mutex::new(blockers),
+                crashed,
+                crash_watch,
+                tracker,
+                mouse: Mutex::new((0.0, 0.0)),
+                action_lock: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+
+    /// The chromiumoxide page underneath, for raw CDP commands.
+    pub fn cdp(&self) -> &chromiumoxide::Page {
+        &self.inner
+    }
+
+    /// The DevTools target id of this tab.
+    pub fn target_id(&self) -> &str {
+        self.inner.target_id().inner()
+    }
+
+    /// The target id of the tab that opened this one (popups, `target=_blank` links).
+    pub fn opener_id(&self) -> Option<&str> {
+        self.inner.opener_id().as_ref().map(|t| t.inner().as_str())
+    }
+
+    pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, PageState> {
+        self.shared.state.lock().unwrap()
+    }
+
+    pub(crate) fn tracker(&self) -> &Tracker {
+        &self.shared.tracker
+    }
+
+    pub(crate) fn mouse(&self) -> &Mutex<(f64, f64)> {
+        &self.shared.mouse
+    }
+
+    pub(crate) fn action_lock(&self) -> &tokio::sync::Mutex<()> {
+        &self.shared.action_lock
+    }
+
+    pub(crate) fn config(&self) -> PageConfig {
+        *self.shared.config.lock().unwrap()
+    }
+
+    /// Time budget of [`Page::settle`] (default 5 s).
+    pub fn settle_timeout(&self) -> Duration {
+        self.config().settle_timeout
+    }
+
+    /// Sets the time budget of [`Page::settle`], which runs before every
+    /// snapshot and after navigations and actions. Zero turns settling off.
+    pub fn set_settle_timeout(&self, budget: Duration) {
+        self.shared.config.lock().unwrap().settle_timeout = budget;
+    }
+
+    /// How long element actions retry transient failures (default 5 s).
+    pub fn action_timeout(&self) -> Duration {
+        self.config().action_timeout
+    }
+
+    /// Sets how long element actions wait for their element to become
+    /// actionable (visible, stable, uncovered…).
+    pub fn set_action_timeout(&self, timeout: Duration) {
+        self.shared.config.lock().unwrap().action_timeout = timeout;
+    }
+
+    /// How long navigations wait for the load event (default 30 s).
+    pub fn navigation_timeout(&self) -> Duration {
+        self.config().navigation_timeout
+    }
+
+    /// Sets how long navigations wait for the load event.
+    pub fn set_navigation_timeout(&self, timeout: Duration) {
+        self.shared.config.lock().unwrap().navigation_timeout = timeout;
+    }
+
+    /// removeBlocker's policy on this tab (from `LaunchOptions::remove_blocker`).
+    pub fn blocker_config(&self) -> RemoveBlockerConfig {
+        self.shared.blockers.lock().unwrap().clone()
+    }
+
+    /// Changes removeBlocker's policy on this tab.
+    pub fn set_blocker_config(&self, config: RemoveBlockerConfig) {
+        *self.shared.blockers.lock().unwrap() = config;
+    }
+
+    /// Marks the renderer as alive again (a navigation gives a crashed tab a new one).
+    pub(crate) fn clear_crashed(&self) {
+        self.shared.crashed.send_replace(false);
+    }
+
+    /// Runs `fut` unless the renderer crashes first.
+    pub(crate) async fn unless_crashed<T>(&self, fut: impl Future<Output = T>) -> Result<T> {
+        let mut crashed = self.shared.crashed.subscribe();
+        tokio::select! {
+            v = fut => Ok(v),
+            _ = crashed.wait_for(|c| *c) => Err(Error::PageCrashed),
+        }
+    }
+
+    /// Gives up on a navigation that timed out. chromiumoxide keeps watching
+    /// it (and queues later navigations behind it) until its own 30 s
+    /// deadline; committing a blank document ends that watch at once.
+    pub(crate) async fn abandon_navigation(&self) {
+        let _ = self.inner.execute(StopLoadingParams::default()).await;
+        let blank = async {
+            let main = self.main_frame_id().await?;
+            let ctx = self.world_context(&main).await?;
+            self.evaluate_in(&main, ctx, "location.replace('about:blank')", false)
+                .await
+        };
+        match tokio::time::timeout(Duration::from_secs(2), blank).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::debug!("abandon navigation: {e}"),
+            Err(_) => tracing::debug!("abandon navigation: timed out"),
+        }
+        self.forget_contexts();
+    }
+
+    /// Closes the tab.
+    pub async fn close(self) -> Result<()> {
+        self.inner
+            .clone()
+            .close()
+            .await
+            .map_err(|e| Error::cdp("Page.close", e))
+    }
+
+}

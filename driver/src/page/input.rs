@@ -1,0 +1,546 @@
+//! Trusted input: CDP `Input.dispatchMouseEvent` / `Input.dispatchKeyEvent` /
+//! `Input.insertText`, with a US-keyboard key-definition table so key events
+//! carry the `key`, `code`, `keyCode` and text a real keyboard would produce.
+
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
+    MouseButton,
+};
+
+use futures::FutureExt;
+
+use crate::error::{Error, Result};
+use super::handle::Page;
+
+/// Modifier bits of CDP input events.
+pub const ALT: i64 = 1;
+pub const CONTROL: i64 = 2;
+pub const META: i64 = 4;
+pub const SHIFT: i64 = 8;
+
+/// One key of the (US) keyboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyDef {
+    /// `KeyboardEvent.key`.
+    pub key: String,
+    /// `KeyboardEvent.code`.
+    pub code: &'static str,
+    /// Windows virtual key code (`keyCode`).
+    pub key_code: i64,
+    /// Text the key types (empty for non-printing keys).
+    pub text: String,
+    /// 1 for left modifiers, 3 for the numeric keypad…
+    pub location: i64,
+}
+
+/// Non-printing keys: (key, code, keyCode, text, location).
+const NAMED_KEYS: &[(&str, &str, i64, &str, i64)] = &[
+    ("Enter", "Enter", 13, "\r", 0),
+    ("Tab", "Tab", 9, "", 0),
+    ("Backspace", "Backspace", 8, "", 0),
+    ("Delete", "Delete", 46, "", 0),
+    ("Escape", "Escape", 27, "", 0),
+    ("ArrowUp", "ArrowUp", 38, "", 0),
+    ("ArrowDown", "ArrowDown", 40, "", 0),
+    ("ArrowLeft", "ArrowLeft", 37, "", 0),
+    ("ArrowRight", "ArrowRight", 39, "", 0),
+    ("Home", "Home", 36, "", 0),
+    ("End", "End", 35, "", 0),
+    ("PageUp", "PageUp", 33, "", 0),
+    ("PageDown", "PageDown", 34, "", 0),
+    ("Insert", "Insert", 45, "", 0),
+    ("Shift", "ShiftLeft", 16, "", 1),
+    ("Control", "ControlLeft", 17, "", 1),
+    ("Alt", "AltLeft", 18, "", 1),
+    ("Meta", "MetaLeft", 91, "", 1),
+    ("CapsLock", "CapsLock", 20, "", 0),
+    ("ContextMenu", "ContextMenu", 93, "", 0),
+    ("Pause", "Pause", 19, "", 0),
+    ("PrintScreen", "PrintScreen", 44, "", 0),
+    ("ScrollLock", "ScrollLock", 145, "", 0),
+    ("NumLock", "NumLock", 144, "", 0),
+    ("F1", "F1", 112, "", 0),
+    ("F2", "F2", 113, "", 0),
+    ("F3", "F3", 114, "", 0),
+    ("F4", "F4", 115, "", 0),
+    ("F5", "F5", 116, "", 0),
+    ("F6", "F6", 117, "", 0),
+    ("F7", "F7", 118, "", 0),
+    ("F8", "F8", 119, "", 0),
+    ("F9", "F9", 120, "", 0),
+    ("F10", "F10", 121, "", 0),
+    ("F11", "F11", 122, "", 0),
+    ("F12", "F12", 123, "", 0),
+];
+
+/// Other names people write for keys.
+const ALIASES: &[(&str, &str)] = &[
+    ("return", "Enter"),
+    ("esc", "Escape"),
+    ("del", "Delete"),
+    ("up", "ArrowUp"),
+    ("down", "ArrowDown"),
+    ("left", "ArrowLeft"),
+    ("right", "ArrowRight"),
+    ("pgup", "PageUp"),
+    ("pgdn", "PageDown"),
+    ("ctrl", "Control"),
+    ("control", "Control"),
+    ("controlormeta", "Control"),
+    ("cmd", "Meta"),
+    ("command", "Meta"),
+    ("meta", "Meta"),
+    ("win", "Meta"),
+    ("super", "Meta"),
+    ("option", "Alt"),
+    ("alt", "Alt"),
+    ("shift", "Shift"),
+];
+
+/// Printing keys of the US layout: (unshifted, shifted, code, keyCode).
+const CHAR_KEYS: &[(char, char, &str, i64)] = &[
+    ('`', '~', "Backquote", 192),
+    ('1', '!', "Digit1", 49),
+    ('2', '@', "Digit2", 50),
+    ('3', '#', "Digit3", 51),
+    ('4', '$', "Digit4", 52),
+    ('5', '%', "Digit5", 53),
+    ('6', '^', "Digit6", 54),
+    ('7', '&', "Digit7", 55),
+    ('8', '*', "Digit8", 56),
+    ('9', '(', "Digit9", 57),
+    ('0', ')', "Digit0", 48),
+    ('-', '_', "Minus", 189),
+    ('=', '+', "Equal", 187),
+    ('[', '{', "BracketLeft", 219),
+    (']', '}', "BracketRight", 221),
+    ('\\', '|', "Backslash", 220),
+    (';', ':', "Semicolon", 186),
+    ('\'', '"', "Quote", 222),
+    (',', '<', "Comma", 188),
+    ('.', '>', "Period", 190),
+    ('/', '?', "Slash", 191),
+    (' ', ' ', "Space", 32),
+];
+
+const LETTER_CODES: [&str; 26] = [
+    "KeyA", "KeyB", "KeyC", "KeyD", "KeyE", "KeyF", "KeyG", "KeyH", "KeyI", "KeyJ", "KeyK", "KeyL", "KeyM", "KeyN",
+    "KeyO", "KeyP", "KeyQ", "KeyR", "KeyS", "KeyT", "KeyU", "KeyV", "KeyW", "KeyX", "KeyY", "KeyZ",
+];
+
+/// The key that types `c` on a US keyboard, if there is one.
+pub fn key_for_char(c: char) -> Option<KeyDef> {
+    if c.is_ascii_alphabetic() {
+        let i = (c.to_ascii_lowercase() as u8 - b'a') as usize;
+        return Some(KeyDef {
+            key: c.to_string(),
+            code: LETTER_CODES[i],
+            key_code: c.to_ascii_uppercase() as i64,
+            text: c.to_string(),
+            location: 0,
+        });
+    }
+    if c == '\n' || c == '\r' {
+        return named_key("Enter");
+    }
+    if c == '\t' {
+        return named_key("Tab");
+    }
+    CHAR_KEYS
+        .iter()
+        .find(|(lo, hi, _, _)| *lo == c || *hi == c)
+        .map(|&(_, _, code, key_code)| KeyDef {
+            key: c.to_string(),
+            code,
+            key_code,
+            text: c.to_string(),
+            location: 0,
+        })
+}
+
+fn named_key(name: &str) -> Option<KeyDef> {
+    NAMED_KEYS
+        .iter()
+        .find(|(k, ..)| *k == name)
+        .map(|&(key, code, key_code, text, location)| KeyDef {
+            key: key.to_string(),
+            code,
+            key_code,
+            text: text.to_string(),
+            location,
+        })
+}
+
+/// A key by name: `Enter`, `ArrowLeft`, `a`, `A`, `Space`, `F5`, aliases
+/// such as `Esc` or `Ctrl` (case-insensitive for names), or a `KeyA`-style code.
+pub fn key_by_name(name: &str) -> Option<KeyDef> {
+    let mut chars = name.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        return key_for_char(c);
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower == "space" {
+        return key_for_char(' ');
+    }
+    if let Some((_, canonical)) = ALIASES.iter().find(|(a, _)| *a == lower) {
+        return named_key(canonical);
+    }
+    if let Some(k) = NAMED_KEYS.iter().find(|(k, ..)| k.eq_ignore_ascii_case(name)) {
+        return named_key(k.0);
+    }
+    // Codes: KeyA, Digit1, Minus…
+    if let Some(i) = LETTER_CODES.iter().position(|c| c.eq_ignore_ascii_case(name)) {
+        return key_for_char((b'a' + i as u8) as char);
+    }
+    CHAR_KEYS
+        .iter()
+        .find(|(_, _, code, _)| code.eq_ignore_ascii_case(name))
+        .and_then(|(lo, ..)| key_for_char(*lo))
+}
+
+fn modifier_bit(key: &str) -> i64 {
+    match key {
+        "Alt" => ALT,
+        "Control" => CONTROL,
+        "Meta" => META,
+        "Shift" => SHIFT,
+        _ => 0,
+    }
+}
+
+/// A key combination such as `Control+A` or `Shift+Tab`: modifiers held
+/// while the last key is pressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Combo {
+    pub modifiers: Vec<KeyDef>,
+    pub key: KeyDef,
+}
+
+/// Parses `Enter`, `Control+A`, `Control+Shift+ArrowLeft`, `Shift++` (the plus key).
+pub fn parse_combo(s: &str) -> Result<Combo> {
+    let bad = |why: String| Error::InvalidAction(format!("key {s:?}: {why}"));
+    let trimmed = s.trim();
+    if trimmed.is_empty() {
+        return Err(bad("empty key".into()));
+    }
+    // Split on '+', keeping a trailing "+" as the key itself ("Shift++").
+    let mut parts: Vec<&str> = Vec::new();
+    let mut rest = trimmed;
+    while let Some(i) = rest.find('+') {
+        if i == 0 {
+            // "++" at the end or a lone "+": the key is '+'.
+            break;
+        }
+        parts.push(&rest[..i]);
+        rest = &rest[i + 1..];
+    }
+    parts.push(rest);
+    let (last, mods) = parts.split_last().expect("at least one part");
+    let mut modifiers = Vec::new();
+    for m in mods {
+        let k = key_by_name(m.trim()).ok_or_else(|| bad(format!("unknown key {m:?}")))?;
+        if modifier_bit(&k.key) == 0 {
+            return Err(bad(format!("{m:?} is not a modifier (Control, Shift, Alt, Meta)")));
+        }
+        modifiers.push(k);
+    }
+    let key = key_by_name(last.trim()).ok_or_else(|| bad(format!("unknown key {last:?}")))?;
+    Ok(Combo { modifiers, key })
+}
+
+fn key_event(ty: DispatchKeyEventType, k: &KeyDef, modifiers: i64, text: Option<&str>) -> DispatchKeyEventParams {
+    let mut p = DispatchKeyEventParams::new(ty);
+    p.modifiers = Some(modifiers);
+    p.key = Some(k.key.clone());
+    p.code = Some(k.code.to_string());
+    p.windows_virtual_key_code = Some(k.key_code);
+    p.native_virtual_key_code = Some(k.key_code);
+    if k.location != 0 {
+        p.location = Some(k.location);
+    }
+    if let Some(t) = text.filter(|t| !t.is_empty()) {
+        p.text = Some(t.to_string());
+        p.unmodified_text = Some(t.to_string());
+    }
+    p
+}
+
+/// Mouse buttons held, as CDP's `buttons` bit field.
+const LEFT_BUTTON: i64 = 1;
+const RIGHT_BUTTON: i64 = 2;
+const MIDDLE_BUTTON: i64 = 4;
+
+/// Which mouse button a click uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClickButton {
+    #[default]
+    Left,
+    Right,
+    Middle,
+}
+
+impl Page {
+    async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
+        self.cdp()
+            .execute(p)
+            .await
+            .map(|_| ())
+            .map_err(|e| Error::cdp("Input.dispatchKeyEvent", e))
+    }
+
+    /// Presses and releases one key with `modifiers` held (bit field).
+    pub(crate) async fn key_press(&self, k: &KeyDef, modifiers: i64) -> Result<()> {
+        // With Control/Alt/Meta held a key types nothing (it is a shortcut).
+        let text = if modifiers & !SHIFT == 0 {
+            Some(k.text.as_str())
+        } else {
+            None
+        };
+        let down = if text.is_some_and(|t| !t.is_empty()) {
+            DispatchKeyEventType::KeyDown
+        } else {
+            DispatchKeyEventType::RawKeyDown
+        };
+        self.dispatch_key(key_event(down, k, modifiers, text)).await?;
+        self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, k, modifiers, None))
+            .await
+    }
+
+    /// Presses a key or a combination (`Enter`, `Control+A`, `Shift+Tab`) in
+    /// whatever has focus, as trusted key events.
+    pub async fn press_key(&self, combo: &str) -> Result<()> {
+        let combo = parse_combo(combo)?;
+        let mut held = 0;
+        for m in &combo.modifiers {
+            held |= modifier_bit(&m.key);
+            self.dispatch_key(key_event(DispatchKeyEventType::RawKeyDown, m, held, None))
+                .await?;
+        }
+        let pressed = self.key_press(&combo.key, held).await;
+        for m in combo.modifiers.iter().rev() {
+            held &= !modifier_bit(&m.key);
+            self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, m, held, None))
+                .await?;
+        }
+        pressed
+    }
+
+    /// Types `text` into whatever has focus: one trusted key press per
+    /// character; characters no US key produces (é, 日本, emoji) are inserted
+    /// as text input, as an input method would.
+    pub async fn type_text(&self, text: &str) -> Result<()> {
+        for c in text.chars() {
+            match key_for_char(c) {
+                Some(k) => self.key_press(&k, 0).await?,
+                None => self.insert_text(&c.to_string()).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts text at the caret like an input method (`Input.insertText`):
+    /// one `beforeinput`/`input`, no key events.
+    pub async fn insert_text(&self, text: &str) -> Result<()> {
+        self.cdp()
+            .execute(InsertTextParams::new(text))
+            .await
+            .map(|_| ())
+            .map_err(|e| Error::cdp("Input.insertText", e))
+    }
+
+    async fn mouse_event(
+        &self,
+        ty: DispatchMouseEventType,
+        x: f64,
+        y: f64,
+        button: Option<MouseButton>,
+        buttons: i64,
+        click_count: i64,
+        modifiers: i64,
+    ) -> Result<()> {
+        let mut p = DispatchMouseEventParams::new(ty, x, y);
+        p.button = button;
+        p.buttons = Some(buttons);
+        if click_count > 0 {
+            p.click_count = Some(click_count);
+        }
+        p.modifiers = Some(modifiers);
+        self.cdp()
+            .execute(p)
+            .await
+            .map(|_| ())
+            .map_err(|e| Error::cdp("Input.dispatchMouseEvent", e))
+    }
+
+    /// Moves the mouse to (x, y) in top-level viewport CSS pixels.
+    pub async fn mouse_move(&self, x: f64, y: f64) -> Result<()> {
+        self.mouse_move_buttons(x, y, 0).await
+    }
+
+    pub(crate) async fn mouse_move_buttons(&self, x: f64, y: f64, buttons: i64) -> Result<()> {
+        let button = (buttons != 0).then_some(MouseButton::Left);
+        self.mouse_event(DispatchMouseEventType::MouseMoved, x, y, button, buttons, 0, 0)
+            .await?;
+        *self.mouse().lock().unwrap() = (x, y);
+        Ok(())
+    }
+
+    /// Presses the left button where the mouse is.
+    pub async fn mouse_down(&self, click_count: i64) -> Result<()> {
+        let (x, y) = *self.mouse().lock().unwrap();
+        self.mouse_event(
+            DispatchMouseEventType::MousePressed,
+            x,
+            y,
+            Some(MouseButton::Left),
+            LEFT_BUTTON,
+            click_count,
+            0,
+        )
+        .await
+    }
+
+    /// Releases the left button where the mouse is.
+    pub async fn mouse_up(&self, click_count: i64) -> Result<()> {
+        let (x, y) = *self.mouse().lock().unwrap();
+        self.mouse_event(
+            DispatchMouseEventType::MouseReleased,
+            x,
+            y,
+            Some(MouseButton::Left),
+            0,
+            click_count,
+            0,
+        )
+        .await
+    }
+
+    /// A trusted left click (or double click with `clicks = 2`) at (x, y).
+    pub async fn mouse_click(&self, x: f64, y: f64, clicks: i64) -> Result<()> {
+        self.click_at(x, y, clicks, ClickButton::Left, &[]).await
+    }
+
+    /// A trusted click of `button` at (x, y) with `modifiers` (Alt, Control,
+    /// ControlOrMeta, Meta, Shift) held.
+    ///
+    /// The events are sent without waiting for each other's answers: the
+    /// browser keeps their order, and the press flushes the move, whose own
+    /// answer would otherwise wait for the next animation frame
+    /// (mouse moves are aligned to frames).
+    pub async fn click_at(&self, x: f64, y: f64, clicks: i64, button: ClickButton, modifiers: &[String]) -> Result<()> {
+        let held_keys: Vec<KeyDef> = modifiers
+            .iter()
+            .map(|m| {
+                // Linux has no Meta-for-Control convention: ControlOrMeta is Control.
+                let name = if m == "ControlOrMeta" { "Control" } else { m.as_str() };
+                key_by_name(name).ok_or_else(|| Error::InvalidAction(format!("unknown modifier {m:?}")))
+            })
+            .collect::<Result<_>>()?;
+        let mut held = 0;
+        for k in &held_keys {
+            held |= modifier_bit(&k.key);
+            self.dispatch_key(key_event(DispatchKeyEventType::RawKeyDown, k, held, None))
+                .await?;
+        }
+        let (cdp_button, pressed_bit) = match button {
+            ClickButton::Left => (MouseButton::Left, LEFT_BUTTON),
+            ClickButton::Right => (MouseButton::Right, RIGHT_BUTTON),
+            ClickButton::Middle => (MouseButton::Middle, MIDDLE_BUTTON),
+        };
+        // Already there (actionability moved it while checking stability):
+        // no move, whose answer would wait for the next frame.
+        let mut events = Vec::new();
+        if *self.mouse().lock().unwrap() != (x, y) {
+            events.push(
+                self.mouse_event(DispatchMouseEventType::MouseMoved, x, y, None, 0, 0, held)
+                    .boxed(),
+            );
+        }
+        for n in 1..=clicks.max(1) {
+            events.push(
+                self.mouse_event(
+                    DispatchMouseEventType::MousePressed,
+                    x,
+                    y,
+                    Some(cdp_button.clone()),
+                    pressed_bit,
+                    n,
+                    held,
+                )
+                .boxed(),
+            );
+            events.push(
+                self.mouse_event(
+                    DispatchMouseEventType::MouseReleased,
+                    x,
+                    y,
+                    Some(cdp_button.clone()),
+                    0,
+                    n,
+                    held,
+                )
+                .boxed(),
+            );
+        }
+        // join_all polls in order, so the commands leave in order.
+        let results = futures::future::join_all(events).await;
+        *self.mouse().lock().unwrap() = (x, y);
+        for k in held_keys.iter().rev() {
+            held &= !modifier_bit(&k.key);
+            self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, k, held, None))
+                .await?;
+        }
+        results.into_iter().collect::<Result<Vec<()>>>().map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letters_digits_and_punctuation() {
+        let a = key_for_char('a').unwrap();
+        assert_eq!(
+            (a.key.as_str(), a.code, a.key_code, a.text.as_str()),
+            ("a", "KeyA", 65, "a")
+        );
+        let big = key_for_char('Z').unwrap();
+        assert_eq!((big.key.as_str(), big.code, big.key_code), ("Z", "KeyZ", 90));
+        let at = key_for_char('@').unwrap();
+        assert_eq!((at.code, at.key_code), ("Digit2", 50));
+        assert_eq!(key_for_char(' ').unwrap().code, "Space");
+        assert_eq!(key_for_char('\n').unwrap().key, "Enter");
+        assert!(key_for_char('é').is_none());
+    }
+
+    #[test]
+    fn named_keys_and_aliases() {
+        assert_eq!(key_by_name("Enter").unwrap().text, "\r");
+        assert_eq!(key_by_name("enter").unwrap().key, "Enter");
+        assert_eq!(key_by_name("Esc").unwrap().key, "Escape");
+        assert_eq!(key_by_name("arrowleft").unwrap().key_code, 37);
+        assert_eq!(key_by_name("Space").unwrap().text, " ");
+        assert_eq!(key_by_name("KeyQ").unwrap().key, "q");
+        assert_eq!(key_by_name("F5").unwrap().key_code, 116);
+        assert!(key_by_name("Hyper").is_none());
+    }
+
+    #[test]
+    fn combos() {
+        let c = parse_combo("Control+A").unwrap();
+        assert_eq!(c.modifiers.len(), 1);
+        assert_eq!(c.modifiers[0].key, "Control");
+        assert_eq!(c.key.key, "A");
+        let c = parse_combo("Shift+Tab").unwrap();
+        assert_eq!((c.modifiers[0].key.as_str(), c.key.key.as_str()), ("Shift", "Tab"));
+        let c = parse_combo("ctrl+shift+ArrowLeft").unwrap();
+        assert_eq!(c.modifiers.len(), 2);
+        let c = parse_combo("Shift++").unwrap();
+        assert_eq!(c.key.key, "+");
+        assert_eq!(parse_combo("+").unwrap().key.key, "+");
+        assert!(parse_combo("A+B").is_err());
+        assert!(parse_combo("Control+Nope").is_err());
+        assert!(parse_combo("").is_err());
+    }
+}

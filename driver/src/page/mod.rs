@@ -1,0 +1,40 @@
+//! One browser tab, driven through the DevTools protocol: navigation,
+//! frames, the engine in every frame, snapshots, element actions, trusted
+//! input, settling and removeBlocker. Everything `Page` can do is in this
+//! folder; the LLM pipelines and tools take a `&Page` from outside.
+
+mod actions;
+mod address;
+mod bundle;
+mod drag;
+mod engine;
+mod evaluate;
+mod frames;
+mod handle;
+mod input;
+mod navigation;
+mod perform;
+mod screenshot;
+mod settle;
+mod snapshot;
+mod state;
+mod target;
+mod tracker;
+mod unblock;
+mod viewport;
+
+pub use actions::{ActionResult, ClickOptions};
+pub use address::resolve_target;
+pub use bundle::{ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
+pub use handle::Page;
+pub use input::{key_by_name, parse_combo, ClickButton, Combo, KeyDef};
+pub use navigation::NavigationResponse;
+pub use perform::{Action, Method};
+pub use settle::{SettleReport, DEFAULT_SETTLE_TIMEOUT};
+pub use snapshot::SnapshotOptions;
+pub use target::{is_ref, Target};
+pub use tracker::{MAX_REQUEST_AGE, QUIET_WINDOW};
+pub use unblock::RemoveBlockerResult;
+pub use viewport::{ScrollAmount, ViewportSize};
+
+pub(crate) use state::PageConfig;

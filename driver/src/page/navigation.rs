@@ -1,0 +1,293 @@
+//! Navigation: `goto`, `back`, `forward`, `reload`, each waiting for the load
+//! event and then settling.
+//!
+//! Network failures (refused connection, unresolvable host, timeout) are
+//! typed errors; an HTTP error status (404, 500…) is not an error: the page
+//! did load, and [`NavigationResponse::status`] says how.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::page::{
+    GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams, ReloadParams,
+};
+use chromiumoxide::error::CdpError;
+use serde::Serialize;
+
+use crate::error::{Error, NavigationErrorKind, Result};
+use super::address::resolve_target;
+use super::handle::Page;
+
+/// How a navigation ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NavigationResponse {
+    /// The URL of the document that loaded (after redirects).
+    pub url: String,
+    /// Its HTTP status; `None` for documents without one (`about:blank`,
+    /// a page restored from the back/forward cache).
+    pub status: Option<u16>,
+    /// The HTTP status text (`"Not Found"`), when the server sent one.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub status_text: String,
+}
+
+impl NavigationResponse {
+    /// False for HTTP error statuses (400 and up).
+    pub fn ok(&self) -> bool {
+        self.status.is_none_or(|s| s < 400)
+    }
+}
+
+impl std::fmt::Display for NavigationResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(s) if self.status_text.is_empty() => write!(f, "{} (HTTP {s})", self.url),
+            Some(s) => write!(f, "{} (HTTP {s} {})", self.url, self.status_text),
+            None => f.write_str(&self.url),
+        }
+    }
+}
+
+/// Reads the page's URL in the engine world (no round trip through chromiumoxide's frame tracking).
+const LOCATION_JS: &str = "location.href";
+
+impl Page {
+    /// Loads a URL or a local file, waits for the load event, then settles.
+    ///
+    /// An HTTP error status is reported in the response, not as an error.
+    pub async fn goto(&self, target: &str) -> Result<NavigationResponse> {
+        let url = resolve_target(target)?;
+        self.forget_contexts();
+        // Navigating a crashed tab gives it a new renderer.
+        self.clear_crashed();
+        let nav_err = |kind| Error::Navigation { url: url.clone(), kind };
+        let navigate = tokio::time::timeout(
+            self.navigation_timeout(),
+            self.cdp().execute(NavigateParams::new(url.clone())),
+        );
+        let navigated = match self.unless_crashed(navigate).await {
+            Ok(n) => n,
+            Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
+        };
+        let loader = match navigated {
+            Err(_) | Ok(Err(CdpError::Timeout)) => {
+                self.abandon_navigation().await;
+                return Err(nav_err(NavigationErrorKind::Timeout));
+            }
+            Ok(Err(e)) => return Err(Error::cdp("Page.navigate", e)),
+            Ok(Ok(resp)) => {
+                if let Some(text) = resp.result.error_text.as_deref().filter(|t| !t.is_empty()) {
+                    return Err(nav_err(NavigationErrorKind::from_error_text(text)));
+                }
+                resp.result.loader_id.as_ref().map(|l| l.inner().clone())
+            }
+        };
+        self.tracker().sync().await;
+        let response = self.response_for(loader.as_deref(), &url).await;
+        self.settle().await?;
+        self.unblock_after_navigation().await;
+        Ok(response)
+    }
+
+    /// Goes back one entry in the tab's history; `None` when there is none.
+    pub async fn back(&self) -> Result<Option<NavigationResponse>> {
+        self.history_step(-1).await
+    }
+
+    /// Goes forward one entry in the tab's history; `None` when there is none.
+    pub async fn forward(&self) -> Result<Option<NavigationResponse>> {
+        self.history_step(1).await
+    }
+
+    /// Reloads the page, waits for the load event, then settles.
+    pub async fn reload(&self) -> Result<NavigationResponse> {
+        let url = self.url().await.unwrap_or_default();
+        let before = self.tracker().with(|s| (s.commits, s.failures()));
+        self.clear_crashed();
+        self.cdp()
+            .execute(ReloadParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.reload", e))?;
+        self.finish_navigation(&url, before, true).await
+    }
+
+    async fn history_step(&self, delta: i64) -> Result<Option<NavigationResponse>> {
+        let history = self
+            .cdp()
+            .execute(GetNavigationHistoryParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getNavigationHistory", e))?;
+        let index = history.result.current_index + delta;
+        let Some(entry) = usize::try_from(index).ok().and_then(|i| history.result.entries.get(i)) else {
+            return Ok(None);
+        };
+        let url = entry.url.clone();
+        let before = self.tracker().with(|s| (s.commits, s.failures()));
+        let same_before = self.tracker().with(|s| s.same_document);
+        self.cdp()
+            .execute(NavigateToHistoryEntryParams::new(entry.id))
+            .await
+            .map_err(|e| Error::cdp("Page.navigateToHistoryEntry", e))?;
+        // A history entry of the same document (pushState, #fragment) commits nothing.
+        let deadline = Instant::now() + self.navigation_timeout();
+        loop {
+            self.tracker().sync().await;
+            let (commits, same) = self.tracker().with(|s| (s.commits, s.same_document));
+            if commits > before.0 {
+                break;
+            }
+            if same > same_before {
+                self.settle().await?;
+                return Ok(Some(NavigationResponse {
+                    url: self.url().await.unwrap_or(url),
+                    status: None,
+                    status_text: String::new(),
+                }));
+            }
+            if let Some(text) = self.tracker().with(|s| s.failure_since(before.1)) {
+                return Err(Error::Navigation {
+                    url,
+                    kind: NavigationErrorKind::from_error_text(&text),
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::Navigation {
+                    url,
+                    kind: NavigationErrorKind::Timeout,
+                });
+            }
+            self.tracker()
+                .changed_or(deadline.min(Instant::now() + Duration::from_millis(50)))
+                .await;
+        }
+        self.finish_navigation(&url, before, false).await.map(Some)
+    }
+
+    /// After a navigation was requested: waits for its commit (when
+    /// `wait_commit`), then for the load event, then settles.
+    async fn finish_navigation(
+        &self,
+        url: &str,
+        (commits_before, failures_before): (u64, usize),
+        wait_commit: bool,
+    ) -> Result<NavigationResponse> {
+        let deadline = Instant::now() + self.navigation_timeout();
+        let timeout = || Error::Navigation {
+            url: url.to_string(),
+            kind: NavigationErrorKind::Timeout,
+        };
+        if wait_commit {
+            loop {
+                self.tracker().sync().await;
+                if let Some(text) = self.tracker().with(|s| s.failure_since(failures_before)) {
+                    return Err(Error::Navigation {
+                        url: url.to_string(),
+                        kind: NavigationErrorKind::from_error_text(&text),
+                    });
+                }
+                if self.tracker().with(|s| s.commits) > commits_before {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    return Err(timeout());
+                }
+                self.tracker()
+                    .changed_or(deadline.min(Instant::now() + Duration::from_millis(50)))
+                    .await;
+            }
+        }
+        if let Some(text) = self.tracker().with(|s| s.failure_since(failures_before)) {
+            return Err(Error::Navigation {
+                url: url.to_string(),
+                kind: NavigationErrorKind::from_error_text(&text),
+            });
+        }
+        self.wait_for_load(deadline).await.map_err(|e| match e {
+            Error::Timeout { .. } => timeout(),
+            other => other,
+        })?;
+        let loader = self.tracker().with(|s| s.last_loader.clone());
+        let response = self.response_for(loader.as_deref(), url).await;
+        self.settle().await?;
+        self.unblock_after_navigation().await;
+        Ok(response)
+    }
+
+    /// Waits until the main frame's `document.readyState` is `complete`.
+    pub(crate) async fn wait_for_load(&self, deadline: Instant) -> Result<()> {
+        let main = self.main_frame_id().await?;
+        loop {
+            let state = tokio::time::timeout_at(
+                deadline.into(),
+                self.unless_crashed(self.engine_eval(&main, "document.readyState", false)),
+            )
+            .await;
+            match state {
+                Err(_) => break,
+                Ok(Err(e)) | Ok(Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed)))) => return Err(e),
+                Ok(Ok(Ok(v))) if v.as_str() == Some("complete") => return Ok(()),
+                Ok(Ok(_)) => {}
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        Err(Error::Timeout {
+            what: "the load event".into(),
+            after: self.navigation_timeout(),
+        })
+    }
+
+    /// The response of the document `loader` loaded, or what is known without it.
+    async fn response_for(&self, loader: Option<&str>, requested: &str) -> NavigationResponse {
+        let doc = loader.and_then(|l| self.tracker().with(|s| s.document(l)));
+        match doc {
+            Some(d) => NavigationResponse {
+                url: d.url,
+                status: Some(d.status).filter(|s| *s > 0),
+                status_text: d.status_text,
+            },
+            None => NavigationResponse {
+                url: self.url().await.unwrap_or_else(|_| requested.to_string()),
+                status: None,
+                status_text: String::new(),
+            },
+        }
+    }
+
+    /// The main frame's current URL.
+    pub async fn url(&self) -> Result<String> {
+        let main = self.main_frame_id().await?;
+        let v = self.engine_eval(&main, LOCATION_JS, false).await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    /// The main frame's document title.
+    pub async fn title(&self) -> Result<String> {
+        let main = self.main_frame_id().await?;
+        let v = self.engine_eval(&main, "document.title", false).await?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_errors_are_not_ok() {
+        let r = NavigationResponse {
+            url: "http://x/".into(),
+            status: Some(404),
+            status_text: "Not Found".into(),
+        };
+        assert!(!r.ok());
+        assert_eq!(r.to_string(), "http://x/ (HTTP 404 Not Found)");
+        let r = NavigationResponse {
+            url: "about:blank".into(),
+            status: None,
+            status_text: String::new(),
+        };
+        assert!(r.ok());
+    }
+}

@@ -1,0 +1,101 @@
+//! Screenshots: the viewport, the whole page, or one element.
+
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, CaptureScreenshotParams, GetLayoutMetricsParams, Viewport,
+};
+
+use super::handle::Page;
+use super::target::{Needs, Target};
+use crate::base64;
+use crate::error::{ActionErrorKind, Error, Result};
+
+fn clip_rect(x: f64, y: f64, width: f64, height: f64) -> Viewport {
+    Viewport {
+        x,
+        y,
+        width,
+        height,
+        scale: 1.0,
+    }
+}
+
+/// Checks the PNG signature (Chromium always answers PNG when asked, but a
+/// truncated answer should not pass silently).
+fn png(bytes: Vec<u8>) -> Result<Vec<u8>> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Ok(bytes)
+    } else {
+        Err(Error::Cdp {
+            method: "Page.captureScreenshot",
+            message: "the browser did not return a PNG".into(),
+        })
+    }
+}
+impl Page {
+    async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool) -> Result<Vec<u8>> {
+        let p = CaptureScreenshotParams {
+            format: Some(CaptureScreenshotFormat::Png),
+            clip,
+            capture_beyond_viewport: beyond_viewport.then_some(true),
+            ..Default::default()
+        };
+        let resp = self
+            .unless_crashed(self.cdp().execute(p))
+            .await?
+            .map_err(|e| Error::cdp("Page.captureScreenshot", e))?;
+        let data: &str = resp.result.data.as_ref();
+        png(base64::decode(data).ok_or_else(|| Error::Cdp {
+            method: "Page.captureScreenshot",
+            message: "the screenshot is not valid base64".into(),
+        })?)
+    }
+
+    /// A PNG of what the viewport shows.
+    pub async fn screenshot(&self) -> Result<Vec<u8>> {
+        self.capture(None, false).await
+    }
+
+    /// A PNG of the whole page, beyond the viewport.
+    pub async fn screenshot_full_page(&self) -> Result<Vec<u8>> {
+        let m = self
+            .cdp()
+            .execute(GetLayoutMetricsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        let size = &m.result.css_content_size;
+        let clip = clip_rect(0.0, 0.0, size.width.ceil(), size.height.ceil());
+        self.capture(Some(clip), true).await
+    }
+
+    /// A PNG of one element's box (scrolled into view first).
+    pub async fn screenshot_element(&self, target: impl Into<Target>) -> Result<Vec<u8>> {
+        let target = target.into();
+        let needs = Needs {
+            visible: true,
+            stable: true,
+            scroll: true,
+            ..Needs::ATTACHED
+        };
+        let ready = self.actionable("screenshot", &target, needs).await?;
+        if ready.rect.is_empty() {
+            return Err(Error::Action {
+                method: "screenshot",
+                target: target.label(),
+                element: Some(ready.info.description.clone()),
+                kind: ActionErrorKind::NotVisible,
+                waited_ms: None,
+            });
+        }
+        let m = self
+            .cdp()
+            .execute(GetLayoutMetricsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        // Clips are in document coordinates: add the scroll offset.
+        let vv = &m.result.css_visual_viewport;
+        let r = ready.rect;
+        let clip = clip_rect(r.x + vv.page_x, r.y + vv.page_y, r.width, r.height);
+        self.capture(Some(clip), true).await
+    }
+
+}

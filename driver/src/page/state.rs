@@ -1,0 +1,49 @@
+//! What a page remembers between calls: engine contexts per frame, frame
+//! numbers, the documents refs belong to, and its tunables.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::page::FrameId;
+use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
+
+#[derive(Default)]
+pub(crate) struct PageState {
+    /// Execution context of the engine's isolated world, per frame id.
+    pub(crate) contexts: HashMap<String, ExecutionContextId>,
+    /// Contexts where the engine is known to be loaded (checked once per document).
+    pub(crate) engine_ready: HashMap<String, ExecutionContextId>,
+    /// Contexts of the user's isolated world ([`USER_WORLD_NAME`]), per frame id.
+    pub(crate) user_contexts: HashMap<String, ExecutionContextId>,
+    /// Stable frame numbers (the `N` of ref prefix `fN`), per frame id.
+    pub(crate) frame_numbers: HashMap<String, u32>,
+    /// Per frame id: the document (its `performance.timeOrigin`) whose engine
+    /// handed out the refs of the latest snapshot, so a ref is never resolved
+    /// against a newer document that happens to reuse its number.
+    pub(crate) ref_documents: HashMap<String, f64>,
+    pub(crate) main_frame: Option<FrameId>,
+}
+
+impl PageState {
+    /// Forgets the cached contexts of a frame that got a new document (or went away).
+    pub(crate) fn forget_frame_contexts(&mut self, frame: &str) {
+        self.contexts.remove(frame);
+        self.engine_ready.remove(frame);
+        self.user_contexts.remove(frame);
+    }
+
+    pub(crate) fn forget_all_contexts(&mut self) {
+        self.contexts.clear();
+        self.engine_ready.clear();
+        self.user_contexts.clear();
+    }
+}
+
+/// Tunables of one page, changeable at any time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageConfig {
+    pub navigation_timeout: Duration,
+    pub settle_timeout: Duration,
+    pub action_timeout: Duration,
+}
+

@@ -1,0 +1,829 @@
+//! Finding what an action acts on, and checking that it can be acted on.
+//!
+//! A [`Target`] is a ref from a snapshot (`e12`, or `f1e3` inside the frame
+//! the snapshot numbered `f1`) or a selector (engine selector, CSS, `css=…`,
+//! `xpath=…`), optionally inside a frame. It is located in one frame: the
+//! engine of that frame's isolated world answers `actionTarget` about it.
+//!
+//! Actionability runs in one round trip per attempt: ask the engine, scroll
+//! the element into view when it is not fully in view or not hit at its
+//! action point, wait until the next frame has rendered, ask again; the two
+//! boxes must be equal (stable). Transient failures (not there yet, hidden, moving,
+//! covered) are retried until the page's action timeout, like Playwright's
+//! auto-wait. For elements in child frames the action point is translated to
+//! top-level viewport coordinates through each iframe's content box, and the
+//! parent frame must hit the iframe at that point.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, GetFrameOwnerParams, ResolveNodeParams};
+use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    CallArgument, CallFunctionOnParams, EvaluateParams, ReleaseObjectParams, RemoteObjectId,
+};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sightline_engine::actions::TargetInfo;
+
+use crate::error::{ActionErrorKind, Error, Result};
+use super::handle::Page;
+
+/// What an element action acts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A ref from a snapshot: `e12`, or `f1e3` for an element in frame `f1`.
+    Ref(String),
+    /// A selector: the engine's (`button#buy`, `x-card >>> button`), CSS
+    /// (optionally `css=…`) or `xpath=…`; `frame` picks a child frame, by
+    /// its snapshot prefix (`f1`) or a selector of its `<iframe>` element in
+    /// the main frame.
+    Selector { selector: String, frame: Option<String> },
+}
+
+impl Target {
+    /// A ref when `s` looks like one (`e12`, `f1e3`), else a selector.
+    pub fn parse(s: &str) -> Target {
+        let t = s.trim();
+        if is_ref(t) {
+            Target::Ref(t.to_string())
+        } else {
+            Target::Selector {
+                selector: t.to_string(),
+                frame: None,
+            }
+        }
+    }
+
+    /// A selector inside a frame (`f1`, or a selector of its `<iframe>`).
+    pub fn in_frame(selector: &str, frame: &str) -> Target {
+        Target::Selector {
+            selector: selector.to_string(),
+            frame: Some(frame.to_string()),
+        }
+    }
+
+    /// How errors and reports name it.
+    pub fn label(&self) -> String {
+        match self {
+            Target::Ref(r) => r.clone(),
+            Target::Selector { selector, frame: None } => selector.clone(),
+            Target::Selector {
+                selector,
+                frame: Some(f),
+            } => format!("{selector} (in frame {f})"),
+        }
+    }
+}
+
+impl From<&str> for Target {
+    fn from(s: &str) -> Target {
+        Target::parse(s)
+    }
+}
+
+impl From<String> for Target {
+    fn from(s: String) -> Target {
+        Target::parse(&s)
+    }
+}
+
+impl From<&String> for Target {
+    fn from(s: &String) -> Target {
+        Target::parse(s)
+    }
+}
+
+impl From<&Target> for Target {
+    fn from(t: &Target) -> Target {
+        t.clone()
+    }
+}
+
+/// `e12` or `f3e12`.
+pub fn is_ref(s: &str) -> bool {
+    split_ref(s).is_some()
+}
+
+/// `f3e12` → (Some("f3"), "e12"); `e12` → (None, "e12").
+fn split_ref(s: &str) -> Option<(Option<&str>, &str)> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if let Some(n) = s.strip_prefix('e') {
+        return digits(n).then_some((None, s));
+    }
+    let rest = s.strip_prefix('f')?;
+    let e = rest.find('e')?;
+    (digits(&rest[..e]) && digits(&rest[e + 1..])).then(|| (Some(&s[..e + 1]), &s[e + 1..]))
+}
+
+/// A target pinned to a frame.
+#[derive(Debug, Clone)]
+pub(crate) struct Located {
+    pub frame: FrameId,
+    /// Frames from the main frame's child down to `frame` (empty for the main frame).
+    pub chain: Vec<FrameId>,
+    /// What the frame's engine resolves: a frame-local ref (`e3`) or the selector.
+    pub engine_target: String,
+    /// For refs: the document that handed them out (`performance.timeOrigin`).
+    pub document: Option<f64>,
+    pub is_ref: bool,
+}
+
+/// What one actionability attempt needs.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Needs {
+    pub visible: bool,
+    pub stable: bool,
+    pub enabled: bool,
+    pub editable: bool,
+    /// A point in the viewport where the element receives the events.
+    pub hit: bool,
+    /// Scroll it into view first (when it is not fully in view).
+    pub scroll: bool,
+    /// Also read its checked state.
+    pub state: bool,
+    /// Move the mouse to the element while checking that it is stable.
+    pub pre_move: bool,
+}
+
+impl Needs {
+    /// click, doubleClick, drag source.
+    pub const POINTER: Needs = Needs {
+        visible: true,
+        stable: true,
+        enabled: true,
+        editable: false,
+        hit: true,
+        scroll: true,
+        state: false,
+        pre_move: true,
+    };
+    /// hover: disabled elements can be hovered.
+    pub const HOVER: Needs = Needs {
+        enabled: false,
+        ..Needs::POINTER
+    };
+    /// fill, type: like Playwright, no hit test (the field is focused directly).
+    pub const EDIT: Needs = Needs {
+        visible: true,
+        stable: false,
+        enabled: true,
+        editable: true,
+        hit: false,
+        scroll: true,
+        state: false,
+        pre_move: false,
+    };
+    /// selectOptionFromDropdown.
+    pub const SELECT: Needs = Needs {
+        visible: true,
+        stable: false,
+        enabled: true,
+        editable: false,
+        hit: false,
+        scroll: true,
+        state: false,
+        pre_move: false,
+    };
+    /// Only that it exists (setInputFiles, press, scroll targets).
+    pub const ATTACHED: Needs = Needs {
+        visible: false,
+        stable: false,
+        enabled: false,
+        editable: false,
+        hit: false,
+        scroll: false,
+        state: false,
+        pre_move: false,
+    };
+}
+
+/// An element that passed its checks.
+#[derive(Debug, Clone)]
+pub(crate) struct Ready {
+    pub loc: Located,
+    pub info: TargetInfo,
+    /// The action point in top-level viewport CSS pixels (when `hit` was needed or a point is known).
+    pub point: Option<(f64, f64)>,
+    /// The element's box in top-level viewport coordinates.
+    pub rect: sightline_engine::protocol::Rect,
+    /// Checked state (`true`/`false`/`"mixed"`) and kind, when asked for.
+    pub state: Option<CheckState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub(crate) struct CheckState {
+    pub checked: Value,
+    pub kind: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Probe {
+    #[serde(default, rename = "newDocument")]
+    new_document: bool,
+    info: Option<TargetInfo>,
+    #[serde(default)]
+    state: Option<CheckState>,
+}
+
+/// First look at the target, in its frame. `o`: {target, doc, scroll, wait, state}.
+/// With `wait`, it first waits until the next frame has rendered (the
+/// second look of the stability check); otherwise it scrolls the element
+/// into view when it is not fully in view or not hit at its action point.
+const PROBE_JS: &str = r#"(async (o) => {
+  const S = globalThis.__sightline;
+  if (o.doc !== null && performance.timeOrigin !== o.doc) return { newDocument: true };
+  const ask = (scroll) => JSON.parse(S.actionTarget(JSON.stringify({ target: o.target, scroll })));
+  if (o.wait) {
+    // After the next frame has rendered: a rAF callback alone may run in
+    // the very frame whose animation time the first look saw.
+    await new Promise((r) => {
+      requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+      setTimeout(r, 100);
+    });
+  }
+  let info = ask(false);
+  if (!o.wait && o.scroll && info.found && info.attached && info.visible) {
+    const de = document.documentElement;
+    const vw = de.clientWidth || innerWidth, vh = de.clientHeight || innerHeight;
+    const r = info.rect;
+    const inside = r.x >= 0 && r.y >= 0 && r.x + r.width <= vw + 0.5 && r.y + r.height <= vh + 0.5;
+    if (!inside || !info.point || !info.receives_events) info = ask(true);
+  }
+  let state = null;
+  if (o.state && info.found) {
+    const el = S.resolve(o.target);
+    const box = (i) => (i instanceof HTMLInputElement && (i.type === "checkbox" || i.type === "radio"))
+      ? { checked: i.indeterminate ? "mixed" : i.checked, kind: i.type } : null;
+    if (el) {
+      state = box(el);
+      if (!state && el instanceof HTMLLabelElement && el.control) state = box(el.control);
+      if (!state) {
+        const ac = el.getAttribute("aria-checked");
+        if (ac !== null) state = { checked: ac === "mixed" ? "mixed" : ac === "true", kind: el.getAttribute("role") || "checkbox" };
+      }
+      if (!state) {
+        const ap = el.getAttribute("aria-pressed");
+        if (ap !== null) state = { checked: ap === "true", kind: "button" };
+      }
+      if (!state) {
+        const inner = el.querySelectorAll("input[type=checkbox], input[type=radio]");
+        if (inner.length === 1) state = box(inner[0]);
+      }
+    }
+  }
+  return { info, state };
+})"#;
+
+/// In a parent frame, on its `<iframe>` element: scroll it into view when asked,
+/// then report its content-box origin and whether the parent hits the iframe at
+/// (x, y) (child coordinates, or null to skip the hit test).
+const FRAME_OWNER_JS: &str = r##"function (scroll, x, y) {
+  if (scroll) {
+    const r = this.getBoundingClientRect();
+    const de = document.documentElement;
+    if (r.top < 0 || r.left < 0 || r.bottom > (de.clientHeight || innerHeight) || r.right > (de.clientWidth || innerWidth))
+      this.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  }
+  const r = this.getBoundingClientRect();
+  const cs = getComputedStyle(this);
+  const ox = r.left + this.clientLeft + parseFloat(cs.paddingLeft || "0");
+  const oy = r.top + this.clientTop + parseFloat(cs.paddingTop || "0");
+  let covered = null, coveredSelector = null;
+  if (x !== null) {
+    let hit = document.elementFromPoint(ox + x, oy + y);
+    for (let i = 0; hit && hit.shadowRoot && i < 32; i++) {
+      const inner = hit.shadowRoot.elementFromPoint(ox + x, oy + y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    if (hit !== this) {
+      const name = (e) => e ? e.localName + (e.id ? "#" + e.id : (e.classList.length ? "." + [...e.classList].slice(0, 2).join(".") : "")) : "nothing";
+      let layer = hit;
+      while (layer && layer.parentElement && layer.parentElement !== document.body && !layer.parentElement.contains(this)) layer = layer.parentElement;
+      coveredSelector = name(layer);
+      const text = layer ? (layer.innerText || layer.textContent || "").trim().replace(/\s+/g, " ").slice(0, 40) : "";
+      covered = text ? coveredSelector + ' "' + text + '"' : coveredSelector;
+    }
+  }
+  return { x: ox, y: oy, covered, coveredSelector };
+}"##;
+
+#[derive(Debug, Deserialize)]
+struct OwnerFacts {
+    x: f64,
+    y: f64,
+    covered: Option<String>,
+    #[serde(rename = "coveredSelector")]
+    covered_selector: Option<String>,
+}
+
+/// Why one attempt failed.
+pub(crate) enum Failure {
+    /// The element (described when it was found) is not actionable.
+    Element(ActionErrorKind, Option<String>),
+    /// The machinery failed (CDP, engine, crash): no retry.
+    Fatal(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Fatal(e)
+    }
+}
+
+fn element_failure(kind: ActionErrorKind) -> Failure {
+    Failure::Element(kind, None)
+}
+
+fn path_to(tree: &FrameTree, frame: &FrameId, out: &mut Vec<FrameId>) -> bool {
+    if &tree.frame.id == frame {
+        return true;
+    }
+    for c in tree.child_frames.as_deref().unwrap_or_default() {
+        out.push(c.frame.id.clone());
+        if path_to(c, frame, out) {
+            return true;
+        }
+        out.pop();
+    }
+    false
+}
+
+impl Page {
+    /// Pins a target to its frame.
+    pub(crate) async fn locate(&self, target: &Target) -> std::result::Result<Located, Failure> {
+        let main = self.main_frame_id().await?;
+        let (frame, engine_target, is_ref) = match target {
+            Target::Ref(r) => match split_ref(r) {
+                Some((None, local)) => (main.clone(), local.to_string(), true),
+                Some((Some(prefix), local)) => {
+                    let frame = self
+                        .frame_for_prefix(prefix)
+                        .ok_or(element_failure(ActionErrorKind::UnknownFrame))?;
+                    (frame, local.to_string(), true)
+                }
+                None => {
+                    return Err(element_failure(ActionErrorKind::Unsupported(format!(
+                        "{r:?} is not a ref"
+                    ))))
+                }
+            },
+            Target::Selector { selector, frame: None } => (main.clone(), selector.clone(), false),
+            Target::Selector {
+                selector,
+                frame: Some(f),
+            } => {
+                let frame = if is_frame_prefix(f) {
+                    self.frame_for_prefix(f)
+                        .ok_or(element_failure(ActionErrorKind::UnknownFrame))?
+                } else {
+                    self.frame_by_owner_selector(&main, f).await?
+                };
+                (frame, selector.clone(), false)
+            }
+        };
+        let mut chain = Vec::new();
+        if frame != main {
+            let tree = self.frame_tree().await?;
+            if !path_to(&tree, &frame, &mut chain) {
+                return Err(element_failure(if is_ref {
+                    ActionErrorKind::StaleRef
+                } else {
+                    ActionErrorKind::UnknownFrame
+                }));
+            }
+        }
+        let document = if is_ref {
+            let doc = self.state().ref_documents.get(frame.inner()).copied();
+            if doc.is_none() {
+                return Err(element_failure(ActionErrorKind::UnknownRef));
+            }
+            doc
+        } else {
+            None
+        };
+        Ok(Located {
+            frame,
+            chain,
+            engine_target,
+            document,
+            is_ref,
+        })
+    }
+
+    /// Whether the target resolves to an element now (no waiting, no checks):
+    /// a cached action's selector, a ref that may have gone stale.
+    pub async fn exists(&self, target: impl Into<Target>) -> Result<bool> {
+        let target = target.into();
+        let loc = match self.locate(&target).await {
+            Ok(l) => l,
+            Err(Failure::Element(..)) => return Ok(false),
+            Err(Failure::Fatal(e)) => return Err(e),
+        };
+        match self.engine_object(&loc.frame, &loc.engine_target).await {
+            Ok(Some(object)) => {
+                let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            // A selector the engine cannot parse resolves to nothing.
+            Err(Error::Engine { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A selector that finds `target`'s element again, also in a later
+    /// document (refs die with theirs): the engine's selector of the element.
+    pub async fn selector_of(&self, target: impl Into<Target>) -> Result<String> {
+        let target = target.into();
+        let ready = self.actionable("describe", &target, Needs::ATTACHED).await?;
+        Ok(ready.info.selector)
+    }
+
+    /// The child frame whose `<iframe>` (in the main frame) matches `selector`.
+    async fn frame_by_owner_selector(&self, main: &FrameId, selector: &str) -> std::result::Result<FrameId, Failure> {
+        let object = self
+            .engine_object(main, selector)
+            .await?
+            .ok_or(element_failure(ActionErrorKind::NotFound))?;
+        let p = DescribeNodeParams {
+            object_id: Some(object.clone()),
+            ..Default::default()
+        };
+        let described = self.cdp().execute(p).await;
+        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+        let node = described.map_err(|e| Error::cdp("DOM.describeNode", e))?;
+        node.result
+            .node
+            .frame_id
+            .clone()
+            .ok_or(element_failure(ActionErrorKind::Unsupported(format!(
+                "{selector} is not an <iframe> with a document"
+            ))))
+    }
+
+    /// A remote object for the element the engine of `frame` resolves `target` to.
+    pub(crate) async fn engine_object(&self, frame: &FrameId, target: &str) -> Result<Option<RemoteObjectId>> {
+        let ctx = self.ensure_engine(frame).await?;
+        let literal = serde_json::to_string(target).expect("string serialises");
+        let mut p = EvaluateParams::new(format!("globalThis.__sightline.resolve({literal})"));
+        p.context_id = Some(ctx);
+        p.silent = Some(true);
+        let resp = self
+            .cdp()
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
+        if let Some(ex) = &resp.result.exception_details {
+            return Err(Error::Engine {
+                frame: format!("frame {}", frame.inner()),
+                message: crate::error::one_line(&ex.text),
+            });
+        }
+        Ok(resp.result.result.object_id.clone())
+    }
+
+    /// Runs the actionability checks until they pass or the action timeout
+    /// runs out (transient failures only).
+    pub(crate) async fn actionable(&self, method: &'static str, target: &Target, needs: Needs) -> Result<Ready> {
+        let timeout = self.action_timeout();
+        let started = Instant::now();
+        let deadline = started + timeout;
+        let mut pause = Duration::from_millis(20);
+        loop {
+            let attempt = async {
+                let loc = self.locate(target).await?;
+                self.probe(&loc, needs).await
+            };
+            let (kind, element) = match self.unless_crashed(attempt).await? {
+                Ok(ready) => return Ok(ready),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Element(kind, element)) => (kind, element),
+            };
+            let now = Instant::now();
+            if !kind.is_transient() || now >= deadline {
+                let waited_ms = kind
+                    .is_transient()
+                    .then(|| u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX));
+                return Err(Error::Action {
+                    method,
+                    target: target.label(),
+                    element,
+                    kind,
+                    waited_ms,
+                });
+            }
+            tracing::debug!(method, target = %target.label(), "not actionable yet: {kind}");
+            // The last attempt runs at the deadline.
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            pause = (pause * 2).min(Duration::from_millis(200));
+        }
+    }
+
+    /// One attempt of the checks.
+    async fn probe(&self, loc: &Located, needs: Needs) -> std::result::Result<Ready, Failure> {
+        let owners = self.frame_owners(loc).await?;
+        let outcome = self.probe_with_owners(loc, needs, &owners).await;
+        for (_, object) in owners {
+            let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+        }
+        outcome
+    }
+
+    /// One look at the target (see [`PROBE_JS`]).
+    async fn look(
+        &self,
+        loc: &Located,
+        needs: Needs,
+        wait: bool,
+        state: bool,
+    ) -> std::result::Result<(TargetInfo, Option<CheckState>), Failure> {
+        let args = json!({
+            "target": loc.engine_target,
+            "doc": loc.document,
+            "scroll": needs.scroll,
+            "wait": wait,
+            "state": state,
+        });
+        let expression = format!("({PROBE_JS})({args})");
+        let value = self.engine_eval(&loc.frame, &expression, true).await?;
+        let probe: Probe = serde_json::from_value(value).map_err(|e| Error::Engine {
+            frame: format!("frame {}", loc.frame.inner()),
+            message: format!("unreadable actionTarget answer: {e}"),
+        })?;
+        if probe.new_document {
+            return Err(element_failure(ActionErrorKind::StaleRef));
+        }
+        let info = probe.info.ok_or_else(|| {
+            Failure::Fatal(Error::Engine {
+                frame: format!("frame {}", loc.frame.inner()),
+                message: "actionTarget gave no answer".into(),
+            })
+        })?;
+        Ok((info, probe.state))
+    }
+
+    /// The checks on one look, except stability.
+    fn check_look(&self, loc: &Located, needs: Needs, b: &TargetInfo) -> std::result::Result<(), Failure> {
+        let element = (!b.description.is_empty()).then(|| b.description.clone());
+        if !b.found {
+            if b.stale {
+                return Err(element_failure(ActionErrorKind::StaleRef));
+            }
+            if let Some(err) = b.error.as_deref().filter(|e| !e.starts_with("no element matches")) {
+                return Err(element_failure(ActionErrorKind::Unsupported(err.to_string())));
+            }
+            return Err(element_failure(if loc.is_ref {
+                ActionErrorKind::UnknownRef
+            } else {
+                ActionErrorKind::NotFound
+            }));
+        }
+        let fail = |k: ActionErrorKind| Err(Failure::Element(k, element.clone()));
+        if !b.attached {
+            return fail(ActionErrorKind::NotAttached);
+        }
+        if needs.visible && !b.visible {
+            return fail(ActionErrorKind::NotVisible);
+        }
+        if (needs.enabled || needs.editable) && !b.enabled {
+            return fail(ActionErrorKind::Disabled);
+        }
+        if needs.editable && !b.editable {
+            return fail(ActionErrorKind::NotEditable);
+        }
+        if needs.hit {
+            if b.point.is_none() {
+                return fail(ActionErrorKind::OutsideViewport);
+            }
+            if !b.receives_events {
+                return match &b.covered_by {
+                    Some(by) => fail(ActionErrorKind::Covered {
+                        selector: by.clone(),
+                        description: b.covered_by_description.clone().unwrap_or_default(),
+                    }),
+                    None => fail(ActionErrorKind::OutsideViewport),
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Up through the frames: the offset of the target frame's viewport in the
+    /// top-level one; with `hit`, each parent must hit its iframe at the point.
+    async fn to_top(
+        &self,
+        owners: &[(FrameId, RemoteObjectId)],
+        info: &TargetInfo,
+        hit: bool,
+    ) -> std::result::Result<(f64, f64), Failure> {
+        let element = (!info.description.is_empty()).then(|| info.description.clone());
+        let (mut dx, mut dy) = (0.0, 0.0);
+        let mut point = info.point;
+        for (_, owner) in owners.iter().rev() {
+            let at = point.filter(|_| hit);
+            let facts = self.call_owner(owner, false, at).await?;
+            if let Some(cov) = facts.covered {
+                return Err(Failure::Element(
+                    ActionErrorKind::Covered {
+                        selector: facts.covered_selector.unwrap_or_else(|| cov.clone()),
+                        description: cov,
+                    },
+                    element,
+                ));
+            }
+            dx += facts.x;
+            dy += facts.y;
+            point = point.map(|(x, y)| (x + facts.x, y + facts.y));
+        }
+        Ok((dx, dy))
+    }
+
+    async fn probe_with_owners(
+        &self,
+        loc: &Located,
+        needs: Needs,
+        owners: &[(FrameId, RemoteObjectId)],
+    ) -> std::result::Result<Ready, Failure> {
+        // Bring the iframes into view, outermost first.
+        if needs.scroll {
+            for (_, owner) in owners {
+                self.call_owner(owner, true, None).await?;
+            }
+        }
+        let (a, first_state) = self.look(loc, needs, false, needs.state && !needs.stable).await?;
+        self.check_look(loc, needs, &a)?;
+        let (b, state, offset) = if needs.stable && a.visible {
+            let (dx, dy) = self.to_top(owners, &a, needs.hit).await?;
+            let first_point = a.point.map(|(x, y)| (x + dx, y + dy));
+            // While the second look waits for a frame, the mouse moves to
+            // the element (a move is answered on the next frame too).
+            let second = self.look(loc, needs, true, needs.state);
+            let (second, moved) = match first_point.filter(|_| needs.pre_move) {
+                Some((x, y)) if *self.mouse().lock().unwrap() != (x, y) => {
+                    let (s, m) = futures::join!(second, self.mouse_move(x, y));
+                    (s, Some(m))
+                }
+                _ => (second.await, None),
+            };
+            if let Some(Err(e)) = moved {
+                return Err(Failure::Fatal(e));
+            }
+            let (b, state) = second?;
+            self.check_look(loc, needs, &b)?;
+            if !same_box(&a.rect, &b.rect) {
+                let element = (!b.description.is_empty()).then(|| b.description.clone());
+                return Err(Failure::Element(ActionErrorKind::NotStable, element));
+            }
+            let offset = if b.point == a.point {
+                (dx, dy)
+            } else {
+                self.to_top(owners, &b, needs.hit).await?
+            };
+            (b, state, offset)
+        } else {
+            let offset = self.to_top(owners, &a, needs.hit).await?;
+            (a, first_state, offset)
+        };
+        Ok(Ready {
+            loc: loc.clone(),
+            point: b.point.map(|(x, y)| (x + offset.0, y + offset.1)),
+            rect: b.rect.translate(offset.0, offset.1),
+            state,
+            info: b,
+        })
+    }
+
+    /// The `<iframe>` elements of the target's frame chain, outermost first,
+    /// each as an object in its parent's engine world.
+    async fn frame_owners(&self, loc: &Located) -> Result<Vec<(FrameId, RemoteObjectId)>> {
+        let mut out = Vec::new();
+        let mut parent = self.main_frame_id().await?;
+        for child in &loc.chain {
+            let owner = self
+                .cdp()
+                .execute(GetFrameOwnerParams::new(child.clone()))
+                .await
+                .map_err(|e| Error::cdp("DOM.getFrameOwner", e))?;
+            let ctx = self.ensure_engine(&parent).await?;
+            let resolve = ResolveNodeParams {
+                backend_node_id: Some(owner.result.backend_node_id),
+                execution_context_id: Some(ctx),
+                ..Default::default()
+            };
+            let node = self
+                .cdp()
+                .execute(resolve)
+                .await
+                .map_err(|e| Error::cdp("DOM.resolveNode", e))?;
+            let Some(object) = node.result.object.object_id.clone() else {
+                return Err(Error::Engine {
+                    frame: format!("frame {}", parent.inner()),
+                    message: "the iframe element has no object".into(),
+                });
+            };
+            out.push((child.clone(), object));
+            parent = child.clone();
+        }
+        Ok(out)
+    }
+
+    async fn call_owner(&self, owner: &RemoteObjectId, scroll: bool, at: Option<(f64, f64)>) -> Result<OwnerFacts> {
+        let mut call = CallFunctionOnParams::new(FRAME_OWNER_JS);
+        call.object_id = Some(owner.clone());
+        call.return_by_value = Some(true);
+        call.silent = Some(true);
+        let arg = |v: Value| CallArgument {
+            value: Some(v),
+            ..Default::default()
+        };
+        call.arguments = Some(vec![
+            arg(json!(scroll)),
+            arg(at.map(|p| json!(p.0)).unwrap_or(Value::Null)),
+            arg(at.map(|p| json!(p.1)).unwrap_or(Value::Null)),
+        ]);
+        let resp = self
+            .cdp()
+            .execute(call)
+            .await
+            .map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
+        if let Some(ex) = &resp.result.exception_details {
+            return Err(Error::Engine {
+                frame: "a parent frame".into(),
+                message: crate::error::one_line(&ex.text),
+            });
+        }
+        let v = resp.result.result.value.clone().unwrap_or(Value::Null);
+        serde_json::from_value(v).map_err(|e| Error::Engine {
+            frame: "a parent frame".into(),
+            message: format!("unreadable iframe facts: {e}"),
+        })
+    }
+
+    /// Runs a DOM-level engine operation (`__sightline.domAction`) in the target's frame.
+    pub(crate) async fn dom_action(&self, loc: &Located, action: Value) -> Result<Option<String>> {
+        let literal = serde_json::to_string(&action.to_string()).expect("string serialises");
+        let v = self
+            .engine_eval(
+                &loc.frame,
+                &format!("globalThis.__sightline.domAction({literal})"),
+                false,
+            )
+            .await?;
+        let r: sightline_engine::actions::DomActionResult =
+            serde_json::from_str(v.as_str().unwrap_or("{}")).map_err(|e| Error::Engine {
+                frame: format!("frame {}", loc.frame.inner()),
+                message: format!("unreadable domAction answer: {e}"),
+            })?;
+        if r.ok {
+            Ok(r.value)
+        } else {
+            Err(Error::Engine {
+                frame: format!("frame {}", loc.frame.inner()),
+                message: r.error.unwrap_or_else(|| "domAction failed".into()),
+            })
+        }
+    }
+
+    /// Runs `function_js` (an expression evaluating to `(el, arg) => …`) on
+    /// the target's element in its frame's engine world; returns its value.
+    pub(crate) async fn on_element(&self, loc: &Located, function_js: &str, arg: Value) -> Result<Value> {
+        let target = serde_json::to_string(&loc.engine_target).expect("string serialises");
+        let expression = format!(
+            "(() => {{ const el = globalThis.__sightline.resolve({target}); \
+             if (!el) throw new Error('the element is gone'); return ({function_js})(el, {arg}); }})()"
+        );
+        self.engine_eval(&loc.frame, &expression, true).await
+    }
+}
+
+fn is_frame_prefix(s: &str) -> bool {
+    s.strip_prefix('f')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn same_box(a: &sightline_engine::protocol::Rect, b: &sightline_engine::protocol::Rect) -> bool {
+    (a.x - b.x).abs() < 0.5
+        && (a.y - b.y).abs() < 0.5
+        && (a.width - b.width).abs() < 0.5
+        && (a.height - b.height).abs() < 0.5
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_and_selectors() {
+        assert_eq!(Target::parse("e12"), Target::Ref("e12".into()));
+        assert_eq!(Target::parse(" f2e7 "), Target::Ref("f2e7".into()));
+        assert_eq!(split_ref("f2e7"), Some((Some("f2"), "e7")));
+        assert_eq!(split_ref("e7"), Some((None, "e7")));
+        for sel in ["#email", "button", "e", "f1", "fe1", "e1x", "xpath=//a", "em"] {
+            assert!(matches!(Target::parse(sel), Target::Selector { .. }), "{sel}");
+        }
+        assert_eq!(Target::in_frame("#go", "f1").label(), "#go (in frame f1)");
+        assert!(is_frame_prefix("f12"));
+        assert!(!is_frame_prefix("iframe#x"));
+    }
+}

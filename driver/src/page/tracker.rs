@@ -1,0 +1,420 @@
+//! The page's event follower: a [`Tracker`] task per page follows the page's
+//! DevTools events (Network and Page domains, which chromiumoxide enables on
+//! every page session): in-flight requests, main-frame loading and commits,
+//! document responses (for [`NavigationResponse`](super::navigation::NavigationResponse)
+//! status codes), and which frames got a new document (their cached engine
+//! contexts are dropped). Settling reads what it knows.
+
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived, ResourceType,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    ClientNavigationDisposition, EventDomContentEventFired, EventFrameDetached, EventFrameNavigated,
+    EventFrameRequestedNavigation, EventFrameStartedLoading, EventFrameStoppedLoading, EventNavigatedWithinDocument,
+};
+use futures::stream::{BoxStream, StreamExt};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::state::PageState;
+use crate::error::{Error, Result};
+
+/// How long the network must stay quiet.
+pub const QUIET_WINDOW: Duration = Duration::from_millis(500);
+/// Requests running longer than this (long polls, streams) don't hold up settling.
+pub const MAX_REQUEST_AGE: Duration = Duration::from_secs(2);
+
+/// The response that committed a main-frame document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DocumentResponse {
+    pub url: String,
+    pub status: u16,
+    pub status_text: String,
+}
+
+struct Request {
+    started: Instant,
+    /// WebSocket / EventSource: never counted.
+    ignored: bool,
+}
+
+/// What the tracker knows; read under a short lock.
+pub(crate) struct NetState {
+    main_frame: String,
+    inflight: HashMap<String, Request>,
+    /// When the last counted request finished (or the tracker started).
+    last_finished: Instant,
+    /// Between `frameStartedLoading` and DOMContentLoaded / `frameStoppedLoading` of the main frame.
+    pub main_loading: bool,
+    /// When the main frame's renderer scheduled a navigation that has not started yet.
+    requested: Option<Instant>,
+    /// Main-frame document commits so far.
+    pub commits: u64,
+    /// Main-frame same-document navigations (history API, fragments) so far.
+    pub same_document: u64,
+    /// Main-frame loads started so far (navigations requested, whether they commit or not).
+    pub loads_started: u64,
+    /// Main-frame document responses by loader id (the last few).
+    documents: Vec<(String, DocumentResponse)>,
+    /// Main-frame document requests in flight: request id → loader id.
+    document_requests: HashMap<String, String>,
+    /// Main-frame document loads that failed: (loader id, Chromium's error text).
+    document_failures: Vec<(String, String)>,
+    /// Loader of the main frame's current document.
+    pub last_loader: Option<String>,
+}
+
+impl NetState {
+    fn new(main_frame: String) -> Self {
+        NetState {
+            main_frame,
+            inflight: HashMap::new(),
+            last_finished: Instant::now().checked_sub(QUIET_WINDOW).unwrap_or_else(Instant::now),
+            main_loading: false,
+            requested: None,
+            commits: 0,
+            same_document: 0,
+            loads_started: 0,
+            documents: Vec::new(),
+            document_requests: HashMap::new(),
+            document_failures: Vec::new(),
+            last_loader: None,
+        }
+    }
+
+    /// `None` when the network is quiet at `now`; otherwise the earliest
+    /// time it could be.
+    pub(super) fn quiet_at(&self, now: Instant) -> Option<Instant> {
+        let mut busy_until = self.last_finished;
+        let mut active = false;
+        for r in self.inflight.values().filter(|r| !r.ignored) {
+            let aged = r.started + MAX_REQUEST_AGE;
+            if aged > now {
+                active = true;
+                busy_until = busy_until.max(aged);
+            } else {
+                // A long request stops counting once it is old.
+                busy_until = busy_until.max(aged);
+            }
+        }
+        let quiet_from = busy_until + QUIET_WINDOW;
+        if !active && quiet_from <= now {
+            None
+        } else {
+            Some(quiet_from.max(now + Duration::from_millis(1)))
+        }
+    }
+
+    /// A main-frame navigation is on its way (scheduled or loading, before DOMContentLoaded).
+    pub fn navigating(&self, now: Instant) -> bool {
+        self.main_loading || self.requested.is_some_and(|t| now < t + Duration::from_secs(1))
+    }
+
+    /// Requests that still count.
+    pub fn active_requests(&self, now: Instant) -> usize {
+        self.inflight
+            .values()
+            .filter(|r| !r.ignored && r.started + MAX_REQUEST_AGE > now)
+            .count()
+    }
+
+    /// The latest main-frame document failure, if any came after `failures_before` of them.
+    pub fn failures(&self) -> usize {
+        self.document_failures.len()
+    }
+
+    pub fn failure_since(&self, failures_before: usize) -> Option<String> {
+        self.document_failures
+            .get(failures_before..)?
+            .last()
+            .map(|(_, e)| e.clone())
+    }
+
+    pub fn document(&self, loader_id: &str) -> Option<DocumentResponse> {
+        self.documents
+            .iter()
+            .rev()
+            .find(|(l, _)| l == loader_id)
+            .map(|(_, d)| d.clone())
+    }
+}
+
+enum Event {
+    Request(Arc<EventRequestWillBeSent>),
+    Finished(Arc<EventLoadingFinished>),
+    Failed(Arc<EventLoadingFailed>),
+    Response(Arc<EventResponseReceived>),
+    StartedLoading(Arc<EventFrameStartedLoading>),
+    StoppedLoading(Arc<EventFrameStoppedLoading>),
+    Navigated(Arc<EventFrameNavigated>),
+    Requested(Arc<EventFrameRequestedNavigation>),
+    SameDocument(Arc<EventNavigatedWithinDocument>),
+    DomContentLoaded,
+    Detached(Arc<EventFrameDetached>),
+}
+
+/// Follows one page's events; see the module docs.
+pub(crate) struct Tracker {
+    pub state: Arc<Mutex<NetState>>,
+    /// Bumped on every event that changes [`NetState`].
+    changed: watch::Receiver<u64>,
+    sync: mpsc::UnboundedSender<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Tracker {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+macro_rules! listen {
+    ($page:expr, $ty:ty, $variant:expr) => {
+        $page
+            .event_listener::<$ty>()
+            .await
+            .map_err(|e| Error::cdp(<$ty>::IDENTIFIER, e))?
+            .map($variant)
+            .boxed()
+    };
+}
+
+impl Tracker {
+    /// Subscribes to the page's events and starts following them.
+    pub async fn start(page: &chromiumoxide::Page, page_state: Arc<Mutex<PageState>>) -> Result<Tracker> {
+        let streams: Vec<BoxStream<'static, Event>> = vec![
+            listen!(page, EventRequestWillBeSent, Event::Request),
+            listen!(page, EventLoadingFinished, Event::Finished),
+            listen!(page, EventLoadingFailed, Event::Failed),
+            listen!(page, EventResponseReceived, Event::Response),
+            listen!(page, EventFrameStartedLoading, Event::StartedLoading),
+            listen!(page, EventFrameStoppedLoading, Event::StoppedLoading),
+            listen!(page, EventFrameNavigated, Event::Navigated),
+            listen!(page, EventFrameRequestedNavigation, Event::Requested),
+            listen!(page, EventNavigatedWithinDocument, Event::SameDocument),
+            listen!(page, EventDomContentEventFired, |_| Event::DomContentLoaded),
+            listen!(page, EventFrameDetached, Event::Detached),
+        ];
+        // A page target's main frame has the target's id.
+        let main_frame = page.target_id().inner().clone();
+        let state = Arc::new(Mutex::new(NetState::new(main_frame)));
+        let (changed_tx, changed) = watch::channel(0u64);
+        let (sync, mut sync_rx) = mpsc::unbounded_channel::<oneshot::Sender<()>>();
+        let shared = state.clone();
+        let task = tokio::spawn(async move {
+            let mut events = futures::stream::select_all(streams);
+            loop {
+                // Events first: a sync request is answered only once every
+                // event that arrived before it has been applied.
+                tokio::select! {
+                    biased;
+                    ev = events.next() => match ev {
+                        Some(ev) => {
+                            apply(&shared, &page_state, ev);
+                            changed_tx.send_modify(|n| *n += 1);
+                        }
+                        None => break,
+                    },
+                    req = sync_rx.recv() => match req {
+                        Some(tx) => { let _ = tx.send(()); }
+                        None => break,
+                    },
+                }
+            }
+        });
+        Ok(Tracker {
+            state,
+            changed,
+            sync,
+            task,
+        })
+    }
+
+    /// Returns once every event already received from the browser is applied.
+    pub async fn sync(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.sync.send(tx).is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), rx).await;
+        }
+    }
+
+    /// Waits for the next change, at most until `until`.
+    pub async fn changed_or(&self, until: Instant) {
+        let mut rx = self.changed.clone();
+        rx.borrow_and_update();
+        let _ = tokio::time::timeout_at(until.into(), rx.changed()).await;
+    }
+
+    pub fn with<T>(&self, f: impl FnOnce(&NetState) -> T) -> T {
+        f(&self.state.lock().unwrap())
+    }
+}
+
+fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
+    let now = Instant::now();
+    let mut st = shared.lock().unwrap();
+    match ev {
+        Event::Request(e) => {
+            let ignored = matches!(e.r#type, Some(ResourceType::WebSocket | ResourceType::EventSource));
+            let main = e
+                .frame_id
+                .as_ref()
+                .map(|f| f.inner() == &st.main_frame)
+                .unwrap_or(false);
+            if main && e.r#type == Some(ResourceType::Document) {
+                st.document_requests
+                    .insert(e.request_id.inner().clone(), e.loader_id.inner().clone());
+            }
+            // A redirect reuses the request id: the request goes on.
+            st.inflight
+                .entry(e.request_id.inner().clone())
+                .or_insert(Request { started: now, ignored });
+        }
+        Event::Finished(e) => {
+            st.document_requests.remove(e.request_id.inner());
+            finish(&mut st, e.request_id.inner(), now)
+        }
+        Event::Failed(e) => {
+            if let Some(loader) = st.document_requests.remove(e.request_id.inner()) {
+                if e.canceled != Some(true) {
+                    st.document_failures.push((loader, e.error_text.clone()));
+                    if st.document_failures.len() > 16 {
+                        st.document_failures.remove(0);
+                    }
+                }
+            }
+            finish(&mut st, e.request_id.inner(), now)
+        }
+        Event::Response(e) => {
+            let main = e
+                .frame_id
+                .as_ref()
+                .map(|f| f.inner() == &st.main_frame)
+                .unwrap_or(false);
+            if main && e.r#type == ResourceType::Document {
+                let doc = DocumentResponse {
+                    url: e.response.url.clone(),
+                    status: u16::try_from(e.response.status).unwrap_or(0),
+                    status_text: e.response.status_text.clone(),
+                };
+                st.documents.push((e.loader_id.inner().clone(), doc));
+                if st.documents.len() > 16 {
+                    st.documents.remove(0);
+                }
+            }
+        }
+        Event::Requested(e) => {
+            // Links to new tabs and downloads don't navigate this tab.
+            if e.frame_id.inner() == &st.main_frame && e.disposition == ClientNavigationDisposition::CurrentTab {
+                st.requested = Some(now);
+            }
+        }
+        Event::StartedLoading(e) => {
+            if e.frame_id.inner() == &st.main_frame {
+                st.main_loading = true;
+                st.requested = None;
+                st.loads_started += 1;
+            }
+        }
+        Event::StoppedLoading(e) => {
+            if e.frame_id.inner() == &st.main_frame {
+                st.main_loading = false;
+            }
+        }
+        Event::DomContentLoaded => st.main_loading = false,
+        Event::Navigated(e) => {
+            let frame = e.frame.id.inner().clone();
+            if frame == st.main_frame {
+                st.commits += 1;
+                st.last_loader = Some(e.frame.loader_id.inner().clone());
+            }
+            drop(st);
+            // A new document: its engine world is a new context.
+            page_state.lock().unwrap().forget_frame_contexts(&frame);
+        }
+        Event::SameDocument(e) => {
+            if e.frame_id.inner() == &st.main_frame {
+                st.same_document += 1;
+                st.requested = None;
+            }
+        }
+        Event::Detached(e) => {
+            let frame = e.frame_id.inner().clone();
+            drop(st);
+            page_state.lock().unwrap().forget_frame_contexts(&frame);
+        }
+    }
+}
+
+fn finish(st: &mut NetState, id: &str, now: Instant) {
+    if let Some(r) = st.inflight.remove(id) {
+        if !r.ignored {
+            st.last_finished = st.last_finished.max(now);
+        }
+    }
+}
+
+/// What a settle found.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st() -> NetState {
+        NetState::new("main".into())
+    }
+
+    #[test]
+    fn idle_page_is_quiet_at_once() {
+        let s = st();
+        assert_eq!(s.quiet_at(Instant::now()), None);
+    }
+
+    #[test]
+    fn quiet_window_follows_the_last_request() {
+        let mut s = st();
+        let now = Instant::now();
+        s.inflight.insert(
+            "1".into(),
+            Request {
+                started: now,
+                ignored: false,
+            },
+        );
+        assert!(s.quiet_at(now).is_some());
+        finish(&mut s, "1", now);
+        let at = s.quiet_at(now).expect("not quiet right after a request");
+        assert!(at >= now + QUIET_WINDOW - Duration::from_millis(1));
+        assert_eq!(s.quiet_at(now + QUIET_WINDOW), None);
+    }
+
+    #[test]
+    fn websockets_and_old_requests_do_not_count() {
+        let mut s = st();
+        let now = Instant::now();
+        s.inflight.insert(
+            "ws".into(),
+            Request {
+                started: now,
+                ignored: true,
+            },
+        );
+        assert_eq!(s.quiet_at(now), None);
+        s.inflight.insert(
+            "poll".into(),
+            Request {
+                started: now,
+                ignored: false,
+            },
+        );
+        assert_eq!(s.active_requests(now), 1);
+        let later = now + MAX_REQUEST_AGE;
+        assert_eq!(s.active_requests(later), 0);
+        // Once it is old it stops counting, and the quiet window runs from then.
+        assert!(s.quiet_at(later).is_some());
+        assert_eq!(s.quiet_at(later + QUIET_WINDOW), None);
+    }
+}

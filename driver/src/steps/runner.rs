@@ -1,0 +1,211 @@
+//! Plays steps on a page: registry tool calls through the registry, actions
+//! through the page's action executor.
+//!
+//! Refs in steps refer to a snapshot the runner takes before the first step
+//! that uses a ref, and takes again after the page navigated. When a step
+//! opens a new tab (a popup, a `target=_blank` link), the following steps run
+//! in that tab. The run stops at the first failing step.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::file::{target_of, Step};
+use crate::browser::Browser;
+use crate::error::{Error, Result};
+use crate::llm::Llm;
+use crate::page::{ActionResult, Page, SnapshotOptions, Target};
+use crate::tools::{Registry, ToolContext, ToolSettings};
+
+/// What one step did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StepReport {
+    pub ok: bool,
+    pub method: String,
+    /// The step's selector, or for a ref step the engine selector the
+    /// snapshot gave for that ref (resolvable again in its frame).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub ref_: Option<String>,
+    /// The element acted on, as the engine describes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub ms: f64,
+}
+
+/// The whole run: `{"steps":[…],"url","title"}`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunReport {
+    pub steps: Vec<StepReport>,
+    /// Where the run ended (the tab it ended in).
+    pub url: String,
+    pub title: String,
+}
+
+/// Plays steps; see the module docs.
+pub struct Runner<'b> {
+    browser: &'b Browser,
+    page: Page,
+    llm: Option<&'b Llm>,
+    registry: Registry,
+    settings: ToolSettings,
+    /// Main-frame commits when the last snapshot was taken, and its refs' selectors.
+    snapshot: Option<(u64, Vec<(String, String)>)>,
+}
+
+impl<'b> Runner<'b> {
+    /// Relative upload paths are taken against `base_dir` (the steps
+    /// file's directory in `sightline run`).
+    pub fn new(browser: &'b Browser, page: Page, base_dir: Option<PathBuf>) -> Self {
+        Runner {
+            browser,
+            page,
+            llm: None,
+            registry: Registry::standard(),
+            settings: ToolSettings {
+                base_dir,
+                ..ToolSettings::default()
+            },
+            snapshot: None,
+        }
+    }
+
+    /// Lets model tool steps (act, extract…) run.
+    pub fn with_llm(mut self, llm: &'b Llm) -> Self {
+        self.llm = Some(llm);
+        self
+    }
+
+    /// Tool steps read this registry (default: the standard one).
+    pub fn with_registry(mut self, registry: Registry) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// The tab the steps run in now.
+    pub fn page(&self) -> &Page {
+        &self.page
+    }
+
+    /// Runs the steps in order, calling `on_step` after each; stops at the
+    /// first failure, which is returned with the report.
+    pub async fn run(
+        &mut self,
+        steps: &[Step],
+        mut on_step: impl FnMut(usize, &StepReport),
+    ) -> (RunReport, Option<Error>) {
+        let mut reports = Vec::new();
+        let mut failure = None;
+        for (i, step) in steps.iter().enumerate() {
+            let started = Instant::now();
+            let outcome = self.step(step).await;
+            let target = match step {
+                Step::Action(a) => a.target(),
+                Step::Tool { args, .. } => target_of(args).map(Target::parse),
+            };
+            let ref_ = match &target {
+                Some(Target::Ref(r)) => Some(r.clone()),
+                _ => None,
+            };
+            let selector = match &target {
+                Some(Target::Ref(r)) => self
+                    .snapshot
+                    .as_ref()
+                    .and_then(|(_, refs)| refs.iter().find(|(k, _)| k == r).map(|(_, s)| s.clone())),
+                Some(Target::Selector { selector, .. }) => Some(selector.clone()),
+                None => None,
+            };
+            let mut report = StepReport {
+                ok: outcome.is_ok(),
+                method: match step {
+                    Step::Action(a) => a.method.clone(),
+                    Step::Tool { name, .. } => name.clone(),
+                },
+                selector,
+                ref_,
+                element: None,
+                value: None,
+                notes: Vec::new(),
+                error: None,
+                ms: 0.0,
+            };
+            match outcome {
+                Ok(r) => {
+                    report.element = r.element;
+                    report.value = r.value;
+                    report.notes = r.notes;
+                    // Follow a tab the step opened.
+                    match self.browser.take_popup(&self.page).await {
+                        Ok(Some(p)) => {
+                            let url = p.url().await.unwrap_or_default();
+                            report.notes.push(format!("continuing in the new tab {url}"));
+                            self.page = p;
+                            self.snapshot = None;
+                        }
+                        Ok(None) => {}
+                        Err(e) => tracing::debug!("run: new tab: {e}"),
+                    }
+                }
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    failure = Some(e);
+                }
+            }
+            report.ms = started.elapsed().as_secs_f64() * 1000.0;
+            on_step(i, &report);
+            reports.push(report);
+            if failure.is_some() {
+                break;
+            }
+        }
+        let url = self.page.url().await.unwrap_or_default();
+        let title = self.page.title().await.unwrap_or_default();
+        (
+            RunReport {
+                steps: reports,
+                url,
+                title,
+            },
+            failure,
+        )
+    }
+
+    async fn step(&mut self, step: &Step) -> Result<ActionResult> {
+        if step.uses_ref() {
+            let commits = self.page.tracker().with(|s| s.commits);
+            if self.snapshot.as_ref().map(|(c, _)| *c) != Some(commits) {
+                let snap = self.page.snapshot(&SnapshotOptions::default()).await?;
+                let refs = snap.refs.iter().map(|(k, v)| (k.clone(), v.selector.clone())).collect();
+                let commits = self.page.tracker().with(|s| s.commits);
+                self.snapshot = Some((commits, refs));
+            }
+        }
+        match step {
+            Step::Action(a) => self.page.perform(a, self.settings.base_dir.as_deref()).await,
+            Step::Tool { name, args } => {
+                let ctx = ToolContext::new(self.page.clone(), &self.settings)
+                    .with_browser(self.browser)
+                    .with_llm(self.llm);
+                let out = self.registry.call(&ctx, name, args.clone()).await;
+                self.page = ctx.page();
+                let out = out?;
+                if !out.ok {
+                    return Err(Error::InvalidAction(format!("{name}: {}", out.text)));
+                }
+                Ok(ActionResult {
+                    value: Some(out.text),
+                    rect: out.rect,
+                    ..ActionResult::default()
+                })
+            }
+        }
+    }
+}

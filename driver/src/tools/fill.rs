@@ -1,0 +1,48 @@
+//! `fill`: replaces the value of a text field (or contenteditable) as a
+//! user would: focus, select all, type.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::element::{self, ElementArgs};
+use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture, TARGET_HELP};
+
+pub const TOOL: Tool = Tool {
+    name: "fill",
+    aliases: &[],
+    mcp_name: None,
+    description: "Replace the text of a field with a value (%name% variables are filled in here, never shown).",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        with(
+            element_properties(TARGET_HELP),
+            json!({"value": {"type": "string", "description": "The new text, or a %name% variable."}}),
+        ),
+        &["target", "value"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    element: ElementArgs,
+    value: String,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("fill", args.clone())?;
+        let value = ctx.settings.variables.substitute(&a.value);
+        let r = element::perform(ctx, &a.element.action("fill", vec![value])).await?;
+        Ok(element::outcome("fill", "Filled", &args, r))
+    })
+}

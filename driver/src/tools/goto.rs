@@ -1,0 +1,61 @@
+//! `goto`: opens a URL in the current tab (relative URLs against the page's
+//! own), refusing domains the caller does not allow.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, RecordedCall, Tool, ToolFuture, ToolOutput};
+
+pub const TOOL: Tool = Tool {
+    name: "goto",
+    aliases: &["navigate"],
+    mcp_name: Some("browser_navigate"),
+    description: "Open a URL in this tab.",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(json!({"url": {"type": "string", "description": "The URL (relative to the current page, or absolute)."}}), &["url"])
+}
+
+#[derive(Deserialize)]
+struct Args {
+    url: String,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("goto", args)?;
+        if a.url.trim().is_empty() {
+            return Ok(ToolOutput::failed("goto: url must not be empty"));
+        }
+        let page = ctx.page();
+        let base = page.url().await.unwrap_or_default();
+        let url = url::Url::parse(&base)
+            .ok()
+            .and_then(|b| b.join(a.url.trim()).ok())
+            .map(|u| u.to_string())
+            .unwrap_or_else(|| a.url.trim().to_string());
+        let domains = &ctx.settings.allowed_domains;
+        if !domains.allows(&url) {
+            return Ok(ToolOutput::failed(format!(
+                "Refused: {url} is outside the allowed domains ({}). Stay on those sites.",
+                domains.entries().join(", ")
+            )));
+        }
+        let r = page.goto(&url).await?;
+        let mut out = ToolOutput::ok(format!("Opened {r}"));
+        out.replay.push(RecordedCall {
+            tool: "goto".into(),
+            args: json!({"url": url}),
+            actions: Vec::new(),
+        });
+        Ok(out)
+    })
+}

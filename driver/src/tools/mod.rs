@@ -1,0 +1,38 @@
+//! The tool registry: every browser tool Sightline offers, defined once.
+//! The agent loop, `sightline run` steps, replay and the MCP server read
+//! the same [`Tool`] values from a [`Registry`].
+
+pub mod act;
+pub mod back;
+pub mod check;
+pub mod click;
+mod context;
+pub mod done;
+pub mod drag;
+mod element;
+pub mod extract;
+pub mod fill;
+pub mod fill_form;
+pub mod goto;
+pub mod hover;
+pub mod observe;
+pub mod press;
+mod registry;
+pub mod remove_blocker;
+pub mod screenshot;
+pub mod scroll;
+pub mod select;
+pub mod snapshot;
+pub mod think;
+mod tool;
+pub mod type_text;
+pub mod untrusted;
+pub mod upload;
+pub mod wait;
+
+pub use context::{ToolContext, ToolSettings};
+pub use registry::{specs, validate, Registry};
+pub use tool::{
+    boxed, element_properties, object, parse, with, Finish, Handler, Offered, RecordedCall, Tool, ToolFuture,
+    ToolOutput, TARGET_HELP,
+};

@@ -1,0 +1,72 @@
+//! `press`: a key or combination (`Enter`, `Control+A`, `Shift+Tab`) in
+//! the focused element, or in an element focused first.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::element::{self, ElementArgs};
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use crate::page::parse_combo;
+
+pub const TOOL: Tool = Tool {
+    name: "press",
+    aliases: &[],
+    mcp_name: Some("browser_press_key"),
+    description: "Press a key or a combination (\"Enter\", \"Escape\", \"Control+A\", \"ArrowDown\") in the focused \
+element, or in the element given.",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "key": {"type": "string", "description": "A key name or combination, e.g. Enter, ArrowLeft, Control+A."},
+            "target": {"type": "string", "description": "Focus this element first: a ref from the snapshot or a selector. Default: the focused element."},
+            "element": {"type": "string", "description": "That element in words."},
+            "repeat": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many times (default 1)."}
+        }),
+        &["key"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    key: String,
+    #[serde(default)]
+    target: Option<String>,
+    #[serde(default)]
+    element: Option<String>,
+    #[serde(default)]
+    repeat: Option<u32>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("press", args.clone())?;
+        parse_combo(&a.key)?;
+        let key = ctx.settings.variables.substitute(&a.key);
+        let repeat = a.repeat.unwrap_or(1).max(1);
+        let times = if repeat > 1 { format!(" ×{repeat}") } else { String::new() };
+        let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
+            let page = ctx.page();
+            for _ in 0..repeat {
+                page.press(None, std::slice::from_ref(&key)).await?;
+            }
+            return Ok(ToolOutput::ok(format!("Pressed {}{times}", a.key)));
+        };
+        let el = ElementArgs {
+            element: a.element.clone(),
+            target,
+            frame: None,
+        };
+        let keys = vec![key; repeat as usize];
+        let r = element::perform(ctx, &el.action("press", keys)).await?;
+        Ok(element::outcome("press", &format!("Pressed {}{times} in", a.key), &args, r))
+    })
+}

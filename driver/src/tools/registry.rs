@@ -1,0 +1,197 @@
+//! The registry: every tool, one line each. The agent's tool list, `run`
+//! steps, replay and `sightline mcp` all come from here; adding a tool is
+//! one file in this folder and one line in [`Registry::standard`].
+
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{RecordedCall, Tool, ToolOutput};
+use super::{
+    act, back, check, click, done, drag, extract, fill, fill_form, goto, hover, observe, press, remove_blocker,
+    screenshot, scroll, select, snapshot, think, type_text, upload, wait,
+};
+use crate::error::{Error, Result};
+use crate::llm::{schema, ToolSpec};
+
+/// A set of tools, in the order they are offered.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    tools: Vec<Tool>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::standard()
+    }
+}
+
+impl Registry {
+    /// Every Sightline tool.
+    pub fn standard() -> Registry {
+        Registry {
+            tools: vec![
+                act::TOOL,
+                click::TOOL,
+                fill::TOOL,
+                type_text::TOOL,
+                press::TOOL,
+                select::TOOL,
+                check::TOOL,
+                hover::TOOL,
+                drag::TOOL,
+                upload::TOOL,
+                fill_form::TOOL,
+                goto::TOOL,
+                back::TOOL,
+                scroll::TOOL,
+                wait::TOOL,
+                snapshot::TOOL,
+                screenshot::TOOL,
+                remove_blocker::TOOL,
+                observe::TOOL,
+                extract::TOOL,
+                think::TOOL,
+                done::TOOL,
+            ],
+        }
+    }
+
+    /// This registry plus `tool` (replacing a tool of the same name).
+    pub fn with(mut self, tool: Tool) -> Registry {
+        self.tools.retain(|t| t.name != tool.name);
+        self.tools.push(tool);
+        self
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool called `name` (or one of its older names).
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.answers_to(name))
+    }
+
+    /// The tool whose MCP name is `name`.
+    pub fn get_mcp(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.mcp_name() == name)
+    }
+
+    /// What an agent is offered: its tools, the model ones only with a
+    /// model (an agent always has one), images only for models that read them.
+    pub fn for_agent(&self, reads_images: bool) -> Vec<&Tool> {
+        self.tools
+            .iter()
+            .filter(|t| t.offered.agent && (reads_images || !t.returns_image))
+            .collect()
+    }
+
+    /// What `sightline mcp` lists: its tools, the model ones only with a model.
+    pub fn for_mcp(&self, has_llm: bool) -> Vec<&Tool> {
+        self.tools
+            .iter()
+            .filter(|t| t.offered.mcp && (has_llm || !t.needs_llm))
+            .collect()
+    }
+
+    /// Validates `args` against the tool's schema and runs it. A successful
+    /// page-changing call without a record of its own is recorded as called.
+    pub async fn call(&self, ctx: &ToolContext<'_>, name: &str, args: Value) -> Result<ToolOutput> {
+        let tool = self.get(name).ok_or_else(|| {
+            Error::InvalidAction(format!(
+                "there is no tool {name:?}; use one of {}",
+                self.tools.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        let args = validate(tool, args)?;
+        if tool.needs_llm {
+            ctx.llm(tool.name)?;
+        }
+        let mut out = (tool.handler)(ctx, args.clone()).await?;
+        if out.ok && tool.changes_page && !tool.needs_llm && out.replay.is_empty() {
+            out.replay.push(RecordedCall {
+                tool: tool.name.to_string(),
+                args,
+                actions: Vec::new(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// `args` checked against the tool's schema (`null`, which models send for
+/// tools without parameters, reads as `{}`).
+pub fn validate(tool: &Tool, args: Value) -> Result<Value> {
+    let args = if args.is_null() { json!({}) } else { args };
+    schema::validate(&(tool.parameters)(), &args)
+        .map_err(|e| Error::InvalidAction(format!("invalid arguments for {}: {e}", tool.name)))?;
+    Ok(args)
+}
+
+/// Tools as a model is offered them.
+pub fn specs(tools: &[&Tool]) -> Vec<ToolSpec> {
+    tools
+        .iter()
+        .map(|t| ToolSpec::new(t.name, t.description, (t.parameters)()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_is_complete_and_unique() {
+        let r = Registry::standard();
+        let mut names = std::collections::HashSet::new();
+        let mut mcp = std::collections::HashSet::new();
+        for t in r.tools() {
+            assert!(!t.description.trim().is_empty(), "{}: description", t.name);
+            let p = (t.parameters)();
+            assert_eq!(p["type"], "object", "{}: an object schema", t.name);
+            schema::check_schema(&p).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            // The handler is a fn pointer: it exists by construction; a call
+            // with bad arguments is refused before it runs.
+            let _: Handler = t.handler;
+            assert!(names.insert(t.name), "duplicate name {}", t.name);
+            for a in t.aliases {
+                assert!(names.insert(a), "alias {a} of {} is taken", t.name);
+            }
+            assert!(mcp.insert(t.mcp_name()), "duplicate MCP name {}", t.mcp_name());
+        }
+        for wanted in [
+            "click", "fill", "type", "press", "select", "hover", "drag", "upload", "check", "goto", "back", "scroll",
+            "wait", "snapshot", "screenshot", "removeBlocker", "act", "observe", "extract", "fillForm", "think", "done",
+        ] {
+            assert!(r.get(wanted).is_some(), "{wanted} is registered");
+        }
+        assert_eq!(r.get("navback").unwrap().name, "back");
+        assert_eq!(r.get("ariaTree").unwrap().name, "snapshot");
+        assert_eq!(r.get("goto").unwrap().mcp_name(), "browser_navigate");
+        assert_eq!(r.get("removeBlocker").unwrap().mcp_name(), "browser_remove_blocker");
+        assert_eq!(r.get("fillForm").unwrap().mcp_name(), "browser_fill_form");
+    }
+
+    #[test]
+    fn offers_follow_the_flags() {
+        let r = Registry::standard();
+        let agent: Vec<&str> = r.for_agent(false).iter().map(|t| t.name).collect();
+        assert!(agent.contains(&"done") && agent.contains(&"act") && !agent.contains(&"screenshot"));
+        assert!(r.for_agent(true).iter().any(|t| t.name == "screenshot"));
+        let mcp: Vec<&str> = r.for_mcp(false).iter().map(|t| t.name).collect();
+        assert!(!mcp.contains(&"act") && !mcp.contains(&"done") && mcp.contains(&"click"));
+        assert!(r.for_mcp(true).iter().any(|t| t.name == "act"));
+    }
+
+    #[test]
+    fn arguments_are_validated() {
+        let r = Registry::standard();
+        let tool = |n: &str| r.get(n).unwrap();
+        assert!(validate(tool("act"), json!({})).unwrap_err().to_string().contains("action"));
+        assert!(validate(tool("scroll"), json!({"direction": "sideways"})).is_err());
+        assert!(validate(tool("wait"), json!({"ms": 99999})).is_err());
+        assert_eq!(validate(tool("back"), Value::Null).unwrap(), json!({}));
+        assert!(validate(tool("fillForm"), json!({"fields": []})).is_err());
+        assert!(validate(tool("click"), json!({"target": "e1", "extra": 1})).is_err());
+    }
+}

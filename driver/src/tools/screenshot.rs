@@ -1,0 +1,56 @@
+//! `screenshot`: a PNG of the viewport, the whole page or one element.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use crate::page::Target;
+
+pub const TOOL: Tool = Tool {
+    name: "screenshot",
+    aliases: &[],
+    mcp_name: Some("browser_take_screenshot"),
+    description: "A screenshot of the viewport (or of the whole page, or of one element).",
+    parameters,
+    changes_page: false,
+    needs_llm: false,
+    returns_image: true,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "target": {"type": "string", "description": "Only this element: a ref from the snapshot or a selector."},
+            "element": {"type": "string", "description": "That element in words."},
+            "fullPage": {"type": "boolean", "description": "The whole page, beyond the viewport (default false)."}
+        }),
+        &[],
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Args {
+    #[serde(default)]
+    target: Option<String>,
+    #[serde(default)]
+    full_page: bool,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("screenshot", args)?;
+        let page = ctx.page();
+        let (png, what) = match a.target.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(t) => (page.screenshot_element(Target::parse(t)).await?, format!("the element {t}")),
+            None if a.full_page => (page.screenshot_full_page().await?, "the whole page".to_string()),
+            None => (page.screenshot().await?, "the viewport".to_string()),
+        };
+        let mut out = ToolOutput::ok(format!("Screenshot of {what} attached."));
+        out.image_png = Some(png);
+        Ok(out)
+    })
+}

@@ -1,0 +1,74 @@
+//! `scroll`: the page (or an element's scroll container) up or down by a
+//! share of the viewport, to its top or bottom, or an element into view.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use crate::page::{ActionResult, ScrollAmount, Target};
+
+pub const TOOL: Tool = Tool {
+    name: "scroll",
+    aliases: &[],
+    mcp_name: None,
+    description: "Scroll the page up or down by a percentage of the viewport height, or to its top or bottom. With \
+a target: scroll that element's scrollable container instead, or (without a direction) bring the element into view.",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "direction": {"type": "string", "enum": ["up", "down", "top", "bottom"]},
+            "percentage": {"type": "number", "minimum": 1, "maximum": 1000, "description": "Of the viewport (or container) height; default 80."},
+            "target": {"type": "string", "description": "An element (ref or selector): scroll its container, or bring it into view when no direction is given."}
+        }),
+        &[],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(default)]
+    direction: Option<String>,
+    #[serde(default)]
+    percentage: Option<f64>,
+    #[serde(default)]
+    target: Option<String>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("scroll", args)?;
+        let page = ctx.page();
+        let target = a.target.as_deref().filter(|t| !t.trim().is_empty()).map(Target::parse);
+        let percentage = a.percentage.unwrap_or(80.0);
+        let (r, said): (ActionResult, String) = match (a.direction.as_deref(), target) {
+            (None, Some(t)) => (page.scroll_into_view(t).await?, "Scrolled into view".into()),
+            (Some("top"), t) => (page.scroll_to(t, 0.0).await?, "Scrolled to the top".into()),
+            (Some("bottom"), t) => (page.scroll_to(t, 100.0).await?, "Scrolled to the bottom".into()),
+            (direction, t) => {
+                let up = direction == Some("up");
+                let amount = ScrollAmount::ViewportPercent(if up { -percentage } else { percentage });
+                let r = match t {
+                    Some(t) => page.scroll_container(t, amount).await?,
+                    None => page.scroll(amount).await?,
+                };
+                let way = if up { "up" } else { "down" };
+                (r, format!("Scrolled {way} {percentage}% of the viewport"))
+            }
+        };
+        let mut out = ToolOutput::ok(format!(
+            "{said}{}",
+            r.value.map(|v| format!(" ({v})")).unwrap_or_default()
+        ));
+        out.rect = r.rect;
+        Ok(out)
+    })
+}

@@ -1,0 +1,48 @@
+//! `select`: picks options in a `<select>` (or an ARIA listbox/combobox).
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::element::{self, ElementArgs};
+use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture, TARGET_HELP};
+
+pub const TOOL: Tool = Tool {
+    name: "select",
+    aliases: &["selectOption"],
+    mcp_name: Some("browser_select_option"),
+    description: "Select one or more options of a dropdown by their labels or values.",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        with(
+            element_properties(TARGET_HELP),
+            json!({"values": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "Option labels or values (several for a multiple select)."}}),
+        ),
+        &["target", "values"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(flatten)]
+    element: ElementArgs,
+    values: Vec<String>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("select", args.clone())?;
+        let values = a.values.iter().map(|v| ctx.settings.variables.substitute(v)).collect();
+        let action = a.element.action("selectOptionFromDropdown", values);
+        let r = element::perform(ctx, &action).await?;
+        Ok(element::outcome("select", "Selected in", &args, r))
+    })
+}

@@ -1,0 +1,194 @@
+//! One tool: its name, description, JSON-schema parameters, whether it
+//! changes the page, and its handler. The agent, `sightline run` steps,
+//! replay and the MCP server all read the same [`Tool`] values.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sightline_engine::protocol::Rect;
+
+use super::context::ToolContext;
+use crate::ai::ActRecord;
+use crate::error::{Error, Result};
+use crate::llm::Usage;
+
+/// What a handler returns: a boxed future borrowing the context.
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput>> + Send + 'a>>;
+
+/// A tool's handler: validated arguments in, an outcome out. An `Err` is a
+/// failure of the page or the browser that the caller reports as an error;
+/// a refusal the model should read (a domain it may not visit, no history
+/// to go back to) is an `Ok` outcome with `ok: false`.
+pub type Handler = for<'a> fn(&'a ToolContext<'a>, Value) -> ToolFuture<'a>;
+
+/// Which interfaces offer a tool (every interface can call any tool it
+/// offers; `run` steps can call every tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offered {
+    /// The autonomous agent's tool list.
+    pub agent: bool,
+    /// `sightline mcp`'s `tools/list`.
+    pub mcp: bool,
+}
+
+impl Offered {
+    pub const EVERYWHERE: Offered = Offered { agent: true, mcp: true };
+    pub const AGENT_ONLY: Offered = Offered { agent: true, mcp: false };
+    pub const MCP_ONLY: Offered = Offered { agent: false, mcp: true };
+}
+
+/// One tool of the registry.
+#[derive(Clone, Copy)]
+pub struct Tool {
+    /// The registry name (camelCase): what the agent and steps files call.
+    pub name: &'static str,
+    /// Older names still accepted in calls and saved runs.
+    pub aliases: &'static [&'static str],
+    /// The MCP name when it is not `browser_` + the name in snake_case
+    /// (Playwright MCP's names where it has the tool: `browser_navigate`).
+    pub mcp_name: Option<&'static str>,
+    pub description: &'static str,
+    /// JSON Schema of the arguments (always an object schema).
+    pub parameters: fn() -> Value,
+    /// The page may change: callers show the page again afterwards, and a
+    /// successful call is recorded for replay.
+    pub changes_page: bool,
+    /// Needs a model: offered only when one is configured.
+    pub needs_llm: bool,
+    /// Returns an image: offered to an agent only when its model reads images.
+    pub returns_image: bool,
+    pub offered: Offered,
+    pub handler: Handler,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// Its name in `sightline mcp`.
+    pub fn mcp_name(&self) -> String {
+        if let Some(n) = self.mcp_name {
+            return n.to_string();
+        }
+        let mut s = String::from("browser_");
+        for c in self.name.chars() {
+            if c.is_ascii_uppercase() {
+                s.push('_');
+                s.push(c.to_ascii_lowercase());
+            } else {
+                s.push(c);
+            }
+        }
+        s
+    }
+
+    /// Whether `name` calls this tool (its name or an alias).
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// The end of an agent run, from the `done` tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finish {
+    pub complete: bool,
+    pub message: String,
+    pub output: Option<Value>,
+}
+
+/// One deterministic step of a saved run: a registry call, and for model
+/// tools the actions their choice resolved to (replayed with no model).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedCall {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub args: Value,
+    /// What a model tool (act, fillForm) resolved to; arguments keep `%name%`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<ActRecord>,
+}
+
+/// What a tool did.
+#[derive(Debug, Clone, Default)]
+pub struct ToolOutput {
+    /// The result as text, for a model to read.
+    pub text: String,
+    /// `false`: the call did not do what was asked (the model is told so).
+    pub ok: bool,
+    /// A PNG (screenshots).
+    pub image_png: Option<Vec<u8>>,
+    /// The text is a page tree (callers may drop it from later context).
+    pub tree: bool,
+    /// The acted-on element's box in viewport CSS pixels (trace reports).
+    pub rect: Option<Rect>,
+    /// How to do it again with no model: set by model tools; other
+    /// page-changing tools are recorded as called.
+    pub replay: Vec<RecordedCall>,
+    /// Model use inside the tool (act's, observe's, extract's calls).
+    pub usage: Usage,
+    /// Set by `done`: the agent run ends.
+    pub finish: Option<Finish>,
+    /// The result as data, when it has a shape (extract's data, observe's actions).
+    pub data: Option<Value>,
+}
+
+impl ToolOutput {
+    pub fn ok(text: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            text: text.into(),
+            ok: true,
+            ..Default::default()
+        }
+    }
+
+    pub fn failed(text: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            text: text.into(),
+            ok: false,
+            ..Default::default()
+        }
+    }
+}
+
+/// An object schema with these properties, of which `required` are required.
+pub fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+}
+
+/// The two properties of an element tool: what the element is, in words,
+/// and the ref (or selector) that names it.
+pub fn element_properties(target_help: &str) -> Value {
+    json!({
+        "element": {"type": "string", "description": "The element in words (for the record and error messages)."},
+        "target": {"type": "string", "description": target_help},
+        "frame": {"type": "string", "description": "Only with a selector inside a child frame: the frame's ref prefix (f1) or a selector of its <iframe>."}
+    })
+}
+
+/// Help text of `target` for element tools.
+pub const TARGET_HELP: &str = "The element: a ref from the snapshot (e12, f1e3) or a selector.";
+
+/// Adds `more` properties to an object of properties.
+pub fn with(mut properties: Value, more: Value) -> Value {
+    if let (Some(p), Value::Object(m)) = (properties.as_object_mut(), more) {
+        p.extend(m);
+    }
+    properties
+}
+
+/// Reads validated arguments into the tool's own type.
+pub fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T> {
+    serde_json::from_value(args)
+        .map_err(|e| Error::InvalidAction(format!("{tool}: {}", crate::error::one_line(&e.to_string()))))
+}
+
+/// `Box::pin` for handlers, so each reads `fn handle(ctx, args) -> ToolFuture { boxed(async move { … }) }`.
+pub fn boxed<'a>(fut: impl Future<Output = Result<ToolOutput>> + Send + 'a) -> ToolFuture<'a> {
+    Box::pin(fut)
+}

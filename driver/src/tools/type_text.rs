@@ -1,0 +1,87 @@
+//! `type`: text into an element (or whatever has focus). Into an element
+//! it replaces the value, as Playwright MCP's `browser_type` does, unless
+//! `slowly` asks for key-by-key typing that keeps what is there (for pages
+//! that react to each key); `submit` presses Enter afterwards.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::element::{self, ElementArgs};
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+
+pub const TOOL: Tool = Tool {
+    name: "type",
+    aliases: &[],
+    mcp_name: None,
+    description: "Type text into an element (its ref or selector), or into the focused element when no target is \
+given. %name% variables are filled in here, never shown. submit presses Enter afterwards; slowly types key by key \
+(keeping the current text).",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "element": {"type": "string", "description": "The element in words (for the record and error messages)."},
+            "target": {"type": "string", "description": "The element: a ref from the snapshot or a selector. Default: the focused element."},
+            "frame": {"type": "string", "description": "Only with a selector inside a child frame: its ref prefix (f1) or a selector of its <iframe>."},
+            "text": {"type": "string", "description": "The text, or a %name% variable."},
+            "submit": {"type": "boolean", "description": "Press Enter afterwards (default false)."},
+            "slowly": {"type": "boolean", "description": "Type one key at a time after the current text (default false)."}
+        }),
+        &["text"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(default)]
+    element: Option<String>,
+    #[serde(default)]
+    target: Option<String>,
+    #[serde(default)]
+    frame: Option<String>,
+    text: String,
+    #[serde(default)]
+    submit: bool,
+    #[serde(default)]
+    slowly: bool,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("type", args.clone())?;
+        let text = ctx.settings.variables.substitute(&a.text);
+        let shown = format!("{} characters", a.text.chars().count());
+        let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
+            let page = ctx.page();
+            page.type_text(&text).await?;
+            if a.submit {
+                page.press(None, &["Enter".to_string()]).await?;
+            }
+            return Ok(ToolOutput::ok(format!(
+                "Typed {shown} into the focused element{}",
+                if a.submit { ", then Enter" } else { "" }
+            )));
+        };
+        let el = ElementArgs {
+            element: a.element.clone(),
+            target,
+            frame: a.frame.clone(),
+        };
+        let method = if a.slowly { "type" } else { "fill" };
+        let mut r = element::perform(ctx, &el.action(method, vec![text])).await?;
+        if a.submit {
+            let enter = element::perform(ctx, &el.action("press", vec!["Enter".into()])).await?;
+            r.notes.extend(enter.notes);
+        }
+        let verb = format!("Typed {shown}{} into", if a.submit { " and Enter" } else { "" });
+        Ok(element::outcome("type", &verb, &args, r))
+    })
+}

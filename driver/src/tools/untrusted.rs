@@ -1,0 +1,51 @@
+//! Page content shown to a model is data, never instructions: it goes
+//! inside `<untrusted_page_content>` tags that page text cannot close.
+//! The agent's page messages and the snapshot tool's results use this.
+
+use sightline_engine::protocol::SnapshotResult;
+
+pub const OPEN_TAG: &str = "<untrusted_page_content>";
+pub const CLOSE_TAG: &str = "</untrusted_page_content>";
+
+/// Page text may not close the wrapper early.
+pub fn defang(text: &str) -> String {
+    text.replace(CLOSE_TAG, "</untrusted_page_content_>")
+        .replace(OPEN_TAG, "<untrusted_page_content_>")
+}
+
+/// Cuts at a line boundary at most `max_chars` long; says whether it cut.
+pub fn cap(text: &str, max_chars: usize) -> (&str, bool) {
+    if text.len() <= max_chars {
+        return (text, false);
+    }
+    let mut end = max_chars;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').map(|i| i + 1).unwrap_or(end);
+    (&text[..end], true)
+}
+
+/// A tree (or part of one) for a model, with the page's title and URL,
+/// wrapped and capped at a token budget (chars/4).
+pub fn wrapped_tree(snapshot: &SnapshotResult, tree: &str, token_budget: usize) -> String {
+    let total = crate::ai::tree::tokens(tree);
+    let (shown, cut) = cap(tree, token_budget.saturating_mul(4));
+    let mut s = format!(
+        "{OPEN_TAG}\nTitle: {}\nURL: {}\n{}",
+        defang(&snapshot.title),
+        defang(&snapshot.url),
+        defang(shown)
+    );
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    if cut {
+        s.push_str(&format!(
+            "[truncated: the tree is about {total} tokens, over the {token_budget}-token budget; the rest is cut. \
+Scroll and use the viewport snapshots, or extract, for what follows]\n"
+        ));
+    }
+    s.push_str(CLOSE_TAG);
+    s
+}

@@ -1,0 +1,90 @@
+//! `wait`: a pause, or until a text appears on (or leaves) the page.
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+
+pub const TOOL: Tool = Tool {
+    name: "wait",
+    aliases: &["waitFor"],
+    mcp_name: Some("browser_wait_for"),
+    description: "Wait for the page: a number of milliseconds (ms) or seconds (time), or until a text appears \
+(text) or disappears (textGone).",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+/// Longest wait for a text to appear or leave.
+const TEXT_TIMEOUT: Duration = Duration::from_secs(20);
+const POLL: Duration = Duration::from_millis(200);
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "ms": {"type": "integer", "minimum": 0, "maximum": 30000, "description": "Milliseconds to wait."},
+            "time": {"type": "number", "minimum": 0, "maximum": 30, "description": "Seconds to wait."},
+            "text": {"type": "string", "description": "Wait until this text is on the page."},
+            "textGone": {"type": "string", "description": "Wait until this text is no longer on the page."}
+        }),
+        &[],
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Args {
+    #[serde(default)]
+    ms: Option<u64>,
+    #[serde(default)]
+    time: Option<f64>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    text_gone: Option<String>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("wait", args)?;
+        let page = ctx.page();
+        let pause = a
+            .ms
+            .map(Duration::from_millis)
+            .or(a.time.map(Duration::from_secs_f64));
+        if let Some(text) = a.text.as_deref().or(a.text_gone.as_deref()) {
+            let want_present = a.text.is_some();
+            let probe = format!(
+                "(document.body ? document.body.innerText : '').includes({})",
+                serde_json::to_string(text).expect("a string serialises")
+            );
+            let deadline = Instant::now() + pause.unwrap_or(TEXT_TIMEOUT);
+            loop {
+                let present = page.evaluate_isolated(&probe).await?.as_bool().unwrap_or(false);
+                if present == want_present {
+                    let what = if want_present { "appeared" } else { "is gone" };
+                    return Ok(ToolOutput::ok(format!("{text:?} {what}")));
+                }
+                if Instant::now() >= deadline {
+                    let what = if want_present { "did not appear" } else { "is still there" };
+                    return Ok(ToolOutput::failed(format!("{text:?} {what} after waiting")));
+                }
+                page.wait(POLL).await?;
+            }
+        }
+        let Some(pause) = pause else {
+            return Ok(ToolOutput::failed(
+                "wait needs ms, time, text or textGone",
+            ));
+        };
+        page.wait(pause).await?;
+        Ok(ToolOutput::ok(format!("Waited {} ms", pause.as_millis())))
+    })
+}
