@@ -139,6 +139,7 @@ pub fn specs(tools: &[&Tool]) -> Vec<ToolSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Handler;
 
     #[test]
     fn every_entry_is_complete_and_unique() {
