@@ -58,3 +58,5 @@ pub use chromiumoxide::cdp;
 pub use sightline_engine::blockers::{BlockerButton, BlockerCandidate, BlockerKind, BlockerScan};
 pub use sightline_engine::protocol;
 pub use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
+/// The header line a snapshot starts with when a large overlay may cover the page.
+pub use sightline_engine::stitch::OVERLAY_WARNING;

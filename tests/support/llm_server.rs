@@ -6,14 +6,11 @@
 //! that a real provider would refuse fails the tests instead of passing
 //! against a lenient fake.
 //!
-//! Include with `#[path = "../support/llm_server.rs"] mod llm_server;`.
-//!
 //! ```ignore
 //! let server = LlmServer::with_script(vec![Reply::tool("act", json!({"id": "e1"})), Reply::text("done")]);
 //! // point the client at server.openai_base_url() / server.anthropic_base_url()
 //! server.assert_no_malformed();
 //! ```
-#![allow(dead_code)]
 
 use std::collections::{HashSet, VecDeque};
 use std::fmt;
@@ -301,8 +298,12 @@ impl Reply {
 // The server
 // ---------------------------------------------------------------------------
 
+/// Answers every request the script has no reply for ([`LlmServer::answering`]).
+type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
 struct State {
     script: VecDeque<Reply>,
+    responder: Option<Responder>,
     log: Vec<Recorded>,
     /// Requests that consumed a scripted reply.
     consumed: usize,
@@ -330,8 +331,19 @@ impl LlmServer {
     }
 
     pub fn with_script(replies: Vec<Reply>) -> LlmServer {
+        LlmServer::spawn(replies, None)
+    }
+
+    /// A server that answers every request with `f` (after any scripted
+    /// replies pushed later): a stand-in model for benchmarks.
+    pub fn answering(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> LlmServer {
+        LlmServer::spawn(Vec::new(), Some(Arc::new(f)))
+    }
+
+    fn spawn(replies: Vec<Reply>, responder: Option<Responder>) -> LlmServer {
         let state = Arc::new(Mutex::new(State {
             script: replies.into(),
+            responder,
             log: Vec::new(),
             consumed: 0,
             cached_tokens: 0,
@@ -752,6 +764,7 @@ impl Response {
         }
     }
 
+    #[cfg(test)]
     fn body_json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or(Value::Null)
     }
@@ -894,7 +907,10 @@ async fn handle<S: AsyncRead + AsyncWrite + Unpin>(
                 st.log.push(rec);
                 return Some(with_request_id(v.response, wire, port, st.log.len() - 1));
             }
-            None => st.script.pop_front(),
+            None => st
+                .script
+                .pop_front()
+                .or_else(|| st.responder.clone().map(Reply::Dynamic)),
         };
         let Some(reply) = reply else {
             rec.rejected = Some("no scripted reply".into());

@@ -1,7 +1,6 @@
 //! `sightline agent` (the autonomous tool loop) and `sightline replay` (a
 //! saved run, with no model).
 
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,12 +9,12 @@ use std::time::Duration;
 use clap::Args;
 use sightline::agent::AgentAction;
 use sightline::{
-    resolve_target, ActOptions, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result, SavedRun, Usage,
-    Variables,
+    resolve_target, ActOptions, Agent, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result, SavedRun, Usage,
 };
 
-use super::ai::{LlmArgs, PageArgs};
-use super::{interruptible, open_browser, print_out, shutdown_signal};
+use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
+use crate::output::{print_json, print_out};
+use crate::signals::{interruptible, shutdown_signal};
 
 #[derive(Debug, Args)]
 pub struct AgentArgs {
@@ -48,9 +47,8 @@ pub struct AgentArgs {
     /// Save the deterministic steps for `sightline replay`.
     #[arg(long, value_name = "FILE")]
     pub save_run: Option<PathBuf>,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// No live progress on stderr.
     #[arg(long)]
     pub quiet: bool,
@@ -67,24 +65,14 @@ pub struct ReplayArgs {
     /// Values of the run's `%name%` variables (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// Print the replay report as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Lets a step whose selector no longer resolves heal through act
     /// (default: $SIGHTLINE_MODEL when set; otherwise no model is used).
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]
     pub page: PageArgs,
-}
-
-fn variables(vars: &[String]) -> Result<Variables> {
-    let mut map = BTreeMap::new();
-    for v in vars {
-        let (k, val) = Variables::parse_assignment(v)?;
-        map.insert(k, val);
-    }
-    Variables::new(map)
 }
 
 fn short(text: &str, n: usize) -> String {
@@ -155,7 +143,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);
-    let browser: Browser = interruptible(signal.as_mut(), open_browser(args.page.cdp_url.as_deref(), launch)).await?;
+    let browser: Browser = interruptible(signal.as_mut(), args.page.open_browser(launch)).await?;
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let opts = AgentOptions {
         max_steps: args.max_steps.max(1),
@@ -179,7 +167,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let outcome = {
         let run = async {
             let page = browser.new_page().await?;
-            page.agent(&llm, &task, opts).await
+            Agent::new(&page, &llm, opts).execute(&task).await
         };
         tokio::pin!(run);
         tokio::select! {
@@ -200,11 +188,8 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     if let Some(path) = &args.save_run {
         result.run.save(path)?;
     }
-    if args.json {
-        print_out(&format!(
-            "{}\n",
-            serde_json::to_string(&result).expect("result serialises")
-        ));
+    if args.output.json {
+        print_json(&result);
     } else {
         print_out(&summary(&result));
     }
@@ -223,16 +208,15 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
 pub async fn replay(args: ReplayArgs) -> Result<()> {
     let run = SavedRun::load(&args.run)?;
     let vars = variables(&args.vars)?;
-    let wants_model = args.llm.model.is_some() || std::env::var_os(sightline::llm::MODEL_ENV).is_some();
-    let llm = if wants_model { Some(args.llm.build()?) } else { None };
+    let llm = args.llm.build_if_named()?;
     let launch = args.page.launch_options()?;
     let signal = shutdown_signal();
     tokio::pin!(signal);
-    let browser: Browser = interruptible(signal.as_mut(), open_browser(args.page.cdp_url.as_deref(), launch)).await?;
+    let browser: Browser = interruptible(signal.as_mut(), args.page.open_browser(launch)).await?;
     let outcome = interruptible(signal.as_mut(), async {
         let page = browser.new_page().await?;
-        page.replay_run(
-            &run,
+        run.replay(
+            &page,
             &ReplayOptions {
                 variables: vars,
                 llm: llm.as_ref(),
@@ -243,11 +227,8 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
     .await;
     browser.close().await?;
     let report = outcome?;
-    if args.json {
-        print_out(&format!(
-            "{}\n",
-            serde_json::to_string(&report).expect("report serialises")
-        ));
+    if args.output.json {
+        print_json(&report);
     } else {
         let mut s = String::new();
         for (i, step) in report.steps.iter().enumerate() {

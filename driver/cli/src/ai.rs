@@ -1,64 +1,14 @@
 //! `sightline act | observe | extract`: the LLM pipelines on one page.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::Args;
 use serde_json::Value;
-use sightline::{
-    resolve_target, ActOptions, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Result,
-    Usage, Variables, ViewportSize,
-};
+use sightline::{page_text, resolve_target, ActOptions, Ai, Browser, Error, ExtractOptions, ObserveOptions, Result, Usage};
 
-use super::{interruptible, load_config, open_browser, parse_viewport, print_out, shutdown_signal};
-
-/// Model flags shared by every LLM command.
-#[derive(Debug, Args, Clone)]
-pub struct LlmArgs {
-    /// `openai/gpt-4.1-mini`, `anthropic/claude-sonnet-4-5`, or a model name
-    /// on an OpenAI-compatible server (default: $SIGHTLINE_MODEL).
-    #[arg(long, value_name = "MODEL")]
-    pub model: Option<String>,
-    /// API base URL (OpenAI-compatible servers, gateways, local models).
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// Per-request timeout of model calls.
-    #[arg(long, value_name = "SECS", default_value_t = 90)]
-    pub llm_timeout: u64,
-    /// Retries of a model call on 429, 5xx, timeouts and connection errors.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub llm_retries: u32,
-}
-
-impl LlmArgs {
-    pub fn build(&self) -> Result<Llm> {
-        Llm::new(LlmOptions {
-            model: self.model.clone(),
-            base_url: self.base_url.clone(),
-            timeout: Duration::from_secs(self.llm_timeout.max(1)),
-            max_retries: self.llm_retries,
-            ..LlmOptions::default()
-        })
-    }
-}
-
-/// Page flags shared by every LLM command.
-#[derive(Debug, Args, Clone)]
-pub struct PageArgs {
-    /// Viewport size, WIDTHxHEIGHT.
-    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
-    pub viewport: ViewportSize,
-    /// Configuration file (default: ./sightline.toml when present).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Show the browser window.
-    #[arg(long)]
-    pub headed: bool,
-    /// Use a running browser instead of launching one: `ws://…` or `http://host:port`.
-    #[arg(long, value_name = "URL")]
-    pub cdp_url: Option<String>,
-}
+use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
+use crate::output::{print_json, print_out};
+use crate::signals::{interruptible, shutdown_signal};
 
 #[derive(Debug, Args)]
 pub struct ActArgs {
@@ -76,9 +26,9 @@ pub struct ActArgs {
     /// Do not re-snapshot and retry once when the action fails.
     #[arg(long)]
     pub no_self_heal: bool,
-    /// Print `{"success","message","action_description","actions","usage"}`.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` prints `{"success","message","action_description","actions","usage"}`.
+    #[command(flatten)]
+    pub output: OutputArgs,
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]
@@ -91,10 +41,9 @@ pub struct ObserveArgs {
     pub target: String,
     /// What to look for, e.g. "the fields of the sign-up form".
     pub instruction: String,
-    /// Print `{"actions":[{description,method,arguments,selector}],"usage"}`
-    /// (a file `sightline run --steps` can play).
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` prints `{"actions":[{description,method,arguments,selector}],"usage"}`
+    #[command(flatten)]
+    pub output: OutputArgs,
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]
@@ -113,27 +62,13 @@ pub struct ExtractArgs {
     /// Read pages larger than this many tokens in chunks.
     #[arg(long, value_name = "TOKENS", default_value_t = 60_000)]
     pub token_budget: usize,
-    /// Print `{"data","progress","completed","chunks_read","chunks_total","usage"}` instead of the data.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` prints `{"data","progress","completed","chunks_read","chunks_total","usage"}` 
+    #[command(flatten)]
+    pub output: OutputArgs,
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]
     pub page: PageArgs,
-}
-
-impl PageArgs {
-    /// Launch options from these flags and the configuration file (read now,
-    /// so a bad file fails before a browser starts).
-    pub fn launch_options(&self) -> Result<LaunchOptions> {
-        let config = load_config(self.config.as_deref())?;
-        Ok(LaunchOptions {
-            headed: self.headed,
-            viewport: self.viewport,
-            remove_blocker: config.remove_blocker,
-            ..LaunchOptions::default()
-        })
-    }
 }
 
 /// Reads `--schema`: inline JSON, else a file.
@@ -167,7 +102,7 @@ async fn on_page<T>(
     let launch = page_args.launch_options()?;
     let signal = shutdown_signal();
     tokio::pin!(signal);
-    let browser: Browser = interruptible(signal.as_mut(), open_browser(page_args.cdp_url.as_deref(), launch)).await?;
+    let browser: Browser = interruptible(signal.as_mut(), page_args.open_browser(launch)).await?;
     let outcome = interruptible(signal.as_mut(), async {
         let page = browser.new_page().await?;
         page.goto(&url).await?;
@@ -181,27 +116,19 @@ async fn on_page<T>(
 pub async fn act(args: ActArgs) -> Result<()> {
     // Everything that needs no browser first: model, key, variables.
     let llm = args.llm.build()?;
-    let mut vars = BTreeMap::new();
-    for v in &args.vars {
-        let (k, val) = Variables::parse_assignment(v)?;
-        vars.insert(k, val);
-    }
     let opts = ActOptions {
-        variables: Variables::new(vars)?,
+        variables: variables(&args.vars)?,
         self_heal: !args.no_self_heal,
         cache_dir: args.cache_dir.clone(),
         ..ActOptions::default()
     };
     let instruction = args.instruction.clone();
     let result = on_page(&args.target, &args.page, |page| {
-        Box::pin(async move { page.act(&llm, &instruction, &opts).await })
+        Box::pin(async move { Ai::new(&llm).act(page, &instruction, &opts).await })
     })
     .await?;
-    if args.json {
-        print_out(&format!(
-            "{}\n",
-            serde_json::to_string(&result).expect("result serialises")
-        ));
+    if args.output.json {
+        print_json(&result);
     } else if result.success {
         let hit = if result.cache_hit { " (from the cache)" } else { "" };
         print_out(&format!("{}{hit}\n{}\n", result.message, usage_line(&result.usage)));
@@ -217,14 +144,11 @@ pub async fn observe(args: ObserveArgs) -> Result<()> {
     let llm = args.llm.build()?;
     let instruction = args.instruction.clone();
     let result = on_page(&args.target, &args.page, |page| {
-        Box::pin(async move { page.observe(&llm, &instruction, &ObserveOptions::default()).await })
+        Box::pin(async move { Ai::new(&llm).observe(page, &instruction, &ObserveOptions::default()).await })
     })
     .await?;
-    if args.json {
-        print_out(&format!(
-            "{}\n",
-            serde_json::to_string(&result).expect("result serialises")
-        ));
+    if args.output.json {
+        print_json(&result);
         return Ok(());
     }
     let mut out = String::new();
@@ -271,13 +195,13 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
     let result = on_page(&args.target, &args.page, |page| {
         Box::pin(async move {
             match &llm {
-                Some(llm) => page.extract(llm, instruction.as_deref(), schema.as_ref(), &opts).await,
-                None => page.page_text(&opts).await,
+                Some(llm) => Ai::new(llm).extract(page, instruction.as_deref(), schema.as_ref(), &opts).await,
+                None => page_text(page, &opts).await,
             }
         })
     })
     .await?;
-    let text = if args.json {
+    let text = if args.output.json {
         serde_json::to_string(&result).expect("result serialises")
     } else {
         match result.data.get("page_text").and_then(Value::as_str) {

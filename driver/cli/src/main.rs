@@ -1,15 +1,78 @@
-//! `sightline` binary: see `cli.rs`.
+//! `sightline`: the command line over the `sightline` library. It parses
+//! flags, calls the library and prints what it returns; everything else
+//! lives in the library.
 
-mod cli;
+mod agent;
+mod ai;
+mod args;
+mod bench;
+mod output;
+mod run;
+mod signals;
+mod snapshot;
+mod unblock;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use sightline::Error;
+use clap::{Parser, Subcommand};
+use sightline::{Error, Result};
 use tracing_subscriber::EnvFilter;
 
+#[derive(Debug, Parser)]
+#[command(
+    name = "sightline",
+    version,
+    about = "Browser automation for LLM agents: compact, ref-annotated page snapshots"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load a page and print its snapshot (the text an LLM is given).
+    Snapshot(snapshot::SnapshotArgs),
+    /// Play a list of steps on a page, no LLM involved
+    /// (`[{"tool":"click","target":"e3"}, {"method":"fill","selector":"#email","arguments":["a@b.c"]}, …]`).
+    Run(run::RunArgs),
+    /// Carry out one instruction with an LLM ("click the Add to cart button").
+    Act(ai::ActArgs),
+    /// List the elements that fit a request, as actions `sightline run` can play.
+    Observe(ai::ObserveArgs),
+    /// Extract data shaped by a JSON Schema (or the page's text).
+    Extract(ai::ExtractArgs),
+    /// Carry out a whole task autonomously with an LLM and the browser tools.
+    Agent(agent::AgentArgs),
+    /// Re-run a run saved by `agent --save-run`, with no LLM.
+    Replay(agent::ReplayArgs),
+    /// Close the pop-up, overlay or banner in the way (conservative by default;
+    /// options also come from `./sightline.toml`).
+    Unblock(unblock::UnblockArgs),
+    /// Measure snapshot speed and size, action latency and act's overhead on local pages.
+    Bench(bench::BenchArgs),
+}
+
+async fn dispatch(command: Command) -> Result<()> {
+    match command {
+        Command::Snapshot(args) => snapshot::snapshot(args).await,
+        Command::Run(args) => run::run_steps(args).await,
+        Command::Unblock(args) => unblock::unblock(args).await,
+        Command::Act(args) => ai::act(args).await,
+        Command::Observe(args) => ai::observe(args).await,
+        Command::Extract(args) => ai::extract(args).await,
+        Command::Agent(args) => agent::agent(args).await,
+        Command::Replay(args) => agent::replay(args).await,
+        Command::Bench(args) => {
+            let signal = signals::shutdown_signal();
+            tokio::pin!(signal);
+            signals::interruptible(signal.as_mut(), bench::run(args)).await
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = Cli::parse();
 
     // Quiet unless asked: SIGHTLINE_LOG=debug, SIGHTLINE_LOG=sightline=debug, …
     let filter = EnvFilter::try_from_env("SIGHTLINE_LOG").unwrap_or_else(|_| EnvFilter::new("off"));
@@ -25,7 +88,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(cli::run(cli)) {
+    match runtime.block_on(dispatch(cli.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -69,4 +69,29 @@ impl Page {
         self.state().user_contexts.insert(frame.inner().clone(), ctx);
         Ok(ctx)
     }
+
+    /// Evaluates `expression` in the engine's isolated world of every frame
+    /// (the main frame first, then the frame tree depth first) and returns
+    /// the JSON values. The main frame must answer; a child frame that
+    /// cannot host the engine, or navigated away meanwhile, is left out.
+    pub async fn evaluate_in_frames(&self, expression: &str) -> Result<Vec<Value>> {
+        let tree = self.frame_tree().await?;
+        let mut out = Vec::new();
+        let mut stack = vec![&tree];
+        while let Some(t) = stack.pop() {
+            let main = out.is_empty();
+            let value = async {
+                let ctx = self.ensure_engine(&t.frame.id).await?;
+                self.evaluate_in(&t.frame.id, ctx, expression, false).await
+            }
+            .await;
+            match value {
+                Ok(v) => out.push(v),
+                Err(e) if main => return Err(e),
+                Err(_) => {}
+            }
+            stack.extend(t.child_frames.iter().flatten().rev());
+        }
+        Ok(out)
+    }
 }

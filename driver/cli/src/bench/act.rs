@@ -14,20 +14,17 @@
 //! cleared in the warm-up act rather than failing every timed one.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use sightline::{
+    ActOptions, Ai, Browser, Error, LaunchOptions, Llm, LlmOptions, Page, Result, ViewportSize, OVERLAY_WARNING,
+};
+use sightline_testkit::{offline_switches, LlmServer, Recorded, Reply};
 
-use crate::ai::ActOptions;
-use crate::bench::{expand_inputs, median, offline_switches, serve_files};
-use crate::browser::{Browser, LaunchOptions, ViewportSize};
-use crate::error::{Error, Result};
-use crate::llm::{Llm, LlmOptions};
-use sightline_engine::stitch::OVERLAY_WARNING;
+use super::{expand_inputs, median, serve_files};
+use crate::args::parse_viewport;
 
 /// The target for act's driver-side overhead.
 pub const TARGET_OVERHEAD_MS: f64 = 150.0;
@@ -49,7 +46,7 @@ pub struct BenchActArgs {
     #[arg(long)]
     pub base_url: Option<String>,
     /// Viewport size, WIDTHxHEIGHT.
-    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
     pub viewport: ViewportSize,
     /// Print one JSON object instead of the table.
     #[arg(long)]
@@ -78,21 +75,6 @@ pub struct ActBenchReport {
     pub target_overhead_ms: f64,
 }
 
-/// The stand-in model: OpenAI wire format, one `performAction` (hover on the
-/// first ref of the last user message) or `removeBlocker` per request;
-/// records request sizes.
-struct StandIn {
-    port: u16,
-    sizes: Arc<Mutex<Vec<usize>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for StandIn {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 /// The first ref on a line that is neither covered nor offscreen (a hover
 /// there succeeds without scrolling or removeBlocker).
 fn first_ref(text: &str) -> Option<String> {
@@ -118,7 +100,10 @@ fn blocked(text: &str) -> bool {
             .all(|l| l.contains("[covered]"))
 }
 
-fn stand_in_reply(body: &Value) -> Value {
+/// The stand-in model's answer to one act request (OpenAI wire format):
+/// `performAction` hovering the first usable ref of the last user message,
+/// or `removeBlocker` when an overlay covers every ref.
+fn stand_in_choice(body: &Value) -> (&'static str, Value) {
     let last_user = body["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
@@ -127,92 +112,28 @@ fn stand_in_reply(body: &Value) -> Value {
     let may_unblock = body["tools"]
         .as_array()
         .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "removeBlocker"));
-    let (name, args) = if may_unblock && blocked(last_user) {
+    if may_unblock && blocked(last_user) {
         ("removeBlocker", json!({"reason": "an overlay covers every element"}))
     } else {
         let element = first_ref(last_user).unwrap_or_default();
         let args = json!({"elementId": element, "description": "the first element", "method": "hover", "arguments": [], "twoStep": false});
         ("performAction", args)
-    };
-    json!({"id": "bench", "object": "chat.completion", "model": body["model"], "choices": [{"index": 0,
-        "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
-        "function": {"name": name, "arguments": args.to_string()}}]}, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0}})
-}
-
-async fn serve_stand_in(mut sock: tokio::net::TcpStream, sizes: Arc<Mutex<Vec<usize>>>) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 16384];
-    let header_end = loop {
-        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break p + 4;
-        }
-        let n = sock.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(());
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..header_end]).to_ascii_lowercase();
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < header_end + length {
-        let n = sock.read(&mut chunk).await?;
-        if n == 0 {
-            break;
-        }
-        buf.extend_from_slice(&chunk[..n]);
     }
-    let body_text = String::from_utf8_lossy(&buf[header_end..]).into_owned();
-    sizes.lock().unwrap().push(body_text.chars().count());
-    let body: Value = serde_json::from_str(&body_text).unwrap_or(Value::Null);
-    let reply = stand_in_reply(&body).to_string();
-    let out = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-        reply.len()
-    );
-    sock.write_all(out.as_bytes()).await?;
-    sock.shutdown().await
 }
 
-async fn start_stand_in() -> std::io::Result<StandIn> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let port = listener.local_addr()?.port();
-    let sizes = Arc::new(Mutex::new(Vec::new()));
-    let recorded = sizes.clone();
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((sock, _)) = listener.accept().await else {
-                continue;
-            };
-            let recorded = recorded.clone();
-            tokio::spawn(async move {
-                let _ = serve_stand_in(sock, recorded).await;
-            });
-        }
-    });
-    Ok(StandIn { port, sizes, task })
+fn stand_in(rec: &Recorded) -> Reply {
+    let (name, args) = stand_in_choice(&rec.body);
+    Reply::tool(name, args)
 }
 
 pub async fn bench_act(args: &BenchActArgs) -> Result<ActBenchReport> {
     let files = expand_inputs(&args.inputs)?;
-    let (_server, served) = serve_files(&files).await?;
-    let stand_in = if args.model.is_none() {
-        Some(
-            start_stand_in()
-                .await
-                .map_err(|e| Error::LlmSetup(format!("cannot start the stand-in model: {e}")))?,
-        )
-    } else {
-        None
-    };
+    let (_server, served) = serve_files(&files)?;
+    let stand_in = args.model.is_none().then(|| LlmServer::answering(stand_in));
     let llm = match &stand_in {
         Some(s) => Llm::new(LlmOptions {
             model: Some("openai/stand-in".into()),
-            base_url: Some(format!("http://127.0.0.1:{}/v1", s.port)),
+            base_url: Some(s.openai_base_url()),
             api_key: Some("bench".into()),
             ..Default::default()
         })?,
@@ -271,11 +192,11 @@ pub async fn bench_act(args: &BenchActArgs) -> Result<ActBenchReport> {
 }
 
 async fn bench_page(
-    page: &crate::page::Page,
+    page: &Page,
     llm: &Llm,
     url: &str,
     args: &BenchActArgs,
-    stand_in: Option<&StandIn>,
+    stand_in: Option<&LlmServer>,
 ) -> Result<ActBench> {
     page.goto(url).await?;
     let opts = ActOptions {
@@ -283,15 +204,14 @@ async fn bench_page(
         ..ActOptions::default()
     };
     // Warm-up (engine injected, first snapshot taken).
-    page.act(llm, &args.instruction, &opts).await?;
+    let ai = Ai::new(llm);
+    ai.act(page, &args.instruction, &opts).await?;
     let (mut act_ms, mut inference_ms, mut overhead_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut prompt_chars = 0;
     for _ in 0..args.runs {
-        if let Some(s) = stand_in {
-            s.sizes.lock().unwrap().clear();
-        }
+        let seen = stand_in.map_or(0, |s| s.requests().len());
         let started = Instant::now();
-        let r = page.act(llm, &args.instruction, &opts).await?;
+        let r = ai.act(page, &args.instruction, &opts).await?;
         let total = started.elapsed().as_secs_f64() * 1000.0;
         if !r.success {
             return Err(Error::ActFailed(r.message));
@@ -300,7 +220,7 @@ async fn bench_page(
         inference_ms.push(r.usage.inference_ms as f64);
         overhead_ms.push(total - r.usage.inference_ms as f64);
         prompt_chars = match stand_in {
-            Some(s) => s.sizes.lock().unwrap().iter().sum(),
+            Some(s) => s.requests()[seen..].iter().map(|r| r.raw.chars().count()).sum(),
             None => r.usage.input_tokens as usize * 4,
         };
     }
@@ -351,8 +271,7 @@ pub async fn run(args: BenchActArgs) -> Result<()> {
     } else {
         render(&report)
     };
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout().lock(), "{}", text.trim_end());
+    crate::output::print_out(&format!("{}\n", text.trim_end()));
     Ok(())
 }
 
@@ -364,13 +283,8 @@ mod tests {
     fn stand_in_hovers_the_first_ref() {
         let body = json!({"model": "m", "messages": [{"role": "system", "content": "x [ref=e0]"},
             {"role": "user", "content": "Instruction: x\n- link \"A\" [ref=e3]\n- button [ref=e4]"}]});
-        let r = stand_in_reply(&body);
-        let args: Value = serde_json::from_str(
-            r["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
-                .as_str()
-                .unwrap(),
-        )
-        .unwrap();
+        let (name, args) = stand_in_choice(&body);
+        assert_eq!(name, "performAction");
         assert_eq!(args["elementId"], "e3");
         assert_eq!(args["method"], "hover");
     }
@@ -381,7 +295,7 @@ mod tests {
         let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {}}});
         let call = |tools: Vec<Value>, content: &str| {
             let body = json!({"model": "m", "tools": tools, "messages": [{"role": "user", "content": content}]});
-            stand_in_reply(&body)["choices"][0]["message"]["tool_calls"][0]["function"]["name"].clone()
+            stand_in_choice(&body).0
         };
         let both = || vec![tool("performAction"), tool("removeBlocker")];
         assert_eq!(call(both(), &covered), "removeBlocker");

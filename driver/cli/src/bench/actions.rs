@@ -10,13 +10,11 @@
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, Result, SnapshotOptions, ViewportSize};
+use sightline_testkit::{offline_switches, FixtureServer};
 
-use crate::bench::median;
-use crate::browser::{Browser, LaunchOptions, ViewportSize};
-use crate::error::{Error, Result};
-use crate::snapshot::SnapshotOptions;
+use super::median;
+use crate::args::parse_viewport;
 
 /// Targets from the issue: click and fill at most 30 ms each.
 pub const TARGET_MS: f64 = 30.0;
@@ -50,7 +48,7 @@ pub struct BenchActionsArgs {
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10000))]
     pub runs: u32,
     /// Viewport size, WIDTHxHEIGHT.
-    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
     pub viewport: ViewportSize,
     /// Print one JSON object instead of the table.
     #[arg(long)]
@@ -96,13 +94,13 @@ fn latency(xs: &[f64]) -> Latency {
     }
 }
 
-/// Serves the bench page on 127.0.0.1; returns its URL and the server task.
-async fn serve() -> Result<(String, tokio::task::JoinHandle<()>)> {
-    let listener = TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::Navigation {
+/// Serves the bench page on 127.0.0.1 (from a temporary directory); returns
+/// its URL, the server and the directory (both must live as long as the bench).
+fn serve() -> Result<(String, FixtureServer, tempfile::TempDir)> {
+    let io = |e: std::io::Error| Error::Navigation {
         url: "http://127.0.0.1 (the bench's server)".into(),
-        kind: crate::error::NavigationErrorKind::Other(e.to_string()),
-    })?;
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        kind: NavigationErrorKind::Other(e.to_string()),
+    };
     let mut body = String::from(PAGE);
     // Some bulk, so the page is not trivially small.
     for i in 0..200 {
@@ -111,36 +109,20 @@ async fn serve() -> Result<(String, tokio::task::JoinHandle<()>)> {
         ));
     }
     body.push_str(PAGE_END);
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                continue;
-            };
-            let body = body.clone();
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                let _ = sock.read(&mut buf).await;
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = sock.write_all(head.as_bytes()).await;
-                let _ = sock.write_all(body.as_bytes()).await;
-                let _ = sock.shutdown().await;
-            });
-        }
-    });
-    Ok((format!("http://127.0.0.1:{port}/"), task))
+    let dir = tempfile::tempdir().map_err(io)?;
+    std::fs::write(dir.path().join("index.html"), body).map_err(io)?;
+    let server = FixtureServer::try_serve(dir.path().to_path_buf()).map_err(io)?;
+    Ok((server.url("index.html"), server, dir))
 }
 
 /// Runs the bench.
 pub async fn bench_actions(args: &BenchActionsArgs) -> Result<BenchActionsReport> {
-    let (url, server) = serve().await?;
+    let (url, _server, _dir) = serve()?;
     let mut launch = LaunchOptions {
         viewport: args.viewport,
         ..LaunchOptions::default()
     };
-    launch.extra_args.extend(crate::bench::offline_switches());
+    launch.extra_args.extend(offline_switches());
     let browser = Browser::launch(launch).await?;
     let outcome = async {
         let page = browser.new_page().await?;
@@ -198,7 +180,6 @@ pub async fn bench_actions(args: &BenchActionsArgs) -> Result<BenchActionsReport
     }
     .await;
     let _ = tokio::time::timeout(Duration::from_secs(15), browser.close()).await;
-    server.abort();
     outcome
 }
 
@@ -240,9 +221,7 @@ pub async fn run(args: BenchActionsArgs) -> Result<()> {
     } else {
         render(&report)
     };
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", text.trim_end());
+    crate::output::print_out(&format!("{}\n", text.trim_end()));
     Ok(())
 }
 

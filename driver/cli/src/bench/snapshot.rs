@@ -26,38 +26,16 @@
 //! browser, and the table shows its size and time next to ours.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use sightline_engine::protocol::SnapshotMode;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use sightline::{Browser, Error, LaunchOptions, Page, Result, SnapshotMode, SnapshotOptions, ViewportSize};
+use sightline_testkit::offline_switches;
 
-use crate::browser::{Browser, LaunchOptions, ViewportSize};
-use crate::error::{Error, Result};
-use crate::page::Page;
-use crate::snapshot::SnapshotOptions;
-
-/// `sightline bench …`
-#[derive(Debug, clap::Args)]
-pub struct BenchArgs {
-    #[command(subcommand)]
-    pub command: BenchCommand,
-}
-
-#[derive(Debug, clap::Subcommand)]
-pub enum BenchCommand {
-    /// Time snapshots of local pages (a directory stands for its *.html files).
-    Snapshot(BenchSnapshotArgs),
-    /// Median latency of `click` and `fill` on a warm page (checks included).
-    Actions(crate::bench_actions::BenchActionsArgs),
-    /// Prompt tokens of `act` per page and its driver-side overhead (the
-    /// model's time excluded; a loopback stand-in model by default).
-    Act(crate::bench_act::BenchActArgs),
-}
+use super::{expand_inputs, median, serve_files};
+use crate::args::parse_viewport;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchSnapshotArgs {
@@ -78,7 +56,7 @@ pub struct BenchSnapshotArgs {
     #[arg(long)]
     pub viewport_mode: bool,
     /// Viewport size, WIDTHxHEIGHT.
-    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
     pub viewport: ViewportSize,
     /// Also measure Playwright's `ariaSnapshot({mode:'ai'})` (needs node and
     /// playwright-core, see scripts/pw-aria.mjs).
@@ -159,248 +137,17 @@ const FLOOR_JS: &str = "(() => {\
     return { ms: t1 - t0, n: els.length, acc: acc > -1, area: innerWidth * innerHeight };\
 })()";
 
-pub fn median(xs: &[f64]) -> f64 {
-    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
-}
-
-/// The HTML files named by `inputs` (directories expand to their *.html, sorted).
-pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|_| Error::NoSuchFile {
-                    path: input.clone(),
-                    hint: None,
-                })?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "html" || e == "htm"))
-                .collect();
-            if files.is_empty() {
-                return Err(Error::NoSuchFile {
-                    path: input.join("*.html"),
-                    hint: Some(" (the directory has no .html files)".into()),
-                });
-            }
-            files.sort();
-            out.extend(files);
-        } else if input.is_file() {
-            out.push(input.clone());
-        } else {
-            return Err(Error::NoSuchFile {
-                path: input.clone(),
-                hint: None,
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// Serves `files` from 127.0.0.1: the server and, per file, its name and URL.
-pub(crate) async fn serve_files(files: &[PathBuf]) -> Result<(StaticServer, Vec<(String, String)>)> {
-    // One served root per distinct directory.
-    let mut roots: Vec<PathBuf> = Vec::new();
-    let server_roots: Vec<(usize, String)> = files
-        .iter()
-        .map(|f| {
-            let dir = f
-                .parent()
-                .map(|d| d.canonicalize().unwrap_or_else(|_| d.to_path_buf()))
-                .unwrap_or_default();
-            let i = roots.iter().position(|r| *r == dir).unwrap_or_else(|| {
-                roots.push(dir);
-                roots.len() - 1
-            });
-            (i, f.file_name().unwrap_or_default().to_string_lossy().into_owned())
-        })
-        .collect();
-    let server = StaticServer::start(roots).await.map_err(|e| Error::Navigation {
-        url: "http://127.0.0.1 (the bench's static server)".into(),
-        kind: crate::error::NavigationErrorKind::Other(e.to_string()),
-    })?;
-    let served = server_roots
-        .into_iter()
-        .map(|(i, name)| {
-            let encoded: String = url::form_urlencoded::byte_serialize(name.as_bytes())
-                .collect::<String>()
-                .replace('+', "%20");
-            let url = format!("http://127.0.0.1:{}/{i}/{encoded}", server.port);
-            (name, url)
-        })
-        .collect();
-    Ok((server, served))
-}
-
-/// A static file server on 127.0.0.1 for a set of directories: `/N/rest`
-/// serves `rest` from the N-th directory, so pages keep their relative links.
-pub(crate) struct StaticServer {
-    port: u16,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl StaticServer {
-    async fn start(roots: Vec<PathBuf>) -> std::io::Result<StaticServer> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let port = listener.local_addr()?.port();
-        let roots = Arc::new(roots);
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((sock, _)) = listener.accept().await else {
-                    continue;
-                };
-                let roots = roots.clone();
-                tokio::spawn(async move {
-                    let _ = serve_one(sock, &roots).await;
-                });
-            }
-        });
-        Ok(StaticServer { port, task })
-    }
-}
-
-impl Drop for StaticServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript",
-        "css" => "text/css",
-        "json" => "application/json",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "woff2" => "font/woff2",
-        _ => "application/octet-stream",
-    }
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h * 16 + l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-async fn serve_one(mut sock: TcpStream, roots: &[PathBuf]) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        let n = sock.read(&mut chunk).await?;
-        if n == 0 || buf.len() > 64 * 1024 {
-            return Ok(());
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let head = String::from_utf8_lossy(&buf);
-    let mut parts = head.lines().next().unwrap_or("").split_whitespace();
-    let method = parts.next().unwrap_or("").to_string();
-    let target = parts.next().unwrap_or("/");
-    let path = percent_decode(target.split(['?', '#']).next().unwrap_or("/"));
-    let mut segs = path.trim_start_matches('/').splitn(2, '/');
-    let root = segs
-        .next()
-        .and_then(|n| n.parse::<usize>().ok())
-        .and_then(|i| roots.get(i));
-    let rel = Path::new(segs.next().unwrap_or(""));
-    let safe = rel.components().all(|c| matches!(c, Component::Normal(_)));
-    let file = root.filter(|_| safe).map(|r| r.join(rel));
-    let (status, body, ctype) = match file {
-        Some(f) if (method == "GET" || method == "HEAD") && f.is_file() => {
-            let body = tokio::fs::read(&f).await?;
-            ("200 OK", body, content_type(&f))
-        }
-        _ => ("404 Not Found", b"not found".to_vec(), "text/plain"),
-    };
-    let header = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    sock.write_all(header.as_bytes()).await?;
-    if method != "HEAD" {
-        sock.write_all(&body).await?;
-    }
-    sock.shutdown().await
-}
-
-/// Chromium switches that make every request to anything but 127.0.0.1 fail
-/// at once: no host name resolves, and whatever needs no resolution (an IP
-/// literal) goes to a proxy on a closed loopback port.
-pub fn offline_switches() -> Vec<String> {
-    vec![
-        "host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1".to_string(),
-        "proxy-server=http://127.0.0.1:9".to_string(),
-        "proxy-bypass-list=127.0.0.1".to_string(),
-    ]
-}
-
-type FrameContext = (
-    chromiumoxide::cdp::browser_protocol::page::FrameId,
-    chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId,
-);
-
-/// Every frame of the page whose engine world is up (the main frame first).
-async fn frames_with_engine(page: &Page) -> Result<Vec<FrameContext>> {
-    let tree = page.frame_tree().await?;
-    let mut out = Vec::new();
-    let mut stack = vec![&tree];
-    while let Some(t) = stack.pop() {
-        match page.ensure_engine(&t.frame.id).await {
-            Ok(ctx) => out.push((t.frame.id.clone(), ctx)),
-            // Only the main frame must work; a child that can't host the
-            // engine is left out of the snapshot too.
-            Err(e) if out.is_empty() => return Err(e),
-            Err(_) => {}
-        }
-        stack.extend(t.child_frames.iter().flatten().rev());
-    }
-    Ok(out)
-}
-
-/// One floor pass over `frames`: summed milliseconds and element count.
-async fn floor_pass(page: &Page, frames: &[FrameContext]) -> Result<(f64, u64)> {
+/// One floor pass over every frame: summed milliseconds and element count.
+async fn floor_pass(page: &Page) -> Result<(f64, u64)> {
     let (mut ms, mut n) = (0.0, 0);
-    for (i, (frame, ctx)) in frames.iter().enumerate() {
-        match page.evaluate_in(frame, *ctx, FLOOR_JS, false).await {
-            // A child frame with no viewport (its iframe isn't rendered):
-            // the snapshot leaves it out, so the floor does too.
-            Ok(v) if i > 0 && v["area"].as_f64().unwrap_or(0.0) <= 0.0 => {}
-            Ok(v) => {
-                ms += v["ms"].as_f64().unwrap_or(f64::NAN);
-                n += v["n"].as_u64().unwrap_or(0);
-            }
-            Err(e) if i == 0 => return Err(e),
-            // A child frame that navigated away meanwhile.
-            Err(_) => {}
+    for (i, v) in page.evaluate_in_frames(FLOOR_JS).await?.iter().enumerate() {
+        // A child frame with no viewport (its iframe isn't rendered): the
+        // snapshot leaves it out, so the floor does too.
+        if i > 0 && v["area"].as_f64().unwrap_or(0.0) <= 0.0 {
+            continue;
         }
+        ms += v["ms"].as_f64().unwrap_or(f64::NAN);
+        n += v["n"].as_u64().unwrap_or(0);
     }
     Ok((ms, n))
 }
@@ -419,14 +166,13 @@ async fn bench_page(page: &Page, url: &str, warmup: u32, runs: u32, mode: Snapsh
     for _ in 1..warmup {
         last = page.snapshot(&options).await?;
     }
-    let frames = frames_with_engine(page).await?;
-    floor_pass(page, &frames).await?;
+    floor_pass(page).await?;
     let (mut engine, mut total, mut occlusion) = (Vec::new(), Vec::new(), Vec::new());
     let (mut floor, mut ratios) = (Vec::new(), Vec::new());
     let mut floor_n = 0;
     for _ in 0..runs {
         let s = page.snapshot(&options).await?;
-        let (floor_ms, n) = floor_pass(page, &frames).await?;
+        let (floor_ms, n) = floor_pass(page).await?;
         floor_n = n;
         engine.push(s.stats.engine_ms);
         occlusion.push(s.stats.occlusion_ms);
@@ -506,7 +252,7 @@ async fn playwright_figures(
 }
 
 fn default_pw_script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/pw-aria.mjs")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pw-aria.mjs")
 }
 
 /// Runs `bench snapshot` and returns the report.
@@ -517,7 +263,7 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
     } else {
         SnapshotMode::Full
     };
-    let (_server, served) = serve_files(&files).await?;
+    let (_server, served) = serve_files(&files)?;
     let (server_roots, urls): (Vec<(usize, String)>, Vec<String>) =
         served.into_iter().map(|(name, url)| ((0, name), url)).unzip();
     let mut launch = LaunchOptions {
@@ -721,51 +467,14 @@ pub fn render_table(r: &BenchReport) -> String {
     out
 }
 
-/// Entry point of `sightline bench`.
-pub async fn run(args: BenchArgs) -> Result<()> {
-    match args.command {
-        BenchCommand::Actions(a) => crate::bench_actions::run(a).await,
-        BenchCommand::Act(a) => crate::bench_act::run(a).await,
-        BenchCommand::Snapshot(a) => {
-            let report = bench_snapshot(&a).await?;
-            let text = if a.json {
-                serde_json::to_string(&report).expect("report serialises")
-            } else {
-                render_table(&report)
-            };
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}", text.trim_end());
-            Ok(())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(median(&[]).is_nan());
-    }
-
-    #[test]
-    fn directories_expand_to_html_files() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("b.html"), "<p>b</p>").unwrap();
-        std::fs::write(dir.path().join("a.html"), "<p>a</p>").unwrap();
-        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
-        let files = expand_inputs(&[dir.path().to_path_buf()]).unwrap();
-        let names: Vec<_> = files.iter().map(|f| f.file_name().unwrap().to_str().unwrap()).collect();
-        assert_eq!(names, ["a.html", "b.html"]);
-        let empty = tempfile::tempdir().unwrap();
-        assert!(matches!(
-            expand_inputs(&[empty.path().to_path_buf()]),
-            Err(Error::NoSuchFile { .. })
-        ));
-        assert!(expand_inputs(&[dir.path().join("missing.html")]).is_err());
-    }
+/// Prints the report (a table, or JSON).
+pub async fn run(args: BenchSnapshotArgs) -> Result<()> {
+    let report = bench_snapshot(&args).await?;
+    let text = if args.json {
+        serde_json::to_string(&report).expect("report serialises")
+    } else {
+        render_table(&report)
+    };
+    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    Ok(())
 }

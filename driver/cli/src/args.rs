@@ -1,0 +1,126 @@
+//! Flag groups every command shares: the page (browser and timeouts), the
+//! model, and the output. Each command flattens the groups it needs.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use sightline::{Browser, Config, LaunchOptions, Llm, LlmOptions, Result, Variables, ViewportSize};
+
+/// Browser and page flags.
+#[derive(Debug, Args, Clone)]
+pub struct PageArgs {
+    /// Viewport size, WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
+    pub viewport: ViewportSize,
+    /// Configuration file (default: ./sightline.toml when present).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Show the browser window.
+    #[arg(long)]
+    pub headed: bool,
+    /// Use a running browser instead of launching one: `ws://…` or `http://host:port`.
+    #[arg(long, value_name = "URL")]
+    pub cdp_url: Option<String>,
+    /// How long an action waits for its element to become actionable.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub action_timeout: u64,
+    /// Time budget for the page to settle before snapshots and after actions (0: off).
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub settle_timeout: u64,
+    /// How long navigations wait for the load event.
+    #[arg(long, value_name = "MS", default_value_t = 30000)]
+    pub navigation_timeout: u64,
+}
+
+impl PageArgs {
+    /// Launch options from these flags and the configuration file (read now,
+    /// so a bad file fails before a browser starts).
+    pub fn launch_options(&self) -> Result<LaunchOptions> {
+        let config = load_config(self.config.as_deref())?;
+        Ok(LaunchOptions {
+            headed: self.headed,
+            viewport: self.viewport,
+            action_timeout: Duration::from_millis(self.action_timeout),
+            settle_timeout: Duration::from_millis(self.settle_timeout),
+            navigation_timeout: Duration::from_millis(self.navigation_timeout),
+            remove_blocker: config.remove_blocker,
+            ..LaunchOptions::default()
+        })
+    }
+
+    /// Launches Chromium, or connects to the browser at `--cdp-url`.
+    pub async fn open_browser(&self, launch: LaunchOptions) -> Result<Browser> {
+        match self.cdp_url.as_deref() {
+            Some(url) => Browser::connect(url, launch).await,
+            None => Browser::launch(launch).await,
+        }
+    }
+}
+
+/// Model flags.
+#[derive(Debug, Args, Clone)]
+pub struct LlmArgs {
+    /// `openai/gpt-4.1-mini`, `anthropic/claude-sonnet-4-5`, or a model name
+    /// on an OpenAI-compatible server (default: $SIGHTLINE_MODEL).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// API base URL (OpenAI-compatible servers, gateways, local models).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Per-request timeout of model calls.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    pub llm_timeout: u64,
+    /// Retries of a model call on 429, 5xx, timeouts and connection errors.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub llm_retries: u32,
+}
+
+impl LlmArgs {
+    pub fn build(&self) -> Result<Llm> {
+        Llm::new(LlmOptions {
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            timeout: Duration::from_secs(self.llm_timeout.max(1)),
+            max_retries: self.llm_retries,
+            ..LlmOptions::default()
+        })
+    }
+
+    /// A model when one is named (`--model` or $SIGHTLINE_MODEL), else none.
+    pub fn build_if_named(&self) -> Result<Option<Llm>> {
+        let named = self.model.is_some() || std::env::var_os(sightline::llm::MODEL_ENV).is_some();
+        named.then(|| self.build()).transpose()
+    }
+}
+
+/// Output flags.
+#[derive(Debug, Args, Clone)]
+pub struct OutputArgs {
+    /// Print the result as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--var NAME=VALUE` assignments as variables.
+pub fn variables(vars: &[String]) -> Result<Variables> {
+    let mut map = BTreeMap::new();
+    for v in vars {
+        let (k, val) = Variables::parse_assignment(v)?;
+        map.insert(k, val);
+    }
+    Variables::new(map)
+}
+
+/// `--config FILE`, else `./sightline.toml` when present, else the defaults.
+pub fn load_config(path: Option<&std::path::Path>) -> Result<Config> {
+    match path {
+        Some(path) => Config::load(path),
+        None => Config::discover(),
+    }
+}
+
+pub fn parse_viewport(s: &str) -> std::result::Result<ViewportSize, String> {
+    s.parse()
+}

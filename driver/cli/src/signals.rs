@@ -1,0 +1,34 @@
+//! Ctrl-C and SIGTERM: every command stops cleanly and closes its browser.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use sightline::{Error, Result};
+
+/// Resolves on Ctrl-C (or SIGTERM).
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = match signal(SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+/// Runs `fut` unless `signal` (one pinned [`shutdown_signal`] for the whole
+/// command, so no Ctrl-C falls between two steps) fires first.
+pub async fn interruptible<T>(
+    signal: Pin<&mut impl Future<Output = ()>>,
+    fut: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    tokio::select! {
+        r = fut => r,
+        _ = signal => Err(Error::Interrupted),
+    }
+}

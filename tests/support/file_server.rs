@@ -1,0 +1,250 @@
+//! A static file server on 127.0.0.1 for tests and benchmarks.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::fixtures_dir;
+
+/// A static HTTP/1.1 file server on 127.0.0.1 (random free port), running on
+/// its own thread so callers may block freely.
+///
+/// One root is served at `/`; several roots are served at `/0/…`, `/1/…`
+/// (so pages keep their relative links). A directory serves its
+/// `index.html`. Extra response headers for `x.html` come from an optional
+/// sidecar file `x.html.headers` (`Name: value` per line, `#` comments).
+/// `/__hang` never answers; `/__slow?ms=N` answers `ok` after N milliseconds.
+pub struct FixtureServer {
+    pub port: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FixtureServer {
+    /// Serves `tests/fixtures/`.
+    pub fn start() -> FixtureServer {
+        FixtureServer::serve(fixtures_dir())
+    }
+
+    /// Serves one directory at `/`.
+    pub fn serve(root: PathBuf) -> FixtureServer {
+        FixtureServer::try_serve(root).expect("the file server starts")
+    }
+
+    /// [`FixtureServer::serve`], for callers that report a failure to start.
+    pub fn try_serve(root: PathBuf) -> std::io::Result<FixtureServer> {
+        FixtureServer::serve_roots(vec![root], false)
+    }
+
+    /// Serves each directory at `/N/`, N its index in `roots`.
+    pub fn try_serve_many(roots: Vec<PathBuf>) -> std::io::Result<FixtureServer> {
+        FixtureServer::serve_roots(roots, true)
+    }
+
+    /// Two servers for the same directory: two origins, for cross-origin iframes.
+    pub fn pair() -> (FixtureServer, FixtureServer) {
+        (FixtureServer::start(), FixtureServer::start())
+    }
+
+    fn serve_roots(roots: Vec<PathBuf>, numbered: bool) -> std::io::Result<FixtureServer> {
+        // Bound here, so a failure is the caller's error, not a panic on the thread.
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        std_listener.set_nonblocking(true)?;
+        let port = std_listener.local_addr()?.port();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let listener = TcpListener::from_std(std_listener).expect("a bound listener");
+                let roots = Arc::new(Roots { dirs: roots, numbered });
+                let accept = async {
+                    loop {
+                        let Ok((sock, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        let roots = roots.clone();
+                        tokio::spawn(async move {
+                            let _ = handle(sock, &roots).await;
+                        });
+                    }
+                };
+                tokio::select! {
+                    _ = accept => {}
+                    _ = stop_rx => {}
+                }
+            });
+        });
+        Ok(FixtureServer {
+            port,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT/<path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/{}", self.port, path.trim_start_matches('/'))
+    }
+}
+
+impl Drop for FixtureServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "wasm" => "application/wasm",
+        "txt" => "text/plain; charset=utf-8",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "woff2" => "font/woff2",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Extra headers from `<file>.headers`.
+fn sidecar_headers(file: &Path) -> Vec<(String, String)> {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".headers");
+    let Ok(text) = std::fs::read_to_string(PathBuf::from(name)) else {
+        return Vec::new();
+    };
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// What a server serves.
+struct Roots {
+    dirs: Vec<PathBuf>,
+    /// `/N/…` picks the N-th directory (else the only one is at `/`).
+    numbered: bool,
+}
+
+impl Roots {
+    /// The directory and the relative path a request path maps to.
+    fn resolve<'a>(&'a self, path: &'a str) -> Option<(&'a Path, &'a str)> {
+        let path = path.trim_start_matches('/');
+        if !self.numbered {
+            return Some((self.dirs.first()?, path));
+        }
+        let (n, rest) = path.split_once('/').unwrap_or((path, ""));
+        Some((self.dirs.get(n.parse::<usize>().ok()?)?, rest))
+    }
+}
+
+async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 || buf.len() > 64 * 1024 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let head = String::from_utf8_lossy(&buf);
+    let mut parts = head.lines().next().unwrap_or("").split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("/").to_string();
+    let path = percent_decode(target.split(['?', '#']).next().unwrap_or("/"));
+
+    if path == "/__hang" {
+        // Never answers: for navigation timeouts and interrupt tests.
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        return Ok(());
+    }
+    if path == "/__slow" {
+        // Answers "ok" after ?ms=N milliseconds: for settle tests.
+        let ms: u64 = target
+            .split_once("ms=")
+            .and_then(|(_, v)| v.split('&').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1000);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        let out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nok";
+        sock.write_all(out.as_bytes()).await?;
+        return sock.shutdown().await;
+    }
+    let Some((root, rel)) = roots.resolve(&path) else {
+        let out = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found";
+        sock.write_all(out.as_bytes()).await?;
+        return sock.shutdown().await;
+    };
+    let rel = Path::new(rel);
+    let safe = rel.components().all(|c| matches!(c, Component::Normal(_)));
+    let mut file = root.join(rel);
+    if safe && file.is_dir() {
+        file = file.join("index.html");
+    }
+    let (status, body, mut headers) = if method != "GET" && method != "HEAD" {
+        ("405 Method Not Allowed", b"method not allowed".to_vec(), vec![])
+    } else if !safe || !file.is_file() || file.extension().is_some_and(|e| e == "headers") {
+        (
+            "404 Not Found",
+            b"not found".to_vec(),
+            vec![("Content-Type".to_string(), "text/plain".to_string())],
+        )
+    } else {
+        let body = tokio::fs::read(&file).await?;
+        let mut h = vec![("Content-Type".to_string(), content_type(&file).to_string())];
+        h.extend(sidecar_headers(&file));
+        ("200 OK", body, h)
+    };
+    headers.push(("Content-Length".into(), body.len().to_string()));
+    headers.push(("Cache-Control".into(), "no-store".into()));
+    headers.push(("Connection".into(), "close".into()));
+    let mut out = format!("HTTP/1.1 {status}\r\n");
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    sock.write_all(out.as_bytes()).await?;
+    if method != "HEAD" {
+        sock.write_all(&body).await?;
+    }
+    sock.shutdown().await
+}
+
