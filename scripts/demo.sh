@@ -5,5 +5,5 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$SIGHTLINE_ROOT"
 bash scripts/setup.sh
-cargo build --release -q -p sightline
+cargo build --release -q -p sightline-cli
 exec target/release/sightline snapshot tests/fixtures/example/shop.html "$@"

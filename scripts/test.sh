@@ -20,5 +20,5 @@ CARGO_TARGET_DIR="$SIGHTLINE_ROOT/target/engine-wasm-test" \
   WASM_BINDGEN_TEST_DRIVER_TIMEOUT=60 WASM_BINDGEN_TEST_TIMEOUT=120 \
   wasm-pack test --headless --chrome engine-wasm
 
-echo "== driver: unit and end-to-end tests"
-cargo test -p sightline -- --test-threads=2
+echo "== driver, command line and test kit: unit tests, then the end-to-end crate"
+cargo test -p sightline -p sightline-testkit -p sightline-cli -- --test-threads=2

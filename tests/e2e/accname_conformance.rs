@@ -21,18 +21,13 @@
 //! trimmed. `SIGHTLINE_ACCNAME_UPDATE=1` rewrites the list with the current
 //! failures (keeping existing reasons; new ones are marked untriaged).
 
-#[path = "../support/mod.rs"]
-mod support;
-#[path = "../support/world.rs"]
-mod world;
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::support::world::*;
+use crate::support::*;
 use serde_json::Value;
 use sightline::{Browser, LaunchOptions, Page};
-use support::*;
-use world::*;
 
 const KNOWN_FAILURES: &str = "accname_known_failures.txt";
 
@@ -166,7 +161,7 @@ fn load_known(path: &Path) -> BTreeMap<String, String> {
 
 fn known_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/e2e")
+        .join("../../tests/e2e")
         .join(KNOWN_FAILURES)
 }
 

@@ -5,14 +5,12 @@
 //! One browser for the whole file; the scenarios run one after the other,
 //! each in a fresh tab, and all failures are reported together.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use futures::FutureExt;
 use serde_json::{json, Value};
 use sightline::cdp::browser_protocol::page::{CreateIsolatedWorldParams, GetFrameTreeParams};
@@ -20,7 +18,6 @@ use sightline::cdp::js_protocol::runtime::EvaluateParams;
 use sightline::{
     ActionErrorKind, Browser, Error, LaunchOptions, Page, ScrollAmount, SnapshotOptions, Target, ViewportSize,
 };
-use support::*;
 
 struct Ctx {
     browser: Browser,

@@ -4,18 +4,15 @@
 //! page variables its handlers set), and every request the "model" got is
 //! checked for the page message it should carry.
 
-#[path = "../support/llm_server.rs"]
-mod llm_server;
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use llm_server::{LlmServer, Recorded, Reply, Wire};
+use crate::support::*;
 use serde_json::{json, Value};
-use sightline::{AgentOptions, AgentResult, Browser, LaunchOptions, Llm, LlmOptions, Page, ReplayOptions, Variables};
-use support::*;
+use sightline::{
+    Agent, AgentOptions, AgentResult, Browser, LaunchOptions, Llm, LlmOptions, Page, ReplayOptions, Variables,
+};
+use sightline_testkit::{LlmServer, Recorded, Reply, Wire};
 
 const PASSWORD: &str = "hunter2-secret";
 
@@ -194,8 +191,8 @@ async fn full_purchase_flow_then_report_and_replay() {
         let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
         let page = browser.new_page().await.unwrap();
         let task = "Buy the Alpine Trail Runner in size EU 42, ship to Ada Lovelace, and report the order number";
-        let result: AgentResult = page
-            .agent(&llm, task, purchase_options(files.url("shop/index.html")))
+        let result: AgentResult = Agent::new(&page, &llm, purchase_options(files.url("shop/index.html")))
+            .execute(task)
             .await
             .unwrap();
 
@@ -351,9 +348,9 @@ async fn full_purchase_flow_then_report_and_replay() {
         let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
         let page = browser.new_page().await.unwrap();
         let vars = Variables::new([("password".to_string(), PASSWORD.to_string())].into()).unwrap();
-        let report = page
-            .replay_run(
-                &run,
+        let report = run
+            .replay(
+                &page,
                 &ReplayOptions {
                     variables: vars,
                     llm: None,
@@ -392,7 +389,10 @@ async fn max_steps_ends_the_run_as_not_completed() {
             max_steps: 3,
             ..AgentOptions::default()
         };
-        let r = page.agent(&llm, "find the cheapest jacket", opts).await.unwrap();
+        let r = Agent::new(&page, &llm, opts)
+            .execute("find the cheapest jacket")
+            .await
+            .unwrap();
         assert!(!r.success && !r.completed, "{r:?}");
         assert_eq!(r.steps, 3);
         assert!(r.message.contains("max_steps"), "{}", r.message);
@@ -436,7 +436,7 @@ async fn navigation_outside_allowed_domains_is_refused() {
         // A link off the allowed site, followed by a click (not by goto).
         js(&page, &format!("(() => {{ const a = document.createElement('a'); a.href = {outside:?}; a.textContent = 'Partner site'; document.querySelector('h1, main, body').prepend(a); return true; }})()")).await;
         let opts = AgentOptions { allowed_domains: vec![format!("127.0.0.1:{}", shop.port)], ..AgentOptions::default() };
-        let r = page.agent(&llm, "visit the partner site", opts).await.unwrap();
+        let r = Agent::new(&page, &llm, opts).execute("visit the partner site").await.unwrap();
         assert!(r.completed && !r.success, "{r:?}");
         assert!(r.actions[0].result.starts_with("Refused:") && !r.actions[0].trace.ok, "{}", r.actions[0].result);
         assert!(r.actions[1].result.contains("outside the allowed domains"), "{}", r.actions[1].result);
@@ -447,7 +447,7 @@ async fn navigation_outside_allowed_domains_is_refused() {
 
         // A start URL outside the list is an error before anything runs.
         let opts = AgentOptions { allowed_domains: vec![format!("127.0.0.1:{}", shop.port)], start_url: Some(outside.clone()), ..AgentOptions::default() };
-        let e = page.agent(&llm, "x", opts).await.unwrap_err();
+        let e = Agent::new(&page, &llm, opts).execute("x").await.unwrap_err();
         assert!(e.to_string().contains("outside the allowed domains"), "{e}");
         server.assert_no_malformed();
         browser.close().await.unwrap();
@@ -474,7 +474,10 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
             tool_timeout: Duration::from_secs(1),
             ..AgentOptions::default()
         };
-        let r = page.agent(&llm, "scroll one screen down", opts).await.unwrap();
+        let r = Agent::new(&page, &llm, opts)
+            .execute("scroll one screen down")
+            .await
+            .unwrap();
         assert!(r.success, "{r:?}");
         let results: Vec<(&str, bool)> = r.actions.iter().map(|a| (a.result.as_str(), a.trace.ok)).collect();
         assert!(
@@ -525,8 +528,8 @@ async fn a_model_that_never_calls_done_is_asked_once() {
             start_url: Some(files.url("shop/list.html")),
             ..AgentOptions::default()
         };
-        let r = page
-            .agent(&llm, "what does the shop sell?", opts.clone())
+        let r = Agent::new(&page, &llm, opts.clone())
+            .execute("what does the shop sell?")
             .await
             .unwrap();
         assert!(r.success && r.completed, "{r:?}");
@@ -538,7 +541,10 @@ async fn a_model_that_never_calls_done_is_asked_once() {
         // Asked once, it still only talks: the run ends, not completed.
         let server = LlmServer::with_script(vec![Reply::text("Thinking…"), Reply::text("Still thinking.")]);
         let llm = llm_for(&server, Wire::Anthropic);
-        let r = page.agent(&llm, "what does the shop sell?", opts).await.unwrap();
+        let r = Agent::new(&page, &llm, opts)
+            .execute("what does the shop sell?")
+            .await
+            .unwrap();
         assert!(!r.completed && !r.success, "{r:?}");
         assert!(
             r.message.contains("without calling done") && r.message.contains("Still thinking."),
@@ -696,4 +702,67 @@ fn ctrl_c_returns_a_partial_result() {
     assert_eq!(v["interrupted"], json!(true));
     assert_eq!(v["completed"], json!(false));
     assert_eq!(v["actions"][0]["tool"], json!("scroll"));
+}
+
+/// A tool written in one place (here) and added with one registry line.
+const STAMP: sightline::Tool = sightline::Tool {
+    name: "stamp",
+    aliases: &[],
+    mcp_name: None,
+    description: "Write a word into the page's title.",
+    parameters: || sightline::tools::object(json!({"word": {"type": "string"}}), &["word"]),
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    offered: sightline::tools::Offered::EVERYWHERE,
+    handler: stamp,
+};
+
+fn stamp<'a>(ctx: &'a sightline::ToolContext<'a>, args: Value) -> sightline::tools::ToolFuture<'a> {
+    sightline::tools::boxed(async move {
+        let word = args["word"].as_str().unwrap_or_default().to_string();
+        let expr = format!("document.title = {}", serde_json::to_string(&word).unwrap());
+        ctx.page().evaluate(&expr).await?;
+        Ok(sightline::ToolOutput::ok(format!("stamped {word}")))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_added_to_the_registry_is_offered_and_run() {
+    with_timeout("registry tool", async {
+        let files = FixtureServer::start();
+        let server = LlmServer::with_script(vec![
+            turn("stamp", json!({"word": "registry"})),
+            turn("done", json!({"reasoning": "Stamped.", "taskComplete": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            start_url: Some(files.url("short.html")),
+            tools: sightline::Registry::standard().with(STAMP),
+            ..AgentOptions::default()
+        };
+        let r = Agent::new(&page, &llm, opts).execute("stamp the page").await.unwrap();
+        assert!(r.success, "{r:?}");
+        let first = &server.requests()[0];
+        assert!(
+            first.tool_names().iter().any(|t| t == "stamp"),
+            "{:?}",
+            first.tool_names()
+        );
+        assert!(first.prompt_text().contains("Write a word into the page's title."));
+        assert_eq!(r.actions[0].result, "stamped registry");
+        assert_eq!(js(&page, "document.title").await, json!("registry"));
+        // A page-changing tool: the next turn shows the page again, and the
+        // call is recorded for replay as called.
+        assert!(server.requests()[1].last_user_text().contains("Current page:"));
+        assert_eq!(r.run.steps[0].tool, "stamp");
+        // The standard registry does not know it.
+        let plain = sightline::Registry::standard();
+        assert!(plain.get("stamp").is_none());
+        server.assert_no_malformed();
+        browser.close().await.unwrap();
+    })
+    .await
 }

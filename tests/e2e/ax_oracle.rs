@@ -26,20 +26,15 @@
 //! kinds with examples, and asserts the acceptance figures: every page
 //! snapshotted, ≥ 95 % names, ≥ 97 % roles.
 
-#[path = "../support/mod.rs"]
-mod support;
-#[path = "../support/world.rs"]
-mod world;
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::support::world::*;
+use crate::support::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use sightline::{Browser, LaunchOptions, Page, SnapshotOptions};
-use support::*;
-use world::*;
 
 /// Chromium's role names (CDP `AXNode.role.value`) that differ from the
 /// ARIA / HTML-AAM role names our engine uses, mapped to ours. Names not in

@@ -1,9 +1,6 @@
 //! `sightline bench snapshot`: runs on local files and reports sane figures.
 
-#[path = "../support/mod.rs"]
-mod support;
-
-use support::*;
+use crate::support::*;
 
 #[test]
 fn bench_snapshot_reports_medians_as_json() {

@@ -3,14 +3,11 @@
 //! Effects are checked through page state (page variables set by the page's
 //! own handlers), never through the tool's own claim.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use serde_json::Value;
 use sightline::{Browser, ConsentPolicy, LaunchOptions, Page, RemoveBlockerOptions, RemoveBlockerResult};
-use support::*;
 
 async fn js(page: &Page, expr: &str) -> Value {
     page.evaluate(expr)

@@ -1,9 +1,6 @@
 //! Failures exit non-zero with exactly one `error: …` line on stderr.
 
-#[path = "../support/mod.rs"]
-mod support;
-
-use support::*;
+use crate::support::*;
 
 #[test]
 fn unparseable_url() {
@@ -23,10 +20,10 @@ fn unparseable_url() {
 
 #[test]
 fn missing_file() {
-    let out = run_cli(&["snapshot", "../tests/fixtures/no-such-page.html"]);
+    let out = run_cli(&["snapshot", "../../tests/fixtures/no-such-page.html"]);
     let line = out.assert_one_line_error();
     assert_eq!(out.code(), Some(1));
-    assert_eq!(line, "error: no such file: ../tests/fixtures/no-such-page.html");
+    assert_eq!(line, "error: no such file: ../../tests/fixtures/no-such-page.html");
 }
 
 #[test]
@@ -49,7 +46,7 @@ fn closed_port_on_localhost() {
 #[test]
 fn browser_that_does_not_exist() {
     let out = run_cli_env(
-        &["snapshot", "../tests/fixtures/short.html"],
+        &["snapshot", "../../tests/fixtures/short.html"],
         &[("SIGHTLINE_CHROME", "/nonexistent")],
     );
     let line = out.assert_one_line_error();
@@ -63,7 +60,7 @@ fn browser_that_does_not_exist() {
 #[test]
 fn browser_that_exits_at_once() {
     let out = run_cli_env(
-        &["snapshot", "../tests/fixtures/short.html"],
+        &["snapshot", "../../tests/fixtures/short.html"],
         &[("SIGHTLINE_CHROME", "/bin/false")],
     );
     let line = out.assert_one_line_error();
@@ -76,7 +73,7 @@ fn browser_that_exits_at_once() {
 
 #[test]
 fn bad_viewport_is_a_usage_error() {
-    let out = run_cli(&["snapshot", "../tests/fixtures/short.html", "--viewport", "huge"]);
+    let out = run_cli(&["snapshot", "../../tests/fixtures/short.html", "--viewport", "huge"]);
     assert_eq!(out.code(), Some(2), "stderr:\n{}", out.stderr);
     assert!(out.stderr.contains("--viewport"), "{}", out.stderr);
     assert!(out.stdout.is_empty());

@@ -1,14 +1,11 @@
 //! No Chromium outlives Sightline: after close, after drop, after Ctrl-C.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use sightline::{Browser, LaunchOptions};
-use support::*;
 
 /// Live (non-zombie) processes whose command line mentions `needle`, as (pid, ppid).
 fn processes_mentioning(needle: &str) -> Vec<(u32, u32)> {

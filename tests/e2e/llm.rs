@@ -4,20 +4,15 @@
 //! malformed requests and records every request. Effects are checked in page
 //! state the pages' own handlers set.
 
-#[path = "../support/llm_server.rs"]
-mod llm_server;
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::time::{Duration, Instant};
 
-use llm_server::{LlmServer, Recorded, Reply, Wire, UNKNOWN_MODEL};
+use crate::support::*;
 use serde_json::{json, Value};
 use sightline::llm::{ChatRequest, LlmErrorKind, Message, Secrets};
 use sightline::{
-    ActOptions, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables,
+    ActOptions, Ai, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables,
 };
-use support::*;
+use sightline_testkit::{LlmServer, Recorded, Reply, Wire, UNKNOWN_MODEL};
 
 const SECRET_PASSWORD: &str = "hunter2-secret";
 const SECRET_EMAIL: &str = "ada.lovelace@example.org";
@@ -101,8 +96,8 @@ async fn act_clicks_a_button_over_both_wire_formats() {
             let server = LlmServer::with_script(vec![perform("\"Add to cart\"", "click", &[], false)]);
             let llm = llm_for(&server, wire);
             let page = ctx.open("llm/store.html").await;
-            let r = page
-                .act(&llm, "click the Add to cart button", &ActOptions::default())
+            let r = Ai::new(&llm)
+                .act(&page, "click the Add to cart button", &ActOptions::default())
                 .await
                 .expect("act");
             assert!(r.success, "{wire:?}: {r:?}");
@@ -146,7 +141,7 @@ async fn act_expands_to_the_whole_page_when_the_viewport_has_no_fit() {
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html").await;
-        let r = page.act(&llm, "subscribe to the newsletter", &ActOptions::default()).await.unwrap();
+        let r = Ai::new(&llm).act(&page, "subscribe to the newsletter", &ActOptions::default()).await.unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(js(&page, "window.subscribed").await, json!(true));
         assert!(r.notes.iter().any(|n| n.contains("whole page")), "{:?}", r.notes);
@@ -185,7 +180,7 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
             "type %password% into the Password field",
             "click Sign in",
         ] {
-            let r = page.act(&llm, instruction, &opts).await.unwrap();
+            let r = Ai::new(&llm).act(&page, instruction, &opts).await.unwrap();
             assert!(r.success, "{instruction}: {r:?}");
             assert!(!serde_json::to_string(&r).unwrap().contains(SECRET_PASSWORD));
         }
@@ -224,8 +219,8 @@ async fn act_two_step_custom_dropdown() {
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html").await;
-        let r = page
-            .act(&llm, "choose size EU 42", &ActOptions::default())
+        let r = Ai::new(&llm)
+            .act(&page, "choose size EU 42", &ActOptions::default())
             .await
             .unwrap();
         assert!(r.success, "{r:?}");
@@ -258,7 +253,10 @@ async fn act_self_heals_after_the_page_re_renders() {
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html#rerender").await;
-        let r = page.act(&llm, "click Checkout", &ActOptions::default()).await.unwrap();
+        let r = Ai::new(&llm)
+            .act(&page, "click Checkout", &ActOptions::default())
+            .await
+            .unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(
             js(&page, "window.checkout").await,
@@ -285,7 +283,7 @@ async fn act_self_heals_after_the_page_re_renders() {
             self_heal: false,
             ..ActOptions::default()
         };
-        let r = page.act(&llm, "click Checkout", &opts).await.unwrap();
+        let r = Ai::new(&llm).act(&page, "click Checkout", &opts).await.unwrap();
         assert!(!r.success && r.message.contains("stale"), "{r:?}");
         assert_eq!(
             js(
@@ -310,8 +308,8 @@ async fn act_recovers_from_a_hallucinated_ref_once() {
         ]);
         let llm = llm_for(&server, Wire::Anthropic);
         let page = ctx.open("llm/store.html").await;
-        let r = page
-            .act(&llm, "click the Add to cart button", &ActOptions::default())
+        let r = Ai::new(&llm)
+            .act(&page, "click the Add to cart button", &ActOptions::default())
             .await
             .unwrap();
         assert!(r.success, "{r:?}");
@@ -327,8 +325,8 @@ async fn act_recovers_from_a_hallucinated_ref_once() {
         let server = LlmServer::with_script(vec![perform_raw("e999", "click"), perform_raw("e998", "click")]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/store.html").await;
-        let r = page
-            .act(&llm, "click the Add to cart button", &ActOptions::default())
+        let r = Ai::new(&llm)
+            .act(&page, "click the Add to cart button", &ActOptions::default())
             .await
             .unwrap();
         assert!(!r.success, "{r:?}");
@@ -354,7 +352,10 @@ async fn act_uses_the_remove_blocker_tool() {
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("blockers/dialog-close.html").await;
-        let r = page.act(&llm, "click Buy", &ActOptions::default()).await.unwrap();
+        let r = Ai::new(&llm)
+            .act(&page, "click Buy", &ActOptions::default())
+            .await
+            .unwrap();
         assert!(r.success, "{r:?}");
         assert_eq!(js(&page, "window.bought").await, json!(1));
         assert_eq!(
@@ -389,13 +390,13 @@ async fn act_cache_hits_make_no_model_call_and_stale_entries_are_rewritten() {
         let llm = llm_for(&server, Wire::OpenAi);
         let opts = ActOptions { cache_dir: Some(cache.path().to_path_buf()), ..ActOptions::default() };
         let page = ctx.open("llm/store.html?b=2&a=1").await;
-        let r = page.act(&llm, "click the Add to cart button", &opts).await.unwrap();
+        let r = Ai::new(&llm).act(&page, "click the Add to cart button", &opts).await.unwrap();
         assert!(r.success && !r.cache_hit, "{r:?}");
         assert_eq!(server.request_count(), 1);
 
         // Same instruction, same URL with its query in another order: no model call.
         let page = ctx.open("llm/store.html?a=1&b=2").await;
-        let r = page.act(&llm, "click the Add to cart button", &opts).await.unwrap();
+        let r = Ai::new(&llm).act(&page, "click the Add to cart button", &opts).await.unwrap();
         assert!(r.success && r.cache_hit, "{r:?}");
         assert_eq!(js(&page, "window.cart").await, json!(1));
         assert_eq!(server.request_count(), 1, "a cache hit makes zero LLM calls");
@@ -405,7 +406,7 @@ async fn act_cache_hits_make_no_model_call_and_stale_entries_are_rewritten() {
         let page = ctx.open("llm/store.html?a=1&b=2").await;
         js(&page, "(() => { const old = document.getElementById('add'); const b = document.createElement('button'); b.id = 'add-v2'; b.textContent = 'Add to cart'; b.onclick = () => { window.cartV2 = 1; }; old.replaceWith(b); return true; })()").await;
         server.push(perform("\"Add to cart\"", "click", &[], false));
-        let r = page.act(&llm, "click the Add to cart button", &opts).await.unwrap();
+        let r = Ai::new(&llm).act(&page, "click the Add to cart button", &opts).await.unwrap();
         assert!(r.success && !r.cache_hit, "{r:?}");
         assert!(r.notes.iter().any(|n| n.contains("cache entry not usable")), "{:?}", r.notes);
         assert_eq!(js(&page, "window.cartV2").await, json!(1));
@@ -438,7 +439,7 @@ async fn observe_then_run_the_actions_without_a_model() {
         let server = LlmServer::with_script(vec![elements.clone(), elements]);
         let llm = llm_for(&server, Wire::Anthropic);
         let page = ctx.open("llm/store.html").await;
-        let r = page.observe(&llm, "the sign-in form's fields and button", &ObserveOptions::default()).await.unwrap();
+        let r = Ai::new(&llm).observe(&page, "the sign-in form's fields and button", &ObserveOptions::default()).await.unwrap();
         assert_eq!(r.actions.len(), 3, "{r:?}");
         assert_eq!(r.dropped, ["e4040"]);
         assert!(server.requests()[1].last_user_text().contains("e4040"), "fed back");
@@ -525,9 +526,9 @@ async fn extract_nested_arrays_with_url_fields_as_refs() {
             ]);
             let llm = llm_for(&server, wire);
             let page = ctx.open("llm/catalog.html").await;
-            let r = page
+            let r = Ai::new(&llm)
                 .extract(
-                    &llm,
+                    &page,
                     Some("every category with its products"),
                     Some(&catalogue_schema()),
                     &ExtractOptions::default(),
@@ -606,7 +607,7 @@ async fn extract_reads_a_long_page_in_chunks_until_complete() {
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/products.html").await;
         let opts = ExtractOptions { token_budget: 2_000, ..ExtractOptions::default() };
-        let r = page.extract(&llm, Some("the ten cheapest products"), Some(&schema), &opts).await.unwrap();
+        let r = Ai::new(&llm).extract(&page, Some("the ten cheapest products"), Some(&schema), &opts).await.unwrap();
         assert!(r.chunks_total > 3, "{r:?}");
         assert_eq!(r.chunks_read, 3, "stops once the metadata call says completed");
         assert!(r.completed);
@@ -938,8 +939,8 @@ async fn extract_typed_takes_its_schema_from_a_rust_type() {
         ]);
         let llm = llm_for(&server, Wire::OpenAi);
         let page = ctx.open("llm/catalog.html").await;
-        let (typed, raw): (Catalogue, _) = page
-            .extract_typed(&llm, "the shoe category", &ExtractOptions::default())
+        let (typed, raw): (Catalogue, _) = Ai::new(&llm)
+            .extract_typed(&page, "the shoe category", &ExtractOptions::default())
             .await
             .unwrap();
         assert_eq!(typed.categories[0].products[0].name, "Summit Hiker");

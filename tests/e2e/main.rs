@@ -1,1 +1,23 @@
+//! Sightline's end-to-end tests: one crate, a module per area. Everything
+//! runs for real: the `sightline` binary and the library against Debian's
+//! Chromium, pages served on 127.0.0.1, the engine injected the real way;
+//! only the model is a scripted server (sightline-testkit) speaking the
+//! OpenAI and Anthropic wire formats.
 
+mod support;
+
+mod accname_conformance;
+mod actions;
+mod agent;
+mod ax_oracle;
+mod bench;
+mod blockers;
+mod errors;
+mod lifecycle;
+mod llm;
+mod modals;
+mod navigation;
+mod refs;
+mod run;
+mod snapshot;
+mod viewport;

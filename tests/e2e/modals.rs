@@ -2,11 +2,8 @@
 //! (hand-written, and built on real npm modal libraries opened through their
 //! own APIs) served on 127.0.0.1, snapshotted by the real binary in Chromium.
 
-#[path = "../support/mod.rs"]
-mod support;
-
+use crate::support::*;
 use sightline::protocol::SnapshotResult;
-use support::*;
 
 const MODAL_NOTE: &str = "# A modal is open. Only modal elements have refs.";
 

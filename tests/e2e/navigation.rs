@@ -4,18 +4,15 @@
 //! One launched browser runs the scenarios one after the other; the connect
 //! test starts its own Chromium with a DevTools port.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use futures::FutureExt;
 use serde_json::Value;
 use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, Page, SnapshotOptions};
-use support::*;
 
 struct Ctx {
     browser: Browser,

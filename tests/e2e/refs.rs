@@ -1,11 +1,8 @@
 //! Ref stability through the library API.
 
-#[path = "../support/mod.rs"]
-mod support;
-
+use crate::support::*;
 use sightline::protocol::SnapshotResult;
 use sightline::{Browser, LaunchOptions, SnapshotOptions};
-use support::*;
 
 fn by_name(snap: &SnapshotResult) -> Vec<(String, String, String)> {
     snap.refs

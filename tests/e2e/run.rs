@@ -1,14 +1,11 @@
 //! `sightline run URL --steps steps.json`: deterministic runs from the
 //! command line, and `sightline bench actions`.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use serde_json::{json, Value};
-use support::*;
 
 fn write_steps(dir: &std::path::Path, steps: &Value) -> String {
     let path = dir.join("steps.json");
@@ -88,6 +85,64 @@ fn a_checkout_by_selectors_and_refs() {
     );
 }
 
+/// The same checkout as registry tool calls: the steps an agent or an MCP
+/// client would make, by ref and by selector.
+#[test]
+fn a_checkout_by_registry_tool_steps() {
+    let server = FixtureServer::start();
+    let url = server.url("actions/order.html");
+    let (_, snap) = snapshot_json(&url, &[]);
+    let qty = snap
+        .refs
+        .iter()
+        .find(|(_, r)| r.name == "Quantity")
+        .map(|(k, _)| k.clone())
+        .expect("a Quantity ref");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixtures_dir().join("actions/upload-a.txt"),
+        dir.path().join("receipt.txt"),
+    )
+    .unwrap();
+    let steps = write_steps(
+        dir.path(),
+        &json!([
+            {"tool": "fill", "target": "#email", "value": "a@b.c", "element": "the email field"},
+            {"tool": "type", "target": qty, "text": "3"},
+            {"tool": "check", "target": "#gift"},
+            {"tool": "select", "args": {"target": "xpath=//select[@name='size']", "values": ["Large"]}},
+            {"tool": "upload", "target": "#receipt", "paths": ["receipt.txt"]},
+            {"tool": "snapshot", "mode": "viewport"},
+            {"tool": "click", "target": "#buy"}
+        ]),
+    );
+    let out = run_cli(&["run", &url, "--steps", &steps, "--json"]);
+    out.assert_success();
+    let v = json_out(&out);
+    let done = v["steps"].as_array().unwrap();
+    assert_eq!(done.len(), 7, "{v}");
+    assert!(done.iter().all(|s| s["ok"] == true), "{v}");
+    assert_eq!(done[1]["method"], "type");
+    assert_eq!(done[1]["ref"], qty.as_str());
+    assert!(
+        done[5]["value"].as_str().unwrap().contains("<untrusted_page_content>"),
+        "{v}"
+    );
+    let final_url = v["url"].as_str().unwrap();
+    assert!(
+        final_url.ends_with("/actions/thanks.html?email=a%40b.c&qty=3&gift=yes&size=Large&receipt=receipt.txt"),
+        "{final_url}"
+    );
+
+    // Bad tool steps are refused, by step number, before a browser starts.
+    let bad = write_steps(
+        dir.path(),
+        &json!([{"tool": "click", "target": "#buy"}, {"tool": "click"}]),
+    );
+    let line = run_cli(&["run", &url, "--steps", &bad]).assert_one_line_error();
+    assert!(line.contains("step 2: invalid arguments for click"), "{line}");
+}
+
 #[test]
 fn the_first_failure_stops_the_run() {
     let server = FixtureServer::start();
@@ -146,18 +201,18 @@ fn bad_steps_are_rejected_before_starting_a_browser() {
         &json!([{"method": "click", "selector": "#a"}, {"method": "fly", "selector": "#b"}]),
     );
     let started = Instant::now();
-    let out = run_cli(&["run", "../tests/fixtures/short.html", "--steps", &steps]);
+    let out = run_cli(&["run", "../../tests/fixtures/short.html", "--steps", &steps]);
     let line = out.assert_one_line_error();
     assert!(line.starts_with("error: invalid action: "), "{line}");
     assert!(line.contains("step 2: unknown method \"fly\""), "{line}");
     assert!(started.elapsed() < Duration::from_secs(5), "a browser was started");
 
     let steps = write_steps(dir.path(), &json!([{"method": "fill", "selector": "#a"}]));
-    let line = run_cli(&["run", "../tests/fixtures/short.html", "--steps", &steps]).assert_one_line_error();
+    let line = run_cli(&["run", "../../tests/fixtures/short.html", "--steps", &steps]).assert_one_line_error();
     assert!(line.contains("step 1: fill needs the text in arguments"), "{line}");
     let line = run_cli(&[
         "run",
-        "../tests/fixtures/short.html",
+        "../../tests/fixtures/short.html",
         "--steps",
         "/nonexistent/steps.json",
     ])

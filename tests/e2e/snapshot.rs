@@ -1,10 +1,7 @@
 //! End-to-end snapshots of hand-written fixture pages through the `sightline`
 //! binary (one Chromium per test, pages served on 127.0.0.1).
 
-#[path = "../support/mod.rs"]
-mod support;
-
-use support::*;
+use crate::support::*;
 
 /// A strict `Content-Security-Policy` (no inline script, no eval, no wasm for
 /// the page) does not stop the engine, which lives in its own world.

@@ -3,12 +3,9 @@
 //! `long.html` is exactly ten 720px sections (a 7200px document), each with
 //! one button and one link; `short.html` fits in the viewport.
 
-#[path = "../support/mod.rs"]
-mod support;
-
+use crate::support::*;
 use sightline::protocol::SnapshotResult;
 use sightline::{Browser, LaunchOptions, SnapshotMode, SnapshotOptions};
-use support::*;
 
 fn header(snap: &SnapshotResult) -> Vec<&str> {
     snap.tree.lines().take_while(|l| l.starts_with('#')).collect()
@@ -127,7 +124,7 @@ fn cli_scroll_y_viewport_size_and_viewport_mode() {
     assert_position(&snap, 6, 5, false, false);
 
     // cargo runs integration tests from the package directory (driver/).
-    let text = snapshot_text("../tests/fixtures/long.html", &["--mode", "viewport"]);
+    let text = snapshot_text("../../tests/fixtures/long.html", &["--mode", "viewport"]);
     assert!(text.contains(r#"button "Button 1""#), "{text}");
     assert!(
         !text.contains(r#"button "Button 2""#),

@@ -247,4 +247,3 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     }
     sock.shutdown().await
 }
-

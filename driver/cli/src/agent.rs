@@ -9,7 +9,8 @@ use std::time::Duration;
 use clap::Args;
 use sightline::agent::AgentAction;
 use sightline::{
-    resolve_target, ActOptions, Agent, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result, SavedRun, Usage,
+    resolve_target, ActOptions, Agent, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result, SavedRun,
+    Usage,
 };
 
 use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::Value;
-use sightline::{page_text, resolve_target, ActOptions, Ai, Browser, Error, ExtractOptions, ObserveOptions, Result, Usage};
+use sightline::{
+    page_text, resolve_target, ActOptions, Ai, Browser, Error, ExtractOptions, ObserveOptions, Result, Usage,
+};
 
 use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
 use crate::output::{print_json, print_out};
@@ -62,7 +64,7 @@ pub struct ExtractArgs {
     /// Read pages larger than this many tokens in chunks.
     #[arg(long, value_name = "TOKENS", default_value_t = 60_000)]
     pub token_budget: usize,
-    /// `--json` prints `{"data","progress","completed","chunks_read","chunks_total","usage"}` 
+    /// `--json` prints `{"data","progress","completed","chunks_read","chunks_total","usage"}`
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -144,7 +146,11 @@ pub async fn observe(args: ObserveArgs) -> Result<()> {
     let llm = args.llm.build()?;
     let instruction = args.instruction.clone();
     let result = on_page(&args.target, &args.page, |page| {
-        Box::pin(async move { Ai::new(&llm).observe(page, &instruction, &ObserveOptions::default()).await })
+        Box::pin(async move {
+            Ai::new(&llm)
+                .observe(page, &instruction, &ObserveOptions::default())
+                .await
+        })
     })
     .await?;
     if args.output.json {
@@ -195,7 +201,11 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
     let result = on_page(&args.target, &args.page, |page| {
         Box::pin(async move {
             match &llm {
-                Some(llm) => Ai::new(llm).extract(page, instruction.as_deref(), schema.as_ref(), &opts).await,
+                Some(llm) => {
+                    Ai::new(llm)
+                        .extract(page, instruction.as_deref(), schema.as_ref(), &opts)
+                        .await
+                }
                 None => page_text(page, &opts).await,
             }
         })

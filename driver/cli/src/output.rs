@@ -15,5 +15,8 @@ pub fn print_out(text: &str) {
 
 /// Prints `value` as one JSON line.
 pub fn print_json(value: &impl serde::Serialize) {
-    print_out(&format!("{}\n", serde_json::to_string(value).expect("results serialise")));
+    print_out(&format!(
+        "{}\n",
+        serde_json::to_string(value).expect("results serialise")
+    ));
 }

@@ -101,4 +101,3 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
     print_out(&text);
     Ok(())
 }
-

@@ -120,4 +120,3 @@ pub async fn unblock(args: UnblockArgs) -> Result<()> {
     print_out(&format!("{text}\n"));
     Ok(())
 }
-

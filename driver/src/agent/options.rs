@@ -71,4 +71,3 @@ impl std::fmt::Debug for AgentOptions {
             .finish_non_exhaustive()
     }
 }
-

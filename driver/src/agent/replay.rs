@@ -128,7 +128,9 @@ fn upgrade_v1_step(step: &Value) -> Result<Value> {
         "navback" => json!({"tool": "back", "args": {}}),
         "scroll" => json!({"tool": "scroll", "args": {"direction": s("direction"), "percentage": s("percentage")}}),
         "wait" => json!({"tool": "wait", "args": {"ms": s("ms")}}),
-        "removeBlocker" => json!({"tool": "removeBlocker", "args": {"aggressive": step.get("aggressive").cloned().unwrap_or(json!(false))}}),
+        "removeBlocker" => {
+            json!({"tool": "removeBlocker", "args": {"aggressive": step.get("aggressive").cloned().unwrap_or(json!(false))}})
+        }
         "keys" => {
             let repeat = step.get("repeat").and_then(Value::as_u64).unwrap_or(1).max(1);
             let value = step.get("value").and_then(Value::as_str).unwrap_or_default();
@@ -138,7 +140,11 @@ fn upgrade_v1_step(step: &Value) -> Result<Value> {
                 json!({"tool": "type", "args": {"text": value.repeat(repeat as usize)}})
             }
         }
-        other => return Err(Error::InvalidAction(format!("unknown step {other:?} in a format-1 run"))),
+        other => {
+            return Err(Error::InvalidAction(format!(
+                "unknown step {other:?} in a format-1 run"
+            )))
+        }
     })
 }
 

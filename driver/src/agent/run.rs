@@ -257,8 +257,15 @@ impl<'a> Run<'a> {
                     return End::Interrupted;
                 };
                 if let Some(finish) = outcome.finish.take() {
-                    self.record(call.name.clone(), call.arguments.clone(), outcome, step, reasoning.clone(), response.usage)
-                        .await;
+                    self.record(
+                        call.name.clone(),
+                        call.arguments.clone(),
+                        outcome,
+                        step,
+                        reasoning.clone(),
+                        response.usage,
+                    )
+                    .await;
                     return End::Done(finish);
                 }
                 if outcome.rect.is_some() && self.page.url().await.unwrap_or_default() != url_before {
@@ -283,8 +290,15 @@ impl<'a> Run<'a> {
                     trees.push(results.len());
                 }
                 results.push((call.id.clone(), outcome.text.clone(), !outcome.ok));
-                self.record(call.name.clone(), call.arguments.clone(), outcome, step, reasoning.clone(), response.usage)
-                    .await;
+                self.record(
+                    call.name.clone(),
+                    call.arguments.clone(),
+                    outcome,
+                    step,
+                    reasoning.clone(),
+                    response.usage,
+                )
+                .await;
             }
 
             let mut message = Message::tool_results(results);

@@ -20,13 +20,13 @@ use serde_json::Value;
 use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
 
 use super::cache::{ActionCache, CacheKey};
-use super::record::ActRecord;
+use super::handle::Ai;
 use super::prompts;
+use super::record::ActRecord;
 use super::tree;
 use super::variables::Variables;
 use crate::error::{ActionErrorKind, Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
-use super::handle::Ai;
 use crate::page::{Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
 
 /// Options of [`Ai::act`].
@@ -571,12 +571,15 @@ impl Ai<'_> {
         let message = format!("Action performed: {description}");
         Ok(run.finish(true, message, description, actions))
     }
-
 }
 
 /// Replays cached actions after checking every selector resolves;
 /// `Err(why)` when the entry no longer fits the page.
-async fn replay_cached(page: &Page, actions: &[ActRecord], opts: &ActOptions) -> Result<std::result::Result<(), String>> {
+async fn replay_cached(
+    page: &Page,
+    actions: &[ActRecord],
+    opts: &ActOptions,
+) -> Result<std::result::Result<(), String>> {
     if let Some(first) = actions.first() {
         let action = first.to_action(&opts.variables);
         if let Some(target) = action.target() {

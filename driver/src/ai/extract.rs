@@ -14,12 +14,12 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use sightline_engine::protocol::{RefMap, SnapshotMode, SnapshotResult};
 
+use super::handle::Ai;
 use super::prompts;
 use super::tree;
 use crate::error::{Error, Result};
 use crate::llm::schema as jschema;
 use crate::llm::{Llm, Message, Secrets, Usage};
-use super::handle::Ai;
 use crate::page::{Page, SnapshotOptions};
 
 #[derive(Debug, Clone)]
@@ -281,21 +281,21 @@ impl Ai<'_> {
 
 /// The page's text (`{"page_text"}`): the snapshot without refs, no model call.
 pub async fn page_text(page: &Page, opts: &ExtractOptions) -> Result<ExtractResult> {
-        let snapshot = page
-            .snapshot(&SnapshotOptions {
-                mode: opts.mode,
-                ..Default::default()
-            })
-            .await?;
-        Ok(ExtractResult {
-            data: json!({"page_text": strip_refs(&snapshot.tree)}),
-            progress: "the page's text".into(),
-            completed: true,
-            chunks_read: 1,
-            chunks_total: 1,
-            usage: Usage::default(),
+    let snapshot = page
+        .snapshot(&SnapshotOptions {
+            mode: opts.mode,
+            ..Default::default()
         })
-    }
+        .await?;
+    Ok(ExtractResult {
+        data: json!({"page_text": strip_refs(&snapshot.tree)}),
+        progress: "the page's text".into(),
+        completed: true,
+        chunks_read: 1,
+        chunks_total: 1,
+        usage: Usage::default(),
+    })
+}
 
 async fn extract_from(
     llm: &Llm,

@@ -6,10 +6,10 @@ use serde::Serialize;
 use serde_json::Value;
 use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
 
+use super::handle::Ai;
 use super::prompts;
 use crate::error::{Error, Result};
 use crate::llm::{Message, Secrets, Usage};
-use super::handle::Ai;
 use crate::page::{Action, Method, Page, SnapshotOptions};
 
 #[derive(Debug, Clone)]

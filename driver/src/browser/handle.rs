@@ -539,4 +539,3 @@ fn pump(mut handler: chromiumoxide::Handler) -> JoinHandle<()> {
         }
     })
 }
-

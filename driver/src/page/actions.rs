@@ -17,10 +17,10 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use sightline_engine::actions::{is_value_input, TargetInfo};
 
-use crate::error::{ActionErrorKind, Error, Result};
 use super::handle::Page;
 use super::input::ClickButton;
 use super::target::{Needs, Ready, Target};
+use crate::error::{ActionErrorKind, Error, Result};
 
 /// What an action did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -187,8 +187,14 @@ impl Page {
             Err(e) => return Err(e),
         };
         let (x, y) = ready.point.expect("a hit test found a point");
-        self.click_at(x, y, i64::from(options.clicks.max(1)), options.button, &options.modifiers)
-            .await?;
+        self.click_at(
+            x,
+            y,
+            i64::from(options.clicks.max(1)),
+            options.button,
+            &options.modifiers,
+        )
+        .await?;
         let mut result = ActionResult::of(&ready);
         self.after_action(&mut result, mark).await?;
         Ok(result)

@@ -81,7 +81,6 @@ fn file_url(path: &Path, input: &str) -> Result<String> {
         })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

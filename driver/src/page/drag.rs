@@ -18,9 +18,9 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::actions::ActionResult;
-use crate::error::{ActionErrorKind, Error, Result};
 use super::handle::Page;
 use super::target::{Needs, Target};
+use crate::error::{ActionErrorKind, Error, Result};
 
 /// Intermediate mouse moves between source and destination.
 const STEPS: usize = 12;

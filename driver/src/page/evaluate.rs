@@ -51,10 +51,7 @@ impl Page {
         }
     }
 
-    async fn user_context(
-        &self,
-        frame: &FrameId,
-    ) -> Result<ExecutionContextId> {
+    async fn user_context(&self, frame: &FrameId) -> Result<ExecutionContextId> {
         if let Some(ctx) = self.state().user_contexts.get(frame.inner()) {
             return Ok(*ctx);
         }

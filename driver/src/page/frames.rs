@@ -67,5 +67,4 @@ impl Page {
         let next = state.frame_numbers.len() as u32 + 1;
         *state.frame_numbers.entry(frame.inner().clone()).or_insert(next)
     }
-
 }

@@ -255,5 +255,4 @@ impl Page {
             .await
             .map_err(|e| Error::cdp("Page.close", e))
     }
-
 }

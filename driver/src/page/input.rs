@@ -9,8 +9,8 @@ use chromiumoxide::cdp::browser_protocol::input::{
 
 use futures::FutureExt;
 
-use crate::error::{Error, Result};
 use super::handle::Page;
+use crate::error::{Error, Result};
 
 /// Modifier bits of CDP input events.
 pub const ALT: i64 = 1;

@@ -13,9 +13,9 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use chromiumoxide::error::CdpError;
 use serde::Serialize;
 
-use crate::error::{Error, NavigationErrorKind, Result};
 use super::address::resolve_target;
 use super::handle::Page;
+use crate::error::{Error, NavigationErrorKind, Result};
 
 /// How a navigation ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -14,10 +14,10 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::actions::ActionResult;
-use crate::error::{Error, Result};
 use super::handle::Page;
 use super::target::Target;
 use super::viewport::ScrollAmount;
+use crate::error::{Error, Result};
 
 /// One action on a page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

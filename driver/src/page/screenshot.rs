@@ -97,5 +97,4 @@ impl Page {
         let clip = clip_rect(r.x + vv.page_x, r.y + vv.page_y, r.width, r.height);
         self.capture(Some(clip), true).await
     }
-
 }

@@ -10,8 +10,8 @@ use sightline_engine::protocol::{
 };
 use sightline_engine::stitch::{stitch, FrameNode};
 
-use crate::error::Result;
 use super::handle::Page;
+use crate::error::Result;
 
 /// What [`Page::snapshot`] renders.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -46,4 +46,3 @@ pub(crate) struct PageConfig {
     pub settle_timeout: Duration,
     pub action_timeout: Duration,
 }
-

@@ -25,8 +25,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sightline_engine::actions::TargetInfo;
 
-use crate::error::{ActionErrorKind, Error, Result};
 use super::handle::Page;
+use crate::error::{ActionErrorKind, Error, Result};
 
 /// What an element action acts on.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,6 @@
 //! status codes), and which frames got a new document (their cached engine
 //! contexts are dropped). Settling reads what it knows.
 
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

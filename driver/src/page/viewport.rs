@@ -55,7 +55,6 @@ impl std::fmt::Display for ViewportSize {
     }
 }
 
-
 /// How far [`Page::scroll`] scrolls; positive is down, negative up.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ScrollAmount {
@@ -211,5 +210,5 @@ mod tests {
         assert!("1280".parse::<ViewportSize>().is_err());
         assert!("axb".parse::<ViewportSize>().is_err());
         assert!("10x10".parse::<ViewportSize>().is_err());
-}
     }
+}

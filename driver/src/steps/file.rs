@@ -142,7 +142,8 @@ fn parse_step(registry: &Registry, v: Value) -> Result<Step> {
             args,
         });
     }
-    let a: Action = serde_json::from_value(Value::Object(obj)).map_err(|e| Error::InvalidAction(one_line(&e.to_string())))?;
+    let a: Action =
+        serde_json::from_value(Value::Object(obj)).map_err(|e| Error::InvalidAction(one_line(&e.to_string())))?;
     a.validate()?;
     Ok(Step::Action(a))
 }
@@ -153,7 +154,6 @@ fn strip_prefix(e: &Error) -> String {
         other => other.to_string(),
     }
 }
-
 
 #[cfg(test)]
 mod tests {

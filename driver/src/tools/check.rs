@@ -45,6 +45,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let on = a.checked.unwrap_or(true);
         let method = if on { "check" } else { "uncheck" };
         let r = element::perform(ctx, &a.element.action(method, Vec::new())).await?;
-        Ok(element::outcome("check", if on { "Checked" } else { "Unchecked" }, &args, r))
+        Ok(element::outcome(
+            "check",
+            if on { "Checked" } else { "Unchecked" },
+            &args,
+            r,
+        ))
     })
 }

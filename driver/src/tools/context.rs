@@ -86,7 +86,9 @@ impl<'a> ToolContext<'a> {
     /// The model, or an error a caller can act on.
     pub fn llm(&self, tool: &str) -> Result<&'a Llm> {
         self.llm.ok_or_else(|| {
-            Error::InvalidAction(format!("{tool} needs a model: configure one (--model or $SIGHTLINE_MODEL)"))
+            Error::InvalidAction(format!(
+                "{tool} needs a model: configure one (--model or $SIGHTLINE_MODEL)"
+            ))
         })
     }
 

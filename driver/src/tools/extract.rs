@@ -51,7 +51,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         }
         let llm = ctx.llm("extract")?;
         let r = Ai::new(llm)
-            .extract(&ctx.page(), Some(&a.instruction), schema.as_ref(), &ExtractOptions::default())
+            .extract(
+                &ctx.page(),
+                Some(&a.instruction),
+                schema.as_ref(),
+                &ExtractOptions::default(),
+            )
             .await?;
         let mut out = ToolOutput::ok(serde_json::to_string(&r.data).expect("JSON serialises"));
         out.usage = r.usage;

@@ -40,7 +40,10 @@ fn parameters() -> Value {
         }),
         &["value"],
     );
-    object(json!({"fields": {"type": "array", "minItems": 1, "items": field}}), &["fields"])
+    object(
+        json!({"fields": {"type": "array", "minItems": 1, "items": field}}),
+        &["fields"],
+    )
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -131,7 +134,12 @@ that enters the value (fill for text fields, selectOptionFromDropdown for select
 the value as its argument:\n",
     );
     for (n, (_, f)) in fields.iter().enumerate() {
-        instruction.push_str(&format!("{}. {} → {}\n", n + 1, f.action.as_deref().unwrap_or(""), f.value));
+        instruction.push_str(&format!(
+            "{}. {} → {}\n",
+            n + 1,
+            f.action.as_deref().unwrap_or(""),
+            f.value
+        ));
     }
     let observed = Ai::new(llm)
         .observe(
@@ -168,13 +176,19 @@ async fn fill_direct(ctx: &ToolContext<'_>, i: usize, field: &Field, target: &st
             vec![value],
             json!({"target": target, "values": [field.value]}),
         ),
-        _ => ("fill", "fill", vec![value], json!({"target": target, "value": field.value})),
+        _ => (
+            "fill",
+            "fill",
+            vec![value],
+            json!({"target": target, "value": field.value}),
+        ),
     };
     let label = field.name.clone().unwrap_or_else(|| target.to_string());
     match element::perform(ctx, &el.action(method, arguments)).await {
         Ok(r) => {
             p.filled += 1;
-            p.lines.push(format!("{}: {}", i + 1, element::report(&format!("{method}"), &r)));
+            p.lines
+                .push(format!("{}: {}", i + 1, element::report(&format!("{method}"), &r)));
             p.out.rect = r.rect.or(p.out.rect);
             let done = element::outcome(tool, method, &record_args, r);
             p.out.replay.extend(done.replay);
@@ -222,7 +236,8 @@ async fn fill_described(
             Ok(done) => {
                 p.out.rect = done.rect.or(p.out.rect);
                 p.filled += 1;
-                p.lines.push(format!("{}: {} {}", i + 1, record.method, record.description));
+                p.lines
+                    .push(format!("{}: {} {}", i + 1, record.method, record.description));
                 p.out.replay.push(RecordedCall {
                     tool: "act".into(),
                     args: json!({"action": what}),

@@ -21,7 +21,10 @@ pub const TOOL: Tool = Tool {
 };
 
 fn parameters() -> Value {
-    object(json!({"url": {"type": "string", "description": "The URL (relative to the current page, or absolute)."}}), &["url"])
+    object(
+        json!({"url": {"type": "string", "description": "The URL (relative to the current page, or absolute)."}}),
+        &["url"],
+    )
 }
 
 #[derive(Deserialize)]

@@ -52,7 +52,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         parse_combo(&a.key)?;
         let key = ctx.settings.variables.substitute(&a.key);
         let repeat = a.repeat.unwrap_or(1).max(1);
-        let times = if repeat > 1 { format!(" ×{repeat}") } else { String::new() };
+        let times = if repeat > 1 {
+            format!(" ×{repeat}")
+        } else {
+            String::new()
+        };
         let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
             let page = ctx.page();
             for _ in 0..repeat {
@@ -67,6 +71,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         };
         let keys = vec![key; repeat as usize];
         let r = element::perform(ctx, &el.action("press", keys)).await?;
-        Ok(element::outcome("press", &format!("Pressed {}{times} in", a.key), &args, r))
+        Ok(element::outcome(
+            "press",
+            &format!("Pressed {}{times} in", a.key),
+            &args,
+            r,
+        ))
     })
 }

@@ -161,8 +161,28 @@ mod tests {
             assert!(mcp.insert(t.mcp_name()), "duplicate MCP name {}", t.mcp_name());
         }
         for wanted in [
-            "click", "fill", "type", "press", "select", "hover", "drag", "upload", "check", "goto", "back", "scroll",
-            "wait", "snapshot", "screenshot", "removeBlocker", "act", "observe", "extract", "fillForm", "think", "done",
+            "click",
+            "fill",
+            "type",
+            "press",
+            "select",
+            "hover",
+            "drag",
+            "upload",
+            "check",
+            "goto",
+            "back",
+            "scroll",
+            "wait",
+            "snapshot",
+            "screenshot",
+            "removeBlocker",
+            "act",
+            "observe",
+            "extract",
+            "fillForm",
+            "think",
+            "done",
         ] {
             assert!(r.get(wanted).is_some(), "{wanted} is registered");
         }
@@ -188,7 +208,10 @@ mod tests {
     fn arguments_are_validated() {
         let r = Registry::standard();
         let tool = |n: &str| r.get(n).unwrap();
-        assert!(validate(tool("act"), json!({})).unwrap_err().to_string().contains("action"));
+        assert!(validate(tool("act"), json!({}))
+            .unwrap_err()
+            .to_string()
+            .contains("action"));
         assert!(validate(tool("scroll"), json!({"direction": "sideways"})).is_err());
         assert!(validate(tool("wait"), json!({"ms": 99999})).is_err());
         assert_eq!(validate(tool("back"), Value::Null).unwrap(), json!({}));

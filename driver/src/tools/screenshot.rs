@@ -45,7 +45,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let a: Args = parse("screenshot", args)?;
         let page = ctx.page();
         let (png, what) = match a.target.as_deref().filter(|t| !t.trim().is_empty()) {
-            Some(t) => (page.screenshot_element(Target::parse(t)).await?, format!("the element {t}")),
+            Some(t) => (
+                page.screenshot_element(Target::parse(t)).await?,
+                format!("the element {t}"),
+            ),
             None if a.full_page => (page.screenshot_full_page().await?, "the whole page".to_string()),
             None => (page.screenshot().await?, "the viewport".to_string()),
         };

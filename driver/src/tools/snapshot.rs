@@ -94,7 +94,8 @@ pub fn subtree(tree: &str, r: &str) -> Option<String> {
 mod tests {
     #[test]
     fn subtree_of_a_ref() {
-        let tree = "# Page position: top\n- main:\n  - list [ref=e1]:\n    - link \"A\" [ref=e2]\n  - link \"B\" [ref=e3]\n";
+        let tree =
+            "# Page position: top\n- main:\n  - list [ref=e1]:\n    - link \"A\" [ref=e2]\n  - link \"B\" [ref=e3]\n";
         assert_eq!(
             super::subtree(tree, "e1").unwrap(),
             "# Page position: top\n  - list [ref=e1]:\n    - link \"A\" [ref=e2]\n"

@@ -36,8 +36,14 @@ pub struct Offered {
 
 impl Offered {
     pub const EVERYWHERE: Offered = Offered { agent: true, mcp: true };
-    pub const AGENT_ONLY: Offered = Offered { agent: true, mcp: false };
-    pub const MCP_ONLY: Offered = Offered { agent: false, mcp: true };
+    pub const AGENT_ONLY: Offered = Offered {
+        agent: true,
+        mcp: false,
+    };
+    pub const MCP_ONLY: Offered = Offered {
+        agent: false,
+        mcp: true,
+    };
 }
 
 /// One tool of the registry.

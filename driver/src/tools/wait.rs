@@ -55,10 +55,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("wait", args)?;
         let page = ctx.page();
-        let pause = a
-            .ms
-            .map(Duration::from_millis)
-            .or(a.time.map(Duration::from_secs_f64));
+        let pause = a.ms.map(Duration::from_millis).or(a.time.map(Duration::from_secs_f64));
         if let Some(text) = a.text.as_deref().or(a.text_gone.as_deref()) {
             let want_present = a.text.is_some();
             let probe = format!(
@@ -73,16 +70,18 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     return Ok(ToolOutput::ok(format!("{text:?} {what}")));
                 }
                 if Instant::now() >= deadline {
-                    let what = if want_present { "did not appear" } else { "is still there" };
+                    let what = if want_present {
+                        "did not appear"
+                    } else {
+                        "is still there"
+                    };
                     return Ok(ToolOutput::failed(format!("{text:?} {what} after waiting")));
                 }
                 page.wait(POLL).await?;
             }
         }
         let Some(pause) = pause else {
-            return Ok(ToolOutput::failed(
-                "wait needs ms, time, text or textGone",
-            ));
+            return Ok(ToolOutput::failed("wait needs ms, time, text or textGone"));
         };
         page.wait(pause).await?;
         Ok(ToolOutput::ok(format!("Waited {} ms", pause.as_millis())))

@@ -1,29 +1,19 @@
-//! Shared helpers for the end-to-end tests: a static file server for
-//! `tests/fixtures/` on 127.0.0.1, and runners for the `sightline` binary.
-//!
-//! Include with `#[path = "../support/mod.rs"] mod support;`.
+//! Shared helpers for the end-to-end tests: runners for the `sightline`
+//! binary, tree helpers, and (from sightline-testkit) the file server.
 #![allow(dead_code)]
 
+pub mod world;
+
+pub use sightline_testkit::{fixtures_dir, FixtureServer};
+
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sightline::protocol::SnapshotResult;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
 /// Generous per-run limit: Chromium on a busy 2-core machine can be slow.
 pub const CLI_TIMEOUT: Duration = Duration::from_secs(180);
-
-/// `tests/fixtures/` of this repository.
-pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .canonicalize()
-        .expect("tests/fixtures exists")
-}
 
 /// Output of one `sightline` run.
 #[derive(Debug)]

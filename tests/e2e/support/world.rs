@@ -2,9 +2,6 @@
 //! commands (untyped JSON in and out, so new enum values in Chromium's
 //! answers never break deserialisation), and evaluation inside the engine's
 //! isolated world of the main frame.
-//!
-//! Include with `#[path = "../support/world.rs"] mod world;`.
-#![allow(dead_code)]
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -19,16 +16,16 @@ use sightline::{Page, ENGINE_BUNDLE};
 /// `../shared/corpus/<name>` next to this repository.
 pub fn shared_corpus(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus")
+        .join("../../../shared/corpus")
         .join(name);
     dir.canonicalize()
         .unwrap_or_else(|e| panic!("corpus {} is missing: {e}", dir.display()))
 }
 
 /// Chromium switches that make every request to anything but 127.0.0.1 fail
-/// fast (the bench's, see `sightline::bench::offline_switches`).
+/// fast (the benchmarks use the same).
 pub fn offline_args() -> Vec<String> {
-    sightline::bench::offline_switches()
+    sightline_testkit::offline_switches()
 }
 
 /// A CDP command given by name with JSON parameters; answers raw JSON.
