@@ -212,7 +212,7 @@ pub enum Error {
     #[error("LLM call to {provider} failed{}: {kind}", if *.attempts > 1 { format!(" after {} attempts", .attempts) } else { String::new() })]
     Llm {
         provider: &'static str,
-        kind: crate::llm::LlmErrorKind,
+        kind: crate::llm::errors::LlmErrorKind,
         attempts: u32,
     },
 
@@ -243,22 +243,6 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn cdp(method: &'static str, err: chromiumoxide::error::CdpError) -> Self {
-        use chromiumoxide::error::CdpError;
-        match err {
-            CdpError::ChannelSendError(_) | CdpError::NoResponse => Error::BrowserClosed,
-            CdpError::Ws(_) => Error::BrowserClosed,
-            CdpError::Timeout => Error::Cdp {
-                method,
-                message: "the browser did not reply in time".into(),
-            },
-            other => Error::Cdp {
-                method,
-                message: one_line(&other.to_string()),
-            },
-        }
-    }
-
     /// True for "Cannot find context with specified id" and its relatives: the
     /// execution context went away (navigation, frame detach).
     pub(crate) fn is_stale_context(&self) -> bool {

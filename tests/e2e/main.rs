@@ -9,6 +9,7 @@ mod support;
 mod accname_conformance;
 mod actions;
 mod agent;
+mod architecture;
 mod ax_oracle;
 mod bench;
 mod blockers;

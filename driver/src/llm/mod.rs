@@ -12,7 +12,7 @@
 
 mod anthropic;
 mod client;
-mod errors;
+pub(crate) mod errors;
 mod openai;
 pub mod schema;
 mod structured;

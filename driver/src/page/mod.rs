@@ -6,6 +6,7 @@
 mod actions;
 mod address;
 mod bundle;
+mod cdp_error;
 mod drag;
 mod engine;
 mod evaluate;

@@ -23,7 +23,7 @@ use sightline::{
 };
 use sightline_testkit::{offline_switches, LlmServer, Recorded, Reply};
 
-use super::{expand_inputs, median, serve_files};
+use super::pages::{expand_inputs, median, serve_files};
 use crate::args::parse_viewport;
 
 /// The target for act's driver-side overhead.

@@ -13,7 +13,7 @@ use serde::Serialize;
 use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, Result, SnapshotOptions, ViewportSize};
 use sightline_testkit::{offline_switches, FixtureServer};
 
-use super::median;
+use super::pages::median;
 use crate::args::parse_viewport;
 
 /// Targets from the issue: click and fill at most 30 ms each.

@@ -34,7 +34,7 @@ use serde_json::Value;
 use sightline::{Browser, Error, LaunchOptions, Page, Result, SnapshotMode, SnapshotOptions, ViewportSize};
 use sightline_testkit::offline_switches;
 
-use super::{expand_inputs, median, serve_files};
+use super::pages::{expand_inputs, median, serve_files};
 use crate::args::parse_viewport;
 
 #[derive(Debug, clap::Args)]
