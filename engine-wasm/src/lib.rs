@@ -1,11 +1,14 @@
 //! Sightline in-page engine.
 //!
 //! Layout (see ARCHITECTURE.md):
-//! - `protocol`: serde types shared with the driver.
+//! - `protocol`, `wire`: the types shared with the driver, and the request reader.
 //! - `dom`: the plain-data page model filled by the DOM adapter.
 //! - `semantics`: hidden rules, roles, accessible names, states (pure).
-//! - `refs`, `selector`, `viewport`, `render`, `snapshot`: pure pipeline from a
-//!   `DomTree` to a `FrameSnapshot`.
+//! - `interactive`, `modal`, `selector`, `viewport`, `render`, `snapshot`,
+//!   `stitch`: the pure pipeline from a `DomTree` to a `FrameSnapshot`, and
+//!   frames into one page.
+//! - `actions`, `blockers`: the pure rules of actions and removeBlocker.
+//! - `css_content`, `url_resolve`, `box_guess`, `number`: small pure helpers.
 //! - `adapter` (wasm32 only): the one thin layer that reads the DOM, plus the
 //!   exported JS API.
 
