@@ -54,8 +54,8 @@ fn code_only(src: &str) -> String {
         let rest = &src[i..];
         if rest.starts_with("//") {
             i += rest.find('\n').unwrap_or(rest.len());
-        } else if rest.starts_with("/*") {
-            i += rest[2..].find("*/").map_or(rest.len(), |j| j + 4);
+        } else if let Some(inner) = rest.strip_prefix("/*") {
+            i += inner.find("*/").map_or(rest.len(), |j| j + 4);
         } else if let Some(hashes) = raw_string_start(src, i) {
             let body = i + hashes + 2 + usize::from(b[i] == b'b');
             let end = format!("\"{}", "#".repeat(hashes));
@@ -89,12 +89,10 @@ fn raw_string_start(src: &str, i: usize) -> Option<usize> {
     if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
         return None;
     }
-    let j = i + usize::from(b[i] == b'b');
-    if b.get(j) != Some(&b'r') {
-        return None;
-    }
-    let hashes = b[j + 1..].iter().take_while(|c| **c == b'#').count();
-    (b.get(j + 1 + hashes) == Some(&b'"')).then_some(hashes)
+    let rest = src[i..].strip_prefix('b').unwrap_or(&src[i..]);
+    let after = rest.strip_prefix('r')?;
+    let hashes = after.bytes().take_while(|c| *c == b'#').count();
+    (after.as_bytes().get(hashes) == Some(&b'"')).then_some(hashes)
 }
 
 /// `'a'`, `'\n'`, `'\''` (not a lifetime): its length.

@@ -348,6 +348,8 @@ impl Page {
             .map_err(|e| Error::cdp("Input.insertText", e))
     }
 
+    // One argument per field of CDP's Input.dispatchMouseEvent it sets.
+    #[allow(clippy::too_many_arguments)]
     async fn mouse_event(
         &self,
         ty: DispatchMouseEventType,

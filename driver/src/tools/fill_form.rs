@@ -187,8 +187,7 @@ async fn fill_direct(ctx: &ToolContext<'_>, i: usize, field: &Field, target: &st
     match element::perform(ctx, &el.action(method, arguments)).await {
         Ok(r) => {
             p.filled += 1;
-            p.lines
-                .push(format!("{}: {}", i + 1, element::report(&format!("{method}"), &r)));
+            p.lines.push(format!("{}: {}", i + 1, element::report(method, &r)));
             p.out.rect = r.rect.or(p.out.rect);
             let done = element::outcome(tool, method, &record_args, r);
             p.out.replay.extend(done.replay);
