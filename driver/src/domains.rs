@@ -31,6 +31,11 @@ impl AllowedDomains {
         if self.0.is_empty() || url == "about:blank" {
             return true;
         }
+        self.matches(url)
+    }
+
+    /// Whether an http(s) `url` is on the list (never for an empty list).
+    pub fn matches(&self, url: &str) -> bool {
         let Ok(parsed) = url::Url::parse(url) else {
             return false;
         };
@@ -57,6 +62,43 @@ impl AllowedDomains {
                 None => host == pattern || host.ends_with(&format!(".{pattern}")),
             }
         })
+    }
+}
+
+/// Where a browser's pages may go: an allow-list (empty: anywhere) and a
+/// block-list (empty: nothing), both of [`AllowedDomains`] entries.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OriginPolicy {
+    pub allowed: AllowedDomains,
+    pub blocked: AllowedDomains,
+}
+
+impl OriginPolicy {
+    /// No restriction at all (no request needs to be looked at).
+    pub fn is_open(&self) -> bool {
+        self.allowed.is_empty() && self.blocked.is_empty()
+    }
+
+    /// Whether a page may load `url`.
+    pub fn allows(&self, url: &str) -> bool {
+        self.allowed.allows(url) && !self.blocked.matches(url)
+    }
+
+    /// Why `url` is refused, for error messages.
+    pub fn refusal(&self, url: &str) -> Option<String> {
+        if self.blocked.matches(url) {
+            return Some(format!(
+                "{url} is on the blocked origins ({})",
+                self.blocked.entries().join(", ")
+            ));
+        }
+        if !self.allowed.allows(url) {
+            return Some(format!(
+                "{url} is outside the allowed origins ({})",
+                self.allowed.entries().join(", ")
+            ));
+        }
+        None
     }
 }
 

@@ -20,6 +20,8 @@ pub enum NavigationErrorKind {
     FileNotFound,
     /// The renderer crashed while loading (e.g. a page too deep to lay out).
     Crashed,
+    /// The browser's origin policy refuses it (the reason says which list).
+    Blocked(String),
     /// Any other network error, with Chromium's error text.
     Other(String),
 }
@@ -45,6 +47,7 @@ impl fmt::Display for NavigationErrorKind {
             Self::Timeout => f.write_str("timed out waiting for the load event"),
             Self::FileNotFound => f.write_str("file not found (net::ERR_FILE_NOT_FOUND)"),
             Self::Crashed => f.write_str("the page crashed while loading"),
+            Self::Blocked(why) => write!(f, "blocked: {why}"),
             Self::Other(text) => f.write_str(text),
         }
     }

@@ -29,6 +29,7 @@ mod domains;
 mod error;
 pub mod llm;
 mod page;
+pub mod readable;
 pub mod steps;
 mod time;
 pub mod tools;
@@ -38,16 +39,18 @@ pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,
     Variables,
 };
-pub use browser::{Browser, LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
+pub use browser::{
+    Browser, BrowserContext, Download, LaunchOptions, OriginStorage, StorageState, CHROME_ENV, DEFAULT_CHROME,
+};
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions};
-pub use domains::AllowedDomains;
+pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use llm::{Llm, LlmOptions, Usage};
 pub use page::{
-    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo, KeyDef,
-    Method, NavigationResponse, Page, RemoveBlockerResult, ScrollAmount, SettleReport, SnapshotOptions, Target,
-    ViewportSize, DEFAULT_SETTLE_TIMEOUT, ENGINE_BUNDLE, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW,
-    USER_WORLD_NAME,
+    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo,
+    ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord, Page,
+    RemoveBlockerResult, ScrollAmount, SettleReport, SnapshotOptions, StorageItem, Target, ViewportSize,
+    DEFAULT_SETTLE_TIMEOUT, ENGINE_BUNDLE, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, USER_WORLD_NAME,
 };
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 

@@ -714,6 +714,7 @@ const STAMP: sightline::Tool = sightline::Tool {
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: sightline::tools::Offered::EVERYWHERE,
     handler: stamp,
 };

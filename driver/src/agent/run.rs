@@ -72,6 +72,7 @@ impl<'a> Run<'a> {
             act,
             allowed_domains: domains.clone(),
             snapshot_budget: opts.snapshot_budget,
+            output_dir: None,
         };
         Run {
             page,

@@ -10,7 +10,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, EventTargetDestroyed, TargetId};
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::target::{
+    CreateTargetParams, EventTargetCreated, EventTargetDestroyed, TargetId,
+};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::handler::HandlerConfig;
@@ -18,6 +21,7 @@ use chromiumoxide::BrowserConfig;
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::contexts::BrowserContext;
 use super::options::LaunchOptions;
 use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
@@ -30,6 +34,8 @@ use crate::page::{Page, ViewportSize};
 struct TargetEntry {
     id: String,
     opener: Option<String>,
+    /// The browser context it belongs to.
+    context: Option<String>,
     /// Handed out by [`Browser::wait_for_popup`] already.
     claimed: bool,
     gone: bool,
@@ -57,6 +63,9 @@ pub struct Browser {
     book: Arc<Mutex<TargetBook>>,
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
+    /// Downloads seen since [`Browser::save_downloads_to`].
+    pub(super) downloads: Arc<Mutex<Vec<super::downloads::Download>>>,
+    pub(super) download_watch: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for Browser {
@@ -80,15 +89,30 @@ impl Browser {
         };
         let executable = locate_executable(&requested).ok_or_else(|| launch_err("no such executable".into()))?;
 
-        let profile = tempfile::Builder::new()
-            .prefix("sightline-profile-")
-            .tempdir()
-            .map_err(|e| launch_err(format!("cannot create a profile directory: {e}")))?;
+        // A fresh temporary profile, unless the caller keeps one (logins survive).
+        let profile = match &options.user_data_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| launch_err(format!("cannot create the profile directory {}: {e}", dir.display())))?;
+                None
+            }
+            None => Some(
+                tempfile::Builder::new()
+                    .prefix("sightline-profile-")
+                    .tempdir()
+                    .map_err(|e| launch_err(format!("cannot create a profile directory: {e}")))?,
+            ),
+        };
+        let profile_dir = match (&profile, &options.user_data_dir) {
+            (Some(p), _) => p.path().to_path_buf(),
+            (None, Some(dir)) => dir.clone(),
+            (None, None) => unreachable!("one of the two is set"),
+        };
 
         let ViewportSize { width, height } = options.viewport;
         let mut builder = BrowserConfig::builder()
             .chrome_executable(&executable)
-            .user_data_dir(profile.path())
+            .user_data_dir(&profile_dir)
             .viewport(Viewport {
                 width,
                 height,
@@ -112,17 +136,23 @@ impl Browser {
         }
         let config = builder.build().map_err(launch_err)?;
 
-        tracing::debug!(executable = %executable.display(), profile = %profile.path().display(), "launching chromium");
+        tracing::debug!(executable = %executable.display(), profile = %profile_dir.display(), "launching chromium");
         let (browser, handler) = match chromiumoxide::Browser::launch(config).await {
             Ok(v) => v,
             Err(e) => {
-                remove_profile(profile);
-                return Err(launch_err(launch_reason(e)));
+                if let Some(profile) = profile {
+                    remove_profile(profile);
+                }
+                let mut reason = launch_reason(e);
+                if options.user_data_dir.is_some() {
+                    reason.push_str(" (is another browser using this profile directory?)");
+                }
+                return Err(launch_err(reason));
             }
         };
 
         let task = pump(handler);
-        let mut b = Browser::assemble(browser, task, Some(profile), options, None);
+        let mut b = Browser::assemble(browser, task, profile, options, None);
         if let Err(e) = b.watch_targets().await {
             b.shutdown().await;
             return Err(e);
@@ -193,7 +223,20 @@ impl Browser {
             book: Arc::new(Mutex::new(TargetBook::default())),
             book_changed: Arc::new(tokio::sync::Notify::new()),
             book_watch: None,
+            downloads: Arc::new(Mutex::new(Vec::new())),
+            download_watch: Mutex::new(None),
         }
+    }
+
+    /// The chromiumoxide browser, while connected.
+    pub(super) fn cdp_browser(&self) -> Result<&chromiumoxide::Browser> {
+        self.inner.as_ref().ok_or(Error::BrowserClosed)
+    }
+
+    /// Whether the DevTools connection is still up (false once the browser
+    /// crashed, was killed or closed).
+    pub fn is_connected(&self) -> bool {
+        self.inner.is_some() && self.handler.as_ref().is_some_and(|h| !h.is_finished())
     }
 
     /// Follows page targets as the browser creates and destroys them (popups, new tabs).
@@ -221,6 +264,7 @@ impl Browser {
                                     b.entries.push(TargetEntry {
                                         id: info.target_id.inner().clone(),
                                         opener: info.opener_id.as_ref().map(|o| o.inner().clone()),
+                                        context: info.browser_context_id.as_ref().map(|c| c.inner().clone()),
                                         claimed: false,
                                         gone: false,
                                     });
@@ -267,9 +311,16 @@ impl Browser {
 
     /// Opens a new tab (on `about:blank`) with the engine installed in every frame.
     pub async fn new_page(&self) -> Result<Page> {
+        self.new_page_in(None).await
+    }
+
+    /// Opens a new tab in `context` (the default context when `None`).
+    pub async fn new_page_in(&self, context: Option<&BrowserContext>) -> Result<Page> {
         let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
+        let mut params = CreateTargetParams::new("about:blank");
+        params.browser_context_id = context.map(|c| BrowserContextId::new(c.id.clone()));
         let page = browser
-            .new_page("about:blank")
+            .new_page(params)
             .await
             .map_err(|e| Error::cdp("Target.createTarget", e))?;
         let id = page.target_id().inner().clone();
@@ -281,13 +332,20 @@ impl Browser {
                 None => book.entries.push(TargetEntry {
                     id: id.clone(),
                     opener: None,
+                    context: context.map(|c| c.id.clone()),
                     claimed: true,
                     gone: false,
                 }),
             }
         }
         self.created.lock().unwrap().push(id);
-        let page = Page::attach(page, self.options.page_config(), self.options.remove_blocker.clone()).await?;
+        let page = Page::attach(
+            page,
+            self.options.page_config(),
+            self.options.remove_blocker.clone(),
+            self.options.origins.clone(),
+        )
+        .await?;
         self.pages.lock().unwrap().push(page.clone());
         Ok(page)
     }
@@ -315,7 +373,13 @@ impl Browser {
                 Err(e) => return Err(Error::cdp("Target.attachToTarget", e)),
             }
         };
-        let page = Page::attach(page, self.options.page_config(), self.options.remove_blocker.clone()).await?;
+        let page = Page::attach(
+            page,
+            self.options.page_config(),
+            self.options.remove_blocker.clone(),
+            self.options.origins.clone(),
+        )
+        .await?;
         let mut pages = self.pages.lock().unwrap();
         // Another call may have adopted it meanwhile: keep the first.
         if let Some(p) = pages.iter().find(|p| p.target_id() == id) {
@@ -328,6 +392,12 @@ impl Browser {
     /// Every open tab, in the order they were opened, including popups and
     /// tabs opened by the page (`target=_blank`, `window.open`).
     pub async fn pages(&self) -> Result<Vec<Page>> {
+        self.pages_in(None).await
+    }
+
+    /// The open tabs of `context` (of every context when `None`), in the
+    /// order they were opened.
+    pub async fn pages_in(&self, context: Option<&BrowserContext>) -> Result<Vec<Page>> {
         let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
         let open: Vec<String> = browser
             .pages()
@@ -348,11 +418,14 @@ impl Browser {
             .entries
             .iter()
             .filter(|e| !e.gone && open.contains(&e.id))
+            .filter(|e| context.is_none_or(|c| e.context.as_deref() == Some(c.id.as_str())))
             .map(|e| e.id.clone())
             .collect();
-        for id in &open {
-            if !order.contains(id) {
-                order.push(id.clone());
+        if context.is_none() {
+            for id in &open {
+                if !order.contains(id) {
+                    order.push(id.clone());
+                }
             }
         }
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -498,6 +571,9 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         if let Some(task) = self.book_watch.take() {
+            task.abort();
+        }
+        if let Some(task) = self.download_watch.lock().unwrap().take() {
             task.abort();
         }
         if let Some(mut browser) = self.inner.take() {

@@ -2,9 +2,13 @@
 //! tabs, and shutting it down. Pages come from here.
 
 mod cdp_url;
+mod contexts;
+mod downloads;
 mod handle;
 mod options;
 mod process;
 
+pub use contexts::{BrowserContext, OriginStorage, StorageState};
+pub use downloads::Download;
 pub use handle::Browser;
 pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};

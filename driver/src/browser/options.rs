@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::config::RemoveBlockerConfig;
+use crate::domains::OriginPolicy;
 use crate::page::{PageConfig, ViewportSize, DEFAULT_SETTLE_TIMEOUT};
 
 /// Chromium used when neither [`LaunchOptions::executable`] nor `SIGHTLINE_CHROME` is set.
@@ -41,6 +42,12 @@ pub struct LaunchOptions {
     /// `sightline.toml`): used after navigations when configured, and when an
     /// action's target is covered.
     pub remove_blocker: RemoveBlockerConfig,
+    /// A profile directory to keep (cookies and logins survive restarts);
+    /// `None`: a fresh temporary profile, removed on close.
+    pub user_data_dir: Option<PathBuf>,
+    /// Where every page may navigate (documents, frames included); refused
+    /// navigations fail as blocked.
+    pub origins: OriginPolicy,
 }
 
 impl Default for LaunchOptions {
@@ -57,6 +64,8 @@ impl Default for LaunchOptions {
             action_timeout: Duration::from_secs(5),
             extra_args: Vec::new(),
             remove_blocker: Default::default(),
+            user_data_dir: None,
+            origins: OriginPolicy::default(),
         }
     }
 }

@@ -1,13 +1,17 @@
 //! Evaluating script: in the page's own world, or in an isolated world of
 //! the user's (neither the page's nor the engine's).
 
+use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
-use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams,
+};
 use serde_json::Value;
 
 use super::bundle::USER_WORLD_NAME;
 use super::engine::exception_text;
 use super::handle::Page;
+use super::target::{Needs, Target};
 use crate::error::{Error, Result};
 
 impl Page {
@@ -90,5 +94,60 @@ impl Page {
             stack.extend(t.child_frames.iter().flatten().rev());
         }
         Ok(out)
+    }
+
+    /// Calls `function` (`"(element) => …"`) in the page's own world with
+    /// the target's element as its argument; returns its JSON value.
+    pub async fn evaluate_on(&self, target: impl Into<Target>, function: &str) -> Result<Value> {
+        let target = target.into();
+        let ready = self.actionable("evaluate", &target, Needs::ATTACHED).await?;
+        let engine_object = self
+            .engine_object(&ready.loc.frame, &ready.loc.engine_target)
+            .await?
+            .ok_or_else(|| Error::InvalidAction(format!("{} no longer resolves", target.label())))?;
+        // The engine's world holds the element; the page's world needs its own handle to it.
+        let described = self
+            .cdp()
+            .execute(DescribeNodeParams {
+                object_id: Some(engine_object.clone()),
+                ..Default::default()
+            })
+            .await;
+        let _ = self.cdp().execute(ReleaseObjectParams::new(engine_object)).await;
+        let backend = described
+            .map_err(|e| Error::cdp("DOM.describeNode", e))?
+            .result
+            .node
+            .backend_node_id;
+        let resolved = self
+            .cdp()
+            .execute(ResolveNodeParams {
+                backend_node_id: Some(backend),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::cdp("DOM.resolveNode", e))?;
+        let object = resolved.result.object.object_id.clone().ok_or_else(|| Error::Engine {
+            frame: "the main world".into(),
+            message: "the element has no handle in the page's world".into(),
+        })?;
+        let mut call = CallFunctionOnParams::new(function);
+        call.object_id = Some(object.clone());
+        call.arguments = Some(vec![CallArgument {
+            object_id: Some(object.clone()),
+            ..Default::default()
+        }]);
+        call.return_by_value = Some(true);
+        call.await_promise = Some(true);
+        let called = self.cdp().execute(call).await;
+        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+        let called = called.map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
+        if let Some(ex) = &called.result.exception_details {
+            return Err(Error::Engine {
+                frame: "the main world".into(),
+                message: exception_text(ex),
+            });
+        }
+        Ok(called.result.result.value.clone().unwrap_or(Value::Null))
     }
 }

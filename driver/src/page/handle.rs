@@ -17,9 +17,12 @@ use futures::StreamExt;
 use sightline_engine::protocol::WORLD_NAME;
 
 use super::bundle::{ISOLATED_ENGINE, MAIN_WORLD_HOOK};
+use super::events::Events;
+use super::origin_filter::OriginFilter;
 use super::state::{PageConfig, PageState};
 use super::tracker::Tracker;
 use crate::config::RemoveBlockerConfig;
+use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
 
 /// Everything a [`Page`] handle shares with its clones.
@@ -32,6 +35,11 @@ struct Shared {
     crashed: Arc<tokio::sync::watch::Sender<bool>>,
     crash_watch: tokio::task::JoinHandle<()>,
     tracker: Tracker,
+    events: Events,
+    /// Where this tab may navigate.
+    origins: OriginPolicy,
+    /// Enforces `origins` on every document request (None: no restriction).
+    _origin_filter: Option<OriginFilter>,
     /// Where the mouse is (top-level viewport CSS pixels).
     mouse: Mutex<(f64, f64)>,
     /// One action at a time per page: trusted input must not interleave.
@@ -71,6 +79,7 @@ impl Page {
         inner: chromiumoxide::Page,
         config: PageConfig,
         blockers: RemoveBlockerConfig,
+        origins: OriginPolicy,
     ) -> Result<Page> {
         inner
             .execute(EnableParams::default())
@@ -122,6 +131,20 @@ impl Page {
                 return Err(e);
             }
         };
+        let events = match Events::start(&inner).await {
+            Ok(e) => e,
+            Err(e) => {
+                crash_watch.abort();
+                return Err(e);
+            }
+        };
+        let origin_filter = match OriginFilter::start(&inner, &origins).await {
+            Ok(f) => f,
+            Err(e) => {
+                crash_watch.abort();
+                return Err(e);
+            }
+        };
         Ok(Page {
             inner,
             shared: Arc::new(Shared {
@@ -131,6 +154,9 @@ impl Page {
                 crashed,
                 crash_watch,
                 tracker,
+                events,
+                origins,
+                _origin_filter: origin_filter,
                 mouse: Mutex::new((0.0, 0.0)),
                 action_lock: tokio::sync::Mutex::new(()),
             }),
@@ -158,6 +184,15 @@ impl Page {
 
     pub(crate) fn tracker(&self) -> &Tracker {
         &self.shared.tracker
+    }
+
+    /// Where this tab may navigate (from `LaunchOptions::origins`).
+    pub fn origins(&self) -> &OriginPolicy {
+        &self.shared.origins
+    }
+
+    pub(crate) fn events(&self) -> &Events {
+        &self.shared.events
     }
 
     pub(crate) fn mouse(&self) -> &Mutex<(f64, f64)> {

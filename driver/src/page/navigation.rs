@@ -56,6 +56,12 @@ impl Page {
     /// An HTTP error status is reported in the response, not as an error.
     pub async fn goto(&self, target: &str) -> Result<NavigationResponse> {
         let url = resolve_target(target)?;
+        if let Some(why) = self.origins().refusal(&url) {
+            return Err(Error::Navigation {
+                url,
+                kind: NavigationErrorKind::Blocked(why),
+            });
+        }
         self.forget_contexts();
         // Navigating a crashed tab gives it a new renderer.
         self.clear_crashed();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::ai::{ActOptions, Variables};
-use crate::browser::Browser;
+use crate::browser::{Browser, BrowserContext};
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::llm::Llm;
@@ -24,6 +24,8 @@ pub struct ToolSettings {
     pub snapshot_budget: usize,
     /// Relative `upload` paths are taken against this directory.
     pub base_dir: Option<PathBuf>,
+    /// Where files the tools write go (storage states, screenshots saved by name).
+    pub output_dir: Option<PathBuf>,
 }
 
 impl Default for ToolSettings {
@@ -34,6 +36,7 @@ impl Default for ToolSettings {
             allowed_domains: AllowedDomains::default(),
             snapshot_budget: 70_000,
             base_dir: None,
+            output_dir: None,
         }
     }
 }
@@ -43,6 +46,8 @@ pub struct ToolContext<'a> {
     /// The tab tools act on; a tool may switch it (a new tab, a popup).
     page: Mutex<Page>,
     browser: Option<&'a Browser>,
+    /// The browser context the session's tabs live in (None: the default one).
+    context: Option<&'a BrowserContext>,
     llm: Option<&'a Llm>,
     pub settings: &'a ToolSettings,
 }
@@ -52,6 +57,7 @@ impl<'a> ToolContext<'a> {
         ToolContext {
             page: Mutex::new(page),
             browser: None,
+            context: None,
             llm: None,
             settings,
         }
@@ -60,6 +66,12 @@ impl<'a> ToolContext<'a> {
     /// Lets tools open, list and switch tabs.
     pub fn with_browser(mut self, browser: &'a Browser) -> Self {
         self.browser = Some(browser);
+        self
+    }
+
+    /// Keeps the session's tabs in `context`.
+    pub fn in_context(mut self, context: Option<&'a BrowserContext>) -> Self {
+        self.context = context;
         self
     }
 
@@ -79,8 +91,15 @@ impl<'a> ToolContext<'a> {
         *self.page.lock().unwrap() = page;
     }
 
-    pub fn browser(&self) -> Option<&'a Browser> {
+    /// The browser, or an error for callers that gave none (tab tools need one).
+    pub fn browser(&self, tool: &str) -> Result<&'a Browser> {
         self.browser
+            .ok_or_else(|| Error::InvalidAction(format!("{tool} needs the browser, which this caller does not share")))
+    }
+
+    /// The session's browser context (None: the default one).
+    pub fn context(&self) -> Option<&'a BrowserContext> {
+        self.context
     }
 
     /// The model, or an error a caller can act on.

@@ -18,6 +18,7 @@ pub const TOOL: Tool = Tool {
     changes_page: false,
     needs_llm: true,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

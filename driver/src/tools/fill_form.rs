@@ -25,6 +25,7 @@ field's ref or selector (target, with its type) or the action in words (\"type i
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

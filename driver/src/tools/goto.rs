@@ -16,6 +16,7 @@ pub const TOOL: Tool = Tool {
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

@@ -18,6 +18,7 @@ as ready-to-run actions with selectors.",
     changes_page: false,
     needs_llm: true,
     returns_image: false,
+    capability: None,
     offered: Offered::MCP_ONLY,
     handler: handle,
 };

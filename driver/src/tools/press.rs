@@ -19,6 +19,7 @@ element, or in the element given.",
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

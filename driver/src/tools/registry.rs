@@ -7,8 +7,9 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{RecordedCall, Tool, ToolOutput};
 use super::{
-    act, back, check, click, done, drag, extract, fill, fill_form, goto, hover, observe, press, remove_blocker,
-    screenshot, scroll, select, snapshot, think, type_text, upload, wait,
+    act, back, check, click, close, console_messages, done, drag, evaluate, extract, fill, fill_form, goto,
+    handle_dialog, hover, network_requests, observe, page_text, press, remove_blocker, resize, screenshot, scroll,
+    select, snapshot, storage_state, tabs, think, type_text, upload, wait,
 };
 use crate::error::{Error, Result};
 use crate::llm::{schema, ToolSpec};
@@ -46,8 +47,17 @@ impl Registry {
                 scroll::TOOL,
                 wait::TOOL,
                 snapshot::TOOL,
+                page_text::TOOL,
                 screenshot::TOOL,
                 remove_blocker::TOOL,
+                handle_dialog::TOOL,
+                tabs::TOOL,
+                resize::TOOL,
+                console_messages::TOOL,
+                network_requests::TOOL,
+                storage_state::TOOL,
+                evaluate::TOOL,
+                close::TOOL,
                 observe::TOOL,
                 extract::TOOL,
                 think::TOOL,
@@ -82,15 +92,17 @@ impl Registry {
     pub fn for_agent(&self, reads_images: bool) -> Vec<&Tool> {
         self.tools
             .iter()
-            .filter(|t| t.offered.agent && (reads_images || !t.returns_image))
+            .filter(|t| t.offered.agent && t.capability.is_none() && (reads_images || !t.returns_image))
             .collect()
     }
 
-    /// What `sightline mcp` lists: its tools, the model ones only with a model.
-    pub fn for_mcp(&self, has_llm: bool) -> Vec<&Tool> {
+    /// What `sightline mcp` lists: its tools, the model ones only with a
+    /// model, opt-in ones only when their capability is granted.
+    pub fn for_mcp(&self, has_llm: bool, capabilities: &[String]) -> Vec<&Tool> {
         self.tools
             .iter()
             .filter(|t| t.offered.mcp && (has_llm || !t.needs_llm))
+            .filter(|t| t.capability.is_none_or(|c| capabilities.iter().any(|g| g == c)))
             .collect()
     }
 
@@ -199,9 +211,14 @@ mod tests {
         let agent: Vec<&str> = r.for_agent(false).iter().map(|t| t.name).collect();
         assert!(agent.contains(&"done") && agent.contains(&"act") && !agent.contains(&"screenshot"));
         assert!(r.for_agent(true).iter().any(|t| t.name == "screenshot"));
-        let mcp: Vec<&str> = r.for_mcp(false).iter().map(|t| t.name).collect();
+        let mcp: Vec<&str> = r.for_mcp(false, &[]).iter().map(|t| t.name).collect();
         assert!(!mcp.contains(&"act") && !mcp.contains(&"done") && mcp.contains(&"click"));
-        assert!(r.for_mcp(true).iter().any(|t| t.name == "act"));
+        assert!(!mcp.contains(&"evaluate"), "evaluate is opt-in");
+        assert!(r.for_mcp(true, &[]).iter().any(|t| t.name == "act"));
+        assert!(r
+            .for_mcp(false, &["evaluate".into()])
+            .iter()
+            .any(|t| t.name == "evaluate"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ conservative: it leaves consent, login, age and paywall dialogs alone unless agg
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

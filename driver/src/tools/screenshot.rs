@@ -16,6 +16,7 @@ pub const TOOL: Tool = Tool {
     changes_page: false,
     needs_llm: false,
     returns_image: true,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

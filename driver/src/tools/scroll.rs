@@ -18,6 +18,7 @@ a target: scroll that element's scrollable container instead, or (without a dire
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

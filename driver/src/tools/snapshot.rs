@@ -20,6 +20,7 @@ or one element's subtree. Costly on big pages: use when the viewport is not enou
     changes_page: false,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

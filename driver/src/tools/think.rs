@@ -14,6 +14,7 @@ pub const TOOL: Tool = Tool {
     changes_page: false,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::AGENT_ONLY,
     handler: handle,
 };

@@ -66,6 +66,8 @@ pub struct Tool {
     pub needs_llm: bool,
     /// Returns an image: offered to an agent only when its model reads images.
     pub returns_image: bool,
+    /// Offered only when the user grants this capability (`--caps evaluate`).
+    pub capability: Option<&'static str>,
     pub offered: Offered,
     pub handler: Handler,
 }

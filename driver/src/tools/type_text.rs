@@ -21,6 +21,7 @@ given. %name% variables are filled in here, never shown. submit presses Enter af
     changes_page: true,
     needs_llm: false,
     returns_image: false,
+    capability: None,
     offered: Offered::EVERYWHERE,
     handler: handle,
 };

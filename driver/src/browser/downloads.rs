@@ -1,0 +1,129 @@
+//! Downloads: saved into a directory of the caller's under the name the
+//! site suggests, and reported with path and size once complete.
+
+use std::path::{Path, PathBuf};
+
+use chromiumoxide::cdp::browser_protocol::browser::{EventDownloadProgress, EventDownloadWillBegin};
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::json;
+
+use super::contexts::BrowserContext;
+use super::handle::Browser;
+use crate::error::{Error, Result};
+use crate::page::raw_cdp;
+
+/// One download.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Download {
+    /// Increases with every download of the browser.
+    pub seq: u64,
+    pub url: String,
+    pub suggested_filename: String,
+    /// Where the file is (once complete).
+    pub path: PathBuf,
+    pub bytes: u64,
+    /// `inProgress`, `completed` or `canceled`.
+    pub state: String,
+    #[serde(skip)]
+    guid: String,
+}
+
+/// `dir/name`, or `dir/name (2)` … when taken.
+fn free_name(dir: &Path, name: &str) -> PathBuf {
+    let name = if name.trim().is_empty() { "download" } else { name };
+    let first = dir.join(name);
+    if !first.exists() {
+        return first;
+    }
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+        _ => (name.to_string(), String::new()),
+    };
+    (2..)
+        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
+        .find(|p| !p.exists())
+        .expect("a free name")
+}
+
+impl Browser {
+    /// Saves downloads of `context` (the default context when `None`) into
+    /// `dir` from now on, and starts following them (see [`Browser::downloads`]).
+    pub async fn save_downloads_to(&self, dir: &Path, context: Option<&BrowserContext>) -> Result<()> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Io(format!("cannot create the download directory {}: {e}", dir.display())))?;
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let browser = self.cdp_browser()?;
+        let mut params = json!({"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true});
+        if let Some(c) = context {
+            params["browserContextId"] = json!(c.id);
+        }
+        raw_cdp::on_browser(browser, "Browser.setDownloadBehavior", params).await?;
+        if self.download_watch.lock().unwrap().is_some() {
+            return Ok(());
+        }
+        // Events of every context arrive on the browser session; files are
+        // renamed in the directory the download started in.
+        let listen = |e| Error::cdp("Browser download events", e);
+        let mut began = browser
+            .event_listener::<EventDownloadWillBegin>()
+            .await
+            .map_err(listen)?;
+        let mut progress = browser
+            .event_listener::<EventDownloadProgress>()
+            .await
+            .map_err(listen)?;
+        let list = self.downloads.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    Some(ev) = began.next() => {
+                        let mut l = list.lock().unwrap();
+                        let seq = l.len() as u64 + 1;
+                        l.push(Download {
+                            seq,
+                            url: ev.url.clone(),
+                            suggested_filename: ev.suggested_filename.clone(),
+                            path: dir.join(&ev.guid),
+                            bytes: 0,
+                            state: "inProgress".into(),
+                            guid: ev.guid.clone(),
+                        });
+                    }
+                    Some(ev) = progress.next() => {
+                        let state = serde_json::to_value(&ev.state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                        let mut l = list.lock().unwrap();
+                        let Some(d) = l.iter_mut().find(|d| d.guid == ev.guid) else { continue };
+                        d.bytes = ev.received_bytes.max(0.0) as u64;
+                        if state == "completed" && d.state != "completed" {
+                            let target = free_name(&dir, &d.suggested_filename);
+                            if std::fs::rename(&d.path, &target).is_ok() {
+                                d.path = target;
+                            }
+                        }
+                        d.state = state;
+                    }
+                    else => break,
+                }
+            }
+        });
+        let mut watch = self.download_watch.lock().unwrap();
+        match watch.as_ref() {
+            // Another call started one meanwhile.
+            Some(_) => task.abort(),
+            None => *watch = Some(task),
+        }
+        Ok(())
+    }
+
+    /// Downloads with a sequence number above `after` (0: all of them).
+    pub fn downloads(&self, after: u64) -> Vec<Download> {
+        self.downloads
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|d| d.seq > after)
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,313 @@
+//! What a tab says while it runs: console messages and uncaught errors,
+//! network requests, and JavaScript dialogs (`alert`, `confirm`, `prompt`,
+//! `beforeunload`). A task per page follows the events into a bounded log
+//! that callers read (the MCP server reports what is new after each call).
+//!
+//! A dialog stalls the page until it is answered (headless Chromium has no
+//! dialog UI), so by default the page answers it at once (dismissed, as
+//! Playwright does) and logs it; with [`DialogPolicy::Hold`] it stays open
+//! until [`Page::handle_dialog`] and [`Page::dialog`] reports it.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use chromiumoxide::cdp::browser_protocol::log::{EnableParams as LogEnableParams, EventEntryAdded};
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventLoadingFailed, EventRequestWillBeSent, EventResponseReceived,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventJavascriptDialogClosed, EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+};
+use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown, RemoteObject};
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::handle::Page;
+use crate::error::{one_line, Error, Result};
+
+/// How many console messages and requests a page keeps (the oldest go first).
+const KEEP: usize = 1000;
+
+/// One console message or uncaught error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConsoleMessage {
+    /// Increases with every message of the page.
+    pub seq: u64,
+    /// `error`, `warning`, `info`, `log`, `debug`…
+    pub level: String,
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// One network request of the page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NetworkRecord {
+    pub seq: u64,
+    pub method: String,
+    pub url: String,
+    /// `Document`, `Script`, `XHR`, `Fetch`, `Image`…
+    pub resource_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Why it failed (`net::ERR_…`), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    #[serde(skip)]
+    id: String,
+}
+
+/// An open JavaScript dialog.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DialogInfo {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_prompt: Option<String>,
+}
+
+/// What happens to a JavaScript dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DialogPolicy {
+    /// Dismissed at once (cancel; an `alert` just closes), and logged.
+    #[default]
+    Dismiss,
+    /// Accepted at once (OK; a prompt gets its default text), and logged.
+    Accept,
+    /// Left open until [`Page::handle_dialog`].
+    Hold,
+}
+
+#[derive(Default)]
+pub(crate) struct EventLog {
+    next_seq: u64,
+    console: VecDeque<ConsoleMessage>,
+    network: VecDeque<NetworkRecord>,
+    pub(crate) policy: DialogPolicy,
+}
+
+impl EventLog {
+    fn seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    fn console(&mut self, level: &str, text: String, url: Option<String>) {
+        let seq = self.seq();
+        if self.console.len() == KEEP {
+            self.console.pop_front();
+        }
+        self.console.push_back(ConsoleMessage {
+            seq,
+            level: level.to_string(),
+            text,
+            url,
+        });
+    }
+}
+
+/// The page's event log and its open dialog, shared with the follower task.
+pub(crate) struct Events {
+    pub(crate) log: Arc<Mutex<EventLog>>,
+    pub(crate) dialog: Arc<watch::Sender<Option<DialogInfo>>>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The text of a console call's arguments, as the console would print them.
+fn console_text(args: &[RemoteObject]) -> String {
+    let parts: Vec<String> = args
+        .iter()
+        .map(|a| match &a.value {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => a.description.clone().unwrap_or_else(|| "undefined".into()),
+        })
+        .collect();
+    parts.join(" ")
+}
+
+/// A CDP enum's wire name (`"warning"`, `"alert"`).
+fn wire_name(v: &impl Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Events {
+    /// Starts following `page`'s events.
+    pub(crate) async fn start(page: &chromiumoxide::Page) -> Result<Events> {
+        let listen = |e| Error::cdp("event listener", e);
+        let mut console = page.event_listener::<EventConsoleApiCalled>().await.map_err(listen)?;
+        let mut thrown = page.event_listener::<EventExceptionThrown>().await.map_err(listen)?;
+        let mut entries = page.event_listener::<EventEntryAdded>().await.map_err(listen)?;
+        let mut requests = page.event_listener::<EventRequestWillBeSent>().await.map_err(listen)?;
+        let mut responses = page.event_listener::<EventResponseReceived>().await.map_err(listen)?;
+        let mut failures = page.event_listener::<EventLoadingFailed>().await.map_err(listen)?;
+        let mut opened = page
+            .event_listener::<EventJavascriptDialogOpening>()
+            .await
+            .map_err(listen)?;
+        let mut closed = page
+            .event_listener::<EventJavascriptDialogClosed>()
+            .await
+            .map_err(listen)?;
+        // Browser-side messages (failed loads, CSP and mixed-content reports).
+        page.execute(LogEnableParams::default())
+            .await
+            .map_err(|e| Error::cdp("Log.enable", e))?;
+        let log = Arc::new(Mutex::new(EventLog::default()));
+        let dialog = Arc::new(watch::channel(None).0);
+        let (l, d, p) = (log.clone(), dialog.clone(), page.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    Some(ev) = console.next() => {
+                        let level = match wire_name(&ev.r#type).as_str() {
+                            "warning" => "warning".to_string(),
+                            "assert" | "error" => "error".to_string(),
+                            other => other.to_string(),
+                        };
+                        l.lock().unwrap().console(&level, console_text(&ev.args), None);
+                    }
+                    Some(ev) = thrown.next() => {
+                        let d = &ev.exception_details;
+                        let text = d
+                            .exception
+                            .as_ref()
+                            .and_then(|e| e.description.clone())
+                            .unwrap_or_else(|| d.text.clone());
+                        l.lock().unwrap().console("error", one_line(&text), d.url.clone());
+                    }
+                    Some(ev) = entries.next() => {
+                        let level = wire_name(&ev.entry.level);
+                        l.lock().unwrap().console(&level, ev.entry.text.clone(), ev.entry.url.clone());
+                    }
+                    Some(ev) = requests.next() => {
+                        let mut log = l.lock().unwrap();
+                        let seq = log.seq();
+                        if log.network.len() == KEEP {
+                            log.network.pop_front();
+                        }
+                        log.network.push_back(NetworkRecord {
+                            seq,
+                            method: ev.request.method.clone(),
+                            url: ev.request.url.clone(),
+                            resource_type: ev.r#type.as_ref().map(wire_name).unwrap_or_default(),
+                            status: None,
+                            failure: None,
+                            id: ev.request_id.inner().clone(),
+                        });
+                    }
+                    Some(ev) = responses.next() => {
+                        let mut log = l.lock().unwrap();
+                        if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == ev.request_id.inner()) {
+                            r.status = u16::try_from(ev.response.status).ok();
+                        }
+                    }
+                    Some(ev) = failures.next() => {
+                        let mut log = l.lock().unwrap();
+                        if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == ev.request_id.inner()) {
+                            r.failure = Some(ev.error_text.clone());
+                        }
+                    }
+                    Some(ev) = opened.next() => {
+                        let info = DialogInfo {
+                            kind: wire_name(&ev.r#type),
+                            message: ev.message.clone(),
+                            default_prompt: ev.default_prompt.clone().filter(|s| !s.is_empty()),
+                        };
+                        let policy = l.lock().unwrap().policy;
+                        let answer = match policy {
+                            DialogPolicy::Hold => None,
+                            DialogPolicy::Dismiss => Some(false),
+                            DialogPolicy::Accept => Some(true),
+                        };
+                        let verb = if answer == Some(true) { "accepted" } else { "dismissed" };
+                        match answer {
+                            Some(accept) => {
+                                l.lock().unwrap().console(
+                                    "info",
+                                    format!("{} dialog {verb}: {}", info.kind, info.message),
+                                    None,
+                                );
+                                let mut params = HandleJavaScriptDialogParams::new(accept);
+                                params.prompt_text = info.default_prompt.clone().filter(|_| accept);
+                                let _ = p.execute(params).await;
+                            }
+                            None => {
+                                d.send_replace(Some(info));
+                            }
+                        }
+                    }
+                    Some(_) = closed.next() => {
+                        d.send_replace(None);
+                    }
+                    else => break,
+                }
+            }
+        });
+        Ok(Events { log, dialog, task })
+    }
+}
+
+impl Page {
+    /// Console messages and uncaught errors with a sequence number above `after`
+    /// (0: every one kept).
+    pub fn console_messages(&self, after: u64) -> Vec<ConsoleMessage> {
+        let log = self.events().log.lock().unwrap();
+        log.console.iter().filter(|m| m.seq > after).cloned().collect()
+    }
+
+    /// Network requests with a sequence number above `after`, in the order they started.
+    pub fn network_requests(&self, after: u64) -> Vec<NetworkRecord> {
+        let log = self.events().log.lock().unwrap();
+        log.network.iter().filter(|r| r.seq > after).cloned().collect()
+    }
+
+    /// The newest sequence number handed out (to ask later for what is new).
+    pub fn event_mark(&self) -> u64 {
+        self.events().log.lock().unwrap().next_seq
+    }
+
+    /// What happens to JavaScript dialogs from now on.
+    pub fn set_dialog_policy(&self, policy: DialogPolicy) {
+        self.events().log.lock().unwrap().policy = policy;
+    }
+
+    /// The dialog that is open (and held), if one is.
+    pub fn dialog(&self) -> Option<DialogInfo> {
+        self.events().dialog.borrow().clone()
+    }
+
+    /// Resolves when a held dialog opens.
+    pub async fn dialog_opened(&self) {
+        let mut rx = self.events().dialog.subscribe();
+        let _ = rx.wait_for(Option::is_some).await;
+    }
+
+    /// Answers the open dialog: accept (OK, with `prompt_text` for a prompt) or dismiss.
+    pub async fn handle_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<DialogInfo> {
+        let info = self
+            .dialog()
+            .ok_or_else(|| Error::InvalidAction("no dialog is open".into()))?;
+        let mut params = HandleJavaScriptDialogParams::new(accept);
+        params.prompt_text = prompt_text.map(str::to_string);
+        self.cdp()
+            .execute(params)
+            .await
+            .map_err(|e| Error::cdp("Page.handleJavaScriptDialog", e))?;
+        self.events().dialog.send_replace(None);
+        Ok(info)
+    }
+}

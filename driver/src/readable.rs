@@ -1,0 +1,277 @@
+//! A snapshot tree as reading matter: plain text or markdown, with no refs,
+//! states or controls — the page's words, headings, links, lists, tables
+//! and image descriptions. No model is involved.
+
+/// One line of the tree, parsed.
+#[derive(Debug, Default)]
+struct Node {
+    role: String,
+    name: Option<String>,
+    level: Option<usize>,
+    inline: Option<String>,
+    url: Option<String>,
+    children: Vec<Node>,
+}
+
+/// Roles whose content is not reading matter (controls and chrome).
+const SKIPPED: &[&str] = &[
+    "button",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "switch",
+    "slider",
+    "spinbutton",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "scrollbar",
+    "separator",
+];
+
+/// `- role "name" [level=2] [ref=e3]: inline` → a node (without children).
+fn parse_line(body: &str) -> Node {
+    let mut node = Node::default();
+    let (head, inline) = split_inline(body);
+    node.inline = inline.map(|s| unquote(s.trim()).to_string()).filter(|s| !s.is_empty());
+    let head = head.trim();
+    let (role, rest) = head.split_once(' ').unwrap_or((head, ""));
+    node.role = role.to_string();
+    let rest = rest.trim_start();
+    if let Some(r) = rest.strip_prefix('"') {
+        let mut end = 0;
+        let bytes = r.as_bytes();
+        while end < bytes.len() && bytes[end] != b'"' {
+            end += if bytes[end] == b'\\' { 2 } else { 1 };
+        }
+        node.name = Some(r[..end.min(r.len())].replace("\\\"", "\"").replace("\\\\", "\\"));
+    }
+    if let Some(i) = rest.find("[level=") {
+        node.level = rest[i + 7..].split(']').next().and_then(|n| n.parse().ok());
+    }
+    node
+}
+
+/// The head and the inline text of a line body, split at the `: ` that
+/// follows the last attribute (names may contain `: ` inside their quotes).
+fn split_inline(body: &str) -> (&str, Option<&str>) {
+    let mut in_quotes = false;
+    let mut escaped = false;
+    for (i, c) in body.char_indices() {
+        match c {
+            '\\' if in_quotes && !escaped => {
+                escaped = true;
+                continue;
+            }
+            '"' if !escaped => in_quotes = !in_quotes,
+            ':' if !in_quotes => {
+                let rest = &body[i + 1..];
+                return (&body[..i], (!rest.trim().is_empty()).then_some(rest));
+            }
+            _ => {}
+        }
+        escaped = false;
+    }
+    (body, None)
+}
+
+fn unquote(s: &str) -> &str {
+    s.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(s)
+}
+
+/// The tree's lines as nodes (header comments skipped).
+fn parse(tree: &str) -> Vec<Node> {
+    let mut roots: Vec<Node> = Vec::new();
+    // Open nodes by depth: (indent, path into the forest).
+    let mut stack: Vec<(usize, Node)> = Vec::new();
+    let close = |stack: &mut Vec<(usize, Node)>, roots: &mut Vec<Node>, down_to: usize| {
+        while stack.last().is_some_and(|(d, _)| *d >= down_to) {
+            let (_, n) = stack.pop().unwrap();
+            match stack.last_mut() {
+                Some((_, parent)) => parent.children.push(n),
+                None => roots.push(n),
+            }
+        }
+    };
+    for line in tree.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let Some(body) = line.trim_start().strip_prefix("- ") else {
+            continue;
+        };
+        close(&mut stack, &mut roots, indent);
+        if let Some(url) = body.strip_prefix("/url:") {
+            if let Some((_, parent)) = stack.last_mut() {
+                parent.url = Some(url.trim().to_string());
+            }
+            continue;
+        }
+        stack.push((indent, parse_line(body)));
+    }
+    close(&mut stack, &mut roots, 0);
+    roots
+}
+
+fn text_of(n: &Node) -> String {
+    let own = n.inline.clone().or_else(|| n.name.clone()).unwrap_or_default();
+    let kids: Vec<String> = n.children.iter().map(text_of).filter(|t| !t.is_empty()).collect();
+    match (own.is_empty(), kids.is_empty()) {
+        (false, true) => own,
+        (true, false) => kids.join(" "),
+        (false, false) if n.role == "link" || n.role == "heading" => own,
+        (false, false) => format!("{own} {}", kids.join(" ")),
+        (true, true) => String::new(),
+    }
+}
+
+fn render(n: &Node, markdown: bool, out: &mut Vec<String>, list_depth: usize) {
+    if SKIPPED.contains(&n.role.as_str()) {
+        return;
+    }
+    let indent = "  ".repeat(list_depth.saturating_sub(1));
+    match n.role.as_str() {
+        "heading" => {
+            let text = inline_md(n, markdown);
+            if !text.is_empty() {
+                out.push(if markdown {
+                    format!("{} {text}", "#".repeat(n.level.unwrap_or(2).clamp(1, 6)))
+                } else {
+                    text
+                });
+            }
+        }
+        "link" if n.children.iter().all(|c| c.children.is_empty()) => {
+            let text = inline_md(n, markdown);
+            if !text.is_empty() {
+                out.push(text);
+            }
+        }
+        "img" | "image" => {
+            if let Some(alt) = n.name.as_deref().filter(|a| !a.is_empty()) {
+                out.push(if markdown {
+                    format!("![{alt}]")
+                } else {
+                    format!("[image: {alt}]")
+                });
+            }
+        }
+        "listitem" => {
+            let mut inner = Vec::new();
+            if let Some(t) = n.inline.as_deref().or(n.name.as_deref()) {
+                inner.push(t.to_string());
+            }
+            for c in &n.children {
+                render(c, markdown, &mut inner, list_depth + 1);
+            }
+            if let Some((first, rest)) = inner.split_first() {
+                let bullet = if markdown { "- " } else { "• " };
+                out.push(format!("{indent}{bullet}{first}"));
+                out.extend(rest.iter().map(|r| format!("{indent}  {r}")));
+            }
+        }
+        "row" => {
+            let cells: Vec<String> = n.children.iter().map(text_of).collect();
+            if cells.iter().any(|c| !c.is_empty()) {
+                out.push(if markdown {
+                    format!("| {} |", cells.join(" | "))
+                } else {
+                    cells.join("\t")
+                });
+            }
+        }
+        _ => {
+            if let Some(t) = n.inline.as_deref().filter(|t| !t.is_empty()) {
+                out.push(t.to_string());
+            }
+            for c in &n.children {
+                render(c, markdown, out, list_depth);
+            }
+        }
+    }
+}
+
+/// A heading's or link's text, as a markdown link when it has a URL.
+fn inline_md(n: &Node, markdown: bool) -> String {
+    let link = n
+        .children
+        .iter()
+        .find(|c| c.role == "link" && c.url.is_some())
+        .or((n.role == "link").then_some(n));
+    let text = text_of(n);
+    match link.and_then(|l| l.url.as_deref()) {
+        Some(url) if markdown && !text.is_empty() => format!("[{text}]({url})"),
+        _ => text,
+    }
+}
+
+/// The tree as plain text (`markdown: false`) or markdown.
+pub fn from_tree(tree: &str, markdown: bool) -> String {
+    let mut out = Vec::new();
+    for n in parse(tree) {
+        render(&n, markdown, &mut out, 0);
+    }
+    let mut text = String::new();
+    for line in out {
+        let blank = markdown && (line.starts_with('#') || text.ends_with('\n') && !line.starts_with(['-', '|', ' ']));
+        if blank && !text.is_empty() && !text.ends_with("\n\n") {
+            text.push('\n');
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_tree;
+
+    const TREE: &str = "# Page position: 0 viewports above, 0 viewports below.
+- banner:
+  - link \"Home\" [ref=e1]:
+    - /url: /
+  - button \"Search\" [ref=e2]
+- main:
+  - heading \"Trail: shoes\" [level=1]
+  - paragraph: Light and \"fast\".
+  - heading [level=3]:
+    - link \"Summit Hiker\" [ref=e3]:
+      - /url: /p?id=3
+  - list:
+    - listitem: One
+    - listitem:
+      - link \"Two\" [ref=e4]:
+        - /url: /two
+  - table:
+    - row:
+      - cell \"A\"
+      - cell \"B\"
+  - img \"A red shoe\"
+";
+
+    #[test]
+    fn markdown_keeps_structure_and_drops_controls() {
+        let md = from_tree(TREE, true);
+        assert!(md.contains("[Home](/)"), "{md}");
+        assert!(!md.contains("Search"), "controls are not reading matter: {md}");
+        assert!(md.contains("# Trail: shoes"), "{md}");
+        assert!(md.contains("Light and \"fast\"."), "{md}");
+        assert!(md.contains("### [Summit Hiker](/p?id=3)"), "{md}");
+        assert!(md.contains("- One\n- [Two](/two)"), "{md}");
+        assert!(md.contains("| A | B |"), "{md}");
+        assert!(md.contains("![A red shoe]"), "{md}");
+        assert!(!md.contains("ref="));
+    }
+
+    #[test]
+    fn plain_text_has_no_markup() {
+        let t = from_tree(TREE, false);
+        assert!(t.contains("Trail: shoes\n") && !t.contains('#'), "{t}");
+        assert!(t.contains("Summit Hiker") && !t.contains("]("), "{t}");
+        assert!(t.contains("• One"), "{t}");
+    }
+}

@@ -1,0 +1,59 @@
+//! `evaluate` (opt-in: `--caps evaluate`): runs a JavaScript function in
+//! the page's own world, on the page or on one element, and returns its
+//! JSON value. Off by default: page script can do anything a user could.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::untrusted::{defang, CLOSE_TAG, OPEN_TAG};
+use crate::page::Target;
+
+pub const TOOL: Tool = Tool {
+    name: "evaluate",
+    aliases: &[],
+    mcp_name: None,
+    description: "Evaluate a JavaScript function on the page, or on an element: \"() => document.title\", \
+\"(element) => element.textContent\".",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    capability: Some("evaluate"),
+    offered: Offered::MCP_ONLY,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "function": {"type": "string", "description": "() => { /* code */ } or (element) => { /* code */ } with a target."},
+            "target": {"type": "string", "description": "The element: a ref from the snapshot or a selector."},
+            "element": {"type": "string", "description": "That element in words."}
+        }),
+        &["function"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    function: String,
+    #[serde(default)]
+    target: Option<String>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("evaluate", args)?;
+        let page = ctx.page();
+        let value = match a.target.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(t) => page.evaluate_on(Target::parse(t), &a.function).await?,
+            None => page.evaluate(&format!("({})()", a.function)).await?,
+        };
+        let text = serde_json::to_string_pretty(&value).expect("JSON serialises");
+        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", defang(&text)));
+        out.data = Some(value);
+        Ok(out)
+    })
+}

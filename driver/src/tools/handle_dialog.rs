@@ -1,0 +1,53 @@
+//! `handleDialog`: answers the open `alert`, `confirm`, `prompt` or
+//! `beforeunload` dialog (while one is open, other tools say so).
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+
+pub const TOOL: Tool = Tool {
+    name: "handleDialog",
+    aliases: &[],
+    mcp_name: None,
+    description: "Accept or dismiss the open dialog (alert, confirm, prompt); promptText answers a prompt.",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    capability: None,
+    offered: Offered::MCP_ONLY,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "accept": {"type": "boolean", "description": "Accept (OK) or dismiss (Cancel)."},
+            "promptText": {"type": "string", "description": "The text to answer a prompt with."}
+        }),
+        &["accept"],
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Args {
+    accept: bool,
+    #[serde(default)]
+    prompt_text: Option<String>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("handleDialog", args)?;
+        let text = a.prompt_text.as_deref().map(|t| ctx.settings.variables.substitute(t));
+        let info = ctx.page().handle_dialog(a.accept, text.as_deref()).await?;
+        let verb = if a.accept { "Accepted" } else { "Dismissed" };
+        Ok(ToolOutput::ok(format!(
+            "{verb} the {} dialog \"{}\"",
+            info.kind, info.message
+        )))
+    })
+}

@@ -1,0 +1,84 @@
+//! `pageText`: the page (or one ref's subtree) as reading matter, plain
+//! text or markdown, with no model involved.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sightline_engine::protocol::SnapshotMode;
+
+use super::context::ToolContext;
+use super::snapshot::subtree;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
+use crate::page::SnapshotOptions;
+use crate::readable;
+
+pub const TOOL: Tool = Tool {
+    name: "pageText",
+    aliases: &[],
+    mcp_name: None,
+    description: "The readable text of the page, or of one element's subtree, as markdown (default) or plain \
+text: headings, paragraphs, links, lists, tables; no refs, no controls. No model involved.",
+    parameters,
+    changes_page: false,
+    needs_llm: false,
+    returns_image: false,
+    capability: None,
+    offered: Offered::EVERYWHERE,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "format": {"type": "string", "enum": ["markdown", "text"], "description": "Default markdown."},
+            "target": {"type": "string", "description": "Only this element's subtree: a ref from a snapshot."},
+            "budget": {"type": "integer", "minimum": 100, "description": "Token budget (chars/4); the text is cut beyond it."}
+        }),
+        &[],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    target: Option<String>,
+    #[serde(default)]
+    budget: Option<usize>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("pageText", args)?;
+        let snap = ctx
+            .page()
+            .snapshot(&SnapshotOptions {
+                mode: SnapshotMode::Full,
+                ..Default::default()
+            })
+            .await?;
+        let tree = match a.target.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            None => snap.tree.clone(),
+            Some(r) => match subtree(&snap.tree, r) {
+                Some(t) => t,
+                None => return Ok(ToolOutput::failed(format!("{r} is not a ref on the page now"))),
+            },
+        };
+        let text = readable::from_tree(&tree, a.format.as_deref() != Some("text"));
+        let budget = a.budget.unwrap_or(ctx.settings.snapshot_budget);
+        let (shown, cut) = cap(&text, budget.saturating_mul(4));
+        let mut body = format!(
+            "{OPEN_TAG}\nTitle: {}\nURL: {}\n{}",
+            defang(&snap.title),
+            defang(&snap.url),
+            defang(shown)
+        );
+        if cut {
+            body.push_str("\n[cut at the token budget]");
+        }
+        let mut out = ToolOutput::ok(format!("{}\n{CLOSE_TAG}", body.trim_end()));
+        out.tree = true;
+        Ok(out)
+    })
+}

@@ -1,0 +1,116 @@
+//! `tabs`: list, open, switch to and close the session's tabs.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use crate::error::{Error, Result};
+use crate::page::Page;
+
+pub const TOOL: Tool = Tool {
+    name: "tabs",
+    aliases: &[],
+    mcp_name: None,
+    description: "List, create, close, or select a browser tab.",
+    parameters,
+    changes_page: true,
+    needs_llm: false,
+    returns_image: false,
+    capability: None,
+    offered: Offered::MCP_ONLY,
+    handler: handle,
+};
+
+fn parameters() -> Value {
+    object(
+        json!({
+            "action": {"type": "string", "enum": ["list", "new", "close", "select"], "description": "What to do."},
+            "index": {"type": "integer", "minimum": 0, "description": "The tab to close or select (default for close: the current one)."},
+            "url": {"type": "string", "description": "For new: open this URL in it."}
+        }),
+        &["action"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    action: String,
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default)]
+    url: Option<String>,
+}
+
+/// `- 0: (current) [title](url)` per tab.
+pub async fn list(tabs: &[Page], current: &Page) -> String {
+    let mut out = String::new();
+    for (i, t) in tabs.iter().enumerate() {
+        let mark = if t == current { "(current) " } else { "" };
+        let title = t.title().await.unwrap_or_default();
+        let url = t.url().await.unwrap_or_default();
+        out.push_str(&format!("- {i}: {mark}[{title}]({url})\n"));
+    }
+    out
+}
+
+fn pick(tabs: &[Page], index: usize) -> Result<Page> {
+    tabs.get(index).cloned().ok_or_else(|| {
+        Error::InvalidAction(format!(
+            "there is no tab {index}; the tabs are 0 to {}",
+            tabs.len().saturating_sub(1)
+        ))
+    })
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("tabs", args)?;
+        let browser = ctx.browser("tabs")?;
+        let tabs = browser.pages_in(ctx.context()).await?;
+        let said = match a.action.as_str() {
+            "new" => {
+                let page = browser.new_page_in(ctx.context()).await?;
+                if let Some(url) = a.url.as_deref().filter(|u| !u.trim().is_empty()) {
+                    page.goto(url).await?;
+                }
+                ctx.set_page(page);
+                "Opened a new tab".to_string()
+            }
+            "select" => {
+                let index = a
+                    .index
+                    .ok_or_else(|| Error::InvalidAction("tabs select needs an index".into()))?;
+                ctx.set_page(pick(&tabs, index)?);
+                format!("Selected tab {index}")
+            }
+            "close" => {
+                let current = ctx.page();
+                let victim = match a.index {
+                    Some(i) => pick(&tabs, i)?,
+                    None => current.clone(),
+                };
+                let was_current = victim == current;
+                victim.close().await?;
+                if was_current {
+                    let rest = browser.pages_in(ctx.context()).await?;
+                    let next = match rest.last() {
+                        Some(p) => p.clone(),
+                        None => browser.new_page_in(ctx.context()).await?,
+                    };
+                    ctx.set_page(next);
+                }
+                "Closed the tab".to_string()
+            }
+            _ => String::new(),
+        };
+        let tabs = browser.pages_in(ctx.context()).await?;
+        let listing = list(&tabs, &ctx.page()).await;
+        let text = if said.is_empty() {
+            listing
+        } else {
+            format!("{said}.\n{listing}")
+        };
+        Ok(ToolOutput::ok(text.trim_end()))
+    })
+}
