@@ -36,11 +36,17 @@ fi
 # npm tools live in .tools/ (git-ignored); versions pinned in env.sh.
 mkdir -p .tools
 [ -f .tools/package.json ] || echo '{"name":"sightline-tools","private":true}' > .tools/package.json
+# The MCP SDK is the real client of the MCP tests and `bench mcp`; Playwright
+# MCP is what `bench mcp` compares against.
+npm_version() { node -p "require('./.tools/node_modules/$1/package.json').version" 2>/dev/null || true; }
 if [ "$(wasm-opt --version 2>/dev/null | awk '{print $3}')" != "132" ] \
-   || [ ! -d .tools/node_modules/playwright-core ]; then
-  say "npm install binaryen@$BINARYEN_NPM_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION"
+   || [ "$(npm_version playwright-core)" != "$PLAYWRIGHT_CORE_VERSION" ] \
+   || [ "$(npm_version @modelcontextprotocol/sdk)" != "$MCP_SDK_VERSION" ] \
+   || [ "$(npm_version @playwright/mcp)" != "$PLAYWRIGHT_MCP_VERSION" ]; then
+  say "npm install binaryen@$BINARYEN_NPM_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION @modelcontextprotocol/sdk@$MCP_SDK_VERSION @playwright/mcp@$PLAYWRIGHT_MCP_VERSION"
   npm install --prefix .tools --no-audit --no-fund --silent \
-    "binaryen@$BINARYEN_NPM_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" >/dev/null
+    "binaryen@$BINARYEN_NPM_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" \
+    "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" "@playwright/mcp@$PLAYWRIGHT_MCP_VERSION" >/dev/null
 fi
 
 # Fixture libraries (real npm modal and consent libraries), served locally by

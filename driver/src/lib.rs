@@ -28,6 +28,7 @@ mod config;
 mod domains;
 mod error;
 pub mod llm;
+pub mod mcp;
 mod page;
 pub mod readable;
 pub mod steps;

@@ -16,6 +16,7 @@ mod blockers;
 mod errors;
 mod lifecycle;
 mod llm;
+mod mcp;
 mod modals;
 mod navigation;
 mod refs;

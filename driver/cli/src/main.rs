@@ -6,6 +6,7 @@ mod agent;
 mod ai;
 mod args;
 mod bench;
+mod mcp;
 mod output;
 mod run;
 mod signals;
@@ -49,6 +50,8 @@ enum Command {
     /// Close the pop-up, overlay or banner in the way (conservative by default;
     /// options also come from `./sightline.toml`).
     Unblock(unblock::UnblockArgs),
+    /// Serve every Sightline tool to MCP clients (stdio, or HTTP with --port).
+    Mcp(mcp::McpArgs),
     /// Measure snapshot speed and size, action latency and act's overhead on local pages.
     Bench(bench::BenchArgs),
 }
@@ -63,6 +66,7 @@ async fn dispatch(command: Command) -> Result<()> {
         Command::Extract(args) => ai::extract(args).await,
         Command::Agent(args) => agent::agent(args).await,
         Command::Replay(args) => agent::replay(args).await,
+        Command::Mcp(args) => mcp::mcp(args).await,
         Command::Bench(args) => {
             let signal = signals::shutdown_signal();
             tokio::pin!(signal);

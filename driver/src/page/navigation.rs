@@ -94,6 +94,16 @@ impl Page {
         Ok(response)
     }
 
+    /// The HTTP status of the main frame's current document, when it came
+    /// over HTTP (`None` for files, `about:` pages and history entries
+    /// served from memory).
+    pub fn document_status(&self) -> Option<u16> {
+        self.tracker()
+            .with(|s| s.last_document())
+            .map(|d| d.status)
+            .filter(|s| *s > 0)
+    }
+
     /// Goes back one entry in the tab's history; `None` when there is none.
     pub async fn back(&self) -> Result<Option<NavigationResponse>> {
         self.history_step(-1).await

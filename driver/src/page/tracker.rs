@@ -133,6 +133,11 @@ impl NetState {
             .map(|(_, e)| e.clone())
     }
 
+    /// The newest main-frame document response.
+    pub fn last_document(&self) -> Option<DocumentResponse> {
+        self.documents.last().map(|(_, d)| d.clone())
+    }
+
     pub fn document(&self, loader_id: &str) -> Option<DocumentResponse> {
         self.documents
             .iter()

@@ -43,7 +43,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("handleDialog", args)?;
         let text = a.prompt_text.as_deref().map(|t| ctx.settings.variables.substitute(t));
-        let info = ctx.page().handle_dialog(a.accept, text.as_deref()).await?;
+        let page = ctx.page();
+        let info = page.handle_dialog(a.accept, text.as_deref()).await?;
+        // The page's script resumes where the dialog stopped it: let it finish.
+        page.settle().await?;
         let verb = if a.accept { "Accepted" } else { "Dismissed" };
         Ok(ToolOutput::ok(format!(
             "{verb} the {} dialog \"{}\"",

@@ -30,7 +30,8 @@ fn parameters() -> Value {
         json!({
             "mode": {"type": "string", "enum": ["full", "viewport"], "description": "The whole page (default) or what is on screen."},
             "target": {"type": "string", "description": "Only this element's subtree: a ref from an earlier snapshot."},
-            "budget": {"type": "integer", "minimum": 100, "description": "Token budget (chars/4); the tree is cut beyond it."}
+            "budget": {"type": "integer", "minimum": 100, "description": "Token budget (chars/4); the tree is cut beyond it."},
+            "full": {"type": "boolean", "description": "Always the whole tree, even when only part of it changed since you last saw it."}
         }),
         &[],
     )
@@ -44,6 +45,8 @@ struct Args {
     target: Option<String>,
     #[serde(default)]
     budget: Option<usize>,
+    #[serde(default)]
+    full: bool,
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -74,6 +77,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         };
         let mut out = ToolOutput::ok(wrapped_tree(&snap, &tree, budget));
         out.tree = true;
+        // A caller that showed this page's tree before may answer with the changes.
+        if a.target.is_none() && !a.full && mode == SnapshotMode::Full {
+            out.page_tree = Some(snap.tree);
+        }
         Ok(out)
     })
 }

@@ -144,6 +144,9 @@ pub struct ToolOutput {
     pub finish: Option<Finish>,
     /// The result as data, when it has a shape (extract's data, observe's actions).
     pub data: Option<Value>,
+    /// The whole page tree this result shows (a full snapshot), so a caller
+    /// that showed the client one before may send only what changed.
+    pub page_tree: Option<String>,
 }
 
 impl ToolOutput {

@@ -1,0 +1,81 @@
+//! The browser behind an MCP server: launched (or attached) on the first
+//! tool call, shared by the sessions, and started again on the next call
+//! after it crashed or was killed.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
+
+use super::options::McpOptions;
+use crate::browser::Browser;
+use crate::error::Result;
+
+/// A browser and its generation (a new one after every relaunch).
+pub(super) struct Hosted {
+    pub generation: u64,
+    pub browser: Arc<Browser>,
+}
+
+pub(super) struct BrowserHost {
+    options: Arc<McpOptions>,
+    current: Mutex<Option<Hosted>>,
+    generations: AtomicU64,
+}
+
+impl BrowserHost {
+    pub fn new(options: Arc<McpOptions>) -> BrowserHost {
+        BrowserHost {
+            options,
+            current: Mutex::new(None),
+            generations: AtomicU64::new(0),
+        }
+    }
+
+    /// The running browser, launched (or attached) now if there is none or
+    /// the last one died.
+    pub async fn get(&self) -> Result<(u64, Arc<Browser>)> {
+        let mut current = self.current.lock().await;
+        if let Some(h) = current.as_ref().filter(|h| h.browser.is_connected()) {
+            return Ok((h.generation, h.browser.clone()));
+        }
+        if current.take().is_some() {
+            tracing::warn!("the browser died; starting a new one");
+        }
+        let o = &self.options;
+        let browser = match &o.cdp_endpoint {
+            Some(url) => Browser::connect(url, o.launch.clone()).await?,
+            None => Browser::launch(o.launch.clone()).await?,
+        };
+        // Downloads of the default context; isolated sessions set their own.
+        browser.save_downloads_to(&o.output_dir, None).await?;
+        let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
+        let browser = Arc::new(browser);
+        *current = Some(Hosted {
+            generation,
+            browser: browser.clone(),
+        });
+        Ok((generation, browser))
+    }
+
+    /// Closes the browser politely (so a persistent profile is written out),
+    /// once the sessions have let go of it; killed if one still holds it
+    /// after a few seconds.
+    pub async fn shutdown(&self) {
+        let Some(h) = self.current.lock().await.take() else {
+            return;
+        };
+        let mut browser = h.browser;
+        for _ in 0..60 {
+            match Arc::try_unwrap(browser) {
+                Ok(b) => {
+                    let _ = b.close().await;
+                    return;
+                }
+                Err(shared) => browser = shared,
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        tracing::warn!("a session still holds the browser at shutdown; it is killed");
+    }
+}

@@ -1,0 +1,16 @@
+//! `sightline mcp`: every Sightline tool for any MCP client, over stdio or
+//! streamable HTTP (rmcp, the official Rust SDK). The tools are the
+//! registry's; nothing here is specific to one of them.
+
+mod errors;
+mod handler;
+mod host;
+mod http;
+mod options;
+mod response;
+mod session;
+mod stdio;
+
+pub use http::HttpServer;
+pub use options::{read_secrets, HttpOptions, McpOptions};
+pub use stdio::serve_stdio;

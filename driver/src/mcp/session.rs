@@ -1,0 +1,358 @@
+//! One MCP session: its tabs (in a browser context of its own over HTTP,
+//! unless contexts are shared), what the client has seen of each tab, and
+//! one tool call at a time through the registry.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+use sightline_engine::protocol::SnapshotMode;
+use tokio::sync::Mutex;
+
+use super::errors::explain;
+use super::host::BrowserHost;
+use super::options::McpOptions;
+use super::response::{changes, compose, PageView, TreePart};
+use crate::ai::ActOptions;
+use crate::browser::{Browser, BrowserContext, StorageState};
+use crate::error::{Error, Result};
+use crate::llm::Secrets;
+use crate::page::{DialogPolicy, Page, SnapshotOptions};
+use crate::tools::{tabs, Tool, ToolContext, ToolOutput, ToolSettings};
+
+/// A finished call, as the transport sends it.
+pub struct Reply {
+    pub text: String,
+    pub is_error: bool,
+    pub image_png: Option<Vec<u8>>,
+}
+
+/// How one try of a call ended.
+enum Attempt {
+    Done(Reply),
+    /// The browser was gone: start a new one and try again.
+    BrowserDied,
+}
+
+/// What the client has seen of one tab.
+#[derive(Default)]
+struct Seen {
+    /// The document (navigation count) the trees belong to.
+    document: u64,
+    viewport: Option<String>,
+    full: Option<String>,
+    console_mark: u64,
+}
+
+#[derive(Default)]
+struct State {
+    generation: Option<u64>,
+    browser: Option<Arc<Browser>>,
+    context: Option<BrowserContext>,
+    page: Option<Page>,
+    seen: HashMap<String, Seen>,
+    download_mark: u64,
+}
+
+pub struct Session {
+    host: Arc<BrowserHost>,
+    options: Arc<McpOptions>,
+    settings: ToolSettings,
+    secrets: Secrets,
+    /// Tabs in a browser context of this session's own.
+    isolated: bool,
+    state: Mutex<State>,
+}
+
+impl Session {
+    pub(super) fn new(host: Arc<BrowserHost>, options: Arc<McpOptions>, isolated: bool) -> Session {
+        let settings = ToolSettings {
+            variables: options.secrets.clone(),
+            act: ActOptions {
+                variables: options.secrets.clone(),
+                ..ActOptions::default()
+            },
+            snapshot_budget: options.snapshot_budget,
+            output_dir: Some(options.output_dir.clone()),
+            ..ToolSettings::default()
+        };
+        Session {
+            secrets: options.secrets.secrets(),
+            host,
+            options,
+            settings,
+            isolated,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Closes the session's own browser context (its tabs and cookies) and
+    /// lets go of the browser.
+    pub async fn end(&self) {
+        let mut st = self.state.lock().await;
+        if let (Some(b), Some(c)) = (st.browser.clone(), st.context.take()) {
+            let _ = b.close_context(&c).await;
+        }
+        *st = State::default();
+    }
+
+    /// The browser, a context and a tab: reused, or set up again after the
+    /// browser was replaced (a crash, a kill).
+    async fn ensure(&self, st: &mut State) -> Result<(Arc<Browser>, Page)> {
+        let (generation, browser) = self.host.get().await?;
+        if st.generation != Some(generation) {
+            *st = State::default();
+            let context = if self.isolated {
+                let c = browser.new_context().await?;
+                browser.save_downloads_to(&self.options.output_dir, Some(&c)).await?;
+                Some(c)
+            } else {
+                None
+            };
+            if let Some(path) = &self.options.storage_state {
+                browser
+                    .load_storage_state(context.as_ref(), &StorageState::load(path)?)
+                    .await?;
+            }
+            // A browser of our own starts with a blank tab: the session's first.
+            let blank = match (&context, &self.options.cdp_endpoint) {
+                (None, None) => first_tab(&browser).await?,
+                _ => None,
+            };
+            let page = match blank {
+                Some(p) => p,
+                None => browser.new_page_in(context.as_ref()).await?,
+            };
+            st.generation = Some(generation);
+            st.browser = Some(browser.clone());
+            st.context = context;
+            st.page = Some(page);
+            st.download_mark = browser.downloads(0).last().map_or(0, |d| d.seq);
+        }
+        let tabs = browser.pages_in(st.context.as_ref()).await?;
+        // Every tab of the session holds its dialogs for the client to answer.
+        for t in &tabs {
+            t.set_dialog_policy(DialogPolicy::Hold);
+        }
+        // The current tab may have closed itself (window.close()).
+        let page = match st.page.clone().filter(|p| tabs.contains(p)) {
+            Some(p) => p,
+            None => match tabs.last() {
+                Some(p) => p.clone(),
+                None => browser.new_page_in(st.context.as_ref()).await?,
+            },
+        };
+        page.set_dialog_policy(DialogPolicy::Hold);
+        st.page = Some(page.clone());
+        Ok((browser, page))
+    }
+
+    /// Runs one tool call and composes its response. When the browser turns
+    /// out to be dead (crashed, killed), a new one is started and the call
+    /// runs again there, once.
+    pub async fn call(&self, tool: &Tool, args: Value) -> Reply {
+        let mut st = self.state.lock().await;
+        let first = self.call_once(&mut st, tool, args.clone()).await;
+        match first {
+            Attempt::Done(reply) => reply,
+            Attempt::BrowserDied => {
+                st.generation = None;
+                match self.call_once(&mut st, tool, args).await {
+                    Attempt::Done(reply) => reply,
+                    Attempt::BrowserDied => {
+                        st.generation = None;
+                        self.reply(explain(&tool.mcp_name(), &Error::BrowserClosed, None), true, None)
+                    }
+                }
+            }
+        }
+    }
+
+    async fn call_once(&self, st: &mut State, tool: &Tool, args: Value) -> Attempt {
+        let (browser, page) = match self.ensure(st).await {
+            Ok(v) => v,
+            Err(Error::BrowserClosed) => return Attempt::BrowserDied,
+            Err(e) => return Attempt::Done(self.reply(explain(&tool.mcp_name(), &e, None), true, None)),
+        };
+        if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
+            let text = format!(
+                "A {} dialog is open (\"{}\"): the page waits for it. Answer it with browser_handle_dialog first.",
+                d.kind, d.message
+            );
+            return Attempt::Done(self.reply(text, true, None));
+        }
+        let mark = page.navigation_mark();
+        let ctx = ToolContext::new(page.clone(), &self.settings)
+            .with_browser(&browser)
+            .in_context(st.context.as_ref())
+            .with_llm(self.options.llm.as_ref());
+        let run = tokio::time::timeout(
+            self.options.tool_timeout,
+            self.options.registry.call(&ctx, tool.name, args),
+        );
+        // A dialog the call opens stops the page: the call ends there and says so.
+        let outcome = if tool.name == "handleDialog" {
+            Some(run.await)
+        } else {
+            tokio::select! {
+                r = run => Some(r),
+                _ = page.dialog_opened() => None,
+            }
+        };
+        let page = ctx.page();
+        st.page = Some(page.clone());
+        let (text, is_error, out) = match outcome {
+            None => {
+                let d = page
+                    .dialog()
+                    .map(|d| format!("{} \"{}\"", d.kind, d.message))
+                    .unwrap_or_default();
+                (
+                    format!("The action opened a dialog ({d}). Answer it with browser_handle_dialog."),
+                    false,
+                    None,
+                )
+            }
+            Some(Err(_)) => {
+                let secs = self.options.tool_timeout.as_secs();
+                (
+                    format!(
+                        "{} timed out after {secs} s. Take a browser_snapshot to see where the page is.",
+                        tool.mcp_name()
+                    ),
+                    true,
+                    None,
+                )
+            }
+            Some(Ok(Err(e))) => {
+                if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
+                    return Attempt::BrowserDied;
+                }
+                let moved = page.navigation_mark() != mark;
+                let url = if moved { page.url().await.ok() } else { None };
+                (explain(&tool.mcp_name(), &e, url.as_deref()), true, None)
+            }
+            Some(Ok(Ok(out))) => (out.text.clone(), !out.ok, Some(out)),
+        };
+        Attempt::Done(self.respond(st, &browser, &page, text, is_error, out).await)
+    }
+
+    /// The response: the result, the page, and its tree (or its changes).
+    async fn respond(
+        &self,
+        st: &mut State,
+        browser: &Browser,
+        page: &Page,
+        mut text: String,
+        is_error: bool,
+        out: Option<ToolOutput>,
+    ) -> Reply {
+        let image = out.as_ref().and_then(|o| o.image_png.clone());
+        let shows_tree = out.as_ref().is_some_and(|o| o.tree);
+        let target = page.target_id().to_string();
+        let document = page.navigation_mark();
+        let seen = st.seen.entry(target).or_default();
+        if seen.document != document {
+            *seen = Seen {
+                document,
+                console_mark: seen.console_mark,
+                ..Seen::default()
+            };
+        }
+        // A full tree the client saw before: only what changed, when shorter.
+        if let Some(tree) = out.as_ref().and_then(|o| o.page_tree.clone()) {
+            if let Some(old) = &seen.full {
+                match changes(old, &tree) {
+                    None => text = "The page is unchanged since the last snapshot you saw: its refs still hold.".into(),
+                    Some(d) if d.len() < text.len() => {
+                        text = format!(
+                            "Changes since the last snapshot you saw (+ added, - removed; other lines and their refs \
+still hold):\n{}\n{d}{}",
+                            crate::tools::untrusted::OPEN_TAG,
+                            crate::tools::untrusted::CLOSE_TAG
+                        );
+                    }
+                    Some(_) => {}
+                }
+            }
+            seen.full = Some(tree);
+        }
+        let viewport = if shows_tree {
+            None
+        } else {
+            page.snapshot(&SnapshotOptions {
+                mode: SnapshotMode::Viewport,
+                ..Default::default()
+            })
+            .await
+            .ok()
+        };
+        let mut view = PageView {
+            url: page.url().await.unwrap_or_default(),
+            title: page.title().await.unwrap_or_default(),
+            status: page.document_status(),
+            dialog: page.dialog().map(|d| format!("{} \"{}\"", d.kind, d.message)),
+            ..Default::default()
+        };
+        let errors = page.console_messages(seen.console_mark);
+        seen.console_mark = page.event_mark();
+        view.console_errors = errors
+            .into_iter()
+            .filter(|m| m.level == "error")
+            .map(|m| m.text)
+            .collect();
+        if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {
+            if tabs.len() > 1 {
+                view.tabs = Some(tabs::list(&tabs, page).await);
+            }
+        }
+        for d in browser.downloads(st.download_mark) {
+            if d.state == "completed" {
+                view.downloads.push(format!(
+                    "{} ({} bytes) saved to {}",
+                    d.suggested_filename,
+                    d.bytes,
+                    d.path.display()
+                ));
+                st.download_mark = d.seq;
+            } else if d.state == "canceled" {
+                st.download_mark = d.seq;
+            }
+        }
+        let seen = st.seen.get_mut(page.target_id()).expect("entered above");
+        let tree_part = match &viewport {
+            Some(v) => TreePart::Tree {
+                tree: &v.tree,
+                seen: seen.viewport.as_deref(),
+                budget_tokens: self.options.response_budget,
+            },
+            None => TreePart::None,
+        };
+        let composed = compose(&text, is_error, Some(&view), tree_part);
+        if let Some(v) = viewport {
+            seen.viewport = Some(v.tree);
+        }
+        self.reply(composed, is_error, image)
+    }
+
+    /// A reply with every secret value redacted.
+    fn reply(&self, text: String, is_error: bool, image_png: Option<Vec<u8>>) -> Reply {
+        Reply {
+            text: self.secrets.redact(&text),
+            is_error,
+            image_png,
+        }
+    }
+}
+
+/// The tab a freshly launched browser opens by itself (it may take a moment
+/// to be announced).
+async fn first_tab(browser: &Browser) -> Result<Option<Page>> {
+    for _ in 0..20 {
+        if let Some(p) = browser.pages().await?.into_iter().next() {
+            return Ok(Some(p));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    Ok(None)
+}

@@ -1,0 +1,41 @@
+//! The stdio transport: one session on the process's stdin and stdout.
+
+use std::future::Future;
+
+use rmcp::transport::stdio_pipes;
+use rmcp::ServiceExt;
+use tokio_util::sync::CancellationToken;
+
+use super::handler::{Handler, Shared};
+use super::options::McpOptions;
+use crate::error::{Error, Result};
+
+/// Serves one client on stdin/stdout until it disconnects or `shutdown`
+/// resolves; then closes the browser.
+pub async fn serve_stdio(options: McpOptions, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
+    let shared = Shared::new(options);
+    // One client: the default browser context (a persistent profile's logins stay usable).
+    let handler = Handler::new(shared.clone(), false);
+    let session = handler.session();
+    let ct = CancellationToken::new();
+    let stop = ct.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        stop.cancel();
+    });
+    let outcome = async {
+        let running = handler
+            .serve_with_ct(stdio_pipes(), ct)
+            .await
+            .map_err(|e| Error::Io(format!("MCP over stdio: {e}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| Error::Io(format!("MCP over stdio: {e}")))?;
+        Ok(())
+    }
+    .await;
+    session.end().await;
+    shared.shutdown().await;
+    outcome
+}

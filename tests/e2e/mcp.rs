@@ -1,0 +1,341 @@
+//! `sightline mcp` driven by a real MCP client (the npm SDK's `Client`),
+//! over stdio and streamable HTTP, against fixture pages on 127.0.0.1.
+
+use serde_json::json;
+
+use crate::support::mcp_client::{raw_post_status, ref_in, McpClient, McpHttpServer};
+use crate::support::*;
+
+/// Playwright MCP's core tool names, all of which Sightline serves.
+const PLAYWRIGHT_CORE: &[&str] = &[
+    "browser_navigate",
+    "browser_navigate_back",
+    "browser_snapshot",
+    "browser_click",
+    "browser_hover",
+    "browser_drag",
+    "browser_type",
+    "browser_press_key",
+    "browser_fill_form",
+    "browser_select_option",
+    "browser_file_upload",
+    "browser_handle_dialog",
+    "browser_wait_for",
+    "browser_take_screenshot",
+    "browser_tabs",
+    "browser_resize",
+    "browser_close",
+    "browser_console_messages",
+    "browser_network_requests",
+];
+
+fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
+    let names = client.tool_names();
+    for n in PLAYWRIGHT_CORE
+        .iter()
+        .chain(&["browser_scroll", "browser_remove_blocker", "browser_page_text"])
+    {
+        assert!(names.iter().any(|t| t == n), "{n} is listed: {names:?}");
+    }
+    assert!(!names.iter().any(|t| t == "browser_evaluate"), "evaluate is opt-in");
+    assert!(!names.iter().any(|t| t == "browser_act"), "act needs a model");
+
+    // A modal over the shop: the page behind it is obscured, refs only in the modal.
+    let shop = client.ok("browser_navigate", json!({"url": files.url("shop/index.html")}));
+    assert!(shop.contains("A modal is open"), "{shop}");
+    assert!(
+        shop.lines().any(|l| l.contains("[obscured]") && !l.contains("[ref=")),
+        "{shop}"
+    );
+    let cleared = client.ok("browser_remove_blocker", json!({}));
+    assert!(cleared.contains("\"removed\":true"), "{cleared}");
+    assert!(!cleared.contains("A modal is open"), "{cleared}");
+
+    // A form: type, fill several fields, select, check, upload; the page shows the values.
+    let form = client.ok("browser_navigate", json!({"url": files.url("actions/form.html")}));
+    let name = ref_in(&form, "textbox \"Full name\"");
+    client.ok(
+        "browser_type",
+        json!({"element": "Full name", "target": name, "text": "Ada Lovelace"}),
+    );
+    let filled = client.ok(
+        "browser_fill_form",
+        json!({"fields": [
+            {"name": "Email", "type": "textbox", "target": "#email", "value": "ada@example.com"},
+            {"name": "Terms", "type": "checkbox", "target": "#terms", "value": "true"}
+        ]}),
+    );
+    assert!(filled.contains("Filled 2 of 2"), "{filled}");
+    let upload = fixtures_dir().join("actions/upload-a.txt");
+    client.ok(
+        "browser_file_upload",
+        json!({"target": "#avatar", "paths": [upload.to_str().unwrap()]}),
+    );
+    let snap = client.ok("browser_snapshot", json!({}));
+    assert!(snap.contains("Ada Lovelace"), "{snap}");
+    assert!(snap.contains("ada@example.com"), "{snap}");
+    assert!(
+        snap.lines()
+            .any(|l| l.contains("I accept the terms") && l.contains("[checked]")),
+        "{snap}"
+    );
+    let again = client.ok("browser_snapshot", json!({}));
+    assert!(
+        again.contains("unchanged since the last snapshot"),
+        "a second look costs nothing: {again}"
+    );
+    let text = client.ok("browser_page_text", json!({}));
+    assert!(text.contains("# ") && !text.contains("[ref="), "{text}");
+
+    // Errors a model can act on: a stale ref and a covered element.
+    let page = client.ok("browser_navigate", json!({"url": files.url("mcp/stale.html")}));
+    let doomed = ref_in(&page, "Doomed button");
+    client.ok(
+        "browser_click",
+        json!({"target": ref_in(&page, "Remove the other button")}),
+    );
+    let stale = client.call("browser_click", json!({"element": "Doomed button", "target": doomed}));
+    assert!(
+        stale.is_error && stale.text.contains("browser_snapshot"),
+        "{}",
+        stale.text
+    );
+    let bar = client.ok("browser_navigate", json!({"url": files.url("modals/cookie-bar.html")}));
+    let hidden = ref_in(&bar, "Add to basket");
+    let covered = client.call("browser_click", json!({"target": hidden}));
+    assert!(
+        covered.is_error && covered.text.contains("covered by") && covered.text.contains("browser_remove_blocker"),
+        "{}",
+        covered.text
+    );
+
+    // Tabs: a target=_blank link opens one; select it, close it.
+    let opener = client.ok("browser_navigate", json!({"url": files.url("actions/popup.html")}));
+    let link = ref_in(&opener, "Open help in a new tab");
+    let clicked = client.ok("browser_click", json!({"target": link}));
+    assert!(
+        clicked.contains("### Open tabs") && clicked.contains("popup-target.html"),
+        "{clicked}"
+    );
+    let listed = client.ok("browser_tabs", json!({"action": "list"}));
+    let index = listed
+        .lines()
+        .find(|l| l.contains("popup-target.html"))
+        .and_then(|l| l.trim_start_matches("- ").split(':').next())
+        .unwrap()
+        .to_string();
+    let selected = client.ok(
+        "browser_tabs",
+        json!({"action": "select", "index": index.parse::<u64>().unwrap()}),
+    );
+    assert!(
+        selected.contains("(current) [")
+            && selected.contains("- URL: ")
+            && selected.contains("popup-target.html?via=link"),
+        "{selected}"
+    );
+    let closed = client.ok("browser_tabs", json!({"action": "close"}));
+    assert!(!closed.contains("popup-target.html"), "{closed}");
+
+    // A dialog holds the page until it is answered.
+    let page = client.ok("browser_navigate", json!({"url": files.url("mcp/dialog.html")}));
+    let asked = client.ok("browser_click", json!({"target": ref_in(&page, "Ask my name")}));
+    assert!(
+        asked.contains("prompt") && asked.contains("browser_handle_dialog"),
+        "{asked}"
+    );
+    let blocked = client.call("browser_snapshot", json!({}));
+    assert!(
+        blocked.is_error && blocked.text.contains("dialog is open"),
+        "{}",
+        blocked.text
+    );
+    let answered = client.ok("browser_handle_dialog", json!({"accept": true, "promptText": "Grace"}));
+    assert!(answered.contains("Answer: Grace"), "{answered}");
+
+    // A download is saved and reported with its path and size.
+    let page = client.ok("browser_navigate", json!({"url": files.url("mcp/download.html")}));
+    let mut got = client.ok("browser_click", json!({"target": ref_in(&page, "Download the report")}));
+    for _ in 0..20 {
+        if got.contains("### Downloads") {
+            break;
+        }
+        got = client.ok("browser_wait_for", json!({"time": 0.25}));
+    }
+    assert!(got.contains("quarterly-report.txt (29 bytes) saved to"), "{got}");
+
+    // Scroll, screenshot, console, network, back.
+    client.ok("browser_navigate", json!({"url": files.url("long.html")}));
+    let scrolled = client.ok("browser_scroll", json!({"direction": "down"}));
+    assert!(
+        scrolled.contains("viewport above") || scrolled.contains("viewports above"),
+        "{scrolled}"
+    );
+    let shot = client.call("browser_take_screenshot", json!({}));
+    assert!(!shot.is_error && shot.images == 1, "{}", shot.text);
+    client.ok("browser_console_messages", json!({}));
+    let requests = client.ok("browser_network_requests", json!({}));
+    assert!(requests.contains("long.html"), "{requests}");
+    let back = client.ok("browser_navigate_back", json!({}));
+    assert!(back.contains("download.html"), "{back}");
+}
+
+#[test]
+fn every_tool_over_stdio() {
+    let files = FixtureServer::start();
+    let mut client = McpClient::stdio(&[]);
+    all_tools_work(&mut client, &files);
+    let transcript = client.transcript();
+    assert!(
+        transcript.contains("\"protocolVersion\":\"2025-11-25\""),
+        "the SDK's handshake"
+    );
+}
+
+#[test]
+fn every_tool_over_http() {
+    let files = FixtureServer::start();
+    let server = McpHttpServer::start(&[]);
+    let mut client = McpClient::http(&server.url, None);
+    all_tools_work(&mut client, &files);
+}
+
+#[test]
+fn http_sessions_are_isolated_and_guarded() {
+    let files = FixtureServer::start();
+    let server = McpHttpServer::start(&["--auth-token", "s3cret-token"]);
+    // Refused before any MCP handling.
+    assert_eq!(raw_post_status(server.port, &[]), 401, "no token");
+    assert_eq!(raw_post_status(server.port, &[("Authorization", "Bearer wrong")]), 401);
+    assert_eq!(
+        raw_post_status(
+            server.port,
+            &[("Authorization", "Bearer s3cret-token"), ("Host", "evil.example")]
+        ),
+        403,
+        "a forged Host (DNS rebinding)"
+    );
+    assert_eq!(
+        raw_post_status(
+            server.port,
+            &[
+                ("Authorization", "Bearer s3cret-token"),
+                ("Origin", "http://evil.example")
+            ]
+        ),
+        403,
+        "a foreign Origin"
+    );
+    assert_eq!(
+        raw_post_status(server.port, &[("Authorization", "Bearer s3cret-token")]),
+        200
+    );
+
+    // Two sessions at once: each has its own cookies.
+    let mut alice = McpClient::http(&server.url, Some("s3cret-token"));
+    let mut bob = McpClient::http(&server.url, Some("s3cret-token"));
+    let a = alice.ok(
+        "browser_navigate",
+        json!({"url": files.url("mcp/cookies.html?set=alice")}),
+    );
+    assert!(a.contains("Cookies: who=alice"), "{a}");
+    let b = bob.ok("browser_navigate", json!({"url": files.url("mcp/cookies.html")}));
+    assert!(b.contains("Cookies: none") && b.contains("Stored: none"), "{b}");
+    let a = alice.ok("browser_navigate", json!({"url": files.url("mcp/cookies.html")}));
+    assert!(a.contains("Cookies: who=alice"), "{a}");
+}
+
+#[test]
+fn a_killed_browser_is_replaced_on_the_next_call() {
+    let files = FixtureServer::start();
+    let profile = tempfile::tempdir().unwrap();
+    let dir = profile.path().to_str().unwrap().to_string();
+    let mut client = McpClient::stdio(&["--user-data-dir", &dir]);
+    client.ok("browser_navigate", json!({"url": files.url("short.html")}));
+    let killed = std::process::Command::new("pkill")
+        .args(["-9", "-f", &format!("user-data-dir={dir}")])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "the browser was found and killed");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let again = client.ok("browser_navigate", json!({"url": files.url("long.html")}));
+    assert!(again.contains("- URL: ") && again.contains("long.html"), "{again}");
+}
+
+#[test]
+fn logins_persist_in_a_profile_and_travel_in_storage_state() {
+    let files = FixtureServer::start();
+    let profile = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.json");
+    {
+        let mut c = McpClient::stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
+        let set = c.ok(
+            "browser_navigate",
+            json!({"url": files.url("mcp/cookies.html?set=bob")}),
+        );
+        assert!(set.contains("Cookies: who=bob"), "{set}");
+        let saved = c.ok("browser_storage_state", json!({"filename": state.to_str().unwrap()}));
+        assert!(saved.contains("1 cookie(s)"), "{saved}");
+    }
+    // The same profile next time: still there.
+    let mut c = McpClient::stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("mcp/cookies.html")}));
+    assert!(
+        page.contains("Cookies: who=bob") && page.contains("Stored: bob"),
+        "{page}"
+    );
+    drop(c);
+    // A fresh profile with the saved state: cookies and local storage come back.
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(saved["cookies"][0]["name"], "who");
+    assert_eq!(saved["origins"][0]["localStorage"][0]["value"], "bob");
+    let mut c = McpClient::stdio(&["--storage-state", state.to_str().unwrap()]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("mcp/cookies.html")}));
+    assert!(
+        page.contains("Cookies: who=bob") && page.contains("Stored: bob"),
+        "{page}"
+    );
+}
+
+#[test]
+fn origins_and_secrets_are_enforced() {
+    let (a, b) = FixtureServer::pair();
+    let allowed = format!("127.0.0.1:{}", a.port);
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = dir.path().join(".env");
+    std::fs::write(&secrets, "PASSWORD=correct-horse-battery\n").unwrap();
+    let mut c = McpClient::stdio(&["--allowed-origins", &allowed, "--secrets", secrets.to_str().unwrap()]);
+    let refused = c.call("browser_navigate", json!({"url": b.url("short.html")}));
+    assert!(
+        refused.is_error && refused.text.contains("outside the allowed origins"),
+        "{}",
+        refused.text
+    );
+    let form = c.ok("browser_navigate", json!({"url": a.url("actions/form.html")}));
+    // The secret goes into the page, and never into a response.
+    let name = ref_in(&form, "textbox \"Full name\"");
+    let typed = c.ok("browser_type", json!({"target": name, "text": "%PASSWORD%"}));
+    assert!(
+        typed.contains("%PASSWORD%"),
+        "the response shows the placeholder: {typed}"
+    );
+    let value = c.ok("browser_snapshot", json!({}));
+    assert!(value.contains("%PASSWORD%"), "{value}");
+    let transcript = c.transcript();
+    assert!(
+        !transcript.contains("correct-horse-battery"),
+        "the secret leaked into the transcript"
+    );
+    drop(c);
+
+    let blocked = format!("127.0.0.1:{}", b.port);
+    let mut c = McpClient::stdio(&["--blocked-origins", &blocked]);
+    let refused = c.call("browser_navigate", json!({"url": b.url("short.html")}));
+    assert!(
+        refused.is_error && refused.text.contains("blocked origins"),
+        "{}",
+        refused.text
+    );
+    c.ok("browser_navigate", json!({"url": a.url("short.html")}));
+}

@@ -1,0 +1,229 @@
+//! A real MCP client for the tests: the npm SDK's `Client`, run by
+//! `tests/mcp/client.mjs` and driven over JSON lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{json, Value};
+
+/// One tool call's answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub is_error: bool,
+    pub text: String,
+    pub images: u64,
+}
+
+pub struct McpClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// What the server said on connecting (protocol version, server info).
+    pub hello: Value,
+}
+
+fn client_script() -> String {
+    crate::support::fixtures_dir()
+        .join("../mcp/client.mjs")
+        .to_string_lossy()
+        .into_owned()
+}
+
+impl McpClient {
+    /// `sightline mcp <args…>` over stdio.
+    pub fn stdio(args: &[&str]) -> McpClient {
+        let mut full = vec![
+            client_script(),
+            "stdio".into(),
+            env!("CARGO_BIN_EXE_sightline").into(),
+            "mcp".into(),
+        ];
+        full.extend(args.iter().map(|s| s.to_string()));
+        McpClient::spawn(&full)
+    }
+
+    /// An HTTP server at `url` (`…/mcp`), with an optional bearer token.
+    pub fn http(url: &str, token: Option<&str>) -> McpClient {
+        let mut full = vec![client_script(), "http".into(), url.to_string()];
+        if let Some(t) = token {
+            full.push(t.to_string());
+        }
+        McpClient::spawn(&full)
+    }
+
+    fn spawn(args: &[String]) -> McpClient {
+        let mut child = Command::new("node")
+            .args(args)
+            .env_remove("SIGHTLINE_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs the MCP client");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("the client answers");
+        let hello: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("client said {line:?}: {e}"));
+        assert!(hello.get("ready").is_some(), "the client did not connect: {hello}");
+        McpClient {
+            child,
+            stdin,
+            stdout,
+            hello,
+        }
+    }
+
+    fn ask(&mut self, req: Value) -> Value {
+        writeln!(self.stdin, "{req}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("the client answers");
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("client said {line:?}: {e}"));
+        assert!(v.get("error").is_none(), "MCP client error for {req}: {v}");
+        v
+    }
+
+    /// The listed tools' names.
+    pub fn tool_names(&mut self) -> Vec<String> {
+        self.tools()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    pub fn tools(&mut self) -> Vec<Value> {
+        self.ask(json!({"op": "list"}))["tools"].as_array().unwrap().clone()
+    }
+
+    pub fn call(&mut self, name: &str, args: Value) -> Answer {
+        let v = self.ask(json!({"op": "call", "name": name, "args": args}));
+        Answer {
+            is_error: v["isError"].as_bool().unwrap(),
+            text: v["text"].as_str().unwrap_or_default().to_string(),
+            images: v["images"].as_u64().unwrap_or(0),
+        }
+    }
+
+    /// A call that must succeed.
+    pub fn ok(&mut self, name: &str, args: Value) -> String {
+        let a = self.call(name, args.clone());
+        assert!(!a.is_error, "{name} {args} failed:\n{}", a.text);
+        a.text
+    }
+
+    /// Every JSON-RPC message so far, both ways, as one string.
+    pub fn transcript(&mut self) -> String {
+        self.ask(json!({"op": "transcript"}))["messages"].to_string()
+    }
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "{}", json!({"op": "close"}));
+        let _ = self.stdin.flush();
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `[ref=…]` of the first line that contains `needle`.
+pub fn ref_in(text: &str, needle: &str) -> String {
+    text.lines()
+        .filter(|l| l.contains(needle))
+        .find_map(crate::support::ref_of)
+        .unwrap_or_else(|| panic!("no ref on a line with {needle:?} in:\n{text}"))
+}
+
+/// `sightline mcp --port 0 …` running in the background; stopped (SIGTERM) on drop.
+pub struct McpHttpServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    pub port: u16,
+}
+
+impl McpHttpServer {
+    pub fn start(args: &[&str]) -> McpHttpServer {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["mcp", "--port", "0"])
+            .args(args)
+            .env_remove("SIGHTLINE_LOG")
+            .env_remove("SIGHTLINE_MCP_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sightline mcp starts");
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).expect("sightline mcp says where it listens");
+        let url = line
+            .trim()
+            .strip_prefix("sightline mcp: listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_string();
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            while err.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
+                sink.clear();
+            }
+        });
+        let port = url
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .trim_end_matches("/mcp")
+            .parse()
+            .unwrap();
+        McpHttpServer { child, url, port }
+    }
+}
+
+impl Drop for McpHttpServer {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A raw HTTP POST to the MCP endpoint with extra headers: the status code.
+pub fn raw_post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
+    use std::io::Read;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    let has_host = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host"));
+    if !has_host {
+        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]);
+    head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+}
