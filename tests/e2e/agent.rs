@@ -705,7 +705,7 @@ fn ctrl_c_returns_a_partial_result() {
 }
 
 /// A tool written in one place (here) and added with one registry line.
-const STAMP: sightline::Tool = sightline::Tool {
+pub(crate) const STAMP: sightline::Tool = sightline::Tool {
     name: "stamp",
     aliases: &[],
     mcp_name: None,

@@ -3,7 +3,11 @@
 
 use serde_json::json;
 
-use crate::support::mcp_client::{raw_post_status, ref_in, McpClient, McpHttpServer};
+use sightline::mcp::{HttpOptions, HttpServer, McpOptions};
+use sightline::Registry;
+use sightline_testkit::{LlmServer, Recorded, Reply};
+
+use crate::support::mcp_client::{raw_post, raw_post_status, ref_in, McpClient, McpHttpServer};
 use crate::support::*;
 
 /// Playwright MCP's core tool names, all of which Sightline serves.
@@ -338,4 +342,110 @@ fn origins_and_secrets_are_enforced() {
         refused.text
     );
     c.ok("browser_navigate", json!({"url": a.url("short.html")}));
+}
+
+#[test]
+fn a_registry_tool_is_served_with_no_mcp_code() {
+    let files = FixtureServer::start();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let options = McpOptions {
+        registry: Registry::standard().with(crate::agent::STAMP),
+        ..McpOptions::default()
+    };
+    let http = HttpOptions {
+        port: 0,
+        ..HttpOptions::default()
+    };
+    let server = rt.block_on(HttpServer::bind(options, http)).unwrap();
+    let url = format!("http://{}/mcp", server.local_addr());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = rt.spawn(server.serve(async {
+        let _ = stopped.await;
+    }));
+    let mut c = McpClient::http(&url, None);
+    assert!(c.tool_names().iter().any(|n| n == "browser_stamp"));
+    c.ok("browser_navigate", json!({"url": files.url("short.html")}));
+    let stamped = c.ok("browser_stamp", json!({"word": "registry"}));
+    assert!(
+        stamped.contains("stamped registry") && stamped.contains("- Title: registry"),
+        "{stamped}"
+    );
+    drop(c);
+    let _ = stop.send(());
+    rt.block_on(serving).unwrap().unwrap();
+}
+
+#[test]
+fn model_tools_appear_with_a_model() {
+    let files = FixtureServer::start();
+    let llm = LlmServer::with_script(vec![
+        Reply::dynamic(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            let id = text
+                .lines()
+                .filter(|l| l.contains("button \"Subscribe\""))
+                .find_map(ref_of)
+                .unwrap_or_else(|| panic!("no Subscribe ref in:\n{text}"));
+            Reply::tool(
+                "performAction",
+                json!({"elementId": id, "description": "Subscribe", "method": "click", "arguments": [], "twoStep": false}),
+            )
+        }),
+        Reply::json(json!({"extraction": "Get 10% off your first order"})),
+        Reply::json(json!({"progress": "the title", "completed": true})),
+    ]);
+    let base = llm.openai_base_url();
+    let mut c = McpClient::stdio_env(
+        &["--model", "openai/gpt-4.1-mini", "--base-url", &base],
+        &[("OPENAI_API_KEY", "test-key")],
+    );
+    let names = c.tool_names();
+    for n in ["browser_act", "browser_observe", "browser_extract"] {
+        assert!(names.iter().any(|t| t == n), "{n}: {names:?}");
+    }
+    c.ok("browser_navigate", json!({"url": files.url("shop/index.html")}));
+    let acted = c.ok("browser_act", json!({"action": "click the Subscribe button"}));
+    assert!(acted.contains("Action performed"), "{acted}");
+    let data = c.ok("browser_extract", json!({"instruction": "the offer's title"}));
+    assert!(data.contains("Get 10% off"), "{data}");
+    llm.assert_no_malformed();
+}
+
+#[test]
+fn the_newest_protocol_is_served_statelessly() {
+    let files = FixtureServer::start();
+    let server = McpHttpServer::start(&[]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let headers = |method: &'static str, name: Option<&'static str>| {
+        let mut h = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
+        if let Some(n) = name {
+            h.push(("Mcp-Name", n));
+        }
+        h
+    };
+    let (status, list) = raw_post(
+        server.port,
+        &headers("tools/list", None),
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{meta}}}}}"#),
+    );
+    assert_eq!(status, 200, "{list}");
+    assert!(list.contains("browser_navigate"), "{list}");
+    let url = files.url("short.html");
+    let call = |id: u32, name: &'static str, args: &str| {
+        raw_post(
+            server.port,
+            &headers("tools/call", Some(name)),
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},{meta}}}}}"#
+            ),
+        )
+    };
+    let (_, opened) = call(2, "browser_navigate", &format!(r#"{{"url":"{url}"}}"#));
+    assert!(
+        opened.contains("short.html") && !opened.contains("isError\":true"),
+        "{opened}"
+    );
+    // No session: the requests share the server's session, so the page is still there.
+    let (_, snap) = call(3, "browser_snapshot", "{}");
+    assert!(snap.contains("short.html"), "{snap}");
 }

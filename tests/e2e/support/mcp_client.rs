@@ -32,6 +32,11 @@ fn client_script() -> String {
 impl McpClient {
     /// `sightline mcp <args…>` over stdio.
     pub fn stdio(args: &[&str]) -> McpClient {
+        McpClient::stdio_env(args, &[])
+    }
+
+    /// `sightline mcp <args…>` over stdio, with extra environment variables.
+    pub fn stdio_env(args: &[&str], envs: &[(&str, &str)]) -> McpClient {
         let mut full = vec![
             client_script(),
             "stdio".into(),
@@ -39,7 +44,7 @@ impl McpClient {
             "mcp".into(),
         ];
         full.extend(args.iter().map(|s| s.to_string()));
-        McpClient::spawn(&full)
+        McpClient::spawn(&full, envs)
     }
 
     /// An HTTP server at `url` (`…/mcp`), with an optional bearer token.
@@ -48,12 +53,13 @@ impl McpClient {
         if let Some(t) = token {
             full.push(t.to_string());
         }
-        McpClient::spawn(&full)
+        McpClient::spawn(&full, &[])
     }
 
-    fn spawn(args: &[String]) -> McpClient {
+    fn spawn(args: &[String], envs: &[(&str, &str)]) -> McpClient {
         let mut child = Command::new("node")
             .args(args)
+            .envs(envs.iter().copied())
             .env_remove("SIGHTLINE_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -205,15 +211,19 @@ impl Drop for McpHttpServer {
 
 /// A raw HTTP POST to the MCP endpoint with extra headers: the status code.
 pub fn raw_post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
-    use std::io::Read;
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    raw_post(port, headers, body).0
+}
+
+/// A raw HTTP POST of `body` to the MCP endpoint: status and response text.
+pub fn raw_post(port: u16, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    use std::io::Read;
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     let mut req = format!(
         "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
-    let has_host = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host"));
-    if !has_host {
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
     }
     for (k, v) in headers {
@@ -222,8 +232,26 @@ pub fn raw_post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
     req.push_str("\r\n");
     req.push_str(body);
     s.write_all(req.as_bytes()).unwrap();
-    let mut buf = [0u8; 64];
-    let n = s.read(&mut buf).unwrap();
-    let head = String::from_utf8_lossy(&buf[..n]);
-    head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+    s.set_read_timeout(Some(std::time::Duration::from_secs(120))).unwrap();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    // An SSE answer: read until the JSON-RPC response event has arrived.
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+        let text = String::from_utf8_lossy(&raw);
+        if text.contains("\"result\"")
+            || text.contains("\"error\"")
+            || !text.contains("event-stream") && text.contains("\r\n\r\n")
+        {
+            if text.lines().any(|l| l.starts_with("data: {")) || !text.contains("event-stream") {
+                break;
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, text)
 }
