@@ -18,6 +18,75 @@ pub fn fold(s: &str) -> String {
         .join(" ")
 }
 
+/// Base letters of U+00C0..=U+017F (Latin-1 and Latin Extended-A), lower
+/// case, accents dropped; a space for `×` and `÷`. `ß` is `ss` (see `words`).
+const LATIN_BASE: &[u8; 192] = b"aaaaaaaceeeeiiiidnooooo ouuuuytsaaaaaaaceeeeiiiidnooooo ouuuuyty\
+aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiiiijjkkklllllllllln\
+nnnnnnnnoooooooorrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzs";
+
+/// A button label as plain words, for matching people's phrasings: case
+/// and diacritics folded (`Odrzuć` → `odrzuc`, `schließen` →
+/// `schliessen`), every symbol a space (`✗ Deny all cookies →` → `deny all
+/// cookies`), apostrophes kept (`don't`). Letters of other scripts stay.
+pub fn words(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = true;
+    for c in s.chars() {
+        let u = c as u32;
+        let base = match c {
+            'a'..='z' | '0'..='9' | '\'' => Some(c),
+            'A'..='Z' => Some((u as u8 + 32) as char),
+            '\u{2019}' => Some('\''),
+            'ß' => {
+                out.push_str("s");
+                Some('s')
+            }
+            _ if (0xC0..0x180).contains(&u) => Some(LATIN_BASE[u as usize - 0xC0] as char).filter(|&b| b != ' '),
+            // Letters of other scripts are words; ASCII and Latin-1
+            // punctuation, general punctuation, arrows, dingbats and
+            // other symbols (U+2000..U+2BFF), and emoji are not.
+            _ if u >= 0x180 && !(0x2000..0x2C00).contains(&u) && u < 0x1F000 => Some(c),
+            _ => None,
+        };
+        match base {
+            Some(b) => {
+                out.push(b);
+                space = false;
+            }
+            None if !space => {
+                out.push(' ');
+                space = true;
+            }
+            None => {}
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// Which of `phrases` a label (in [`words`] form) says, as its index (the
+/// first that fits, so lists go in order of preference): the phrase's
+/// words in order, with nothing but words of `objects` around and between
+/// them ("deny" + "all cookies"; "only … necessary" in "only accept
+/// technically necessary cookies"). Any other word means the button says
+/// something else ("decline and manage settings" is not a plain decline).
+pub fn decision(label: &str, phrases: &[&str], objects: &str) -> Option<usize> {
+    phrases.iter().position(|p| {
+        let mut want = p.split(' ').peekable();
+        let known = label.split(' ').all(|w| {
+            if want.peek() == Some(&w) {
+                want.next();
+                true
+            } else {
+                objects.split_whitespace().any(|o| o == w)
+            }
+        });
+        known && want.peek().is_none()
+    })
+}
+
 pub const CONSENT: &[&str] = &[
     "cookie",
     "cookies",
@@ -241,22 +310,22 @@ pub const NEWSLETTER_PROMO: &[&str] = &[
     "portes grátis",
 ];
 
-/// Accessible labels of close buttons.
+/// Close buttons: one of these verbs, then nothing but words of
+/// `CLOSE_OBJECTS` ("close dialog", "× Close this window").
 pub const CLOSE_LABELS: &[&str] = &[
     "close",
     "dismiss",
-    "close dialog",
-    "close modal",
-    "close popup",
-    "close banner",
-    "schließen",
     "schliessen",
     "fermer",
     "cerrar",
     "chiudi",
     "sluiten",
     "fechar",
+    "zamknij",
 ];
+
+/// Words that may stand around a close verb.
+pub const CLOSE_OBJECTS: &str = "dialog modal popup pop up banner window overlay message notice this the x";
 
 /// Glyphs that stand for "close".
 pub const CLOSE_GLYPHS: &[&str] = &["×", "✕", "✖", "╳", "✗", "x", "⨯", "🗙", "╳"];
@@ -264,7 +333,6 @@ pub const CLOSE_GLYPHS: &[&str] = &["×", "✕", "✖", "╳", "✗", "x", "⨯"
 /// Text of buttons that dismiss without committing to anything.
 pub const DECLINE_TEXTS: &[&str] = &[
     "no thanks",
-    "no, thanks",
     "not now",
     "maybe later",
     "later",
@@ -276,12 +344,11 @@ pub const DECLINE_TEXTS: &[&str] = &[
     "i'm not interested",
     // de
     "nein danke",
-    "nein, danke",
     "nicht jetzt",
-    "später",
+    "spater",
     "weiter ohne",
-    "überspringen",
-    "schließen",
+    "uberspringen",
+    "schliessen",
     // fr
     "non merci",
     "pas maintenant",
@@ -292,28 +359,26 @@ pub const DECLINE_TEXTS: &[&str] = &[
     // es
     "no gracias",
     "ahora no",
-    "más tarde",
+    "mas tarde",
     "continuar sin",
     "omitir",
     "cerrar",
     // it
     "no grazie",
     "non ora",
-    "più tardi",
+    "piu tardi",
     "continua senza",
     "salta",
     "chiudi",
     // nl
     "nee bedankt",
     "niet nu",
-    "later",
     "doorgaan zonder",
     "overslaan",
     "sluiten",
     // pt
-    "não obrigado",
-    "não, obrigado",
-    "agora não",
+    "nao obrigado",
+    "agora nao",
     "mais tarde",
     "continuar sem",
     "pular",
@@ -371,132 +436,143 @@ pub const COMMIT_TEXTS: &[&str] = &[
     "abonneren",
     "registreren",
     "kopen",
-    "bestellen",
     // pt
     "assinar",
     "inscrever",
     "registar",
-    "comprar",
     "encomendar",
 ];
 
-/// Consent buttons that refuse everything optional.
+/// Consent buttons that refuse everything optional: one of these phrases
+/// (in order of preference), then nothing but words of `REJECT_OBJECTS`
+/// ("✗ Deny all cookies", "Decline optional", "Tout refuser", "Odrzuć
+/// wszystkie"). A word outside the list ("settings", "manage", "more")
+/// means the button does something else.
 pub const REJECT_TEXTS: &[&str] = &[
-    "reject all",
     "reject",
-    "decline all",
     "decline",
     "deny",
-    "refuse all",
     "refuse",
+    "disallow",
+    "do not accept",
+    "don't accept",
+    "continue without accepting",
     "only necessary",
     "necessary only",
-    "necessary cookies only",
-    "use necessary cookies only",
     "only essential",
     "essential only",
-    "continue without accepting",
-    "do not accept",
-    "i decline",
-    "deny cookies",
-    "decline cookies",
+    "only required",
+    "required only",
     // de
-    "alle ablehnen",
     "ablehnen",
+    "nicht einverstanden",
     "nur notwendige",
     "nur erforderliche",
     "nur essenzielle",
-    "nicht einverstanden",
     // fr
-    "tout refuser",
     "refuser",
     "continuer sans accepter",
-    "uniquement nécessaires",
-    "nécessaires uniquement",
+    "uniquement necessaires",
+    "necessaires uniquement",
     // es
-    "rechazar todo",
-    "rechazar todas",
     "rechazar",
     "solo necesarias",
-    "sólo necesarias",
     "solo las necesarias",
     // it
-    "rifiuta tutto",
-    "rifiuta tutti",
     "rifiuta",
+    "rifiutare",
     "solo necessari",
     "solo quelli necessari",
     // nl
-    "alles weigeren",
     "weigeren",
+    "afwijzen",
     "alleen noodzakelijk",
     "alleen noodzakelijke",
-    "afwijzen",
     // pt
-    "rejeitar tudo",
-    "rejeitar todos",
     "rejeitar",
     "recusar",
-    "apenas necessários",
-    "somente necessários",
+    "apenas necessarios",
+    "somente necessarios",
+    // pl
+    "odrzuc",
+    "tylko niezbedne",
 ];
 
-/// Consent buttons that accept everything.
+/// Words that may stand around a reject phrase.
+pub const REJECT_OBJECTS: &str = "all cookies cookie optional non essential nonessential additional tracking \
+    the and close i use accept allow continue with strictly technically necessary essential only required \
+    alle optionale und schliessen akzeptieren cookies zulassen technisch \
+    tout tous les et fermer accepter \
+    todo todas todos las los y cerrar aceptar opcionales \
+    tutto tutti i e chiudi accetta opzionali \
+    alles en sluiten accepteren optionele \
+    tudo os e fechar aceitar opcionais \
+    wszystkie i zamknij";
+
+/// Consent buttons that accept everything: one of these phrases (in
+/// order of preference), then nothing but words of `ACCEPT_OBJECTS`.
 pub const ACCEPT_TEXTS: &[&str] = &[
-    "accept all",
-    "accept all cookies",
     "accept",
     "agree",
     "i agree",
-    "allow all",
     "allow",
     "ok",
+    "okay",
     "got it",
-    "accept cookies",
-    "that's ok",
-    "allow cookies",
     "i accept",
+    "that's ok",
+    "consent",
     // de
-    "alle akzeptieren",
     "akzeptieren",
     "zustimmen",
-    "alle zulassen",
+    "zulassen",
     "einverstanden",
     "verstanden",
     // fr
-    "tout accepter",
     "accepter",
     "j'accepte",
-    "accepter et fermer",
     "d'accord",
     // es
-    "aceptar todo",
-    "aceptar todas",
     "aceptar",
     "de acuerdo",
     "acepto",
     // it
-    "accetta tutto",
-    "accetta tutti",
     "accetta",
     "accetto",
+    "accettare",
     "va bene",
     // nl
-    "alles accepteren",
     "accepteren",
     "akkoord",
-    "alle cookies toestaan",
+    "toestaan",
     // pt
-    "aceitar tudo",
-    "aceitar todos",
     "aceitar",
     "concordo",
     "aceito",
+    // pl
+    "akceptuje",
+    "zaakceptuj",
+    "zgadzam sie",
 ];
+
+/// Words that may stand around an accept phrase.
+pub const ACCEPT_OBJECTS: &str = "all cookies cookie and close continue the i tracking \
+    alle und schliessen cookies \
+    tout tous les et fermer \
+    todo todas todos las y cerrar \
+    tutto tutti i e chiudi \
+    alles en sluiten \
+    tudo todos os e fechar \
+    wszystkie i";
 
 /// Whole-phrase match on folded text: `needle` must start and end at word
 /// boundaries (so "ok" doesn't match "book", "later" doesn't match "translated").
 pub fn contains_phrase(hay: &str, needle: &str) -> bool {
+    find_phrase(hay, needle).is_some()
+}
+
+/// Where `needle` first stands in `hay` as a whole phrase (see [`contains_phrase`]).
+pub fn find_phrase(hay: &str, needle: &str) -> Option<usize> {
     // ASCII letters and digits, and Latin letters beyond ASCII (no Unicode
     // tables: they cost wasm size).
     let is_word = |c: char| c.is_ascii_alphanumeric() || (c as u32) >= 0xC0;
@@ -509,14 +585,14 @@ pub fn contains_phrase(hay: &str, needle: &str) -> bool {
         let after_ok = hay[end..].chars().next().map(|c| !is_word(c)).unwrap_or(true)
             || !needle.chars().next_back().map(is_word).unwrap_or(false);
         if before_ok && after_ok {
-            return true;
+            return Some(at);
         }
         start = at + needle.len().max(1);
         while !hay.is_char_boundary(start) {
             start += 1;
         }
     }
-    false
+    None
 }
 
 /// The keywords of `list` found in `text` (folded).
@@ -544,8 +620,80 @@ mod tests {
         assert!(!contains_phrase("book now", "ok"));
         assert!(contains_phrase("ok", "ok"));
         assert!(contains_phrase("20% off today", "% off"));
-        assert!(label_is("reject all", REJECT_TEXTS));
+        assert_eq!(decision("reject all", REJECT_TEXTS, REJECT_OBJECTS), Some(0));
         assert!(label_is("no thanks, i'll pay full price", DECLINE_TEXTS));
         assert!(!label_is("translated", DECLINE_TEXTS));
+    }
+
+    #[test]
+    fn labels_fold_to_plain_words() {
+        assert_eq!(words("✗ Deny all cookies"), "deny all cookies");
+        assert_eq!(words("  Tout REFUSER → "), "tout refuser");
+        assert_eq!(words("Odrzuć wszystkie"), "odrzuc wszystkie");
+        assert_eq!(words("Schließen ×"), "schliessen");
+        assert_eq!(words("Don’t accept!"), "don't accept");
+        assert_eq!(
+            words("Nur notwendige Cookies akzeptieren"),
+            "nur notwendige cookies akzeptieren"
+        );
+        assert_eq!(words("Rechazar todo 🍪"), "rechazar todo");
+        assert_eq!(words("Łódź"), "lodz");
+    }
+
+    #[test]
+    fn decisions_are_a_phrase_plus_known_words() {
+        let reject = |l: &str| decision(&words(l), REJECT_TEXTS, REJECT_OBJECTS).is_some();
+        let accept = |l: &str| decision(&words(l), ACCEPT_TEXTS, ACCEPT_OBJECTS).is_some();
+        for l in [
+            "✗ Deny all cookies",
+            "Decline optional",
+            "Only necessary",
+            "Continue without accepting →",
+            "Tout refuser",
+            "Alle ablehnen",
+            "Rechazar todo",
+            "Rifiuta tutto",
+            "Nur notwendige",
+            "Odrzuć wszystkie",
+            "Reject all",
+            "Use necessary cookies only",
+            "Accept only necessary cookies",
+            "Nur notwendige Cookies akzeptieren",
+            "Only accept technically necessary cookies",
+            "Nur technisch notwendige Cookies akzeptieren",
+            "Decline",
+        ] {
+            assert!(reject(l), "{l} should be a reject button");
+        }
+        for l in [
+            "Decline and manage settings",
+            "Reject or customise",
+            "Decline to see more options",
+            "Let me choose",
+            "Accept all",
+            "Show purposes",
+        ] {
+            assert!(!reject(l), "{l} is not a plain reject button");
+        }
+        for l in [
+            "Accept all cookies",
+            "✓ Accept",
+            "Tout accepter",
+            "Alle akzeptieren",
+            "OK",
+            "Got it!",
+        ] {
+            assert!(accept(l), "{l} should be an accept button");
+        }
+        for l in [
+            "Accept only necessary cookies",
+            "Accept selected",
+            "Okay, manage settings",
+        ] {
+            assert!(!accept(l), "{l} is not a plain accept button");
+        }
+        let close = |l: &str| decision(&words(l), CLOSE_LABELS, CLOSE_OBJECTS).is_some();
+        assert!(close("× Close") && close("Close dialog") && close("Schließen") && close("Zamknij"));
+        assert!(!close("Close and subscribe"));
     }
 }
