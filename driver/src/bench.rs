@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use sightline_engine::protocol::SnapshotMode;
+use sightline_engine::protocol::{ObscuredMode, SnapshotMode};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -77,6 +77,10 @@ pub struct BenchSnapshotArgs {
     /// Bench viewport-mode snapshots instead of full ones.
     #[arg(long)]
     pub viewport_mode: bool,
+    /// What becomes of the page behind an open modal: `outline` (the
+    /// snapshot default), `mark` or `drop`.
+    #[arg(long, value_name = "MODE", default_value = "outline", value_parser = ["outline", "mark", "drop"])]
+    pub obscured: String,
     /// Viewport size, WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", default_value = "1280x720")]
     pub viewport: ViewportSize,
@@ -406,12 +410,8 @@ async fn floor_pass(page: &Page, frames: &[FrameContext]) -> Result<(f64, u64)> 
 }
 
 /// Runs the timed snapshots and the floor on one loaded page.
-async fn bench_page(page: &Page, url: &str, warmup: u32, runs: u32, mode: SnapshotMode) -> Result<PageBench> {
+async fn bench_page(page: &Page, url: &str, warmup: u32, runs: u32, options: SnapshotOptions) -> Result<PageBench> {
     page.goto(url).await?;
-    let options = SnapshotOptions {
-        mode,
-        ..Default::default()
-    };
     // Warm-ups, then paired runs: each snapshot is followed by a floor pass,
     // so both see the same machine state (a 2-core VM drifts by ±30% over a
     // few seconds) and the ratio is the median of the per-run ratios.
@@ -517,6 +517,15 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
     } else {
         SnapshotMode::Full
     };
+    let options = SnapshotOptions {
+        mode,
+        obscured_mode: match args.obscured.as_str() {
+            "mark" => ObscuredMode::Mark,
+            "drop" => ObscuredMode::Drop,
+            _ => ObscuredMode::Outline,
+        },
+        ..Default::default()
+    };
     let (_server, served) = serve_files(&files).await?;
     let (server_roots, urls): (Vec<(usize, String)>, Vec<String>) =
         served.into_iter().map(|(name, url)| ((0, name), url)).unzip();
@@ -536,7 +545,7 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
             if !args.json {
                 eprintln!("bench: {name}");
             }
-            let mut row = match bench_page(&page, url, args.warmup, args.runs, mode).await {
+            let mut row = match bench_page(&page, url, args.warmup, args.runs, options).await {
                 Ok(r) => r,
                 Err(e) => PageBench {
                     url: url.clone(),

@@ -82,9 +82,11 @@ pub struct SnapshotArgs {
     /// Scroll the page to this Y offset (CSS pixels) before the snapshot.
     #[arg(long, value_name = "PX", value_parser = parse_scroll)]
     pub scroll_y: Option<f64>,
-    /// Elements outside an open modal: `mark` keeps them as `[obscured]`
-    /// lines without refs; `drop` leaves them out (fewer tokens).
-    #[arg(long, value_enum, default_value_t = ObscuredArg::Mark)]
+    /// Elements outside an open modal: `outline` keeps their landmarks and
+    /// first headings as `[obscured]` lines and counts the rest, one line
+    /// per landmark; `mark` keeps every one as an `[obscured]` line
+    /// without a ref; `drop` leaves them out (fewest tokens).
+    #[arg(long, value_enum, default_value_t = ObscuredArg::Outline)]
     pub obscured: ObscuredArg,
     /// Print the whole result as one JSON object instead of the tree text.
     #[arg(long)]
@@ -112,6 +114,10 @@ pub struct RunArgs {
     /// Print `{"steps":[{"ok","method","selector","error"?}],"url","title"}` instead of text.
     #[arg(long)]
     pub json: bool,
+    /// After the steps, take a snapshot of the page the run ended on and
+    /// print it (its tree after the steps; with `--json`, as `snapshot`).
+    #[arg(long)]
+    pub snapshot: bool,
     /// Configuration file (default: ./sightline.toml when present).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -191,6 +197,7 @@ impl From<ConsentArg> for ConsentPolicy {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ObscuredArg {
+    Outline,
     Mark,
     Drop,
 }
@@ -198,6 +205,7 @@ pub enum ObscuredArg {
 impl From<ObscuredArg> for sightline_engine::protocol::ObscuredMode {
     fn from(m: ObscuredArg) -> Self {
         match m {
+            ObscuredArg::Outline => sightline_engine::protocol::ObscuredMode::Outline,
             ObscuredArg::Mark => sightline_engine::protocol::ObscuredMode::Mark,
             ObscuredArg::Drop => sightline_engine::protocol::ObscuredMode::Drop,
         }
@@ -467,14 +475,23 @@ async fn run_steps(args: RunArgs) -> Result<()> {
                 }
             })
             .await;
-        Ok((report, failure))
+        // The page after the steps, for a scripted flow checked without a model.
+        let snapshot = match (&failure, args.snapshot) {
+            (None, true) => Some(runner.page().snapshot(&SnapshotOptions::default()).await?),
+            _ => None,
+        };
+        Ok((report, failure, snapshot))
     })
     .await;
     // Always close: no Chromium outlives the command, whatever happened.
     browser.close().await?;
-    let (report, failure) = outcome?;
+    let (report, failure, snapshot) = outcome?;
     if json {
-        let mut text = serde_json::to_string(&report).expect("report serialises");
+        let mut value = serde_json::to_value(&report).expect("report serialises");
+        if let Some(snap) = &snapshot {
+            value["snapshot"] = serde_json::to_value(snap).expect("snapshot serialises");
+        }
+        let mut text = value.to_string();
         text.push('\n');
         print_out(&text);
     } else if failure.is_none() {
@@ -487,6 +504,9 @@ async fn run_steps(args: RunArgs) -> Result<()> {
                 format!(" \"{}\"", report.title)
             }
         ));
+        if let Some(snap) = &snapshot {
+            print_out(&format!("{}\n", snap.tree));
+        }
     }
     match failure {
         None => Ok(()),
