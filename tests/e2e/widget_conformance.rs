@@ -231,7 +231,7 @@ async fn score_page(page: &Page, url: &str, misses: &mut Vec<String>, label: &st
         .await
         .map_err(|e| format!("snapshot: {e}"))?;
     let main: Vec<(&String, &sightline::protocol::RefInfo)> =
-        snap.refs.iter().filter(|(_, info)| info.frame.is_none()).collect();
+        snap.refs.iter().filter(|(_, info)| info.frame.is_none()).map(|(k, v)| (k, v)).collect();
     let keys: Vec<String> = main.iter().map(|(k, _)| (*k).clone()).collect();
     let ids = backend_ids(page, &keys).await?;
     let mut ours: HashMap<i64, &sightline::protocol::RefInfo> = HashMap::new();

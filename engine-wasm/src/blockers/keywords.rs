@@ -72,8 +72,8 @@ pub fn words(s: &str) -> String {
 /// them ("deny" + "all cookies"; "only … necessary" in "only accept
 /// technically necessary cookies"). Any other word means the button says
 /// something else ("decline and manage settings" is not a plain decline).
-pub fn decision(label: &str, phrases: &[&str], objects: &str) -> Option<usize> {
-    phrases.iter().position(|p| {
+pub fn decision(label: &str, phrases: Words, objects: &str) -> Option<usize> {
+    each(phrases).position(|p| {
         let mut want = p.split(' ').peekable();
         let known = label.split(' ').all(|w| {
             if want.peek() == Some(&w) {
@@ -87,416 +87,93 @@ pub fn decision(label: &str, phrases: &[&str], objects: &str) -> Option<usize> {
     })
 }
 
-pub const CONSENT: &[&str] = &[
-    "cookie",
-    "cookies",
-    "consent",
-    "privacy",
-    "gdpr",
-    "tracking",
-    "personal data",
-    "we use cookies",
-    "your choices",
-    // de
-    "datenschutz",
-    "einwilligung",
-    "zustimmung",
-    "personenbezogene",
-    // fr
-    "consentement",
-    "confidentialité",
-    "vie privée",
-    "traceurs",
-    "données personnelles",
-    // es
-    "consentimiento",
-    "privacidad",
-    "datos personales",
-    // it
-    "consenso",
-    "dati personali",
-    // nl
-    "toestemming",
-    "persoonsgegevens",
-    // pt
-    "consentimento",
-    "privacidade",
-    "dados pessoais",
-];
+/// A keyword list: phrases separated by `|` (one string instead of a
+/// slice of them: each slice entry costs 8 bytes of .wasm), in English,
+/// then German, French, Spanish, Italian, Dutch, Portuguese (and Polish
+/// for the button decisions).
+pub type Words = &'static str;
 
-pub const LOGIN: &[&str] = &[
-    "sign in",
-    "log in",
-    "login",
-    "create an account",
-    "create account",
-    "register to",
-    "sign up to continue",
-    "forgot password",
-    "forgot your password",
-    // de
-    "anmelden",
-    "einloggen",
-    "konto erstellen",
-    "passwort vergessen",
-    // fr
-    "se connecter",
-    "connexion",
-    "créer un compte",
-    "mot de passe oublié",
-    // es
-    "iniciar sesión",
-    "inicia sesión",
-    "crear cuenta",
-    "olvidaste tu contraseña",
-    // it
-    "accedi",
-    "crea un account",
-    "password dimenticata",
-    // nl
-    "inloggen",
-    "account aanmaken",
-    "wachtwoord vergeten",
-    // pt
-    "iniciar sessão",
-    "fazer login",
-    "criar conta",
-    "esqueceu a senha",
-];
+/// The phrases of a keyword list, in order.
+pub fn each(list: Words) -> impl Iterator<Item = &'static str> {
+    list.split('|')
+}
 
-pub const AGE_GATE: &[&str] = &[
-    "are you 18",
-    "are you over 18",
-    "over 18",
-    "18 or older",
-    "age verification",
-    "verify your age",
-    "date of birth",
-    "legal drinking age",
-    "of legal age",
-    "i am 18",
-    "i am over",
-    // de
-    "mindestens 18",
-    "über 18",
-    "altersverifikation",
-    "altersprüfung",
-    "geburtsdatum",
-    "volljährig",
-    // fr
-    "avez-vous 18",
-    "plus de 18",
-    "vérification de l'âge",
-    "date de naissance",
-    "majeur",
-    // es
-    "mayor de 18",
-    "mayor de edad",
-    "verificación de edad",
-    "fecha de nacimiento",
-    // it
-    "maggiorenne",
-    "hai 18",
-    "verifica dell'età",
-    "data di nascita",
-    // nl
-    "18 jaar of ouder",
-    "ouder dan 18",
-    "leeftijdscontrole",
-    "geboortedatum",
-    // pt
-    "maior de 18",
-    "maior de idade",
-    "verificação de idade",
-    "data de nascimento",
-];
+pub const CONSENT: Words = "cookie|cookies|consent|privacy|gdpr|tracking|personal data|we use cookies|your choices|\
+    datenschutz|einwilligung|zustimmung|personenbezogene|consentement|confidentialité|\
+    vie privée|traceurs|données personnelles|consentimiento|privacidad|datos personales|\
+    consenso|dati personali|toestemming|persoonsgegevens|consentimento|privacidade|\
+    dados pessoais";
 
-pub const PAYWALL: &[&str] = &[
-    "subscribe to continue",
-    "to continue reading",
-    "continue reading",
-    "already a subscriber",
-    "free articles",
-    "reached your limit",
-    "subscription",
-    "subscribers only",
-    "premium content",
-    // de
-    "weiterlesen",
-    "bereits abonnent",
-    "abonnement",
-    "nur für abonnenten",
-    "jetzt abonnieren",
-    // fr
-    "déjà abonné",
-    "continuer la lecture",
-    "réservé aux abonnés",
-    "abonnez-vous",
-    // es
-    "ya eres suscriptor",
-    "seguir leyendo",
-    "suscripción",
-    "solo para suscriptores",
-    // it
-    "sei già abbonato",
-    "continua a leggere",
-    "abbonamento",
-    "riservato agli abbonati",
-    // nl
-    "al abonnee",
-    "verder lezen",
-    "alleen voor abonnees",
-    // pt
-    "já é assinante",
-    "continuar lendo",
-    "continuar a ler",
-    "assinatura",
-    "exclusivo para assinantes",
-];
+pub const LOGIN: Words = "sign in|log in|login|create an account|create account|register to|sign up to continue|\
+    forgot password|forgot your password|anmelden|einloggen|konto erstellen|\
+    passwort vergessen|se connecter|connexion|créer un compte|mot de passe oublié|\
+    iniciar sesión|inicia sesión|crear cuenta|olvidaste tu contraseña|accedi|\
+    crea un account|password dimenticata|inloggen|account aanmaken|wachtwoord vergeten|\
+    iniciar sessão|fazer login|criar conta|esqueceu a senha";
 
-pub const NEWSLETTER_PROMO: &[&str] = &[
-    "newsletter",
-    "subscribe",
-    "% off",
-    "discount",
-    "coupon",
-    "promo code",
-    "special offer",
-    "free shipping",
-    "sign up for",
-    "join our",
-    "deal",
-    "sale",
-    "mailing list",
-    "e-book",
-    "ebook",
-    // de
-    "rabatt",
-    "gutschein",
-    "angebot",
-    "abonnieren",
-    "versandkostenfrei",
-    // fr
-    "lettre d'information",
-    "réduction",
-    "code promo",
-    "offre",
-    "inscrivez-vous",
-    "livraison gratuite",
-    // es
-    "boletín",
-    "descuento",
-    "cupón",
-    "oferta",
-    "suscríbete",
-    "envío gratis",
-    // it
-    "sconto",
-    "offerta",
-    "iscriviti",
-    "spedizione gratuita",
-    // nl
-    "nieuwsbrief",
-    "korting",
-    "aanbieding",
-    "gratis verzending",
-    // pt
-    "boletim",
-    "desconto",
-    "cupão",
-    "cupom",
-    "oferta",
-    "frete grátis",
-    "portes grátis",
-];
+pub const AGE_GATE: Words = "are you 18|are you over 18|over 18|18 or older|age verification|verify your age|\
+    date of birth|legal drinking age|of legal age|i am 18|i am over|mindestens 18|über 18|\
+    altersverifikation|altersprüfung|geburtsdatum|volljährig|avez-vous 18|plus de 18|\
+    vérification de l'âge|date de naissance|majeur|mayor de 18|mayor de edad|\
+    verificación de edad|fecha de nacimiento|maggiorenne|hai 18|verifica dell'età|\
+    data di nascita|18 jaar of ouder|ouder dan 18|leeftijdscontrole|geboortedatum|\
+    maior de 18|maior de idade|verificação de idade|data de nascimento";
+
+pub const PAYWALL: Words = "subscribe to continue|to continue reading|continue reading|already a subscriber|\
+    free articles|reached your limit|subscription|subscribers only|premium content|\
+    weiterlesen|bereits abonnent|abonnement|nur für abonnenten|jetzt abonnieren|déjà abonné|\
+    continuer la lecture|réservé aux abonnés|abonnez-vous|ya eres suscriptor|seguir leyendo|\
+    suscripción|solo para suscriptores|sei già abbonato|continua a leggere|abbonamento|\
+    riservato agli abbonati|al abonnee|verder lezen|alleen voor abonnees|já é assinante|\
+    continuar lendo|continuar a ler|assinatura|exclusivo para assinantes";
+
+pub const NEWSLETTER_PROMO: Words = "newsletter|subscribe|% off|discount|coupon|promo code|special offer|free shipping|\
+    sign up for|join our|deal|sale|mailing list|e-book|ebook|rabatt|gutschein|angebot|\
+    abonnieren|versandkostenfrei|lettre d'information|réduction|code promo|offre|\
+    inscrivez-vous|livraison gratuite|boletín|descuento|cupón|oferta|suscríbete|\
+    envío gratis|sconto|offerta|iscriviti|spedizione gratuita|nieuwsbrief|korting|\
+    aanbieding|gratis verzending|boletim|desconto|cupão|cupom|oferta|frete grátis|\
+    portes grátis";
 
 /// Close buttons: one of these verbs, then nothing but words of
 /// `CLOSE_OBJECTS` ("close dialog", "× Close this window").
-pub const CLOSE_LABELS: &[&str] = &[
-    "close",
-    "dismiss",
-    "schliessen",
-    "fermer",
-    "cerrar",
-    "chiudi",
-    "sluiten",
-    "fechar",
-    "zamknij",
-];
+pub const CLOSE_LABELS: Words = "close|dismiss|schliessen|fermer|cerrar|chiudi|sluiten|fechar|zamknij";
 
 /// Words that may stand around a close verb.
 pub const CLOSE_OBJECTS: &str = "dialog modal popup pop up banner window overlay message notice this the x";
 
 /// Glyphs that stand for "close".
-pub const CLOSE_GLYPHS: &[&str] = &["×", "✕", "✖", "╳", "✗", "x", "⨯", "🗙", "╳"];
+pub const CLOSE_GLYPHS: Words = "×|✕|✖|╳|✗|x|⨯|🗙|╳";
 
 /// Text of buttons that dismiss without committing to anything.
-pub const DECLINE_TEXTS: &[&str] = &[
-    "no thanks",
-    "not now",
-    "maybe later",
-    "later",
-    "continue without",
-    "skip",
-    "not interested",
-    "close",
-    "dismiss",
-    "i'm not interested",
-    // de
-    "nein danke",
-    "nicht jetzt",
-    "spater",
-    "weiter ohne",
-    "uberspringen",
-    "schliessen",
-    // fr
-    "non merci",
-    "pas maintenant",
-    "plus tard",
-    "continuer sans",
-    "ignorer",
-    "fermer",
-    // es
-    "no gracias",
-    "ahora no",
-    "mas tarde",
-    "continuar sin",
-    "omitir",
-    "cerrar",
-    // it
-    "no grazie",
-    "non ora",
-    "piu tardi",
-    "continua senza",
-    "salta",
-    "chiudi",
-    // nl
-    "nee bedankt",
-    "niet nu",
-    "doorgaan zonder",
-    "overslaan",
-    "sluiten",
-    // pt
-    "nao obrigado",
-    "agora nao",
-    "mais tarde",
-    "continuar sem",
-    "pular",
-    "fechar",
-];
+pub const DECLINE_TEXTS: Words = "no thanks|not now|maybe later|later|continue without|skip|not interested|close|dismiss|\
+    i'm not interested|nein danke|nicht jetzt|spater|weiter ohne|uberspringen|schliessen|\
+    non merci|pas maintenant|plus tard|continuer sans|ignorer|fermer|no gracias|ahora no|\
+    mas tarde|continuar sin|omitir|cerrar|no grazie|non ora|piu tardi|continua senza|salta|\
+    chiudi|nee bedankt|niet nu|doorgaan zonder|overslaan|sluiten|nao obrigado|agora nao|\
+    mais tarde|continuar sem|pular|fechar";
 
 /// Buttons that commit the user (subscribe, buy, sign up): never clicked.
-pub const COMMIT_TEXTS: &[&str] = &[
-    "subscribe",
-    "sign up",
-    "signup",
-    "register",
-    "buy",
-    "purchase",
-    "order",
-    "join",
-    "get offer",
-    "claim",
-    "start trial",
-    "free trial",
-    "checkout",
-    "pay",
-    "upgrade",
-    "get started",
-    "log in",
-    "sign in",
-    "continue",
-    "submit",
-    "yes",
-    // de
-    "abonnieren",
-    "registrieren",
-    "kaufen",
-    "bestellen",
-    "anmelden",
-    "jetzt sichern",
-    // fr
-    "s'abonner",
-    "s'inscrire",
-    "acheter",
-    "commander",
-    "je m'inscris",
-    // es
-    "suscribirse",
-    "suscribirme",
-    "registrarse",
-    "comprar",
-    "pedir",
-    // it
-    "abbonati",
-    "registrati",
-    "acquista",
-    "ordina",
-    // nl
-    "abonneren",
-    "registreren",
-    "kopen",
-    // pt
-    "assinar",
-    "inscrever",
-    "registar",
-    "encomendar",
-];
+pub const COMMIT_TEXTS: Words = "subscribe|sign up|signup|register|buy|purchase|order|join|get offer|claim|start trial|\
+    free trial|checkout|pay|upgrade|get started|log in|sign in|continue|submit|yes|\
+    abonnieren|registrieren|kaufen|bestellen|anmelden|jetzt sichern|s'abonner|s'inscrire|\
+    acheter|commander|je m'inscris|suscribirse|suscribirme|registrarse|comprar|pedir|\
+    abbonati|registrati|acquista|ordina|abonneren|registreren|kopen|assinar|inscrever|\
+    registar|encomendar";
 
 /// Consent buttons that refuse everything optional: one of these phrases
 /// (in order of preference), then nothing but words of `REJECT_OBJECTS`
 /// ("✗ Deny all cookies", "Decline optional", "Tout refuser", "Odrzuć
 /// wszystkie"). A word outside the list ("settings", "manage", "more")
 /// means the button does something else.
-pub const REJECT_TEXTS: &[&str] = &[
-    "reject",
-    "decline",
-    "deny",
-    "refuse",
-    "disallow",
-    "do not accept",
-    "don't accept",
-    "continue without accepting",
-    "only necessary",
-    "necessary only",
-    "only essential",
-    "essential only",
-    "only required",
-    "required only",
-    // de
-    "ablehnen",
-    "nicht einverstanden",
-    "nur notwendige",
-    "nur erforderliche",
-    "nur essenzielle",
-    // fr
-    "refuser",
-    "continuer sans accepter",
-    "uniquement necessaires",
-    "necessaires uniquement",
-    // es
-    "rechazar",
-    "solo necesarias",
-    "solo las necesarias",
-    // it
-    "rifiuta",
-    "rifiutare",
-    "solo necessari",
-    "solo quelli necessari",
-    // nl
-    "weigeren",
-    "afwijzen",
-    "alleen noodzakelijk",
-    "alleen noodzakelijke",
-    // pt
-    "rejeitar",
-    "recusar",
-    "apenas necessarios",
-    "somente necessarios",
-    // pl
-    "odrzuc",
-    "tylko niezbedne",
-];
+pub const REJECT_TEXTS: Words = "reject|decline|deny|refuse|disallow|do not accept|don't accept|\
+    continue without accepting|only necessary|necessary only|only essential|essential only|\
+    only required|required only|ablehnen|nicht einverstanden|nur notwendige|\
+    nur erforderliche|nur essenzielle|refuser|continuer sans accepter|\
+    uniquement necessaires|necessaires uniquement|rechazar|solo necesarias|\
+    solo las necesarias|rifiuta|rifiutare|solo necessari|solo quelli necessari|weigeren|\
+    afwijzen|alleen noodzakelijk|alleen noodzakelijke|rejeitar|recusar|apenas necessarios|\
+    somente necessarios|odrzuc|tylko niezbedne";
 
 /// Words that may stand around a reject phrase.
 pub const REJECT_OBJECTS: &str = "all cookies cookie optional non essential nonessential additional tracking \
@@ -511,49 +188,10 @@ pub const REJECT_OBJECTS: &str = "all cookies cookie optional non essential none
 
 /// Consent buttons that accept everything: one of these phrases (in
 /// order of preference), then nothing but words of `ACCEPT_OBJECTS`.
-pub const ACCEPT_TEXTS: &[&str] = &[
-    "accept",
-    "agree",
-    "i agree",
-    "allow",
-    "ok",
-    "okay",
-    "got it",
-    "i accept",
-    "that's ok",
-    "consent",
-    // de
-    "akzeptieren",
-    "zustimmen",
-    "zulassen",
-    "einverstanden",
-    "verstanden",
-    // fr
-    "accepter",
-    "j'accepte",
-    "d'accord",
-    // es
-    "aceptar",
-    "de acuerdo",
-    "acepto",
-    // it
-    "accetta",
-    "accetto",
-    "accettare",
-    "va bene",
-    // nl
-    "accepteren",
-    "akkoord",
-    "toestaan",
-    // pt
-    "aceitar",
-    "concordo",
-    "aceito",
-    // pl
-    "akceptuje",
-    "zaakceptuj",
-    "zgadzam sie",
-];
+pub const ACCEPT_TEXTS: Words = "accept|agree|i agree|allow|ok|okay|got it|i accept|that's ok|consent|akzeptieren|\
+    zustimmen|zulassen|einverstanden|verstanden|accepter|j'accepte|d'accord|aceptar|\
+    de acuerdo|acepto|accetta|accetto|accettare|va bene|accepteren|akkoord|toestaan|aceitar|\
+    concordo|aceito|akceptuje|zaakceptuj|zgadzam sie";
 
 /// Words that may stand around an accept phrase.
 pub const ACCEPT_OBJECTS: &str = "all cookies cookie and close continue the i tracking \
@@ -596,14 +234,13 @@ pub fn find_phrase(hay: &str, needle: &str) -> Option<usize> {
 }
 
 /// The keywords of `list` found in `text` (folded).
-pub fn matches<'a>(text: &str, list: &[&'a str]) -> Vec<&'a str> {
-    list.iter().copied().filter(|k| contains_phrase(text, k)).collect()
+pub fn matches(text: &str, list: Words) -> Vec<&'static str> {
+    each(list).filter(|k| contains_phrase(text, k)).collect()
 }
 
 /// True when a button's whole label is one of `list` (or starts with it).
-pub fn label_is(label: &str, list: &[&str]) -> bool {
-    list.iter()
-        .any(|k| label == *k || (label.starts_with(k) && label.len() <= k.len() + 24 && contains_phrase(label, k)))
+pub fn label_is(label: &str, list: Words) -> bool {
+    each(list).any(|k| label == k || (label.starts_with(k) && label.len() <= k.len() + 24 && contains_phrase(label, k)))
 }
 
 #[cfg(test)]

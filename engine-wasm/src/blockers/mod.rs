@@ -219,7 +219,7 @@ fn classify(
             .map(|e| e.tag == "input" && e.attr("type") == Some("password"))
             .unwrap_or(false)
     });
-    fn score(text: &str, list: &[&'static str]) -> Vec<&'static str> {
+    fn score(text: &str, list: Words) -> Vec<&'static str> {
         matches(text, list)
     }
     let consent = score(text, CONSENT);
@@ -285,7 +285,7 @@ fn clickables(sem: &Semantics, interactive: &[bool], id: NodeId) -> Vec<NodeId> 
 fn is_commit(label: &str) -> bool {
     !label_is(label, DECLINE_TEXTS)
         && decision(label, REJECT_TEXTS, REJECT_OBJECTS).is_none()
-        && COMMIT_TEXTS.iter().any(|k| contains_phrase(label, k))
+        && each(COMMIT_TEXTS).any(|k| contains_phrase(label, k))
 }
 
 /// Ranks the close buttons of a candidate, best first.
@@ -302,7 +302,7 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
         let class = e.attr("class").map(fold).unwrap_or_default();
         // (Folded, not plain words: the glyphs are symbols.)
         let text = fold(&crate::render::normalize_ws(&visible_text(sem, b, 80)));
-        let glyph = |t: &str| CLOSE_GLYPHS.contains(&t);
+        let glyph = |t: &str| each(CLOSE_GLYPHS).any(|g| g == t);
         let (score, reason) = if decision(&aria, CLOSE_LABELS, CLOSE_OBJECTS).is_some() || aria.starts_with("close") {
             (100, "labelled close/dismiss")
         } else if glyph(&text) || glyph(&fold(&sem.name(b))) {
@@ -379,7 +379,7 @@ fn consent_button(
     sem: &Semantics,
     interactive: &[bool],
     id: NodeId,
-    phrases: &[&str],
+    phrases: Words,
     objects: &str,
 ) -> Option<NodeId> {
     let mut best: Option<(NodeId, usize)> = None;
