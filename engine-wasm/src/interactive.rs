@@ -85,6 +85,19 @@ fn row_of_treegrid(sem: &Semantics, id: NodeId) -> bool {
         == Some("treegrid")
 }
 
+/// A `<label>` whose control (by `for`, else the first labelable element
+/// inside) is a shown target by its tag.
+fn labels_a_control(sem: &Semantics, id: NodeId, e: &ElementData) -> bool {
+    if e.tag != "label" {
+        return false;
+    }
+    let control = match e.attr("for") {
+        Some(f) => sem.ids.get(&(sem.tree.node(id).scope, f)).copied(),
+        None => crate::semantics::names::first_labelable(sem, id),
+    };
+    control.is_some_and(|c| !sem.is_hidden(c) && sem.tree.element(c).is_some_and(target_by_tag))
+}
+
 /// `tabindex` with an integer value, negative ones included: the element
 /// is focusable (a `<th tabindex=-1>` column header, a `<tr tabindex=-1>`
 /// tree-grid row), so a script means it to be acted on.
@@ -103,7 +116,12 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     let Some(style) = e.style.as_ref() else {
         return false;
     };
-    if style.pointer_events_none && !style.scrollable {
+    // `pointer-events:none` makes no click target, but a native control or
+    // a tabindex element stays focusable and operable: custom checkboxes
+    // and selects (Shoelace, Bootstrap's `btn-check`, Choices.js) keep the
+    // real input there, invisible, and a click on its label reaches it.
+    let focusable = target_by_tag(e) || focusable_by_tabindex(e);
+    if style.pointer_events_none && !style.scrollable && !focusable {
         return false;
     }
     // Zero-size boxes can't be hit; display:contents has no box but no
@@ -135,7 +153,9 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     // A listener or a pointer cursor on the page itself (`<html>`, `<body>`:
     // "click outside to close" menus) or on a composite widget that
     // delegates to its items makes no target: it would wrap everything.
-    let wrapper = holds_items || matches!(e.tag.as_str(), "html" | "body");
+    // Nor does a label's pointer cursor when its control is a target: the
+    // control has the ref, and a click on the label is a click on it.
+    let wrapper = holds_items || matches!(e.tag.as_str(), "html" | "body") || labels_a_control(sem, id, e);
     if e.has_click_handler && !wrapper {
         return true;
     }
@@ -243,6 +263,19 @@ mod tests {
         b.close();
         b.close();
         let th = b.el("th", &[("tabindex", "-1")]);
+        // A custom checkbox: the real input invisible to the pointer, its
+        // label the pointer's target; the ref goes to the input.
+        let label = b.open_el("label", &[]);
+        b.data(label).style = Some(Style {
+            cursor_pointer: true,
+            ..Default::default()
+        });
+        let hidden_box = b.el("input", &[("type", "checkbox")]);
+        b.data(hidden_box).style = Some(Style {
+            pointer_events_none: true,
+            ..Default::default()
+        });
+        b.close();
         let card = b.el("div", &[]);
         b.data(card).has_click_handler = true;
         let t = b.finish();
@@ -254,5 +287,6 @@ mod tests {
             "items and focusables"
         );
         assert!(!i[plain_row]);
+        assert!(i[hidden_box] && !i[label], "the control, not its label");
     }
 }

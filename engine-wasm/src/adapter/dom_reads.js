@@ -255,6 +255,18 @@
     lastScrolls() {
       return overflowScrolls(last);
     },
+    // The label that takes clicks for `el`, a control the pointer can't
+    // reach itself (`pointer-events:none`: custom checkboxes and selects
+    // keep the real input there, invisible), or null: its box is where a
+    // click goes, and a hit inside it reaches the control.
+    clickStandIn(el) {
+      if (!el.labels || getComputedStyle(el).pointerEvents !== "none") return null;
+      for (const l of el.labels) {
+        const r = l.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0) return l;
+      }
+      return null;
+    },
     // The element's ref number, allocated on first sight (and registered
     // again: the reverse map may have been pruned while it lived).
     refNumber(el) {

@@ -39,6 +39,8 @@ extern "C" {
     fn js_style(el: &Element, want: u32) -> u32;
     #[wasm_bindgen(js_name = last)]
     fn js_last() -> StyleView;
+    #[wasm_bindgen(js_name = clickStandIn)]
+    fn js_click_stand_in(el: &Element) -> Option<Element>;
     #[wasm_bindgen(js_name = pseudo)]
     fn js_pseudo(el: &Element, which: &js_sys::JsString) -> Option<String>;
     #[wasm_bindgen(js_name = lastPosition)]
@@ -148,6 +150,12 @@ fn decode_children(info: &[u32]) -> Vec<Child> {
         });
     }
     out
+}
+
+/// The label that takes clicks for a control the pointer can't reach
+/// (see `clickStandIn` in `dom_reads.js`), or the element itself.
+pub fn click_box(el: &Element) -> Element {
+    js_click_stand_in(el).unwrap_or_else(|| el.clone())
 }
 
 /// The text of `el`'s `which` pseudo-element (`::before`, `::after`):

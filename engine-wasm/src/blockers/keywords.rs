@@ -127,7 +127,8 @@ pub const PAYWALL: Words = "subscribe to continue|to continue reading|continue r
     riservato agli abbonati|al abonnee|verder lezen|alleen voor abonnees|já é assinante|\
     continuar lendo|continuar a ler|assinatura|exclusivo para assinantes";
 
-pub const NEWSLETTER_PROMO: Words = "newsletter|subscribe|% off|discount|coupon|promo code|special offer|free shipping|\
+pub const NEWSLETTER_PROMO: Words =
+    "newsletter|subscribe|% off|discount|coupon|promo code|special offer|free shipping|\
     sign up for|join our|deal|sale|mailing list|e-book|ebook|rabatt|gutschein|angebot|\
     abonnieren|versandkostenfrei|lettre d'information|réduction|code promo|offre|\
     inscrivez-vous|livraison gratuite|boletín|descuento|cupón|oferta|suscríbete|\
@@ -146,7 +147,8 @@ pub const CLOSE_OBJECTS: &str = "dialog modal popup pop up banner window overlay
 pub const CLOSE_GLYPHS: Words = "×|✕|✖|╳|✗|x|⨯|🗙|╳";
 
 /// Text of buttons that dismiss without committing to anything.
-pub const DECLINE_TEXTS: Words = "no thanks|not now|maybe later|later|continue without|skip|not interested|close|dismiss|\
+pub const DECLINE_TEXTS: Words =
+    "no thanks|not now|maybe later|later|continue without|skip|not interested|close|dismiss|\
     i'm not interested|nein danke|nicht jetzt|spater|weiter ohne|uberspringen|schliessen|\
     non merci|pas maintenant|plus tard|continuer sans|ignorer|fermer|no gracias|ahora no|\
     mas tarde|continuar sin|omitir|cerrar|no grazie|non ora|piu tardi|continua senza|salta|\
@@ -154,7 +156,8 @@ pub const DECLINE_TEXTS: Words = "no thanks|not now|maybe later|later|continue w
     mais tarde|continuar sem|pular|fechar";
 
 /// Buttons that commit the user (subscribe, buy, sign up): never clicked.
-pub const COMMIT_TEXTS: Words = "subscribe|sign up|signup|register|buy|purchase|order|join|get offer|claim|start trial|\
+pub const COMMIT_TEXTS: Words =
+    "subscribe|sign up|signup|register|buy|purchase|order|join|get offer|claim|start trial|\
     free trial|checkout|pay|upgrade|get started|log in|sign in|continue|submit|yes|\
     abonnieren|registrieren|kaufen|bestellen|anmelden|jetzt sichern|s'abonner|s'inscrire|\
     acheter|commander|je m'inscris|suscribirse|suscribirme|registrarse|comprar|pedir|\

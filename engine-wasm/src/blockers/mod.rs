@@ -375,13 +375,7 @@ fn is_top_right_icon(r: Rect, cand: &Rect) -> bool {
 /// The consent button that says one of `phrases` (with only `objects`
 /// around it), the earliest phrase first. A button that opens something
 /// (`aria-haspopup`, `aria-expanded`: a settings panel) is no answer.
-fn consent_button(
-    sem: &Semantics,
-    interactive: &[bool],
-    id: NodeId,
-    phrases: Words,
-    objects: &str,
-) -> Option<NodeId> {
+fn consent_button(sem: &Semantics, interactive: &[bool], id: NodeId, phrases: Words, objects: &str) -> Option<NodeId> {
     let mut best: Option<(NodeId, usize)> = None;
     for b in clickables(sem, interactive, id) {
         let e = sem.tree.element(b).unwrap();

@@ -31,7 +31,7 @@
 //!   reference roles), always for referenced nodes, and for descendants
 //!   unless their role is a container whose content is not a label (menu,
 //!   menubar, tablist, tree, treegrid, grid, toolbar, radiogroup, img,
-//!   iframe, dialog, alertdialog, application). `::before`/`::after` text is
+//!   iframe, dialog, alertdialog, application, treeitem). `::before`/`::after` text is
 //!   added around the content. Block-level children (display block,
 //!   inline-block, table parts, flex/grid…; tag defaults when style is
 //!   unknown) and `<br>` are surrounded by spaces, inline ones are glued.
@@ -110,6 +110,9 @@ const NEVER_FROM_CONTENT: &[&str] = &[
     "dialog",
     "alertdialog",
     "application",
+    // A tree item's name is its own label, not its subtree's (Chromium:
+    // "Fruits", not "Fruits Apple Banana").
+    "treeitem",
 ];
 
 /// Elements that render as blocks by default, used when style is unknown.
@@ -964,7 +967,7 @@ pub fn labels_of(s: &Semantics, id: NodeId, e: &ElementData) -> Vec<NodeId> {
     out
 }
 
-fn first_labelable(s: &Semantics, label: NodeId) -> Option<NodeId> {
+pub fn first_labelable(s: &Semantics, label: NodeId) -> Option<NodeId> {
     let tree = s.tree;
     let scope = tree.node(label).scope;
     tree.descendants(label).skip(1).find(|&d| {
