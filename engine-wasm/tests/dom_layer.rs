@@ -771,3 +771,26 @@ fn set_onclick(el: &web_sys::Element, on: bool) {
     };
     js_sys::Reflect::set(el, &"onclick".into(), &handler).unwrap();
 }
+
+/// A custom checkbox (Shoelace, Bootstrap's `btn-check`): the real input
+/// sits invisible under `pointer-events:none` and its label takes the
+/// clicks. The input keeps the ref (role, name, state), the label gets
+/// none, and the input is acted on through its label's box.
+#[wasm_bindgen_test]
+fn custom_checkboxes_keep_their_ref_and_are_clicked_through_the_label() {
+    set_body(
+        r#"<input type="checkbox" id="sl27-news" style="position:absolute; opacity:0; pointer-events:none" checked>
+        <label for="sl27-news" style="cursor:pointer; display:inline-block; padding:10px">Send me the newsletter</label>"#,
+    );
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("checkbox \"Send me the newsletter\" [checked] [ref="), "{t}");
+    assert!(!t.contains("generic [ref="), "{t}");
+    let r = ref_of(&s, "Send me the newsletter");
+    let info: Value = serde_json::from_str(&adapter::action_target(&format!("{{\"target\":\"{r}\"}}"))).unwrap();
+    assert_eq!(info["receives_events"], true, "{info}");
+    assert!(
+        info["rect"]["width"].as_f64().unwrap() > 100.0,
+        "the label's box: {info}"
+    );
+}

@@ -182,7 +182,7 @@ fn cases() -> Vec<Case> {
             page: "lib-orejime.html",
             opts: reject(),
             expect: (true, "click"),
-            check: "/orejime=/.test(document.cookie) && !/true/.test(decodeURIComponent(document.cookie))",
+            check: "/eu-consent=/.test(document.cookie) && !/true/.test(decodeURIComponent(document.cookie))",
         },
         Case {
             page: "lib-cookies-eu-banner.html",

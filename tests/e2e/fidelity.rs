@@ -1,7 +1,8 @@
 //! Issue 27 end to end: `sightline run --snapshot` shows the page after the
 //! steps, and the page behind a modal is outlined by default while the
 //! modal itself is kept whole (on the synthetic modal stress page from
-//! `../shared/corpus/gen_synthetic.py modal`).
+//! `../shared/corpus/gen_synthetic.py modal`), and removeBlocker, reading
+//! buttons by their words now, still removes nothing on the real-page corpus.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use support::*;
-use world::{clip, shared_corpus};
+use world::{clip, offline_args, shared_corpus};
 
 fn json_out(out: &CliOutput) -> Value {
     serde_json::from_str(out.stdout.trim())
@@ -126,4 +127,47 @@ fn the_outline_is_the_default_and_keeps_the_modal_whole() {
     );
     assert!(o as f64 <= 1.1 * d as f64, "outline {o} chars vs drop {d}");
     assert!(m > 5 * d);
+}
+
+/// removeBlocker with `consent = "reject"` on every page of the real-page
+/// corpus (`../shared/corpus/real`, offline: their consent scripts don't
+/// load): the pages hold no blocker, so nothing may be clicked away or
+/// removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_false_removals_on_the_real_corpus() {
+    let root = shared_corpus("real");
+    let mut files: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    files.sort();
+    let server = FixtureServer::serve(root);
+    let browser = sightline::Browser::launch(sightline::LaunchOptions {
+        extra_args: offline_args(),
+        navigation_timeout: std::time::Duration::from_secs(45),
+        ..Default::default()
+    })
+    .await
+    .expect("launch");
+    let page = browser.new_page().await.expect("page");
+    let opts = sightline::RemoveBlockerOptions {
+        consent: sightline::ConsentPolicy::Reject,
+        ..Default::default()
+    };
+    let mut removals = Vec::new();
+    for f in &files {
+        page.goto(&server.url(f))
+            .await
+            .unwrap_or_else(|e| panic!("goto {f}: {e}"));
+        let r = page.remove_blocker(&opts).await.unwrap_or_else(|e| panic!("{f}: {e}"));
+        println!("{f}: removed {} by {} ({:?})", r.removed, r.method, r.note);
+        if r.removed {
+            removals.push(format!("{f}: {r:?}"));
+        }
+    }
+    browser.close().await.expect("close");
+    assert!(files.len() >= 20, "{} pages", files.len());
+    assert!(removals.is_empty(), "false removals:\n{}", removals.join("\n"));
 }
