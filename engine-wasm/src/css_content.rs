@@ -5,7 +5,7 @@
 /// `content` value (`"a" "b"` → `ab`). Strings inside functions are not
 /// text: `url("data:image/svg+xml,…")` is an image, and a counter's
 /// separator comes with a number we can't know. The alternative text after
-/// `/` (`url(x.svg) / "Close"`) is top-level, so it is kept, as Chromium
+/// `/` (`url(x.svg) / "Close"`) replaces what comes before it, as Chromium
 /// names it.
 pub fn parse_css_content(v: &str) -> Option<String> {
     let mut out = String::new();
@@ -14,6 +14,9 @@ pub fn parse_css_content(v: &str) -> Option<String> {
     let mut depth = 0u32;
     while let Some(c) = chars.next() {
         match c {
+            // Alternative text (`"x" / "alt"`) replaces the content for
+            // assistive technology, as Chromium names it.
+            '/' if depth == 0 => out.clear(),
             '(' => depth += 1,
             ')' => depth = depth.saturating_sub(1),
             '"' | '\'' => {
@@ -62,6 +65,7 @@ mod tests {
             None
         );
         assert_eq!(parse_css_content("url(\"a.svg\") / \"Close\""), Some("Close".into()));
+        assert_eq!(parse_css_content("\"before\" / \"alt\""), Some("alt".into()));
         assert_eq!(parse_css_content("counters(item, \".\") \" \""), Some(" ".into()));
         assert_eq!(parse_css_content("\"\""), None);
     }

@@ -284,7 +284,10 @@ async fn full_purchase_flow_then_report_and_replay() {
         // (Outlined by default: its landmarks and headings, its controls
         // only counted, nothing with a ref.)
         let heading = line_with(&checkout, "heading \"Checkout\"");
-        assert!(heading.contains("[obscured]") && !heading.contains("[ref="), "{heading}");
+        assert!(
+            heading.contains("[obscured]") && !heading.contains("[ref="),
+            "{heading}"
+        );
         assert!(line_with(&checkout, "form fields, hidden behind the modal").contains("… 1 button"));
         assert!(!checkout.contains("Place order"), "{checkout}");
         assert!(ref_of(line_with(&checkout, "textbox \"Email\"")).is_some());
