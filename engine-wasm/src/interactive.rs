@@ -147,15 +147,18 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     if e.form.content_editable && !parent_is_editable(tree, id) {
         return true;
     }
-    if style.scrollable || focusable_by_tabindex(e) {
+    // The page itself (`<html>`, `<body>`) is a target only as a scroll
+    // container: a listener ("click outside to close" menus), a pointer
+    // cursor or a tabindex there would make a ref that wraps everything.
+    let page = matches!(e.tag.as_str(), "html" | "body");
+    if style.scrollable || (focusable_by_tabindex(e) && !page) {
         return true;
     }
-    // A listener or a pointer cursor on the page itself (`<html>`, `<body>`:
-    // "click outside to close" menus) or on a composite widget that
-    // delegates to its items makes no target: it would wrap everything.
-    // Nor does a label's pointer cursor when its control is a target: the
-    // control has the ref, and a click on the label is a click on it.
-    let wrapper = holds_items || matches!(e.tag.as_str(), "html" | "body") || labels_a_control(sem, id, e);
+    // Nor does a listener or a pointer cursor on a composite widget that
+    // delegates to its items, or a label's pointer cursor when its control
+    // is a target: the control has the ref, and a click on the label is a
+    // click on it.
+    let wrapper = holds_items || page || labels_a_control(sem, id, e);
     if e.has_click_handler && !wrapper {
         return true;
     }
@@ -235,7 +238,7 @@ mod tests {
         let mut b = TreeBuilder::new();
         let html = b.open_el("html", &[]);
         b.data(html).has_click_handler = true;
-        let body = b.open_el("body", &[]);
+        let body = b.open_el("body", &[("tabindex", "-1")]);
         b.data(body).has_click_handler = true;
         b.data(body).style = Some(Style {
             cursor_pointer: true,

@@ -129,10 +129,20 @@ fn the_outline_is_the_default_and_keeps_the_modal_whole() {
     assert!(m > 5 * d);
 }
 
+/// What removeBlocker does on the real-page corpus before and after issue
+/// 27 (checked against the build before it): a stuck, empty, transparent
+/// layer over breitbart (see ARCHITECTURE.md), youth's floating QR-code
+/// panel closed by its "x", and medium-3's sticky sidebar, which Escape
+/// hides. Nothing else may go.
+const KNOWN_BLOCKERS: &[(&str, &str)] = &[
+    ("breitbart.html", "remove"),
+    ("medium-3.html", "esc"),
+    ("youth.html", "click"),
+];
+
 /// removeBlocker with `consent = "reject"` on every page of the real-page
 /// corpus (`../shared/corpus/real`, offline: their consent scripts don't
-/// load): the pages hold no blocker, so nothing may be clicked away or
-/// removed.
+/// load): besides `KNOWN_BLOCKERS`, nothing may be clicked away or removed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_false_removals_on_the_real_corpus() {
     let root = shared_corpus("real");
@@ -163,7 +173,7 @@ async fn no_false_removals_on_the_real_corpus() {
             .unwrap_or_else(|e| panic!("goto {f}: {e}"));
         let r = page.remove_blocker(&opts).await.unwrap_or_else(|e| panic!("{f}: {e}"));
         println!("{f}: removed {} by {} ({:?})", r.removed, r.method, r.note);
-        if r.removed {
+        if r.removed && !KNOWN_BLOCKERS.contains(&(f.as_str(), r.method.as_str())) {
             removals.push(format!("{f}: {r:?}"));
         }
     }
