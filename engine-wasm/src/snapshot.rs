@@ -305,21 +305,26 @@ pub fn build_frame_snapshot(
 
 /// Convenience for host tests: snapshot a tree with no live page.
 pub fn snapshot_tree(tree: &DomTree, viewport: ViewportInfo, mode: SnapshotMode) -> FrameSnapshot {
+    let req = FrameSnapshotRequest {
+        mode,
+        ..Default::default()
+    };
+    snapshot_tree_for(tree, viewport, &req)
+}
+
+/// `snapshot_tree` with a whole request (the obscured mode, a ref prefix…).
+pub fn snapshot_tree_for(tree: &DomTree, viewport: ViewportInfo, req: &FrameSnapshotRequest) -> FrameSnapshot {
     let facts = PageFacts {
         url: "https://example.test/".into(),
         title: String::new(),
         origin: "https://example.test".into(),
         viewport,
     };
-    let req = FrameSnapshotRequest {
-        mode,
-        ..Default::default()
-    };
     build_frame_snapshot(
         tree,
         DomTree::ROOT,
         &facts,
-        &req,
+        req,
         &mut CountingAllocator::default(),
         &mut NoProbe,
     )
@@ -383,24 +388,11 @@ mod tests {
     }
 
     fn snapshot_tree_with(tree: &DomTree, viewport: ViewportInfo, obscured_mode: ObscuredMode) -> FrameSnapshot {
-        let facts = PageFacts {
-            url: "https://example.test/".into(),
-            title: String::new(),
-            origin: "https://example.test".into(),
-            viewport,
-        };
         let req = FrameSnapshotRequest {
             obscured_mode,
             ..Default::default()
         };
-        build_frame_snapshot(
-            tree,
-            DomTree::ROOT,
-            &facts,
-            &req,
-            &mut CountingAllocator::default(),
-            &mut NoProbe,
-        )
+        snapshot_tree_for(tree, viewport, &req)
     }
 
     /// A long page under a modal, outlined: landmarks and the first
