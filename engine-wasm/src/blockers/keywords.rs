@@ -38,7 +38,7 @@ pub fn words(s: &str) -> String {
             'A'..='Z' => Some((u as u8 + 32) as char),
             '\u{2019}' => Some('\''),
             'ß' => {
-                out.push_str("s");
+                out.push('s');
                 Some('s')
             }
             _ if (0xC0..0x180).contains(&u) => Some(LATIN_BASE[u as usize - 0xC0] as char).filter(|&b| b != ' '),
