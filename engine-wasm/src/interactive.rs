@@ -25,6 +25,22 @@ const INTERACTIVE_ROLES: &[&str] = &[
     "gridcell",
 ];
 
+/// Items of composite widgets (listbox, grid, tree, menu, tablist,
+/// radiogroup). The widget usually handles clicks on the container
+/// (delegation), so an item is a target whatever listener it carries, and
+/// the container that holds items is not a target by its listener alone.
+const COMPOSITE_ITEMS: &[&str] = &[
+    "option",
+    "gridcell",
+    "row",
+    "treeitem",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "radio",
+];
+
 /// Native elements that are operable whatever their role says.
 const INTERACTIVE_TAGS: &[&str] = &["button", "select", "textarea", "summary", "input"];
 
@@ -37,14 +53,59 @@ pub fn target_by_tag(e: &ElementData) -> bool {
 /// Decides, per node, whether it gets a ref.
 pub fn compute_interactive(sem: &Semantics) -> Vec<bool> {
     let tree = sem.tree;
+    let holds = holds_composite_items(sem);
     let mut out = vec![false; tree.len()];
     for (id, flag) in out.iter_mut().enumerate() {
-        *flag = is_interactive(sem, id);
+        *flag = is_interactive(sem, id, holds[id]);
     }
     out
 }
 
-fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
+/// Per node: some descendant is a composite-widget item (see
+/// `COMPOSITE_ITEMS`). Children come after their parent in id order (the
+/// walk's pre-order), so one backward pass hands the bit up.
+fn holds_composite_items(sem: &Semantics) -> Vec<bool> {
+    let tree = sem.tree;
+    let mut holds = vec![false; tree.len()];
+    for id in (1..tree.len()).rev() {
+        let item = holds[id] || sem.role(id).is_some_and(|r| among(COMPOSITE_ITEMS, r));
+        if let (true, Some(p)) = (item, tree.parent(id)) {
+            holds[p] = true;
+        }
+    }
+    holds
+}
+
+/// A row is an item of a tree grid (it expands and is selected); in a grid
+/// or a table the cells are the items.
+fn row_of_treegrid(sem: &Semantics, id: NodeId) -> bool {
+    sem.tree
+        .ancestors(id)
+        .find_map(|a| sem.role(a).filter(|r| among(&["treegrid", "grid", "table"], r)))
+        == Some("treegrid")
+}
+
+/// A `<label>` whose control (by `for`, else the first labelable element
+/// inside) is a shown target by its tag.
+fn labels_a_control(sem: &Semantics, id: NodeId, e: &ElementData) -> bool {
+    if e.tag != "label" {
+        return false;
+    }
+    let control = match e.attr("for") {
+        Some(f) => sem.ids.get(&(sem.tree.node(id).scope, f)).copied(),
+        None => crate::semantics::names::first_labelable(sem, id),
+    };
+    control.is_some_and(|c| !sem.is_hidden(c) && sem.tree.element(c).is_some_and(target_by_tag))
+}
+
+/// `tabindex` with an integer value, negative ones included: the element
+/// is focusable (a `<th tabindex=-1>` column header, a `<tr tabindex=-1>`
+/// tree-grid row), so a script means it to be acted on.
+fn focusable_by_tabindex(e: &ElementData) -> bool {
+    e.attr("tabindex").is_some_and(|t| t.trim().parse::<i32>().is_ok())
+}
+
+fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     let tree: &DomTree = sem.tree;
     let Some(e) = tree.element(id) else {
         return false;
@@ -55,7 +116,12 @@ fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
     let Some(style) = e.style.as_ref() else {
         return false;
     };
-    if style.pointer_events_none && !style.scrollable {
+    // `pointer-events:none` makes no click target, but a native control or
+    // a tabindex element stays focusable and operable: custom checkboxes
+    // and selects (Shoelace, Bootstrap's `btn-check`, Choices.js) keep the
+    // real input there, invisible, and a click on its label reaches it.
+    let focusable = target_by_tag(e) || focusable_by_tabindex(e);
+    if style.pointer_events_none && !style.scrollable && !focusable {
         return false;
     }
     // Zero-size boxes can't be hit; display:contents has no box but no
@@ -74,24 +140,30 @@ fn is_interactive(sem: &Semantics, id: NodeId) -> bool {
         return true;
     }
     if let Some(role) = sem.role(id) {
-        if among(INTERACTIVE_ROLES, role) {
-            // A gridcell is only a target when it is focusable or clickable.
-            return role != "gridcell" || e.has_attr("tabindex") || e.has_click_handler;
+        if among(INTERACTIVE_ROLES, role) || (role == "row" && row_of_treegrid(sem, id)) {
+            return true;
         }
     }
     if e.form.content_editable && !parent_is_editable(tree, id) {
         return true;
     }
-    if e.has_click_handler || style.scrollable {
+    // The page itself (`<html>`, `<body>`) is a target only as a scroll
+    // container: a listener ("click outside to close" menus), a pointer
+    // cursor or a tabindex there would make a ref that wraps everything.
+    let page = matches!(e.tag.as_str(), "html" | "body");
+    if style.scrollable || (focusable_by_tabindex(e) && !page) {
         return true;
     }
-    if let Some(t) = e.attr("tabindex") {
-        if t.trim().parse::<i32>().map(|v| v >= 0).unwrap_or(false) {
-            return true;
-        }
+    // Nor does a listener or a pointer cursor on a composite widget that
+    // delegates to its items, or a label's pointer cursor when its control
+    // is a target: the control has the ref, and a click on the label is a
+    // click on it.
+    let wrapper = holds_items || page || labels_a_control(sem, id, e);
+    if e.has_click_handler && !wrapper {
+        return true;
     }
     // cursor:pointer is inherited; only the element where it starts is the target.
-    if style.cursor_pointer {
+    if style.cursor_pointer && !wrapper {
         let parent_pointer = tree
             .parent_element(id)
             .and_then(|p| tree.element(p))
@@ -153,10 +225,71 @@ mod tests {
         let hidden_input = b.el("input", &[("type", "hidden")]);
         let tab = b.el("div", &[("tabindex", "0")]);
         let neg_tab = b.el("div", &[("tabindex", "-1")]);
+        let bad_tab = b.el("div", &[("tabindex", "x")]);
         let t = b.finish();
         let sem = Semantics::compute(&t);
         let i = compute_interactive(&sem);
-        assert!(i[btn] && i[link] && i[clicky] && i[pointer] && i[tab]);
-        assert!(!i[anchor] && !i[div] && !i[inner] && !i[zero] && !i[hidden_input] && !i[neg_tab]);
+        assert!(i[btn] && i[link] && i[clicky] && i[pointer] && i[tab] && i[neg_tab]);
+        assert!(!i[anchor] && !i[div] && !i[inner] && !i[zero] && !i[hidden_input] && !i[bad_tab]);
+    }
+
+    #[test]
+    fn page_wide_and_delegating_listeners_make_no_wrapper_targets() {
+        let mut b = TreeBuilder::new();
+        let html = b.open_el("html", &[]);
+        b.data(html).has_click_handler = true;
+        let body = b.open_el("body", &[("tabindex", "-1")]);
+        b.data(body).has_click_handler = true;
+        b.data(body).style = Some(Style {
+            cursor_pointer: true,
+            ..Default::default()
+        });
+        // A grid-style combobox popup: the listener is on the grid.
+        let grid = b.open_el("div", &[("role", "grid")]);
+        b.data(grid).has_click_handler = true;
+        b.open_el("div", &[("role", "row")]);
+        let cell = b.el("div", &[("role", "gridcell")]);
+        b.close();
+        b.close();
+        // An svg rating: the listener on the svg, the stars are radios.
+        let svg = b.open_el("svg", &[("role", "none")]);
+        b.data(svg).has_click_handler = true;
+        let star = b.el("g", &[("role", "radio"), ("aria-label", "two stars")]);
+        b.close();
+        // A tree grid's rows are its items; a table's are not.
+        b.open_el("table", &[("role", "treegrid")]);
+        let tg_row = b.open_el("tr", &[]);
+        b.close();
+        b.close();
+        b.open_el("table", &[]);
+        let plain_row = b.open_el("tr", &[]);
+        b.close();
+        b.close();
+        let th = b.el("th", &[("tabindex", "-1")]);
+        // A custom checkbox: the real input invisible to the pointer, its
+        // label the pointer's target; the ref goes to the input.
+        let label = b.open_el("label", &[]);
+        b.data(label).style = Some(Style {
+            cursor_pointer: true,
+            ..Default::default()
+        });
+        let hidden_box = b.el("input", &[("type", "checkbox")]);
+        b.data(hidden_box).style = Some(Style {
+            pointer_events_none: true,
+            ..Default::default()
+        });
+        b.close();
+        let card = b.el("div", &[]);
+        b.data(card).has_click_handler = true;
+        let t = b.finish();
+        let sem = Semantics::compute(&t);
+        let i = compute_interactive(&sem);
+        assert!(!i[html] && !i[body] && !i[grid] && !i[svg], "wrappers");
+        assert!(
+            i[cell] && i[star] && i[tg_row] && i[th] && i[card],
+            "items and focusables"
+        );
+        assert!(!i[plain_row]);
+        assert!(i[hidden_box] && !i[label], "the control, not its label");
     }
 }

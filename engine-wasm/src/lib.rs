@@ -20,6 +20,7 @@ pub mod dom;
 pub mod interactive;
 pub mod modal;
 pub mod number;
+pub mod outline;
 pub mod protocol;
 pub mod render;
 pub mod selector;

@@ -104,7 +104,7 @@ impl Default for FrameSnapshotRequest {
             ref_prefix: String::new(),
             visible_clip: None,
             root_selector: None,
-            obscured_mode: ObscuredMode::Mark,
+            obscured_mode: ObscuredMode::Outline,
             obscure_all: false,
             obscure_except_frame: None,
             hit_test: true,
@@ -116,8 +116,12 @@ impl Default for FrameSnapshotRequest {
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ObscuredMode {
-    /// Kept for structure, marked `[obscured]`, no refs.
+    /// Landmarks and a few headings, marked `[obscured]`, and one line per
+    /// landmark counting what it holds (see `outline`): the model keeps its
+    /// bearings for a fraction of the page's tokens.
     #[default]
+    Outline,
+    /// Everything kept for structure, marked `[obscured]`, no refs.
     Mark,
     /// Left out of the text entirely (fewer tokens, no page context).
     Drop,

@@ -8,7 +8,8 @@
 //! build an output tree, then serialise it.
 
 use crate::dom::{among, DomTree, NodeId, NodeKind, NodeMap};
-use crate::protocol::{FrameSlot, OffscreenCounts, Rect, SnapshotMode};
+use crate::outline::{self, Keep, Tally};
+use crate::protocol::{FrameSlot, ObscuredMode, OffscreenCounts, Rect, SnapshotMode};
 use crate::semantics::states::{States, Tri};
 use crate::semantics::Semantics;
 use std::borrow::Cow;
@@ -57,8 +58,8 @@ pub struct RenderInput<'a> {
     pub page_url: &'a str,
     /// Nodes outside an open modal (issue: modal occlusion): no refs, `[obscured]`.
     pub obscured: Option<&'a [bool]>,
-    /// Leave obscured nodes out instead of marking them.
-    pub drop_obscured: bool,
+    /// What becomes of obscured nodes: marked, left out, or outlined.
+    pub obscured_mode: ObscuredMode,
     /// The open modal's root node, rendered with `[modal]`.
     pub modal_root: Option<NodeId>,
     /// Its element ancestors: not obscured (they hold it), but without refs
@@ -85,6 +86,20 @@ enum Item<'t> {
     /// Borrowed from the tree when its whitespace is already collapsed
     /// (most text is), owned when collapsed here or merged.
     Text(Cow<'t, str>),
+    /// An outline's summary of what a landmark hides (see `outline`).
+    Note(String),
+}
+
+/// The tally of the output node `at`, started on first use.
+fn tally_of(tallies: &mut Vec<(usize, Tally)>, at: usize) -> &mut Tally {
+    let i = match tallies.iter().position(|(k, _)| *k == at) {
+        Some(i) => i,
+        None => {
+            tallies.push((at, Tally::default()));
+            tallies.len() - 1
+        }
+    };
+    &mut tallies[i].1
 }
 
 struct OutNode<'t> {
@@ -98,7 +113,16 @@ struct OutNode<'t> {
     value: Option<String>,
     children: Vec<Item<'t>>,
     frame: Option<(String, Rect)>,
+    /// The next text is a word apart from the text before it (white space
+    /// or a block box came between): joined with a space, else glued, as
+    /// the page shows it (`<code>` highlighted token by token reads
+    /// `<label for="notes">`, not `< label for = "notes" >`).
+    gap: bool,
 }
+
+/// A stack entry that marks the end of a block box dissolved into its
+/// parent: the text after it is a word apart.
+const GAP: NodeId = NodeId::MAX;
 
 /// `normalize_ws`, borrowing `s` when it is already collapsed.
 fn normalized_text(s: &str) -> Cow<'_, str> {
@@ -325,13 +349,21 @@ pub fn render(input: &RenderInput) -> Rendered {
         value: None,
         children: Vec::new(),
         frame: None,
+        gap: false,
     }];
     let mut rendered_refs = Vec::new();
     let mut frame_slots = Vec::new();
+    let outline_mode = input.obscured_mode == ObscuredMode::Outline;
+    // Per output node: what the outline counted under it.
+    let mut tallies: Vec<(usize, Tally)> = Vec::new();
 
     // (node, output parent, an ancestor already carries [offscreen])
     let mut stack: Vec<(NodeId, usize, bool)> = vec![(input.root, 0, false)];
     while let Some((id, parent_out, marked_off)) = stack.pop() {
+        if id == GAP {
+            out[parent_out].gap = true;
+            continue;
+        }
         let node = tree.node(id);
         if sem.is_hidden(id) {
             // `visibility:hidden` hides only the element itself: a descendant
@@ -351,24 +383,27 @@ pub fn render(input: &RenderInput) -> Rendered {
         }
         match &node.kind {
             NodeKind::Text(t) => {
-                if input.mode == SnapshotMode::Viewport && !in_view[id] {
+                let skipped = (input.mode == SnapshotMode::Viewport && !in_view[id])
+                    || (input.obscured_mode != ObscuredMode::Mark && input.obscured.map(|o| o[id]).unwrap_or(false));
+                let raw: &str = t;
+                let t = normalized_text(raw);
+                let parent = &mut out[parent_out];
+                if skipped || t.is_empty() {
+                    parent.gap = true;
                     continue;
                 }
-                if input.drop_obscured && input.obscured.map(|o| o[id]).unwrap_or(false) {
-                    continue;
-                }
-                let t = normalized_text(t);
-                if t.is_empty() {
-                    continue;
-                }
-                match out[parent_out].children.last_mut() {
+                let starts_apart = parent.gap || raw.starts_with(|c: char| c.is_ascii_whitespace());
+                match parent.children.last_mut() {
                     Some(Item::Text(prev)) => {
                         let prev = prev.to_mut();
-                        prev.push(' ');
+                        if starts_apart {
+                            prev.push(' ');
+                        }
                         prev.push_str(&t);
                     }
-                    _ => out[parent_out].children.push(Item::Text(t)),
+                    _ => parent.children.push(Item::Text(t)),
                 }
+                parent.gap = raw.ends_with(|c: char| c.is_ascii_whitespace());
                 continue;
             }
             NodeKind::Document | NodeKind::ShadowRoot => {
@@ -383,8 +418,34 @@ pub fn render(input: &RenderInput) -> Rendered {
         let visible = in_view[id];
         let interactive = input.interactive[id];
         let obscured = input.obscured.map(|o| o[id]).unwrap_or(false);
-        if obscured && input.drop_obscured {
+        if obscured && input.obscured_mode == ObscuredMode::Drop {
             continue;
+        }
+        let is_frame = e.tag == "iframe" || e.tag == "frame";
+        let role = sem.role(id);
+        // Outlined: landmarks and headings stay, the rest is counted.
+        let outlined = obscured && outline_mode;
+        if outlined {
+            let keep = outline::keep(role);
+            // (A heading past the landmark's quota is counted by `list_heading`.)
+            let listed = match keep {
+                Keep::Counted => false,
+                Keep::Landmark => true,
+                Keep::Heading => {
+                    (visible || input.mode == SnapshotMode::Full) && tally_of(&mut tallies, parent_out).list_heading()
+                }
+            };
+            if is_frame || !listed {
+                if keep != Keep::Heading {
+                    tally_of(&mut tallies, parent_out).count(role);
+                }
+                if keep != Keep::Heading && !is_frame {
+                    for &c in node.children.iter().rev() {
+                        stack.push((c, parent_out, marked_off));
+                    }
+                }
+                continue;
+            }
         }
         if !visible && input.mode == SnapshotMode::Viewport {
             if let (true, Some(key)) = (e.tag == "iframe" || e.tag == "frame", e.frame_key.as_ref()) {
@@ -411,8 +472,6 @@ pub fn render(input: &RenderInput) -> Rendered {
             }
             continue;
         }
-        let is_frame = e.tag == "iframe" || e.tag == "frame";
-        let role = sem.role(id);
         let mut role_name: Option<&'static str> = match role {
             None => None,
             Some("generic") | Some("none") | Some("presentation") => None,
@@ -437,6 +496,13 @@ pub fn render(input: &RenderInput) -> Rendered {
             }
         }
         let Some(role_str) = role_name else {
+            // A dissolved box of its own (a `div`, a `<br>`) still parts the
+            // words before, in and after it.
+            let block = e.tag == "br" || crate::semantics::names::is_block(e);
+            if block {
+                out[parent_out].gap = true;
+                stack.push((GAP, parent_out, marked_off));
+            }
             for &c in node.children.iter().rev() {
                 stack.push((c, parent_out, marked_off));
             }
@@ -497,12 +563,20 @@ pub fn render(input: &RenderInput) -> Rendered {
             value,
             children: Vec::new(),
             frame,
+            gap: false,
         });
         out[parent_out].children.push(Item::Node(idx));
-        if !is_frame && !collapsed_select {
+        let outlined_heading = outlined && role_str == "heading";
+        if !is_frame && !collapsed_select && !outlined_heading {
             for &c in node.children.iter().rev() {
                 stack.push((c, idx, marked_off || !visible));
             }
+        }
+    }
+
+    for (at, t) in &tallies {
+        if let Some(note) = t.summary() {
+            out[*at].children.push(Item::Note(note));
         }
     }
 
@@ -590,6 +664,11 @@ pub fn render(input: &RenderInput) -> Rendered {
                 let mut line = line_start(depth, 8 + t.len());
                 line.push_str("text: ");
                 line.push_str(t);
+                lines.push(line);
+            }
+            Item::Note(note) => {
+                let mut line = line_start(depth, note.len());
+                line.push_str(note);
                 lines.push(line);
             }
             Item::Node(i) => {

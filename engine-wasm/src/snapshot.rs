@@ -6,8 +6,8 @@ use crate::dom::{DomTree, NodeId, NodeMap};
 use crate::interactive::compute_interactive;
 use crate::modal::{self, ModalFinding, ModalKind};
 use crate::protocol::{
-    EngineStats, FrameSnapshot, FrameSnapshotRequest, ModalInfo, ObscuredMode, OverlayWarning, Rect, RefInfo, RefMap,
-    SnapshotMode, ViewportInfo, PROTOCOL_VERSION,
+    EngineStats, FrameSnapshot, FrameSnapshotRequest, ModalInfo, OverlayWarning, Rect, RefInfo, RefMap, SnapshotMode,
+    ViewportInfo, PROTOCOL_VERSION,
 };
 use crate::render::{normalize_ws, render, RenderInput};
 use crate::selector::{selector_for, SelectorIndex};
@@ -149,11 +149,11 @@ pub fn build_frame_snapshot(
     // Covered-element truth for refs in view.
     let mut covered: NodeMap<String> = NodeMap::new(tree.len());
     if req.hit_test {
-        let mut ids: Vec<NodeId> = refs
+        // (In document order: a `NodeMap` iterates by node id.)
+        let ids: Vec<NodeId> = refs
             .keys()
             .filter(|&id| !obscured(id) && !modal_ancestors.contains(&id))
             .collect();
-        ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
         // Positioned layers (fixed, sticky, absolute, or relative with a
         // z-index) are what usually paints over the normal flow, so every
@@ -215,7 +215,7 @@ pub fn build_frame_snapshot(
         origin: &facts.origin,
         page_url: &facts.url,
         obscured: occ.mask.as_deref(),
-        drop_obscured: req.obscured_mode == ObscuredMode::Drop,
+        obscured_mode: req.obscured_mode,
         modal_root: occ.modal.map(|m| m.node),
         modal_ancestors: &modal_ancestors,
         covered: Some(&covered),
@@ -305,21 +305,26 @@ pub fn build_frame_snapshot(
 
 /// Convenience for host tests: snapshot a tree with no live page.
 pub fn snapshot_tree(tree: &DomTree, viewport: ViewportInfo, mode: SnapshotMode) -> FrameSnapshot {
+    let req = FrameSnapshotRequest {
+        mode,
+        ..Default::default()
+    };
+    snapshot_tree_for(tree, viewport, &req)
+}
+
+/// `snapshot_tree` with a whole request (the obscured mode, a ref prefix…).
+pub fn snapshot_tree_for(tree: &DomTree, viewport: ViewportInfo, req: &FrameSnapshotRequest) -> FrameSnapshot {
     let facts = PageFacts {
         url: "https://example.test/".into(),
         title: String::new(),
         origin: "https://example.test".into(),
         viewport,
     };
-    let req = FrameSnapshotRequest {
-        mode,
-        ..Default::default()
-    };
     build_frame_snapshot(
         tree,
         DomTree::ROOT,
         &facts,
-        &req,
+        req,
         &mut CountingAllocator::default(),
         &mut NoProbe,
     )
@@ -342,7 +347,7 @@ pub fn clip_rect(r: &Rect, clip: &Rect) -> Option<Rect> {
 mod tests {
     use super::*;
     use crate::dom::{Style, TreeBuilder};
-    use crate::protocol::Rect;
+    use crate::protocol::{ObscuredMode, Rect};
     use crate::viewport::viewport_info;
 
     fn vp() -> ViewportInfo {
@@ -376,7 +381,153 @@ mod tests {
         assert!(text.contains("button \"Delete\" [ref="), "{text}");
         // The dialog's button only: not the backdrop, not the page.
         assert_eq!(s.refs.len(), 1, "{text}");
-        assert!(text.contains("button \"Page button\" [obscured]"), "{text}");
+        // Outlined by default: the page button is only counted.
+        assert!(text.contains("- … 1 button, hidden behind the modal"), "{text}");
+        let mark = snapshot_tree_with(&t, vp(), ObscuredMode::Mark);
+        assert!(mark.lines.join("\n").contains("button \"Page button\" [obscured]"));
+    }
+
+    fn snapshot_tree_with(tree: &DomTree, viewport: ViewportInfo, obscured_mode: ObscuredMode) -> FrameSnapshot {
+        let req = FrameSnapshotRequest {
+            obscured_mode,
+            ..Default::default()
+        };
+        snapshot_tree_for(tree, viewport, &req)
+    }
+
+    /// A long page under a modal, outlined: landmarks and the first
+    /// headings marked `[obscured]`, one summary line per landmark, and the
+    /// modal exactly as `mark` and `drop` render it.
+    #[test]
+    fn the_page_behind_a_modal_is_outlined_and_the_modal_kept_whole() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        b.open_el("header", &[]);
+        b.open_el("nav", &[("aria-label", "Site")]);
+        for i in 0..20 {
+            b.open_el("a", &[("href", "#x")]);
+            b.text(&format!("Nav {i}"));
+            b.close();
+        }
+        b.close();
+        b.close();
+        b.open_el("main", &[]);
+        b.open_el("h1", &[]);
+        b.text("Long page");
+        b.close();
+        for i in 0..30 {
+            b.open_el("article", &[]);
+            b.open_el("h2", &[]);
+            b.text(&format!("Article {i}"));
+            b.close();
+            b.open_el("p", &[]);
+            b.text("Some words ");
+            b.open_el("a", &[("href", "#y")]);
+            b.text("next");
+            b.close();
+            b.close();
+            b.el("input", &[("aria-label", "Note")]);
+            b.close();
+        }
+        b.close();
+        let dialog = b.open_el(
+            "div",
+            &[("role", "dialog"), ("aria-modal", "true"), ("aria-label", "Settings")],
+        );
+        b.data(dialog).rect = Rect::new(300.0, 200.0, 400.0, 300.0);
+        b.open_el("h2", &[]);
+        b.text("Settings");
+        b.close();
+        b.el("input", &[("aria-label", "Name")]);
+        b.open_el("button", &[]);
+        b.text("Save");
+        let t = b.finish();
+        let outline = snapshot_tree_with(&t, vp(), ObscuredMode::Outline).lines;
+        let text = outline.join("\n");
+        assert_eq!(
+            &outline[..4],
+            &[
+                "- banner [obscured]:",
+                "  - navigation \"Site\" [obscured]:",
+                "    - … 20 links, hidden behind the modal",
+                "- main [obscured]:",
+            ],
+            "{text}"
+        );
+        assert!(
+            text.contains("  - heading \"Long page\" [level=1] [obscured]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  - heading \"Article 6\" [level=2] [obscured]"),
+            "{text}"
+        );
+        assert!(!text.contains("Article 7"), "{text}");
+        assert!(
+            text.contains("  - … 23 more headings, 30 articles, 30 links, 30 form fields, hidden behind the modal"),
+            "{text}"
+        );
+        // The modal: the same lines in every mode.
+        let modal_part = |lines: &[String]| -> Vec<String> {
+            let at = lines.iter().position(|l| l.contains("[modal]")).unwrap();
+            lines[at..]
+                .iter()
+                .take_while(|l| !l.starts_with("- ") || l.contains("[modal]"))
+                .cloned()
+                .collect()
+        };
+        let drop = snapshot_tree_with(&t, vp(), ObscuredMode::Drop).lines;
+        let mark = snapshot_tree_with(&t, vp(), ObscuredMode::Mark).lines;
+        assert_eq!(modal_part(&outline), modal_part(&drop));
+        assert_eq!(modal_part(&outline), modal_part(&mark));
+        assert_eq!(modal_part(&outline).len(), 4, "{text}");
+    }
+
+    /// Text runs join as the page shows them: glued across inline
+    /// elements, a space where the page has white space or a block box.
+    #[test]
+    fn text_joins_like_the_page_shows_it() {
+        let inline = |b: &mut TreeBuilder, tag: &str| {
+            let id = b.open_el(tag, &[]);
+            b.data(id).style = Some(Style {
+                display: crate::dom::Display::Inline,
+                ..Default::default()
+            });
+        };
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        b.open_el("pre", &[]);
+        inline(&mut b, "code");
+        for text in ["<", "label", " ", "for", "=", "\"notes\"", ">"] {
+            if text == " " {
+                b.text(text);
+            } else {
+                inline(&mut b, "span");
+                b.text(text);
+                b.close();
+            }
+        }
+        b.close();
+        b.close();
+        b.open_el("p", &[]);
+        b.open_el("div", &[]);
+        b.text("First");
+        b.close();
+        b.open_el("div", &[]);
+        b.text("second");
+        b.close();
+        b.text("third ");
+        inline(&mut b, "b");
+        b.text("bold");
+        b.close();
+        b.text("er");
+        let t = b.finish();
+        let s = snapshot_tree(&t, vp(), SnapshotMode::Full);
+        let text = s.lines.join("\n");
+        assert!(text.contains("text: <label for=\"notes\">"), "{text}");
+        assert!(text.contains("First second third bolder"), "{text}");
     }
 
     #[test]

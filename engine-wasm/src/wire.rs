@@ -231,7 +231,8 @@ pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
     }
     r.root_selector = j.str_of("root_selector");
     match j.str_of("obscured_mode").as_deref() {
-        None | Some("mark") => {}
+        None | Some("outline") => {}
+        Some("mark") => r.obscured_mode = ObscuredMode::Mark,
         Some("drop") => r.obscured_mode = ObscuredMode::Drop,
         Some(m) => return Err(format!("unknown obscured_mode \"{m}\"")),
     }

@@ -201,7 +201,8 @@ fn a_boxless_modal_whose_content_is_plain_containers_is_still_shown() {
     assert!(reads.iter().any(|(i, _)| i == "panel"), "{reads:?}");
     assert!(!s["modal"].is_null(), "{s}");
     let t = text(&s);
-    assert!(t.contains("button \"Behind\" [obscured]"), "{t}");
+    // (Outlined by default: the page behind is counted, not listed.)
+    assert!(t.contains("- … 1 button, hidden behind the modal"), "{t}");
 }
 
 #[wasm_bindgen_test]
@@ -640,4 +641,156 @@ fn plain_href_resolution_matches_the_browser() {
     let url = |name: &str| s["refs"][ref_of(&s, name)]["url"].as_str().unwrap().to_string();
     assert_eq!(url("Up"), "https://example.org/up/there?x#y");
     assert_eq!(url("Odd"), "https://example.org/dir/a%20b");
+}
+
+// Issue 27: snapshot fidelity on real widgets. Each test below fails
+// without its fix.
+
+/// `content: url(…)` is an image, not text: its data URL must not become
+/// the name of a checkbox or a disclosure button.
+#[wasm_bindgen_test]
+fn generated_images_are_not_text() {
+    set_body(
+        r#"<style>
+        .sl27-check::before { content: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'%3E%3C/svg%3E"); }
+        .sl27-alt::before { content: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'%3E%3C/svg%3E") / "Close"; }
+        </style>
+        <button class="sl27-check">Remember me</button>
+        <button class="sl27-alt"></button>"#,
+    );
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("button \"Remember me\" [ref="), "{t}");
+    assert!(t.contains("button \"Close\" [ref="), "{t}");
+    assert!(!t.contains("data:image"), "{t}");
+}
+
+/// An absolutely positioned `::before` is a box of its own: its text is a
+/// word apart from the element's ("Current Rows", not "CurrentRows").
+#[wasm_bindgen_test]
+fn a_positioned_before_keeps_its_space() {
+    set_body(
+        r#"<style>
+        .sl27-cur { position: relative; }
+        .sl27-cur::before { content: "Current"; position: absolute; left: -200px; }
+        .sl27-inl::before { content: "Pre"; }
+        </style>
+        <button class="sl27-cur">Rows</button>
+        <button class="sl27-inl">fix</button>"#,
+    );
+    let t = text(&snap("full"));
+    assert!(t.contains("button \"Current Rows\" [ref="), "{t}");
+    assert!(t.contains("button \"Prefix\" [ref="), "{t}");
+}
+
+/// Syntax-highlighted code is one run of text, as the page shows it.
+#[wasm_bindgen_test]
+fn highlighted_code_is_not_spaced_token_by_token() {
+    set_body(
+        r#"<pre><code><span class="tag">&lt;</span><span class="name">label</span> <span class="attr">for</span><span class="op">=</span><span class="str">"notes"</span><span class="tag">&gt;</span></code></pre>
+        <div><div>First</div><div>second</div>third <b>bold</b>er</div>"#,
+    );
+    let t = text(&snap("full"));
+    assert!(t.contains("<label for=\"notes\">"), "{t}");
+    assert!(t.contains("First second third bolder"), "{t}");
+}
+
+/// ARIA widgets drawn in SVG: a `<g role="slider">` and `<g role="radio">`
+/// stars are walked and get refs; the `<svg role="none">` that delegates
+/// their clicks does not.
+#[wasm_bindgen_test]
+fn svg_widgets_get_refs() {
+    set_body(
+        r#"<svg id="sl27-rating" role="none" width="200" height="40">
+          <g role="radiogroup" aria-label="Rating">
+            <g role="radio" aria-checked="false" aria-label="one star" tabindex="0"><rect width="30" height="30"/></g>
+            <g role="radio" aria-checked="true" aria-label="two stars" tabindex="-1"><rect x="40" width="30" height="30"/></g>
+          </g>
+        </svg>
+        <svg width="300" height="40"><g><g role="slider" aria-label="Volume" aria-valuenow="30" tabindex="0"><circle cx="20" cy="20" r="10"/></g></g><path d="M0 0 L10 10"/></svg>"#,
+    );
+    set_onclick(&document().get_element_by_id("sl27-rating").unwrap(), true);
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("radio \"one star\" [ref="), "{t}");
+    assert!(t.contains("radio \"two stars\" [checked] [ref="), "{t}");
+    assert!(t.contains("slider \"Volume\" [ref="), "{t}");
+    assert!(!t.contains("generic [ref="), "the delegating svg got a ref: {t}");
+}
+
+/// Composite widgets that delegate their clicks: the grid of a grid-style
+/// combobox carries the listener, its gridcells are the targets; focusable
+/// column headers and tree-grid rows (`tabindex=-1`) are targets too.
+#[wasm_bindgen_test]
+fn delegated_composite_items_and_focusables_get_refs() {
+    set_body(
+        r#"<div role="grid" id="sl27-grid" aria-label="Fruit">
+          <div role="row"><div role="gridcell">Apple</div><div role="gridcell">Banana</div></div>
+        </div>
+        <table><tr><th tabindex="-1">Name</th><th>Size</th></tr><tr><td>a</td><td>1</td></tr></table>
+        <table role="treegrid" aria-label="Files"><tr tabindex="-1" aria-expanded="false"><td>src</td></tr></table>"#,
+    );
+    set_onclick(&document().get_element_by_id("sl27-grid").unwrap(), true);
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("gridcell \"Apple\" [ref="), "{t}");
+    assert!(t.contains("gridcell \"Banana\" [ref="), "{t}");
+    assert!(!t.contains("grid \"Fruit\" [ref="), "{t}");
+    assert!(t.contains("columnheader \"Name\" [ref="), "{t}");
+    assert!(!t.contains("columnheader \"Size\" [ref="), "{t}");
+    assert!(t.contains("row \"src\" [collapsed] [ref="), "{t}");
+}
+
+/// A page-wide listener (`document.body.onclick`, "click outside to close")
+/// makes no `generic [ref]` wrapping the whole page.
+#[wasm_bindgen_test]
+fn page_wide_listeners_make_no_wrapper_ref() {
+    set_body(r#"<button>Inside</button>"#);
+    let doc = document();
+    let body: web_sys::Element = doc.body().unwrap().into();
+    let html = doc.document_element().unwrap();
+    set_onclick(&body, true);
+    set_onclick(&html, true);
+    let json = adapter::snapshot("{\"mode\":\"full\"}").unwrap();
+    set_onclick(&body, false);
+    set_onclick(&html, false);
+    let s: Value = serde_json::from_str(&json).unwrap();
+    let t = text(&s);
+    // Not nested under a wrapper line: at the top level.
+    assert!(t.lines().any(|l| l.starts_with("- button \"Inside\" [ref=")), "{t}");
+    assert!(!t.contains("generic [ref="), "{t}");
+}
+
+/// Gives `el` a click handler property (what the engine reads outside the
+/// driver's isolated world), or takes it away.
+fn set_onclick(el: &web_sys::Element, on: bool) {
+    let handler: wasm_bindgen::JsValue = if on {
+        js_sys::Function::new_no_args("").into()
+    } else {
+        wasm_bindgen::JsValue::NULL
+    };
+    js_sys::Reflect::set(el, &"onclick".into(), &handler).unwrap();
+}
+
+/// A custom checkbox (Shoelace, Bootstrap's `btn-check`): the real input
+/// sits invisible under `pointer-events:none` and its label takes the
+/// clicks. The input keeps the ref (role, name, state), the label gets
+/// none, and the input is acted on through its label's box.
+#[wasm_bindgen_test]
+fn custom_checkboxes_keep_their_ref_and_are_clicked_through_the_label() {
+    set_body(
+        r#"<input type="checkbox" id="sl27-news" style="position:absolute; opacity:0; pointer-events:none" checked>
+        <label for="sl27-news" style="cursor:pointer; display:inline-block; padding:10px">Send me the newsletter</label>"#,
+    );
+    let s = snap("full");
+    let t = text(&s);
+    assert!(t.contains("checkbox \"Send me the newsletter\" [checked] [ref="), "{t}");
+    assert!(!t.contains("generic [ref="), "{t}");
+    let r = ref_of(&s, "Send me the newsletter");
+    let info: Value = serde_json::from_str(&adapter::action_target(&format!("{{\"target\":\"{r}\"}}"))).unwrap();
+    assert_eq!(info["receives_events"], true, "{info}");
+    assert!(
+        info["rect"]["width"].as_f64().unwrap() > 100.0,
+        "the label's box: {info}"
+    );
 }

@@ -278,10 +278,15 @@ async fn full_purchase_flow_then_report_and_replay() {
             checkout.contains("# A modal is open. Only modal elements have refs."),
             "{checkout}"
         );
-        for under in ["Place order", "Full name"] {
-            let line = line_with(&checkout, under);
-            assert!(line.contains("[obscured]") && !line.contains("[ref="), "{line}");
-        }
+        // (Outlined by default: its landmarks and headings, its controls
+        // only counted, nothing with a ref.)
+        let heading = line_with(&checkout, "heading \"Checkout\"");
+        assert!(
+            heading.contains("[obscured]") && !heading.contains("[ref="),
+            "{heading}"
+        );
+        assert!(line_with(&checkout, "form fields, hidden behind the modal").contains("… 1 button"));
+        assert!(!checkout.contains("Place order"), "{checkout}");
         assert!(ref_of(line_with(&checkout, "textbox \"Email\"")).is_some());
         let signed_in = turns[10].last_user_text();
         assert!(!signed_in.contains("# A modal is open"), "{signed_in}");

@@ -172,6 +172,39 @@ fn cases() -> Vec<Case> {
             expect: (true, "click"),
             check: "!window.ordered && !document.querySelector('.tingle-modal--visible')",
         },
+        // Issue 27: more real libraries, their buttons as people phrase
+        // them ("✗ Deny all cookies", "Only accept technically necessary
+        // cookies", "Decline").
+        Case {
+            page: "lib-orejime.html",
+            opts: reject(),
+            expect: (true, "click"),
+            check: "/eu-consent=/.test(document.cookie) && !/true/.test(decodeURIComponent(document.cookie))",
+        },
+        Case {
+            page: "lib-cookies-eu-banner.html",
+            opts: reject(),
+            expect: (true, "click"),
+            check: "/hasConsent=false/.test(document.cookie) && !window.tracked",
+        },
+        Case {
+            page: "lib-cookie-consent-js.html",
+            opts: reject(),
+            expect: (true, "click"),
+            check: "window.cookieConsent.trackingAllowed() === false && /cookie-consent-tracking-allowed=false/.test(document.cookie)",
+        },
+        Case {
+            page: "lib-vex-promo.html",
+            opts: default(),
+            expect: (true, "click"),
+            check: "!window.subscribed && !document.querySelector('.vex')",
+        },
+        Case {
+            page: "lib-alertify-promo.html",
+            opts: default(),
+            expect: (true, "click"),
+            check: "!window.subscribed && !document.querySelector('.alertify:not(.ajs-hidden)')",
+        },
     ]
 }
 

@@ -44,10 +44,41 @@ fn assert_only_modal_has_refs(snap: &SnapshotResult, kind: &str) -> usize {
     refs
 }
 
+/// These tests check every obscured line, so they ask for `mark` (the
+/// default outlines the page behind a modal: see
+/// `the_default_outlines_the_page_behind_the_modal`).
+const MARK: &[&str] = &["--obscured", "mark"];
+
+/// The default: the page behind is outlined (landmarks, headings, counts),
+/// the modal is the same as in `mark`, and so are the refs.
+#[test]
+fn the_default_outlines_the_page_behind_the_modal() {
+    let server = FixtureServer::start();
+    let url = server.url("modals/aria-checkout.html");
+    let (_, outline) = snapshot_json(&url, &[]);
+    let (_, marked) = snapshot_json(&url, MARK);
+    assert_only_modal_has_refs(&outline, "aria");
+    let tree = &outline.tree;
+    assert!(tree.contains("hidden behind the modal"), "{tree}");
+    assert!(!tree.contains("button \"Buy now\""), "{tree}");
+    let modal = |t: &str| -> Vec<String> {
+        let lines: Vec<&str> = t.lines().collect();
+        let at = lines.iter().position(|l| l.contains("[modal]")).unwrap();
+        let depth = indent_of(lines[at]);
+        std::iter::once(lines[at])
+            .chain(lines[at + 1..].iter().copied().take_while(|l| indent_of(l) > depth))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(modal(tree), modal(&marked.tree));
+    let keys = |s: &sightline::protocol::SnapshotResult| s.refs.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+    assert_eq!(keys(&outline), keys(&marked));
+}
+
 #[test]
 fn aria_modal_over_checkout_obscures_the_page() {
     let server = FixtureServer::start();
-    let (raw, snap) = snapshot_json(&server.url("modals/aria-checkout.html"), &[]);
+    let (raw, snap) = snapshot_json(&server.url("modals/aria-checkout.html"), MARK);
     let tree = &snap.tree;
     assert_only_modal_has_refs(&snap, "aria");
     assert!(line_with(tree, "- dialog \"Sign in\" [modal]").ends_with(':'), "{tree}");
@@ -80,7 +111,7 @@ fn aria_modal_over_checkout_obscures_the_page() {
 #[test]
 fn native_dialog_show_modal() {
     let server = FixtureServer::start();
-    let (_, snap) = snapshot_json(&server.url("modals/native-dialog.html"), &[]);
+    let (_, snap) = snapshot_json(&server.url("modals/native-dialog.html"), MARK);
     assert_only_modal_has_refs(&snap, "dialog");
     let tree = &snap.tree;
     line_with(tree, "dialog \"Are you sure?\" [modal]");
@@ -91,7 +122,7 @@ fn native_dialog_show_modal() {
 #[test]
 fn modal_inside_open_shadow_root() {
     let server = FixtureServer::start();
-    let (_, snap) = snapshot_json(&server.url("modals/shadow-modal.html"), &[]);
+    let (_, snap) = snapshot_json(&server.url("modals/shadow-modal.html"), MARK);
     assert_only_modal_has_refs(&snap, "aria");
     let tree = &snap.tree;
     ref_with(tree, "textbox \"User\"");
@@ -106,7 +137,7 @@ fn modal_inside_open_shadow_root() {
 #[test]
 fn modal_inside_same_origin_iframe_obscures_the_whole_page() {
     let server = FixtureServer::start();
-    let (_, snap) = snapshot_json(&server.url("modals/iframe-modal.html"), &[]);
+    let (_, snap) = snapshot_json(&server.url("modals/iframe-modal.html"), MARK);
     assert_only_modal_has_refs(&snap, "aria");
     let tree = &snap.tree;
     let pay = ref_with(tree, "button \"Pay\"");
@@ -121,7 +152,7 @@ fn modal_inside_same_origin_iframe_obscures_the_whole_page() {
 #[test]
 fn nested_modals_only_the_top_one_is_live() {
     let server = FixtureServer::start();
-    let (_, snap) = snapshot_json(&server.url("modals/nested.html"), &[]);
+    let (_, snap) = snapshot_json(&server.url("modals/nested.html"), MARK);
     assert_only_modal_has_refs(&snap, "aria");
     let tree = &snap.tree;
     line_with(tree, "alertdialog \"Discard changes?\" [modal]");
@@ -191,7 +222,7 @@ fn sticky_cookie_bar_covers_bottom_buttons() {
 fn drop_mode_leaves_obscured_content_out() {
     let server = FixtureServer::start();
     let url = server.url("modals/aria-checkout.html");
-    let (_, marked) = snapshot_json(&url, &[]);
+    let (_, marked) = snapshot_json(&url, MARK);
     let (_, dropped) = snapshot_json(&url, &["--obscured", "drop"]);
     assert!(
         !dropped.tree.contains("Buy now") && !dropped.tree.contains("[obscured]"),
@@ -206,7 +237,7 @@ fn drop_mode_leaves_obscured_content_out() {
 /// Real libraries, each opening its dialog through its own API.
 fn library_case(page: &str, kind: &str, live: &[&str], obscured: &[&str]) {
     let server = FixtureServer::start();
-    let (_, snap) = snapshot_json(&server.url(&format!("modals/{page}")), &[]);
+    let (_, snap) = snapshot_json(&server.url(&format!("modals/{page}")), MARK);
     let tree = &snap.tree;
     assert_only_modal_has_refs(&snap, kind);
     for l in live {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use sightline::steps::{read_steps, Runner, StepReport};
-use sightline::{resolve_target, Error, Result};
+use sightline::{resolve_target, Error, Result, SnapshotOptions};
 
 use crate::args::{LlmArgs, OutputArgs, PageArgs};
 use crate::output::print_out;
@@ -21,7 +21,12 @@ pub struct RunArgs {
     /// `-` reads standard input. Relative upload paths are taken against its directory.
     #[arg(long, value_name = "FILE")]
     pub steps: PathBuf,
-    /// `--json` prints `{"steps":[{"ok","method","selector","error"?}],"url","title"}`.
+    /// After the steps, take a snapshot of the page the run ended on and
+    /// print it (its tree after the steps; with `--json`, as `snapshot`).
+    #[arg(long)]
+    pub snapshot: bool,
+    /// `--json` prints `{"steps":[{"ok","method","selector","error"?}],"url","title"}`
+    /// (and `"snapshot"` with `--snapshot`).
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -91,14 +96,23 @@ pub async fn run_steps(args: RunArgs) -> Result<()> {
                 }
             })
             .await;
-        Ok((report, failure))
+        // The page after the steps, for a scripted flow checked without a model.
+        let snapshot = match (&failure, args.snapshot) {
+            (None, true) => Some(runner.page().snapshot(&SnapshotOptions::default()).await?),
+            _ => None,
+        };
+        Ok((report, failure, snapshot))
     })
     .await;
     // Always close: no Chromium outlives the command, whatever happened.
     browser.close().await?;
-    let (report, failure) = outcome?;
+    let (report, failure, snapshot) = outcome?;
     if json {
-        let mut text = serde_json::to_string(&report).expect("report serialises");
+        let mut value = serde_json::to_value(&report).expect("report serialises");
+        if let Some(snap) = &snapshot {
+            value["snapshot"] = serde_json::to_value(snap).expect("snapshot serialises");
+        }
+        let mut text = value.to_string();
         text.push('\n');
         print_out(&text);
     } else if failure.is_none() {
@@ -111,6 +125,9 @@ pub async fn run_steps(args: RunArgs) -> Result<()> {
                 format!(" \"{}\"", report.title)
             }
         ));
+        if let Some(snap) = &snapshot {
+            print_out(&format!("{}\n", snap.tree));
+        }
     }
     match failure {
         None => Ok(()),

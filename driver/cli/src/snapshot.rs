@@ -19,9 +19,11 @@ pub struct SnapshotArgs {
     /// Scroll the page to this Y offset (CSS pixels) before the snapshot.
     #[arg(long, value_name = "PX", value_parser = parse_scroll)]
     pub scroll_y: Option<f64>,
-    /// Elements outside an open modal: `mark` keeps them as `[obscured]`
-    /// lines without refs; `drop` leaves them out (fewer tokens).
-    #[arg(long, value_enum, default_value_t = ObscuredArg::Mark)]
+    /// Elements outside an open modal: `outline` keeps their landmarks and
+    /// first headings as `[obscured]` lines and counts the rest, one line
+    /// per landmark; `mark` keeps every one as an `[obscured]` line
+    /// without a ref; `drop` leaves them out (fewest tokens).
+    #[arg(long, value_enum, default_value_t = ObscuredArg::Outline)]
     pub obscured: ObscuredArg,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -48,6 +50,7 @@ impl From<ModeArg> for SnapshotMode {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ObscuredArg {
+    Outline,
     Mark,
     Drop,
 }
@@ -55,6 +58,7 @@ pub enum ObscuredArg {
 impl From<ObscuredArg> for ObscuredMode {
     fn from(m: ObscuredArg) -> Self {
         match m {
+            ObscuredArg::Outline => ObscuredMode::Outline,
             ObscuredArg::Mark => ObscuredMode::Mark,
             ObscuredArg::Drop => ObscuredMode::Drop,
         }

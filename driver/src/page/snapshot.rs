@@ -20,7 +20,8 @@ pub struct SnapshotOptions {
     pub mode: SnapshotMode,
     /// Scroll the window to this Y (CSS pixels) first.
     pub scroll_y: Option<f64>,
-    /// Elements outside an open modal: marked `[obscured]` (default) or left out.
+    /// Elements outside an open modal: outlined (default: landmarks, first
+    /// headings and a count per landmark), all marked `[obscured]`, or left out.
     pub obscured_mode: ObscuredMode,
 }
 

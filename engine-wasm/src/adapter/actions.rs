@@ -119,7 +119,9 @@ pub fn target_info(st: &EngineState, req: &TargetRequest) -> TargetInfo {
     if req.scroll {
         scroll_into_view(&el);
     }
-    let r = el.get_bounding_client_rect();
+    // (A control the pointer can't reach is clicked through its label.)
+    let clicked = super::reads::click_box(&el);
+    let r = clicked.get_bounding_client_rect();
     info.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
     let styled_visible = window()
         .get_computed_style(&el)
@@ -156,7 +158,9 @@ pub fn target_info(st: &EngineState, req: &TargetRequest) -> TargetInfo {
     info.point = action_point(&info.rect, &viewport_rect());
     if let (Some((x, y)), Some(doc)) = (info.point, window().document()) {
         match deep_hit(&doc, x, y) {
-            Some(hit) if composed_contains(&el, &hit) => info.receives_events = true,
+            Some(hit) if composed_contains(&clicked, &hit) || composed_contains(&el, &hit) => {
+                info.receives_events = true
+            }
             Some(hit) => {
                 let layer = covering_layer(&hit, &el);
                 info.covered_by = Some(match st.existing_ref_number(&layer) {

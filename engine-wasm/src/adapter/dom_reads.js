@@ -92,6 +92,27 @@
       (id << 8)
     );
   };
+  // Inside <svg> most elements are drawing (paths, shapes, gradients):
+  // walking them would cost a style and a box read each for nothing. Kept:
+  // <title> (it names its parent), anything an author gave a role, a
+  // label or a tabindex (`<g role="slider">`, `<g role="radio"
+  // aria-label="two stars">`), links, text, and the containers that may
+  // hold such things (groups and nested svgs with element children).
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const svgTextParents = new Set(["text", "tspan", "textPath", "a", "title"]);
+  const svgKept = new Set(["title", "a", "text", "foreignObject"]);
+  const svgContainers = new Set(["g", "svg", "switch"]);
+  const svgKid = (c) => {
+    const name = c.localName;
+    return (
+      svgKept.has(name) ||
+      (svgContainers.has(name) && c.firstElementChild !== null) ||
+      c.hasAttribute("role") ||
+      c.hasAttribute("tabindex") ||
+      c.hasAttribute("aria-label") ||
+      c.hasAttribute("aria-labelledby")
+    );
+  };
   return {
     // `ptr`: where `rect` writes four f64s in the module's memory.
     // `relevantAttr`, `classOrDataAttr`: attribute names `attrs` keeps.
@@ -103,13 +124,15 @@
       classOrData = classOrDataAttr;
       readHandlers = globalThis.__sightlineIsolated !== true;
     },
-    // The element and text children of `parent`, in order (`titleOnly`:
-    // inside <svg>, only <title> elements and no text). Writes two words of
+    // The element and text children of `parent`, in order (inside <svg>
+    // only what `svgKid` keeps). Writes two words of
     // facts per child at `ptr` (room for `cap` words) and returns the
     // count; when that needs more room, the caller calls again with more.
     // `kid` and `kidText` give the nodes. One call per parent instead of
     // four per child.
-    kids(parent, titleOnly, ptr, cap) {
+    kids(parent, ptr, cap) {
+      const inSvg = parent.namespaceURI === SVG_NS && parent.localName !== "foreignObject";
+      const svgText = inSvg && svgTextParents.has(parent.localName);
       if (info.length !== cap || infoAt !== ptr) {
         info = new Uint32Array(memory.buffer, ptr, cap);
         infoAt = ptr;
@@ -120,13 +143,13 @@
         let word;
         let nth = 0;
         if (type === 1) {
-          if (titleOnly && c.localName !== "title") continue;
+          if (inSvg && !svgKid(c)) continue;
           word = elementWord(c);
           const id = word >>> 8;
           if (counts[id] === 0) counted.push(id);
           nth = ++counts[id];
         } else if (type === 3) {
-          if (titleOnly) continue;
+          if (inSvg && !svgText) continue;
           // (Read once: kept for `kidText`.)
           const data = c.data;
           word = nonSpace.test(data) ? 2 : 3;
@@ -212,6 +235,18 @@
     last() {
       return last;
     },
+    // The computed `content` of `el`'s `which` pseudo-element ("::before",
+    // "::after"), or null when it has none. Prefixed with "1" when the
+    // pseudo-element is laid out as a box of its own (block, flex…, and
+    // anything absolutely positioned or floated, which CSS blockifies), so
+    // its text is a word apart from the element's own ("Current" + "Rows"
+    // must not become "CurrentRows"), else with "0".
+    pseudo(el, which) {
+      const cs = getComputedStyle(el, which);
+      const c = cs.content;
+      if (c === "none" || c === "normal") return null;
+      return (cs.display === "inline" ? "0" : "1") + c;
+    },
     // The last `style` call's position and overflow, for the boxes that
     // need them after their size is known.
     lastPosition() {
@@ -219,6 +254,18 @@
     },
     lastScrolls() {
       return overflowScrolls(last);
+    },
+    // The label that takes clicks for `el`, a control the pointer can't
+    // reach itself (`pointer-events:none`: custom checkboxes and selects
+    // keep the real input there, invisible), or null: its box is where a
+    // click goes, and a hit inside it reaches the control.
+    clickStandIn(el) {
+      if (!el.labels || getComputedStyle(el).pointerEvents !== "none") return null;
+      for (const l of el.labels) {
+        const r = l.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0) return l;
+      }
+      return null;
     },
     // The element's ref number, allocated on first sight (and registered
     // again: the reverse map may have been pruned while it lived).

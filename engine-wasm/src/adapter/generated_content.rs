@@ -20,9 +20,9 @@
 //! that were added or grew (CSS-in-JS libraries `insertRule` at the top
 //! level). In-place edits of a rule's `content`, or rules inserted inside an
 //! `@media` block, are not noticed until the sheet's rule count changes.
-use super::js::{style_view, window_view, Keywords, RegExpView, StyleView};
+use super::js::{style_view, Keywords, RegExpView};
 use super::state::EngineState;
-use crate::css_content::{declared_content_may_add_text, parse_css_content};
+use crate::css_content::declared_content_may_add_text;
 use crate::dom::{DomTree, NodeId, NodeKind, ScopeId};
 use js_sys::{JsString, WeakMap};
 use wasm_bindgen::prelude::*;
@@ -231,7 +231,6 @@ impl ScopeVerdicts<'_> {
 /// generate any, and records it in their style.
 pub fn fill(
     state: &EngineState,
-    window: &web_sys::Window,
     doc: &web_sys::Document,
     tree: &mut DomTree,
     elements: &[Option<Element>],
@@ -267,8 +266,8 @@ pub fn fill(
             continue;
         }
         let Some(el) = &elements[id] else { continue };
-        let before = pseudo_content(kw, window, el, &kw.before);
-        let after = pseudo_content(kw, window, el, &kw.after);
+        let before = super::reads::pseudo_text(el, &kw.before, true);
+        let after = super::reads::pseudo_text(el, &kw.after, false);
         if let Some(NodeKind::Element(data)) = tree.nodes.get_mut(id).map(|n| &mut n.kind) {
             if let Some(style) = data.style.as_mut() {
                 style.before_content = before;
@@ -276,14 +275,4 @@ pub fn fill(
             }
         }
     }
-}
-
-/// Text of CSS generated content (`content: "…"`), when it is a plain string.
-fn pseudo_content(kw: &Keywords, window: &web_sys::Window, el: &Element, pseudo: &JsString) -> Option<String> {
-    let style: StyleView = window_view(window).computed_style_of_pseudo(el, pseudo);
-    let v = style.content();
-    if v == kw.none || v == kw.normal {
-        return None;
-    }
-    parse_css_content(&String::from(&v))
 }

@@ -27,11 +27,6 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn content(this: &StyleView) -> JsString;
 
-    pub type WindowView;
-    /// `getComputedStyle(el, pseudo)` with an interned pseudo selector.
-    #[wasm_bindgen(method, js_name = getComputedStyle)]
-    pub fn computed_style_of_pseudo(this: &WindowView, el: &web_sys::Element, pseudo: &JsString) -> StyleView;
-
     pub type RegExpView;
     #[wasm_bindgen(method, js_name = test)]
     pub fn test_js(this: &RegExpView, s: &JsString) -> bool;
@@ -46,9 +41,6 @@ pub fn style_view(cs: &web_sys::CssStyleDeclaration) -> &StyleView {
 }
 pub fn element_view(e: &web_sys::Element) -> &ElementView {
     e.unchecked_ref()
-}
-pub fn window_view(w: &web_sys::Window) -> &WindowView {
-    w.unchecked_ref()
 }
 
 /// Interned keyword strings, created once per world.

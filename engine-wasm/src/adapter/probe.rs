@@ -176,8 +176,15 @@ impl PageProbe for LiveProbe<'_> {
     fn covered_by(&mut self, tree: &DomTree, node: NodeId, refs: &NodeMap<String>) -> Option<String> {
         let t0 = now_ms();
         let result = (|| {
-            let el = self.elements[node].as_ref()?;
-            let rect = tree.element(node)?.rect;
+            let own = self.elements[node].as_ref()?;
+            let clicked = super::reads::click_box(own);
+            let rect = if &clicked == own {
+                tree.element(node)?.rect
+            } else {
+                let r = clicked.get_bounding_client_rect();
+                Rect::new(r.x(), r.y(), r.width(), r.height())
+            };
+            let el = &clicked;
             let r = clip_rect(&rect, &self.viewport)?;
             // Centre first; two inner points as fallbacks for partly covered targets.
             // Small targets (typical buttons and links) are covered as a

@@ -24,7 +24,7 @@ extern "C" {
     #[wasm_bindgen(js_name = addClickable)]
     pub fn add_clickable(el: &JsValue);
     #[wasm_bindgen(js_name = kids)]
-    fn js_kids(parent: &web_sys::Node, title_only: bool, ptr: u32, cap: u32) -> u32;
+    fn js_kids(parent: &web_sys::Node, ptr: u32, cap: u32) -> u32;
     #[wasm_bindgen(js_name = kid)]
     fn js_kid(i: u32) -> Element;
     #[wasm_bindgen(js_name = kidText)]
@@ -39,6 +39,10 @@ extern "C" {
     fn js_style(el: &Element, want: u32) -> u32;
     #[wasm_bindgen(js_name = last)]
     fn js_last() -> StyleView;
+    #[wasm_bindgen(js_name = clickStandIn)]
+    fn js_click_stand_in(el: &Element) -> Option<Element>;
+    #[wasm_bindgen(js_name = pseudo)]
+    fn js_pseudo(el: &Element, which: &js_sys::JsString) -> Option<String>;
     #[wasm_bindgen(js_name = lastPosition)]
     fn js_last_position() -> u32;
     #[wasm_bindgen(js_name = lastScrolls)]
@@ -111,18 +115,19 @@ pub enum Child {
     Text(Option<String>),
 }
 
-/// The element and text children of `parent`, in order (`title_only`:
-/// inside `<svg>` only `<title>` matters). The node list and the facts come
+/// The element and text children of `parent`, in order (inside `<svg>`
+/// only titles, text, links and what carries ARIA: see `svgKid` in
+/// `dom_reads.js`). The node list and the facts come
 /// from one enumeration in JS; only elements cross as handles, and only
 /// non-blank text as strings.
-pub fn children(parent: &web_sys::Node, title_only: bool) -> Vec<Child> {
+pub fn children(parent: &web_sys::Node) -> Vec<Child> {
     KIDS_INFO.with(|buf| {
         let mut info = buf.borrow_mut();
-        let mut n = js_kids(parent, title_only, info.as_mut_ptr() as u32, info.len() as u32) as usize;
+        let mut n = js_kids(parent, info.as_mut_ptr() as u32, info.len() as u32) as usize;
         if 2 * n > info.len() {
             // More children than ever before: again, with room for them.
             info.resize(2 * n, 0);
-            n = js_kids(parent, title_only, info.as_mut_ptr() as u32, info.len() as u32) as usize;
+            n = js_kids(parent, info.as_mut_ptr() as u32, info.len() as u32) as usize;
         }
         // The JS side wrote through the pointer, outside Rust's view.
         let info: &[u32] = std::hint::black_box(&info[..2 * n]);
@@ -145,6 +150,26 @@ fn decode_children(info: &[u32]) -> Vec<Child> {
         });
     }
     out
+}
+
+/// The label that takes clicks for a control the pointer can't reach
+/// (see `clickStandIn` in `dom_reads.js`), or the element itself.
+pub fn click_box(el: &Element) -> Element {
+    js_click_stand_in(el).unwrap_or_else(|| el.clone())
+}
+
+/// The text of `el`'s `which` pseudo-element (`::before`, `::after`):
+/// `None` without one, padded with a space on the side that meets the
+/// element's own content when the pseudo-element is a box of its own.
+pub fn pseudo_text(el: &Element, which: &js_sys::JsString, before: bool) -> Option<String> {
+    let raw = js_pseudo(el, which)?;
+    let (separate, content) = raw.split_at(1);
+    let text = crate::css_content::parse_css_content(content)?;
+    Some(match (separate == "1", before) {
+        (false, _) => text,
+        (true, true) => text + " ",
+        (true, false) => " ".to_string() + &text,
+    })
 }
 
 /// The facts `children` gives, for one element found another way.

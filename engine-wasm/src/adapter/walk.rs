@@ -280,7 +280,6 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         }
         data.shadow_host = shadow.is_some();
         let name_ctx = w.name_ctx || class.has(TagClass::NAME_FROM_CONTENT) || data.has_attr("role");
-        let is_svg = data.tag == "svg";
         let is_slot = data.tag == "slot";
         let pointer_parent = styled && data.style.as_ref().is_some_and(|s| s.cursor_pointer);
         let closed_details = styled && data.tag == "details" && !data.has_attr("open");
@@ -335,7 +334,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
             scopes.hosts.push(Some(id));
             let root_id = tree.push(id, NodeKind::ShadowRoot, scope);
             elements.push(None);
-            for child in reads::children(root.as_ref(), is_svg) {
+            for child in reads::children(root.as_ref()) {
                 children.push(child_ctx(child, scope, Some(id), root_id, None));
             }
         } else if is_slot && w.scope != 0 {
@@ -361,7 +360,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
                     children.push(child_ctx(child, outer_scope, outer_host, id, w.scope_host));
                 }
             } else {
-                for child in reads::children(el.as_ref(), false) {
+                for child in reads::children(el.as_ref()) {
                     children.push(child_ctx(child, w.scope, w.scope_host, id, None));
                 }
             }
@@ -371,7 +370,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
             // hidden (see `semantics::hidden`), so its style and boxes are
             // not read, as in a display:none subtree.
             let mut summary_seen = !closed_details;
-            for child in reads::children(el.as_ref(), is_svg) {
+            for child in reads::children(el.as_ref()) {
                 let mut work = child_ctx(child, w.scope, w.scope_host, id, None);
                 let is_summary = |w: &Work| matches!(w.item, WorkItem::Element(_, f) if state.tags.class(f.tag_id).has(TagClass::SUMMARY));
                 if !summary_seen && is_summary(&work) {
@@ -390,7 +389,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
     place_boxless(&mut tree, &elements, &mut unread, &boxless);
     show_boxless_modals(&mut tree, &elements, &mut unread, &boxless_modals);
     confirm_guessed_boxes(&mut tree, &elements, &guessed_targets);
-    generated_content::fill(state, &window, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
+    generated_content::fill(state, doc, &mut tree, &elements, &wanted_pseudo, &scopes);
     Walked {
         tree,
         elements,

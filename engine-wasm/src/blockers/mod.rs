@@ -219,7 +219,7 @@ fn classify(
             .map(|e| e.tag == "input" && e.attr("type") == Some("password"))
             .unwrap_or(false)
     });
-    fn score(text: &str, list: &[&'static str]) -> Vec<&'static str> {
+    fn score(text: &str, list: Words) -> Vec<&'static str> {
         matches(text, list)
     }
     let consent = score(text, CONSENT);
@@ -269,9 +269,9 @@ fn classify(
     )
 }
 
+/// A button's name as plain words (see [`words`]).
 fn label_of(sem: &Semantics, id: NodeId) -> String {
-    let name = sem.name(id);
-    fold(&name)
+    words(&sem.name(id))
 }
 
 /// Elements inside the candidate a user could click.
@@ -284,8 +284,8 @@ fn clickables(sem: &Semantics, interactive: &[bool], id: NodeId) -> Vec<NodeId> 
 
 fn is_commit(label: &str) -> bool {
     !label_is(label, DECLINE_TEXTS)
-        && !label_is(label, REJECT_TEXTS)
-        && COMMIT_TEXTS.iter().any(|k| contains_phrase(label, k))
+        && decision(label, REJECT_TEXTS, REJECT_OBJECTS).is_none()
+        && each(COMMIT_TEXTS).any(|k| contains_phrase(label, k))
 }
 
 /// Ranks the close buttons of a candidate, best first.
@@ -298,12 +298,14 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
         if is_commit(&label) {
             continue;
         }
-        let aria = e.attr("aria-label").or(e.attr("title")).map(fold).unwrap_or_default();
+        let aria = e.attr("aria-label").or(e.attr("title")).map(words).unwrap_or_default();
         let class = e.attr("class").map(fold).unwrap_or_default();
+        // (Folded, not plain words: the glyphs are symbols.)
         let text = fold(&crate::render::normalize_ws(&visible_text(sem, b, 80)));
-        let (score, reason) = if label_is(&aria, CLOSE_LABELS) || aria.starts_with("close") {
+        let glyph = |t: &str| each(CLOSE_GLYPHS).any(|g| g == t);
+        let (score, reason) = if decision(&aria, CLOSE_LABELS, CLOSE_OBJECTS).is_some() || aria.starts_with("close") {
             (100, "labelled close/dismiss")
-        } else if CLOSE_GLYPHS.contains(&text.as_str()) || CLOSE_GLYPHS.contains(&label.as_str()) {
+        } else if glyph(&text) || glyph(&fold(&sem.name(b))) {
             (90, "close glyph")
         } else if [
             "data-dismiss",
@@ -322,7 +324,7 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
             })
         {
             (80, "dismiss attribute or class")
-        } else if label_is(&label, DECLINE_TEXTS) || label_is(&text, DECLINE_TEXTS) {
+        } else if label_is(&label, DECLINE_TEXTS) || label_is(&words(&text), DECLINE_TEXTS) {
             (70, "declines without committing")
         } else if is_top_right_icon(e.rect, cand) && text.chars().count() <= 1 {
             (60, "icon button in the top-right corner")
@@ -370,11 +372,17 @@ fn is_top_right_icon(r: Rect, cand: &Rect) -> bool {
     r.width <= 64.0 && r.height <= 64.0 && r.x >= cand.x + cand.width * 0.6 && r.y <= cand.y + cand.height * 0.25
 }
 
-fn consent_button(sem: &Semantics, interactive: &[bool], id: NodeId, list: &[&str]) -> Option<NodeId> {
+/// The consent button that says one of `phrases` (with only `objects`
+/// around it), the earliest phrase first. A button that opens something
+/// (`aria-haspopup`, `aria-expanded`: a settings panel) is no answer.
+fn consent_button(sem: &Semantics, interactive: &[bool], id: NodeId, phrases: Words, objects: &str) -> Option<NodeId> {
     let mut best: Option<(NodeId, usize)> = None;
     for b in clickables(sem, interactive, id) {
-        let label = label_of(sem, b);
-        if let Some(rank) = list.iter().position(|k| label == *k || (label_is(&label, &[k]))) {
+        let e = sem.tree.element(b).unwrap();
+        if e.has_attr("aria-haspopup") || e.has_attr("aria-expanded") {
+            continue;
+        }
+        if let Some(rank) = decision(&label_of(sem, b), phrases, objects) {
             if best.map(|(_, r)| rank < r).unwrap_or(true) {
                 best = Some((b, rank));
             }
@@ -474,9 +482,10 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             .collect();
         let (reject, accept) = if kind == BlockerKind::Consent {
             (
-                consent_button(sem, input.interactive, id, REJECT_TEXTS)
+                consent_button(sem, input.interactive, id, REJECT_TEXTS, REJECT_OBJECTS)
                     .map(|b| button(b, 100, "rejects optional cookies")),
-                consent_button(sem, input.interactive, id, ACCEPT_TEXTS).map(|b| button(b, 100, "accepts cookies")),
+                consent_button(sem, input.interactive, id, ACCEPT_TEXTS, ACCEPT_OBJECTS)
+                    .map(|b| button(b, 100, "accepts cookies")),
             )
         } else {
             (None, None)

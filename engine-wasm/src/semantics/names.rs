@@ -31,7 +31,7 @@
 //!   reference roles), always for referenced nodes, and for descendants
 //!   unless their role is a container whose content is not a label (menu,
 //!   menubar, tablist, tree, treegrid, grid, toolbar, radiogroup, img,
-//!   iframe, dialog, alertdialog, application). `::before`/`::after` text is
+//!   iframe, dialog, alertdialog, application, treeitem). `::before`/`::after` text is
 //!   added around the content. Block-level children (display block,
 //!   inline-block, table parts, flex/grid…; tag defaults when style is
 //!   unknown) and `<br>` are surrounded by spaces, inline ones are glued.
@@ -110,6 +110,9 @@ const NEVER_FROM_CONTENT: &[&str] = &[
     "dialog",
     "alertdialog",
     "application",
+    // A tree item's name is its own label, not its subtree's (Chromium:
+    // "Fruits", not "Fruits Apple Banana").
+    "treeitem",
 ];
 
 /// Elements that render as blocks by default, used when style is unknown.
@@ -876,7 +879,9 @@ fn may_show_descendants(e: &ElementData) -> bool {
         .unwrap_or(false)
 }
 
-fn is_block(e: &ElementData) -> bool {
+/// Whether `e` is laid out as a box of its own, so its text is a word
+/// apart from the text around it (tag defaults when style is unknown).
+pub fn is_block(e: &ElementData) -> bool {
     match e.style.as_ref().map(|s| s.display) {
         Some(Display::Block | Display::InlineBlock | Display::Other) => true,
         Some(Display::Inline | Display::Contents) => false,
@@ -949,16 +954,20 @@ pub fn labels_of(s: &Semantics, id: NodeId, e: &ElementData) -> Vec<NodeId> {
     {
         let le = tree.element(label).unwrap();
         if !le.has_attr("for") && first_labelable(s, label) == Some(id) {
-            out.push(label);
+            // Node ids follow document order, and `labels_for` lists its
+            // labels in it: the wrapping label goes in its place (an
+            // insertion, not a sort: each sort instantiation costs ~3 KB
+            // of .wasm).
+            let at = out.partition_point(|&l| l < label);
+            if out.get(at) != Some(&label) {
+                out.insert(at, label);
+            }
         }
     }
-    // Node ids follow document order.
-    out.sort_unstable();
-    out.dedup();
     out
 }
 
-fn first_labelable(s: &Semantics, label: NodeId) -> Option<NodeId> {
+pub fn first_labelable(s: &Semantics, label: NodeId) -> Option<NodeId> {
     let tree = s.tree;
     let scope = tree.node(label).scope;
     tree.descendants(label).skip(1).find(|&d| {

@@ -2,6 +2,7 @@
 //! binary, tree helpers, and (from sightline-testkit) the file server.
 #![allow(dead_code)]
 
+pub mod ax;
 pub mod mcp_client;
 pub mod world;
 

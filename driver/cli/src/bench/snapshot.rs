@@ -36,6 +36,7 @@ use sightline_testkit::offline_switches;
 
 use super::pages::{expand_inputs, median, serve_files};
 use crate::args::parse_viewport;
+use crate::snapshot::ObscuredArg;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchSnapshotArgs {
@@ -55,6 +56,10 @@ pub struct BenchSnapshotArgs {
     /// Bench viewport-mode snapshots instead of full ones.
     #[arg(long)]
     pub viewport_mode: bool,
+    /// What becomes of the page behind an open modal: `outline` (the
+    /// snapshot default), `mark` or `drop`.
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = ObscuredArg::Outline)]
+    pub obscured: ObscuredArg,
     /// Viewport size, WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_viewport)]
     pub viewport: ViewportSize,
@@ -153,12 +158,8 @@ async fn floor_pass(page: &Page) -> Result<(f64, u64)> {
 }
 
 /// Runs the timed snapshots and the floor on one loaded page.
-async fn bench_page(page: &Page, url: &str, warmup: u32, runs: u32, mode: SnapshotMode) -> Result<PageBench> {
+async fn bench_page(page: &Page, url: &str, warmup: u32, runs: u32, options: SnapshotOptions) -> Result<PageBench> {
     page.goto(url).await?;
-    let options = SnapshotOptions {
-        mode,
-        ..Default::default()
-    };
     // Warm-ups, then paired runs: each snapshot is followed by a floor pass,
     // so both see the same machine state (a 2-core VM drifts by ±30% over a
     // few seconds) and the ratio is the median of the per-run ratios.
@@ -263,6 +264,11 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
     } else {
         SnapshotMode::Full
     };
+    let options = SnapshotOptions {
+        mode,
+        obscured_mode: args.obscured.into(),
+        ..Default::default()
+    };
     let (_server, served) = serve_files(&files)?;
     let (server_roots, urls): (Vec<(usize, String)>, Vec<String>) =
         served.into_iter().map(|(name, url)| ((0, name), url)).unzip();
@@ -282,7 +288,7 @@ pub async fn bench_snapshot(args: &BenchSnapshotArgs) -> Result<BenchReport> {
             if !args.json {
                 eprintln!("bench: {name}");
             }
-            let mut row = match bench_page(&page, url, args.warmup, args.runs, mode).await {
+            let mut row = match bench_page(&page, url, args.warmup, args.runs, options).await {
                 Ok(r) => r,
                 Err(e) => PageBench {
                     url: url.clone(),
