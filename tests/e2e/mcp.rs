@@ -7,7 +7,7 @@ use sightline::mcp::{HttpOptions, HttpServer, McpOptions};
 use sightline::Registry;
 use sightline_testkit::{LlmServer, Recorded, Reply};
 
-use crate::support::mcp_client::{raw_post, raw_post_status, ref_in, McpClient, McpHttpServer};
+use crate::support::mcp_client::{raw_post, raw_post_status, ref_in, stdio, stdio_env, McpClient, McpHttpServer};
 use crate::support::*;
 
 /// Playwright MCP's core tool names, all of which Sightline serves.
@@ -187,7 +187,7 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
 #[test]
 fn every_tool_over_stdio() {
     let files = FixtureServer::start();
-    let mut client = McpClient::stdio(&[]);
+    let mut client = stdio(&[]);
     all_tools_work(&mut client, &files);
     let transcript = client.transcript();
     assert!(
@@ -254,7 +254,7 @@ fn a_killed_browser_is_replaced_on_the_next_call() {
     let files = FixtureServer::start();
     let profile = tempfile::tempdir().unwrap();
     let dir = profile.path().to_str().unwrap().to_string();
-    let mut client = McpClient::stdio(&["--user-data-dir", &dir]);
+    let mut client = stdio(&["--user-data-dir", &dir]);
     client.ok("browser_navigate", json!({"url": files.url("short.html")}));
     let killed = std::process::Command::new("pkill")
         .args(["-9", "-f", &format!("user-data-dir={dir}")])
@@ -273,7 +273,7 @@ fn logins_persist_in_a_profile_and_travel_in_storage_state() {
     let out = tempfile::tempdir().unwrap();
     let state = out.path().join("state.json");
     {
-        let mut c = McpClient::stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
+        let mut c = stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
         let set = c.ok(
             "browser_navigate",
             json!({"url": files.url("mcp/cookies.html?set=bob")}),
@@ -283,7 +283,7 @@ fn logins_persist_in_a_profile_and_travel_in_storage_state() {
         assert!(saved.contains("1 cookie(s)"), "{saved}");
     }
     // The same profile next time: still there.
-    let mut c = McpClient::stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
+    let mut c = stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
     let page = c.ok("browser_navigate", json!({"url": files.url("mcp/cookies.html")}));
     assert!(
         page.contains("Cookies: who=bob") && page.contains("Stored: bob"),
@@ -294,7 +294,7 @@ fn logins_persist_in_a_profile_and_travel_in_storage_state() {
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
     assert_eq!(saved["cookies"][0]["name"], "who");
     assert_eq!(saved["origins"][0]["localStorage"][0]["value"], "bob");
-    let mut c = McpClient::stdio(&["--storage-state", state.to_str().unwrap()]);
+    let mut c = stdio(&["--storage-state", state.to_str().unwrap()]);
     let page = c.ok("browser_navigate", json!({"url": files.url("mcp/cookies.html")}));
     assert!(
         page.contains("Cookies: who=bob") && page.contains("Stored: bob"),
@@ -309,7 +309,7 @@ fn origins_and_secrets_are_enforced() {
     let dir = tempfile::tempdir().unwrap();
     let secrets = dir.path().join(".env");
     std::fs::write(&secrets, "PASSWORD=correct-horse-battery\n").unwrap();
-    let mut c = McpClient::stdio(&["--allowed-origins", &allowed, "--secrets", secrets.to_str().unwrap()]);
+    let mut c = stdio(&["--allowed-origins", &allowed, "--secrets", secrets.to_str().unwrap()]);
     let refused = c.call("browser_navigate", json!({"url": b.url("short.html")}));
     assert!(
         refused.is_error && refused.text.contains("outside the allowed origins"),
@@ -334,7 +334,7 @@ fn origins_and_secrets_are_enforced() {
     drop(c);
 
     let blocked = format!("127.0.0.1:{}", b.port);
-    let mut c = McpClient::stdio(&["--blocked-origins", &blocked]);
+    let mut c = stdio(&["--blocked-origins", &blocked]);
     let refused = c.call("browser_navigate", json!({"url": b.url("short.html")}));
     assert!(
         refused.is_error && refused.text.contains("blocked origins"),
@@ -395,7 +395,7 @@ fn model_tools_appear_with_a_model() {
         Reply::json(json!({"progress": "the title", "completed": true})),
     ]);
     let base = llm.openai_base_url();
-    let mut c = McpClient::stdio_env(
+    let mut c = stdio_env(
         &["--model", "openai/gpt-4.1-mini", "--base-url", &base],
         &[("OPENAI_API_KEY", "test-key")],
     );
@@ -448,4 +448,17 @@ fn the_newest_protocol_is_served_statelessly() {
     // No session: the requests share the server's session, so the page is still there.
     let (_, snap) = call(3, "browser_snapshot", "{}");
     assert!(snap.contains("short.html"), "{snap}");
+}
+
+#[test]
+fn the_readme_lists_every_mcp_tool() {
+    let readme = std::fs::read_to_string(fixtures_dir().join("../../README.md")).unwrap();
+    let registry = Registry::standard();
+    for tool in registry.for_mcp(true, &["evaluate".to_string()]) {
+        let name = tool.mcp_name();
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "README's MCP table lacks {name}"
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 mod file_server;
 pub mod llm_server;
+pub mod mcp_client;
 
 use std::path::{Path, PathBuf};
 

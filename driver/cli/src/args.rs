@@ -32,6 +32,9 @@ pub struct PageArgs {
     /// How long navigations wait for the load event.
     #[arg(long, value_name = "MS", default_value_t = 30000)]
     pub navigation_timeout: u64,
+    /// An extra Chromium switch, without the leading `--` (repeatable).
+    #[arg(long = "chrome-arg", value_name = "SWITCH")]
+    pub chrome_args: Vec<String>,
 }
 
 impl PageArgs {
@@ -46,6 +49,7 @@ impl PageArgs {
             settle_timeout: Duration::from_millis(self.settle_timeout),
             navigation_timeout: Duration::from_millis(self.navigation_timeout),
             remove_blocker: config.remove_blocker,
+            extra_args: self.chrome_args.clone(),
             ..LaunchOptions::default()
         })
     }

@@ -1,142 +1,21 @@
-//! A real MCP client for the tests: the npm SDK's `Client`, run by
-//! `tests/mcp/client.mjs` and driven over JSON lines.
+//! `sightline mcp` for the tests: the binary as a stdio server or a
+//! background HTTP server, for the test kit's real MCP client.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 
-use serde_json::{json, Value};
+pub use sightline_testkit::mcp_client::{raw_post, raw_post_status, McpClient};
 
-/// One tool call's answer.
-#[derive(Debug, Clone)]
-pub struct Answer {
-    pub is_error: bool,
-    pub text: String,
-    pub images: u64,
+/// `sightline mcp <args…>` over stdio.
+pub fn stdio(args: &[&str]) -> McpClient {
+    stdio_env(args, &[])
 }
 
-pub struct McpClient {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    /// What the server said on connecting (protocol version, server info).
-    pub hello: Value,
-}
-
-fn client_script() -> String {
-    crate::support::fixtures_dir()
-        .join("../mcp/client.mjs")
-        .to_string_lossy()
-        .into_owned()
-}
-
-impl McpClient {
-    /// `sightline mcp <args…>` over stdio.
-    pub fn stdio(args: &[&str]) -> McpClient {
-        McpClient::stdio_env(args, &[])
-    }
-
-    /// `sightline mcp <args…>` over stdio, with extra environment variables.
-    pub fn stdio_env(args: &[&str], envs: &[(&str, &str)]) -> McpClient {
-        let mut full = vec![
-            client_script(),
-            "stdio".into(),
-            env!("CARGO_BIN_EXE_sightline").into(),
-            "mcp".into(),
-        ];
-        full.extend(args.iter().map(|s| s.to_string()));
-        McpClient::spawn(&full, envs)
-    }
-
-    /// An HTTP server at `url` (`…/mcp`), with an optional bearer token.
-    pub fn http(url: &str, token: Option<&str>) -> McpClient {
-        let mut full = vec![client_script(), "http".into(), url.to_string()];
-        if let Some(t) = token {
-            full.push(t.to_string());
-        }
-        McpClient::spawn(&full, &[])
-    }
-
-    fn spawn(args: &[String], envs: &[(&str, &str)]) -> McpClient {
-        let mut child = Command::new("node")
-            .args(args)
-            .envs(envs.iter().copied())
-            .env_remove("SIGHTLINE_LOG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs the MCP client");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("the client answers");
-        let hello: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("client said {line:?}: {e}"));
-        assert!(hello.get("ready").is_some(), "the client did not connect: {hello}");
-        McpClient {
-            child,
-            stdin,
-            stdout,
-            hello,
-        }
-    }
-
-    fn ask(&mut self, req: Value) -> Value {
-        writeln!(self.stdin, "{req}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("the client answers");
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("client said {line:?}: {e}"));
-        assert!(v.get("error").is_none(), "MCP client error for {req}: {v}");
-        v
-    }
-
-    /// The listed tools' names.
-    pub fn tool_names(&mut self) -> Vec<String> {
-        self.tools()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    pub fn tools(&mut self) -> Vec<Value> {
-        self.ask(json!({"op": "list"}))["tools"].as_array().unwrap().clone()
-    }
-
-    pub fn call(&mut self, name: &str, args: Value) -> Answer {
-        let v = self.ask(json!({"op": "call", "name": name, "args": args}));
-        Answer {
-            is_error: v["isError"].as_bool().unwrap(),
-            text: v["text"].as_str().unwrap_or_default().to_string(),
-            images: v["images"].as_u64().unwrap_or(0),
-        }
-    }
-
-    /// A call that must succeed.
-    pub fn ok(&mut self, name: &str, args: Value) -> String {
-        let a = self.call(name, args.clone());
-        assert!(!a.is_error, "{name} {args} failed:\n{}", a.text);
-        a.text
-    }
-
-    /// Every JSON-RPC message so far, both ways, as one string.
-    pub fn transcript(&mut self) -> String {
-        self.ask(json!({"op": "transcript"}))["messages"].to_string()
-    }
-}
-
-impl Drop for McpClient {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "{}", json!({"op": "close"}));
-        let _ = self.stdin.flush();
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `sightline mcp <args…>` over stdio, with extra environment variables.
+pub fn stdio_env(args: &[&str], envs: &[(&str, &str)]) -> McpClient {
+    let mut full = vec!["mcp"];
+    full.extend_from_slice(args);
+    McpClient::stdio(env!("CARGO_BIN_EXE_sightline"), &full, envs)
 }
 
 /// The `[ref=…]` of the first line that contains `needle`.
@@ -207,51 +86,4 @@ impl Drop for McpHttpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A raw HTTP POST to the MCP endpoint with extra headers: the status code.
-pub fn raw_post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    raw_post(port, headers, body).0
-}
-
-/// A raw HTTP POST of `body` to the MCP endpoint: status and response text.
-pub fn raw_post(port: u16, headers: &[(&str, &str)], body: &str) -> (u16, String) {
-    use std::io::Read;
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(120))).unwrap();
-    let mut raw = Vec::new();
-    let mut buf = [0u8; 8192];
-    // An SSE answer: read until the JSON-RPC response event has arrived.
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => raw.extend_from_slice(&buf[..n]),
-        }
-        let text = String::from_utf8_lossy(&raw);
-        if text.contains("\"result\"")
-            || text.contains("\"error\"")
-            || !text.contains("event-stream") && text.contains("\r\n\r\n")
-        {
-            if text.lines().any(|l| l.starts_with("data: {")) || !text.contains("event-stream") {
-                break;
-            }
-        }
-    }
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (status, text)
 }

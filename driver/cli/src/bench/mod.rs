@@ -4,6 +4,7 @@
 
 mod act;
 mod actions;
+mod mcp;
 mod pages;
 mod snapshot;
 
@@ -25,6 +26,9 @@ pub enum BenchCommand {
     /// Prompt tokens of `act` per page and its driver-side overhead (the
     /// model's time excluded; a loopback stand-in model by default).
     Act(act::BenchActArgs),
+    /// One tool-call sequence through Sightline's MCP server and Playwright
+    /// MCP: response tokens, latency and success per step.
+    Mcp(mcp::BenchMcpArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -33,5 +37,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Snapshot(a) => snapshot::run(a).await,
         BenchCommand::Actions(a) => actions::run(a).await,
         BenchCommand::Act(a) => act::run(a).await,
+        BenchCommand::Mcp(a) => mcp::run(a).await,
     }
 }

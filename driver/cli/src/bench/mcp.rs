@@ -1,0 +1,346 @@
+//! `sightline bench mcp`: one scripted sequence of tool calls through
+//! Sightline's MCP server and through Playwright MCP (`@playwright/mcp`,
+//! the same Debian Chromium), both driven by the same real MCP client (the
+//! npm SDK, via sightline-testkit), on every page given:
+//!
+//! navigate → snapshot → click a link → type into a field → snapshot again.
+//!
+//! Per step: response characters (tokens ≈ chars/4), median latency, and
+//! whether the step did what it should. Pages are served on 127.0.0.1 and
+//! both browsers are kept off the network.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::json;
+use sightline::{Error, Result};
+use sightline_testkit::mcp_client::McpClient;
+use sightline_testkit::offline_switches;
+
+use super::pages::{expand_inputs, median, serve_files};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchMcpArgs {
+    /// HTML files, or directories of them (default: the real-page corpus
+    /// and the bundled shop).
+    #[arg(value_name = "DIR|FILE")]
+    pub inputs: Vec<PathBuf>,
+    /// Skip Playwright MCP (only Sightline's figures).
+    #[arg(long)]
+    pub no_playwright: bool,
+    /// Playwright MCP's cli.js (default: the one scripts/setup.sh installs).
+    #[arg(long, value_name = "PATH")]
+    pub playwright_mcp: Option<PathBuf>,
+    /// Print one JSON object instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The steps of the sequence, in order.
+const STEPS: &[&str] = &["navigate", "snapshot", "click", "type", "snapshot2"];
+
+/// One call of the sequence.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct StepFigure {
+    pub step: String,
+    pub chars: usize,
+    pub ms: f64,
+    /// The step did what it should (None: the page gave it nothing to do).
+    pub ok: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PageRun {
+    pub page: String,
+    pub steps: Vec<StepFigure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerRun {
+    pub server: String,
+    pub pages: Vec<PageRun>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct McpBenchReport {
+    pub runs: Vec<ServerRun>,
+}
+
+/// The first `[ref=…]` on a line that satisfies `pick`.
+fn find_ref(text: &str, pick: impl Fn(&str) -> bool) -> Option<String> {
+    text.lines().filter(|l| pick(l)).find_map(|l| {
+        let start = l.find("[ref=")? + 5;
+        let end = l[start..].find(']')? + start;
+        Some(l[start..end].to_string())
+    })
+}
+
+/// A link to click: one that stays on the page (`#…`) if there is one,
+/// else the first link. Both snapshot formats put `/url:` under the link.
+fn pick_link(snapshot: &str) -> Option<String> {
+    let lines: Vec<&str> = snapshot.lines().collect();
+    let in_page = lines.windows(2).find_map(|w| {
+        let url = w[1].trim_start().strip_prefix("- /url: ").unwrap_or("");
+        (w[0].contains("link ") && w[0].contains("[ref=") && url.trim_start_matches('"').starts_with('#'))
+            .then(|| find_ref(w[0], |_| true))
+            .flatten()
+    });
+    in_page.or_else(|| find_ref(snapshot, |l| l.trim_start().starts_with("- link ")))
+}
+
+/// A field to type into.
+fn pick_field(snapshot: &str) -> Option<String> {
+    find_ref(snapshot, |l| {
+        let l = l.trim_start();
+        l.starts_with("- textbox") || l.starts_with("- searchbox") || l.starts_with("- combobox")
+    })
+}
+
+const TYPED: &str = "sightline bench";
+
+/// Runs the sequence on one page.
+fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
+    let mut steps = Vec::new();
+    let mut record = |step: &str, a: &sightline_testkit::mcp_client::Answer, ok: Option<bool>| {
+        steps.push(StepFigure {
+            step: step.to_string(),
+            chars: a.text.chars().count(),
+            ms: a.ms,
+            ok,
+        });
+    };
+    let nav = client.call("browser_navigate", json!({"url": url}));
+    record("navigate", &nav, Some(!nav.is_error));
+    let snap = client.call("browser_snapshot", json!({}));
+    record("snapshot", &snap, Some(!snap.is_error && snap.text.contains("[ref=")));
+    let field = pick_field(&snap.text);
+    match pick_link(&snap.text) {
+        Some(r) => {
+            let a = client.call("browser_click", json!({"element": "a link", "target": r}));
+            record("click", &a, Some(!a.is_error));
+        }
+        None => steps.push(StepFigure {
+            step: "click".into(),
+            ..Default::default()
+        }),
+    }
+    // The field's ref from the first snapshot; a click that left the page makes it moot.
+    let typed = field.map(|r| {
+        client.call(
+            "browser_type",
+            json!({"element": "a field", "target": r, "text": TYPED}),
+        )
+    });
+    match &typed {
+        Some(a) => {
+            let ok = !a.is_error;
+            steps.push(StepFigure {
+                step: "type".into(),
+                chars: a.text.chars().count(),
+                ms: a.ms,
+                ok: Some(ok),
+            });
+        }
+        None => steps.push(StepFigure {
+            step: "type".into(),
+            ..Default::default()
+        }),
+    }
+    let again = client.call("browser_snapshot", json!({}));
+    steps.push(StepFigure {
+        step: "snapshot2".into(),
+        chars: again.text.chars().count(),
+        ms: again.ms,
+        ok: Some(!again.is_error),
+    });
+    PageRun {
+        page: name.to_string(),
+        steps,
+        error: None,
+    }
+}
+
+fn run_server(label: &str, mut client: McpClient, served: &[(String, String)]) -> ServerRun {
+    let mut pages = Vec::new();
+    for (name, url) in served {
+        eprintln!("bench mcp: {label}: {name}");
+        pages.push(run_page(&mut client, name, url));
+    }
+    ServerRun {
+        server: label.to_string(),
+        pages,
+    }
+}
+
+fn default_inputs() -> Vec<PathBuf> {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    vec![
+        repo.join("../shared/corpus/real"),
+        repo.join("tests/fixtures/example/shop.html"),
+    ]
+}
+
+pub async fn bench_mcp(args: &BenchMcpArgs) -> Result<McpBenchReport> {
+    let inputs = if args.inputs.is_empty() {
+        default_inputs()
+    } else {
+        args.inputs.clone()
+    };
+    let files = expand_inputs(&inputs)?;
+    let (_server, served) = serve_files(&files)?;
+    let exe = std::env::current_exe().map_err(|e| Error::Io(format!("cannot find the sightline binary: {e}")))?;
+    let exe = exe.to_string_lossy().into_owned();
+    let playwright = args.playwright_mcp.clone().unwrap_or_else(|| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/node_modules/@playwright/mcp/cli.js")
+    });
+    if !args.no_playwright && !playwright.is_file() {
+        return Err(Error::NoSuchFile {
+            path: playwright,
+            hint: Some(" (run scripts/setup.sh, or pass --no-playwright)".into()),
+        });
+    }
+    let no_playwright = args.no_playwright;
+    // The MCP client blocks on its pipes: keep it off the async workers.
+    tokio::task::spawn_blocking(move || {
+        let mut sightline_args: Vec<String> = vec!["mcp".into()];
+        for s in offline_switches() {
+            sightline_args.push("--chrome-arg".into());
+            sightline_args.push(s);
+        }
+        let refs: Vec<&str> = sightline_args.iter().map(String::as_str).collect();
+        let mut runs = vec![run_server("sightline", McpClient::stdio(&exe, &refs, &[]), &served)];
+        if !no_playwright {
+            let pw = playwright.to_string_lossy().into_owned();
+            let pw_args = [
+                pw.as_str(),
+                "--headless",
+                "--isolated",
+                "--no-sandbox",
+                "--browser",
+                "chromium",
+                "--executable-path",
+                "/usr/bin/chromium",
+                "--proxy-server",
+                "http://127.0.0.1:9",
+                "--proxy-bypass",
+                "127.0.0.1",
+            ];
+            runs.push(run_server(
+                "playwright-mcp",
+                McpClient::stdio("node", &pw_args, &[]),
+                &served,
+            ));
+        }
+        McpBenchReport { runs }
+    })
+    .await
+    .map_err(|e| Error::Io(format!("the MCP benchmark failed: {e}")))
+}
+
+fn totals(run: &ServerRun) -> (usize, Vec<f64>, usize, usize) {
+    let mut chars = 0;
+    let mut ms = Vec::new();
+    let (mut done, mut tried) = (0, 0);
+    for p in &run.pages {
+        for s in &p.steps {
+            chars += s.chars;
+            if s.chars > 0 {
+                ms.push(s.ms);
+            }
+            if let Some(ok) = s.ok {
+                tried += 1;
+                done += usize::from(ok);
+            }
+        }
+    }
+    (chars, ms, done, tried)
+}
+
+pub fn render(r: &McpBenchReport) -> String {
+    let mut out =
+        String::from("per step (all pages): chars, tokens (chars/4), median ms, steps that did what they should\n");
+    out.push_str(&format!("{:<10}", "step"));
+    for run in &r.runs {
+        out.push_str(&format!(" | {:>34}", run.server));
+    }
+    out.push('\n');
+    for step in STEPS {
+        out.push_str(&format!("{step:<10}"));
+        for run in &r.runs {
+            let figures: Vec<&StepFigure> = run
+                .pages
+                .iter()
+                .flat_map(|p| p.steps.iter().filter(|s| s.step == *step))
+                .collect();
+            let chars: usize = figures.iter().map(|f| f.chars).sum();
+            let ms: Vec<f64> = figures.iter().filter(|f| f.chars > 0).map(|f| f.ms).collect();
+            let tried = figures.iter().filter(|f| f.ok.is_some()).count();
+            let done = figures.iter().filter(|f| f.ok == Some(true)).count();
+            out.push_str(&format!(
+                " | {:>9} {:>8} {:>7.0}ms {:>3}/{:<3}",
+                chars,
+                chars / 4,
+                median(&ms),
+                done,
+                tried
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!("{:<10}", "total"));
+    for run in &r.runs {
+        let (chars, ms, done, tried) = totals(run);
+        out.push_str(&format!(
+            " | {:>9} {:>8} {:>7.0}ms {:>3}/{:<3}",
+            chars,
+            chars / 4,
+            median(&ms),
+            done,
+            tried
+        ));
+    }
+    out.push('\n');
+    if let [ours, theirs] = &r.runs[..] {
+        let (a, am, ..) = totals(ours);
+        let (b, bm, ..) = totals(theirs);
+        out.push_str(&format!(
+            "sightline / playwright-mcp: {:.2}x the response tokens, median latency {:.0} ms vs {:.0} ms\n",
+            a as f64 / b.max(1) as f64,
+            median(&am),
+            median(&bm)
+        ));
+    }
+    out
+}
+
+pub async fn run(args: BenchMcpArgs) -> Result<()> {
+    let report = bench_mcp(&args).await?;
+    let text = if args.json {
+        serde_json::to_string(&report).expect("report serialises")
+    } else {
+        render(&report)
+    };
+    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_an_in_page_link_and_a_field() {
+        let snap = "- link \"Away\" [ref=e1]:\n  - /url: https://x.test/\n- link \"Top\" [ref=e2]:\n  - /url: #top\n- textbox \"Search\" [ref=e3]\n";
+        assert_eq!(pick_link(snap).as_deref(), Some("e2"));
+        assert_eq!(pick_field(snap).as_deref(), Some("e3"));
+        assert_eq!(
+            pick_link("- link \"A\" [ref=e9]:\n  - /url: /a\n").as_deref(),
+            Some("e9")
+        );
+        // Playwright quotes URLs.
+        let pw = "- link \"A\" [ref=e1] [cursor=pointer]:\n  - /url: /a\n- link \"B\" [ref=e2]:\n  - /url: \"#b\"\n";
+        assert_eq!(pick_link(pw).as_deref(), Some("e2"));
+    }
+}
