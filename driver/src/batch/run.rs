@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use super::execute::TaskEnv;
 use super::grid::Grid;
 use super::lease::Source;
-use super::options::{BatchEvent, BatchOptions, Fleet, Stop};
+use super::options::{BatchEvent, BatchOptions, EventFn, Fleet, Stop};
 use super::plan::Plan;
 use super::reports::{report_names, write_index};
 use super::result::TaskResult;
@@ -70,6 +70,12 @@ impl Batch {
             plan,
             log,
         })
+    }
+
+    /// Sends progress to `events` (set once the plan is known, e.g. to size a progress bar).
+    pub fn with_events(mut self, events: EventFn) -> Batch {
+        self.options.events = Some(events);
+        self
     }
 
     pub fn plan(&self) -> &Plan {
