@@ -8,3 +8,6 @@ WASM_BINDGEN_VERSION="0.2.130"
 WASM_PACK_VERSION="0.15.1"
 BINARYEN_NPM_VERSION="132.0.0"
 PLAYWRIGHT_CORE_VERSION="1.65.1"
+# Selenium Grid 4 (`batch --grid` tests and benchmarks); tests/support/grid.rs pins the same.
+SELENIUM_SERVER_VERSION="4.20.0"
+SELENIUM_JAR="$SIGHTLINE_ROOT/.grid/node_modules/@nightwatch/selenium-server/lib/selenium-server-$SELENIUM_SERVER_VERSION.jar"
