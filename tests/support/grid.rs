@@ -66,9 +66,8 @@ impl LocalGrid {
     /// Starts a standalone grid with `slots` Chromium slots on a free port
     /// and waits until it is ready.
     pub fn start(slots: u32) -> Result<LocalGrid, GridError> {
-        let java = on_path("java").ok_or_else(|| {
-            GridError::Missing("no `java` on PATH (apt-get install default-jre-headless)".into())
-        })?;
+        let java = on_path("java")
+            .ok_or_else(|| GridError::Missing("no `java` on PATH (apt-get install default-jre-headless)".into()))?;
         let jar = grid_jar();
         if !jar.is_file() {
             return Err(GridError::Missing(format!(
@@ -116,7 +115,10 @@ max-sessions = {slots}\nwebdriver-executable = \"{}\"\n",
                 return Err(failed(format!("the grid exited ({status}): {}", grid.log_tail())));
             }
             if Instant::now() > deadline {
-                return Err(failed(format!("the grid was not ready within {READY_WITHIN:?}: {}", grid.log_tail())));
+                return Err(failed(format!(
+                    "the grid was not ready within {READY_WITHIN:?}: {}",
+                    grid.log_tail()
+                )));
             }
             std::thread::sleep(Duration::from_millis(200));
         }

@@ -14,7 +14,7 @@ use super::lease::Source;
 use super::options::{BatchEvent, BatchOptions, EventFn, Fleet, Stop};
 use super::plan::Plan;
 use super::reports::{report_names, write_index};
-use super::result::TaskResult;
+use super::result::{TaskResult, TaskStatus};
 use super::results_file::{ResultLog, ResultWriter};
 use super::summary::Summary;
 use super::task_file::TaskFile;
@@ -167,9 +167,10 @@ impl Batch {
         }
         let results: Vec<TaskResult> = plan.tasks.iter().filter_map(|t| log.get(&t.id).cloned()).collect();
         let stopped = options.stop.as_ref().is_some_and(|s| *s.borrow() != Stop::Run);
+        let cut_short = ran.len() < plan.to_run.len() || ran.iter().any(|r| r.status == TaskStatus::Skipped);
         Ok(BatchReport {
             summary: Summary::new(plan.tasks.len(), &results),
-            interrupted: stopped && ran.len() < plan.to_run.len(),
+            interrupted: stopped && cut_short,
             already_done: plan.already_done,
             ran,
             results,
