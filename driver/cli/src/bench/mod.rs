@@ -4,6 +4,8 @@
 
 mod act;
 mod actions;
+mod batch;
+mod memory;
 mod pages;
 mod snapshot;
 
@@ -25,6 +27,9 @@ pub enum BenchCommand {
     /// Prompt tokens of `act` per page and its driver-side overhead (the
     /// model's time excluded; a loopback stand-in model by default).
     Act(act::BenchActArgs),
+    /// Tasks per minute of a batch of steps-only tasks at several
+    /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
+    Batch(batch::BenchBatchArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -33,5 +38,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Snapshot(a) => snapshot::run(a).await,
         BenchCommand::Actions(a) => actions::run(a).await,
         BenchCommand::Act(a) => act::run(a).await,
+        BenchCommand::Batch(a) => batch::run(a).await,
     }
 }
