@@ -343,3 +343,34 @@ fn shards_merged_equal_one_unsharded_run() {
     assert_eq!(essence(&merged), essence(&whole));
     assert_eq!(result_lines(&merged).len(), 7);
 }
+
+#[test]
+fn bench_batch_reports_throughput_and_memory_per_worker() {
+    let out = run_cli(&[
+        "bench",
+        "batch",
+        "--tasks",
+        "4",
+        "--concurrency",
+        "1,2",
+        "--no-grid",
+        "--json",
+    ]);
+    out.assert_success();
+    let v: Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{v}");
+    for (run, workers) in runs.iter().zip([1, 2]) {
+        assert_eq!(run["concurrency"], workers, "{run}");
+        assert_eq!(run["ok"], 4, "every task ended ok: {run}");
+        assert!(run["tasks_per_minute"].as_f64().unwrap() > 0.0, "{run}");
+        let (rss, pss) = (
+            run["peak_rss_mb_per_worker"].as_f64().unwrap(),
+            run["peak_pss_mb_per_worker"].as_f64().unwrap(),
+        );
+        assert!(rss >= pss && pss > 10.0, "a browser tree takes memory: {run}");
+    }
+    assert!(v["speedup_at_2"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["goal_speedup_at_2"], 1.6);
+    assert_eq!(v["grid_skipped"], "--no-grid");
+}

@@ -89,9 +89,7 @@ impl ResultWriter {
             .append(true)
             .open(path)
             .map_err(err)?;
-        let ends_open = std::fs::read(path)
-            .map(|b| b.last().is_some_and(|c| *c != b'\n'))
-            .unwrap_or(false);
+        let ends_open = last_byte(path).is_some_and(|c| c != b'\n');
         if ends_open {
             file.write_all(b"\n").map_err(err)?;
         }
@@ -110,6 +108,16 @@ impl ResultWriter {
             .and_then(|_| self.file.sync_data())
             .map_err(|e| Error::Io(format!("cannot write the results file {}: {e}", self.path.display())))
     }
+}
+
+/// The file's last byte (without reading the whole file).
+fn last_byte(path: &Path) -> Option<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::End(-1)).ok()?;
+    let mut b = [0u8; 1];
+    f.read_exact(&mut b).ok()?;
+    Some(b[0])
 }
 
 /// What [`merge`] did.
