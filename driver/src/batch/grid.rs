@@ -284,8 +284,10 @@ mod tests {
 
     #[test]
     fn capabilities_ask_for_headless_chromium() {
-        let mut launch = LaunchOptions::default();
-        launch.extra_args = vec!["lang=de".into()];
+        let launch = LaunchOptions {
+            extra_args: vec!["lang=de".into()],
+            ..LaunchOptions::default()
+        };
         let caps = capabilities(&launch, "task-1");
         assert_eq!(caps["browserName"], "chrome");
         assert_eq!(caps["se:name"], "task-1");
