@@ -36,6 +36,16 @@ pub fn steps_task(files: &FixtureServer, id: &str, n: u32) -> Value {
     json!({"id": id, "url": item_url(files, n), "steps": save_steps(id)})
 }
 
+/// A [`steps_task`] that then pauses `ms`, to keep its browser busy.
+pub fn paused_steps_task(files: &FixtureServer, id: &str, n: u32, ms: u64) -> Value {
+    let mut task = steps_task(files, id, n);
+    task["steps"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"tool": "wait", "ms": ms}));
+    task
+}
+
 /// The title item `n` ends with after [`steps_task`] `id`.
 pub fn saved_title(id: &str, n: u32) -> String {
     format!("Saved {id} on item {n}")

@@ -1,16 +1,14 @@
 //! Where the browsers come from: a real Selenium Grid 4 standalone, and a
 //! Chromium that is already running (`--cdp-endpoint`).
 
-use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
-use sightline_testkit::{offline_switches, GridError, LocalGrid};
+use sightline_testkit::{GridError, LocalGrid};
 
-use super::{batch, latest, saved_title, steps_task, write_tasks};
+use super::{batch, latest, paused_steps_task, saved_title, steps_task, write_tasks};
 use crate::support::*;
 
 /// The grid, or `None` (loudly) when Java or the jar is truly absent.
@@ -35,14 +33,7 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
     let dir = tempfile::tempdir().unwrap();
     // A pause keeps each session busy long enough for the queue to be seen.
     let tasks: Vec<Value> = (1..=6)
-        .map(|n| {
-            let mut t = steps_task(&files, &format!("g{n}"), n);
-            t["steps"]
-                .as_array_mut()
-                .unwrap()
-                .push(json!({"tool": "wait", "ms": 1500}));
-            t
-        })
+        .map(|n| paused_steps_task(&files, &format!("g{n}"), n, 1500))
         .collect();
     let file = write_tasks(dir.path(), &tasks);
     let out = dir.path().join("results.jsonl");
@@ -92,98 +83,9 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
     assert_eq!(grid.queue_size().unwrap(), 0);
 }
 
-/// A Chromium started by hand with a DevTools port, as a hosted browser service runs one.
-struct RunningChromium {
-    child: Child,
-    port: u16,
-    _profile: tempfile::TempDir,
-}
-
-impl RunningChromium {
-    fn start() -> RunningChromium {
-        let profile = tempfile::tempdir().unwrap();
-        let exe = std::env::var("SIGHTLINE_CHROME").unwrap_or_else(|_| "/usr/bin/chromium".into());
-        let mut cmd = Command::new(exe);
-        cmd.args([
-            "--headless=new",
-            "--no-sandbox",
-            "--remote-debugging-port=0",
-            "--no-first-run",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()));
-        for switch in offline_switches() {
-            cmd.arg(format!("--{switch}"));
-        }
-        let child = cmd
-            .arg("about:blank")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromium");
-        let active = profile.path().join("DevToolsActivePort");
-        let deadline = Instant::now() + CLI_TIMEOUT;
-        let port = loop {
-            let text = std::fs::read_to_string(&active).unwrap_or_default();
-            if let Some(port) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
-                break port;
-            }
-            assert!(Instant::now() < deadline, "chromium wrote no DevToolsActivePort");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        RunningChromium {
-            child,
-            port,
-            _profile: profile,
-        }
-    }
-
-    /// The URLs of its open tabs (`/json/list`).
-    fn tab_urls(&self) -> Vec<String> {
-        // DevTools answers HTTP/1.1 only, and keeps the connection open:
-        // read the head, then Content-Length bytes.
-        let mut sock = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(sock, "GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", self.port).unwrap();
-        let mut raw = Vec::new();
-        let mut chunk = [0u8; 8192];
-        let body = loop {
-            let n = sock.read(&mut chunk).unwrap();
-            assert!(n > 0, "DevTools closed the connection");
-            raw.extend_from_slice(&chunk[..n]);
-            let text = String::from_utf8_lossy(&raw).into_owned();
-            if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                let length: usize = head
-                    .lines()
-                    .find_map(|l| {
-                        l.to_ascii_lowercase()
-                            .strip_prefix("content-length:")
-                            .map(|v| v.trim().to_string())
-                    })
-                    .and_then(|v| v.parse().ok())
-                    .expect("a Content-Length");
-                if body.len() >= length {
-                    break body.to_string();
-                }
-            }
-        };
-        let list: Vec<Value> = serde_json::from_str(&body).unwrap();
-        list.iter()
-            .filter(|t| t["type"] == "page")
-            .map(|t| t["url"].as_str().unwrap_or_default().to_string())
-            .collect()
-    }
-}
-
-impl Drop for RunningChromium {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn cdp_endpoints_run_tasks_on_a_browser_that_is_already_running() {
-    let chromium = RunningChromium::start();
+    let chromium = RemoteChrome::start();
     let files = FixtureServer::start();
     let dir = tempfile::tempdir().unwrap();
     let tasks: Vec<Value> = (1..=3).map(|n| steps_task(&files, &format!("c{n}"), n)).collect();

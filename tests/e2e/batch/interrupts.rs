@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use sightline_testkit::offline_switches;
 
-use super::{item_url, latest, result_lines, saved_title, steps_task, write_tasks};
+use super::{item_url, latest, paused_steps_task, result_lines, saved_title, write_tasks};
 use crate::support::*;
 
 fn spawn_batch(tasks: &Path, out: &Path, extra: &[&str]) -> Child {
@@ -76,14 +76,7 @@ fn ctrl_c_finishes_the_running_tasks_and_loses_no_result() {
     // Tasks that take a while (a 3 s pause after saving), so the run is
     // still busy when the first result is in.
     let tasks: Vec<Value> = (1..=8)
-        .map(|n| {
-            let mut t = steps_task(&files, &format!("t{n}"), n);
-            t["steps"]
-                .as_array_mut()
-                .unwrap()
-                .push(json!({"tool": "wait", "ms": 3000}));
-            t
-        })
+        .map(|n| paused_steps_task(&files, &format!("t{n}"), n, 3000))
         .collect();
     let file = write_tasks(dir.path(), &tasks);
     let out = dir.path().join("results.jsonl");

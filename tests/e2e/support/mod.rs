@@ -2,7 +2,10 @@
 //! binary, tree helpers, and (from sightline-testkit) the file server.
 #![allow(dead_code)]
 
+mod remote_chrome;
 pub mod world;
+
+pub use remote_chrome::RemoteChrome;
 
 pub use sightline_testkit::{fixtures_dir, FixtureServer};
 

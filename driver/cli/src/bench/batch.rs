@@ -20,6 +20,7 @@ use sightline::{Error, LaunchOptions, Result};
 use sightline_testkit::{offline_switches, FixtureServer, GridError, LocalGrid};
 
 use super::memory::MemorySampler;
+use super::pages::print_report;
 
 /// The goal: two workers give at least this times one worker's throughput (2 cores).
 pub const GOAL_SPEEDUP_AT_2: f64 = 1.6;
@@ -218,12 +219,7 @@ fleet    workers   time      tasks/min   ok     browsers   peak per worker (RSS 
 }
 
 pub async fn run(args: BenchBatchArgs) -> Result<()> {
-    let bench = bench_batch(&args).await?;
-    let text = if args.json {
-        serde_json::to_string(&bench).expect("report serialises")
-    } else {
-        render(&bench)
-    };
-    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    let report = bench_batch(&args).await?;
+    print_report(&report, args.json, render);
     Ok(())
 }
