@@ -249,9 +249,14 @@ fn failures_rerun_only_when_asked_and_reports_link_each_agent_run() {
     let file = write_tasks(
         dir.path(),
         &[
-            json!({"id": "agent", "task": "Report the page's main heading.", "url": item_url(&files, 21)}),
-            json!({"id": "extract", "extract": {"instruction": "the page's heading", "schema": schema}, "url": item_url(&files, 22)}),
+            json!({"id": "agent", "task": "Report the page's main heading.", "url": item_url(&files, 21), "max_steps": 3}),
+            json!({"id": "extract", "extract": {"instruction": "the page's heading", "schema": schema}, "url": item_url(&files, 22), "model": "openai/gpt-4.1-nano"}),
             json!({"id": "broken", "url": item_url(&files, 23), "steps": [{"tool": "click", "target": "#missing"}]}),
+            json!({"id": "vars", "url": item_url(&files, 24), "steps": [
+                {"tool": "fill", "target": "#name", "value": "%who%"},
+                {"tool": "click", "target": "#save"},
+                {"tool": "wait", "text": "Saved Ada"}
+            ], "vars": {"who": "Ada"}, "allowed_domains": ["127.0.0.1"]}),
         ],
     );
     let out = dir.path().join("results.jsonl");
@@ -266,6 +271,25 @@ fn failures_rerun_only_when_asked_and_reports_link_each_agent_run() {
     assert_eq!(results["extract"]["status"], "ok", "{}", results["extract"]);
     assert_eq!(results["extract"]["output"], json!({"heading": "Item 22"}));
     assert!(results["extract"]["tokens"].as_u64().unwrap() > 0);
+    let models: Vec<String> = model
+        .requests()
+        .iter()
+        .filter_map(|r| r.model().map(str::to_string))
+        .collect();
+    assert!(
+        models.contains(&"gpt-4.1-nano".to_string()),
+        "the extract task's own model: {models:?}"
+    );
+    assert!(
+        models.contains(&"gpt-4.1-mini".to_string()),
+        "the batch's model: {models:?}"
+    );
+    // The value was filled in, the placeholder was what the step said.
+    assert_eq!(
+        results["vars"]["output"]["title"], "Saved Ada on item 24",
+        "{}",
+        results["vars"]
+    );
     let broken = &results["broken"];
     assert_eq!(broken["status"], "failed", "{broken}");
     assert!(
@@ -279,7 +303,7 @@ fn failures_rerun_only_when_asked_and_reports_link_each_agent_run() {
     assert!(trace.contains("<section class=\"step\""), "the agent's own report");
     let index = std::fs::read_to_string(reports.join("index.html")).unwrap();
     assert!(index.contains("<a href=\"agent.html\">agent</a>"), "{index}");
-    assert!(index.contains("2 of 3 ok") && index.contains("1 failed"), "{index}");
+    assert!(index.contains("3 of 4 ok") && index.contains("1 failed"), "{index}");
     assert!(index.contains(">failed<") && index.contains("#missing"), "{index}");
     let calls = model.request_count();
 
@@ -287,20 +311,20 @@ fn failures_rerun_only_when_asked_and_reports_link_each_agent_run() {
     let rerun = batch(&file, &out, &flags, Some(&model));
     assert_eq!(rerun.code(), Some(1));
     assert!(
-        rerun.stdout.contains("0 ran, 3 already had a result"),
+        rerun.stdout.contains("0 ran, 4 already had a result"),
         "{}",
         rerun.stdout
     );
-    assert_eq!(result_lines(&out).len(), 3);
+    assert_eq!(result_lines(&out).len(), 4);
     // …and --retry-failed runs only them.
     let mut retry = flags.to_vec();
     retry.push("--retry-failed");
     let rerun = batch(&file, &out, &retry, Some(&model));
     assert_eq!(rerun.code(), Some(1));
     let lines = result_lines(&out);
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 5);
     assert_eq!(
-        (lines[3]["id"].as_str(), lines[3]["attempts"].as_u64()),
+        (lines[4]["id"].as_str(), lines[4]["attempts"].as_u64()),
         (Some("broken"), Some(2))
     );
     assert_eq!(model.request_count(), calls, "the ok tasks did not run again");
