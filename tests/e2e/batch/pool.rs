@@ -112,3 +112,99 @@ async fn each_worker_has_its_own_browser_recycled_and_replaced_after_a_crash() {
         .iter()
         .any(|e| matches!(e, BatchEvent::Finished { result, .. } if result.status == TaskStatus::Crashed)));
 }
+
+/// Runs `tasks` one at a time, calling `on_event` with each event; returns
+/// the report and the events.
+async fn run_one_by_one(
+    dir: &std::path::Path,
+    tasks: &[Value],
+    task_timeout: std::time::Duration,
+    on_event: impl Fn(&BatchEvent) + Send + Sync + 'static,
+) -> (sightline::batch::BatchReport, Vec<BatchEvent>) {
+    let file = TaskFile::read(&write_tasks(dir, tasks)).unwrap();
+    let events: Arc<Mutex<Vec<BatchEvent>>> = Arc::default();
+    let sink = events.clone();
+    let options = BatchOptions {
+        concurrency: 1,
+        task_timeout,
+        launch: LaunchOptions {
+            extra_args: offline_switches(),
+            ..LaunchOptions::default()
+        },
+        out: dir.join("results.jsonl"),
+        events: Some(Arc::new(move |e: &BatchEvent| {
+            on_event(e);
+            sink.lock().unwrap().push(e.clone());
+        })),
+        ..BatchOptions::default()
+    };
+    let report = with_timeout("the batch", Batch::new(file, options).unwrap().run())
+        .await
+        .unwrap();
+    let events = events.lock().unwrap().clone();
+    (report, events)
+}
+
+fn status_of(report: &sightline::batch::BatchReport, id: &str) -> TaskStatus {
+    report.results.iter().find(|r| r.id == id).unwrap().status
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_over_its_time_limit_times_out_and_its_browser_is_replaced() {
+    let files = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = [
+        json!({"id": "slow", "url": files.url("batch/item.html?n=1"), "steps": [{"tool": "wait", "ms": 30000}]}),
+        steps_task(&files, "after", 2),
+    ];
+    let (report, events) = run_one_by_one(dir.path(), &tasks, std::time::Duration::from_secs(2), |_| {}).await;
+    assert_eq!(status_of(&report, "slow"), TaskStatus::Timeout);
+    assert_eq!(report.results[0].error.as_deref(), Some("timed out after 2s"));
+    assert_eq!(status_of(&report, "after"), TaskStatus::Ok);
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, BatchEvent::BrowserRetired { reason, .. } if reason == "timeout after task slow")));
+    let launched = events
+        .iter()
+        .filter(|e| matches!(e, BatchEvent::BrowserStarted { .. }))
+        .count();
+    assert_eq!(launched, 2, "the next task got a new browser");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_browser_fails_its_task_alone_as_crashed() {
+    let files = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = [
+        steps_task(&files, "before", 1),
+        json!({"id": "victim", "url": files.url("batch/item.html?n=2"), "steps": [{"tool": "wait", "ms": 20000}]}),
+        steps_task(&files, "after", 3),
+    ];
+    // Kill the browser (SIGKILL) the moment the victim task starts on it.
+    let pid: Arc<Mutex<Option<u32>>> = Arc::default();
+    let (report, _) = run_one_by_one(
+        dir.path(),
+        &tasks,
+        std::time::Duration::from_secs(120),
+        move |e| match e {
+            BatchEvent::BrowserStarted { pid: p, .. } => *pid.lock().unwrap() = *p,
+            BatchEvent::Started { id, .. } if id == "victim" => {
+                let p = pid.lock().unwrap().expect("a launched browser");
+                std::process::Command::new("kill")
+                    .args(["-KILL", &p.to_string()])
+                    .status()
+                    .unwrap();
+            }
+            _ => {}
+        },
+    )
+    .await;
+    assert_eq!(status_of(&report, "before"), TaskStatus::Ok);
+    assert_eq!(
+        status_of(&report, "victim"),
+        TaskStatus::Crashed,
+        "{:?}",
+        report.results
+    );
+    assert_eq!(status_of(&report, "after"), TaskStatus::Ok, "{:?}", report.results);
+}
