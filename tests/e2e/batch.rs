@@ -75,8 +75,9 @@ pub fn latest(path: &Path) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// `sightline batch TASKS --out OUT [extra…]`, offline, with the model at `llm`.
-pub fn batch(tasks: &Path, out: &Path, extra: &[&str], llm: Option<&LlmServer>) -> CliOutput {
+/// The arguments of `sightline batch TASKS --out OUT [extra…]`, offline,
+/// with the model at `llm`.
+fn batch_args(tasks: &Path, out: &Path, extra: &[&str], llm: Option<&LlmServer>) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "batch".into(),
         tasks.display().to_string(),
@@ -96,8 +97,29 @@ pub fn batch(tasks: &Path, out: &Path, extra: &[&str], llm: Option<&LlmServer>) 
         ]);
     }
     args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// Runs `sightline batch` (see [`batch_args`]).
+pub fn batch(tasks: &Path, out: &Path, extra: &[&str], llm: Option<&LlmServer>) -> CliOutput {
+    let args = batch_args(tasks, out, extra, llm);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_cli_env(&args, &[("OPENAI_API_KEY", "test-key")])
+}
+
+/// Runs `sightline batch` with a terminal for stdout and stderr, as a user
+/// sees it (util-linux `script` gives it a pseudo-terminal). Everything
+/// written to the terminal comes back as `stdout`.
+pub fn batch_on_a_terminal(tasks: &Path, out: &Path, extra: &[&str]) -> CliOutput {
+    let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let mut line = quote(env!("CARGO_BIN_EXE_sightline"));
+    for a in batch_args(tasks, out, extra, None) {
+        line.push(' ');
+        line.push_str(&quote(&a));
+    }
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qefc", &line, "/dev/null"]).env_remove("SIGHTLINE_LOG");
+    run_with_limit(cmd, "sightline batch on a terminal")
 }
 
 /// The first `heading "…"` of what the model was shown.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use sightline_testkit::{GridError, LocalGrid};
 
-use super::{batch, latest, paused_steps_task, saved_title, steps_task, write_tasks};
+use super::{batch, batch_on_a_terminal, latest, paused_steps_task, saved_title, steps_task, write_tasks};
 use crate::support::*;
 
 /// The grid, or `None` (loudly) when Java or the jar is truly absent.
@@ -53,7 +53,8 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
             (max_queue, max_sessions)
         })
     };
-    let run = batch(&file, &out, &["--grid", &grid.url(), "--concurrency", "6"], None);
+    // On a terminal, so the live progress line shows the waiting tasks.
+    let run = batch_on_a_terminal(&file, &out, &["--grid", &grid.url(), "--concurrency", "6"]);
     done.store(true, Ordering::SeqCst);
     let (max_queue, max_sessions) = watcher.join().unwrap();
     assert!(
@@ -63,6 +64,18 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
         run.stderr,
         grid.log_tail()
     );
+    let screen = run.stdout.replace('\r', "\n");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains(" done ") && l.contains("running") && l.contains("ETA")),
+        "a progress line: {screen}"
+    );
+    assert!(
+        (1..=4).any(|n| screen.contains(&format!("· {n} queued"))),
+        "tasks waiting for a grid slot show as queued: {screen}"
+    );
+    assert!(screen.contains("6 (6 ok, 100.0% success)"), "the summary: {screen}");
 
     let results = latest(&out);
     assert_eq!(results.len(), 6);
