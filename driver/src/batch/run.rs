@@ -19,6 +19,7 @@ use super::results_file::{ResultLog, ResultWriter};
 use super::summary::Summary;
 use super::task_file::TaskFile;
 use super::worker::{work, Shared};
+use crate::browser::locate_executable;
 use crate::error::{Error, Result};
 use crate::llm::{Llm, LlmOptions};
 
@@ -53,13 +54,23 @@ impl Batch {
             return Err(Error::Batch("--concurrency must be at least 1".into()));
         }
         match &options.fleet {
+            // A missing Chromium would fail every task one by one.
+            Fleet::Local => {
+                let executable = options.launch.resolved_executable();
+                if locate_executable(&executable).is_none() {
+                    return Err(Error::BrowserLaunch {
+                        executable,
+                        reason: "no such executable".into(),
+                    });
+                }
+            }
             Fleet::Endpoints(urls) if urls.is_empty() => {
                 return Err(Error::Batch("no --cdp-endpoint given".into()));
             }
             Fleet::Grid(url) => {
                 Grid::new(url)?;
             }
-            _ => {}
+            Fleet::Endpoints(_) => {}
         }
         check_models(&file, &options.llm)?;
         let log = ResultLog::read(&options.out)?;
@@ -213,4 +224,50 @@ fn check_models(file: &TaskFile, llm: &LlmOptions) -> Result<()> {
         message.push_str(&format!(" (and {} more task(s) like it)", n - 1));
     }
     Err(Error::Batch(message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::task_file::parse_tasks;
+
+    fn file(text: &str) -> TaskFile {
+        TaskFile {
+            path: "tasks.jsonl".into(),
+            tasks: parse_tasks(text, std::path::Path::new(".")).unwrap(),
+        }
+    }
+
+    #[test]
+    fn problems_are_found_before_anything_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let steps = file("{\"id\": \"a\", \"steps\": [{\"method\": \"reload\"}]}\n");
+        let mut options = BatchOptions {
+            out: dir.path().join("results.jsonl"),
+            ..BatchOptions::default()
+        };
+        options.launch.executable = Some("/no/such/chromium".into());
+        let e = Batch::new(steps.clone(), options.clone()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "could not start the browser /no/such/chromium: no such executable"
+        );
+        options.fleet = Fleet::Endpoints(Vec::new());
+        assert!(Batch::new(steps.clone(), options.clone()).is_err());
+        options.fleet = Fleet::Grid("ftp://grid".into());
+        assert!(Batch::new(steps.clone(), options.clone()).is_err());
+        options.fleet = Fleet::Endpoints(vec!["http://127.0.0.1:9".into()]);
+        options.concurrency = 0;
+        assert!(Batch::new(steps.clone(), options.clone()).is_err());
+        options.concurrency = 1;
+        let batch = Batch::new(steps, options.clone()).unwrap();
+        assert_eq!(batch.plan().to_run.len(), 1);
+        assert!(!options.out.exists(), "planning writes nothing");
+        // Two tasks on a model that cannot be set up: one line for both.
+        let agents = file("{\"id\": \"a\", \"task\": \"x\"}\n{\"id\": \"b\", \"task\": \"y\"}\n");
+        options.llm.model = Some("openai/".into());
+        let e = Batch::new(agents, options).unwrap_err().to_string();
+        assert!(e.starts_with("tasks.jsonl: line 1: id \"a\" (agent task): "), "{e}");
+        assert!(e.ends_with("(and 1 more task(s) like it)"), "{e}");
+    }
 }

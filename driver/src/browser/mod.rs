@@ -8,4 +8,4 @@ mod process;
 
 pub use handle::Browser;
 pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
-pub(crate) use process::chrome_switches;
+pub(crate) use process::{chrome_switches, locate_executable};

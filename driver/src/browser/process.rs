@@ -40,7 +40,7 @@ pub(super) fn running_as_root() -> bool {
 }
 
 /// Finds a bare command name (`chromium`) on PATH; paths are returned as is.
-pub(super) fn locate_executable(exe: &Path) -> Option<PathBuf> {
+pub(crate) fn locate_executable(exe: &Path) -> Option<PathBuf> {
     if exe.components().count() > 1 || exe.is_absolute() {
         return exe.is_file().then(|| exe.to_path_buf());
     }
