@@ -121,8 +121,8 @@ fn a_second_ctrl_c_cancels_the_running_tasks_as_skipped() {
     let out = dir.path().join("results.jsonl");
     let child = spawn_batch(&file, &out, &["--concurrency", "2"]);
     let pid = child.id();
-    // Both workers took their task before launching a browser.
-    wait_until("a worker's browser", || !browsers_of(pid).is_empty());
+    // A worker launches its browser once it has taken its task.
+    wait_until("both workers' browsers", || browsers_of(pid).len() == 2);
     interrupt(&child);
     // Two presses at once could reach the process as one signal.
     std::thread::sleep(Duration::from_millis(1000));
