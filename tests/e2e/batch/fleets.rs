@@ -31,10 +31,13 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
     let Some(grid) = grid_with(2) else { return };
     let files = FixtureServer::start();
     let dir = tempfile::tempdir().unwrap();
-    // A pause keeps each session busy long enough for the queue to be seen.
-    let tasks: Vec<Value> = (1..=6)
+    // A pause keeps each session busy long enough for the queue to be seen;
+    // one task fails and one crashes its renderer: their sessions go too.
+    let mut tasks: Vec<Value> = (1..=4)
         .map(|n| paused_steps_task(&files, &format!("g{n}"), n, 1500))
         .collect();
+    tasks.push(json!({"id": "g-broken", "url": files.url("batch/item.html?n=5"), "steps": [{"tool": "click", "target": "#missing"}]}));
+    tasks.push(json!({"id": "g-crash", "url": files.url("batch/crash.html"), "steps": [{"tool": "snapshot"}]}));
     let file = write_tasks(dir.path(), &tasks);
     let out = dir.path().join("results.jsonl");
 
@@ -54,11 +57,16 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
         })
     };
     // On a terminal, so the live progress line shows the waiting tasks.
-    let run = batch_on_a_terminal(&file, &out, &["--grid", &grid.url(), "--concurrency", "6"]);
+    let run = batch_on_a_terminal(
+        &file,
+        &out,
+        &["--grid", &grid.url(), "--concurrency", "6", "--action-timeout", "500"],
+    );
     done.store(true, Ordering::SeqCst);
     let (max_queue, max_sessions) = watcher.join().unwrap();
-    assert!(
-        run.status.success(),
+    assert_eq!(
+        run.code(),
+        Some(1),
         "{}\n{}\ngrid log:\n{}",
         run.stdout,
         run.stderr,
@@ -75,11 +83,14 @@ fn a_grid_queues_six_tasks_over_two_slots_and_deletes_every_session() {
         (1..=4).any(|n| screen.contains(&format!("· {n} queued"))),
         "tasks waiting for a grid slot show as queued: {screen}"
     );
-    assert!(screen.contains("6 (6 ok, 100.0% success)"), "the summary: {screen}");
+    assert!(screen.contains("6 (4 ok, 66.7% success)"), "the summary: {screen}");
+    assert!(screen.contains("1 failed, 1 crashed"), "{screen}");
 
     let results = latest(&out);
     assert_eq!(results.len(), 6);
-    for n in 1..=6 {
+    assert_eq!(results["g-broken"]["status"], "failed", "{}", results["g-broken"]);
+    assert_eq!(results["g-crash"]["status"], "crashed", "{}", results["g-crash"]);
+    for n in 1..=4 {
         let id = format!("g{n}");
         let r = &results[&id];
         assert_eq!(r["status"], "ok", "{r}");
