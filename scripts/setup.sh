@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian machine, run as root: Chromium and
 # chromedriver, the wasm32 target, wasm-pack, the exact wasm-bindgen-cli, and
-# wasm-opt (npm binaryen) plus the npm packages the fixtures and benchmarks use.
+# wasm-opt (npm binaryen) plus the npm packages the fixtures and benchmarks use,
+# and Java with the Selenium Grid 4 server jar for the batch grid tests.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$SIGHTLINE_ROOT"
@@ -12,8 +13,11 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs npm)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+command -v java >/dev/null 2>&1 || need_apt+=(default-jre-headless)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "apt-get install ${need_apt[*]}"
+  # Slim images drop man pages, and the Java packages' scripts expect this directory.
+  mkdir -p /usr/share/man/man1
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
@@ -47,6 +51,16 @@ if [ "$(wasm-opt --version 2>/dev/null | awk '{print $3}')" != "132" ] \
   npm install --prefix .tools --no-audit --no-fund --silent \
     "binaryen@$BINARYEN_NPM_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" \
     "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" "@playwright/mcp@$PLAYWRIGHT_MCP_VERSION" >/dev/null
+fi
+
+# The Selenium Grid 4 server jar ships inside this npm package; its install
+# script downloads another copy (which fails offline), so it is skipped.
+if [ ! -f "$SELENIUM_JAR" ]; then
+  say "npm install @nightwatch/selenium-server@$SELENIUM_SERVER_VERSION (--ignore-scripts)"
+  mkdir -p .grid
+  [ -f .grid/package.json ] || echo '{"name":"sightline-grid","private":true}' > .grid/package.json
+  npm install --prefix .grid --ignore-scripts --save-exact --no-audit --no-fund --silent \
+    "@nightwatch/selenium-server@$SELENIUM_SERVER_VERSION" >/dev/null
 fi
 
 # Fixture libraries (real npm modal and consent libraries), served locally by

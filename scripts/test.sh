@@ -21,4 +21,5 @@ CARGO_TARGET_DIR="$SIGHTLINE_ROOT/target/engine-wasm-test" \
   wasm-pack test --headless --chrome engine-wasm
 
 echo "== driver, command line and test kit: unit tests, then the end-to-end crate"
-cargo test -p sightline -p sightline-testkit -p sightline-cli -- --test-threads=2
+# setup.sh installed Java and the grid's jar: the Selenium Grid test must run, not skip.
+SIGHTLINE_REQUIRE_GRID=1 cargo test -p sightline -p sightline-testkit -p sightline-cli -- --test-threads=2

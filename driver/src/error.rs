@@ -243,6 +243,11 @@ pub enum Error {
     /// The agent stopped without achieving its task (the message says why).
     #[error("{0}")]
     AgentFailed(String),
+
+    /// A batch could not run or did not fully succeed: a malformed task or
+    /// results file (by line number), or tasks that ended other than ok.
+    #[error("{0}")]
+    Batch(String),
 }
 
 impl Error {

@@ -23,6 +23,7 @@
 pub mod agent;
 pub mod ai;
 mod base64;
+pub mod batch;
 mod browser;
 mod config;
 mod domains;

@@ -11,6 +11,7 @@ mod actions;
 mod agent;
 mod architecture;
 mod ax_oracle;
+mod batch;
 mod bench;
 mod blockers;
 mod errors;

@@ -6,7 +6,6 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
@@ -320,64 +319,6 @@ fn alive(pid: u32) -> bool {
             !(state.starts_with('Z') || state.starts_with('X'))
         })
         .unwrap_or(false)
-}
-
-/// A Chromium with a DevTools port, as a remote fleet would run it.
-struct RemoteChrome {
-    child: std::process::Child,
-    port: u16,
-    _profile: tempfile::TempDir,
-}
-
-impl RemoteChrome {
-    fn start() -> RemoteChrome {
-        let profile = tempfile::tempdir().unwrap();
-        let exe = LaunchOptions::default().resolved_executable();
-        let mut cmd = Command::new(exe);
-        cmd.args([
-            "--headless=new",
-            "--remote-debugging-port=0",
-            "--no-first-run",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-site-isolation-trials",
-            "--disable-features=IsolateOrigins,site-per-process",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-        if std::fs::metadata("/proc/self")
-            .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-            .unwrap_or(false)
-        {
-            cmd.arg("--no-sandbox");
-        }
-        let child = cmd.spawn().expect("start chromium");
-        let file = profile.path().join("DevToolsActivePort");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let port = loop {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                if let Some(p) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
-                    break p;
-                }
-            }
-            assert!(Instant::now() < deadline, "chromium did not open its DevTools port");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        RemoteChrome {
-            child,
-            port,
-            _profile: profile,
-        }
-    }
-}
-
-impl Drop for RemoteChrome {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -83,13 +83,18 @@ pub struct LlmArgs {
 
 impl LlmArgs {
     pub fn build(&self) -> Result<Llm> {
-        Llm::new(LlmOptions {
+        Llm::new(self.options())
+    }
+
+    /// The options these flags give (the model may still be unnamed).
+    pub fn options(&self) -> LlmOptions {
+        LlmOptions {
             model: self.model.clone(),
             base_url: self.base_url.clone(),
             timeout: Duration::from_secs(self.llm_timeout.max(1)),
             max_retries: self.llm_retries,
             ..LlmOptions::default()
-        })
+        }
     }
 
     /// A model when one is named (`--model` or $SIGHTLINE_MODEL), else none.

@@ -5,6 +5,7 @@
 mod agent;
 mod ai;
 mod args;
+mod batch;
 mod bench;
 mod mcp;
 mod output;
@@ -50,9 +51,12 @@ enum Command {
     /// Close the pop-up, overlay or banner in the way (conservative by default;
     /// options also come from `./sightline.toml`).
     Unblock(unblock::UnblockArgs),
+    /// Run many tasks (agent, steps, extract) from a JSON-lines file on a
+    /// pool of browsers, running browsers or a Selenium Grid; resumable.
+    Batch(batch::BatchCommand),
     /// Serve every Sightline tool to MCP clients (stdio, or HTTP with --port).
     Mcp(mcp::McpArgs),
-    /// Measure snapshot speed and size, action latency and act's overhead on local pages.
+    /// Measure snapshot speed and size, action latency, act's overhead, MCP responses and batch throughput on local pages.
     Bench(bench::BenchArgs),
 }
 
@@ -66,6 +70,7 @@ async fn dispatch(command: Command) -> Result<()> {
         Command::Extract(args) => ai::extract(args).await,
         Command::Agent(args) => agent::agent(args).await,
         Command::Replay(args) => agent::replay(args).await,
+        Command::Batch(args) => batch::batch(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
         Command::Bench(args) => {
             let signal = signals::shutdown_signal();

@@ -32,3 +32,30 @@ pub async fn interruptible<T>(
         _ = signal => Err(Error::Interrupted),
     }
 }
+
+/// Ctrl-C and SIGTERM as a stream, for commands where a second press means
+/// more than the first (`batch`: finish the running tasks, then cancel them).
+/// One listener for the whole command, so no press falls between two waits.
+pub struct ShutdownSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl ShutdownSignals {
+    pub fn new() -> Result<ShutdownSignals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind| signal(kind).map_err(|e| Error::Io(format!("cannot listen for Ctrl-C: {e}")));
+        Ok(ShutdownSignals {
+            interrupt: listen(SignalKind::interrupt())?,
+            terminate: listen(SignalKind::terminate())?,
+        })
+    }
+
+    /// Resolves at the next Ctrl-C or SIGTERM.
+    pub async fn next(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
+}

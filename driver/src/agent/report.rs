@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use super::result::{AgentAction, AgentResult};
 
-fn esc(s: &str) -> String {
+/// HTML-escapes text (also used by the batch index page).
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

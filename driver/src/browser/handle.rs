@@ -309,6 +309,16 @@ impl Browser {
         self.inner.as_mut()?.get_mut_child().and_then(|c| c.inner.id())
     }
 
+    /// Whether the browser answers a DevTools command within `within`: false
+    /// when it crashed, hangs, or its connection is gone (a batch then
+    /// replaces it instead of giving it the next task).
+    pub async fn is_responsive(&self, within: Duration) -> bool {
+        let Some(browser) = self.inner.as_ref() else {
+            return false;
+        };
+        matches!(tokio::time::timeout(within, browser.version()).await, Ok(Ok(_)))
+    }
+
     /// Opens a new tab (on `about:blank`) with the engine installed in every frame.
     pub async fn new_page(&self) -> Result<Page> {
         self.new_page_in(None).await

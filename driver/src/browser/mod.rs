@@ -12,3 +12,4 @@ pub use contexts::{BrowserContext, OriginStorage, StorageState};
 pub use downloads::Download;
 pub use handle::Browser;
 pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
+pub(crate) use process::{chrome_switches, locate_executable};

@@ -25,6 +25,14 @@ pub(super) const CHROME_SWITCHES: &[&str] = &[
 ];
 pub(super) const DISABLED_FEATURES: &[&str] = &["IsolateOrigins", "site-per-process"];
 
+/// The switches of our own launches, for browsers others start for us
+/// (a grid's Chromium sessions), without the leading `--`.
+pub(crate) fn chrome_switches() -> Vec<String> {
+    let mut all: Vec<String> = CHROME_SWITCHES.iter().map(|s| s.to_string()).collect();
+    all.push(format!("disable-features={}", DISABLED_FEATURES.join(",")));
+    all
+}
+
 pub(super) fn running_as_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     // /proc/self belongs to the effective user of this process.
@@ -32,7 +40,7 @@ pub(super) fn running_as_root() -> bool {
 }
 
 /// Finds a bare command name (`chromium`) on PATH; paths are returned as is.
-pub(super) fn locate_executable(exe: &Path) -> Option<PathBuf> {
+pub(crate) fn locate_executable(exe: &Path) -> Option<PathBuf> {
     if exe.components().count() > 1 || exe.is_absolute() {
         return exe.is_file().then(|| exe.to_path_buf());
     }

@@ -249,6 +249,11 @@ impl Page {
         *self.shared.blockers.lock().unwrap() = config;
     }
 
+    /// Whether the tab's renderer has crashed (until a navigation gives it a new one).
+    pub fn is_crashed(&self) -> bool {
+        *self.shared.crashed.borrow()
+    }
+
     /// Marks the renderer as alive again (a navigation gives a crashed tab a new one).
     pub(crate) fn clear_crashed(&self) {
         self.shared.crashed.send_replace(false);

@@ -32,6 +32,15 @@ impl Step {
         }
     }
 
+    /// Whether the step calls a model tool (act, extract, observe…), so it
+    /// needs an LLM to run.
+    pub fn needs_llm(&self) -> bool {
+        match self {
+            Step::Action(_) => false,
+            Step::Tool { name, .. } => Registry::standard().get(name).is_some_and(|t| t.needs_llm),
+        }
+    }
+
     /// Whether the step names an element by a ref (so it needs a snapshot first).
     pub fn uses_ref(&self) -> bool {
         match self {
@@ -96,6 +105,11 @@ pub fn parse_steps(text: &str) -> Result<Vec<Step>> {
     let raw = match file {
         File::List(v) | File::Object { steps: v } | File::Observed { actions: v } => v,
     };
+    steps_from_values(raw)
+}
+
+/// Validates steps already parsed as JSON (a batch task's `"steps"` list).
+pub fn steps_from_values(raw: Vec<Value>) -> Result<Vec<Step>> {
     let registry = Registry::standard();
     let mut steps = Vec::with_capacity(raw.len());
     for (i, v) in raw.into_iter().enumerate() {

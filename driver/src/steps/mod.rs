@@ -6,5 +6,5 @@
 mod file;
 mod runner;
 
-pub use file::{parse_steps, read_steps, Step};
+pub use file::{parse_steps, read_steps, steps_from_values, Step};
 pub use runner::{RunReport, Runner, StepReport};

@@ -84,6 +84,13 @@ impl<'b> Runner<'b> {
         self
     }
 
+    /// Tool steps follow these settings (variables, allowed domains…)
+    /// instead of the defaults; they replace the `base_dir` given to `new`.
+    pub fn with_settings(mut self, settings: ToolSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
     /// Tool steps read this registry (default: the standard one).
     pub fn with_registry(mut self, registry: Registry) -> Self {
         self.registry = registry;

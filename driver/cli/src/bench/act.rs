@@ -23,7 +23,7 @@ use sightline::{
 };
 use sightline_testkit::{offline_switches, LlmServer, Recorded, Reply};
 
-use super::pages::{expand_inputs, median, serve_files};
+use super::pages::{expand_inputs, median, print_report, serve_files};
 use crate::args::parse_viewport;
 
 /// The target for act's driver-side overhead.
@@ -266,12 +266,7 @@ pub fn render(r: &ActBenchReport) -> String {
 
 pub async fn run(args: BenchActArgs) -> Result<()> {
     let report = bench_act(&args).await?;
-    let text = if args.json {
-        serde_json::to_string(&report).expect("report serialises")
-    } else {
-        render(&report)
-    };
-    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    print_report(&report, args.json, render);
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, Result, SnapshotOptions, ViewportSize};
 use sightline_testkit::{offline_switches, FixtureServer};
 
-use super::pages::median;
+use super::pages::{median, print_report};
 use crate::args::parse_viewport;
 
 /// Targets from the issue: click and fill at most 30 ms each.
@@ -216,12 +216,7 @@ pub fn render(r: &BenchActionsReport) -> String {
 /// Entry point of `sightline bench actions`.
 pub async fn run(args: BenchActionsArgs) -> Result<()> {
     let report = bench_actions(&args).await?;
-    let text = if args.json {
-        serde_json::to_string(&report).expect("report serialises")
-    } else {
-        render(&report)
-    };
-    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    print_report(&report, args.json, render);
     Ok(())
 }
 

@@ -100,6 +100,19 @@ fn pick_field(snapshot: &str) -> Option<String> {
 
 const TYPED: &str = "sightline bench";
 
+/// The page URL a response reports (`- URL: …`, or Playwright's `- Page URL: …`).
+fn page_url(response: &str) -> Option<String> {
+    response.lines().find_map(|l| {
+        let l = l.trim_start().strip_prefix("- ")?;
+        let rest = l.strip_prefix("Page URL: ").or_else(|| l.strip_prefix("URL: "))?;
+        Some(rest.trim().to_string())
+    })
+}
+
+fn without_fragment(url: &str) -> &str {
+    url.split('#').next().unwrap_or(url)
+}
+
 /// Runs the sequence on one page.
 fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
     let mut steps = Vec::new();
@@ -115,24 +128,22 @@ fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
     record("navigate", &nav, Some(!nav.is_error));
     let snap = client.call("browser_snapshot", json!({}));
     record("snapshot", &snap, Some(!snap.is_error && snap.text.contains("[ref=")));
-    let field = pick_field(&snap.text);
+    let mut field = pick_field(&snap.text);
     match pick_link(&snap.text) {
         Some(r) => {
             let a = client.call("browser_click", json!({"element": "a link", "target": r}));
             record("click", &a, Some(!a.is_error));
+            // A link that left the page took the field with it: nothing to type into.
+            if page_url(&a.text).is_some_and(|u| without_fragment(&u) != without_fragment(url)) {
+                field = None;
+            }
         }
         None => steps.push(StepFigure {
             step: "click".into(),
             ..Default::default()
         }),
     }
-    // The field's ref from the first snapshot; a click that left the page makes it moot.
-    let typed = field.map(|r| {
-        client.call(
-            "browser_type",
-            json!({"element": "a field", "target": r, "text": TYPED}),
-        )
-    });
+    let typed = field.map(|r| client.call("browser_type", json!({"element": "a field", "target": r, "text": TYPED})));
     match &typed {
         Some(a) => {
             let ok = !a.is_error;
@@ -339,6 +350,8 @@ mod tests {
             pick_link("- link \"A\" [ref=e9]:\n  - /url: /a\n").as_deref(),
             Some("e9")
         );
+        assert_eq!(page_url("### Page\n- Page URL: http://a/b#c\n").as_deref(), Some("http://a/b#c"));
+        assert_eq!(page_url("### Page\n- URL: http://a/\n").as_deref(), Some("http://a/"));
         // Playwright quotes URLs.
         let pw = "- link \"A\" [ref=e1] [cursor=pointer]:\n  - /url: /a\n- link \"B\" [ref=e2]:\n  - /url: \"#b\"\n";
         assert_eq!(pick_link(pw).as_deref(), Some("e2"));

@@ -4,6 +4,8 @@
 
 mod act;
 mod actions;
+mod batch;
+mod memory;
 mod mcp;
 mod pages;
 mod snapshot;
@@ -29,6 +31,9 @@ pub enum BenchCommand {
     /// One tool-call sequence through Sightline's MCP server and Playwright
     /// MCP: response tokens, latency and success per step.
     Mcp(mcp::BenchMcpArgs),
+    /// Tasks per minute of a batch of steps-only tasks at several
+    /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
+    Batch(batch::BenchBatchArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -38,5 +43,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Actions(a) => actions::run(a).await,
         BenchCommand::Act(a) => act::run(a).await,
         BenchCommand::Mcp(a) => mcp::run(a).await,
+        BenchCommand::Batch(a) => batch::run(a).await,
     }
 }

@@ -1,4 +1,5 @@
-//! What the benchmarks share: the pages to load, served on 127.0.0.1, and medians.
+//! What the benchmarks share: the pages to load, served on 127.0.0.1,
+//! medians, and printing a report.
 
 use std::path::PathBuf;
 
@@ -17,6 +18,16 @@ pub fn median(xs: &[f64]) -> f64 {
     } else {
         (v[m - 1] + v[m]) / 2.0
     }
+}
+
+/// Prints `report` as one JSON object (`--json`) or as `render` writes it.
+pub fn print_report<T: serde::Serialize>(report: &T, json: bool, render: impl Fn(&T) -> String) {
+    let text = if json {
+        serde_json::to_string(report).expect("report serialises")
+    } else {
+        render(report)
+    };
+    crate::output::print_out(&format!("{}\n", text.trim_end()));
 }
 
 /// The HTML files named by `inputs` (directories expand to their *.html, sorted).

@@ -1,0 +1,231 @@
+//! The results file (`--out`): JSON lines appended as tasks end, read back
+//! to resume, and merged across shards.
+//!
+//! A line is written whole with one `write` on a file opened for appending
+//! and synced before the next task's result, so a crash or a kill loses at
+//! most the line being written; a torn last line is skipped on reading and
+//! never glued to the next one.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::result::TaskResult;
+use crate::error::{Error, Result};
+
+/// The results read from a file: the newest line of each id, in order of
+/// first appearance, and the lines that could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct ResultLog {
+    pub latest: Vec<TaskResult>,
+    /// `results.jsonl line 7: …` for each unreadable line.
+    pub skipped_lines: Vec<String>,
+}
+
+impl ResultLog {
+    /// The newest result of `id`.
+    pub fn get(&self, id: &str) -> Option<&TaskResult> {
+        self.latest.iter().find(|r| r.id == id)
+    }
+
+    /// Reads `path`; a missing file is an empty log.
+    pub fn read(path: &Path) -> Result<ResultLog> {
+        let mut log = ResultLog::default();
+        log.add_file(path, true)?;
+        Ok(log)
+    }
+
+    fn add_file(&mut self, path: &Path, missing_ok: bool) -> Result<()> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if missing_ok && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => {
+                return Err(Error::Io(format!(
+                    "cannot read the results file {}: {e}",
+                    path.display()
+                )))
+            }
+        };
+        let mut index: HashMap<String, usize> =
+            self.latest.iter().enumerate().map(|(i, r)| (r.id.clone(), i)).collect();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<TaskResult>(line) {
+                Ok(r) => match index.get(&r.id) {
+                    Some(&k) => self.latest[k] = r,
+                    None => {
+                        index.insert(r.id.clone(), self.latest.len());
+                        self.latest.push(r);
+                    }
+                },
+                Err(e) => self
+                    .skipped_lines
+                    .push(format!("{} line {}: {e}", path.display(), i + 1)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Appends results to `--out`.
+#[derive(Debug)]
+pub struct ResultWriter {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl ResultWriter {
+    /// Opens (or creates) `path` for appending. A torn last line left by a
+    /// killed run gets its line ended first, so the next result stays whole.
+    pub fn open(path: &Path) -> Result<ResultWriter> {
+        let err = |e: std::io::Error| Error::Io(format!("cannot write the results file {}: {e}", path.display()));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(err)?;
+        let ends_open = last_byte(path).is_some_and(|c| c != b'\n');
+        if ends_open {
+            file.write_all(b"\n").map_err(err)?;
+        }
+        Ok(ResultWriter {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// Appends one line and syncs it to disk.
+    pub fn append(&mut self, result: &TaskResult) -> Result<()> {
+        let mut line = serde_json::to_string(result).expect("results serialise");
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| Error::Io(format!("cannot write the results file {}: {e}", self.path.display())))
+    }
+}
+
+/// The file's last byte (without reading the whole file).
+fn last_byte(path: &Path) -> Option<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::End(-1)).ok()?;
+    let mut b = [0u8; 1];
+    f.read_exact(&mut b).ok()?;
+    Some(b[0])
+}
+
+/// What [`merge`] did.
+#[derive(Debug, Clone)]
+pub struct MergeReport {
+    pub files: usize,
+    /// Results written (one per id).
+    pub results: usize,
+    pub skipped_lines: Vec<String>,
+}
+
+/// Merges results files (shards) into `out`: one line per id, the newest
+/// (later file, later line) winning, in order of first appearance. `out`
+/// is replaced atomically, so it may be one of the inputs.
+pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeReport> {
+    if inputs.is_empty() {
+        return Err(Error::Batch("merge: give the results files to merge".into()));
+    }
+    let mut log = ResultLog::default();
+    for input in inputs {
+        if !input.is_file() {
+            return Err(Error::NoSuchFile {
+                path: input.clone(),
+                hint: None,
+            });
+        }
+        log.add_file(input, false)?;
+    }
+    let mut text = String::new();
+    for r in &log.latest {
+        text.push_str(&serde_json::to_string(r).expect("results serialise"));
+        text.push('\n');
+    }
+    write_atomically(out, text.as_bytes())?;
+    Ok(MergeReport {
+        files: inputs.len(),
+        results: log.latest.len(),
+        skipped_lines: log.skipped_lines,
+    })
+}
+
+/// Writes `path` through a temporary file in the same directory and a rename.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let err = |e: std::io::Error| Error::Io(format!("cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(err)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(err)?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_data())
+        .map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::result::TaskStatus;
+    use super::*;
+
+    #[test]
+    fn appends_resume_and_survive_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out/results.jsonl");
+        assert!(ResultLog::read(&path).unwrap().latest.is_empty());
+        let mut w = ResultWriter::open(&path).unwrap();
+        w.append(&TaskResult::new("a", TaskStatus::Crashed, 1)).unwrap();
+        w.append(&TaskResult::new("b", TaskStatus::Ok, 1)).unwrap();
+        drop(w);
+        // A run killed mid-write.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(br#"{"id":"c","sta"#).unwrap();
+        drop(f);
+        let mut w = ResultWriter::open(&path).unwrap();
+        w.append(&TaskResult::new("a", TaskStatus::Ok, 2)).unwrap();
+        let log = ResultLog::read(&path).unwrap();
+        assert_eq!(log.latest.len(), 2);
+        assert_eq!(log.get("a").unwrap().attempts, 2);
+        assert_eq!(log.get("a").unwrap().status, TaskStatus::Ok);
+        assert_eq!(log.skipped_lines.len(), 1, "{:?}", log.skipped_lines);
+        assert!(log.skipped_lines[0].contains("line 3"));
+    }
+
+    #[test]
+    fn merges_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = dir.path().join("1.jsonl");
+        let two = dir.path().join("2.jsonl");
+        let mut w = ResultWriter::open(&one).unwrap();
+        w.append(&TaskResult::new("a", TaskStatus::Ok, 1)).unwrap();
+        w.append(&TaskResult::new("c", TaskStatus::Failed, 1)).unwrap();
+        let mut w = ResultWriter::open(&two).unwrap();
+        w.append(&TaskResult::new("b", TaskStatus::Ok, 1)).unwrap();
+        w.append(&TaskResult::new("c", TaskStatus::Ok, 2)).unwrap();
+        let out = dir.path().join("merged.jsonl");
+        let report = merge(&[one.clone(), two], &out).unwrap();
+        assert_eq!((report.files, report.results), (2, 3));
+        let merged = ResultLog::read(&out).unwrap();
+        let ids: Vec<_> = merged.latest.iter().map(|r| (r.id.as_str(), r.status)).collect();
+        assert_eq!(
+            ids,
+            [("a", TaskStatus::Ok), ("c", TaskStatus::Ok), ("b", TaskStatus::Ok)]
+        );
+        assert!(merge(&[dir.path().join("nope.jsonl")], &out).is_err());
+        // Merging into one of the inputs is safe.
+        merge(&[one.clone(), out.clone()], &one).unwrap();
+        assert_eq!(ResultLog::read(&one).unwrap().latest.len(), 3);
+    }
+}

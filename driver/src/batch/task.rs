@@ -1,0 +1,57 @@
+//! One task of a batch, as a line of the task file describes it.
+
+use serde_json::Value;
+
+use crate::ai::Variables;
+use crate::steps::Step;
+
+/// What a task does.
+#[derive(Debug, Clone)]
+pub enum TaskKind {
+    /// `{"task": "…"}`: the agent carries it out with a model.
+    Agent { task: String },
+    /// `{"steps": […]}`: a steps list, as `sightline run` reads, played with no
+    /// model (unless a step calls a model tool).
+    Steps(Vec<Step>),
+    /// `{"extract": {"instruction", "schema"}}`: schema-shaped data from the page.
+    Extract { instruction: String, schema: Option<Value> },
+}
+
+impl TaskKind {
+    /// `agent`, `steps` or `extract`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TaskKind::Agent { .. } => "agent",
+            TaskKind::Steps(_) => "steps",
+            TaskKind::Extract { .. } => "extract",
+        }
+    }
+
+    /// Whether the task cannot run without a model.
+    pub fn needs_llm(&self) -> bool {
+        match self {
+            TaskKind::Agent { .. } | TaskKind::Extract { .. } => true,
+            TaskKind::Steps(steps) => steps.iter().any(Step::needs_llm),
+        }
+    }
+}
+
+/// A validated task.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: String,
+    /// The line of the task file it came from (1-based), for messages.
+    pub line: usize,
+    pub kind: TaskKind,
+    /// Where the task starts (already resolved: a URL, a relative path taken
+    /// against the task file's directory).
+    pub url: Option<String>,
+    /// `%name%` values, substituted only when acting.
+    pub vars: Variables,
+    /// The agent's model turns (default: the batch's).
+    pub max_steps: Option<u32>,
+    /// Where navigations may go (empty: anywhere).
+    pub allowed_domains: Vec<String>,
+    /// The model of this task (default: the batch's).
+    pub model: Option<String>,
+}

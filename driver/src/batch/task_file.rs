@@ -1,0 +1,345 @@
+//! Task files (JSON lines), checked in full before anything runs: every
+//! malformed line, unknown field and duplicate id is reported by its line
+//! number, in one message.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::task::{Task, TaskKind};
+use crate::ai::Variables;
+use crate::domains::AllowedDomains;
+use crate::error::{Error, Result};
+use crate::llm::schema::check_schema;
+use crate::page::resolve_target;
+use crate::steps::steps_from_values;
+
+/// The fields a task line may carry.
+pub const TASK_FIELDS: &[&str] = &[
+    "id",
+    "task",
+    "steps",
+    "extract",
+    "url",
+    "vars",
+    "max_steps",
+    "allowed_domains",
+    "model",
+];
+
+/// At most this many problems are spelled out; the rest are counted.
+const SHOWN_PROBLEMS: usize = 5;
+
+/// A validated task file.
+#[derive(Debug, Clone)]
+pub struct TaskFile {
+    pub path: PathBuf,
+    pub tasks: Vec<Task>,
+}
+
+impl TaskFile {
+    /// Reads and validates `path`. Relative `url` paths and upload paths
+    /// are taken against the file's directory.
+    pub fn read(path: &Path) -> Result<TaskFile> {
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NoSuchFile {
+                path: path.to_path_buf(),
+                hint: None,
+            },
+            _ => Error::Io(format!("cannot read the task file {}: {e}", path.display())),
+        })?;
+        let base = base_dir(path);
+        let tasks = parse_tasks(&text, &base).map_err(|m| Error::Batch(format!("{}: {m}", path.display())))?;
+        Ok(TaskFile {
+            path: path.to_path_buf(),
+            tasks,
+        })
+    }
+
+    /// The directory relative paths are taken against.
+    pub fn base_dir(&self) -> PathBuf {
+        base_dir(&self.path)
+    }
+}
+
+fn base_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Parses task lines; the error is one line naming every problem by line number.
+pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>, String> {
+    let mut tasks = Vec::new();
+    let mut problems = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line, n, base_dir) {
+            Ok(task) => match seen.get(&task.id) {
+                Some(first) => problems.push(format!("line {n}: duplicate id {:?} (first on line {first})", task.id)),
+                None => {
+                    seen.insert(task.id.clone(), n);
+                    tasks.push(task);
+                }
+            },
+            Err(m) => problems.push(format!("line {n}: {m}")),
+        }
+    }
+    if !problems.is_empty() {
+        let more = problems.len().saturating_sub(SHOWN_PROBLEMS);
+        let mut message = problems.into_iter().take(SHOWN_PROBLEMS).collect::<Vec<_>>().join("; ");
+        if more > 0 {
+            message.push_str(&format!("; and {more} more"));
+        }
+        return Err(message);
+    }
+    if tasks.is_empty() {
+        return Err("no tasks (one JSON object per line, e.g. {\"id\": \"a\", \"task\": \"…\"})".into());
+    }
+    Ok(tasks)
+}
+
+fn parse_line(line: &str, n: usize, base_dir: &Path) -> std::result::Result<Task, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| {
+        let e = e.to_string();
+        let e = e.split(" at line ").next().unwrap_or(&e).to_string();
+        format!("not a JSON object ({e})")
+    })?;
+    let Value::Object(mut obj) = value else {
+        return Err("not a JSON object".into());
+    };
+    if let Some(unknown) = obj.keys().find(|k| !TASK_FIELDS.contains(&k.as_str())) {
+        return Err(format!("unknown field {unknown:?} (known: {})", TASK_FIELDS.join(", ")));
+    }
+    let id = match obj.remove("id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        Some(Value::Number(num)) => num.to_string(),
+        Some(_) => return Err("\"id\" must be a non-empty string or a number".into()),
+        None => return Err("no \"id\"".into()),
+    };
+    let id_err = |m: String| format!("id {id:?}: {m}");
+    let kind = kind(&mut obj).map_err(id_err)?;
+    let url = match obj.remove("url") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(resolve_url(&s, base_dir).map_err(id_err)?),
+        Some(_) => return Err(id_err("\"url\" must be a string".into())),
+    };
+    let vars = match obj.remove("vars") {
+        None | Some(Value::Null) => Variables::default(),
+        Some(Value::Object(map)) => {
+            let mut vars = BTreeMap::new();
+            for (k, v) in map {
+                let Value::String(v) = v else {
+                    return Err(id_err(format!("vars.{k} must be a string")));
+                };
+                vars.insert(k, v);
+            }
+            Variables::new(vars).map_err(|e| id_err(strip_invalid(&e)))?
+        }
+        Some(_) => return Err(id_err("\"vars\" must be an object of strings".into())),
+    };
+    let max_steps = match obj.remove("max_steps") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(k) if k >= 1 && k <= u64::from(u32::MAX) => Some(k as u32),
+            _ => return Err(id_err("\"max_steps\" must be a whole number ≥ 1".into())),
+        },
+    };
+    let allowed_domains = match obj.remove("allowed_domains") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list
+            .into_iter()
+            .map(|d| match d {
+                Value::String(s) => Ok(s),
+                _ => Err(id_err("\"allowed_domains\" must be a list of strings".into())),
+            })
+            .collect::<std::result::Result<_, _>>()?,
+        Some(_) => return Err(id_err("\"allowed_domains\" must be a list of strings".into())),
+    };
+    if matches!(kind, TaskKind::Extract { .. }) && url.is_none() {
+        return Err(id_err("an extract task needs a \"url\" to read".into()));
+    }
+    if let Some(url) = &url {
+        if !AllowedDomains::new(&allowed_domains).allows(url) {
+            return Err(id_err(format!("url {url} is outside allowed_domains")));
+        }
+    }
+    let model = match obj.remove("model") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        Some(_) => return Err(id_err("\"model\" must be a model name".into())),
+    };
+    Ok(Task {
+        id,
+        line: n,
+        kind,
+        url,
+        vars,
+        max_steps,
+        allowed_domains,
+        model,
+    })
+}
+
+/// Exactly one of `task`, `steps` and `extract`.
+fn kind(obj: &mut Map<String, Value>) -> std::result::Result<TaskKind, String> {
+    let given: Vec<&str> = ["task", "steps", "extract"]
+        .into_iter()
+        .filter(|k| obj.contains_key(*k))
+        .collect();
+    match given.as_slice() {
+        [] => return Err("give one of \"task\" (agent), \"steps\" or \"extract\"".into()),
+        [_] => {}
+        more => return Err(format!("give only one of {}", more.join(", "))),
+    }
+    if let Some(task) = obj.remove("task") {
+        return match task {
+            Value::String(s) if !s.trim().is_empty() => Ok(TaskKind::Agent { task: s }),
+            _ => Err("\"task\" must be a non-empty string".into()),
+        };
+    }
+    if let Some(steps) = obj.remove("steps") {
+        let Value::Array(list) = steps else {
+            return Err("\"steps\" must be a list of steps".into());
+        };
+        return steps_from_values(list)
+            .map(TaskKind::Steps)
+            .map_err(|e| strip_invalid(&e));
+    }
+    let Some(Value::Object(mut extract)) = obj.remove("extract") else {
+        return Err("\"extract\" must be {\"instruction\": \"…\", \"schema\": {…}}".into());
+    };
+    if let Some(unknown) = extract
+        .keys()
+        .find(|k| !["instruction", "schema"].contains(&k.as_str()))
+    {
+        return Err(format!("unknown field extract.{unknown} (known: instruction, schema)"));
+    }
+    let instruction = match extract.remove("instruction") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        _ => return Err("extract.instruction must be a non-empty string".into()),
+    };
+    let schema = match extract.remove("schema") {
+        None | Some(Value::Null) => None,
+        Some(schema) => {
+            check_schema(&schema).map_err(|e| format!("extract.schema: {e}"))?;
+            Some(schema)
+        }
+    };
+    Ok(TaskKind::Extract { instruction, schema })
+}
+
+/// A URL as `sightline run` takes it; a relative path is taken against the task file's directory.
+fn resolve_url(input: &str, base_dir: &Path) -> std::result::Result<String, String> {
+    let is_url = url::Url::parse(input.trim()).is_ok();
+    let target = if !is_url && Path::new(input.trim()).is_relative() {
+        base_dir.join(input.trim()).to_string_lossy().into_owned()
+    } else {
+        input.to_string()
+    };
+    resolve_target(&target).map_err(|e| e.to_string())
+}
+
+/// The message of an invalid-action error without its "invalid action: " prefix.
+fn strip_invalid(e: &Error) -> String {
+    match e {
+        Error::InvalidAction(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> std::result::Result<Vec<Task>, String> {
+        parse_tasks(text, Path::new("."))
+    }
+
+    #[test]
+    fn the_three_kinds_and_their_options() {
+        let tasks = parse(concat!(
+            r#"{"id": "a", "task": "find the price", "url": "http://127.0.0.1:8/x", "max_steps": 5, "model": "m", "vars": {"pw": "s"}}"#,
+            "\n\n",
+            r##"{"id": 7, "steps": [{"tool": "click", "target": "#go"}, {"method": "reload"}]}"##,
+            "\n",
+            r#"{"id": "c", "extract": {"instruction": "the title", "schema": {"type": "object"}}, "url": "http://127.0.0.1:8/", "allowed_domains": ["127.0.0.1"]}"#,
+        ))
+        .unwrap();
+        assert_eq!(tasks.len(), 3);
+        assert!(matches!(&tasks[0].kind, TaskKind::Agent { task } if task == "find the price"));
+        assert_eq!(tasks[0].max_steps, Some(5));
+        assert_eq!(tasks[0].url.as_deref(), Some("http://127.0.0.1:8/x"));
+        assert_eq!(tasks[1].id, "7");
+        assert_eq!(tasks[1].line, 3, "blank lines count");
+        assert!(matches!(&tasks[1].kind, TaskKind::Steps(s) if s.len() == 2));
+        assert!(!tasks[1].kind.needs_llm());
+        assert!(tasks[2].kind.needs_llm());
+    }
+
+    #[test]
+    fn every_problem_is_named_by_line() {
+        let e = parse(concat!(
+            r#"{"id": "a", "task": "x"}"#,
+            "\n",
+            r#"{"id": "a", "task": "y"}"#,
+            "\n",
+            "{not json\n",
+            r#"{"id": "b", "task": "x", "colour": "red"}"#,
+            "\n",
+            r#"{"id": "c", "task": "x", "steps": []}"#,
+            "\n",
+            r#"{"id": "d", "steps": [{"method": "fly"}]}"#,
+            "\n",
+            "[1, 2]\n",
+        ))
+        .unwrap_err();
+        assert!(e.contains("line 2: duplicate id \"a\" (first on line 1)"), "{e}");
+        assert!(e.contains("line 3: not a JSON object"), "{e}");
+        assert!(e.contains("line 4: unknown field \"colour\""), "{e}");
+        assert!(e.contains("line 5: id \"c\": give only one of task, steps"), "{e}");
+        assert!(e.contains("line 6: id \"d\": step 1: unknown method \"fly\""), "{e}");
+        assert!(e.contains("; and 1 more"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    #[test]
+    fn fields_are_checked() {
+        for (line, want) in [
+            (r#"{"task": "x"}"#, "no \"id\""),
+            (r#"{"id": "a"}"#, "give one of"),
+            (r#"{"id": "a", "task": "x", "max_steps": 0}"#, "max_steps"),
+            (
+                r#"{"id": "a", "task": "x", "vars": {"bad name": "v"}}"#,
+                "variable name",
+            ),
+            (
+                r#"{"id": "a", "extract": {"instruction": "x", "schema": 3}}"#,
+                "extract.schema",
+            ),
+            (r#"{"id": "a", "extract": {"instruction": "x"}}"#, "needs a \"url\""),
+            (
+                r#"{"id": "a", "extract": {"instruction": "x", "shape": {}}}"#,
+                "extract.shape",
+            ),
+            (
+                r#"{"id": "a", "task": "x", "url": "ftp://h/x"}"#,
+                "unsupported URL scheme",
+            ),
+            (
+                r#"{"id": "a", "task": "x", "url": "http://evil.test/", "allowed_domains": ["127.0.0.1"]}"#,
+                "outside allowed_domains",
+            ),
+        ] {
+            let e = parse(line).unwrap_err();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+        assert!(parse("\n\n").unwrap_err().contains("no tasks"));
+    }
+}

@@ -1,0 +1,260 @@
+//! A worker: takes tasks off the shared queue one at a time, each on its own
+//! tab of the worker's browser, and hands every result to the coordinator.
+//!
+//! The browser is replaced after `recycle_after` tasks, and at once when it
+//! crashed, stopped answering, or a task timed out on it (whatever the task
+//! left running could still be running). A grid session serves one task.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch};
+
+use super::execute::{error_status, execute, TaskEnv};
+use super::grid::KEEPALIVE_EVERY;
+use super::lease::{Lease, Source};
+use super::options::{BatchEvent, EventFn, Stop};
+use super::plan::Planned;
+use super::result::{TaskResult, TaskStatus};
+use crate::llm::{Llm, LlmOptions};
+
+/// How long a browser gets to answer after a task before it counts as hung.
+const HEALTH_CHECK: Duration = Duration::from_secs(5);
+/// How long a cancelled worker still waits for a pending grid session, so
+/// it can delete it instead of leaving it to the grid's idle timeout.
+const PENDING_SESSION_GRACE: Duration = Duration::from_secs(30);
+
+/// What the workers share.
+pub(crate) struct Shared {
+    pub queue: Mutex<VecDeque<Planned>>,
+    pub source: Source,
+    pub env: TaskEnv,
+    pub llm: LlmOptions,
+    pub recycle_after: u32,
+    pub task_timeout: Duration,
+    pub report_names: HashMap<String, String>,
+    pub events: Option<EventFn>,
+    pub stop: Option<watch::Receiver<Stop>>,
+    pub results: mpsc::UnboundedSender<(usize, TaskResult)>,
+}
+
+impl Shared {
+    fn emit(&self, event: BatchEvent) {
+        if let Some(f) = &self.events {
+            f(&event);
+        }
+    }
+
+    fn stop(&self) -> Stop {
+        self.stop.as_ref().map_or(Stop::Run, |s| *s.borrow())
+    }
+
+    /// Resolves when the batch is cancelled (never without a stop channel).
+    async fn cancelled(&self) {
+        match self.stop.clone() {
+            Some(mut rx) => {
+                if rx.wait_for(|s| *s == Stop::Cancel).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// Worker `index`: runs until the queue is empty or the batch is stopped.
+pub(crate) async fn work(index: usize, shared: Arc<Shared>) {
+    let mut worker = Worker {
+        index,
+        shared,
+        lease: None,
+        served: 0,
+    };
+    loop {
+        if worker.shared.stop() != Stop::Run {
+            break;
+        }
+        let next = worker.shared.queue.lock().unwrap().pop_front();
+        let Some(planned) = next else { break };
+        let result = worker.run(&planned).await;
+        if worker.shared.results.send((index, result)).is_err() {
+            break;
+        }
+    }
+    worker.retire("the batch is over").await;
+}
+
+struct Worker {
+    index: usize,
+    shared: Arc<Shared>,
+    lease: Option<Lease>,
+    /// Tasks the current browser has served.
+    served: u32,
+}
+
+impl Worker {
+    async fn run(&mut self, planned: &Planned) -> TaskResult {
+        let task = &planned.task;
+        let mut result = TaskResult::new(&task.id, TaskStatus::Crashed, planned.attempt);
+        let shared = self.shared.clone();
+        let recycle = shared.source.recyclable() && shared.recycle_after > 0 && self.served >= shared.recycle_after;
+        if recycle {
+            let reason = format!("recycled after {} tasks", self.served);
+            self.retire(&reason).await;
+        }
+        if self.lease.is_none() {
+            shared.emit(BatchEvent::Queued {
+                worker: self.index,
+                id: task.id.clone(),
+            });
+            match self.acquire(&task.id).await {
+                Some(Ok(())) => {}
+                Some(Err(e)) => {
+                    result.error = Some(format!("no browser: {e}"));
+                    return result;
+                }
+                None => {
+                    result.status = TaskStatus::Skipped;
+                    result.error = Some("cancelled while waiting for a browser".into());
+                    return result;
+                }
+            }
+        }
+        shared.emit(BatchEvent::Started {
+            worker: self.index,
+            id: task.id.clone(),
+        });
+        let started = Instant::now();
+        let llm_options = LlmOptions {
+            model: task.model.clone().or_else(|| shared.llm.model.clone()),
+            ..shared.llm.clone()
+        };
+        let llm = match task.kind.needs_llm().then(|| Llm::new(llm_options)).transpose() {
+            Ok(llm) => llm,
+            Err(e) => {
+                result.status = TaskStatus::Failed;
+                result.error = Some(e.to_string());
+                return result;
+            }
+        };
+        let lease = self.lease.as_ref().expect("a browser was acquired");
+        let browser = lease.browser();
+        let mut unhealthy = false;
+        match browser.new_page().await {
+            Err(e) => {
+                result.error = Some(format!("cannot open a tab: {e}"));
+                unhealthy = true;
+            }
+            Ok(page) => {
+                let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
+                let run = execute(browser, &page, task, llm.as_ref(), &shared.env, &name);
+                let keep_alive = keep_alive(lease);
+                let outcome = tokio::select! {
+                    r = tokio::time::timeout(shared.task_timeout, run) => Some(r),
+                    _ = keep_alive => None,
+                    _ = shared.cancelled() => None,
+                };
+                match outcome {
+                    Some(Ok(Ok(done))) => {
+                        result.status = if done.ok { TaskStatus::Ok } else { TaskStatus::Failed };
+                        result.result = done.result;
+                        result.output = done.output;
+                        result.error = done.error;
+                        result.steps = done.steps;
+                        result.report = done.report;
+                    }
+                    Some(Ok(Err(e))) => {
+                        result.status = error_status(&e);
+                        result.error = Some(e.to_string());
+                    }
+                    Some(Err(_)) => {
+                        result.status = TaskStatus::Timeout;
+                        result.error = Some(format!("timed out after {}s", shared.task_timeout.as_secs()));
+                        unhealthy = true;
+                    }
+                    None => {
+                        result.status = TaskStatus::Skipped;
+                        result.error = Some("cancelled (Ctrl-C) before it ended".into());
+                        unhealthy = true;
+                    }
+                }
+                let crashed = page.is_crashed() || !browser.is_responsive(HEALTH_CHECK).await;
+                if crashed && result.status != TaskStatus::Skipped {
+                    result.status = TaskStatus::Crashed;
+                    if result.error.is_none() {
+                        result.error = Some("the browser crashed or stopped answering".into());
+                    }
+                }
+                unhealthy |= crashed;
+                if !unhealthy {
+                    let _ = page.close().await;
+                }
+            }
+        }
+        result.duration_ms = started.elapsed().as_millis() as u64;
+        result.tokens = llm.map_or(0, |l| l.total_usage().total_tokens());
+        self.served += 1;
+        if unhealthy {
+            let reason = format!("{} after task {}", result.status, task.id);
+            self.retire(&reason).await;
+        } else if shared.source.per_task() {
+            self.retire("its task ended").await;
+        }
+        result
+    }
+
+    /// Gets a browser; `None` when the batch was cancelled meanwhile.
+    async fn acquire(&mut self, task_id: &str) -> Option<crate::error::Result<()>> {
+        let shared = self.shared.clone();
+        let acquire = shared.source.acquire(self.index, task_id);
+        tokio::pin!(acquire);
+        let lease = tokio::select! {
+            r = &mut acquire => r,
+            _ = shared.cancelled() => {
+                // A grid request may already be queued: let it end and give
+                // the session back rather than leave it running.
+                if let Ok(Ok(lease)) = tokio::time::timeout(PENDING_SESSION_GRACE, acquire).await {
+                    if let Some(w) = lease.release().await {
+                        shared.emit(BatchEvent::Warning(w));
+                    }
+                }
+                return None;
+            }
+        };
+        Some(lease.map(|mut lease| {
+            shared.emit(BatchEvent::BrowserStarted {
+                worker: self.index,
+                pid: lease.pid(),
+            });
+            self.lease = Some(lease);
+            self.served = 0;
+        }))
+    }
+
+    /// Lets the browser go (closing, disconnecting or deleting the session).
+    async fn retire(&mut self, reason: &str) {
+        if let Some(lease) = self.lease.take() {
+            if let Some(w) = lease.release().await {
+                self.shared.emit(BatchEvent::Warning(w));
+            }
+            self.shared.emit(BatchEvent::BrowserRetired {
+                worker: self.index,
+                reason: reason.to_string(),
+            });
+        }
+    }
+}
+
+/// Keeps a grid session from timing out while its task runs; never resolves.
+async fn keep_alive(lease: &Lease) {
+    let Some(session) = lease.grid_session() else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(KEEPALIVE_EVERY).await;
+        if let Err(e) = session.keep_alive().await {
+            tracing::debug!("grid keep-alive: {e}");
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! A Chromium started by hand with a DevTools port, as a remote fleet or a
+//! hosted browser service runs one (for `Browser::connect`, `--cdp-url` and
+//! `batch --cdp-endpoint`). Offline: nothing but 127.0.0.1 is reachable.
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sightline::LaunchOptions;
+
+pub struct RemoteChrome {
+    pub child: Child,
+    pub port: u16,
+    _profile: tempfile::TempDir,
+}
+
+impl RemoteChrome {
+    pub fn start() -> RemoteChrome {
+        let profile = tempfile::tempdir().unwrap();
+        let exe = LaunchOptions::default().resolved_executable();
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "--headless=new",
+            "--remote-debugging-port=0",
+            "--no-first-run",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-site-isolation-trials",
+            "--disable-features=IsolateOrigins,site-per-process",
+        ])
+        .args(sightline_testkit::offline_switches().iter().map(|s| format!("--{s}")))
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        if std::fs::metadata("/proc/self")
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+            .unwrap_or(false)
+        {
+            cmd.arg("--no-sandbox");
+        }
+        let child = cmd.spawn().expect("start chromium");
+        let file = profile.path().join("DevToolsActivePort");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let port = loop {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                if let Some(p) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
+                    break p;
+                }
+            }
+            assert!(Instant::now() < deadline, "chromium did not open its DevTools port");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        RemoteChrome {
+            child,
+            port,
+            _profile: profile,
+        }
+    }
+
+    /// The URLs of its open tabs (`/json/list`).
+    pub fn tab_urls(&self) -> Vec<String> {
+        // DevTools answers HTTP/1.1 only, and keeps the connection open:
+        // read the head, then Content-Length bytes.
+        let mut sock = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(sock, "GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", self.port).unwrap();
+        let mut raw = Vec::new();
+        let mut chunk = [0u8; 8192];
+        let body = loop {
+            let n = sock.read(&mut chunk).unwrap();
+            assert!(n > 0, "DevTools closed the connection");
+            raw.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&raw).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().to_string())
+                    })
+                    .and_then(|v| v.parse().ok())
+                    .expect("a Content-Length");
+                if body.len() >= length {
+                    break body.to_string();
+                }
+            }
+        };
+        let list: Vec<Value> = serde_json::from_str(&body).unwrap();
+        list.iter()
+            .filter(|t| t["type"] == "page")
+            .map(|t| t["url"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+impl Drop for RemoteChrome {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
