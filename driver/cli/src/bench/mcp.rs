@@ -77,17 +77,19 @@ fn find_ref(text: &str, pick: impl Fn(&str) -> bool) -> Option<String> {
     })
 }
 
-/// A link to click: one that stays on the page (`#…`) if there is one,
-/// else the first link. Both snapshot formats put `/url:` under the link.
+/// A link to click, as a model would pick one: a named link (an unnamed one
+/// says nothing about where it goes), one that stays on the page (`#…`) if
+/// there is one, else the first. Both snapshot formats put `/url:` under the link.
 fn pick_link(snapshot: &str) -> Option<String> {
-    let lines: Vec<&str> = snapshot.lines().collect();
+    let named = |l: &str| l.trim_start().starts_with("- link \"") && !l.contains("- link \"\"");
+    let lines: Vec<&str> = snapshot.lines().filter(|l| !l.contains("- link ") || named(l)).collect();
     let in_page = lines.windows(2).find_map(|w| {
         let url = w[1].trim_start().strip_prefix("- /url: ").unwrap_or("");
         (w[0].contains("link ") && w[0].contains("[ref=") && url.trim_start_matches('"').starts_with('#'))
             .then(|| find_ref(w[0], |_| true))
             .flatten()
     });
-    in_page.or_else(|| find_ref(snapshot, |l| l.trim_start().starts_with("- link ")))
+    in_page.or_else(|| find_ref(snapshot, named))
 }
 
 /// A field to type into.
@@ -117,6 +119,11 @@ fn without_fragment(url: &str) -> &str {
 fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
     let mut steps = Vec::new();
     let mut record = |step: &str, a: &sightline_testkit::mcp_client::Answer, ok: Option<bool>| {
+        if ok == Some(false) {
+            // Why a step failed, next to the progress lines.
+            let first: String = a.text.lines().take(4).collect::<Vec<_>>().join(" | ");
+            eprintln!("bench mcp: {name}: {step} failed: {first}");
+        }
         steps.push(StepFigure {
             step: step.to_string(),
             chars: a.text.chars().count(),
