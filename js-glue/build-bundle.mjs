@@ -1,10 +1,14 @@
 // Builds the single-file engine bundle from wasm-pack's no-modules output:
 //   (function(){ const __sl_reads = <dom_reads.js>; <wasm-bindgen glue>;
 //     const __SL_WASM_B64 = "..."; <engine-api.js> })();
+// and writes the module it embeds (import names shortened, see
+// wasm-imports.mjs) as <pkg dir>/sightline-engine.wasm, the file the size
+// budget applies to.
 // Usage: node js-glue/build-bundle.mjs <pkg dir> <out file>
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shortenImports } from "./wasm-imports.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [pkgDir, outFile] = process.argv.slice(2);
@@ -12,8 +16,11 @@ if (!pkgDir || !outFile) {
   console.error("usage: node build-bundle.mjs <pkg dir> <out file>");
   process.exit(2);
 }
-const glue = readFileSync(join(pkgDir, "sightline_engine.js"), "utf8");
-const wasm = readFileSync(join(pkgDir, "sightline_engine_bg.wasm"));
+const { wasm, glue } = shortenImports(
+  readFileSync(join(pkgDir, "sightline_engine_bg.wasm")),
+  readFileSync(join(pkgDir, "sightline_engine.js"), "utf8"),
+);
+writeFileSync(join(pkgDir, "sightline-engine.wasm"), wasm);
 const api = readFileSync(join(here, "engine-api.js"), "utf8");
 // The engine's batched DOM reads (engine-wasm/src/adapter/reads.rs imports
 // them from the `__sl_reads` namespace): in the bundle's own scope, so page
@@ -27,7 +34,14 @@ const bundle = [
   "if (globalThis.__sightline) return;",
   `const __sl_reads = ${reads.trim()};`,
   glue,
+  'const __SL_BUILD = "wasm";',
   `const __SL_WASM_B64 = "${wasm.toString("base64")}";`,
+  "const __sl_module = () => {",
+  "  const bin = atob(__SL_WASM_B64);",
+  "  const bytes = new Uint8Array(bin.length);",
+  "  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);",
+  "  return bytes;",
+  "};",
   api,
   "})();",
   "",

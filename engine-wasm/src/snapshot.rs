@@ -149,11 +149,11 @@ pub fn build_frame_snapshot(
     // Covered-element truth for refs in view.
     let mut covered: NodeMap<String> = NodeMap::new(tree.len());
     if req.hit_test {
-        let mut ids: Vec<NodeId> = refs
+        // In node order already: a `NodeMap`'s keys come by index.
+        let ids: Vec<NodeId> = refs
             .keys()
             .filter(|&id| !obscured(id) && !modal_ancestors.contains(&id))
             .collect();
-        ids.sort_unstable();
         let in_clip = |id: NodeId| tree.element(id).map(|e| e.rect.intersects(&clip)).unwrap_or(false);
         // Positioned layers (fixed, sticky, absolute, or relative with a
         // z-index) are what usually paints over the normal flow, so every
