@@ -18,6 +18,7 @@ mod lifecycle;
 mod llm;
 mod modals;
 mod navigation;
+mod npm_module;
 mod refs;
 mod run;
 mod snapshot;

@@ -2,6 +2,7 @@
 //! binary, tree helpers, and (from sightline-testkit) the file server.
 #![allow(dead_code)]
 
+pub mod packages;
 pub mod world;
 
 pub use sightline_testkit::{fixtures_dir, FixtureServer};
