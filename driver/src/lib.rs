@@ -23,6 +23,7 @@
 pub mod agent;
 pub mod ai;
 mod base64;
+pub mod bridge;
 mod browser;
 mod config;
 mod domains;
@@ -38,6 +39,7 @@ pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,
     Variables,
 };
+pub use bridge::{BridgeOptions, ExtensionBridge};
 pub use browser::{Browser, LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions};
 pub use domains::AllowedDomains;
