@@ -6,6 +6,7 @@ mod agent;
 mod ai;
 mod args;
 mod bench;
+mod extension;
 mod output;
 mod run;
 mod signals;
