@@ -50,8 +50,9 @@ export class BridgeClient {
   async token() {
     const { bridgeToken } = await chrome.storage.local.get("bridgeToken");
     if (bridgeToken) return bridgeToken;
+    // Hex: nothing a shell or a flag parser could misread (a leading "-").
     const bytes = crypto.getRandomValues(new Uint8Array(24));
-    const made = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+    const made = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
     await chrome.storage.local.set({ bridgeToken: made });
     return made;
   }

@@ -13,6 +13,8 @@ const $ = (id) => document.getElementById(id);
 const fixedTab = Number(new URLSearchParams(location.search).get("tab")) || null;
 let host = null;
 let snapshot = null;
+// Counted on the page, so that a test (or a curious user) can tell a new snapshot arrived.
+let rendered = 0;
 
 async function currentTab() {
   if (fixedTab) return chrome.tabs.get(fixedTab);
@@ -61,6 +63,7 @@ async function refresh() {
     snapshot = await host.snapshot({ mode: mode() });
     render(snapshot);
     document.body.dataset.ready = "true";
+    document.body.dataset.snapshots = String(++rendered);
   } catch (e) {
     snapshot = null;
     $("tree").replaceChildren();
