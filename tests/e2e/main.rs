@@ -14,6 +14,7 @@ mod ax_oracle;
 mod bench;
 mod blockers;
 mod errors;
+mod extension;
 mod lifecycle;
 mod llm;
 mod modals;

@@ -27,7 +27,13 @@ const PAGES: &[(&str, &str, Option<&str>)] = &[
 /// Runs the script for one library and checks everything it saw.
 fn check_library(library: &str) {
     let (server, cross) = FixtureServer::pair();
-    let xport = cross.url("").trim_end_matches('/').rsplit(':').next().unwrap().to_string();
+    let xport = cross
+        .url("")
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
     let dir = tempfile::tempdir().unwrap();
     let project = node_project(dir.path());
     let snapshots: serde_json::Map<String, Value> = PAGES
@@ -64,7 +70,10 @@ fn check_library(library: &str) {
     let unblocked = run_cli(&["unblock", &server.url("blockers/promo-icon.html"), "--json"]);
     unblocked.assert_success();
     let driver_result: Value = serde_json::from_str(unblocked.stdout.trim()).unwrap();
-    assert_eq!(seen["removeBlocker"]["result"], driver_result, "{library}: removeBlocker");
+    assert_eq!(
+        seen["removeBlocker"]["result"], driver_result,
+        "{library}: removeBlocker"
+    );
     assert_eq!(seen["promoGone"], true, "{library}: the promo is still there");
     let audit = &seen["removeBlocker"]["audit"];
     for (field, want) in [
@@ -81,9 +90,15 @@ fn check_library(library: &str) {
     assert!(!seen["afterRemoveBlocker"].as_str().unwrap().contains("15% off"));
 
     // Refs acted on with the user's own library: in a shadow root, in an iframe.
-    assert_eq!(seen["subscribed"], "ada@example.com", "{library}: shadow-root field and button");
+    assert_eq!(
+        seen["subscribed"], "ada@example.com",
+        "{library}: shadow-root field and button"
+    );
     assert!(seen["payRef"].as_str().unwrap().starts_with('f'), "{}", seen["payRef"]);
-    assert_eq!(seen["paid"], "1", "{library}: the button in the iframe was clicked once");
+    assert_eq!(
+        seen["paid"], "1",
+        "{library}: the button in the iframe was clicked once"
+    );
     assert_eq!(seen["topClicks"], 0, "{library}: nothing at the top level was clicked");
 
     // Strict CSP: the JS build by default, the documented error without it.
@@ -110,7 +125,11 @@ fn same_snapshot(what: &str, ours: &Value, driver: &Value) {
     }
     // Numbers as numbers: JavaScript writes 720 where serde writes 720.0.
     let viewport = |v: &Value| serde_json::from_value::<ViewportInfo>(v["viewport"].clone()).expect("a viewport");
-    assert_eq!(viewport(ours), viewport(driver), "{what}: the viewport differs from the driver's");
+    assert_eq!(
+        viewport(ours),
+        viewport(driver),
+        "{what}: the viewport differs from the driver's"
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! binary, tree helpers, and (from sightline-testkit) the file server.
 #![allow(dead_code)]
 
+pub mod extension_browser;
 pub mod packages;
 pub mod world;
 

@@ -127,7 +127,12 @@ pub fn run_node(dir: &Path, script: &Path, arg: &Value) -> Value {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("node {} did not finish within {:?}:\n{}", script.display(), super::CLI_TIMEOUT, err.join().unwrap());
+            panic!(
+                "node {} did not finish within {:?}:\n{}",
+                script.display(),
+                super::CLI_TIMEOUT,
+                err.join().unwrap()
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     };
