@@ -153,7 +153,7 @@ pub fn stitch_request(s: &str) -> Result<(FrameNode, SnapshotMode), String> {
     let mut frames: Vec<(Option<usize>, String, FrameNode)> = Vec::new();
     for (i, f) in items(&j, "frames").iter().enumerate() {
         let parent = f.num_of("parent").map(|p| p as usize);
-        if i > 0 && !parent.is_some_and(|p| p < i) {
+        if i > 0 && parent.is_none_or(|p| p >= i) {
             return Err(format!("frame {i} must name an earlier frame as its parent"));
         }
         let snapshot = obj(f, "snapshot").ok_or_else(|| format!("frame {i} has no snapshot"))?;

@@ -41,30 +41,24 @@ pub async fn accept_loop(listener: TcpListener, config: Arc<Config>) {
     }
 }
 
-fn refuse(status: StatusCode, why: &str) -> ErrorResponse {
+fn refuse((status, why): (StatusCode, &str)) -> ErrorResponse {
     let mut r = ErrorResponse::new(Some(why.to_string()));
     *r.status_mut() = status;
     r
 }
 
 /// The role a handshake asks for, or why it is turned away.
-fn route(req: &Request, secret: &str, approved: bool) -> Result<Role, ErrorResponse> {
+fn route(req: &Request, secret: &str, approved: bool) -> Result<Role, (StatusCode, &'static str)> {
     let origin = req.headers().get("origin").and_then(|o| o.to_str().ok()).unwrap_or("");
     match req.uri().path() {
         "/extension" if origin.starts_with("chrome-extension://") => Ok(Role::Extension),
-        "/extension" => Err(refuse(
-            StatusCode::FORBIDDEN,
-            "only the Sightline extension connects here",
-        )),
+        "/extension" => Err((StatusCode::FORBIDDEN, "only the Sightline extension connects here")),
         path if path.strip_prefix("/cdp/") == Some(secret) && !origin.starts_with("http") => match approved {
             true => Ok(Role::Cdp),
             // Refused in the handshake, so a client's connect fails at once.
-            false => Err(refuse(
-                StatusCode::FORBIDDEN,
-                "the extension has not approved this bridge",
-            )),
+            false => Err((StatusCode::FORBIDDEN, "the extension has not approved this bridge")),
         },
-        _ => Err(refuse(StatusCode::NOT_FOUND, "not found")),
+        _ => Err((StatusCode::NOT_FOUND, "not found")),
     }
 }
 
@@ -73,8 +67,10 @@ async fn serve(stream: TcpStream, config: Arc<Config>) {
     let chosen = role.clone();
     let secret = config.secret.clone();
     let approved = config.link.is_approved();
+    // (The error type is tungstenite's: an HTTP response.)
+    #[allow(clippy::result_large_err)]
     let callback = move |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
-        *chosen.lock().unwrap() = Some(route(req, &secret, approved)?);
+        *chosen.lock().unwrap() = Some(route(req, &secret, approved).map_err(refuse)?);
         Ok(resp)
     };
     let ws = match async_tungstenite::tokio::accept_hdr_async(stream, callback).await {
