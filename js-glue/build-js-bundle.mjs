@@ -13,10 +13,9 @@
 // engine.asm.js, wasm2js's translation of its module.
 // Usage: node js-glue/build-js-bundle.mjs <pkg dir> <out file>
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { engineBundle } from "./bundle-frame.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const [pkgDir, outFile] = process.argv.slice(2);
 if (!pkgDir || !outFile) {
   console.error("usage: node build-js-bundle.mjs <pkg dir> <out file>");
@@ -57,13 +56,7 @@ function asmFactory(asm) {
 
 const glue = readFileSync(join(pkgDir, "sightline_engine.js"), "utf8");
 const asm = readFileSync(join(pkgDir, "engine.asm.js"), "utf8");
-const api = readFileSync(join(here, "engine-api.js"), "utf8");
-const reads = readFileSync(join(here, "..", "engine-wasm", "src", "adapter", "dom_reads.js"), "utf8");
-const bundle = [
-  "(function () {",
-  '"use strict";',
-  "if (globalThis.__sightline) return;",
-  `const __sl_reads = ${reads.trim()};`,
+const bundle = engineBundle([
   // Shadows the global for the glue below: `initSync` compiles and
   // instantiates through these, and gets the translation's exports.
   "const WebAssembly = (() => {",
@@ -75,9 +68,6 @@ const bundle = [
   glue,
   'const __SL_BUILD = "js";',
   "const __sl_module = () => new WebAssembly.Module();",
-  api,
-  "})();",
-  "",
-].join("\n");
+]);
 writeFileSync(outFile, bundle);
 console.log(`JS build bundle: ${outFile} (${bundle.length} chars)`);

@@ -38,13 +38,7 @@ async fn the_extension_loads_and_its_panel_shows_the_tabs_snapshot() {
         );
 
         // Frames and a closed shadow root, as the driver sees them.
-        let port = cross
-            .url("")
-            .trim_end_matches('/')
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .to_string();
+        let port = cross.port.to_string();
         let url = server.url(&format!("frames.html?xport={port}"));
         let tab = chrome.open(&url).await;
         // The content scripts: the hook in the page's world, the engine in the extension's.

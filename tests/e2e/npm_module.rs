@@ -27,13 +27,7 @@ const PAGES: &[(&str, &str, Option<&str>)] = &[
 /// Runs the script for one library and checks everything it saw.
 fn check_library(library: &str) {
     let (server, cross) = FixtureServer::pair();
-    let xport = cross
-        .url("")
-        .trim_end_matches('/')
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .to_string();
+    let xport = cross.port.to_string();
     let dir = tempfile::tempdir().unwrap();
     let project = node_project(dir.path());
     let snapshots: serde_json::Map<String, Value> = PAGES

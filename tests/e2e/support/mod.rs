@@ -79,15 +79,18 @@ pub fn run_cli(args: &[&str]) -> CliOutput {
 /// killing it after [`CLI_TIMEOUT`].
 pub fn run_cli_env(args: &[&str], envs: &[(&str, &str)]) -> CliOutput {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sightline"));
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args(args);
     cmd.env_remove("SIGHTLINE_LOG");
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("spawn sightline");
+    run_with_timeout(cmd, &format!("sightline {args:?}"))
+}
+
+/// Runs a prepared command (stdin closed), killing it after [`CLI_TIMEOUT`].
+pub fn run_with_timeout(mut cmd: Command, what: &str) -> CliOutput {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
     let mut stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || {
@@ -102,14 +105,14 @@ pub fn run_cli_env(args: &[&str], envs: &[(&str, &str)]) -> CliOutput {
     });
     let deadline = Instant::now() + CLI_TIMEOUT;
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait sightline") {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
             break status;
         }
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
-                "sightline {args:?} did not finish within {CLI_TIMEOUT:?}; stderr:\n{}",
+                "{what} did not finish within {CLI_TIMEOUT:?}; stderr:\n{}",
                 err_reader.join().unwrap()
             );
         }

@@ -4,11 +4,9 @@
 //! `SIGHTLINE_EXTENSION_ZIP`; a focused run builds them itself), then
 //! unpacked into a temporary directory, so packaging cannot rot.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -98,49 +96,17 @@ pub fn node_project(dir: &Path) -> PathBuf {
 /// Runs `node <script> <arg>` in `dir` (killed after `super::CLI_TIMEOUT`)
 /// and parses the one JSON object it prints.
 pub fn run_node(dir: &Path, script: &Path, arg: &Value) -> Value {
-    let mut child = Command::new("node")
-        .arg(script)
-        .arg(arg.to_string())
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run node");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + super::CLI_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for node") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "node {} did not finish within {:?}:\n{}",
-                script.display(),
-                super::CLI_TIMEOUT,
-                err.join().unwrap()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+    let mut cmd = Command::new("node");
+    cmd.arg(script).arg(arg.to_string()).current_dir(dir);
+    let out = super::run_with_timeout(cmd, &format!("node {}", script.display()));
     assert!(
-        status.success(),
-        "node {} failed ({status:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        script.display()
+        out.status.success(),
+        "node {} failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        script.display(),
+        out.status,
+        out.stdout,
+        out.stderr
     );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("node printed no JSON ({e}):\n{stdout}\n{stderr}"))
+    serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("node printed no JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
 }
