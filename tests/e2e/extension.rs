@@ -60,6 +60,20 @@ async fn the_extension_loads_and_its_panel_shows_the_tabs_snapshot() {
         assert_panel_shows(&panel, driver["tree"].as_str().unwrap()).await;
         assert!(panel.lines().await.iter().any(|l| l.contains("Closed shadow button")));
 
+        // A modal open: the panel's modal note.
+        let shop = server.url("shop/index.html");
+        let tab = chrome.open(&shop).await;
+        wait_for(&tab, "document.querySelector('#promo [role=dialog]')").await;
+        let panel = chrome.panel(&shop).await;
+        assert_eq!(
+            panel.text("modal-note").await,
+            "A modal is open. Only modal elements have refs."
+        );
+        assert_eq!(
+            panel.eval("document.getElementById('modal-note').hidden").await,
+            json!(false)
+        );
+
         // A long page: the viewport toggle, the modal note, hover and click.
         let list = server.url("shop/list.html");
         let tab = chrome.open(&list).await;
@@ -363,7 +377,7 @@ async fn sightline_agent_extension_drives_the_shared_tab() {
         out.assert_success();
         let v: Value = serde_json::from_str(&out.stdout).expect("the agent's JSON result");
         assert_eq!(v["success"], json!(true), "{v}");
-        assert_eq!(eval(&tab, "window.topClicks").await, json!(1));
+        assert_eq!(eval(&tab, "window.topClicks").await, json!(1), "{v}");
         assert_eq!(
             eval(&tab, "location.href").await,
             json!(url),

@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::link::{Link, Outgoing};
@@ -32,16 +33,21 @@ pub async fn serve(ws: Ws, link: Arc<Link>) {
             tracing::debug!("bridge: unreadable DevTools command");
             continue;
         };
-        // Each command on its own task: a slow one (a navigation) must not
-        // hold up the others, as in a real browser.
+        // A tab's commands go to the extension now, in the order they came
+        // (a mouse press before its release); each answer is awaited on a
+        // task of its own, so a slow one (a navigation) holds up no other,
+        // as in a real browser.
+        let id = command["id"].clone();
+        let session = command.get("sessionId").cloned().filter(|s| !s.is_null());
+        let sent = session
+            .as_ref()
+            .map(|s| session_command(&link, s.as_str().unwrap_or_default(), &command));
         let link = link.clone();
         let tx = tx.clone();
         tokio::spawn(async move {
-            let id = command["id"].clone();
-            let session = command.get("sessionId").cloned().filter(|s| !s.is_null());
-            let answer = match &session {
+            let answer = match sent {
                 None => browser_command(&link, &command).await,
-                Some(s) => session_command(&link, s.as_str().unwrap_or_default(), &command).await,
+                Some(answer) => answer.await,
             };
             let mut reply = match answer {
                 Ok(result) => json!({"id": id, "result": result}),
@@ -116,15 +122,17 @@ async fn attach(link: &Link, target: &str) -> Result<Value, String> {
     Ok(json!({"sessionId": target_id(tab.tab_id)}))
 }
 
-async fn session_command(link: &Link, session: &str, c: &Value) -> Result<Value, String> {
-    let tab = tab_of(session)
-        .filter(|t| link.tab(*t).is_some())
-        .ok_or_else(|| not_shared(session))?;
+/// Sends a command on a tab's session to the extension at once; the
+/// future is its answer.
+fn session_command(link: &Link, session: &str, c: &Value) -> BoxFuture<'static, Result<Value, String>> {
+    let Some(tab) = tab_of(session).filter(|t| link.tab(*t).is_some()) else {
+        let err = not_shared(session);
+        return Box::pin(async move { Err(err) });
+    };
     let method = c["method"].as_str().unwrap_or_default();
     if method == "Target.setAutoAttach" {
-        return Ok(json!({}));
+        return Box::pin(async { Ok(json!({})) });
     }
     let params = c.get("params").cloned().unwrap_or(json!({}));
-    link.ask_extension(json!({"type": "cdp", "tabId": tab, "method": method, "params": params}))
-        .await
+    Box::pin(link.send_request(json!({"type": "cdp", "tabId": tab, "method": method, "params": params})))
 }

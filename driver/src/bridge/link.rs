@@ -159,16 +159,28 @@ impl Link {
     }
 
     /// A request to the extension (`{"type": …}` gets an `id`); its answer.
-    pub async fn ask_extension(&self, mut request: Value) -> Result<Value, String> {
+    pub async fn ask_extension(&self, request: Value) -> Result<Value, String> {
+        self.send_request(request).await
+    }
+
+    /// Sends a request to the extension now, in call order (commands such
+    /// as a mouse press and its release must reach the tab in the order
+    /// they were given); the returned future is its answer.
+    pub fn send_request(&self, mut request: Value) -> impl std::future::Future<Output = Result<Value, String>> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         request["id"] = json!(id);
         let (tx, rx) = oneshot::channel();
         self.pending.lock().unwrap().insert(id, tx);
-        if !self.tell_extension(Outgoing::Text(request.to_string())) {
+        let sent = self.tell_extension(Outgoing::Text(request.to_string()));
+        if !sent {
             self.pending.lock().unwrap().remove(&id);
-            return Err("the extension is not connected".into());
         }
-        rx.await.unwrap_or_else(|_| Err("the extension disconnected".into()))
+        async move {
+            if !sent {
+                return Err("the extension is not connected".into());
+            }
+            rx.await.unwrap_or_else(|_| Err("the extension disconnected".into()))
+        }
     }
 
     /// The extension answered request `id`.
