@@ -34,7 +34,12 @@ fn source_hash(root: &Path) -> String {
     ] {
         files.push(root.join(f));
     }
-    for f in ["engine-api.js", "build-bundle.mjs"] {
+    for f in [
+        "engine-api.js",
+        "build-bundle.mjs",
+        "bundle-frame.mjs",
+        "wasm-imports.mjs",
+    ] {
         files.push(root.join("js-glue").join(f));
     }
     files.sort();

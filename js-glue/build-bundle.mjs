@@ -1,36 +1,37 @@
 // Builds the single-file engine bundle from wasm-pack's no-modules output:
 //   (function(){ const __sl_reads = <dom_reads.js>; <wasm-bindgen glue>;
 //     const __SL_WASM_B64 = "..."; <engine-api.js> })();
+// and writes the module it embeds (import names shortened, see
+// wasm-imports.mjs) as <pkg dir>/sightline-engine.wasm, the file the size
+// budget applies to.
 // Usage: node js-glue/build-bundle.mjs <pkg dir> <out file>
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { engineBundle } from "./bundle-frame.mjs";
+import { shortenImports } from "./wasm-imports.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const [pkgDir, outFile] = process.argv.slice(2);
 if (!pkgDir || !outFile) {
   console.error("usage: node build-bundle.mjs <pkg dir> <out file>");
   process.exit(2);
 }
-const glue = readFileSync(join(pkgDir, "sightline_engine.js"), "utf8");
-const wasm = readFileSync(join(pkgDir, "sightline_engine_bg.wasm"));
-const api = readFileSync(join(here, "engine-api.js"), "utf8");
-// The engine's batched DOM reads (engine-wasm/src/adapter/reads.rs imports
-// them from the `__sl_reads` namespace): in the bundle's own scope, so page
-// scripts can't reach or replace them.
-const reads = readFileSync(join(here, "..", "engine-wasm", "src", "adapter", "dom_reads.js"), "utf8");
+const { wasm, glue } = shortenImports(
+  readFileSync(join(pkgDir, "sightline_engine_bg.wasm")),
+  readFileSync(join(pkgDir, "sightline_engine.js"), "utf8"),
+);
+writeFileSync(join(pkgDir, "sightline-engine.wasm"), wasm);
 // The glue refers to `document.currentScript` only on the async init path we
 // never take; initSync gets the bytes directly.
-const bundle = [
-  "(function () {",
-  '"use strict";',
-  "if (globalThis.__sightline) return;",
-  `const __sl_reads = ${reads.trim()};`,
+const bundle = engineBundle([
   glue,
+  'const __SL_BUILD = "wasm";',
   `const __SL_WASM_B64 = "${wasm.toString("base64")}";`,
-  api,
-  "})();",
-  "",
-].join("\n");
+  "const __sl_module = () => {",
+  "  const bin = atob(__SL_WASM_B64);",
+  "  const bytes = new Uint8Array(bin.length);",
+  "  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);",
+  "  return bytes;",
+  "};",
+]);
 writeFileSync(outFile, bundle);
 console.log(`bundle: ${outFile} (${bundle.length} chars, wasm ${wasm.length} bytes)`);

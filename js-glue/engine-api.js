@@ -1,17 +1,29 @@
 // Sightline engine API. Concatenated after the wasm-bindgen glue and the
 // embedded module bytes by build-bundle.mjs; runs inside the bundle's IIFE.
 //
-// Expects in scope: `wasm_bindgen` (the no-modules glue) and `__SL_WASM_B64`.
+// Expects in scope: `wasm_bindgen` (the no-modules glue), `__SL_BUILD`
+// ("wasm" or "js") and `__sl_module()`, which gives what `initSync` takes:
+// the module's bytes (build-bundle.mjs) or, in the JS build of the engine
+// (build-js-bundle.mjs), a stand-in the build's own `WebAssembly` turns
+// into the wasm2js translation of the very same module.
 // Defines `globalThis.__sightline` once per JS world. The driver loads the
 // bundle into an isolated world; an MV3 content script or a Playwright/
-// Puppeteer `addInitScript` can load the very same file.
-const __sl_decode = (b64) => {
-  const bin = atob(b64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return bytes;
-};
-wasm_bindgen.initSync({ module: __sl_decode(__SL_WASM_B64) });
+// Puppeteer init script loads the very same file.
+//
+// A page whose CSP lacks 'wasm-unsafe-eval' refuses WebAssembly in every
+// world (main, isolated, content script). Then nothing is defined but
+// `globalThis.__sightlineRefused` (the browser's reason), so that a host can
+// load the JS build instead, or say what to do; the page sees no error.
+try {
+  wasm_bindgen.initSync({ module: __sl_module() });
+} catch (e) {
+  Object.defineProperty(globalThis, "__sightlineRefused", {
+    value: String((e && e.message) || e),
+    enumerable: false,
+    configurable: true,
+  });
+  return;
+}
 // A form submission (a click on a submit button, Enter in a field) fires
 // `submit` at once but only queues its navigation as a task, which Chromium
 // runs after the next frame when the click changed the page. The driver
@@ -23,8 +35,12 @@ if (typeof document !== "undefined") {
 }
 const __sl_api = Object.freeze({
   protocol: wasm_bindgen.protocol_version(),
+  /** "wasm", or "js" for the JS build used where a page's CSP refuses WebAssembly. */
+  build: __SL_BUILD,
   /** FrameSnapshotRequest JSON in, FrameSnapshot JSON out. */
   snapshot: (requestJson) => wasm_bindgen.snapshot(requestJson),
+  /** Stitch request JSON (frames of one page, see engine-wasm/src/stitch_request.rs) in, SnapshotResult JSON out. */
+  stitch: (requestJson) => wasm_bindgen.stitch(requestJson),
   /** Key linking an <iframe> element to its child frame (FrameSlot.key). */
   frameKeyOf: (el) => wasm_bindgen.frame_key_of(el),
   /** Element for a ref ("e12") or engine selector, or null. */

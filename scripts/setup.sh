@@ -63,15 +63,23 @@ if [ ! -f "$SELENIUM_JAR" ]; then
     "@nightwatch/selenium-server@$SELENIUM_SERVER_VERSION" >/dev/null
 fi
 
-# Fixture libraries (real npm modal and consent libraries), served locally by
-# tests; reinstalled whenever the lock file changes.
-if [ -f tests/fixtures/package-lock.json ]; then
-  want=$(sha256sum tests/fixtures/package-lock.json | cut -d' ' -f1)
-  have=$(cat tests/fixtures/node_modules/.sightline-stamp 2>/dev/null || true)
+# npm packages pinned by a lock file in DIR, reinstalled whenever it changes.
+npm_ci_locked() {
+  local dir=$1 what=$2
+  [ -f "$dir/package-lock.json" ] || return 0
+  local want have
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  have=$(cat "$dir/node_modules/.sightline-stamp" 2>/dev/null || true)
   if [ "$want" != "$have" ]; then
-    say "npm ci fixture libraries"
-    (cd tests/fixtures && npm ci --no-audit --no-fund --silent >/dev/null)
-    echo "$want" > tests/fixtures/node_modules/.sightline-stamp
+    say "npm ci $what"
+    # Puppeteer's install script would download a browser: the tests use Debian's.
+    (cd "$dir" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --silent >/dev/null)
+    echo "$want" > "$dir/node_modules/.sightline-stamp"
   fi
-fi
+}
+# Fixture libraries (real npm modal and consent libraries), served locally by tests.
+npm_ci_locked tests/fixtures "fixture libraries"
+# The libraries the npm module's tests drive: playwright-core and puppeteer-core
+# (24.x: 25 needs Node 22).
+npm_ci_locked tests/npm "playwright-core and puppeteer-core for the npm module's tests"
 say "ok"

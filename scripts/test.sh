@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs every test: engine host unit tests, the
 # engine's DOM-layer tests in headless Chromium (wasm-bindgen-test), and the
-# driver's unit and end-to-end tests against real Chromium on 127.0.0.1.
+# driver's unit and end-to-end tests against real Chromium on 127.0.0.1
+# (the npm module and the extension among them, as packed here).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$SIGHTLINE_ROOT"
@@ -19,6 +20,11 @@ echo "== engine: DOM-layer tests in headless Chromium"
 CARGO_TARGET_DIR="$SIGHTLINE_ROOT/target/engine-wasm-test" \
   WASM_BINDGEN_TEST_DRIVER_TIMEOUT=60 WASM_BINDGEN_TEST_TIMEOUT=120 \
   wasm-pack test --headless --chrome engine-wasm
+
+echo "== packaging: the npm tarball and the extension zip (the end-to-end tests install these)"
+SIGHTLINE_NPM_TARBALL=$(bash scripts/build-npm.sh | tail -n 1)
+SIGHTLINE_EXTENSION_ZIP=$(bash scripts/build-extension.sh | tail -n 1)
+export SIGHTLINE_NPM_TARBALL SIGHTLINE_EXTENSION_ZIP
 
 echo "== driver, command line and test kit: unit tests, then the end-to-end crate"
 # setup.sh installed Java and the grid's jar: the Selenium Grid test must run, not skip.

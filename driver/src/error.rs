@@ -207,6 +207,10 @@ pub enum Error {
     #[error("could not connect to the browser at {url}: {reason}")]
     Connect { url: String, reason: String },
 
+    /// The extension bridge could not start, or the extension refused it.
+    #[error("extension bridge: {0}")]
+    Extension(String),
+
     /// The LLM is not set up (no model, no key, bad base URL).
     #[error("{0}")]
     LlmSetup(String),

@@ -24,6 +24,7 @@ pub mod agent;
 pub mod ai;
 mod base64;
 pub mod batch;
+pub mod bridge;
 mod browser;
 mod config;
 mod domains;
@@ -41,6 +42,7 @@ pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,
     Variables,
 };
+pub use bridge::{BridgeOptions, ExtensionBridge};
 pub use browser::{
     Browser, BrowserContext, Download, LaunchOptions, OriginStorage, StorageState, CHROME_ENV, DEFAULT_CHROME,
 };

@@ -28,19 +28,19 @@ impl Json {
             _ => None,
         }
     }
-    fn str_of(&self, key: &str) -> Option<String> {
+    pub(crate) fn str_of(&self, key: &str) -> Option<String> {
         match self.get(key) {
             Some(Json::Str(s)) => Some(s.clone()),
             _ => None,
         }
     }
-    fn num_of(&self, key: &str) -> Option<f64> {
+    pub(crate) fn num_of(&self, key: &str) -> Option<f64> {
         match self.get(key) {
             Some(Json::Num(n)) => Some(*n),
             _ => None,
         }
     }
-    fn bool_of(&self, key: &str) -> Option<bool> {
+    pub(crate) fn bool_of(&self, key: &str) -> Option<bool> {
         match self.get(key) {
             Some(Json::Bool(b)) => Some(*b),
             _ => None,
@@ -209,7 +209,7 @@ pub fn parse(s: &str) -> Result<Json, String> {
     Ok(v)
 }
 
-fn object(s: &str) -> Result<Json, String> {
+pub(crate) fn object(s: &str) -> Result<Json, String> {
     match parse(s)? {
         v @ Json::Obj(_) => Ok(v),
         _ => Err("expected a JSON object".into()),

@@ -14,6 +14,7 @@ use sightline::{
 };
 
 use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
+use crate::extension::ExtensionArgs;
 use crate::output::{print_json, print_out};
 use crate::signals::{interruptible, shutdown_signal};
 
@@ -57,6 +58,8 @@ pub struct AgentArgs {
     pub llm: LlmArgs,
     #[command(flatten)]
     pub page: PageArgs,
+    #[command(flatten)]
+    pub extension: ExtensionArgs,
 }
 
 #[derive(Debug, Args)]
@@ -144,7 +147,18 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);
-    let browser: Browser = interruptible(signal.as_mut(), args.page.open_browser(launch)).await?;
+    // With --extension, the tab the user shared in their own browser;
+    // otherwise a new tab of a browser we launch (or reach with --cdp-url).
+    let (browser, shared_tab, bridge) = if args.extension.extension {
+        if args.page.cdp_url.is_some() {
+            return Err(Error::Config("--extension and --cdp-url exclude each other".into()));
+        }
+        let session = interruptible(signal.as_mut(), args.extension.open("sightline agent", launch)).await?;
+        (session.browser, Some(session.page), Some(session.bridge))
+    } else {
+        let browser: Browser = interruptible(signal.as_mut(), args.page.open_browser(launch)).await?;
+        (browser, None, None)
+    };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let opts = AgentOptions {
         max_steps: args.max_steps.max(1),
@@ -167,7 +181,10 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let task = args.task.clone();
     let outcome = {
         let run = async {
-            let page = browser.new_page().await?;
+            let page = match shared_tab.clone() {
+                Some(page) => page,
+                None => browser.new_page().await?,
+            };
             Agent::new(&page, &llm, opts).execute(&task).await
         };
         tokio::pin!(run);
@@ -181,6 +198,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
         }
     };
     browser.close().await?;
+    drop(bridge);
     let result = outcome?;
     if let Some(path) = &args.report {
         std::fs::write(path, result.report_html())

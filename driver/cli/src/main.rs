@@ -7,6 +7,7 @@ mod ai;
 mod args;
 mod batch;
 mod bench;
+mod extension;
 mod mcp;
 mod output;
 mod run;

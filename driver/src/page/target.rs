@@ -289,7 +289,9 @@ const FRAME_OWNER_JS: &str = r##"function (scroll, x, y) {
   const ox = r.left + this.clientLeft + parseFloat(cs.paddingLeft || "0");
   const oy = r.top + this.clientTop + parseFloat(cs.paddingTop || "0");
   let covered = null, coveredSelector = null;
-  if (x !== null) {
+  // `!= null`: a null argument arrives as undefined through chrome.debugger
+  // (the extension bridge drops null-valued call arguments).
+  if (x != null) {
     let hit = document.elementFromPoint(ox + x, oy + y);
     for (let i = 0; hit && hit.shadowRoot && i < 32; i++) {
       const inner = hit.shadowRoot.elementFromPoint(ox + x, oy + y);

@@ -33,9 +33,23 @@
   // Same-name sibling counts by tag id (reset after each enumeration).
   const counts = [];
   const counted = [];
+  // An element's shadow root, closed ones included. The main-world hook
+  // attaches closed roots in open mode and hides them from page scripts
+  // behind a per-element `shadowRoot` that reads null; the prototype's
+  // native getter still returns them, in any world, the page's own
+  // included (where the npm module runs the engine). An extension's content
+  // script also reaches roots attached without the hook (declarative
+  // `shadowrootmode="closed"`, or before the hook ran) through
+  // `chrome.dom.openOrClosedShadowRoot`.
+  // (No DOM where a host only stitches, in Node: nothing is read there.)
+  const nativeShadowRoot =
+    typeof Element === "function" ? Object.getOwnPropertyDescriptor(Element.prototype, "shadowRoot").get : null;
+  const extensionShadowRoot = globalThis.chrome?.dom?.openOrClosedShadowRoot;
+  const shadowRootOf = extensionShadowRoot
+    ? (el) => extensionShadowRoot(el) ?? null
+    : (el) => nativeShadowRoot.call(el);
   // Elements that can host a shadow root (`attachShadow` and declarative
-  // shadow DOM refuse others); closed roots are opened by the main-world
-  // hook, so `shadowRoot` is asked of these only.
+  // shadow DOM refuse others): `shadowRoot` is asked of these only.
   const shadowHosts = new Set([
     "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
     "header", "main", "nav", "p", "section", "span",
@@ -86,7 +100,7 @@
     const id = tagId(el.localName);
     return (
       1 |
-      (hostable[id] && el.shadowRoot !== null ? 4 : 0) |
+      (hostable[id] && shadowRootOf(el) !== null ? 4 : 0) |
       ((readHandlers && el.onclick != null) || (anyClickables && clickables.has(el)) ? 8 : 0) |
       (el.firstChild !== null ? 16 : 0) |
       (id << 8)
@@ -114,6 +128,7 @@
     );
   };
   return {
+    shadowRoot: shadowRootOf,
     // `ptr`: where `rect` writes four f64s in the module's memory.
     // `relevantAttr`, `classOrDataAttr`: attribute names `attrs` keeps.
     bind(mem, ptr, relevantAttr, classOrDataAttr) {

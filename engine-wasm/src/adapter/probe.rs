@@ -46,7 +46,9 @@ impl<'a> LiveProbe<'a> {
 pub fn deep_hit(doc: &Document, x: f64, y: f64) -> Option<Element> {
     let mut hit = doc.element_from_point(x as f32, y as f32)?;
     for _ in 0..32 {
-        let Some(root) = hit.shadow_root() else { break };
+        let Some(root) = super::reads::shadow_root(&hit) else {
+            break;
+        };
         match root.element_from_point(x as f32, y as f32) {
             Some(inner) if inner != hit => hit = inner,
             _ => break,

@@ -61,6 +61,12 @@ extern "C" {
     pub fn ref_element(n: u32) -> Option<Element>;
     #[wasm_bindgen(js_name = pruneRefs)]
     pub fn prune_refs(live_refs: u32);
+    /// An element's shadow root, closed ones too (see `dom_reads.js`):
+    /// `Element::shadow_root` reads the per-element `shadowRoot` the
+    /// main-world hook gives page scripts when the engine runs in the
+    /// page's own world.
+    #[wasm_bindgen(js_name = shadowRoot)]
+    pub fn shadow_root(el: &Element) -> Option<web_sys::ShadowRoot>;
 }
 
 /// The element's ref number, if it was given one.

@@ -60,7 +60,7 @@ pub fn resolve(st: &EngineState, target: &str) -> Result<Option<Element>, Resolv
         let el = query(&scope, part.trim())?;
         let Some(el) = el else { return Ok(None) };
         if i + 1 < parts.len() {
-            match el.shadow_root() {
+            match super::reads::shadow_root(&el) {
                 Some(root) => scope = root.into(),
                 None => return Ok(None),
             }

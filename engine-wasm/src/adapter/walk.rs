@@ -184,7 +184,7 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
         let shadow = if is_frame || !facts.shadow_root {
             None
         } else {
-            el.shadow_root()
+            reads::shadow_root(&el)
         };
         let mut data = ElementData {
             tag,

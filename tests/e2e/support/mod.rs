@@ -5,6 +5,8 @@
 pub mod ax;
 pub mod mcp_client;
 mod remote_chrome;
+pub mod extension_browser;
+pub mod packages;
 pub mod world;
 
 pub use remote_chrome::RemoteChrome;

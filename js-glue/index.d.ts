@@ -1,0 +1,128 @@
+// Types of the `sightline` npm module. The snapshot types are the driver's
+// `--json` output (engine-wasm/src/protocol.rs), field for field.
+
+/** Scroll position and size of the document, in CSS pixels. */
+export interface ViewportInfo {
+  scroll_x: number;
+  scroll_y: number;
+  viewport_width: number;
+  viewport_height: number;
+  doc_width: number;
+  doc_height: number;
+  pages_above: number;
+  pages_below: number;
+  at_top: boolean;
+  at_bottom: boolean;
+}
+
+/** An open modal that makes the rest of the page unreachable. */
+export interface ModalInfo {
+  kind: "aria" | "dialog" | "inert" | "heuristic";
+  selector: string;
+  name: string;
+  ref?: string;
+}
+
+/** One element a model may act on. */
+export interface RefInfo {
+  role: string;
+  name: string;
+  /** Engine selector: CSS per tree scope, ` >>> ` stepping into a shadow root. */
+  selector: string;
+  url?: string;
+  /** "f1"… for elements inside iframes. */
+  frame?: string;
+  in_viewport: boolean;
+  obscured: boolean;
+  covered_by: string | null;
+}
+
+export interface SnapshotStats {
+  elements: number;
+  refs: number;
+  engine_ms: number;
+  total_ms: number;
+  occlusion_ms: number;
+}
+
+/** What `sightline snapshot --json` prints; `tree` is exactly the text a model is given. */
+export interface SnapshotResult {
+  url: string;
+  title: string;
+  tree: string;
+  viewport: ViewportInfo;
+  modal: ModalInfo | null;
+  refs: Record<string, RefInfo>;
+  stats: SnapshotStats;
+}
+
+export interface SnapshotOptions {
+  /** The whole page (default), or only what meets the viewport plus counts of what lies outside. */
+  mode?: "full" | "viewport";
+  /** Elements outside an open modal: marked `[obscured]` (default) or left out. */
+  obscured?: "mark" | "drop";
+  /** Resize the page's viewport first. */
+  viewport?: { width: number; height: number };
+  /** Scroll the window to this Y (CSS pixels) first. */
+  scrollY?: number;
+}
+
+export interface RemoveBlockerOptions {
+  /** Also act on consent, login, age-gate and paywall dialogs, and allow DOM removal. */
+  aggressive?: boolean;
+  /** What to do with cookie consent dialogs (default "leave"). */
+  consent?: "leave" | "reject" | "accept";
+  /** CSS selectors of blockers that may always be closed and removed. */
+  allowedSelectors?: string[];
+  /** Append the audit record to this file, one JSON line per call. */
+  auditFile?: string;
+}
+
+/** The driver's removeBlocker result (`sightline unblock --json`). */
+export interface RemoveBlockerResult {
+  removed: boolean;
+  method: "click" | "esc" | "remove" | "none";
+  selector?: string;
+  kind?: string;
+  note?: string;
+}
+
+/** The driver's audit line for one removeBlocker call. */
+export interface RemoveBlockerAudit {
+  timestamp: string;
+  url: string;
+  selector: string | null;
+  kind: string | null;
+  method: string;
+  result: "removed" | "left";
+  reason: string;
+}
+
+export interface Sightline {
+  snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
+  removeBlocker(options?: RemoveBlockerOptions): Promise<{ result: RemoveBlockerResult; audit: RemoveBlockerAudit }>;
+  /** Playwright only: a Locator for a ref of the last snapshot. */
+  locator(ref: string): any;
+  /** An ElementHandle (Playwright's or Puppeteer's) for a ref of the last snapshot. */
+  elementHandle(ref: string): Promise<any>;
+}
+
+export interface AttachOptions {
+  /**
+   * On pages whose CSP refuses WebAssembly, use the engine's JavaScript build
+   * (default true). With false, such pages throw a `CspError` naming
+   * `bypassCSP: true` (Playwright) and `page.setBypassCSP(true)` (Puppeteer).
+   */
+  jsBuild?: boolean;
+}
+
+/** Sightline for a Playwright `Page` or a Puppeteer `Page`; attach before navigating. */
+export function attach(page: object, options?: AttachOptions): Promise<Sightline>;
+
+/** Thrown when a page's CSP refuses WebAssembly and `jsBuild` is false. */
+export class CspError extends Error {
+  readonly reason: string;
+}
+
+/** The advice a `CspError` gives. */
+export const CSP_ADVICE: string;

@@ -1,0 +1,158 @@
+// attach(page): Sightline's snapshot and removeBlocker inside a Playwright
+// or Puppeteer script. The engine runs in the page (see frame-engine.js),
+// frames are stitched by the engine's own stitch in Node (stitch-node.js),
+// and the user acts on refs with their own library.
+import { appendFileSync } from "node:fs";
+import { engineCall } from "./frame-engine.js";
+import { initScript } from "./engine-source.js";
+import { playwright } from "./host-playwright.js";
+import { puppeteer } from "./host-puppeteer.js";
+import { removeBlocker } from "./remove-blocker.js";
+import { refFrame } from "./selectors.js";
+import { FrameNumbers, snapshotPage } from "./snapshot-plan.js";
+import { stitch } from "./stitch-node.js";
+
+const ACTION_TIMEOUT_MS = 5000;
+const attached = new WeakMap();
+
+function libraryOf(page) {
+  const lib = [puppeteer, playwright].find((l) => l.is(page));
+  if (!lib) throw new TypeError("attach() takes a Playwright Page or a Puppeteer Page");
+  return lib;
+}
+
+class Sightline {
+  constructor(page, lib, options) {
+    this.page = page;
+    this.lib = lib;
+    this.options = { jsBuild: options.jsBuild !== false };
+    this.numbers = new FrameNumbers();
+    // Frame objects are the libraries' own, stable for a frame's life.
+    this.ids = new WeakMap();
+    this.nextId = 1;
+    this.frames = new Map();
+    this.last = null;
+  }
+
+  frameId(frame) {
+    if (!this.ids.has(frame)) this.ids.set(frame, `frame-${this.nextId++}`);
+    const id = this.ids.get(frame);
+    this.frames.set(id, frame);
+    return id;
+  }
+
+  call(frame, fn, arg) {
+    return engineCall(this.lib.evaluate, frame, fn, arg, this.options);
+  }
+
+  host() {
+    return {
+      mainFrame: () => this.page.mainFrame(),
+      childFrames: (frame) => frame.childFrames().filter((f) => !this.lib.isDetached(f)),
+      frameId: (frame) => this.frameId(frame),
+      frameUrl: (frame) => frame.url(),
+      engineCall: (frame, fn, arg) => this.call(frame, fn, arg),
+      frameKey: async (_parent, child) => {
+        const el = await this.lib.frameElement(child);
+        if (!el) return null;
+        try {
+          return await el.evaluate((e) => globalThis.__sightline && globalThis.__sightline.frameKeyOf(e));
+        } finally {
+          await el.dispose();
+        }
+      },
+      stitch: async (request) => stitch(request),
+    };
+  }
+
+  /**
+   * The page as a model sees it: `sightline snapshot --json`'s object.
+   * @param {{mode?: "full"|"viewport", obscured?: "mark"|"drop", viewport?: {width: number, height: number}, scrollY?: number}} [options]
+   */
+  async snapshot(options = {}) {
+    this.frames = new Map();
+    if (options.viewport) await this.lib.setViewport(this.page, options.viewport);
+    if (options.scrollY != null) await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo(0, y), options.scrollY);
+    this.last = await snapshotPage(this.host(), this.numbers, options);
+    return this.last;
+  }
+
+  /** The frame a ref lives in (from the last snapshot's numbering). */
+  frameOfRef(ref) {
+    if (!this.last || !this.last.refs[ref]) throw new Error(`unknown ref ${ref}: take a snapshot first and use one of its refs`);
+    const prefix = refFrame(ref);
+    if (!prefix) return this.page.mainFrame();
+    const frame = this.frames.get(this.numbers.frameOf(prefix));
+    if (!frame || this.lib.isDetached(frame)) throw new Error(`the frame of ${ref} is gone`);
+    return frame;
+  }
+
+  /** Playwright: a Locator for a ref of the last snapshot (by the engine's selector). */
+  locator(ref) {
+    if (!this.lib.locator) throw new Error("locator() is Playwright's; with Puppeteer use elementHandle(ref)");
+    return this.lib.locator(this.frameOfRef(ref), this.last.refs[ref].selector);
+  }
+
+  /** An ElementHandle for a ref of the last snapshot (the very element the engine numbered). */
+  async elementHandle(ref) {
+    const frame = this.frameOfRef(ref);
+    const handle = await frame.evaluateHandle((r) => globalThis.__sightline?.resolve(r) ?? null, ref);
+    const el = handle.asElement();
+    if (!el) {
+      await handle.dispose();
+      throw new Error(`${ref} is no longer on the page: take a new snapshot`);
+    }
+    return el;
+  }
+
+  /**
+   * Closes the pop-up, promo or overlay in the way, as the driver's removeBlocker does.
+   * @param {{aggressive?: boolean, consent?: "leave"|"reject"|"accept", allowedSelectors?: string[], auditFile?: string}} [options]
+   * @returns {Promise<{result: object, audit: object}>}
+   */
+  async removeBlocker(options = {}) {
+    const main = this.page.mainFrame();
+    const outcome = await removeBlocker(
+      {
+        blockers: (request) => this.call(main, "blockers", request),
+        allowListed: (target, css) =>
+          this.lib.evaluate(
+            main,
+            ([t, s]) => {
+              const el = globalThis.__sightline.resolve(t);
+              try {
+                return !!el && (el.matches(s) || !!el.closest(s) || !!el.querySelector(s));
+              } catch {
+                return false;
+              }
+            },
+            [target, css],
+          ),
+        click: (selector) => this.lib.click(main, selector, ACTION_TIMEOUT_MS),
+        pressEscape: () => this.lib.pressEscape(this.page),
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      },
+      options,
+    );
+    if (options.auditFile) appendFileSync(options.auditFile, `${JSON.stringify(outcome.audit)}\n`);
+    return outcome;
+  }
+}
+
+/**
+ * Sightline for a Playwright or Puppeteer page. Attach before navigating,
+ * so the engine and its hook are in every document before page scripts
+ * (closed shadow roots and click listeners are seen from the start).
+ * @param {object} page a Playwright Page or a Puppeteer Page
+ * @param {{jsBuild?: boolean}} [options] `jsBuild: false`: on pages whose CSP
+ *   refuses WebAssembly, throw (naming bypassCSP / setBypassCSP) instead of
+ *   using the engine's JS build
+ */
+export async function attach(page, options = {}) {
+  if (attached.has(page)) return attached.get(page);
+  const lib = libraryOf(page);
+  const sightline = new Sightline(page, lib, options);
+  await lib.addInitScript(page, initScript());
+  attached.set(page, sightline);
+  return sightline;
+}

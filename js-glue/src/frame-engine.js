@@ -1,0 +1,65 @@
+// The engine in a frame of a Playwright or Puppeteer page: it runs in the
+// page's own world (the libraries' public API reaches no other), put there
+// by an init script before page scripts, or loaded on first use into a
+// document that was already there.
+//
+// Where the page's CSP refuses WebAssembly, the wasm bundle defines nothing
+// but `__sightlineRefused`; then the JS build of the same engine is loaded
+// instead (unless `jsBuild: false`, when the caller gets CSP_ADVICE).
+import { initScript, jsBuildBundle } from "./engine-source.js";
+
+export const CSP_ADVICE =
+  "this page's Content-Security-Policy refuses WebAssembly (it has no 'wasm-unsafe-eval'), " +
+  "so Sightline's engine can't run in it. Lift the policy before navigating: with Playwright, " +
+  "create the context with `bypassCSP: true`; with Puppeteer, call `await page.setBypassCSP(true)`. " +
+  "(Or leave `jsBuild` on: attach() then uses the engine's JavaScript build on such pages.)";
+
+/** Thrown when a page's CSP refuses WebAssembly and the JS build is off. */
+export class CspError extends Error {
+  constructor(reason) {
+    super(`${CSP_ADVICE} The browser said: ${reason}`);
+    this.name = "SightlineCspError";
+    this.reason = reason;
+  }
+}
+
+// Runs in the page: one round trip when the engine is there.
+function callEngine([fn, arg]) {
+  const engine = globalThis.__sightline;
+  if (!engine) return { missing: true, refused: globalThis.__sightlineRefused || null };
+  return { value: engine[fn](arg) };
+}
+
+function loadState() {
+  return globalThis.__sightline ? { build: globalThis.__sightline.build } : { refused: globalThis.__sightlineRefused || null };
+}
+
+/**
+ * Calls `globalThis.__sightline[fn](arg)` in a frame, loading the engine first
+ * when the frame's document has none yet.
+ * @param {(frame: object, fn: Function|string, arg?: unknown) => Promise<any>} evaluate the library's evaluate
+ * @param {{jsBuild: boolean}} options
+ */
+export async function engineCall(evaluate, frame, fn, arg, options) {
+  const first = await evaluate(frame, callEngine, [fn, arg]);
+  if (!first.missing) return first.value;
+  await loadEngine(evaluate, frame, first.refused, options);
+  const second = await evaluate(frame, callEngine, [fn, arg]);
+  if (second.missing) throw new Error(`the engine did not load in ${frame.url()}`);
+  return second.value;
+}
+
+async function loadEngine(evaluate, frame, refused, options) {
+  // A document that loaded before attach(): the hook comes too late for
+  // closed shadow roots and listeners already there, but not for later ones.
+  if (!refused) {
+    await evaluate(frame, initScript());
+    const state = await evaluate(frame, loadState);
+    if (!state.refused) return;
+    refused = state.refused;
+  }
+  if (!options.jsBuild) throw new CspError(refused);
+  await evaluate(frame, jsBuildBundle());
+  const state = await evaluate(frame, loadState);
+  if (state.refused || !state.build) throw new CspError(refused);
+}

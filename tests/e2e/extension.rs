@@ -1,0 +1,388 @@
+//! The MV3 extension (js-glue/extension/, packed by
+//! scripts/build-extension.sh) in headless Chromium with `--load-extension`:
+//! its service worker and content scripts load; the side panel, opened as a
+//! page, shows a tab's snapshot (the driver's text), outlines and scrolls
+//! to elements, copies, and closes a pop-up with Remove blocker; strict-CSP
+//! pages get the engine's JS build; and the bridge lets the library (and
+//! `sightline agent --extension`) drive a shared tab end to end, while
+//! connections the extension did not approve are refused.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sightline::bridge::BridgeOptions;
+use sightline::{ActOptions, Ai, Browser, ExtensionBridge, LaunchOptions, Llm, LlmOptions, SnapshotOptions};
+use sightline_testkit::{LlmServer, Recorded, Reply};
+
+use crate::support::extension_browser::{eval, wait_for, ExtensionBrowser, Panel};
+use crate::support::{ref_of, run_cli_env, snapshot_json, with_timeout, FixtureServer};
+
+/// The panel shows the driver's tree: its header lines as the position,
+/// modal and notes, the rest as the list.
+async fn assert_panel_shows(panel: &Panel, driver_tree: &str) {
+    let body: Vec<&str> = driver_tree.lines().filter(|l| !l.starts_with("# ")).collect();
+    assert_eq!(panel.lines().await, body, "the panel's lines are the driver's tree");
+    let position = panel.text("position").await;
+    assert!(position.starts_with("Page position:"), "{position}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extension_loads_and_its_panel_shows_the_tabs_snapshot() {
+    with_timeout("the panel test", async {
+        let (server, cross) = FixtureServer::pair();
+        let chrome = ExtensionBrowser::launch().await;
+        assert!(
+            chrome.service_worker_url.ends_with("/sw.js"),
+            "{}",
+            chrome.service_worker_url
+        );
+
+        // Frames and a closed shadow root, as the driver sees them.
+        let port = cross.port.to_string();
+        let url = server.url(&format!("frames.html?xport={port}"));
+        let tab = chrome.open(&url).await;
+        // The content scripts: the hook in the page's world, the engine in the extension's.
+        assert_eq!(eval(&tab, "window.__sightlineHook === true").await, json!(true));
+        let panel = chrome.panel(&url).await;
+        assert_eq!(
+            panel
+                .in_tab_isolated_world("return globalThis.__sightline.build;")
+                .await,
+            json!("wasm")
+        );
+        let (driver, _) = snapshot_json(&url, &[]);
+        assert_panel_shows(&panel, driver["tree"].as_str().unwrap()).await;
+
+        let shadow = server.url("shadow.html");
+        chrome.open(&shadow).await;
+        let panel = chrome.panel(&shadow).await;
+        let (driver, _) = snapshot_json(&shadow, &[]);
+        assert_panel_shows(&panel, driver["tree"].as_str().unwrap()).await;
+        assert!(panel.lines().await.iter().any(|l| l.contains("Closed shadow button")));
+
+        // A modal open: the panel's modal note.
+        let shop = server.url("shop/index.html");
+        let tab = chrome.open(&shop).await;
+        wait_for(&tab, "document.querySelector('#promo [role=dialog]')").await;
+        let panel = chrome.panel(&shop).await;
+        assert_eq!(
+            panel.text("modal-note").await,
+            "A modal is open. Only modal elements have refs."
+        );
+        assert_eq!(
+            panel.eval("document.getElementById('modal-note').hidden").await,
+            json!(false)
+        );
+
+        // A long page: the viewport toggle, the modal note, hover and click.
+        let list = server.url("shop/list.html");
+        let tab = chrome.open(&list).await;
+        let panel = chrome.panel(&list).await;
+        panel
+            .eval("document.querySelector('input[name=mode][value=viewport]').click()")
+            .await;
+        panel.wait_for("document.body.dataset.snapshots === '2'").await;
+        // The same viewport as the tab's (a headless window's is a little shorter than its size).
+        let size = eval(&tab, "innerWidth + 'x' + innerHeight").await;
+        let (driver, _) = snapshot_json(&list, &["--mode", "viewport", "--viewport", size.as_str().unwrap()]);
+        assert_panel_shows(&panel, driver["tree"].as_str().unwrap()).await;
+        panel
+            .eval("document.querySelector('input[name=mode][value=full]').click()")
+            .await;
+        panel.wait_for("document.body.dataset.snapshots === '3'").await;
+        // A product far down the page (in the flow, unlike the fixed cookie bar).
+        let lines = panel.lines().await;
+        let last = lines
+            .iter()
+            .find(|l| l.contains("Alpine Trail Runner"))
+            .and_then(|l| ref_of(l))
+            .expect("the Alpine Trail Runner's line");
+        // Hovering a line outlines its element in the tab; clicking scrolls it into view.
+        let li = format!("document.querySelector('#tree li[data-ref=\"{last}\"]')");
+        panel
+            .eval(&format!(
+                "{li}.dispatchEvent(new MouseEvent('mouseover', {{bubbles: true}}))"
+            ))
+            .await;
+        wait_for(
+            &tab,
+            "document.querySelector('div[aria-hidden][style*=\"2147483647\"]')",
+        )
+        .await;
+        panel.eval(&format!("{li}.click()")).await;
+        wait_for(&tab, "window.scrollY > 0").await;
+        panel
+            .eval(&format!(
+                "{li}.dispatchEvent(new MouseEvent('mouseout', {{bubbles: true}}))"
+            ))
+            .await;
+        wait_for(
+            &tab,
+            "!document.querySelector('div[aria-hidden][style*=\"2147483647\"]')",
+        )
+        .await;
+        panel.click("copy").await;
+        panel
+            .wait_for("document.getElementById('status').textContent === 'Snapshot copied.'")
+            .await;
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panels_remove_blocker_closes_a_popup() {
+    with_timeout("the Remove-blocker test", async {
+        let server = FixtureServer::start();
+        let chrome = ExtensionBrowser::launch().await;
+        let url = server.url("blockers/promo-icon.html");
+        let tab = chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+        assert!(panel.lines().await.iter().any(|l| l.contains("15% off")));
+        panel.click("remove-blocker").await;
+        panel.wait_for("document.body.dataset.blockerDone === 'true'").await;
+        assert_eq!(
+            eval(&tab, "document.getElementById('blocker') === null").await,
+            json!(true)
+        );
+        let result = panel.text("blocker-result").await;
+        assert!(
+            result.starts_with("Removed newsletter_promo #blocker (click)"),
+            "{result}"
+        );
+        let audit: Value = serde_json::from_str(&panel.text("audit-line").await).expect("the audit line is JSON");
+        assert_eq!(audit["method"], "click");
+        assert_eq!(audit["result"], "removed");
+        assert_eq!(audit["url"], url);
+        panel.wait_for("document.body.dataset.snapshots === '2'").await;
+        assert!(!panel.lines().await.iter().any(|l| l.contains("15% off")));
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_csp_pages_get_the_engines_js_build_in_the_extension() {
+    with_timeout("the strict-CSP test", async {
+        let server = FixtureServer::start();
+        let chrome = ExtensionBrowser::launch().await;
+        let url = server.url("csp.html");
+        chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+        let (driver, _) = snapshot_json(&url, &[]);
+        assert_panel_shows(&panel, driver["tree"].as_str().unwrap()).await;
+        assert_eq!(
+            panel
+                .in_tab_isolated_world("return globalThis.__sightline.build;")
+                .await,
+            json!("js")
+        );
+    })
+    .await
+}
+
+/// Shares the panel's tab with a bridge on `port`.
+async fn share(panel: &Panel, port: u16) {
+    panel
+        .eval(&format!("document.getElementById('bridge-port').value = '{port}'"))
+        .await;
+    panel.click("share").await;
+}
+
+fn llm_for(server: &LlmServer) -> Llm {
+    Llm::new(LlmOptions {
+        model: Some("openai/gpt-4.1-mini".into()),
+        base_url: Some(server.openai_base_url()),
+        api_key: Some("test-key".into()),
+        retry_base_delay: Duration::from_millis(50),
+        ..LlmOptions::default()
+    })
+    .expect("llm")
+}
+
+/// act's model call: click the element whose line has `needle`.
+fn pick(needle: &'static str) -> Reply {
+    Reply::dynamic(move |rec: &Recorded| {
+        let text = rec.prompt_text();
+        let id = text
+            .lines()
+            .rev()
+            .filter(|l| l.contains(needle))
+            .find_map(ref_of)
+            .unwrap_or_else(|| panic!("no ref for {needle:?} in:\n{text}"));
+        Reply::tool(
+            "performAction",
+            json!({"elementId": id, "description": needle, "method": "click", "arguments": [], "twoStep": false}),
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
+    with_timeout("the bridge test", async {
+        let files = FixtureServer::start();
+        let chrome = ExtensionBrowser::launch().await;
+        let url = files.url("actions/frame-host.html");
+        let tab = chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+
+        // No token: the user must approve in the panel.
+        let bridge = ExtensionBridge::listen(BridgeOptions {
+            port: 0,
+            client_name: "the bridge test".into(),
+            ..BridgeOptions::default()
+        })
+        .await
+        .expect("listen");
+        share(&panel, bridge.port()).await;
+        panel.wait_for("!document.getElementById('approval').hidden").await;
+        assert!(panel.text("approval-text").await.contains("the bridge test"));
+        panel.click("approve").await;
+        let approval = bridge.wait_for_extension().await.expect("approved");
+        assert_eq!(approval.tabs.len(), 1);
+        assert_eq!(approval.tabs[0].url, url);
+
+        // The driver, unchanged, through the bridge: snapshot, click, act.
+        let (browser, pages) = bridge.connect(LaunchOptions::default()).await.expect("connect");
+        assert_eq!(pages.len(), 1, "only the shared tab");
+        let page = &pages[0];
+        let snap = page.snapshot(&SnapshotOptions::default()).await.expect("snapshot");
+        let (driver, _) = snapshot_json(&url, &[]);
+        assert_eq!(
+            snap.tree,
+            driver["tree"].as_str().unwrap(),
+            "the bridge's snapshot is the driver's"
+        );
+        let pay = snap
+            .tree
+            .lines()
+            .find(|l| l.contains("Pay 12"))
+            .and_then(ref_of)
+            .expect("the Pay button");
+        page.click(&pay).await.expect("click through the bridge");
+        let inner = "document.querySelector('#pay').contentDocument";
+        wait_for(
+            &tab,
+            &format!("{inner} && {inner}.getElementById('paid').textContent === '1'"),
+        )
+        .await;
+        // act (a viewport snapshot, the scripted model, trusted input): pay again.
+        let llm_server = LlmServer::with_script(vec![pick("button \"Pay 12")]);
+        let done = Ai::new(&llm_for(&llm_server))
+            .act(page, "click Pay", &ActOptions::default())
+            .await
+            .expect("act through the bridge");
+        assert!(done.success, "{done:?}");
+        wait_for(&tab, &format!("{inner}.getElementById('paid').textContent === '2'")).await;
+        assert_eq!(eval(&tab, "window.topClicks").await, json!(0));
+        // Opening tabs is not the bridge's to do.
+        assert!(browser.new_page().await.is_err());
+        browser.close().await.expect("disconnect");
+        drop(bridge);
+        panel.wait_for("document.body.dataset.bridge !== 'connected'").await;
+
+        // With the token the extension handed over: no asking.
+        let again = ExtensionBridge::listen(BridgeOptions {
+            port: 0,
+            token: Some(approval.token.clone()),
+            ..BridgeOptions::default()
+        })
+        .await
+        .unwrap();
+        share(&panel, again.port()).await;
+        let second = again.wait_for_extension().await.expect("approved by token");
+        assert_eq!(second.token, approval.token);
+        assert_eq!(
+            panel.eval("document.getElementById('approval').hidden").await,
+            json!(true)
+        );
+        drop(again);
+        panel.wait_for("document.body.dataset.bridge !== 'connected'").await;
+
+        // A wrong token is refused at once.
+        let wrong = ExtensionBridge::listen(BridgeOptions {
+            port: 0,
+            token: Some("not-the-token".into()),
+            ..BridgeOptions::default()
+        })
+        .await
+        .unwrap();
+        share(&panel, wrong.port()).await;
+        let err = wrong.wait_for_extension().await.expect_err("a wrong token is refused");
+        assert!(err.to_string().contains("wrong token"), "{err}");
+        drop(wrong);
+
+        // No token and the user says no: refused; and nothing drives the tab.
+        let unapproved = ExtensionBridge::listen(BridgeOptions {
+            port: 0,
+            ..BridgeOptions::default()
+        })
+        .await
+        .unwrap();
+        share(&panel, unapproved.port()).await;
+        panel.wait_for("!document.getElementById('approval').hidden").await;
+        let refused = Browser::connect(&unapproved.cdp_url(), LaunchOptions::default()).await;
+        assert!(refused.is_err(), "no DevTools connection before approval");
+        panel.click("deny").await;
+        let err = unapproved.wait_for_extension().await.expect_err("refused");
+        assert!(err.to_string().contains("refused"), "{err}");
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sightline_agent_extension_drives_the_shared_tab() {
+    with_timeout("the agent --extension test", async {
+        let files = FixtureServer::start();
+        let chrome = ExtensionBrowser::launch().await;
+        let url = files.url("actions/frame-host.html");
+        let tab = chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+        let token = panel.text("token").await;
+        assert!(token.len() >= 20, "the panel shows the extension's token: {token:?}");
+        // A free port for the agent's bridge; the extension keeps looking
+        // for it while the tab is shared.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        share(&panel, port).await;
+        let llm = LlmServer::with_script(vec![
+            Reply::tool("act", json!({"action": "click the top-level button"})),
+            pick("button \"Top-level button\""),
+            Reply::tool("done", json!({"reasoning": "Clicked it.", "taskComplete": true})),
+        ]);
+        let port = port.to_string();
+        let base = llm.openai_base_url();
+        let out = tokio::task::spawn_blocking(move || {
+            run_cli_env(
+                &[
+                    "agent",
+                    "click the top-level button",
+                    "--extension",
+                    "--extension-port",
+                    &port,
+                    "--extension-token",
+                    &token,
+                    "--json",
+                    "--model",
+                    "openai/gpt-4.1-mini",
+                    "--base-url",
+                    &base,
+                ],
+                &[("OPENAI_API_KEY", "test-key")],
+            )
+        })
+        .await
+        .unwrap();
+        out.assert_success();
+        let v: Value = serde_json::from_str(&out.stdout).expect("the agent's JSON result");
+        assert_eq!(v["success"], json!(true), "{v}");
+        assert_eq!(eval(&tab, "window.topClicks").await, json!(1), "{v}");
+        assert_eq!(
+            eval(&tab, "location.href").await,
+            json!(url),
+            "the agent drove the shared tab"
+        );
+    })
+    .await
+}

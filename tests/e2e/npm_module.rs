@@ -1,0 +1,137 @@
+//! The npm module (js-glue/, packed by scripts/build-npm.sh) in a user's
+//! Playwright or Puppeteer script (tests/npm/npm-module.mjs), against
+//! Debian's Chromium on fixture pages: its snapshots are the driver's
+//! (`sightline snapshot --json`) to the character, removeBlocker clears the
+//! promo with the driver's result and audit record, refs act on the right
+//! elements through the user's own library, and a strict CSP works (the JS
+//! build) or gives the documented error (`jsBuild: false`).
+
+use serde_json::{json, Value};
+use sightline::protocol::ViewportInfo;
+
+use crate::support::packages::{node_project, repo_root, run_node};
+use crate::support::world::offline_args;
+use crate::support::{run_cli, snapshot_json, FixtureServer};
+
+/// Fixture pages whose snapshots must match the driver's: (name, path,
+/// selector the page shows once it has reached the state the driver's
+/// settle waits for).
+const PAGES: &[(&str, &str, Option<&str>)] = &[
+    ("shop", "shop/index.html", Some("#promo")),
+    ("modal", "modals/aria-checkout.html", None),
+    ("iframe_modal", "modals/iframe-modal.html", None),
+    ("iframes", "frames.html?xport={xport}", None),
+    ("shadow", "shadow.html", None),
+];
+
+/// Runs the script for one library and checks everything it saw.
+fn check_library(library: &str) {
+    let (server, cross) = FixtureServer::pair();
+    let xport = cross.port.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let project = node_project(dir.path());
+    let snapshots: serde_json::Map<String, Value> = PAGES
+        .iter()
+        .map(|(name, path, wait)| (name.to_string(), json!({"path": path, "waitFor": wait})))
+        .collect();
+    let chrome_args: Vec<String> = offline_args().iter().map(|a| format!("--{a}")).collect();
+    // Next to its node_modules: ES modules resolve packages from the script's own directory.
+    let script = project.join("npm-module.mjs");
+    std::fs::copy(repo_root().join("tests/npm/npm-module.mjs"), &script).unwrap();
+    let seen = run_node(
+        &project,
+        &script,
+        &json!({
+            "library": library,
+            "base": server.url(""),
+            "xport": xport.parse::<u16>().unwrap(),
+            "chromeArgs": chrome_args,
+            "snapshots": snapshots,
+            "viewportPage": "shop/list.html",
+            "promoPage": "blockers/promo-icon.html",
+        }),
+    );
+
+    for (name, path, _) in PAGES {
+        let url = server.url(&path.replace("{xport}", &xport));
+        let (driver, _) = snapshot_json(&url, &[]);
+        same_snapshot(&format!("{library} {name}"), &seen["snapshots"][name], &driver);
+    }
+    let (driver, _) = snapshot_json(&server.url("shop/list.html"), &["--mode", "viewport"]);
+    same_snapshot(&format!("{library} viewport"), &seen["viewportSnapshot"], &driver);
+
+    // removeBlocker: the driver's result and audit record, and the promo is gone.
+    let unblocked = run_cli(&["unblock", &server.url("blockers/promo-icon.html"), "--json"]);
+    unblocked.assert_success();
+    let driver_result: Value = serde_json::from_str(unblocked.stdout.trim()).unwrap();
+    assert_eq!(
+        seen["removeBlocker"]["result"], driver_result,
+        "{library}: removeBlocker"
+    );
+    assert_eq!(seen["promoGone"], true, "{library}: the promo is still there");
+    let audit = &seen["removeBlocker"]["audit"];
+    for (field, want) in [
+        ("url", json!(server.url("blockers/promo-icon.html"))),
+        ("selector", driver_result["selector"].clone()),
+        ("kind", driver_result["kind"].clone()),
+        ("method", driver_result["method"].clone()),
+        ("result", json!("removed")),
+        ("reason", driver_result["note"].clone()),
+    ] {
+        assert_eq!(audit[field], want, "{library}: audit {field}: {audit}");
+    }
+    assert!(audit["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')), "{audit}");
+    assert!(!seen["afterRemoveBlocker"].as_str().unwrap().contains("15% off"));
+
+    // Refs acted on with the user's own library: in a shadow root, in an iframe.
+    assert_eq!(
+        seen["subscribed"], "ada@example.com",
+        "{library}: shadow-root field and button"
+    );
+    assert!(seen["payRef"].as_str().unwrap().starts_with('f'), "{}", seen["payRef"]);
+    assert_eq!(
+        seen["paid"], "1",
+        "{library}: the button in the iframe was clicked once"
+    );
+    assert_eq!(seen["topClicks"], 0, "{library}: nothing at the top level was clicked");
+
+    // Strict CSP: the JS build by default, the documented error without it.
+    assert_eq!(seen["cspBuild"], "js", "{library}");
+    let (driver, _) = snapshot_json(&server.url("csp.html"), &[]);
+    same_snapshot(&format!("{library} csp"), &seen["csp"], &driver);
+    let err = &seen["cspError"];
+    assert_eq!(err["isCspError"], true, "{library}: {err}");
+    let message = err["message"].as_str().unwrap();
+    for needle in ["bypassCSP: true", "page.setBypassCSP(true)", "wasm-unsafe-eval"] {
+        assert!(message.contains(needle), "{library}: {needle:?} missing from {message}");
+    }
+}
+
+/// The same text, refs, viewport and modal (timings differ).
+fn same_snapshot(what: &str, ours: &Value, driver: &Value) {
+    assert_eq!(
+        ours["tree"].as_str().unwrap_or_default(),
+        driver["tree"].as_str().unwrap(),
+        "{what}: the tree differs from the driver's"
+    );
+    for field in ["refs", "modal", "url", "title"] {
+        assert_eq!(ours[field], driver[field], "{what}: {field} differs from the driver's");
+    }
+    // Numbers as numbers: JavaScript writes 720 where serde writes 720.0.
+    let viewport = |v: &Value| serde_json::from_value::<ViewportInfo>(v["viewport"].clone()).expect("a viewport");
+    assert_eq!(
+        viewport(ours),
+        viewport(driver),
+        "{what}: the viewport differs from the driver's"
+    );
+}
+
+#[test]
+fn playwright_user_gets_the_drivers_snapshot_and_remove_blocker() {
+    check_library("playwright");
+}
+
+#[test]
+fn puppeteer_user_gets_the_drivers_snapshot_and_remove_blocker() {
+    check_library("puppeteer");
+}

@@ -1,0 +1,124 @@
+// Drives the packed `sightline` npm module with Playwright or Puppeteer
+// against Debian's Chromium on fixture pages, the way a user's script
+// would, and prints what it saw as one JSON object for
+// tests/e2e/npm_module.rs to compare with the driver's own output.
+//
+// Run from a directory whose node_modules holds `sightline` (the tarball),
+// `playwright-core` and `puppeteer-core`:
+//   node npm-module.mjs '{"library":"playwright","base":"http://127.0.0.1:P/","xport":Q,"chromeArgs":[…],
+//     "snapshots":{"shop":{"path":"shop/index.html","waitFor":"#promo"},…},"viewportPage":…,"promoPage":…}'
+import { attach, CspError } from "sightline";
+
+const config = JSON.parse(process.argv[2]);
+const chromium = process.env.SIGHTLINE_CHROME || "/usr/bin/chromium";
+const args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", ...config.chromeArgs];
+const viewport = { width: 1280, height: 720 };
+
+// One browser per run; a fresh page per scenario, as a script would do.
+async function launch() {
+  if (config.library === "playwright") {
+    const { chromium: pw } = await import("playwright-core");
+    const browser = await pw.launch({ executablePath: chromium, args });
+    return {
+      newPage: async () => (await browser.newContext({ viewport })).newPage(),
+      goto: (page, url) => page.goto(url, { waitUntil: "load" }),
+      close: () => browser.close(),
+    };
+  }
+  const { default: puppeteer } = await import("puppeteer-core");
+  const browser = await puppeteer.launch({ executablePath: chromium, args, defaultViewport: viewport, headless: true });
+  return {
+    newPage: () => browser.newPage(),
+    goto: (page, url) => page.goto(url, { waitUntil: "load" }),
+    close: () => browser.close(),
+  };
+}
+
+const url = (path) => new URL(path.replace("{xport}", String(config.xport)), config.base).href;
+
+// The element a ref names, to act on with the user's own library.
+async function element(sl, ref) {
+  return config.library === "playwright" ? sl.locator(ref) : sl.elementHandle(ref);
+}
+
+function refNamed(snap, role, name) {
+  const found = Object.entries(snap.refs).find(([, r]) => r.role === role && r.name === name);
+  if (!found) throw new Error(`no ${role} "${name}" in:\n${snap.tree}`);
+  return found[0];
+}
+
+const browser = await launch();
+const out = { snapshots: {}, viewportSnapshot: null };
+try {
+  for (const [name, spec] of Object.entries(config.snapshots)) {
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url(spec.path));
+    // Pages that change after load (a promo on a timer) are compared once
+    // they show what the driver's settle waits for.
+    if (spec.waitFor) await page.waitForSelector(spec.waitFor);
+    out.snapshots[name] = await sl.snapshot({ mode: "full" });
+    await page.close();
+  }
+  {
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url(config.viewportPage));
+    out.viewportSnapshot = await sl.snapshot({ mode: "viewport" });
+    await page.close();
+  }
+  {
+    // removeBlocker on the promo, then whether it is gone.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url(config.promoPage));
+    out.removeBlocker = await sl.removeBlocker();
+    out.promoGone = await page.evaluate(() => document.getElementById("blocker") === null);
+    out.afterRemoveBlocker = (await sl.snapshot()).tree;
+    await page.close();
+  }
+  {
+    // Acting on refs with the user's library: a field and a button inside a
+    // shadow root, then a button inside an iframe.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("actions/shadow.html"));
+    let snap = await sl.snapshot();
+    const email = await element(sl, refNamed(snap, "textbox", "Your email"));
+    await (config.library === "playwright" ? email.fill("ada@example.com") : email.type("ada@example.com"));
+    await (await element(sl, refNamed(snap, "button", "Subscribe"))).click();
+    out.subscribed = await page.evaluate(() => document.getElementById("subscribed").textContent);
+    await browser.goto(page, url("actions/frame-host.html"));
+    snap = await sl.snapshot();
+    const pay = refNamed(snap, "button", "Pay 12 €");
+    out.payRef = pay;
+    await (await element(sl, pay)).click();
+    const frame = page.frames().find((f) => f.url().includes("frame-inner.html"));
+    out.paid = await frame.evaluate(() => document.getElementById("paid").textContent);
+    out.topClicks = await page.evaluate(() => window.topClicks);
+    await page.close();
+  }
+  {
+    // A strict CSP (no 'wasm-unsafe-eval'): the JS build by default, the
+    // documented error with `jsBuild: false`.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("csp.html"));
+    out.csp = await sl.snapshot();
+    out.cspBuild = await page.evaluate(() => globalThis.__sightline.build);
+    await page.close();
+    const strict = await browser.newPage();
+    const off = await attach(strict, { jsBuild: false });
+    await browser.goto(strict, url("csp.html"));
+    try {
+      await off.snapshot();
+      out.cspError = null;
+    } catch (e) {
+      out.cspError = { name: e.name, isCspError: e instanceof CspError, message: e.message };
+    }
+    await strict.close();
+  }
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(out));
