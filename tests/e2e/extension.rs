@@ -386,3 +386,46 @@ async fn sightline_agent_extension_drives_the_shared_tab() {
     })
     .await
 }
+
+/// `sightline mcp --extension`: an MCP client drives the tab the user shared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sightline_mcp_extension_drives_the_shared_tab() {
+    with_timeout("the mcp --extension test", async {
+        let files = FixtureServer::start();
+        let chrome = ExtensionBrowser::launch().await;
+        let url = files.url("actions/frame-host.html");
+        let tab = chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+        let token = panel.text("token").await;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        share(&panel, port).await;
+        let port = port.to_string();
+        let (snapshot, clicked) = tokio::task::spawn_blocking(move || {
+            let mut client = crate::support::mcp_client::stdio(&[
+                "--extension",
+                "--extension-port",
+                &port,
+                "--extension-token",
+                &token,
+            ]);
+            let snapshot = client.ok("browser_snapshot", json!({}));
+            let button = crate::support::mcp_client::ref_in(&snapshot, "Top-level button");
+            let clicked = client.ok("browser_click", json!({"target": button}));
+            (snapshot, clicked)
+        })
+        .await
+        .unwrap();
+        assert!(snapshot.contains("frame-host.html"), "the shared tab: {snapshot}");
+        assert!(clicked.contains("Clicked"), "{clicked}");
+        assert_eq!(
+            eval(&tab, "window.topClicks").await,
+            json!(1),
+            "the click landed in the user's tab"
+        );
+    })
+    .await
+}

@@ -39,21 +39,25 @@ pub struct ExtensionSession {
 }
 
 impl ExtensionArgs {
+    /// The bridge these flags ask for (the token from the flag or the environment).
+    pub fn bridge_options(&self, client_name: &str) -> BridgeOptions {
+        BridgeOptions {
+            port: self.extension_port,
+            token: self
+                .extension_token
+                .clone()
+                .or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty())),
+            client_name: client_name.to_string(),
+            approval_timeout: (self.extension_timeout > 0).then(|| Duration::from_secs(self.extension_timeout)),
+        }
+    }
+
     /// Starts the bridge, waits for the extension's approval (saying so on
     /// stderr) and connects to the shared tab.
     pub async fn open(&self, client_name: &str, launch: LaunchOptions) -> Result<ExtensionSession> {
-        let token = self
-            .extension_token
-            .clone()
-            .or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()));
-        let asked = token.is_none();
-        let bridge = ExtensionBridge::listen(BridgeOptions {
-            port: self.extension_port,
-            token,
-            client_name: client_name.to_string(),
-            approval_timeout: (self.extension_timeout > 0).then(|| Duration::from_secs(self.extension_timeout)),
-        })
-        .await?;
+        let options = self.bridge_options(client_name);
+        let asked = options.token.is_none();
+        let bridge = ExtensionBridge::listen(options).await?;
         eprintln!(
             "Waiting for the Sightline extension on 127.0.0.1:{}: share a tab in its panel{}.",
             bridge.port(),

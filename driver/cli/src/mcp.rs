@@ -8,6 +8,7 @@ use sightline::mcp::{read_secrets, serve_stdio, HttpOptions, HttpServer, McpOpti
 use sightline::{AllowedDomains, OriginPolicy, Registry, Result};
 
 use crate::args::{LlmArgs, PageArgs};
+use crate::extension::ExtensionArgs;
 use crate::signals::shutdown_signal;
 
 #[derive(Debug, Args)]
@@ -58,6 +59,9 @@ pub struct McpArgs {
     pub tool_timeout: u64,
     #[command(flatten)]
     pub page: PageArgs,
+    /// Drive the tabs shared in the Sightline extension of your own browser.
+    #[command(flatten)]
+    pub extension: ExtensionArgs,
     /// A model enables browser_act, browser_observe and browser_extract.
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -96,8 +100,29 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
             )));
         }
     }
+    if args.extension.extension && (args.cdp_endpoint.is_some() || args.page.cdp_url.is_some()) {
+        return Err(sightline::Error::Config(
+            "--extension and --cdp-endpoint exclude each other".into(),
+        ));
+    }
+    let extension = args
+        .extension
+        .extension
+        .then(|| args.extension.bridge_options("sightline mcp"));
+    if let Some(b) = &extension {
+        eprintln!(
+            "sightline mcp: drives the tabs shared in the Sightline extension (port {}){}",
+            b.port,
+            if b.token.is_some() {
+                ""
+            } else {
+                "; the first call waits for you to press Allow in its panel"
+            }
+        );
+    }
     let options = McpOptions {
         launch,
+        extension,
         cdp_endpoint: args.cdp_endpoint.clone().or(args.page.cdp_url.clone()),
         llm: args.llm.build_if_named()?,
         registry: Registry::standard(),

@@ -20,6 +20,7 @@ use super::host::BrowserHost;
 use super::options::McpOptions;
 use super::session::Session;
 use crate::base64;
+use crate::error::Result;
 use crate::tools::Tool;
 
 /// What every session of a server shares.
@@ -51,6 +52,11 @@ impl Shared {
             stateless,
             tools,
         })
+    }
+
+    /// Binds the extension bridge (when the server drives the user's browser): its port.
+    pub async fn listen_for_extension(&self) -> Result<Option<u16>> {
+        self.host.listen_for_extension().await
     }
 
     /// Ends the server-wide session and closes the browser.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::Mutex;
 
 use super::options::McpOptions;
+use crate::bridge::ExtensionBridge;
 use crate::browser::Browser;
 use crate::error::Result;
 
@@ -21,6 +22,8 @@ pub(super) struct BrowserHost {
     options: Arc<McpOptions>,
     current: Mutex<Option<Hosted>>,
     generations: AtomicU64,
+    /// The extension's bridge, listening from the first call on.
+    bridge: Mutex<Option<ExtensionBridge>>,
 }
 
 impl BrowserHost {
@@ -29,7 +32,37 @@ impl BrowserHost {
             options,
             current: Mutex::new(None),
             generations: AtomicU64::new(0),
+            bridge: Mutex::new(None),
         }
+    }
+
+    /// Whether the browser is the user's own, reached through the extension:
+    /// only the tabs they share exist for us (no new tabs, no contexts).
+    pub fn is_extension(&self) -> bool {
+        self.options.extension.is_some()
+    }
+
+    /// Binds the extension bridge now (the extension can connect before the
+    /// first call); its port.
+    pub async fn listen_for_extension(&self) -> Result<Option<u16>> {
+        let Some(opts) = &self.options.extension else {
+            return Ok(None);
+        };
+        let mut bridge = self.bridge.lock().await;
+        if bridge.is_none() {
+            *bridge = Some(ExtensionBridge::listen(opts.clone()).await?);
+        }
+        Ok(bridge.as_ref().map(ExtensionBridge::port))
+    }
+
+    /// The user's browser through the extension, once they allowed it.
+    async fn through_extension(&self) -> Result<Browser> {
+        self.listen_for_extension().await?;
+        let bridge = self.bridge.lock().await;
+        let bridge = bridge.as_ref().expect("listening");
+        bridge.wait_for_extension().await?;
+        let (browser, _tabs) = bridge.connect(self.options.launch.clone()).await?;
+        Ok(browser)
     }
 
     /// The running browser, launched (or attached) now if there is none or
@@ -43,12 +76,16 @@ impl BrowserHost {
             tracing::warn!("the browser died; starting a new one");
         }
         let o = &self.options;
-        let browser = match &o.cdp_endpoint {
-            Some(url) => Browser::connect(url, o.launch.clone()).await?,
-            None => Browser::launch(o.launch.clone()).await?,
+        let browser = match (&o.extension, &o.cdp_endpoint) {
+            (Some(_), _) => self.through_extension().await?,
+            (None, Some(url)) => Browser::connect(url, o.launch.clone()).await?,
+            (None, None) => Browser::launch(o.launch.clone()).await?,
         };
         // Downloads of the default context; isolated sessions set their own.
-        browser.save_downloads_to(&o.output_dir, None).await?;
+        // (The user's own browser keeps its download settings.)
+        if o.extension.is_none() {
+            browser.save_downloads_to(&o.output_dir, None).await?;
+        }
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         let browser = Arc::new(browser);
         *current = Some(Hosted {

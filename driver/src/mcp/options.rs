@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::ai::Variables;
+use crate::bridge::BridgeOptions;
 use crate::browser::LaunchOptions;
 use crate::error::{Error, Result};
 use crate::llm::Llm;
@@ -19,6 +20,9 @@ pub struct McpOptions {
     pub launch: LaunchOptions,
     /// Attach to this running browser instead of launching one.
     pub cdp_endpoint: Option<String>,
+    /// Drive the tabs the user shares in the Sightline extension of their own
+    /// browser (through this bridge) instead of launching one.
+    pub extension: Option<BridgeOptions>,
     /// A model for act, observe and extract (those tools are listed only with one).
     pub llm: Option<Llm>,
     /// The tools; MCP lists those offered to it.
@@ -46,6 +50,7 @@ impl Default for McpOptions {
         McpOptions {
             launch: LaunchOptions::default(),
             cdp_endpoint: None,
+            extension: None,
             llm: None,
             registry: Registry::standard(),
             capabilities: Vec::new(),

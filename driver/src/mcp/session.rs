@@ -66,6 +66,8 @@ pub struct Session {
 
 impl Session {
     pub(super) fn new(host: Arc<BrowserHost>, options: Arc<McpOptions>, isolated: bool) -> Session {
+        // The user's own browser has no contexts of ours: its shared tabs are the session's.
+        let isolated = isolated && !host.is_extension();
         let settings = ToolSettings {
             variables: options.secrets.clone(),
             act: ActOptions {
@@ -119,6 +121,9 @@ impl Session {
                 (None, None) => first_tab(&browser).await?,
                 _ => None,
             };
+            if blank.is_none() && self.host.is_extension() {
+                return Err(Error::Extension("no tab is shared in the extension's panel".into()));
+            }
             let page = match blank {
                 Some(p) => p,
                 None => browser.new_page_in(context.as_ref()).await?,

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 /// resolves; then closes the browser.
 pub async fn serve_stdio(options: McpOptions, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
     let shared = Shared::new(options);
+    shared.listen_for_extension().await?;
     // One client: the default browser context (a persistent profile's logins stay usable).
     let handler = Handler::new(shared.clone(), false);
     let session = handler.session();

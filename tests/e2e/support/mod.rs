@@ -3,10 +3,10 @@
 #![allow(dead_code)]
 
 pub mod ax;
-pub mod mcp_client;
-mod remote_chrome;
 pub mod extension_browser;
+pub mod mcp_client;
 pub mod packages;
+mod remote_chrome;
 pub mod world;
 
 pub use remote_chrome::RemoteChrome;

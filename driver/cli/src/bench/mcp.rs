@@ -78,11 +78,20 @@ fn find_ref(text: &str, pick: impl Fn(&str) -> bool) -> Option<String> {
 }
 
 /// A link to click, as a model would pick one: a named link (an unnamed one
-/// says nothing about where it goes), one that stays on the page (`#…`) if
-/// there is one, else the first. Both snapshot formats put `/url:` under the link.
+/// says nothing about where it goes) that the snapshot does not mark out of
+/// reach, one that stays on the page (`#…`) if there is one, else the first. Both snapshot formats put `/url:` under the link.
 fn pick_link(snapshot: &str) -> Option<String> {
-    let named = |l: &str| l.trim_start().starts_with("- link \"") && !l.contains("- link \"\"");
-    let lines: Vec<&str> = snapshot.lines().filter(|l| !l.contains("- link ") || named(l)).collect();
+    // Named, and not marked as out of reach where the snapshot says so
+    // (a model prefers a link it can see).
+    let named = |l: &str| {
+        l.trim_start().starts_with("- link \"")
+            && !l.contains("- link \"\"")
+            && !["[offscreen]", "[covered]", "[obscured]"].iter().any(|m| l.contains(m))
+    };
+    let lines: Vec<&str> = snapshot
+        .lines()
+        .filter(|l| !l.contains("- link ") || named(l))
+        .collect();
     let in_page = lines.windows(2).find_map(|w| {
         let url = w[1].trim_start().strip_prefix("- /url: ").unwrap_or("");
         (w[0].contains("link ") && w[0].contains("[ref=") && url.trim_start_matches('"').starts_with('#'))
@@ -150,7 +159,12 @@ fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
             ..Default::default()
         }),
     }
-    let typed = field.map(|r| client.call("browser_type", json!({"element": "a field", "target": r, "text": TYPED})));
+    let typed = field.map(|r| {
+        client.call(
+            "browser_type",
+            json!({"element": "a field", "target": r, "text": TYPED}),
+        )
+    });
     match &typed {
         Some(a) => {
             let ok = !a.is_error;
@@ -357,7 +371,10 @@ mod tests {
             pick_link("- link \"A\" [ref=e9]:\n  - /url: /a\n").as_deref(),
             Some("e9")
         );
-        assert_eq!(page_url("### Page\n- Page URL: http://a/b#c\n").as_deref(), Some("http://a/b#c"));
+        assert_eq!(
+            page_url("### Page\n- Page URL: http://a/b#c\n").as_deref(),
+            Some("http://a/b#c")
+        );
         assert_eq!(page_url("### Page\n- URL: http://a/\n").as_deref(), Some("http://a/"));
         // Playwright quotes URLs.
         let pw = "- link \"A\" [ref=e1] [cursor=pointer]:\n  - /url: /a\n- link \"B\" [ref=e2]:\n  - /url: \"#b\"\n";

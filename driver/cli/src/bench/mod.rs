@@ -5,8 +5,8 @@
 mod act;
 mod actions;
 mod batch;
-mod memory;
 mod mcp;
+mod memory;
 mod pages;
 mod snapshot;
 
