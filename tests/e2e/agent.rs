@@ -710,19 +710,13 @@ fn ctrl_c_returns_a_partial_result() {
 }
 
 /// A tool written in one place (here) and added with one registry line.
-pub(crate) const STAMP: sightline::Tool = sightline::Tool {
-    name: "stamp",
-    aliases: &[],
-    mcp_name: None,
-    description: "Write a word into the page's title.",
-    parameters: || sightline::tools::object(json!({"word": {"type": "string"}}), &["word"]),
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: sightline::tools::Offered::EVERYWHERE,
-    handler: stamp,
-};
+pub(crate) const STAMP: sightline::Tool = sightline::Tool::new(
+    "stamp",
+    "Write a word into the page's title.",
+    || sightline::tools::object(json!({"word": {"type": "string"}}), &["word"]),
+    stamp,
+)
+.changing_page();
 
 fn stamp<'a>(ctx: &'a sightline::ToolContext<'a>, args: Value) -> sightline::tools::ToolFuture<'a> {
     sightline::tools::boxed(async move {

@@ -5,23 +5,18 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, RecordedCall, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutput};
 use crate::ai::{ActOptions, Ai};
 
-pub const TOOL: Tool = Tool {
-    name: "act",
-    aliases: &[],
-    mcp_name: None,
-    description: "Perform ONE atomic action on the page, described in words: \"click the Add to cart button\", \
+pub const TOOL: Tool = Tool::new(
+    "act",
+    "Perform ONE atomic action on the page, described in words: \"click the Add to cart button\", \
 \"type %email% into the Email field\", \"choose EU 42 in the size dropdown\".",
     parameters,
-    changes_page: true,
-    needs_llm: true,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.needing_llm();
 
 fn parameters() -> Value {
     object(

@@ -3,21 +3,12 @@
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "back",
-    aliases: &["navback", "goBack"],
-    mcp_name: Some("browser_navigate_back"),
-    description: "Go back to the previous page.",
-    parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+pub const TOOL: Tool = Tool::new("back", "Go back to the previous page.", parameters, handle)
+    .changing_page()
+    .with_aliases(&["navback", "goBack"])
+    .with_mcp_name("browser_navigate_back");
 
 fn parameters() -> Value {
     object(json!({}), &[])

@@ -5,22 +5,16 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture, TARGET_HELP};
+use super::tool::{boxed, element_properties, object, parse, with, Tool, ToolFuture, TARGET_HELP};
 
-pub const TOOL: Tool = Tool {
-    name: "check",
-    aliases: &[],
-    mcp_name: None,
-    description: "Check (or with checked false, uncheck) a checkbox, radio button or switch; does nothing when it \
+pub const TOOL: Tool = Tool::new(
+    "check",
+    "Check (or with checked false, uncheck) a checkbox, radio button or switch; does nothing when it \
 is already in that state.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(

@@ -5,24 +5,18 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture, TARGET_HELP};
+use super::tool::{boxed, element_properties, object, parse, with, Tool, ToolFuture, TARGET_HELP};
 use crate::error::Result;
 use crate::page::{ActionResult, ClickButton, ClickOptions};
 
-pub const TOOL: Tool = Tool {
-    name: "click",
-    aliases: &[],
-    mcp_name: None,
-    description: "Click an element by its ref (or selector). Use doubleClick for a double click and button \"right\" \
+pub const TOOL: Tool = Tool::new(
+    "click",
+    "Click an element by its ref (or selector). Use doubleClick for a double click and button \"right\" \
 for a context menu.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(

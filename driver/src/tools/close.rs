@@ -6,19 +6,14 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, Offered, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "close",
-    aliases: &[],
-    mcp_name: None,
-    description: "Close the page (every tab of this session); the next call starts on a blank tab.",
+pub const TOOL: Tool = Tool::new(
+    "close",
+    "Close the page (every tab of this session); the next call starts on a blank tab.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(json!({}), &[])

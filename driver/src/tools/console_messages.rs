@@ -7,19 +7,13 @@ use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use super::untrusted::{defang, CLOSE_TAG, OPEN_TAG};
 
-pub const TOOL: Tool = Tool {
-    name: "consoleMessages",
-    aliases: &[],
-    mcp_name: None,
-    description: "The page's console messages and uncaught errors, at or above a level.",
+pub const TOOL: Tool = Tool::new(
+    "consoleMessages",
+    "The page's console messages and uncaught errors, at or above a level.",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

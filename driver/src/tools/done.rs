@@ -7,19 +7,13 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Finish, Offered, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "done",
-    aliases: &[],
-    mcp_name: None,
-    description: "Finish the task: whether it is complete, why, and the answer when the task asks for one.",
+pub const TOOL: Tool = Tool::new(
+    "done",
+    "Finish the task: whether it is complete, why, and the answer when the task asks for one.",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::AGENT_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.offered_to(Offered::AGENT_ONLY);
 
 fn parameters() -> Value {
     object(

@@ -6,22 +6,11 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture};
+use super::tool::{boxed, object, parse, Tool, ToolFuture};
 use crate::page::{is_ref, Action};
 
-pub const TOOL: Tool = Tool {
-    name: "drag",
-    aliases: &[],
-    mcp_name: None,
-    description: "Drag an element and drop it onto another.",
-    parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+pub const TOOL: Tool =
+    Tool::new("drag", "Drag an element and drop it onto another.", parameters, handle).changing_page();
 
 fn parameters() -> Value {
     object(

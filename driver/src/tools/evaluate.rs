@@ -10,20 +10,16 @@ use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use super::untrusted::{defang, CLOSE_TAG, OPEN_TAG};
 use crate::page::Target;
 
-pub const TOOL: Tool = Tool {
-    name: "evaluate",
-    aliases: &[],
-    mcp_name: None,
-    description: "Evaluate a JavaScript function on the page, or on an element: \"() => document.title\", \
+pub const TOOL: Tool = Tool::new(
+    "evaluate",
+    "Evaluate a JavaScript function on the page, or on an element: \"() => document.title\", \
 \"(element) => element.textContent\".",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: Some("evaluate"),
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.with_capability("evaluate")
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

@@ -4,24 +4,18 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use crate::ai::{Ai, ExtractOptions};
 use crate::error::Error;
 use crate::llm::schema;
 
-pub const TOOL: Tool = Tool {
-    name: "extract",
-    aliases: &[],
-    mcp_name: None,
-    description: "Read data from the page as JSON, optionally shaped by a JSON Schema.",
+pub const TOOL: Tool = Tool::new(
+    "extract",
+    "Read data from the page as JSON, optionally shaped by a JSON Schema.",
     parameters,
-    changes_page: false,
-    needs_llm: true,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.needing_llm();
 
 fn parameters() -> Value {
     object(

@@ -6,21 +6,15 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture, TARGET_HELP};
+use super::tool::{boxed, element_properties, object, parse, with, Tool, ToolFuture, TARGET_HELP};
 
-pub const TOOL: Tool = Tool {
-    name: "fill",
-    aliases: &[],
-    mcp_name: None,
-    description: "Replace the text of a field with a value (%name% variables are filled in here, never shown).",
+pub const TOOL: Tool = Tool::new(
+    "fill",
+    "Replace the text of a field with a value (%name% variables are filled in here, never shown).",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(

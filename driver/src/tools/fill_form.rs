@@ -10,25 +10,19 @@ use sightline_engine::protocol::SnapshotMode;
 use super::act::act_options;
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, object, parse, Offered, RecordedCall, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutput};
 use crate::ai::{ActRecord, Ai, ObserveOptions};
 use crate::error::{Error, Result};
 use crate::page::Action;
 
-pub const TOOL: Tool = Tool {
-    name: "fillForm",
-    aliases: &[],
-    mcp_name: None,
-    description: "Fill several form fields at once. Each field: its value (may be a %name% variable) and either the \
+pub const TOOL: Tool = Tool::new(
+    "fillForm",
+    "Fill several form fields at once. Each field: its value (may be a %name% variable) and either the \
 field's ref or selector (target, with its type) or the action in words (\"type into the Email field\").",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     let field = object(

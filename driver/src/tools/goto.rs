@@ -5,21 +5,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, RecordedCall, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "goto",
-    aliases: &["navigate"],
-    mcp_name: Some("browser_navigate"),
-    description: "Open a URL in this tab.",
-    parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+pub const TOOL: Tool = Tool::new("goto", "Open a URL in this tab.", parameters, handle)
+    .changing_page()
+    .with_aliases(&["navigate"])
+    .with_mcp_name("browser_navigate");
 
 fn parameters() -> Value {
     object(

@@ -7,19 +7,14 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "handleDialog",
-    aliases: &[],
-    mcp_name: None,
-    description: "Accept or dismiss the open dialog (alert, confirm, prompt); promptText answers a prompt.",
+pub const TOOL: Tool = Tool::new(
+    "handleDialog",
+    "Accept or dismiss the open dialog (alert, confirm, prompt); promptText answers a prompt.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

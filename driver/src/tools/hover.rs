@@ -4,21 +4,15 @@ use serde_json::Value;
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, element_properties, object, parse, Offered, Tool, ToolFuture, TARGET_HELP};
+use super::tool::{boxed, element_properties, object, parse, Tool, ToolFuture, TARGET_HELP};
 
-pub const TOOL: Tool = Tool {
-    name: "hover",
-    aliases: &[],
-    mcp_name: None,
-    description: "Move the mouse over an element (menus and tooltips that open on hover).",
+pub const TOOL: Tool = Tool::new(
+    "hover",
+    "Move the mouse over an element (menus and tooltips that open on hover).",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(element_properties(TARGET_HELP), &["target"])

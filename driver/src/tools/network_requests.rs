@@ -6,19 +6,13 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "networkRequests",
-    aliases: &[],
-    mcp_name: None,
-    description: "The requests the page made since it was opened: method, URL, status or failure.",
+pub const TOOL: Tool = Tool::new(
+    "networkRequests",
+    "The requests the page made since it was opened: method, URL, status or failure.",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

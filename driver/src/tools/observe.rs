@@ -8,20 +8,15 @@ use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use crate::ai::{Ai, ObserveOptions};
 
-pub const TOOL: Tool = Tool {
-    name: "observe",
-    aliases: &[],
-    mcp_name: None,
-    description: "Find the elements that fit a request (\"the fields of the sign-up form\") and how to act on each, \
+pub const TOOL: Tool = Tool::new(
+    "observe",
+    "Find the elements that fit a request (\"the fields of the sign-up form\") and how to act on each, \
 as ready-to-run actions with selectors.",
     parameters,
-    changes_page: false,
-    needs_llm: true,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.needing_llm()
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

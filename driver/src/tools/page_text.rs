@@ -7,25 +7,18 @@ use sightline_engine::protocol::SnapshotMode;
 
 use super::context::ToolContext;
 use super::snapshot::subtree;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use super::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
 use crate::page::SnapshotOptions;
 use crate::readable;
 
-pub const TOOL: Tool = Tool {
-    name: "pageText",
-    aliases: &[],
-    mcp_name: None,
-    description: "The readable text of the page, or of one element's subtree, as markdown (default) or plain \
+pub const TOOL: Tool = Tool::new(
+    "pageText",
+    "The readable text of the page, or of one element's subtree, as markdown (default) or plain \
 text: headings, paragraphs, links, lists, tables; no refs, no controls. No model involved.",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+);
 
 fn parameters() -> Value {
     object(

@@ -6,23 +6,18 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use crate::page::parse_combo;
 
-pub const TOOL: Tool = Tool {
-    name: "press",
-    aliases: &[],
-    mcp_name: Some("browser_press_key"),
-    description: "Press a key or a combination (\"Enter\", \"Escape\", \"Control+A\", \"ArrowDown\") in the focused \
+pub const TOOL: Tool = Tool::new(
+    "press",
+    "Press a key or a combination (\"Enter\", \"Escape\", \"Control+A\", \"ArrowDown\") in the focused \
 element, or in the element given.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.with_mcp_name("browser_press_key");
 
 fn parameters() -> Value {
     object(

@@ -5,22 +5,16 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "removeBlocker",
-    aliases: &[],
-    mcp_name: None,
-    description: "Close the pop-up, promo modal, cookie banner or overlay that blocks the page. Deterministic and \
+pub const TOOL: Tool = Tool::new(
+    "removeBlocker",
+    "Close the pop-up, promo modal, cookie banner or overlay that blocks the page. Deterministic and \
 conservative: it leaves consent, login, age and paywall dialogs alone unless aggressive is true.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(

@@ -7,19 +7,9 @@ use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use crate::page::ViewportSize;
 
-pub const TOOL: Tool = Tool {
-    name: "resize",
-    aliases: &[],
-    mcp_name: None,
-    description: "Resize the browser viewport.",
-    parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+pub const TOOL: Tool = Tool::new("resize", "Resize the browser viewport.", parameters, handle)
+    .changing_page()
+    .offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

@@ -4,22 +4,17 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use crate::page::Target;
 
-pub const TOOL: Tool = Tool {
-    name: "screenshot",
-    aliases: &[],
-    mcp_name: Some("browser_take_screenshot"),
-    description: "A screenshot of the viewport (or of the whole page, or of one element).",
+pub const TOOL: Tool = Tool::new(
+    "screenshot",
+    "A screenshot of the viewport (or of the whole page, or of one element).",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: true,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.returning_image()
+.with_mcp_name("browser_take_screenshot");
 
 fn parameters() -> Value {
     object(

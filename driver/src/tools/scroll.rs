@@ -5,23 +5,17 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use crate::page::{ActionResult, ScrollAmount, Target};
 
-pub const TOOL: Tool = Tool {
-    name: "scroll",
-    aliases: &[],
-    mcp_name: None,
-    description: "Scroll the page up or down by a percentage of the viewport height, or to its top or bottom. With \
+pub const TOOL: Tool = Tool::new(
+    "scroll",
+    "Scroll the page up or down by a percentage of the viewport height, or to its top or bottom. With \
 a target: scroll that element's scrollable container instead, or (without a direction) bring the element into view.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(

@@ -5,21 +5,17 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture, TARGET_HELP};
+use super::tool::{boxed, element_properties, object, parse, with, Tool, ToolFuture, TARGET_HELP};
 
-pub const TOOL: Tool = Tool {
-    name: "select",
-    aliases: &["selectOption"],
-    mcp_name: Some("browser_select_option"),
-    description: "Select one or more options of a dropdown by their labels or values.",
+pub const TOOL: Tool = Tool::new(
+    "select",
+    "Select one or more options of a dropdown by their labels or values.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.with_aliases(&["selectOption"])
+.with_mcp_name("browser_select_option");
 
 fn parameters() -> Value {
     object(

@@ -6,24 +6,18 @@ use serde_json::{json, Value};
 use sightline_engine::protocol::SnapshotMode;
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use super::untrusted::wrapped_tree;
 use crate::page::SnapshotOptions;
 
-pub const TOOL: Tool = Tool {
-    name: "snapshot",
-    aliases: &["ariaTree"],
-    mcp_name: None,
-    description: "The page as an accessibility tree with refs: the whole page by default (not only the viewport), \
+pub const TOOL: Tool = Tool::new(
+    "snapshot",
+    "The page as an accessibility tree with refs: the whole page by default (not only the viewport), \
 or one element's subtree. Costly on big pages: use when the viewport is not enough.",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.with_aliases(&["ariaTree"]);
 
 fn parameters() -> Value {
     object(

@@ -10,20 +10,14 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "storageState",
-    aliases: &[],
-    mcp_name: None,
-    description: "Save the cookies and local storage of this session to a JSON file (load it later with \
+pub const TOOL: Tool = Tool::new(
+    "storageState",
+    "Save the cookies and local storage of this session to a JSON file (load it later with \
 --storage-state).",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

@@ -8,19 +8,14 @@ use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use crate::error::{Error, Result};
 use crate::page::Page;
 
-pub const TOOL: Tool = Tool {
-    name: "tabs",
-    aliases: &[],
-    mcp_name: None,
-    description: "List, create, close, or select a browser tab.",
+pub const TOOL: Tool = Tool::new(
+    "tabs",
+    "List, create, close, or select a browser tab.",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::MCP_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

@@ -5,19 +5,13 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, Offered, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "think",
-    aliases: &[],
-    mcp_name: None,
-    description: "Think through the next steps; nothing happens on the page.",
+pub const TOOL: Tool = Tool::new(
+    "think",
+    "Think through the next steps; nothing happens on the page.",
     parameters,
-    changes_page: false,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::AGENT_ONLY,
-    handler: handle,
-};
+    handle,
+)
+.offered_to(Offered::AGENT_ONLY);
 
 fn parameters() -> Value {
     object(json!({"reasoning": {"type": "string"}}), &["reasoning"])

@@ -79,6 +79,71 @@ impl std::fmt::Debug for Tool {
 }
 
 impl Tool {
+    /// A tool that reads the page, offered everywhere; the builders below
+    /// say what else it is.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        parameters: fn() -> Value,
+        handler: Handler,
+    ) -> Tool {
+        Tool {
+            name,
+            aliases: &[],
+            mcp_name: None,
+            description,
+            parameters,
+            changes_page: false,
+            needs_llm: false,
+            returns_image: false,
+            capability: None,
+            offered: Offered::EVERYWHERE,
+            handler,
+        }
+    }
+
+    /// It may change the page.
+    pub const fn changing_page(mut self) -> Tool {
+        self.changes_page = true;
+        self
+    }
+
+    /// It needs a model.
+    pub const fn needing_llm(mut self) -> Tool {
+        self.needs_llm = true;
+        self
+    }
+
+    /// It returns an image.
+    pub const fn returning_image(mut self) -> Tool {
+        self.returns_image = true;
+        self
+    }
+
+    /// Older names it still answers to.
+    pub const fn with_aliases(mut self, aliases: &'static [&'static str]) -> Tool {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Its MCP name, when not derived from its name.
+    pub const fn with_mcp_name(mut self, name: &'static str) -> Tool {
+        self.mcp_name = Some(name);
+        self
+    }
+
+    /// Offered only when the user grants `capability`.
+    pub const fn with_capability(mut self, capability: &'static str) -> Tool {
+        self.capability = Some(capability);
+        self
+    }
+
+    /// Which interfaces offer it.
+    pub const fn offered_to(mut self, offered: Offered) -> Tool {
+        self.offered = offered;
+        self
+    }
+
     /// Its name in `sightline mcp`.
     pub fn mcp_name(&self) -> String {
         if let Some(n) = self.mcp_name {

@@ -8,23 +8,17 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "type",
-    aliases: &[],
-    mcp_name: None,
-    description: "Type text into an element (its ref or selector), or into the focused element when no target is \
+pub const TOOL: Tool = Tool::new(
+    "type",
+    "Type text into an element (its ref or selector), or into the focused element when no target is \
 given. %name% variables are filled in here, never shown. submit presses Enter afterwards; slowly types key by key \
 (keeping the current text).",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page();
 
 fn parameters() -> Value {
     object(

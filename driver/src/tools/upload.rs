@@ -6,21 +6,17 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
-use super::tool::{boxed, element_properties, object, parse, with, Offered, Tool, ToolFuture};
+use super::tool::{boxed, element_properties, object, parse, with, Tool, ToolFuture};
 
-pub const TOOL: Tool = Tool {
-    name: "upload",
-    aliases: &["setInputFiles"],
-    mcp_name: Some("browser_file_upload"),
-    description: "Choose files for a file input (or the element that opens the file chooser).",
+pub const TOOL: Tool = Tool::new(
+    "upload",
+    "Choose files for a file input (or the element that opens the file chooser).",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.with_aliases(&["setInputFiles"])
+.with_mcp_name("browser_file_upload");
 
 fn parameters() -> Value {
     object(

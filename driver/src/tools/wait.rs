@@ -6,22 +6,18 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool {
-    name: "wait",
-    aliases: &["waitFor"],
-    mcp_name: Some("browser_wait_for"),
-    description: "Wait for the page: a number of milliseconds (ms) or seconds (time), or until a text appears \
+pub const TOOL: Tool = Tool::new(
+    "wait",
+    "Wait for the page: a number of milliseconds (ms) or seconds (time), or until a text appears \
 (text) or disappears (textGone).",
     parameters,
-    changes_page: true,
-    needs_llm: false,
-    returns_image: false,
-    capability: None,
-    offered: Offered::EVERYWHERE,
-    handler: handle,
-};
+    handle,
+)
+.changing_page()
+.with_aliases(&["waitFor"])
+.with_mcp_name("browser_wait_for");
 
 /// Longest wait for a text to appear or leave.
 const TEXT_TIMEOUT: Duration = Duration::from_secs(20);
