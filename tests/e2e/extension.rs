@@ -328,24 +328,40 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
     .await
 }
 
+/// The frame-host page opened and shared from the panel toward a free
+/// port, for a `sightline … --extension` command to listen on; the
+/// extension keeps looking for that port while the tab is shared.
+struct SharedForCli {
+    tab: chromiumoxide::Page,
+    _panel: Panel,
+    token: String,
+    port: u16,
+}
+
+async fn share_for_cli(
+    chrome: &ExtensionBrowser,
+    url: &str,
+) -> SharedForCli {
+    let tab = chrome.open(url).await;
+    let panel = chrome.panel(url).await;
+    let token = panel.text("token").await;
+    assert!(token.len() >= 20, "the panel shows the extension's token: {token:?}");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    share(&panel, port).await;
+    SharedForCli { tab, _panel: panel, token, port }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sightline_agent_extension_drives_the_shared_tab() {
     with_timeout("the agent --extension test", async {
         let files = FixtureServer::start();
         let chrome = ExtensionBrowser::launch().await;
         let url = files.url("actions/frame-host.html");
-        let tab = chrome.open(&url).await;
-        let panel = chrome.panel(&url).await;
-        let token = panel.text("token").await;
-        assert!(token.len() >= 20, "the panel shows the extension's token: {token:?}");
-        // A free port for the agent's bridge; the extension keeps looking
-        // for it while the tab is shared.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        share(&panel, port).await;
+        let SharedForCli { tab, _panel, token, port } = share_for_cli(&chrome, &url).await;
         let llm = LlmServer::with_script(vec![
             Reply::tool("act", json!({"action": "click the top-level button"})),
             pick("button \"Top-level button\""),
@@ -394,15 +410,7 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
         let files = FixtureServer::start();
         let chrome = ExtensionBrowser::launch().await;
         let url = files.url("actions/frame-host.html");
-        let tab = chrome.open(&url).await;
-        let panel = chrome.panel(&url).await;
-        let token = panel.text("token").await;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        share(&panel, port).await;
+        let SharedForCli { tab, _panel, token, port } = share_for_cli(&chrome, &url).await;
         let port = port.to_string();
         let (snapshot, clicked) = tokio::task::spawn_blocking(move || {
             let mut client = crate::support::mcp_client::stdio(&[

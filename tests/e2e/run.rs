@@ -18,8 +18,16 @@ fn json_out(out: &CliOutput) -> Value {
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", out.stdout, out.stderr))
 }
 
-#[test]
-fn a_checkout_by_selectors_and_refs() {
+/// The order page served, the ref its snapshot gives Quantity, and a
+/// directory holding the receipt to upload (where steps.json goes too).
+struct Checkout {
+    _server: FixtureServer,
+    url: String,
+    qty: String,
+    dir: tempfile::TempDir,
+}
+
+fn checkout() -> Checkout {
     let server = FixtureServer::start();
     let url = server.url("actions/order.html");
     // Refs are numbered by the page's snapshot: find the one for Quantity.
@@ -36,6 +44,12 @@ fn a_checkout_by_selectors_and_refs() {
         dir.path().join("receipt.txt"),
     )
     .unwrap();
+    Checkout { _server: server, url, qty, dir }
+}
+
+#[test]
+fn a_checkout_by_selectors_and_refs() {
+    let Checkout { _server, url, qty, dir } = checkout();
     let steps = write_steps(
         dir.path(),
         &json!([
@@ -89,21 +103,7 @@ fn a_checkout_by_selectors_and_refs() {
 /// client would make, by ref and by selector.
 #[test]
 fn a_checkout_by_registry_tool_steps() {
-    let server = FixtureServer::start();
-    let url = server.url("actions/order.html");
-    let (_, snap) = snapshot_json(&url, &[]);
-    let qty = snap
-        .refs
-        .iter()
-        .find(|(_, r)| r.name == "Quantity")
-        .map(|(k, _)| k.clone())
-        .expect("a Quantity ref");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        fixtures_dir().join("actions/upload-a.txt"),
-        dir.path().join("receipt.txt"),
-    )
-    .unwrap();
+    let Checkout { _server, url, qty, dir } = checkout();
     let steps = write_steps(
         dir.path(),
         &json!([

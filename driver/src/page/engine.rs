@@ -25,6 +25,17 @@ pub(crate) fn exception_text(ex: &ExceptionDetails) -> String {
     one_line(&described.unwrap_or_else(|| ex.text.clone()))
 }
 
+/// `Err(Error::Engine)` naming `frame` when the script threw.
+pub(crate) fn threw(details: &Option<ExceptionDetails>, frame: impl FnOnce() -> String) -> Result<()> {
+    match details {
+        Some(ex) => Err(Error::Engine {
+            frame: frame(),
+            message: exception_text(ex),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl Page {
     /// Execution context of the engine's isolated world in `frame` (cached).
     pub(crate) async fn world_context(&self, frame: &FrameId) -> Result<ExecutionContextId> {
@@ -56,17 +67,17 @@ impl Page {
         p.return_by_value = Some(true);
         p.await_promise = Some(await_promise);
         p.silent = Some(true);
+        self.evaluate_params(p, || frame_label(frame)).await
+    }
+
+    /// Runs `Runtime.evaluate` and returns the JSON value, or what it threw.
+    pub(crate) async fn evaluate_params(&self, p: EvaluateParams, frame: impl FnOnce() -> String) -> Result<Value> {
         let resp = self
             .inner
             .execute(p)
             .await
             .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
-        if let Some(ex) = &resp.result.exception_details {
-            return Err(Error::Engine {
-                frame: frame_label(frame),
-                message: exception_text(ex),
-            });
-        }
+        threw(&resp.result.exception_details, frame)?;
         Ok(resp.result.result.value.clone().unwrap_or(Value::Null))
     }
 
@@ -208,12 +219,7 @@ impl Page {
         // Best effort: the wrapper would otherwise live as long as the document.
         let _ = self.inner.execute(ReleaseObjectParams::new(object_id)).await;
         let called = called?;
-        if let Some(ex) = &called.result.exception_details {
-            return Err(Error::Engine {
-                frame: frame_label(parent),
-                message: exception_text(ex),
-            });
-        }
+        threw(&called.result.exception_details, || frame_label(parent))?;
         Ok(called
             .result
             .result

@@ -9,7 +9,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{
 use serde_json::Value;
 
 use super::bundle::USER_WORLD_NAME;
-use super::engine::exception_text;
+use super::engine::threw;
 use super::handle::Page;
 use super::target::{Needs, Target};
 use crate::error::{Error, Result};
@@ -21,18 +21,7 @@ impl Page {
         let mut p = EvaluateParams::new(expression);
         p.return_by_value = Some(true);
         p.await_promise = Some(true);
-        let resp = self
-            .inner
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
-        if let Some(ex) = &resp.result.exception_details {
-            return Err(Error::Engine {
-                frame: "the main world".into(),
-                message: exception_text(ex),
-            });
-        }
-        Ok(resp.result.result.value.clone().unwrap_or(Value::Null))
+        self.evaluate_params(p, || "the main world".into()).await
     }
 
     /// Evaluates `expression` in the main frame, in an isolated world of its
@@ -142,12 +131,7 @@ impl Page {
         let called = self.cdp().execute(call).await;
         let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
         let called = called.map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
-        if let Some(ex) = &called.result.exception_details {
-            return Err(Error::Engine {
-                frame: "the main world".into(),
-                message: exception_text(ex),
-            });
-        }
+        threw(&called.result.exception_details, || "the main world".into())?;
         Ok(called.result.result.value.clone().unwrap_or(Value::Null))
     }
 }

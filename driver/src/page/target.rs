@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sightline_engine::actions::TargetInfo;
 
+use super::engine::threw;
 use super::handle::Page;
 use crate::error::{ActionErrorKind, Error, Result};
 
@@ -476,12 +477,7 @@ impl Page {
             .execute(p)
             .await
             .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
-        if let Some(ex) = &resp.result.exception_details {
-            return Err(Error::Engine {
-                frame: format!("frame {}", frame.inner()),
-                message: crate::error::one_line(&ex.text),
-            });
-        }
+        threw(&resp.result.exception_details, || format!("frame {}", frame.inner()))?;
         Ok(resp.result.result.object_id.clone())
     }
 
@@ -749,12 +745,7 @@ impl Page {
             .execute(call)
             .await
             .map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
-        if let Some(ex) = &resp.result.exception_details {
-            return Err(Error::Engine {
-                frame: "a parent frame".into(),
-                message: crate::error::one_line(&ex.text),
-            });
-        }
+        threw(&resp.result.exception_details, || "a parent frame".into())?;
         let v = resp.result.result.value.clone().unwrap_or(Value::Null);
         serde_json::from_value(v).map_err(|e| Error::Engine {
             frame: "a parent frame".into(),
