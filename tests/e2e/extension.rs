@@ -338,10 +338,7 @@ struct SharedForCli {
     port: u16,
 }
 
-async fn share_for_cli(
-    chrome: &ExtensionBrowser,
-    url: &str,
-) -> SharedForCli {
+async fn share_for_cli(chrome: &ExtensionBrowser, url: &str) -> SharedForCli {
     let tab = chrome.open(url).await;
     let panel = chrome.panel(url).await;
     let token = panel.text("token").await;
@@ -352,7 +349,12 @@ async fn share_for_cli(
         .unwrap()
         .port();
     share(&panel, port).await;
-    SharedForCli { tab, _panel: panel, token, port }
+    SharedForCli {
+        tab,
+        _panel: panel,
+        token,
+        port,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -361,7 +363,12 @@ async fn sightline_agent_extension_drives_the_shared_tab() {
         let files = FixtureServer::start();
         let chrome = ExtensionBrowser::launch().await;
         let url = files.url("actions/frame-host.html");
-        let SharedForCli { tab, _panel, token, port } = share_for_cli(&chrome, &url).await;
+        let SharedForCli {
+            tab,
+            _panel,
+            token,
+            port,
+        } = share_for_cli(&chrome, &url).await;
         let llm = LlmServer::with_script(vec![
             Reply::tool("act", json!({"action": "click the top-level button"})),
             pick("button \"Top-level button\""),
@@ -410,7 +417,12 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
         let files = FixtureServer::start();
         let chrome = ExtensionBrowser::launch().await;
         let url = files.url("actions/frame-host.html");
-        let SharedForCli { tab, _panel, token, port } = share_for_cli(&chrome, &url).await;
+        let SharedForCli {
+            tab,
+            _panel,
+            token,
+            port,
+        } = share_for_cli(&chrome, &url).await;
         let port = port.to_string();
         let (snapshot, clicked) = tokio::task::spawn_blocking(move || {
             let mut client = crate::support::mcp_client::stdio(&[

@@ -44,7 +44,12 @@ fn checkout() -> Checkout {
         dir.path().join("receipt.txt"),
     )
     .unwrap();
-    Checkout { _server: server, url, qty, dir }
+    Checkout {
+        _server: server,
+        url,
+        qty,
+        dir,
+    }
 }
 
 #[test]

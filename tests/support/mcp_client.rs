@@ -160,20 +160,20 @@ pub fn raw_post(port: u16, headers: &[(&str, &str)], body: &str) -> (u16, String
     s.set_read_timeout(Some(std::time::Duration::from_secs(120))).unwrap();
     let mut raw = Vec::new();
     let mut buf = [0u8; 8192];
-    // An SSE answer: read until the JSON-RPC response event has arrived.
+    // A plain answer ends with the connection (Connection: close); an SSE
+    // stream may stay open, so it ends once the JSON-RPC response event
+    // has arrived.
     loop {
         match s.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => raw.extend_from_slice(&buf[..n]),
         }
         let text = String::from_utf8_lossy(&raw);
-        if text.contains("\"result\"")
-            || text.contains("\"error\"")
-            || !text.contains("event-stream") && text.contains("\r\n\r\n")
-        {
-            if text.lines().any(|l| l.starts_with("data: {")) || !text.contains("event-stream") {
-                break;
-            }
+        let answered = text
+            .lines()
+            .any(|l| l.starts_with("data: {") && (l.contains("\"result\"") || l.contains("\"error\"")));
+        if text.contains("event-stream") && answered {
+            break;
         }
     }
     let text = String::from_utf8_lossy(&raw).into_owned();

@@ -52,6 +52,15 @@ pub(crate) fn child_clip(content_rect: &Rect, parent_clip: &Rect) -> Rect {
 /// A child frame keyed by its iframe's `FrameSlot.key`, as `stitch` takes it.
 type Child = (String, FrameNode);
 
+/// The frame whose iframes are being snapshotted: its engine context, its
+/// own snapshot (which holds the iframes' slots) and its visible clip.
+struct ParentFrame<'a> {
+    id: &'a FrameId,
+    ctx: ExecutionContextId,
+    snapshot: &'a FrameSnapshot,
+    clip: Rect,
+}
+
 /// How a frame is occluded by a modal open elsewhere on the page.
 #[derive(Clone, Debug, PartialEq)]
 enum Occlusion {
@@ -225,9 +234,17 @@ impl Page {
             };
             // All at once: each child costs several CDP round trips (owner,
             // key, engine call), and ad-heavy pages carry dozens of frames.
-            let results = futures::future::join_all(children.iter().map(|child| {
-                self.snapshot_child(parent_id, parent_ctx, child, parent, parent_clip, options, occlusion)
-            }))
+            let parent = ParentFrame {
+                id: parent_id,
+                ctx: parent_ctx,
+                snapshot: parent,
+                clip: parent_clip,
+            };
+            let results = futures::future::join_all(
+                children
+                    .iter()
+                    .map(|child| self.snapshot_child(&parent, child, options, occlusion)),
+            )
             .await;
             for (child, result) in children.iter().zip(results) {
                 match result {
@@ -245,20 +262,17 @@ impl Page {
 
     async fn snapshot_child(
         &self,
-        parent_id: &FrameId,
-        parent_ctx: ExecutionContextId,
+        parent: &ParentFrame<'_>,
         child: &FrameTree,
-        parent: &FrameSnapshot,
-        parent_clip: Rect,
         options: &SnapshotOptions,
         occlusion: &Occlusion,
     ) -> Result<Option<Child>> {
         let id = &child.frame.id;
-        let Some(key) = self.frame_key(parent_id, parent_ctx, id).await? else {
+        let Some(key) = self.frame_key(parent.id, parent.ctx, id).await? else {
             tracing::debug!("frame {}: its iframe is unknown to the engine", id.inner());
             return Ok(None);
         };
-        let Some(slot) = parent.frame_slots.iter().find(|s| s.key == key) else {
+        let Some(slot) = parent.snapshot.frame_slots.iter().find(|s| s.key == key) else {
             // A hidden or unrendered iframe: the parent shows no line for it.
             tracing::debug!("frame {}: no slot for key {key}", id.inner());
             return Ok(None);
@@ -269,7 +283,7 @@ impl Page {
         let clip = match slot.offscreen.as_deref() {
             Some("above") => Rect::new(0.0, 1.0e9, 0.0, 0.0),
             Some(_) => Rect::new(0.0, -1.0e9, 0.0, 0.0),
-            None => child_clip(&slot.content_rect, &parent_clip),
+            None => child_clip(&slot.content_rect, &parent.clip),
         };
         let prefix = self.frame_prefix(id);
         let mut request = FrameSnapshotRequest {

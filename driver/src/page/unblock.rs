@@ -190,7 +190,10 @@ impl Page {
             }
             let allowed = self.allow_listed(cand, &opts.allowed_selectors).await?;
             let kind = kind_name(cand.kind);
-            if !allowed && !(cand.size_evidence && cand.modal_evidence) {
+            // Conservative: without both kinds of evidence, only the
+            // caller's allow list makes a candidate removable.
+            let evident = cand.size_evidence && cand.modal_evidence;
+            if !(allowed || evident) {
                 skipped.push(format!("{kind} {} lacks size or modal evidence", cand.selector));
                 continue;
             }
