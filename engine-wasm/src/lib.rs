@@ -1,7 +1,8 @@
 //! Sightline in-page engine.
 //!
 //! Layout (see ARCHITECTURE.md):
-//! - `protocol`, `wire`: the types shared with the driver, and the request reader.
+//! - `protocol`: the types shared with the driver, and `protocol::wire`,
+//!   the request reader.
 //! - `dom`: the plain-data page model filled by the DOM adapter.
 //! - `semantics`: hidden rules, roles, accessible names, states (pure).
 //! - `interactive`, `modal`, `selector`, `viewport`, `render`, `snapshot`,
@@ -31,7 +32,6 @@ pub mod stitch;
 pub mod stitch_request;
 pub mod url_resolve;
 pub mod viewport;
-pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;

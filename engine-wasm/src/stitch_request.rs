@@ -12,12 +12,12 @@
 //! the JSON nests no deeper for deeply nested frames. Read with `wire`'s
 //! small parser, not serde's deserializer (the `.wasm` size budget); the
 //! host tests check that it reads what serde writes.
+use crate::protocol::wire::{object, Json};
 use crate::protocol::{
     EngineStats, FrameSlot, FrameSnapshot, ModalInfo, OffscreenCounts, OverlayWarning, Rect, RefInfo, RefMap,
     SnapshotMode, ViewportInfo,
 };
 use crate::stitch::FrameNode;
-use crate::wire::{object, Json};
 
 fn text(j: &Json, key: &str) -> String {
     j.str_of(key).unwrap_or_default()
@@ -258,10 +258,10 @@ mod tests {
     fn reads_what_serde_writes() {
         let snap = sample("f1", Some("k1"));
         let json = serde_json::to_string(&snap).unwrap();
-        let back = frame_snapshot(&crate::wire::parse(&json).unwrap());
+        let back = frame_snapshot(&crate::protocol::wire::parse(&json).unwrap());
         assert_eq!(back, snap);
         let empty = FrameSnapshot::default();
-        let back = frame_snapshot(&crate::wire::parse(&serde_json::to_string(&empty).unwrap()).unwrap());
+        let back = frame_snapshot(&crate::protocol::wire::parse(&serde_json::to_string(&empty).unwrap()).unwrap());
         assert_eq!(back, empty);
     }
 

@@ -12,7 +12,7 @@ mod state;
 mod walk;
 
 use crate::dom::NodeId;
-use crate::protocol::{FrameSnapshotRequest, PROTOCOL_VERSION};
+use crate::protocol::{wire, FrameSnapshotRequest, PROTOCOL_VERSION};
 use crate::semantics::Semantics;
 use crate::snapshot::{build_frame_snapshot, PageFacts, RefAllocator};
 use crate::viewport::viewport_info;
@@ -122,7 +122,7 @@ fn viewport_with_margin(req: &FrameSnapshotRequest) -> Option<crate::protocol::R
 #[wasm_bindgen]
 pub fn snapshot(request_json: &str) -> Result<String, JsValue> {
     let t0 = now_ms();
-    let req: FrameSnapshotRequest = crate::wire::frame_snapshot_request(request_json)
+    let req: FrameSnapshotRequest = wire::frame_snapshot_request(request_json)
         .map_err(|e| JsValue::from_str(&format!("bad snapshot request: {e}")))?;
     let st = state();
     let doc = document()?;
@@ -205,7 +205,7 @@ fn patch_timing(mut json: String, key: &str, placeholder: f64, value: f64) -> St
 /// Actionability facts about a target: TargetRequest JSON in, TargetInfo JSON out.
 #[wasm_bindgen]
 pub fn action_target(request_json: &str) -> String {
-    let info = match crate::wire::target_request(request_json) {
+    let info = match wire::target_request(request_json) {
         Ok(req) => actions::target_info(state(), &req),
         Err(e) => crate::actions::TargetInfo {
             error: Some(e),
@@ -218,7 +218,7 @@ pub fn action_target(request_json: &str) -> String {
 /// A DOM-level operation: DomAction JSON in, DomActionResult JSON out.
 #[wasm_bindgen]
 pub fn dom_action(action_json: &str) -> String {
-    let result = match crate::wire::dom_action(action_json) {
+    let result = match wire::dom_action(action_json) {
         Ok(a) => actions::dom_action(state(), &a),
         Err(e) => crate::actions::DomActionResult {
             ok: false,
@@ -243,7 +243,7 @@ pub fn blockers(request_json: &str) -> String {
         })
         .unwrap_or_default()
     };
-    let (op, target) = match crate::wire::blocker_request(request_json) {
+    let (op, target) = match wire::blocker_request(request_json) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };

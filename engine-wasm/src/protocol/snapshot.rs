@@ -1,20 +1,10 @@
-//! The typed protocol between the in-page engine and the driver.
-//!
-//! The engine serialises these types to one JSON string per call (cheaper than
-//! building JS objects across the WASM boundary); the driver deserialises the
-//! very same types. Field names are part of the public `--json` output, so they
-//! are snake_case and stable.
+//! Snapshot requests and answers: what the driver asks of one frame, the
+//! frame's snapshot, and the stitched whole-page result (also the driver's
+//! `--json` output).
 
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-/// Bumped whenever a request or response shape changes; the driver refuses to
-/// talk to an engine bundle with another version.
-pub const PROTOCOL_VERSION: u32 = 1;
-
-/// Name of the isolated world the engine lives in (one per frame).
-pub const WORLD_NAME: &str = "__sightline_engine";
 
 /// How much of the page is rendered in detail.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Default)]

@@ -1,0 +1,20 @@
+//! The typed protocol between the in-page engine and the driver, in one place.
+//!
+//! The driver sends each request as one JSON string; the engine reads it with
+//! [`wire`] (not serde_json: see there) and answers with one JSON string
+//! written by serde (cheaper than building JS objects across the WASM
+//! boundary). The driver deserialises the very same types. Field names are
+//! part of the public `--json` output, so they are snake_case and stable.
+//!
+//! One file per area; every type is re-exported here, so users name them
+//! `protocol::X` whatever their area:
+//! - `snapshot`: snapshot requests, one frame's snapshot, the stitched result;
+//! - `version`: [`PROTOCOL_VERSION`] and the engine's [`WORLD_NAME`];
+//! - [`wire`]: the hand-written reader of the requests.
+
+mod snapshot;
+mod version;
+pub mod wire;
+
+pub use snapshot::*;
+pub use version::*;
