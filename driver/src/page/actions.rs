@@ -15,7 +15,8 @@ use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use chromiumoxide::cdp::js_protocol::runtime::ReleaseObjectParams;
 use serde::Serialize;
 use serde_json::{json, Value};
-use sightline_engine::actions::{is_value_input, TargetInfo};
+use sightline_engine::actions::is_value_input;
+use sightline_engine::protocol::TargetInfo;
 
 use super::handle::Page;
 use super::input::ClickButton;

@@ -23,7 +23,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sightline_engine::actions::TargetInfo;
+use sightline_engine::protocol::TargetInfo;
 
 use super::engine::threw;
 use super::handle::Page;
@@ -763,7 +763,7 @@ impl Page {
                 false,
             )
             .await?;
-        let r: sightline_engine::actions::DomActionResult =
+        let r: sightline_engine::protocol::DomActionResult =
             serde_json::from_str(v.as_str().unwrap_or("{}")).map_err(|e| Error::Engine {
                 frame: format!("frame {}", loc.frame.inner()),
                 message: format!("unreadable domAction answer: {e}"),

@@ -5,11 +5,8 @@
 use super::probe::{composed_contains, covering_layer, deep_hit, short_selector};
 use super::resolve::{resolve, ResolveError};
 use super::state::EngineState;
-use crate::actions::{
-    action_point, choose_options, editable, is_value_input, DomAction, DomActionResult, DomOp, TargetInfo,
-    TargetRequest,
-};
-use crate::protocol::Rect;
+use crate::actions::{action_point, choose_options, editable, is_value_input};
+use crate::protocol::{DomAction, DomActionResult, DomOp, Rect, TargetInfo, TargetRequest};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 

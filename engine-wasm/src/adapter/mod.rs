@@ -12,7 +12,7 @@ mod state;
 mod walk;
 
 use crate::dom::NodeId;
-use crate::protocol::{wire, FrameSnapshotRequest, PROTOCOL_VERSION};
+use crate::protocol::{wire, DomActionResult, FrameSnapshotRequest, TargetInfo, PROTOCOL_VERSION};
 use crate::semantics::Semantics;
 use crate::snapshot::{build_frame_snapshot, PageFacts, RefAllocator};
 use crate::viewport::viewport_info;
@@ -207,7 +207,7 @@ fn patch_timing(mut json: String, key: &str, placeholder: f64, value: f64) -> St
 pub fn action_target(request_json: &str) -> String {
     let info = match wire::target_request(request_json) {
         Ok(req) => actions::target_info(state(), &req),
-        Err(e) => crate::actions::TargetInfo {
+        Err(e) => TargetInfo {
             error: Some(e),
             ..Default::default()
         },
@@ -220,7 +220,7 @@ pub fn action_target(request_json: &str) -> String {
 pub fn dom_action(action_json: &str) -> String {
     let result = match wire::dom_action(action_json) {
         Ok(a) => actions::dom_action(state(), &a),
-        Err(e) => crate::actions::DomActionResult {
+        Err(e) => DomActionResult {
             ok: false,
             error: Some(e),
             value: None,
@@ -236,7 +236,7 @@ pub fn dom_action(action_json: &str) -> String {
 #[wasm_bindgen]
 pub fn blockers(request_json: &str) -> String {
     let fail = |e: String| {
-        serde_json::to_string(&crate::actions::DomActionResult {
+        serde_json::to_string(&DomActionResult {
             ok: false,
             error: Some(e),
             value: None,
@@ -262,7 +262,7 @@ pub fn blockers(request_json: &str) -> String {
         Ok(None) => return fail(format!("no element matches {target}")),
         // A blocker whose element was replaced or removed is gone.
         Err(resolve::ResolveError::Stale) if op == "state" => {
-            return serde_json::to_string(&crate::actions::DomActionResult {
+            return serde_json::to_string(&DomActionResult {
                 ok: true,
                 error: None,
                 value: Some("gone: detached".into()),
@@ -279,7 +279,7 @@ pub fn blockers(request_json: &str) -> String {
         }
         _ => blockers::remove(&el).join("\n"),
     };
-    serde_json::to_string(&crate::actions::DomActionResult {
+    serde_json::to_string(&DomActionResult {
         ok: true,
         error: None,
         value: Some(value),

@@ -9,12 +9,15 @@
 //! One file per area; every type is re-exported here, so users name them
 //! `protocol::X` whatever their area:
 //! - `snapshot`: snapshot requests, one frame's snapshot, the stitched result;
+//! - `actions`: action targets (actionability) and DOM-level operations;
 //! - `version`: [`PROTOCOL_VERSION`] and the engine's [`WORLD_NAME`];
 //! - [`wire`]: the hand-written reader of the requests.
 
+mod actions;
 mod snapshot;
 mod version;
 pub mod wire;
 
+pub use actions::*;
 pub use snapshot::*;
 pub use version::*;

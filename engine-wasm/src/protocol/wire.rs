@@ -5,8 +5,8 @@
 //! 250 KB budget. Requests are small flat objects, so the engine reads them
 //! with this parser and maps fields by hand; the driver still uses serde (the
 //! host tests check that both agree). Output JSON is still written by serde.
+use super::actions::{DomAction, DomOp, TargetRequest};
 use super::snapshot::{FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode};
-use crate::actions::{DomAction, DomOp, TargetRequest};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
