@@ -62,8 +62,9 @@ pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 pub use chromiumoxide::cdp;
 
 /// The typed protocol shared with the in-page engine (also the `--json` output types).
-pub use sightline_engine::blockers::{BlockerButton, BlockerCandidate, BlockerKind, BlockerScan};
 pub use sightline_engine::protocol;
-pub use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
+pub use sightline_engine::protocol::{
+    BlockerButton, BlockerCandidate, BlockerKind, BlockerScan, SnapshotMode, SnapshotResult,
+};
 /// The header line a snapshot starts with when a large overlay may cover the page.
 pub use sightline_engine::stitch::OVERLAY_WARNING;

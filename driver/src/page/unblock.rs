@@ -22,7 +22,9 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use sightline_engine::blockers::{BlockerButton, BlockerCandidate, BlockerKind, BlockerScan};
+use sightline_engine::protocol::{
+    BlockerButton, BlockerCandidate, BlockerKind, BlockerOp, BlockerRequest, BlockerScan,
+};
 
 use super::handle::Page;
 use super::target::Target;
@@ -82,12 +84,17 @@ fn protected(kind: BlockerKind) -> bool {
 }
 
 impl Page {
-    async fn blocker_call(&self, request: &str) -> Result<serde_json::Value> {
+    async fn blocker_call(&self, op: BlockerOp, target: Option<&str>) -> Result<serde_json::Value> {
         let main = self.main_frame_id().await?;
         let ctx = self.ensure_engine(&main).await?;
+        let request = BlockerRequest {
+            op,
+            target: target.map(str::to_string),
+        };
+        let request = serde_json::to_string(&request).unwrap();
         let expr = format!(
             "globalThis.__sightline.blockers({})",
-            serde_json::to_string(request).unwrap()
+            serde_json::to_string(&request).unwrap()
         );
         let v = self.evaluate_in(&main, ctx, &expr, false).await?;
         let text = v.as_str().unwrap_or_default();
@@ -99,7 +106,7 @@ impl Page {
 
     /// Blocker candidates on the page, most obstructive first (no action).
     pub async fn scan_blockers(&self) -> Result<BlockerScan> {
-        let v = self.blocker_call(r#"{"op":"scan"}"#).await?;
+        let v = self.blocker_call(BlockerOp::Scan, None).await?;
         if v.get("candidates").is_none() {
             let msg = v
                 .get("error")
@@ -117,9 +124,8 @@ impl Page {
         })
     }
 
-    async fn blocker_op(&self, op: &str, target: &str) -> Result<String> {
-        let req = serde_json::json!({"op": op, "target": target}).to_string();
-        let v = self.blocker_call(&req).await?;
+    async fn blocker_op(&self, op: BlockerOp, target: &str) -> Result<String> {
+        let v = self.blocker_call(op, Some(target)).await?;
         if v["ok"] != true {
             let msg = v["error"].as_str().unwrap_or("blocker operation failed").to_string();
             return Err(Error::Engine {
@@ -134,7 +140,7 @@ impl Page {
     async fn blocker_gone(&self, target: &str) -> Result<Option<String>> {
         let started = Instant::now();
         loop {
-            let state = self.blocker_op("state", target).await?;
+            let state = self.blocker_op(BlockerOp::State, target).await?;
             if let Some(why) = state.strip_prefix("gone: ") {
                 return Ok(Some(why.to_string()));
             }
@@ -274,7 +280,7 @@ impl Page {
         // An empty overlay holds nothing: removing it loses nothing.
         // (Only the layer: no modal set the page's scroll locks or aria-hidden.)
         if cand.kind == BlockerKind::EmptyOverlay {
-            let undone = self.blocker_op("remove_layer", &cand.target).await?;
+            let undone = self.blocker_op(BlockerOp::RemoveLayer, &cand.target).await?;
             let why = self
                 .blocker_gone(&cand.target)
                 .await?
@@ -288,7 +294,7 @@ impl Page {
         }
         // 3. DOM removal, only where allowed.
         if opts.aggressive || allowed {
-            let undone = self.blocker_op("remove", &cand.target).await?;
+            let undone = self.blocker_op(BlockerOp::Remove, &cand.target).await?;
             let why = self
                 .blocker_gone(&cand.target)
                 .await?

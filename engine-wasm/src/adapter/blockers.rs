@@ -4,9 +4,10 @@
 use super::probe::{composed_contains, deep_hit};
 use super::state::EngineState;
 use super::{document, page_facts, walk};
-use crate::blockers::{scan, BlockerScan, HitInfo, ScanInput};
+use crate::blockers::{scan, HitInfo, ScanInput};
 use crate::dom::NodeId;
 use crate::interactive::compute_interactive;
+use crate::protocol::BlockerScan;
 use crate::selector::{selector_for, SelectorIndex};
 use crate::semantics::Semantics;
 use wasm_bindgen::JsCast;

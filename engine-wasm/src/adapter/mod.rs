@@ -12,7 +12,9 @@ mod state;
 mod walk;
 
 use crate::dom::NodeId;
-use crate::protocol::{wire, DomActionResult, FrameSnapshotRequest, TargetInfo, PROTOCOL_VERSION};
+use crate::protocol::{
+    wire, BlockerOp, BlockerRequest, DomActionResult, FrameSnapshotRequest, TargetInfo, PROTOCOL_VERSION,
+};
 use crate::semantics::Semantics;
 use crate::snapshot::{build_frame_snapshot, PageFacts, RefAllocator};
 use crate::viewport::viewport_info;
@@ -229,7 +231,7 @@ pub fn dom_action(action_json: &str) -> String {
     serde_json::to_string(&result).unwrap_or_default()
 }
 
-/// removeBlocker's engine side: `{"op":"scan"}` → BlockerScan JSON;
+/// removeBlocker's engine side (a `BlockerRequest`): `{"op":"scan"}` → BlockerScan JSON;
 /// `{"op":"state","target"}`, `{"op":"remove","target"}` (the element, and
 /// the scroll locks, `inert` and `aria-hidden` a modal leaves) and
 /// `{"op":"remove_layer","target"}` (the element alone) → DomActionResult JSON.
@@ -243,12 +245,12 @@ pub fn blockers(request_json: &str) -> String {
         })
         .unwrap_or_default()
     };
-    let (op, target) = match wire::blocker_request(request_json) {
+    let BlockerRequest { op, target } = match wire::blocker_request(request_json) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
     let st = state();
-    if op == "scan" {
+    if op == BlockerOp::Scan {
         return match blockers::scan_page(st) {
             Ok(scan) => serde_json::to_string(&scan).unwrap_or_default(),
             Err(e) => fail(e),
@@ -261,7 +263,7 @@ pub fn blockers(request_json: &str) -> String {
         Ok(Some(el)) => el,
         Ok(None) => return fail(format!("no element matches {target}")),
         // A blocker whose element was replaced or removed is gone.
-        Err(resolve::ResolveError::Stale) if op == "state" => {
+        Err(resolve::ResolveError::Stale) if op == BlockerOp::State => {
             return serde_json::to_string(&DomActionResult {
                 ok: true,
                 error: None,
@@ -271,13 +273,14 @@ pub fn blockers(request_json: &str) -> String {
         }
         Err(_) => return fail(format!("{target} can't be resolved")),
     };
-    let value = match op.as_str() {
-        "state" => blockers::state(&el),
-        "remove_layer" => {
+    let value = match op {
+        BlockerOp::State => blockers::state(&el),
+        BlockerOp::RemoveLayer => {
             el.remove();
             format!("removed <{}>", el.local_name())
         }
-        _ => blockers::remove(&el).join("\n"),
+        // (A scan was answered above.)
+        BlockerOp::Remove | BlockerOp::Scan => blockers::remove(&el).join("\n"),
     };
     serde_json::to_string(&DomActionResult {
         ok: true,

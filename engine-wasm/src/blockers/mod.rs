@@ -2,77 +2,14 @@
 //! that stand between the user and the page, say what kind they are (with the
 //! text evidence), and rank the buttons that would close them. Pure; the
 //! adapter adds hit-test coverage and performs nothing itself — the driver
-//! decides (conservatively) and acts with trusted input.
+//! decides (conservatively) and acts with trusted input. The scan's types
+//! are protocol types (`protocol/blockers.rs`).
 pub mod keywords;
 
 use crate::dom::{Display, DomTree, NodeId, Position};
-use crate::protocol::{Rect, ViewportInfo};
+use crate::protocol::{BlockerButton, BlockerCandidate, BlockerKind, Rect, ViewportInfo};
 use crate::semantics::Semantics;
 use keywords::*;
-use serde::{Deserialize, Serialize};
-
-#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockerKind {
-    Consent,
-    Login,
-    AgeGate,
-    Paywall,
-    NewsletterPromo,
-    GenericModal,
-    Banner,
-    Tooltip,
-    /// An empty layer (no text, controls or media) over the viewport centre
-    /// that takes the clicks meant for the page: a stuck loading screen, a
-    /// leftover backdrop. Nothing to read or answer, so removal is safe.
-    EmptyOverlay,
-}
-
-/// A button the driver may click.
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
-pub struct BlockerButton {
-    /// Ref (resolvable by the engine) of the button.
-    pub target: String,
-    pub selector: String,
-    pub text: String,
-    pub score: u32,
-    pub reason: String,
-}
-
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-pub struct BlockerCandidate {
-    /// Ref of the blocker element (resolvable by the engine).
-    pub target: String,
-    pub selector: String,
-    pub kind: BlockerKind,
-    /// Keywords (or structural facts) that decided the kind.
-    pub evidence: Vec<String>,
-    pub rect: Rect,
-    /// Share of the viewport area it covers (0–1).
-    pub area_ratio: f64,
-    pub position: String,
-    pub z_index: Option<i32>,
-    /// Share of hit-test probes across the viewport that land inside it.
-    pub hit_coverage: f64,
-    pub covers_center: bool,
-    /// dialog role / aria-modal / `<dialog open>` / fixed or sticky / high z-index.
-    pub modal_evidence: bool,
-    /// Big enough to be in the way (≥30% of the viewport, or over its centre).
-    pub size_evidence: bool,
-    /// Close buttons, best first.
-    pub close: Vec<BlockerButton>,
-    /// Consent only.
-    pub reject: Option<BlockerButton>,
-    pub accept: Option<BlockerButton>,
-    pub description: String,
-}
-
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
-pub struct BlockerScan {
-    pub url: String,
-    pub candidates: Vec<BlockerCandidate>,
-    pub viewport: ViewportInfo,
-}
 
 /// z-index from which a positioned layer counts as "far above the page".
 const HIGH_Z: i32 = 1000;

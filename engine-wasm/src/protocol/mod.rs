@@ -10,14 +10,17 @@
 //! `protocol::X` whatever their area:
 //! - `snapshot`: snapshot requests, one frame's snapshot, the stitched result;
 //! - `actions`: action targets (actionability) and DOM-level operations;
+//! - `blockers`: removeBlocker's scan and its operations on one blocker;
 //! - `version`: [`PROTOCOL_VERSION`] and the engine's [`WORLD_NAME`];
 //! - [`wire`]: the hand-written reader of the requests.
 
 mod actions;
+mod blockers;
 mod snapshot;
 mod version;
 pub mod wire;
 
 pub use actions::*;
+pub use blockers::*;
 pub use snapshot::*;
 pub use version::*;

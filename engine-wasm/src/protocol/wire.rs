@@ -6,6 +6,7 @@
 //! with this parser and maps fields by hand; the driver still uses serde (the
 //! host tests check that both agree). Output JSON is still written by serde.
 use super::actions::{DomAction, DomOp, TargetRequest};
+use super::blockers::{BlockerOp, BlockerRequest};
 use super::snapshot::{FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -244,13 +245,20 @@ pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
 
 /// `__sightline.blockers(json)`: `{"op": "scan"}`, `{"op": "state", "target"}`,
 /// `{"op": "remove", "target"}` or `{"op": "remove_layer", "target"}`.
-pub fn blocker_request(s: &str) -> Result<(String, Option<String>), String> {
+pub fn blocker_request(s: &str) -> Result<BlockerRequest, String> {
     let j = object(s)?;
-    let op = j.str_of("op").ok_or("an op is required")?;
-    if !matches!(op.as_str(), "scan" | "state" | "remove" | "remove_layer") {
-        return Err(format!("unknown op \"{op}\""));
-    }
-    Ok((op, j.str_of("target")))
+    let op = match j.str_of("op").as_deref() {
+        Some("scan") => BlockerOp::Scan,
+        Some("state") => BlockerOp::State,
+        Some("remove") => BlockerOp::Remove,
+        Some("remove_layer") => BlockerOp::RemoveLayer,
+        Some(o) => return Err(format!("unknown op \"{o}\"")),
+        None => return Err("an op is required".into()),
+    };
+    Ok(BlockerRequest {
+        op,
+        target: j.str_of("target"),
+    })
 }
 
 pub fn target_request(s: &str) -> Result<TargetRequest, String> {
