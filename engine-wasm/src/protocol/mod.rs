@@ -12,13 +12,16 @@
 //! - `actions`: action targets (actionability) and DOM-level operations;
 //! - `blockers`: removeBlocker's scan and its operations on one blocker;
 //! - `version`: [`PROTOCOL_VERSION`] and the engine's [`WORLD_NAME`];
-//! - [`wire`]: the hand-written reader of the requests.
+//! - [`wire`]: the hand-written reader of the requests; `wire_tests` checks
+//!   it reads every request type as serde does.
 
 mod actions;
 mod blockers;
 mod snapshot;
 mod version;
 pub mod wire;
+#[cfg(test)]
+mod wire_tests;
 
 pub use actions::*;
 pub use blockers::*;

@@ -3,8 +3,9 @@
 //! Why not serde_json here: its deserializer, and the float formatting its
 //! error messages pull in, cost about 40 KB of wasm, and the `.wasm` has a
 //! 250 KB budget. Requests are small flat objects, so the engine reads them
-//! with this parser and maps fields by hand; the driver still uses serde (the
-//! host tests check that both agree). Output JSON is still written by serde.
+//! with this parser and maps fields by hand; the driver still uses serde
+//! (`wire_tests.rs` checks that both read every request type alike). Output
+//! JSON is still written by serde.
 use super::actions::{DomAction, DomOp, TargetRequest};
 use super::blockers::{BlockerOp, BlockerRequest};
 use super::snapshot::{FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode};
@@ -322,58 +323,5 @@ mod tests {
         }
         let deep = "[".repeat(100) + &"]".repeat(100);
         assert!(parse(&deep).is_err());
-    }
-
-    /// The driver serialises with serde; the engine must read the same thing.
-    #[test]
-    fn agrees_with_serde_for_requests() {
-        let req = FrameSnapshotRequest {
-            mode: SnapshotMode::Viewport,
-            ref_prefix: "f2".into(),
-            visible_clip: Some(Rect::new(1.5, 2.0, 300.0, 200.25)),
-            root_selector: Some("#app >>> form".into()),
-            obscured_mode: ObscuredMode::Drop,
-            obscure_all: true,
-            obscure_except_frame: Some("k3".into()),
-            hit_test: false,
-        };
-        let back = frame_snapshot_request(&serde_json::to_string(&req).unwrap()).unwrap();
-        assert_eq!(
-            serde_json::to_string(&back).unwrap(),
-            serde_json::to_string(&req).unwrap()
-        );
-        let d = frame_snapshot_request("{}").unwrap();
-        assert_eq!(
-            serde_json::to_string(&d).unwrap(),
-            serde_json::to_string(&FrameSnapshotRequest::default()).unwrap()
-        );
-        assert!(frame_snapshot_request(r#"{"mode":"weird"}"#).is_err());
-
-        let t = TargetRequest {
-            target: "xpath=//button[1]".into(),
-            scroll: true,
-        };
-        let tb = target_request(&serde_json::to_string(&t).unwrap()).unwrap();
-        assert_eq!((tb.target, tb.scroll), (t.target, t.scroll));
-
-        let a = DomAction {
-            values: vec!["M".into(), "L".into()],
-            percent: 37.5,
-            ..DomAction::new(DomOp::SelectOption, Some("e4"))
-        };
-        assert_eq!(dom_action(&serde_json::to_string(&a).unwrap()).unwrap(), a);
-        for op in [
-            "focusAndSelectAll",
-            "setValue",
-            "scrollIntoView",
-            "dispatchChange",
-            "readValue",
-            "jsClick",
-        ] {
-            let json = format!(r#"{{"op":"{op}","target":"e1"}}"#);
-            let ours = dom_action(&json).unwrap();
-            let theirs: DomAction = serde_json::from_str(&json).unwrap();
-            assert_eq!(ours, theirs);
-        }
     }
 }
