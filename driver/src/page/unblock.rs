@@ -87,11 +87,12 @@ impl Page {
     async fn blocker_call(&self, op: BlockerOp, target: Option<&str>) -> Result<serde_json::Value> {
         let main = self.main_frame_id().await?;
         let ctx = self.ensure_engine(&main).await?;
-        let request = BlockerRequest {
+        let request = serde_json::to_string(&BlockerRequest {
             op,
             target: target.map(str::to_string),
-        };
-        let request = serde_json::to_string(&request).unwrap();
+        })
+        .unwrap();
+        // The request JSON, as a JS string literal.
         let expr = format!(
             "globalThis.__sightline.blockers({})",
             serde_json::to_string(&request).unwrap()
