@@ -39,7 +39,7 @@ const __sl_api = Object.freeze({
   build: __SL_BUILD,
   /** FrameSnapshotRequest JSON in, FrameSnapshot JSON out. */
   snapshot: (requestJson) => wasm_bindgen.snapshot(requestJson),
-  /** Stitch request JSON (frames of one page, see engine-wasm/src/stitch_request.rs) in, SnapshotResult JSON out. */
+  /** Stitch request JSON (frames of one page, StitchRequest in engine-wasm/src/protocol/snapshot.rs) in, SnapshotResult JSON out. */
   stitch: (requestJson) => wasm_bindgen.stitch(requestJson),
   /** Key linking an <iframe> element to its child frame (FrameSlot.key). */
   frameKeyOf: (el) => wasm_bindgen.frame_key_of(el),

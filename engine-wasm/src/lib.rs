@@ -7,8 +7,7 @@
 //! - `semantics`: hidden rules, roles, accessible names, states (pure).
 //! - `interactive`, `modal`, `selector`, `viewport`, `render`, `snapshot`,
 //!   `stitch`: the pure pipeline from a `DomTree` to a `FrameSnapshot`, and
-//!   frames into one page (`stitch_request` reads frames collected by hosts
-//!   other than the driver).
+//!   frames into one page (also for hosts other than the driver).
 //! - `actions`, `blockers`: the pure rules of actions and removeBlocker.
 //! - `css_content`, `url_resolve`, `box_guess`, `number`: small pure helpers.
 //! - `adapter` (wasm32 only): the one thin layer that reads the DOM, plus the
@@ -29,7 +28,6 @@ pub mod selector;
 pub mod semantics;
 pub mod snapshot;
 pub mod stitch;
-pub mod stitch_request;
 pub mod url_resolve;
 pub mod viewport;
 

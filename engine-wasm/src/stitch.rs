@@ -2,19 +2,11 @@
 //! returns: child frames' lines go under their iframe line, header comments
 //! (page position, modal, overlay) go on top, the viewport-mode hint at the
 //! bottom. Pure; used natively by the driver.
-use crate::protocol::{FrameSnapshot, RefMap, SnapshotMode, SnapshotResult, SnapshotStats};
+use crate::protocol::{FrameNode, RefMap, SnapshotMode, SnapshotResult, SnapshotStats};
 use crate::viewport::{offscreen_hint_lines, position_lines};
 
 /// Iframes nested deeper than this are left as plain iframe lines.
 const MAX_FRAME_DEPTH: usize = 16;
-
-pub struct FrameNode {
-    pub snapshot: FrameSnapshot,
-    /// "" for the main frame, "f1"… for child frames.
-    pub frame_prefix: String,
-    /// Child frames keyed by the `FrameSlot.key` of their iframe element.
-    pub children: Vec<(String, FrameNode)>,
-}
 
 #[derive(Default)]
 struct Acc {
@@ -102,5 +94,113 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
         modal: acc.modal,
         refs: RefMap(acc.refs),
         stats: acc.stats,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{
+        wire, EngineStats, FrameSlot, FrameSnapshot, ModalInfo, OffscreenCounts, OverlayWarning, Rect, RefInfo,
+        ViewportInfo,
+    };
+
+    fn sample(prefix: &str, slot_key: Option<&str>) -> FrameSnapshot {
+        FrameSnapshot {
+            protocol: 1,
+            url: format!("http://127.0.0.1/{prefix}"),
+            title: "Tïtle \"quoted\"".into(),
+            lines: vec![
+                "- heading \"Hi\" [level=1]".into(),
+                "- iframe".into(),
+                format!("- button \"Go\" [ref={prefix}e2]"),
+            ],
+            frame_slots: slot_key
+                .map(|k| {
+                    vec![FrameSlot {
+                        line: 1,
+                        depth: 0,
+                        key: k.into(),
+                        content_rect: Rect::new(10.0, 20.5, 300.0, 150.0),
+                        obscured: false,
+                        offscreen: None,
+                    }]
+                })
+                .unwrap_or_default(),
+            viewport: ViewportInfo {
+                scroll_y: 120.0,
+                viewport_width: 1280.0,
+                viewport_height: 720.0,
+                doc_width: 1280.0,
+                doc_height: 3000.0,
+                pages_below: 3,
+                ..Default::default()
+            },
+            refs: RefMap(vec![(
+                format!("{prefix}e2"),
+                RefInfo {
+                    role: "button".into(),
+                    name: "Go".into(),
+                    selector: "#app >>> button".into(),
+                    url: Some("/next".into()),
+                    frame: (!prefix.is_empty()).then(|| prefix.to_string()),
+                    in_viewport: true,
+                    obscured: false,
+                    covered_by: Some("div.cookie".into()),
+                },
+            )]),
+            offscreen: OffscreenCounts { above: 1, below: 4 },
+            modal: Some(ModalInfo {
+                kind: "aria".into(),
+                selector: "#dlg".into(),
+                name: "Sign in".into(),
+                ref_id: Some("e9".into()),
+            }),
+            overlay_warning: Some(OverlayWarning {
+                description: "div.overlay".into(),
+                ref_id: None,
+                selector: "div.overlay".into(),
+            }),
+            notes: vec!["a note".into()],
+            stats: EngineStats {
+                elements: 12,
+                refs: 1,
+                engine_ms: 2.5,
+                occlusion_ms: 0.25,
+                walk_ms: 1.0,
+                serialize_ms: 0.5,
+            },
+        }
+    }
+
+    /// Stitching through a request gives what the driver's native stitch gives.
+    #[test]
+    fn stitches_like_the_driver() {
+        let main = sample("", Some("k1"));
+        let child = sample("f1", None);
+        let request = format!(
+            r#"{{"mode":"viewport","frames":[{{"parent":null,"key":"","prefix":"","snapshot":{}}},{{"parent":0,"key":"k1","prefix":"f1","snapshot":{}}}]}}"#,
+            serde_json::to_string(&main).unwrap(),
+            serde_json::to_string(&child).unwrap()
+        );
+        let (root, mode) = wire::stitch_request(&request).unwrap();
+        let ours: SnapshotResult = stitch(root, mode);
+        let theirs = stitch(
+            FrameNode {
+                snapshot: main,
+                frame_prefix: String::new(),
+                children: vec![(
+                    "k1".into(),
+                    FrameNode {
+                        snapshot: child,
+                        frame_prefix: "f1".into(),
+                        children: Vec::new(),
+                    },
+                )],
+            },
+            SnapshotMode::Viewport,
+        );
+        assert_eq!(ours, theirs);
+        assert!(ours.tree.contains("  - button \"Go\" [ref=f1e2]"), "{}", ours.tree);
     }
 }

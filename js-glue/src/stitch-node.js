@@ -6,7 +6,7 @@ import { engineBundle } from "./engine-source.js";
 
 let engine = null;
 
-/** Stitch request JSON in (see engine-wasm/src/stitch_request.rs), SnapshotResult JSON out. */
+/** Stitch request JSON in (StitchRequest in engine-wasm/src/protocol/snapshot.rs), SnapshotResult JSON out. */
 export function stitch(requestJson) {
   if (!engine) {
     const context = vm.createContext({ atob, TextEncoder, TextDecoder });

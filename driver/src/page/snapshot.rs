@@ -6,9 +6,9 @@ use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
 use futures::future::BoxFuture;
 use sightline_engine::protocol::{
-    FrameSnapshot, FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode, SnapshotResult,
+    FrameNode, FrameSnapshot, FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode, SnapshotResult,
 };
-use sightline_engine::stitch::{stitch, FrameNode};
+use sightline_engine::stitch::stitch;
 
 use super::handle::Page;
 use crate::error::Result;

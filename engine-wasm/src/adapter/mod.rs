@@ -291,13 +291,13 @@ pub fn blockers(request_json: &str) -> String {
 }
 
 /// The whole page from per-frame snapshots that a host other than the
-/// driver collected (the npm module, the extension's panel): a stitch
-/// request (see `stitch_request`) in, SnapshotResult JSON out. The very
-/// stitch the driver runs natively, so every host renders the same text.
+/// driver collected (the npm module, the extension's panel): StitchRequest
+/// JSON in, SnapshotResult JSON out. The very stitch the driver runs
+/// natively, so every host renders the same text.
 #[wasm_bindgen]
 pub fn stitch(request_json: &str) -> Result<String, JsValue> {
-    let (root, mode) = crate::stitch_request::stitch_request(request_json)
-        .map_err(|e| JsValue::from_str(&format!("bad stitch request: {e}")))?;
+    let (root, mode) =
+        wire::stitch_request(request_json).map_err(|e| JsValue::from_str(&format!("bad stitch request: {e}")))?;
     serde_json::to_string(&crate::stitch::stitch(root, mode)).map_err(|_| JsValue::from_str("serialisation failed"))
 }
 

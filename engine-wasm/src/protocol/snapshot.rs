@@ -316,6 +316,48 @@ pub struct SnapshotResult {
     pub stats: SnapshotStats,
 }
 
+/// A page's frames as `stitch` takes them: each frame's snapshot, its child
+/// frames keyed by their iframe's `FrameSlot.key`. The driver builds it
+/// natively; other hosts send a [`StitchRequest`].
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct FrameNode {
+    pub snapshot: FrameSnapshot,
+    /// "" for the main frame, "f1"… for child frames.
+    pub frame_prefix: String,
+    /// Child frames keyed by the `FrameSlot.key` of their iframe element.
+    pub children: Vec<(String, FrameNode)>,
+}
+
+/// `__sightline.stitch(json)` request: the frames of one page as a host
+/// other than the driver (the npm module, the extension's panel) collected
+/// them, spliced by the engine's own stitch so every host renders the same
+/// text. Frames are flat, each after its parent (the first is the main
+/// frame), so the JSON nests no deeper for deeply nested frames. The engine
+/// reads it straight into a [`FrameNode`] tree (`wire::stitch_request`).
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct StitchRequest {
+    #[serde(default)]
+    pub mode: SnapshotMode,
+    pub frames: Vec<StitchFrame>,
+}
+
+/// One frame of a [`StitchRequest`].
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
+pub struct StitchFrame {
+    /// Index of an earlier frame in `frames`, its parent; unused for the
+    /// main frame.
+    #[serde(default)]
+    pub parent: Option<usize>,
+    /// The `FrameSlot.key` of this frame's iframe in its parent.
+    #[serde(default)]
+    pub key: String,
+    /// "" for the main frame, "f1"… for child frames.
+    #[serde(default)]
+    pub prefix: String,
+    /// The frame's snapshot as the engine wrote it.
+    pub snapshot: FrameSnapshot,
+}
+
 /// Result of resolving a ref or selector in the page (used by the actions layer).
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug, Default)]
 pub struct ResolveResult {

@@ -2,13 +2,17 @@
 //!
 //! Why not serde_json here: its deserializer, and the float formatting its
 //! error messages pull in, cost about 60 KB of wasm (59,879 bytes when
-//! measured last), and the `.wasm` has a 250 KB budget. Requests are small flat objects, so the engine reads them
-//! with this parser and maps fields by hand; the driver still uses serde
-//! (`wire_tests.rs` checks that both read every request type alike). Output
-//! JSON is still written by serde.
+//! measured last), and the `.wasm` has a 250 KB budget. Requests are small
+//! objects, so the engine reads them with this parser and maps fields by
+//! hand; the driver and the other hosts write them with serde or
+//! `JSON.stringify` (`wire_tests.rs` checks that wire reads every request
+//! type as serde does). Output JSON is still written by serde.
 use super::actions::{DomAction, DomOp, TargetRequest};
 use super::blockers::{BlockerOp, BlockerRequest};
-use super::snapshot::{FrameSnapshotRequest, ObscuredMode, Rect, SnapshotMode};
+use super::snapshot::{
+    EngineStats, FrameNode, FrameSlot, FrameSnapshot, FrameSnapshotRequest, ModalInfo, ObscuredMode, OffscreenCounts,
+    OverlayWarning, Rect, RefInfo, RefMap, SnapshotMode, ViewportInfo,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
@@ -30,19 +34,19 @@ impl Json {
             _ => None,
         }
     }
-    pub(crate) fn str_of(&self, key: &str) -> Option<String> {
+    fn str_of(&self, key: &str) -> Option<String> {
         match self.get(key) {
             Some(Json::Str(s)) => Some(s.clone()),
             _ => None,
         }
     }
-    pub(crate) fn num_of(&self, key: &str) -> Option<f64> {
+    fn num_of(&self, key: &str) -> Option<f64> {
         match self.get(key) {
             Some(Json::Num(n)) => Some(*n),
             _ => None,
         }
     }
-    pub(crate) fn bool_of(&self, key: &str) -> Option<bool> {
+    fn bool_of(&self, key: &str) -> Option<bool> {
         match self.get(key) {
             Some(Json::Bool(b)) => Some(*b),
             _ => None,
@@ -211,7 +215,7 @@ pub fn parse(s: &str) -> Result<Json, String> {
     Ok(v)
 }
 
-pub(crate) fn object(s: &str) -> Result<Json, String> {
+fn object(s: &str) -> Result<Json, String> {
     match parse(s)? {
         v @ Json::Obj(_) => Ok(v),
         _ => Err("expected a JSON object".into()),
@@ -299,6 +303,168 @@ pub fn dom_action(s: &str) -> Result<DomAction, String> {
         dx: j.num_of("dx").unwrap_or(0.0),
         dy: j.num_of("dy").unwrap_or(0.0),
     })
+}
+
+fn text(j: &Json, key: &str) -> String {
+    j.str_of(key).unwrap_or_default()
+}
+
+fn num(j: &Json, key: &str) -> f64 {
+    j.num_of(key).unwrap_or(0.0)
+}
+
+fn flag(j: &Json, key: &str) -> bool {
+    j.bool_of(key).unwrap_or(false)
+}
+
+fn items<'a>(j: &'a Json, key: &str) -> &'a [Json] {
+    match j.get(key) {
+        Some(Json::Arr(a)) => a,
+        _ => &[],
+    }
+}
+
+/// The object at `key`, when it is one (absent and `null` are `None`).
+fn obj<'a>(j: &'a Json, key: &str) -> Option<&'a Json> {
+    j.get(key).filter(|v| matches!(v, Json::Obj(_)))
+}
+
+fn strings(j: &Json, key: &str) -> Vec<String> {
+    items(j, key)
+        .iter()
+        .filter_map(|v| match v {
+            Json::Str(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rect(j: &Json) -> Rect {
+    Rect::new(num(j, "x"), num(j, "y"), num(j, "width"), num(j, "height"))
+}
+
+fn viewport(j: &Json) -> ViewportInfo {
+    ViewportInfo {
+        scroll_x: num(j, "scroll_x"),
+        scroll_y: num(j, "scroll_y"),
+        viewport_width: num(j, "viewport_width"),
+        viewport_height: num(j, "viewport_height"),
+        doc_width: num(j, "doc_width"),
+        doc_height: num(j, "doc_height"),
+        pages_above: num(j, "pages_above") as u32,
+        pages_below: num(j, "pages_below") as u32,
+        at_top: flag(j, "at_top"),
+        at_bottom: flag(j, "at_bottom"),
+    }
+}
+
+fn ref_info(j: &Json) -> RefInfo {
+    RefInfo {
+        role: text(j, "role"),
+        name: text(j, "name"),
+        selector: text(j, "selector"),
+        url: j.str_of("url"),
+        frame: j.str_of("frame"),
+        in_viewport: flag(j, "in_viewport"),
+        obscured: flag(j, "obscured"),
+        covered_by: j.str_of("covered_by"),
+    }
+}
+
+fn frame_slot(j: &Json) -> FrameSlot {
+    FrameSlot {
+        line: num(j, "line") as usize,
+        depth: num(j, "depth") as usize,
+        key: text(j, "key"),
+        content_rect: obj(j, "content_rect").map(rect).unwrap_or_default(),
+        obscured: flag(j, "obscured"),
+        offscreen: j.str_of("offscreen"),
+    }
+}
+
+/// A `FrameSnapshot` as the engine serialises it. (Not inlined into its one
+/// caller: that costs ~150 bytes of .wasm.)
+#[inline(never)]
+fn frame_snapshot(j: &Json) -> FrameSnapshot {
+    let refs = match j.get("refs") {
+        Some(Json::Obj(kv)) => kv.iter().map(|(k, v)| (k.clone(), ref_info(v))).collect(),
+        _ => Vec::new(),
+    };
+    let offscreen = obj(j, "offscreen");
+    let stats = obj(j, "stats");
+    FrameSnapshot {
+        protocol: num(j, "protocol") as u32,
+        url: text(j, "url"),
+        title: text(j, "title"),
+        lines: strings(j, "lines"),
+        frame_slots: items(j, "frame_slots").iter().map(frame_slot).collect(),
+        viewport: obj(j, "viewport").map(viewport).unwrap_or_default(),
+        refs: RefMap(refs),
+        offscreen: OffscreenCounts {
+            above: offscreen.map(|o| num(o, "above") as u32).unwrap_or(0),
+            below: offscreen.map(|o| num(o, "below") as u32).unwrap_or(0),
+        },
+        modal: obj(j, "modal").map(|m| ModalInfo {
+            kind: text(m, "kind"),
+            selector: text(m, "selector"),
+            name: text(m, "name"),
+            ref_id: m.str_of("ref"),
+        }),
+        overlay_warning: obj(j, "overlay_warning").map(|o| OverlayWarning {
+            description: text(o, "description"),
+            ref_id: o.str_of("ref"),
+            selector: text(o, "selector"),
+        }),
+        notes: strings(j, "notes"),
+        stats: stats
+            .map(|s| EngineStats {
+                elements: num(s, "elements") as u32,
+                refs: num(s, "refs") as u32,
+                engine_ms: num(s, "engine_ms"),
+                occlusion_ms: num(s, "occlusion_ms"),
+                walk_ms: num(s, "walk_ms"),
+                serialize_ms: num(s, "serialize_ms"),
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// `__sightline.stitch(json)`: a [`StitchRequest`], read straight into the
+/// frame tree and mode `stitch` takes.
+pub fn stitch_request(s: &str) -> Result<(FrameNode, SnapshotMode), String> {
+    let j = object(s)?;
+    let mode = match j.str_of("mode").as_deref() {
+        None | Some("full") => SnapshotMode::Full,
+        Some("viewport") => SnapshotMode::Viewport,
+        Some(m) => return Err(format!("unknown mode \"{m}\"")),
+    };
+    // (parent index, key, node) in request order.
+    let mut frames: Vec<(Option<usize>, String, FrameNode)> = Vec::new();
+    for (i, f) in items(&j, "frames").iter().enumerate() {
+        let parent = f.num_of("parent").map(|p| p as usize);
+        if i > 0 && parent.is_none_or(|p| p >= i) {
+            return Err(format!("frame {i} must name an earlier frame as its parent"));
+        }
+        let snapshot = obj(f, "snapshot").ok_or_else(|| format!("frame {i} has no snapshot"))?;
+        frames.push((
+            parent,
+            text(f, "key"),
+            FrameNode {
+                snapshot: frame_snapshot(snapshot),
+                frame_prefix: text(f, "prefix"),
+                children: Vec::new(),
+            },
+        ));
+    }
+    // Children are handed to their parents from the last frame back, so
+    // each parent receives them in request order.
+    while frames.len() > 1 {
+        let (parent, key, node) = frames.pop().expect("more than one frame");
+        let parent = parent.expect("checked above");
+        frames[parent].2.children.insert(0, (key, node));
+    }
+    let (_, _, root) = frames.pop().ok_or("no frames")?;
+    Ok((root, mode))
 }
 
 #[cfg(test)]

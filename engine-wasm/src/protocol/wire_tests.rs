@@ -1,8 +1,11 @@
 //! `wire` against serde, for every request type `wire` reads:
-//! `FrameSnapshotRequest`, `TargetRequest`, `DomAction` and `BlockerRequest`.
+//! `FrameSnapshotRequest`, `TargetRequest`, `DomAction`, `BlockerRequest`
+//! and `StitchRequest` (whose frames are `FrameSnapshot`s).
 //!
 //! The driver writes requests with serde (`actionTarget`'s with
-//! `JSON.stringify`); the engine reads them with `wire`. These tests check
+//! `JSON.stringify`), the other hosts stitch requests with `JSON.stringify`
+//! around snapshots serde wrote; the engine reads them with `wire` (a stitch
+//! request straight into a frame tree, compared here in its flat form). These tests check
 //! that wherever serde's derive reads a JSON object, `wire` reads the same
 //! value, and that where serde rejects one, `wire` does too: over
 //! hand-written requests (missing optional fields, nulls, unknown fields,
@@ -23,16 +26,24 @@ use serde::Serialize;
 trait Request: DeserializeOwned + Serialize {
     const NAME: &'static str;
     /// The fields of a minimal valid request (no braces).
-    const BODY: &'static str;
-    /// A request with `{}` where a JSON string goes.
-    const WITH_STRING: &'static str;
+    fn body() -> String;
+    /// A request with `{}` wherever a JSON string goes.
+    fn with_string() -> String;
     fn wire(json: &str) -> Result<Self, String>;
+    /// What the request means, for comparing (most requests: themselves).
+    fn normal(self) -> Self {
+        self
+    }
 }
 
 impl Request for FrameSnapshotRequest {
     const NAME: &'static str = "FrameSnapshotRequest";
-    const BODY: &'static str = r#""mode":"viewport""#;
-    const WITH_STRING: &'static str = r#"{"ref_prefix":{},"root_selector":{},"obscure_except_frame":{}}"#;
+    fn body() -> String {
+        r#""mode":"viewport""#.into()
+    }
+    fn with_string() -> String {
+        r#"{"ref_prefix":{},"root_selector":{},"obscure_except_frame":{}}"#.into()
+    }
     fn wire(json: &str) -> Result<Self, String> {
         wire::frame_snapshot_request(json)
     }
@@ -40,8 +51,12 @@ impl Request for FrameSnapshotRequest {
 
 impl Request for TargetRequest {
     const NAME: &'static str = "TargetRequest";
-    const BODY: &'static str = r#""target":"e1""#;
-    const WITH_STRING: &'static str = r#"{"target":{},"scroll":true}"#;
+    fn body() -> String {
+        r#""target":"e1""#.into()
+    }
+    fn with_string() -> String {
+        r#"{"target":{},"scroll":true}"#.into()
+    }
     fn wire(json: &str) -> Result<Self, String> {
         wire::target_request(json)
     }
@@ -49,17 +64,95 @@ impl Request for TargetRequest {
 
 impl Request for DomAction {
     const NAME: &'static str = "DomAction";
-    const BODY: &'static str = r#""op":"jsClick""#;
-    const WITH_STRING: &'static str = r#"{"op":"selectOption","target":{},"value":{},"values":[{},"M",{}]}"#;
+    fn body() -> String {
+        r#""op":"jsClick""#.into()
+    }
+    fn with_string() -> String {
+        r#"{"op":"selectOption","target":{},"value":{},"values":[{},"M",{}]}"#.into()
+    }
     fn wire(json: &str) -> Result<Self, String> {
         wire::dom_action(json)
     }
 }
 
+/// A `FrameSnapshot` as serde writes it, every field set, with `{}` for
+/// every string (a JSON string literal goes there).
+const SNAPSHOT_WITH_STRINGS: &str = r#"{"protocol":1,"url":{},"title":{},"lines":[{},"- button \"Go\" [ref=e2]"],"frame_slots":[{"line":1,"depth":2,"key":{},"content_rect":{"x":10.0,"y":20.5,"width":300.0,"height":150.0},"obscured":true,"offscreen":{}}],"viewport":{"scroll_x":0.0,"scroll_y":120.0,"viewport_width":1280.0,"viewport_height":720.0,"doc_width":1280.0,"doc_height":3000.0,"pages_above":0,"pages_below":3,"at_top":false,"at_bottom":true},"refs":{"e2":{"role":{},"name":{},"selector":{},"url":{},"frame":{},"in_viewport":true,"obscured":true,"covered_by":{}},"e10":{"role":"link","name":"","selector":"a","in_viewport":false,"obscured":false,"covered_by":null}},"offscreen":{"above":1,"below":4},"modal":{"kind":{},"selector":{},"name":{},"ref":{}},"overlay_warning":{"description":{},"ref":{},"selector":{}},"notes":[{}],"stats":{"elements":12,"refs":1,"engine_ms":2.5,"occlusion_ms":0.25,"walk_ms":1.0,"serialize_ms":0.5}}"#;
+
+/// `SNAPSHOT_WITH_STRINGS` with "x" for every string.
+fn full_snapshot() -> FrameSnapshot {
+    serde_json::from_str(&SNAPSHOT_WITH_STRINGS.replace("{}", r#""x""#)).unwrap()
+}
+
+/// `FrameSnapshot::default()` as serde writes it.
+fn empty_snapshot() -> String {
+    written(&FrameSnapshot::default())
+}
+
+impl Request for StitchRequest {
+    const NAME: &'static str = "StitchRequest";
+    fn body() -> String {
+        format!(r#""frames":[{{"snapshot":{}}}]"#, empty_snapshot())
+    }
+    fn with_string() -> String {
+        format!(
+            r#"{{"mode":"viewport","frames":[{{"key":{{}},"prefix":{{}},"snapshot":{SNAPSHOT_WITH_STRINGS}}},{{"parent":0,"key":{{}},"prefix":"f1","snapshot":{SNAPSHOT_WITH_STRINGS}}}]}}"#
+        )
+    }
+    fn wire(json: &str) -> Result<Self, String> {
+        wire::stitch_request(json).map(|(root, mode)| flattened(root, mode))
+    }
+    /// The frames in tree pre-order, the main frame's parent and key (which
+    /// mean nothing) cleared: how `flattened` lists wire's tree.
+    fn normal(self) -> Self {
+        fn visit(frames: &[StitchFrame], i: usize, parent: Option<usize>, out: &mut Vec<StitchFrame>) {
+            let me = out.len();
+            out.push(StitchFrame {
+                parent,
+                ..frames[i].clone()
+            });
+            for j in i + 1..frames.len() {
+                if frames[j].parent == Some(i) {
+                    visit(frames, j, Some(me), out);
+                }
+            }
+        }
+        let mut frames = Vec::new();
+        if !self.frames.is_empty() {
+            visit(&self.frames, 0, None, &mut frames);
+            frames[0].key.clear();
+        }
+        StitchRequest { frames, ..self }
+    }
+}
+
+/// A frame tree as a stitch request, frames in pre-order.
+fn flattened(root: FrameNode, mode: SnapshotMode) -> StitchRequest {
+    fn visit(node: FrameNode, key: String, parent: Option<usize>, out: &mut Vec<StitchFrame>) {
+        let me = out.len();
+        out.push(StitchFrame {
+            parent,
+            key,
+            prefix: node.frame_prefix,
+            snapshot: node.snapshot,
+        });
+        for (key, child) in node.children {
+            visit(child, key, Some(me), out);
+        }
+    }
+    let mut frames = Vec::new();
+    visit(root, String::new(), None, &mut frames);
+    StitchRequest { mode, frames }
+}
+
 impl Request for BlockerRequest {
     const NAME: &'static str = "BlockerRequest";
-    const BODY: &'static str = r#""op":"scan""#;
-    const WITH_STRING: &'static str = r#"{"op":"remove_layer","target":{}}"#;
+    fn body() -> String {
+        r#""op":"scan""#.into()
+    }
+    fn with_string() -> String {
+        r#"{"op":"remove_layer","target":{}}"#.into()
+    }
     fn wire(json: &str) -> Result<Self, String> {
         wire::blocker_request(json)
     }
@@ -72,7 +165,12 @@ fn written<T: Serialize>(v: &T) -> String {
 /// Wire and serde read `json` alike: the same value, or both an error.
 fn agree<T: Request>(json: &str) {
     match (T::wire(json), serde_json::from_str::<T>(json)) {
-        (Ok(ours), Ok(theirs)) => assert_eq!(written(&ours), written(&theirs), "{}: {json}", T::NAME),
+        (Ok(ours), Ok(theirs)) => assert_eq!(
+            written(&ours.normal()),
+            written(&theirs.normal()),
+            "{}: {json}",
+            T::NAME
+        ),
         (Err(_), Err(_)) => {}
         (Ok(ours), Err(e)) => panic!(
             "{}: wire reads what serde rejects ({e}): {json} → {}",
@@ -116,7 +214,22 @@ fn wire_only<T: Request>(json: &str, as_if: &str) {
     );
     let ours = T::wire(json).unwrap_or_else(|e| panic!("{}: wire rejects {json}: {e}", T::NAME));
     let theirs: T = serde_json::from_str(as_if).unwrap();
-    assert_eq!(written(&ours), written(&theirs), "{}: {json}", T::NAME);
+    assert_eq!(
+        written(&ours.normal()),
+        written(&theirs.normal()),
+        "{}: {json}",
+        T::NAME
+    );
+}
+
+/// Serde reads `json`; wire refuses it with `error` (a request the types
+/// cannot refuse, such as a stitch request without frames).
+fn unstitchable(json: &str, error: &str) {
+    assert!(
+        serde_json::from_str::<StitchRequest>(json).is_ok(),
+        "serde rejects {json}"
+    );
+    assert_eq!(StitchRequest::wire(json).unwrap_err(), error, "{json}");
 }
 
 /// Serde reads `json`; wire rejects it.
@@ -134,8 +247,13 @@ fn read_differently<T: Request>(json: &str, as_if: &str) {
     let theirs: T = serde_json::from_str(json).unwrap();
     let ours = T::wire(json).unwrap_or_else(|e| panic!("{}: wire rejects {json}: {e}", T::NAME));
     let wanted: T = serde_json::from_str(as_if).unwrap();
-    assert_eq!(written(&ours), written(&wanted), "{}: {json}", T::NAME);
-    assert_ne!(written(&ours), written(&theirs), "{}: {json}", T::NAME);
+    let (ours, wanted, theirs) = (
+        written(&ours.normal()),
+        written(&wanted.normal()),
+        written(&theirs.normal()),
+    );
+    assert_eq!(ours, wanted, "{}: {json}", T::NAME);
+    assert_ne!(ours, theirs, "{}: {json}", T::NAME);
 }
 
 /// The fields of `v` as serde writes them, sorted.
@@ -180,6 +298,77 @@ fn every_field_is_covered() {
         target: Some(String::new()),
     };
     assert_eq!(keys(&b), ["op", "target"]);
+    assert_eq!(keys(&StitchRequest::default()), ["frames", "mode"]);
+    assert_eq!(keys(&StitchFrame::default()), ["key", "parent", "prefix", "snapshot"]);
+    // A stitch request carries whole snapshots: `SNAPSHOT_WITH_STRINGS` sets
+    // every field of them, which wire reads one by one.
+    let snap = full_snapshot();
+    assert_eq!(
+        keys(&snap),
+        [
+            "frame_slots",
+            "lines",
+            "modal",
+            "notes",
+            "offscreen",
+            "overlay_warning",
+            "protocol",
+            "refs",
+            "stats",
+            "title",
+            "url",
+            "viewport"
+        ]
+    );
+    assert_eq!(
+        keys(&snap.frame_slots[0]),
+        ["content_rect", "depth", "key", "line", "obscured", "offscreen"]
+    );
+    assert_eq!(
+        keys(&snap.viewport),
+        [
+            "at_bottom",
+            "at_top",
+            "doc_height",
+            "doc_width",
+            "pages_above",
+            "pages_below",
+            "scroll_x",
+            "scroll_y",
+            "viewport_height",
+            "viewport_width"
+        ]
+    );
+    assert_eq!(
+        keys(snap.refs.get("e2").unwrap()),
+        [
+            "covered_by",
+            "frame",
+            "in_viewport",
+            "name",
+            "obscured",
+            "role",
+            "selector",
+            "url"
+        ]
+    );
+    assert_eq!(keys(&snap.offscreen), ["above", "below"]);
+    assert_eq!(keys(snap.modal.as_ref().unwrap()), ["kind", "name", "ref", "selector"]);
+    assert_eq!(
+        keys(snap.overlay_warning.as_ref().unwrap()),
+        ["description", "ref", "selector"]
+    );
+    assert_eq!(
+        keys(&snap.stats),
+        [
+            "elements",
+            "engine_ms",
+            "occlusion_ms",
+            "refs",
+            "serialize_ms",
+            "walk_ms"
+        ]
+    );
 }
 
 /// Every variant of the enums in requests; the tests read each.
@@ -261,7 +450,7 @@ const BAD_STRINGS: &[&str] = &[
 
 /// Requests both read, built around `T::BODY`.
 fn around_body<T: Request>() -> Vec<String> {
-    let b = T::BODY;
+    let b = &T::body();
     let deep = |k: usize| format!("{{{b},\"x\":{}{}}}", "[".repeat(k), "]".repeat(k));
     vec![
         format!("{{{b}}}"),
@@ -282,7 +471,7 @@ fn around_body<T: Request>() -> Vec<String> {
 
 /// Malformed JSON around `T::BODY` (for `@`): both reject.
 fn broken_around_body<T: Request>() -> Vec<String> {
-    let b = T::BODY;
+    let b = &T::body();
     let mut v: Vec<String> = [
         "",
         " ",
@@ -338,10 +527,10 @@ fn generic_cases<T: Request>() {
         rejected::<T>(&json);
     }
     for s in STRINGS {
-        read::<T>(&T::WITH_STRING.replace("{}", s));
+        read::<T>(&T::with_string().replace("{}", s));
     }
     for s in BAD_STRINGS {
-        rejected::<T>(&T::WITH_STRING.replace("{}", s));
+        rejected::<T>(&T::with_string().replace("{}", s));
     }
 }
 
@@ -351,6 +540,7 @@ fn every_request_type_around_a_valid_body() {
     generic_cases::<TargetRequest>();
     generic_cases::<DomAction>();
     generic_cases::<BlockerRequest>();
+    generic_cases::<StitchRequest>();
 }
 
 #[test]
@@ -524,6 +714,84 @@ fn blocker_requests() {
     }
 }
 
+#[test]
+fn stitch_requests() {
+    type R = StitchRequest;
+    let empty = empty_snapshot();
+    let full = SNAPSHOT_WITH_STRINGS.replace("{}", r#""x""#);
+    // Optional fields left out, the others in another order.
+    let minimal = r#"{"stats":{"refs":0,"elements":3,"engine_ms":1},"offscreen":{"below":0,"above":0},"refs":{"e1":{"selector":"b","name":"","role":"button","in_viewport":false}},"viewport":{"at_bottom":true,"at_top":true,"pages_below":0,"pages_above":0,"doc_height":10,"doc_width":10,"viewport_height":10,"viewport_width":10,"scroll_y":0,"scroll_x":0},"frame_slots":[{"content_rect":{"height":1,"width":1,"y":0,"x":0},"key":"k","depth":0,"line":0}],"lines":[],"title":"","url":"","protocol":1}"#;
+    for json in [
+        format!(r#"{{"frames":[{{"snapshot":{empty}}}]}}"#),
+        format!(r#"{{"frames":[{{"snapshot":{minimal}}}]}}"#),
+        format!(r#"{{"frames":[{{"parent":null,"key":"","prefix":"","snapshot":{full}}}]}}"#),
+        // The main frame's parent and key mean nothing.
+        format!(r#"{{"frames":[{{"parent":4,"key":"main","snapshot":{empty}}}]}}"#),
+        format!(
+            r#"{{"mode":"full","frames":[{{"snapshot":{full}}},{{"parent":0,"key":"k1","prefix":"f1","snapshot":{minimal}}},{{"snapshot":{empty},"prefix":"f2","key":"k2","parent":1}}]}}"#
+        ),
+        // Siblings and their children interleaved: children stay in order.
+        format!(
+            r#"{{"mode":"viewport","frames":[{{"snapshot":{empty}}},{{"parent":0,"key":"a","prefix":"f1","snapshot":{empty}}},{{"parent":0,"key":"b","prefix":"f2","snapshot":{full}}},{{"parent":1,"key":"a1","prefix":"f3","snapshot":{minimal}}},{{"parent":0,"key":"c","prefix":"f4","snapshot":{empty}}},{{"parent":1,"key":"a2","prefix":"f5","snapshot":{empty}}}]}}"#
+        ),
+    ] {
+        read::<R>(&json);
+    }
+    for json in [
+        "{}".to_string(),
+        r#"{"mode":"viewport"}"#.into(),
+        format!(r#"{{"mode":"odd","frames":[{{"snapshot":{empty}}}]}}"#),
+        format!(r#"{{"mode":"Full","frames":[{{"snapshot":{empty}}}]}}"#),
+        format!(r#"{{"frames":[{{"snapshot":{empty}}},{{"parent":0}}]}}"#),
+        r#"{"frames":[{"snapshot":null}]}"#.into(),
+        format!(r#"{{"frames":{{"snapshot":{empty}}}}}"#),
+    ] {
+        rejected::<R>(&json);
+    }
+    // What the types cannot say: at least one frame, parents come first.
+    unstitchable(r#"{"frames":[]}"#, "no frames");
+    let orphan = |parent: &str| {
+        format!(
+            r#"{{"frames":[{{"snapshot":{empty}}},{{"parent":{parent},"key":"k","prefix":"f1","snapshot":{empty}}}]}}"#
+        )
+    };
+    for parent in ["null", "1", "3"] {
+        unstitchable(&orphan(parent), "frame 1 must name an earlier frame as its parent");
+    }
+    // As the hosts send them: snapshots serde wrote.
+    let snap = full_snapshot();
+    for mode in MODES {
+        for n in 1..5_usize {
+            let request = R {
+                mode,
+                frames: (0..n)
+                    .map(|i| StitchFrame {
+                        parent: i.checked_sub(1).map(|p| p / 2),
+                        key: if i == 0 { String::new() } else { format!("k{i}") },
+                        prefix: if i == 0 { String::new() } else { format!("f{i}") },
+                        snapshot: if i % 2 == 0 {
+                            snap.clone()
+                        } else {
+                            FrameSnapshot::default()
+                        },
+                    })
+                    .collect(),
+            };
+            read::<R>(&written(&request));
+        }
+    }
+    // What wire reads is what serde wrote, field by field.
+    let (root, mode) = wire::stitch_request(&written(&R {
+        mode: SnapshotMode::Viewport,
+        frames: vec![StitchFrame {
+            snapshot: snap.clone(),
+            ..Default::default()
+        }],
+    }))
+    .unwrap();
+    assert_eq!((root.snapshot, mode), (snap, SnapshotMode::Viewport));
+}
+
 /// Plain decimals (what layout and percentages give) read to the same f64.
 #[test]
 fn numbers_read_alike() {
@@ -605,6 +873,7 @@ fn known_differences() {
     type T = TargetRequest;
     type D = DomAction;
     type B = BlockerRequest;
+    type S = StitchRequest;
 
     // A field of the wrong type (null included) reads as absent.
     wire_only::<F>(r#"{"mode":null}"#, "{}");
@@ -666,19 +935,51 @@ fn known_differences() {
     wire_only::<T>(r#"{"target":"\udc00x"}"#, r#"{"target":"\ufffdx"}"#);
     wire_only::<T>(r#"{"target":"\ud83d\u0041"}"#, r#"{"target":"\ud83d\udc41"}"#);
 
+    // In a stitch request: a snapshot missing fields (serde requires them),
+    // numbers that are no integer of their type, a map that is no map.
+    let empty = empty_snapshot();
+    let frames = |snap: &str| format!(r#"{{"frames":[{{"snapshot":{snap}}}]}}"#);
+    let changed = |from: &str, to: &str| {
+        assert!(empty.contains(from), "{from}");
+        frames(&empty.replacen(from, to, 1))
+    };
+    wire_only::<S>(
+        &format!(r#"{{"mode":null,"frames":[{{"snapshot":{empty}}}]}}"#),
+        &frames(&empty),
+    );
+    wire_only::<S>(&frames("{}"), &frames(&empty));
+    wire_only::<S>(&changed(r#""refs":{}"#, r#""refs":[]"#), &frames(&empty));
+    wire_only::<S>(&changed(r#""modal":null"#, r#""modal":5"#), &frames(&empty));
+    wire_only::<S>(&changed(r#""pages_above":0"#, r#""pages_above":-3"#), &frames(&empty));
+    wire_only::<S>(
+        &changed(r#""elements":0"#, r#""elements":1.5"#),
+        &changed(r#""elements":0"#, r#""elements":1"#),
+    );
+    let three = |parent: &str| {
+        format!(
+            r#"{{"frames":[{{"parent":"main","snapshot":{empty}}},{{"parent":0,"snapshot":{empty}}},{{"parent":{parent},"snapshot":{empty}}}]}}"#
+        )
+    };
+    let three_ok = |parent: &str| three(parent).replacen(r#""parent":"main","#, "", 1);
+    wire_only::<S>(&three("0"), &three_ok("0"));
+    wire_only::<S>(&three_ok("-1"), &three_ok("0"));
+    wire_only::<S>(&three_ok("1.5"), &three_ok("1"));
+
     // Objects only: serde's derive also reads a struct from an array, and a
     // unit variant from `{"variant": null}`.
     serde_only::<F>("[]");
     serde_only::<T>(r#"["e1",true]"#);
     serde_only::<B>(r#"["scan"]"#);
     serde_only::<D>(r#"["jsClick","e1",null,[],0,0,0]"#);
+    serde_only::<S>(&format!(r#"["viewport",[[null,"","",{empty}]]]"#));
     read_differently::<F>(r#"{"visible_clip":[1,2,3,4]}"#, "{}");
     read_differently::<F>(r#"{"mode":{"viewport":null}}"#, "{}");
 
     // Nesting deeper than 16, even in an unknown field (requests are flat).
-    let deep = |body: &str| format!("{{{body},\"x\":{}{}}}", "[".repeat(17), "]".repeat(17));
-    serde_only::<F>(&deep(F::BODY));
-    serde_only::<T>(&deep(T::BODY));
-    serde_only::<D>(&deep(D::BODY));
-    serde_only::<B>(&deep(B::BODY));
+    let deep = |body: String| format!("{{{body},\"x\":{}{}}}", "[".repeat(17), "]".repeat(17));
+    serde_only::<F>(&deep(F::body()));
+    serde_only::<T>(&deep(T::body()));
+    serde_only::<D>(&deep(D::body()));
+    serde_only::<B>(&deep(B::body()));
+    serde_only::<S>(&deep(S::body()));
 }
