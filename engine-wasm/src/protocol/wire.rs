@@ -231,10 +231,7 @@ pub fn frame_snapshot_request(s: &str) -> Result<FrameSnapshotRequest, String> {
         Some(m) => return Err(format!("unknown mode \"{m}\"")),
     }
     r.ref_prefix = j.str_of("ref_prefix").unwrap_or_default();
-    if let Some(c @ Json::Obj(_)) = j.get("visible_clip") {
-        let n = |k: &str| c.num_of(k).unwrap_or(0.0);
-        r.visible_clip = Some(Rect::new(n("x"), n("y"), n("width"), n("height")));
-    }
+    r.visible_clip = obj(&j, "visible_clip").map(rect);
     r.root_selector = j.str_of("root_selector");
     match j.str_of("obscured_mode").as_deref() {
         None | Some("outline") => {}
@@ -287,18 +284,11 @@ pub fn dom_action(s: &str) -> Result<DomAction, String> {
         Some(o) => return Err(format!("unknown op \"{o}\"")),
         None => return Err("an op is required".into()),
     };
-    let values = match j.get("values") {
-        Some(Json::Arr(a)) => a
-            .iter()
-            .filter_map(|v| if let Json::Str(s) = v { Some(s.clone()) } else { None })
-            .collect(),
-        _ => Vec::new(),
-    };
     Ok(DomAction {
         op,
         target: j.str_of("target"),
         value: j.str_of("value"),
-        values,
+        values: strings(&j, "values"),
         percent: j.num_of("percent").unwrap_or(0.0),
         dx: j.num_of("dx").unwrap_or(0.0),
         dy: j.num_of("dy").unwrap_or(0.0),
