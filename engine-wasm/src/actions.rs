@@ -46,7 +46,7 @@ pub fn action_point(rect: &Rect, viewport: &Rect) -> Option<(f64, f64)> {
 pub fn choose_options(options: &[(String, String)], wanted: &[String]) -> Result<Vec<usize>, String> {
     let mut chosen = Vec::new();
     for w in wanted {
-        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+        let norm = |s: &str| crate::words::collapse_whitespace(s).to_ascii_lowercase();
         let i = options
             .iter()
             .position(|(l, _)| l == w)
@@ -55,8 +55,8 @@ pub fn choose_options(options: &[(String, String)], wanted: &[String]) -> Result
         match i {
             Some(i) => chosen.push(i),
             None => {
-                let labels: Vec<&str> = options.iter().map(|(l, _)| l.as_str()).take(20).collect();
-                return Err(format!("no option \"{w}\"; options are \"{}\"", labels.join("\", \"")));
+                let labels = crate::words::join(&mut options.iter().map(|(l, _)| l.as_str()).take(20), "\", \"");
+                return Err(format!("no option \"{w}\"; options are \"{labels}\""));
             }
         }
     }

@@ -102,7 +102,9 @@ fn labels_a_control(sem: &Semantics, id: NodeId, e: &ElementData) -> bool {
 /// is focusable (a `<th tabindex=-1>` column header, a `<tr tabindex=-1>`
 /// tree-grid row), so a script means it to be acted on.
 fn focusable_by_tabindex(e: &ElementData) -> bool {
-    e.attr("tabindex").is_some_and(|t| t.trim().parse::<i32>().is_ok())
+    e.attr("tabindex")
+        .and_then(crate::number::parse_int)
+        .is_some_and(|t| i32::try_from(t).is_ok())
 }
 
 fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {

@@ -30,6 +30,7 @@ pub mod snapshot;
 pub mod stitch;
 pub mod url_resolve;
 pub mod viewport;
+pub mod words;
 
 #[cfg(target_arch = "wasm32")]
 pub mod adapter;

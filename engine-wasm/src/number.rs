@@ -5,6 +5,14 @@
 //! The engine only parses pixel offsets, protocol numbers and ARIA values,
 //! where a result within an ulp or two is as good.
 
+/// An integer between whitespace, as `str::parse::<i64>` reads it
+/// (narrower types convert with `try_from`): the engine's one integer
+/// parser, since each type `parse` is instantiated for costs ~500 bytes
+/// of .wasm.
+pub fn parse_int(s: &str) -> Option<i64> {
+    s.trim().parse().ok()
+}
+
 /// Consumes an optional `+` or `-` at `b[*i]`; true for `-`.
 fn take_sign(b: &[u8], i: &mut usize) -> bool {
     match b.get(*i) {

@@ -112,7 +112,10 @@ impl Tally {
         if parts.is_empty() {
             None
         } else {
-            Some(format!("… {}, hidden behind the modal", parts.join(", ")))
+            Some(format!(
+                "… {}, hidden behind the modal",
+                crate::words::join_strings(&parts, ", ")
+            ))
         }
     }
 }

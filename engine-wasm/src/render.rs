@@ -261,9 +261,9 @@ fn select_summary(sem: &Semantics, select: NodeId, value: Option<String>) -> Str
         listed.push(format!("… {more} more"));
     }
     match value {
-        Some(v) if !listed.is_empty() => format!("{v} (options: {})", listed.join(", ")),
+        Some(v) if !listed.is_empty() => format!("{v} (options: {})", crate::words::join_strings(&listed, ", ")),
         Some(v) => v,
-        None => format!("(options: {})", listed.join(", ")),
+        None => format!("(options: {})", crate::words::join_strings(&listed, ", ")),
     }
 }
 
@@ -596,8 +596,8 @@ pub fn render(input: &RenderInput) -> Rendered {
             // search, which builds a searcher first.)
             (Some(t), None) => n.name == t || n.name.contains(t),
             (Some(a), Some(b)) => {
-                let all: Vec<&str> = [a, b].into_iter().chain(texts).collect();
-                n.name.contains(&all.join(" "))
+                let all = crate::words::join(&mut [a, b].into_iter().chain(texts), " ");
+                n.name.contains(&all)
             }
         };
         if repeats_name {

@@ -89,7 +89,7 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
     SnapshotResult {
         url: s.url.clone(),
         title: s.title.clone(),
-        tree: lines.join("\n"),
+        tree: crate::words::join_strings(&lines, "\n"),
         viewport: s.viewport,
         modal: acc.modal,
         refs: RefMap(acc.refs),

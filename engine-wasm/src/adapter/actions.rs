@@ -52,7 +52,7 @@ pub fn describe_element(el: &Element) -> String {
         .or_else(|| el.dyn_ref::<HtmlElement>().map(|h| h.inner_text()))
         .or_else(|| el.text_content())
         .unwrap_or_default();
-    let label: String = label.split_whitespace().collect::<Vec<_>>().join(" ");
+    let label: String = crate::words::collapse_whitespace(&label);
     let label: String = if label.chars().count() > 40 {
         label.chars().take(40).collect::<String>() + "…"
     } else {
@@ -272,9 +272,10 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
             }
             fire(&el, "input");
             fire(&el, "change");
-            ok(Some(
-                chosen.iter().map(|&i| list[i].0.clone()).collect::<Vec<_>>().join("\n"),
-            ))
+            ok(Some(crate::words::join(
+                &mut chosen.iter().map(|&i| list[i].0.as_str()),
+                "\n",
+            )))
         }
         DomOp::ScrollIntoView => {
             scroll_into_view(&lookup(st, target()?)?);

@@ -280,7 +280,7 @@ pub fn blockers(request_json: &str) -> String {
             format!("removed <{}>", el.local_name())
         }
         // (A scan was answered above.)
-        BlockerOp::Remove | BlockerOp::Scan => blockers::remove(&el).join("\n"),
+        BlockerOp::Remove | BlockerOp::Scan => crate::words::join_strings(&blockers::remove(&el), "\n"),
     };
     serde_json::to_string(&DomActionResult {
         ok: true,

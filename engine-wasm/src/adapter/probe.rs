@@ -146,7 +146,7 @@ pub fn short_selector(el: &Element) -> String {
     let base = if classes.is_empty() {
         tag
     } else {
-        format!("{tag}.{}", classes.join("."))
+        format!("{tag}.{}", crate::words::join_strings(&classes, "."))
     };
     // Say where it lives when it sits in a shadow root.
     match el.get_root_node().dyn_ref::<web_sys::ShadowRoot>() {

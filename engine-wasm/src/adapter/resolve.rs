@@ -27,7 +27,7 @@ pub fn parse_ref(target: &str) -> Option<u32> {
     if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    n.parse().ok()
+    crate::number::parse_int(n).and_then(|n| u32::try_from(n).ok())
 }
 
 pub fn resolve(st: &EngineState, target: &str) -> Result<Option<Element>, ResolveError> {

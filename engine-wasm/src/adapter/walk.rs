@@ -541,7 +541,12 @@ pub const RELEVANT_PREFIXES: &[&str] = &["aria-", "data-test"];
 /// without converting them to Rust strings (most attributes, `class` and
 /// `style` above all, are not needed).
 pub fn relevant_attr_pattern() -> String {
-    format!("^(?:{}|(?:{})$)", RELEVANT_PREFIXES.join("|"), RELEVANT_ATTRS.join("|"))
+    let alternatives = |names: &[&str]| crate::words::join(&mut names.iter().copied(), "|");
+    format!(
+        "^(?:{}|(?:{})$)",
+        alternatives(RELEVANT_PREFIXES),
+        alternatives(RELEVANT_ATTRS)
+    )
 }
 
 /// Replaces a link's `href` attribute text by the resolved absolute URL
@@ -641,7 +646,7 @@ fn read_z_index(kw: &Keywords, cs: &StyleView, style: &mut Style) {
     if style.position != Position::Static {
         let z = cs.z_index();
         if z != kw.auto {
-            style.z_index = String::from(&z).trim().parse::<i32>().ok();
+            style.z_index = crate::number::parse_int(&String::from(&z)).and_then(|z| i32::try_from(z).ok());
         }
     }
 }

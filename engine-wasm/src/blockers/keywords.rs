@@ -5,17 +5,16 @@
 /// Lower-cases ASCII and Latin-1 capitals without Unicode tables (they would
 /// cost wasm size); other characters pass through unchanged.
 pub fn fold(s: &str) -> String {
-    s.chars()
+    let folded = s
+        .chars()
         .map(|c| match c {
             'A'..='Z' => ((c as u8) + 32) as char,
             'À'..='Þ' if c != '×' => char::from_u32(c as u32 + 32).unwrap_or(c),
             '\u{2019}' => '\'',
             c => c,
         })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect::<String>();
+    crate::words::collapse_whitespace(&folded)
 }
 
 /// Base letters of U+00C0..=U+017F (Latin-1 and Latin Extended-A), lower

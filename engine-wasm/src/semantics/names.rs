@@ -452,7 +452,7 @@ impl<'a, 't> Computer<'a, 't> {
                 parts.push(t);
             }
         }
-        parts.join(" ")
+        crate::words::join_strings(&parts, " ")
     }
 
     /// Computes a host-language labelling element (label, legend, caption…).
@@ -480,7 +480,7 @@ impl<'a, 't> Computer<'a, 't> {
                     .map(|o| self.option_text(o, mode))
                     .filter(|t| !t.is_empty())
                     .collect();
-                texts.join(" ")
+                crate::words::join_strings(&texts, " ")
             }
             "slider" | "spinbutton" | "scrollbar" | "progressbar" | "meter" => range_value(e),
             "menu" => String::new(),
@@ -707,7 +707,7 @@ impl<'a, 't> Computer<'a, 't> {
         if parts.is_empty() {
             None
         } else {
-            Some(parts.join(" "))
+            Some(crate::words::join_strings(&parts, " "))
         }
     }
 

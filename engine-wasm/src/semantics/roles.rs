@@ -288,10 +288,7 @@ pub fn input_type(e: &ElementData) -> String {
 
 /// Focusable in the sense of ARIA's presentational-role conflict rule.
 pub fn is_focusable(tree: &DomTree, id: NodeId, e: &ElementData) -> bool {
-    if e.attr("tabindex")
-        .map(|t| t.trim().parse::<i64>().is_ok())
-        .unwrap_or(false)
-    {
+    if e.attr("tabindex").and_then(crate::number::parse_int).is_some() {
         return true;
     }
     if e.form.content_editable && !tree.parent_element(id).map(|p| is_editable(tree, p)).unwrap_or(false) {
@@ -510,7 +507,7 @@ fn implicit_role(s: &Semantics, id: NodeId, e: &ElementData, ctx: &Ctx, roles: &
         "section" if has_author_name(s, id, e) => "region",
         "section" => "generic",
         "select" => {
-            let size = e.attr("size").and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(0);
+            let size = e.attr("size").and_then(crate::number::parse_int).unwrap_or(0);
             if e.has_attr("multiple") || size > 1 {
                 "listbox"
             } else {

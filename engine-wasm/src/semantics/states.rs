@@ -138,7 +138,8 @@ pub fn compute_states(s: &Semantics, id: NodeId) -> States {
 
     let aria_level = e
         .attr("aria-level")
-        .and_then(|v| v.trim().parse::<u32>().ok())
+        .and_then(crate::number::parse_int)
+        .and_then(|l| u32::try_from(l).ok())
         .filter(|&l| l >= 1);
     st.level = match role {
         "heading" => Some(aria_level.unwrap_or(match tag {
@@ -222,7 +223,7 @@ fn selected_option_label(tree: &DomTree, select: NodeId) -> Option<String> {
         .filter(|l| !l.trim().is_empty())
         .map(str::to_string)
         .unwrap_or_else(|| text_content(tree, chosen));
-    Some(label.split_ascii_whitespace().collect::<Vec<_>>().join(" "))
+    Some(crate::words::join(&mut label.split_ascii_whitespace(), " "))
 }
 
 /// Disabled flags for every node, in one iterative pass:
