@@ -59,8 +59,10 @@ export interface SnapshotResult {
 export interface SnapshotOptions {
   /** The whole page (default), or only what meets the viewport plus counts of what lies outside. */
   mode?: "full" | "viewport";
-  /** Elements outside an open modal: marked `[obscured]` (default) or left out. */
-  obscured?: "mark" | "drop";
+  /** Elements outside an open modal: landmarks, headings and a count per
+   *  landmark, marked `[obscured]` ("outline", the default, as the driver);
+   *  everything, marked ("mark"); or left out ("drop"). */
+  obscured?: "outline" | "mark" | "drop";
   /** Resize the page's viewport first. */
   viewport?: { width: number; height: number };
   /** Scroll the window to this Y (CSS pixels) first. */

@@ -67,7 +67,7 @@ class Sightline {
 
   /**
    * The page as a model sees it: `sightline snapshot --json`'s object.
-   * @param {{mode?: "full"|"viewport", obscured?: "mark"|"drop", viewport?: {width: number, height: number}, scrollY?: number}} [options]
+   * @param {{mode?: "full"|"viewport", obscured?: "outline"|"mark"|"drop", viewport?: {width: number, height: number}, scrollY?: number}} [options]
    */
   async snapshot(options = {}) {
     this.frames = new Map();

@@ -183,12 +183,12 @@ function stitchRequest(root, mode) {
  * Snapshots the page and every frame in it.
  * @param {object} host see the top of this file
  * @param {FrameNumbers} numbers the page's frame numbers
- * @param {{mode?: "full"|"viewport", obscured?: "mark"|"drop"}} [options]
+ * @param {{mode?: "full"|"viewport", obscured?: "outline"|"mark"|"drop"}} [options]
  * @returns {Promise<object>} the SnapshotResult: {url, title, tree, viewport, modal, refs, stats}
  */
 export async function snapshotPage(host, numbers, options = {}) {
   const started = Date.now();
-  const opts = { mode: options.mode || "full", obscuredMode: options.obscured || "mark" };
+  const opts = { mode: options.mode || "full", obscuredMode: options.obscured || "outline" };
   if (opts.mode !== "full" && opts.mode !== "viewport") throw new Error(`unknown snapshot mode "${opts.mode}"`);
   const tree = await frameTree(host, host.mainFrame());
   numberFrames(tree, numbers);

@@ -9,14 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::handle::Browser;
+use super::records::BrowserContext;
 use crate::error::{Error, Result};
 use crate::page::{raw_cdp, StorageItem};
-
-/// An isolated context of a browser (like an incognito window).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrowserContext {
-    pub(crate) id: String,
-}
 
 /// Cookies and local storage, in Playwright's storage-state shape.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

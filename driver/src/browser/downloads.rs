@@ -5,29 +5,12 @@ use std::path::{Path, PathBuf};
 
 use chromiumoxide::cdp::browser_protocol::browser::{EventDownloadProgress, EventDownloadWillBegin};
 use futures::StreamExt;
-use serde::Serialize;
 use serde_json::json;
 
-use super::contexts::BrowserContext;
 use super::handle::Browser;
+use super::records::{BrowserContext, Download};
 use crate::error::{Error, Result};
 use crate::page::raw_cdp;
-
-/// One download.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Download {
-    /// Increases with every download of the browser.
-    pub seq: u64,
-    pub url: String,
-    pub suggested_filename: String,
-    /// Where the file is (once complete).
-    pub path: PathBuf,
-    pub bytes: u64,
-    /// `inProgress`, `completed` or `canceled`.
-    pub state: String,
-    #[serde(skip)]
-    guid: String,
-}
 
 /// `dir/name`, or `dir/name (2)` … when taken.
 fn free_name(dir: &Path, name: &str) -> PathBuf {

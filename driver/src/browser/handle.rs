@@ -21,11 +21,11 @@ use chromiumoxide::BrowserConfig;
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
-use super::contexts::BrowserContext;
 use super::options::LaunchOptions;
 use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
 };
+use super::records::{BrowserContext, Download};
 use crate::error::{one_line, Error, Result};
 use crate::page::{Page, ViewportSize};
 
@@ -64,7 +64,7 @@ pub struct Browser {
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
     /// Downloads seen since [`Browser::save_downloads_to`].
-    pub(super) downloads: Arc<Mutex<Vec<super::downloads::Download>>>,
+    pub(super) downloads: Arc<Mutex<Vec<Download>>>,
     pub(super) download_watch: Mutex<Option<JoinHandle<()>>>,
 }
 

@@ -7,9 +7,10 @@ mod downloads;
 mod handle;
 mod options;
 mod process;
+mod records;
 
-pub use contexts::{BrowserContext, OriginStorage, StorageState};
-pub use downloads::Download;
+pub use contexts::{OriginStorage, StorageState};
 pub use handle::Browser;
 pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
 pub(crate) use process::{chrome_switches, locate_executable};
+pub use records::{BrowserContext, Download};

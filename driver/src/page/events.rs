@@ -6,7 +6,8 @@
 //! A dialog stalls the page until it is answered (headless Chromium has no
 //! dialog UI), so by default the page answers it at once (dismissed, as
 //! Playwright does) and logs it; with [`DialogPolicy::Hold`] it stays open
-//! until [`Page::handle_dialog`] and [`Page::dialog`] reports it.
+//! until [`Page::handle_dialog`](crate::Page::handle_dialog) and
+//! [`Page::dialog`](crate::Page::dialog) reports it (see observed.rs).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -25,7 +26,6 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::handle::Page;
 use crate::error::{one_line, Error, Result};
 
 /// How many console messages and requests a page keeps (the oldest go first).
@@ -84,9 +84,9 @@ pub enum DialogPolicy {
 
 #[derive(Default)]
 pub(crate) struct EventLog {
-    next_seq: u64,
-    console: VecDeque<ConsoleMessage>,
-    network: VecDeque<NetworkRecord>,
+    pub(super) next_seq: u64,
+    pub(super) console: VecDeque<ConsoleMessage>,
+    pub(super) network: VecDeque<NetworkRecord>,
     pub(crate) policy: DialogPolicy,
 }
 
@@ -258,56 +258,5 @@ impl Events {
             }
         });
         Ok(Events { log, dialog, task })
-    }
-}
-
-impl Page {
-    /// Console messages and uncaught errors with a sequence number above `after`
-    /// (0: every one kept).
-    pub fn console_messages(&self, after: u64) -> Vec<ConsoleMessage> {
-        let log = self.events().log.lock().unwrap();
-        log.console.iter().filter(|m| m.seq > after).cloned().collect()
-    }
-
-    /// Network requests with a sequence number above `after`, in the order they started.
-    pub fn network_requests(&self, after: u64) -> Vec<NetworkRecord> {
-        let log = self.events().log.lock().unwrap();
-        log.network.iter().filter(|r| r.seq > after).cloned().collect()
-    }
-
-    /// The newest sequence number handed out (to ask later for what is new).
-    pub fn event_mark(&self) -> u64 {
-        self.events().log.lock().unwrap().next_seq
-    }
-
-    /// What happens to JavaScript dialogs from now on.
-    pub fn set_dialog_policy(&self, policy: DialogPolicy) {
-        self.events().log.lock().unwrap().policy = policy;
-    }
-
-    /// The dialog that is open (and held), if one is.
-    pub fn dialog(&self) -> Option<DialogInfo> {
-        self.events().dialog.borrow().clone()
-    }
-
-    /// Resolves when a held dialog opens.
-    pub async fn dialog_opened(&self) {
-        let mut rx = self.events().dialog.subscribe();
-        let _ = rx.wait_for(Option::is_some).await;
-    }
-
-    /// Answers the open dialog: accept (OK, with `prompt_text` for a prompt) or dismiss.
-    pub async fn handle_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<DialogInfo> {
-        let info = self
-            .dialog()
-            .ok_or_else(|| Error::InvalidAction("no dialog is open".into()))?;
-        let mut params = HandleJavaScriptDialogParams::new(accept);
-        params.prompt_text = prompt_text.map(str::to_string);
-        self.cdp()
-            .execute(params)
-            .await
-            .map_err(|e| Error::cdp("Page.handleJavaScriptDialog", e))?;
-        self.events().dialog.send_replace(None);
-        Ok(info)
     }
 }

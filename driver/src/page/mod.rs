@@ -15,6 +15,7 @@ mod frames;
 mod handle;
 mod input;
 mod navigation;
+mod observed;
 mod origin_filter;
 mod perform;
 pub(crate) mod raw_cdp;

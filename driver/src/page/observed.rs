@@ -1,0 +1,61 @@
+//! Page's methods over what its event listeners (events.rs) saw: console
+//! messages, network requests, and JavaScript dialogs to answer. Kept apart
+//! from events.rs because the tab handle holds an `Events`: this way
+//! neither file imports the other.
+
+use chromiumoxide::cdp::browser_protocol::page::HandleJavaScriptDialogParams;
+
+use super::events::{ConsoleMessage, DialogInfo, DialogPolicy, NetworkRecord};
+use super::handle::Page;
+use crate::error::{Error, Result};
+
+impl Page {
+    /// Console messages and uncaught errors with a sequence number above `after`
+    /// (0: every one kept).
+    pub fn console_messages(&self, after: u64) -> Vec<ConsoleMessage> {
+        let log = self.events().log.lock().unwrap();
+        log.console.iter().filter(|m| m.seq > after).cloned().collect()
+    }
+
+    /// Network requests with a sequence number above `after`, in the order they started.
+    pub fn network_requests(&self, after: u64) -> Vec<NetworkRecord> {
+        let log = self.events().log.lock().unwrap();
+        log.network.iter().filter(|r| r.seq > after).cloned().collect()
+    }
+
+    /// The newest sequence number handed out (to ask later for what is new).
+    pub fn event_mark(&self) -> u64 {
+        self.events().log.lock().unwrap().next_seq
+    }
+
+    /// What happens to JavaScript dialogs from now on.
+    pub fn set_dialog_policy(&self, policy: DialogPolicy) {
+        self.events().log.lock().unwrap().policy = policy;
+    }
+
+    /// The dialog that is open (and held), if one is.
+    pub fn dialog(&self) -> Option<DialogInfo> {
+        self.events().dialog.borrow().clone()
+    }
+
+    /// Resolves when a held dialog opens.
+    pub async fn dialog_opened(&self) {
+        let mut rx = self.events().dialog.subscribe();
+        let _ = rx.wait_for(Option::is_some).await;
+    }
+
+    /// Answers the open dialog: accept (OK, with `prompt_text` for a prompt) or dismiss.
+    pub async fn handle_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<DialogInfo> {
+        let info = self
+            .dialog()
+            .ok_or_else(|| Error::InvalidAction("no dialog is open".into()))?;
+        let mut params = HandleJavaScriptDialogParams::new(accept);
+        params.prompt_text = prompt_text.map(str::to_string);
+        self.cdp()
+            .execute(params)
+            .await
+            .map_err(|e| Error::cdp("Page.handleJavaScriptDialog", e))?;
+        self.events().dialog.send_replace(None);
+        Ok(info)
+    }
+}
