@@ -233,6 +233,10 @@ async fn popups(cx: &Ctx) {
     );
     let snap = tab.snapshot(&SnapshotOptions::default()).await.unwrap();
     assert!(snap.tree.contains(r#"button "Thanks""#), "{}", snap.tree);
+    // The new tab hides its opener. A hidden tab renders no frames, so
+    // scrolling, hit tests and input would stall on it: acting on it shows
+    // it first.
+    assert_eq!(eval(&page, "document.visibilityState").await, "hidden");
 
     page.click("#open").await.expect("click window.open");
     let popup = cx
@@ -250,6 +254,12 @@ async fn popups(cx: &Ctx) {
         .await
         .expect_err("no more popups");
     assert!(matches!(e, Error::Timeout { .. }), "{e:?}");
+    // Acting on the opener showed it (see below); the new tab is hidden
+    // behind it now, and a screenshot shows it first.
+    assert_eq!(eval(&page, "document.visibilityState").await, "visible");
+    assert_eq!(eval(&tab, "document.visibilityState").await, "hidden");
+    assert!(!tab.screenshot().await.expect("screenshot of a hidden tab").is_empty());
+    assert_eq!(eval(&tab, "document.visibilityState").await, "visible");
 
     let pages = cx.browser.pages().await.unwrap();
     let ids: Vec<&str> = pages.iter().map(|p| p.target_id()).collect();

@@ -287,6 +287,30 @@ impl Page {
         self.forget_contexts();
     }
 
+    /// Makes this the tab the browser shows. A tab that a popup or a newer
+    /// tab covered is hidden: it renders no frames, so scrolling, hit tests,
+    /// trusted input and screenshots stall on it until it is shown again.
+    pub async fn bring_to_front(&self) -> Result<()> {
+        self.inner
+            .bring_to_front()
+            .await
+            .map(|_| ())
+            .map_err(|e| Error::cdp("Page.bringToFront", e))
+    }
+
+    /// Brings the tab to the front if it is hidden (one round trip when it
+    /// is not).
+    pub(crate) async fn show_if_hidden(&self) -> Result<()> {
+        let main = self.main_frame_id().await?;
+        let hidden = self
+            .engine_eval(&main, "document.visibilityState === 'hidden'", false)
+            .await?;
+        if hidden.as_bool() == Some(true) {
+            self.bring_to_front().await?;
+        }
+        Ok(())
+    }
+
     /// Closes the tab.
     pub async fn close(self) -> Result<()> {
         self.inner

@@ -33,6 +33,8 @@ fn png(bytes: Vec<u8>) -> Result<Vec<u8>> {
 }
 impl Page {
     async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool) -> Result<Vec<u8>> {
+        // A hidden tab paints nothing to capture.
+        self.show_if_hidden().await?;
         let p = CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
             clip,

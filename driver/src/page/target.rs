@@ -221,18 +221,23 @@ pub(crate) struct CheckState {
 struct Probe {
     #[serde(default, rename = "newDocument")]
     new_document: bool,
+    /// The tab is hidden (a popup or a newer tab covers it).
+    #[serde(default)]
+    hidden: bool,
     info: Option<TargetInfo>,
     #[serde(default)]
     state: Option<CheckState>,
 }
 
-/// First look at the target, in its frame. `o`: {target, doc, scroll, wait, state}.
+/// First look at the target, in its frame. `o`: {target, doc, scroll, wait,
+/// state, hiddenCheck}; with `hiddenCheck`, a hidden tab answers only that.
 /// With `wait`, it first waits until the next frame has rendered (the
 /// second look of the stability check); otherwise it scrolls the element
 /// into view when it is not fully in view or not hit at its action point.
 const PROBE_JS: &str = r#"(async (o) => {
   const S = globalThis.__sightline;
   if (o.doc !== null && performance.timeOrigin !== o.doc) return { newDocument: true };
+  if (o.hiddenCheck && document.visibilityState === "hidden") return { hidden: true };
   const ask = (scroll) => JSON.parse(S.actionTarget(JSON.stringify({ target: o.target, scroll })));
   if (o.wait) {
     // After the next frame has rendered: a rAF callback alone may run in
@@ -536,19 +541,23 @@ impl Page {
         wait: bool,
         state: bool,
     ) -> std::result::Result<(TargetInfo, Option<CheckState>), Failure> {
-        let args = json!({
+        let mut args = json!({
             "target": loc.engine_target,
             "doc": loc.document,
             "scroll": needs.scroll,
             "wait": wait,
             "state": state,
+            "hiddenCheck": true,
         });
-        let expression = format!("({PROBE_JS})({args})");
-        let value = self.engine_eval(&loc.frame, &expression, true).await?;
-        let probe: Probe = serde_json::from_value(value).map_err(|e| Error::Engine {
-            frame: format!("frame {}", loc.frame.inner()),
-            message: format!("unreadable actionTarget answer: {e}"),
-        })?;
+        let mut probe = self.probe_once(loc, &args).await?;
+        if probe.hidden {
+            // A hidden tab renders no frames: scrolling, hit tests and
+            // input would wait out the action timeout. Show it, look again
+            // (once: a browser that cannot show it still gets its look).
+            self.bring_to_front().await?;
+            args["hiddenCheck"] = json!(false);
+            probe = self.probe_once(loc, &args).await?;
+        }
         if probe.new_document {
             return Err(element_failure(ActionErrorKind::StaleRef));
         }
@@ -559,6 +568,16 @@ impl Page {
             })
         })?;
         Ok((info, probe.state))
+    }
+
+    /// One run of PROBE_JS in the target's frame.
+    async fn probe_once(&self, loc: &Located, args: &Value) -> std::result::Result<Probe, Failure> {
+        let expression = format!("({PROBE_JS})({args})");
+        let value = self.engine_eval(&loc.frame, &expression, true).await?;
+        Ok(serde_json::from_value(value).map_err(|e| Error::Engine {
+            frame: format!("frame {}", loc.frame.inner()),
+            message: format!("unreadable actionTarget answer: {e}"),
+        })?)
     }
 
     /// The checks on one look, except stability.

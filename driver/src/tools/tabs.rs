@@ -76,7 +76,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 let index = a
                     .index
                     .ok_or_else(|| Error::InvalidAction("tabs select needs an index".into()))?;
-                ctx.set_page(pick(&tabs, index)?);
+                let page = pick(&tabs, index)?;
+                // Shown, as a user's selected tab is (screenshots, input).
+                page.bring_to_front().await?;
+                ctx.set_page(page);
                 format!("Selected tab {index}")
             }
             "close" => {
@@ -93,6 +96,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                         Some(p) => p.clone(),
                         None => browser.new_page_in(ctx.context()).await?,
                     };
+                    next.bring_to_front().await?;
                     ctx.set_page(next);
                 }
                 "Closed the tab".to_string()
