@@ -89,10 +89,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     None => current.clone(),
                 };
                 let was_current = victim == current;
+                let closed_id = victim.target_id().to_string();
                 victim.close().await?;
                 if was_current {
+                    // The browser may list the closed tab for a moment yet.
                     let rest = browser.pages_in(ctx.context()).await?;
-                    let next = match rest.last() {
+                    let next = match rest.iter().rev().find(|p| p.target_id() != closed_id) {
                         Some(p) => p.clone(),
                         None => browser.new_page_in(ctx.context()).await?,
                     };
