@@ -234,6 +234,10 @@ pub async fn bench_mcp(args: &BenchMcpArgs) -> Result<McpBenchReport> {
         });
     }
     let no_playwright = args.no_playwright;
+    // Playwright MCP writes a file per snapshot: into a directory of its own,
+    // removed afterwards, not the caller's working directory.
+    let pw_output =
+        tempfile::tempdir().map_err(|e| Error::Io(format!("a directory for Playwright MCP's files: {e}")))?;
     // The MCP client blocks on its pipes: keep it off the async workers.
     tokio::task::spawn_blocking(move || {
         let mut sightline_args: Vec<String> = vec!["mcp".into()];
@@ -258,6 +262,8 @@ pub async fn bench_mcp(args: &BenchMcpArgs) -> Result<McpBenchReport> {
                 "http://127.0.0.1:9",
                 "--proxy-bypass",
                 "127.0.0.1",
+                "--output-dir",
+                &pw_output.path().to_string_lossy(),
             ];
             runs.push(run_server(
                 "playwright-mcp",
