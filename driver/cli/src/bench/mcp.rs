@@ -277,23 +277,40 @@ pub async fn bench_mcp(args: &BenchMcpArgs) -> Result<McpBenchReport> {
     .map_err(|e| Error::Io(format!("the MCP benchmark failed: {e}")))
 }
 
-fn totals(run: &ServerRun) -> (usize, Vec<f64>, usize, usize) {
+/// Characters, latencies (of calls that answered), steps that did what
+/// they should, and steps that had something to do.
+fn totals<'a>(steps: impl Iterator<Item = &'a StepFigure>) -> (usize, Vec<f64>, usize, usize) {
     let mut chars = 0;
     let mut ms = Vec::new();
     let (mut done, mut tried) = (0, 0);
-    for p in &run.pages {
-        for s in &p.steps {
-            chars += s.chars;
-            if s.chars > 0 {
-                ms.push(s.ms);
-            }
-            if let Some(ok) = s.ok {
-                tried += 1;
-                done += usize::from(ok);
-            }
+    for s in steps {
+        chars += s.chars;
+        if s.chars > 0 {
+            ms.push(s.ms);
+        }
+        if let Some(ok) = s.ok {
+            tried += 1;
+            done += usize::from(ok);
         }
     }
     (chars, ms, done, tried)
+}
+
+fn all_steps(run: &ServerRun) -> impl Iterator<Item = &StepFigure> {
+    run.pages.iter().flat_map(|p| &p.steps)
+}
+
+/// One server's cell of a table row.
+fn cell<'a>(steps: impl Iterator<Item = &'a StepFigure>) -> String {
+    let (chars, ms, done, tried) = totals(steps);
+    format!(
+        " | {:>9} {:>8} {:>7.0}ms {:>3}/{:<3}",
+        chars,
+        chars / 4,
+        median(&ms),
+        done,
+        tried
+    )
 }
 
 pub fn render(r: &McpBenchReport) -> String {
@@ -307,42 +324,18 @@ pub fn render(r: &McpBenchReport) -> String {
     for step in STEPS {
         out.push_str(&format!("{step:<10}"));
         for run in &r.runs {
-            let figures: Vec<&StepFigure> = run
-                .pages
-                .iter()
-                .flat_map(|p| p.steps.iter().filter(|s| s.step == *step))
-                .collect();
-            let chars: usize = figures.iter().map(|f| f.chars).sum();
-            let ms: Vec<f64> = figures.iter().filter(|f| f.chars > 0).map(|f| f.ms).collect();
-            let tried = figures.iter().filter(|f| f.ok.is_some()).count();
-            let done = figures.iter().filter(|f| f.ok == Some(true)).count();
-            out.push_str(&format!(
-                " | {:>9} {:>8} {:>7.0}ms {:>3}/{:<3}",
-                chars,
-                chars / 4,
-                median(&ms),
-                done,
-                tried
-            ));
+            out.push_str(&cell(all_steps(run).filter(|s| s.step == *step)));
         }
         out.push('\n');
     }
     out.push_str(&format!("{:<10}", "total"));
     for run in &r.runs {
-        let (chars, ms, done, tried) = totals(run);
-        out.push_str(&format!(
-            " | {:>9} {:>8} {:>7.0}ms {:>3}/{:<3}",
-            chars,
-            chars / 4,
-            median(&ms),
-            done,
-            tried
-        ));
+        out.push_str(&cell(all_steps(run)));
     }
     out.push('\n');
     if let [ours, theirs] = &r.runs[..] {
-        let (a, am, ..) = totals(ours);
-        let (b, bm, ..) = totals(theirs);
+        let (a, am, ..) = totals(all_steps(ours));
+        let (b, bm, ..) = totals(all_steps(theirs));
         out.push_str(&format!(
             "sightline / playwright-mcp: {:.2}x the response tokens, median latency {:.0} ms vs {:.0} ms\n",
             a as f64 / b.max(1) as f64,
