@@ -2,6 +2,8 @@
 //! states or controls — the page's words, headings, links, lists, tables
 //! and image descriptions. No model is involved.
 
+use sightline_engine::interactive::FORM_FIELD_ROLES;
+
 /// One line of the tree, parsed.
 #[derive(Debug, Default)]
 struct Node {
@@ -13,18 +15,11 @@ struct Node {
     children: Vec<Node>,
 }
 
-/// Roles whose content is not reading matter (controls and chrome).
+/// Roles whose content is not reading matter: the form fields
+/// (`sightline_engine::interactive::FORM_FIELD_ROLES`), and these controls
+/// and chrome.
 const SKIPPED: &[&str] = &[
     "button",
-    "textbox",
-    "searchbox",
-    "combobox",
-    "checkbox",
-    "radio",
-    "switch",
-    "slider",
-    "spinbutton",
-    "listbox",
     "option",
     "menuitem",
     "menuitemcheckbox",
@@ -129,11 +124,12 @@ fn text_of(n: &Node) -> String {
 }
 
 fn render(n: &Node, markdown: bool, out: &mut Vec<String>, list_depth: usize) {
-    if SKIPPED.contains(&n.role.as_str()) {
+    let role = n.role.as_str();
+    if FORM_FIELD_ROLES.contains(&role) || SKIPPED.contains(&role) {
         return;
     }
     let indent = "  ".repeat(list_depth.saturating_sub(1));
-    match n.role.as_str() {
+    match role {
         "heading" => {
             let text = inline_md(n, markdown);
             if !text.is_empty() {

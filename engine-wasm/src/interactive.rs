@@ -2,10 +2,9 @@
 use crate::dom::{among, DomTree, ElementData, NodeId};
 use crate::semantics::Semantics;
 
-/// Roles whose elements are operable by themselves.
-const INTERACTIVE_ROLES: &[&str] = &[
-    "button",
-    "link",
+/// Roles of form fields: operable by themselves, and what the modal
+/// outline counts as "form fields" and readable text leaves out.
+pub const FORM_FIELD_ROLES: &[&str] = &[
     "textbox",
     "searchbox",
     "combobox",
@@ -15,6 +14,12 @@ const INTERACTIVE_ROLES: &[&str] = &[
     "slider",
     "spinbutton",
     "listbox",
+];
+
+/// The other roles whose elements are operable by themselves.
+const OPERABLE_ROLES: &[&str] = &[
+    "button",
+    "link",
     "option",
     "menuitem",
     "menuitemcheckbox",
@@ -142,7 +147,7 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
         return true;
     }
     if let Some(role) = sem.role(id) {
-        if among(INTERACTIVE_ROLES, role) || (role == "row" && row_of_treegrid(sem, id)) {
+        if among(FORM_FIELD_ROLES, role) || among(OPERABLE_ROLES, role) || (role == "row" && row_of_treegrid(sem, id)) {
             return true;
         }
     }

@@ -18,19 +18,6 @@ const LANDMARKS: &[&str] = &[
     "form",
 ];
 
-/// Roles tallied as form fields.
-const FIELDS: &[&str] = &[
-    "textbox",
-    "searchbox",
-    "combobox",
-    "checkbox",
-    "radio",
-    "switch",
-    "slider",
-    "spinbutton",
-    "listbox",
-];
-
 /// Headings listed under one landmark (or at the top level) before the
 /// rest are only counted: a long feed has thousands.
 pub const MAX_HEADINGS: u32 = 8;
@@ -75,7 +62,7 @@ impl Tally {
             "link" => self.links += 1,
             "button" => self.buttons += 1,
             "heading" => self.more_headings += 1,
-            _ if crate::dom::among(FIELDS, r) => self.fields += 1,
+            _ if crate::dom::among(crate::interactive::FORM_FIELD_ROLES, r) => self.fields += 1,
             _ => {}
         }
     }
