@@ -328,19 +328,26 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
     .await
 }
 
-/// The frame-host page opened and shared from the panel toward a free
-/// port, for a `sightline … --extension` command to listen on; the
-/// extension keeps looking for that port while the tab is shared.
+/// The frame-host page, in a browser with the extension, opened and shared
+/// from the panel toward a free port, for a `sightline … --extension`
+/// command to listen on; the extension keeps looking for that port while
+/// the tab is shared. (Fields drop in order: the tab before its browser.)
 struct SharedForCli {
     tab: chromiumoxide::Page,
-    _panel: Panel,
+    url: String,
     token: String,
     port: u16,
+    _panel: Panel,
+    _chrome: ExtensionBrowser,
+    _files: FixtureServer,
 }
 
-async fn share_for_cli(chrome: &ExtensionBrowser, url: &str) -> SharedForCli {
-    let tab = chrome.open(url).await;
-    let panel = chrome.panel(url).await;
+async fn share_frame_host_for_cli() -> SharedForCli {
+    let files = FixtureServer::start();
+    let chrome = ExtensionBrowser::launch().await;
+    let url = files.url("actions/frame-host.html");
+    let tab = chrome.open(&url).await;
+    let panel = chrome.panel(&url).await;
     let token = panel.text("token").await;
     assert!(token.len() >= 20, "the panel shows the extension's token: {token:?}");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -351,30 +358,26 @@ async fn share_for_cli(chrome: &ExtensionBrowser, url: &str) -> SharedForCli {
     share(&panel, port).await;
     SharedForCli {
         tab,
-        _panel: panel,
+        url,
         token,
         port,
+        _panel: panel,
+        _chrome: chrome,
+        _files: files,
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sightline_agent_extension_drives_the_shared_tab() {
     with_timeout("the agent --extension test", async {
-        let files = FixtureServer::start();
-        let chrome = ExtensionBrowser::launch().await;
-        let url = files.url("actions/frame-host.html");
-        let SharedForCli {
-            tab,
-            _panel,
-            token,
-            port,
-        } = share_for_cli(&chrome, &url).await;
+        let shared = share_frame_host_for_cli().await;
+        let (tab, url, token) = (&shared.tab, shared.url.clone(), shared.token.clone());
         let llm = LlmServer::with_script(vec![
             Reply::tool("act", json!({"action": "click the top-level button"})),
             pick("button \"Top-level button\""),
             Reply::tool("done", json!({"reasoning": "Clicked it.", "taskComplete": true})),
         ]);
-        let port = port.to_string();
+        let port = shared.port.to_string();
         let base = llm.openai_base_url();
         let out = tokio::task::spawn_blocking(move || {
             run_cli_env(
@@ -414,16 +417,9 @@ async fn sightline_agent_extension_drives_the_shared_tab() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sightline_mcp_extension_drives_the_shared_tab() {
     with_timeout("the mcp --extension test", async {
-        let files = FixtureServer::start();
-        let chrome = ExtensionBrowser::launch().await;
-        let url = files.url("actions/frame-host.html");
-        let SharedForCli {
-            tab,
-            _panel,
-            token,
-            port,
-        } = share_for_cli(&chrome, &url).await;
-        let port = port.to_string();
+        let shared = share_frame_host_for_cli().await;
+        let (tab, token) = (&shared.tab, shared.token.clone());
+        let port = shared.port.to_string();
         let (snapshot, clicked) = tokio::task::spawn_blocking(move || {
             let mut client = crate::support::mcp_client::stdio(&[
                 "--extension",
