@@ -403,9 +403,9 @@ async fn sightline_agent_extension_drives_the_shared_tab() {
         out.assert_success();
         let v: Value = serde_json::from_str(&out.stdout).expect("the agent's JSON result");
         assert_eq!(v["success"], json!(true), "{v}");
-        assert_eq!(eval(&tab, "window.topClicks").await, json!(1), "{v}");
+        assert_eq!(eval(tab, "window.topClicks").await, json!(1), "{v}");
         assert_eq!(
-            eval(&tab, "location.href").await,
+            eval(tab, "location.href").await,
             json!(url),
             "the agent drove the shared tab"
         );
@@ -438,7 +438,7 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
         assert!(snapshot.contains("frame-host.html"), "the shared tab: {snapshot}");
         assert!(clicked.contains("Clicked"), "{clicked}");
         assert_eq!(
-            eval(&tab, "window.topClicks").await,
+            eval(tab, "window.topClicks").await,
             json!(1),
             "the click landed in the user's tab"
         );
