@@ -27,12 +27,136 @@ try {
 // A form submission (a click on a submit button, Enter in a field) fires
 // `submit` at once but only queues its navigation as a task, which Chromium
 // runs after the next frame when the click changed the page. The driver
-// asks (`takeSubmit`) while settling, so it can wait for that navigation.
+// asks (`readiness`) while it waits for a step, so it can wait for that navigation.
 // The event is kept, not a flag: listeners after this one may cancel it.
 let __sl_lastSubmit = null;
 if (typeof document !== "undefined") {
   document.addEventListener("submit", (e) => { __sl_lastSubmit = e; }, true);
 }
+// Readiness: what the driver asks while it waits for a step (its rules and
+// their reasons are in driver/src/page/readiness.rs). A MutationObserver
+// notes when the page changed; a region that keeps changing at a steady beat
+// (a clock, a ticker, a carousel) stops counting after its third change.
+// Changes are only placed (in or near the viewport?) when the driver asks,
+// so the page's own tasks never pay for layout reads.
+const __sl_readiness = (() => {
+  if (typeof document === "undefined" || typeof MutationObserver === "undefined") return null;
+  const now = () => performance.now();
+  let lastChange = -1;
+  let unplaced = [];
+  const MAX_UNPLACED = 256;
+  const regions = new WeakMap();
+  // Two gaps in a row within this share of each other (and under
+  // MAX_BEAT_MS) make a beat; a region quiet for FORGET_MS starts afresh.
+  const BEAT_TOLERANCE = 0.35;
+  const MAX_BEAT_MS = 1500;
+  const FORGET_MS = 2500;
+  const onBeat = (region, t) => {
+    const s = regions.get(region);
+    if (!s || t - s.last > FORGET_MS) {
+      regions.set(region, { last: t, gap: -1, beats: 0 });
+      return false;
+    }
+    const gap = t - s.last;
+    const similar = s.gap > 0 && gap <= MAX_BEAT_MS && Math.abs(gap - s.gap) <= Math.max(40, s.gap * BEAT_TOLERANCE);
+    s.beats = similar ? s.beats + 1 : 0;
+    s.gap = gap;
+    s.last = t;
+    return s.beats >= 1;
+  };
+  const INVISIBLE = { SCRIPT: 1, STYLE: 1, LINK: 1, META: 1, NOSCRIPT: 1, TEMPLATE: 1, TITLE: 1, BASE: 1 };
+  // The node whose box tells where a change happened.
+  const measured = (r) => {
+    if (r.type === "characterData") return r.target.parentElement;
+    if (r.type === "childList") {
+      for (const n of r.addedNodes) {
+        if (n.nodeType === 1 && !INVISIBLE[n.nodeName]) return n;
+      }
+      for (const n of r.addedNodes) {
+        if (n.nodeType === 3 && n.data.trim() !== "") return r.target;
+      }
+      return r.removedNodes.length ? r.target : null;
+    }
+    return r.target;
+  };
+  const observer = new MutationObserver((records) => {
+    const t = now();
+    if (document.readyState === "loading") {
+      // The parser at work: the step waits for the document anyway.
+      lastChange = t;
+      return;
+    }
+    const seen = new Set();
+    for (const r of records) {
+      const region = r.type === "childList" ? r.target : r.target.parentNode || r.target;
+      if (seen.has(region)) continue;
+      seen.add(region);
+      if (onBeat(region, t)) continue;
+      const node = measured(r);
+      if (!node) continue;
+      if (unplaced.length >= MAX_UNPLACED) unplaced = unplaced.slice(MAX_UNPLACED / 2);
+      unplaced.push([node, t]);
+    }
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // Newest first: the first change in or near the viewport (half a viewport
+  // around it) is the latest that counts.
+  const place = () => {
+    const h = innerHeight, w = innerWidth;
+    for (let i = unplaced.length - 1; i >= 0; i--) {
+      const [node, t] = unplaced[i];
+      if (t <= lastChange) break;
+      if (!node.isConnected || typeof node.getBoundingClientRect !== "function") continue;
+      const b = node.getBoundingClientRect();
+      if ((b.width > 0 || b.height > 0) && b.bottom >= -h / 2 && b.top <= h * 1.5 && b.right >= -w / 2 && b.left <= w * 1.5) {
+        lastChange = t;
+        break;
+      }
+    }
+    unplaced = [];
+  };
+  let timers = "";
+  document.addEventListener("__sightline_timers_state", (e) => { timers = String(e.detail); }, true);
+  const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],[class*="spin" i],[class*="load" i],[class*="skeleton" i],[class*="shimmer" i]';
+  const BUSY_CLASS = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer)($|[\s_-])/i;
+  const BUSY_TEXT = "//body//text()[string-length(normalize-space(.)) < 40 and (starts-with(normalize-space(.), 'Loading') or starts-with(normalize-space(.), 'loading') or starts-with(normalize-space(.), 'Searching') or starts-with(normalize-space(.), 'Please wait'))]";
+  const inView = (el) => {
+    if (!el || typeof el.getBoundingClientRect !== "function") return false;
+    const b = el.getBoundingClientRect();
+    return b.width > 0 && b.height > 0 && b.bottom > 0 && b.top < innerHeight && b.right > 0 && b.left < innerWidth
+      && (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true }));
+  };
+  // A loading indicator in the viewport: the page says it is still waiting.
+  const busy = () => {
+    const marked = document.querySelectorAll(BUSY_SELECTOR);
+    for (let i = 0; i < marked.length && i < 64; i++) {
+      const el = marked[i];
+      const named = el.getAttribute("aria-busy") === "true" || el.getAttribute("role") === "progressbar"
+        || BUSY_CLASS.test(typeof el.className === "string" ? el.className : el.getAttribute("class") || "");
+      if (named && inView(el)) return true;
+    }
+    const texts = document.evaluate(BUSY_TEXT, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    for (let i = 0; i < texts.snapshotLength && i < 16; i++) {
+      if (inView(texts.snapshotItem(i).parentElement)) return true;
+    }
+    return false;
+  };
+  return {
+    // [readyState, ms since the latest change that counts (-1: none),
+    //  "timers due soon,ms to the next,consent", a busy indicator in view]
+    probe: (withBusy, stepMs) => {
+      timers = "";
+      document.dispatchEvent(new CustomEvent("__sightline_timers", { detail: stepMs }));
+      place();
+      return [
+        document.readyState,
+        lastChange < 0 ? -1 : Math.round(now() - lastChange),
+        timers,
+        withBusy ? busy() : false,
+      ];
+    },
+  };
+})();
 const __sl_api = Object.freeze({
   protocol: wasm_bindgen.protocol_version(),
   /** "wasm", or "js" for the JS build used where a page's CSP refuses WebAssembly. */
@@ -51,11 +175,15 @@ const __sl_api = Object.freeze({
   domAction: (actionJson) => wasm_bindgen.dom_action(actionJson),
   /** removeBlocker: {"op":"scan"} → candidates; {"op":"state"|"remove","target"} → result JSON. */
   blockers: (requestJson) => wasm_bindgen.blockers(requestJson),
-  /** True once after an uncancelled `submit` event: a form's navigation is queued. */
-  takeSubmit: () => {
+  /** Readiness probe (the step began `stepMs` ago): [readyState, submit queued,
+   *  ms since the page last changed in view (-1: never), "timers due soon,ms to
+   *  the next,consent manager state", a busy indicator in view]. */
+  readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;
-    return e !== null && !e.defaultPrevented;
+    const submitting = e !== null && !e.defaultPrevented;
+    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false];
+    return [p[0], submitting, p[1], p[2], p[3]];
   },
   /** Debug and conformance: [{found, role, name, description, hidden}] for a CSS selector. */
   describeAll: (css) => wasm_bindgen.describe_all(css),

@@ -15,6 +15,14 @@
 //    announced to the engine on request with a DOM event whose target is the
 //    element (targets cross worlds; event details do not).
 //
+// 3. Work the page has scheduled soon (for readiness; the rules are in
+//    driver/src/page/readiness.rs): one-shot timers due within a second,
+//    registered outside timer callbacks (a timer set from a timer callback is
+//    a ticker or a polling loop, not content on its way), and whether an IAB
+//    TCF consent manager is still loading (its `__tcfapi` stub answers `ping`
+//    with cmpLoaded false until its dialog can show). Reported on request as
+//    a string (primitives cross worlds; objects do not).
+//
 // Everything is captured at install time and called through the captured
 // Reflect.apply, never through prototype methods (Array.prototype.push,
 // Function.prototype.call…), so a page that sabotages them later does not
@@ -89,6 +97,122 @@
       });
     }
   }
+
+  // Timers. Ids of pending qualifying timers → when they are due, in a plain
+  // object (no Map methods a page could replace).
+  const origSetTimeout = w.setTimeout;
+  const origClearTimeout = w.clearTimeout;
+  const origSetInterval = w.setInterval;
+  const now = w.performance.now.bind(w.performance);
+  const SOON_MS = 1000;
+  let due = {};
+  let born = {};
+  let inTimer = 0;
+  // A handler that ran as a timer lately and is set again, outside the
+  // page's handling of user input, is a polling loop (fetch → then →
+  // setTimeout(poll)): it does not count. A debounced search set again by
+  // the next keystroke still counts.
+  const WeakMapCtor = w.WeakMap;
+  const mapGet = WeakMapCtor.prototype.get;
+  const mapSet = WeakMapCtor.prototype.set;
+  const lastRun = new WeakMapCtor();
+  const eventDescriptor = getDescriptor(w, "event");
+  const currentEvent = eventDescriptor && eventDescriptor.get;
+  const handlingInput = () => {
+    const e = currentEvent ? apply(currentEvent, w, []) : undefined;
+    return !!e && e.isTrusted === true;
+  };
+  const LOOP_MS = 2000;
+  const run = (handler, self, args) => {
+    inTimer += 1;
+    try {
+      return apply(handler, self, args);
+    } finally {
+      inTimer -= 1;
+    }
+  };
+  // (`arguments` of these sloppy-mode functions is mapped to their
+  // parameters: the callback is copied before its slot is replaced.)
+  const setTimeout = function setTimeout(callback, delay) {
+    const args = arguments;
+    const handler = callback;
+    if (typeof handler !== "function") return apply(origSetTimeout, w, args);
+    const ms = +delay > 0 ? +delay : 0;
+    const ran = apply(mapGet, lastRun, [handler]);
+    const looping = ran !== undefined && now() - ran < LOOP_MS && !handlingInput();
+    const soon = inTimer === 0 && ms <= SOON_MS && !looping;
+    let id = 0;
+    args[0] = function () {
+      if (soon) {
+        delete due[id];
+        delete born[id];
+      }
+      apply(mapSet, lastRun, [handler, now()]);
+      return run(handler, this, arguments);
+    };
+    id = apply(origSetTimeout, w, args);
+    if (soon) {
+      born[id] = now();
+      due[id] = born[id] + ms;
+    }
+    return id;
+  };
+  const clearTimeout = function clearTimeout(id) {
+    delete due[id];
+    delete born[id];
+    return apply(origClearTimeout, w, arguments);
+  };
+  const setInterval = function setInterval(callback) {
+    const args = arguments;
+    const handler = callback;
+    if (typeof handler === "function") {
+      args[0] = function () {
+        return run(handler, this, arguments);
+      };
+    }
+    return apply(origSetInterval, w, args);
+  };
+  defineProperty(w, "setTimeout", { value: setTimeout, writable: true, configurable: true, enumerable: true });
+  defineProperty(w, "clearTimeout", { value: clearTimeout, writable: true, configurable: true, enumerable: true });
+  defineProperty(w, "setInterval", { value: setInterval, writable: true, configurable: true, enumerable: true });
+
+  const CustomEventCtor = w.CustomEvent;
+  const consentState = () => {
+    const tcf = w.__tcfapi;
+    if (typeof tcf !== "function") return "";
+    let state = "unknown";
+    try {
+      tcf("ping", 2, (p) => {
+        state = !p || !p.cmpLoaded ? "loading" : p.displayStatus === "visible" ? "visible" : "loaded";
+      });
+    } catch (_) {
+      state = "unknown";
+    }
+    return state;
+  };
+  // `count,msToNextDue,consent` of the timers set in the last `detail` ms
+  // (since the step began): the engine dispatches `__sightline_timers` and
+  // reads the answer event's detail.
+  apply(origAdd, doc, ["__sightline_timers", (e) => {
+    const t = now();
+    const since = t - (+e.detail >= 0 ? +e.detail : 0);
+    let count = 0;
+    let next = -1;
+    for (const id in due) {
+      const left = due[id] - t;
+      // A timer the browser delays (a background tab) must not count for ever.
+      if (left < -SOON_MS) {
+        delete due[id];
+        delete born[id];
+        continue;
+      }
+      if (born[id] < since) continue;
+      count += 1;
+      if (next < 0 || left < next) next = left < 0 ? 0 : left;
+    }
+    const detail = count + "," + Math.round(next) + "," + consentState();
+    apply(dispatch, doc, [new CustomEventCtor("__sightline_timers_state", { detail })]);
+  }, true]);
 
   // The engine dispatches `__sightline_collect` on the document; we answer
   // with one `__sightline_clickable` event per newly registered element.

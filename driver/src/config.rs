@@ -1,6 +1,9 @@
-//! `sightline.toml`: user configuration. Today it holds removeBlocker's policy:
+//! `sightline.toml`: user configuration: what steps wait for, and
+//! removeBlocker's policy:
 //!
 //! ```toml
+//! wait_until = "ready"      # "ready" | "load" | "networkidle"
+//!
 //! [remove_blocker]
 //! enabled = true            # the tool may act at all
 //! aggressive = false        # also consent/login/age/paywall dialogs; allow DOM removal
@@ -18,6 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::page::WaitUntil;
 
 /// What to do with cookie/privacy consent dialogs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -51,6 +55,9 @@ pub struct RemoveBlockerOptions {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// What steps wait for (`--wait-until` overrides it).
+    #[serde(default)]
+    pub wait_until: Option<WaitUntil>,
     #[serde(default)]
     pub remove_blocker: RemoveBlockerConfig,
 }

@@ -52,9 +52,10 @@ pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use llm::{Llm, LlmOptions, Usage};
 pub use page::{
     is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo,
-    ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord, Page,
-    RemoveBlockerResult, ScrollAmount, SettleReport, SnapshotOptions, StorageItem, Target, ViewportSize,
-    DEFAULT_SETTLE_TIMEOUT, ENGINE_BUNDLE, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, USER_WORLD_NAME,
+    ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord, Page, ReadyReport,
+    RemoveBlockerResult, ScrollAmount, SnapshotOptions, StorageItem, Target, ViewportSize, WaitUntil,
+    CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK,
+    MAX_REQUEST_AGE, QUIET_WINDOW, QUIET_WINDOW_READY, USER_WORLD_NAME,
 };
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 

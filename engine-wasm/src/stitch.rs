@@ -52,8 +52,13 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
         match child {
             Some((sl, c)) if depth < MAX_FRAME_DEPTH => {
                 let inner = frame_lines(c, depth + 1, acc);
+                let line = if c.loading {
+                    with_mark(line, LOADING_MARK)
+                } else {
+                    line.clone()
+                };
                 if inner.is_empty() {
-                    out.push(line.clone());
+                    out.push(line);
                 } else {
                     out.push(format!("{line}:"));
                     let pad = "  ".repeat(sl.depth + 1);
@@ -64,6 +69,17 @@ fn frame_lines(node: &FrameNode, depth: usize, acc: &mut Acc) -> Vec<String> {
         }
     }
     out
+}
+
+/// The state of an iframe whose frame is still loading its document.
+pub const LOADING_MARK: &str = "[loading]";
+
+/// `line` with a state mark before its ref (`- iframe "Ad" [loading] [ref=e3]`).
+fn with_mark(line: &str, mark: &str) -> String {
+    match line.find(" [ref=") {
+        Some(i) => format!("{} {mark}{}", &line[..i], &line[i..]),
+        None => format!("{line} {mark}"),
+    }
 }
 
 /// How the header line that warns of a large non-modal overlay starts.
@@ -195,12 +211,26 @@ mod tests {
                         snapshot: child,
                         frame_prefix: "f1".into(),
                         children: Vec::new(),
+                        loading: false,
                     },
                 )],
+                loading: false,
             },
             SnapshotMode::Viewport,
         );
         assert_eq!(ours, theirs);
         assert!(ours.tree.contains("  - button \"Go\" [ref=f1e2]"), "{}", ours.tree);
+    }
+
+    #[test]
+    fn a_frame_still_loading_is_marked() {
+        assert_eq!(
+            with_mark(r#"- iframe "Advertisement" [ref=e3]"#, LOADING_MARK),
+            r#"- iframe "Advertisement" [loading] [ref=e3]"#
+        );
+        assert_eq!(
+            with_mark(r#"- iframe "Ad""#, LOADING_MARK),
+            r#"- iframe "Ad" [loading]"#
+        );
     }
 }

@@ -23,6 +23,7 @@ mod mcp;
 mod modals;
 mod navigation;
 mod npm_module;
+mod readiness;
 mod refs;
 mod run;
 mod snapshot;

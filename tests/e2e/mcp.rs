@@ -83,10 +83,14 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
             .any(|l| l.contains("I accept the terms") && l.contains("[checked]")),
         "{snap}"
     );
+    // A model asks for the tree when it has lost it: a second look is the
+    // whole tree again, refs and all; the changes only when asked for.
     let again = client.ok("browser_snapshot", json!({}));
+    assert!(again.contains("Ada Lovelace") && again.contains("[ref="), "{again}");
+    let diff = client.ok("browser_snapshot", json!({"diff": true}));
     assert!(
-        again.contains("unchanged since the last snapshot"),
-        "a second look costs nothing: {again}"
+        diff.contains("unchanged since the last snapshot"),
+        "with diff, a second look costs nothing: {diff}"
     );
     let text = client.ok("browser_page_text", json!({}));
     assert!(text.contains("# ") && !text.contains("[ref="), "{text}");

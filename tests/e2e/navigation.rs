@@ -1,4 +1,4 @@
-//! Navigation (typed errors, HTTP status, history), settling, popups and new
+//! Navigation (typed errors, HTTP status, history), readiness, popups and new
 //! tabs, and connecting to a running browser with `--cdp-url`.
 //!
 //! One launched browser runs the scenarios one after the other; the connect
@@ -85,7 +85,7 @@ async fn typed_errors_and_status(cx: &Ctx) {
 async fn history(cx: &Ctx) {
     let page = cx.browser.new_page().await.unwrap();
     page.goto(&cx.server.url("actions/history-a.html")).await.unwrap();
-    // A click that navigates: the action returns once the new page has settled.
+    // A click that navigates: the action returns once the new page is ready.
     let r = page.click("#to-b").await.expect("click link");
     assert!(
         r.notes
@@ -151,10 +151,11 @@ async fn queued_navigations(cx: &Ctx) {
     page.close().await.unwrap();
 }
 
-async fn settling(cx: &Ctx) {
+async fn readiness(cx: &Ctx) {
     let page = cx.browser.new_page().await.unwrap();
     page.goto(&cx.server.url("actions/network.html")).await.unwrap();
-    // A click that fetches: the action waits for the response, then 500 ms of quiet.
+    // A click that fetches: the action waits for the response and its
+    // rendering, not for a quiet network.
     let t = Instant::now();
     page.click("#load").await.unwrap();
     let took = t.elapsed();
@@ -162,27 +163,30 @@ async fn settling(cx: &Ctx) {
         eval(&page, "document.getElementById('status').textContent").await,
         "loaded ok"
     );
-    assert!(took >= Duration::from_millis(1300), "did not wait for quiet: {took:?}");
+    assert!(
+        took >= Duration::from_millis(850),
+        "did not wait for the response: {took:?}"
+    );
     assert!(took < Duration::from_secs(4), "took {took:?}");
 
-    // Content fetched just after load is there when goto returns.
+    // Content fetched just after load (a timer, then a request) is there when goto returns.
     page.goto(&cx.server.url("actions/network.html?late")).await.unwrap();
     assert_eq!(
         eval(&page, "document.getElementById('status').textContent").await,
         "late content"
     );
 
-    // A request that never ends holds up settling for 2 s, not for the whole budget.
+    // A request that never ends holds the step while it is young, not for the whole budget.
     let t = Instant::now();
     page.goto(&cx.server.url("actions/network.html?hang")).await.unwrap();
     let took = t.elapsed();
-    assert!(took >= Duration::from_millis(2000), "ignored a young request: {took:?}");
+    assert!(took >= Duration::from_millis(800), "ignored a young request: {took:?}");
     assert!(
-        took < Duration::from_millis(4500),
+        took < Duration::from_millis(3500),
         "waited for an old request: {took:?}"
     );
     let t = Instant::now();
-    let report = page.settle().await.unwrap();
+    let report = page.wait_ready().await.unwrap();
     assert!(
         !report.timed_out && t.elapsed() < Duration::from_millis(500),
         "{report:?}"
@@ -197,15 +201,19 @@ async fn settling(cx: &Ctx) {
         t.elapsed()
     );
 
-    // The budget bounds the wait and says so.
+    // The budget bounds the wait and says what it was waiting on.
     eval(&page, "fetch('/__slow?ms=3000'), 0").await;
     let t = Instant::now();
-    let report = page.settle_within(Duration::from_millis(400)).await.unwrap();
+    let report = page.wait_ready_within(Duration::from_millis(400)).await.unwrap();
     assert!(report.timed_out, "{report:?}");
-    assert_eq!(report.pending_requests, 1, "{report:?}");
+    assert_eq!(
+        report.pending,
+        vec!["request /__slow?ms=3000".to_string()],
+        "{report:?}"
+    );
     assert!(t.elapsed() < Duration::from_millis(900), "{:?}", t.elapsed());
-    // Snapshots settle first, within the page's budget.
-    page.set_settle_timeout(Duration::from_millis(300));
+    // Snapshots wait for readiness first, within the page's budget.
+    page.set_ready_timeout(Duration::from_millis(300));
     eval(&page, "fetch('/__slow?ms=3000'), 0").await;
     let t = Instant::now();
     page.snapshot(&SnapshotOptions::default()).await.unwrap();
@@ -223,7 +231,7 @@ async fn popups(cx: &Ctx) {
         .await
         .expect("new tab");
     assert_eq!(tab.opener_id(), Some(page.target_id()));
-    tab.settle().await.unwrap();
+    tab.wait_ready().await.unwrap();
     assert!(tab.url().await.unwrap().contains("popup-target.html?via=link"));
     // Acting in the new tab works like in any other.
     tab.click("#thanks").await.expect("click in the new tab");
@@ -244,7 +252,7 @@ async fn popups(cx: &Ctx) {
         .wait_for_popup(&page, Duration::from_secs(10))
         .await
         .expect("popup");
-    popup.settle().await.unwrap();
+    popup.wait_ready().await.unwrap();
     assert!(popup.url().await.unwrap().contains("via=button"));
     assert_ne!(popup.target_id(), tab.target_id());
     // No third one.
@@ -295,7 +303,7 @@ where
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn navigation_settle_and_popups() {
+async fn navigation_readiness_and_popups() {
     with_timeout("navigation suite", async {
         let server = FixtureServer::start();
         let mut options = LaunchOptions::default();
@@ -309,7 +317,7 @@ async fn navigation_settle_and_popups() {
         scenario("typed errors and status", &mut failures, typed_errors_and_status(&cx)).await;
         scenario("history", &mut failures, history(&cx)).await;
         scenario("queued navigations", &mut failures, queued_navigations(&cx)).await;
-        scenario("settling", &mut failures, settling(&cx)).await;
+        scenario("readiness", &mut failures, readiness(&cx)).await;
         scenario("popups", &mut failures, popups(&cx)).await;
         cx.browser.close().await.expect("close");
         assert!(

@@ -16,7 +16,14 @@ use crate::fixtures_dir;
 /// (so pages keep their relative links). A directory serves its
 /// `index.html`. Extra response headers for `x.html` come from an optional
 /// sidecar file `x.html.headers` (`Name: value` per line, `#` comments).
-/// `/__hang` never answers; `/__slow?ms=N` answers `ok` after N milliseconds.
+/// Pages that behave like real sites:
+/// - `?delay=N` on any file answers after N milliseconds (a slow server,
+///   a slow ad, a slow API);
+/// - `/__hang` and every path under `/__hang/` never answer (long polls);
+/// - `/__stream…` answers at once with a chunked body that never ends (a
+///   line every 300 ms);
+/// - `/__collect…` answers any method with 204 (beacons, pixels);
+/// - `/__slow?ms=N` answers `ok` after N milliseconds.
 pub struct FixtureServer {
     pub port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -123,6 +130,31 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `?name=N` (or `&name=N`) of a request target, as a number.
+fn query_number(target: &str, name: &str) -> Option<u64> {
+    let (_, query) = target.split_once('?')?;
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)
+        .and_then(|(_, v)| v.parse().ok())
+}
+
+/// A chunked response whose body never ends: a line every 300 ms, until
+/// the client goes away.
+async fn stream_forever(sock: &mut TcpStream) -> std::io::Result<()> {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+    sock.write_all(head.as_bytes()).await?;
+    for n in 0u64.. {
+        let line = format!("update {n}\n");
+        sock.write_all(format!("{:x}\r\n{line}\r\n", line.len()).as_bytes())
+            .await?;
+        sock.flush().await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    Ok(())
+}
+
 fn content_type(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
         "html" | "htm" => "text/html; charset=utf-8",
@@ -191,18 +223,25 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     let target = parts.next().unwrap_or("/").to_string();
     let path = percent_decode(target.split(['?', '#']).next().unwrap_or("/"));
 
-    if path == "/__hang" {
-        // Never answers: for navigation timeouts and interrupt tests.
+    if path == "/__hang" || path.starts_with("/__hang/") {
+        // Never answers: for navigation timeouts, interrupt tests, long polls.
         tokio::time::sleep(Duration::from_secs(3600)).await;
         return Ok(());
     }
+    if path.starts_with("/__stream") {
+        return stream_forever(&mut sock).await;
+    }
+    if path.starts_with("/__collect") {
+        let out = "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+        sock.write_all(out.as_bytes()).await?;
+        return sock.shutdown().await;
+    }
+    if let Some(ms) = query_number(&target, "delay") {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
     if path == "/__slow" {
-        // Answers "ok" after ?ms=N milliseconds: for settle tests.
-        let ms: u64 = target
-            .split_once("ms=")
-            .and_then(|(_, v)| v.split('&').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1000);
+        // Answers "ok" after ?ms=N milliseconds: for readiness tests.
+        let ms = query_number(&target, "ms").unwrap_or(1000);
         tokio::time::sleep(Duration::from_millis(ms)).await;
         let out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nok";
         sock.write_all(out.as_bytes()).await?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use sightline::{Browser, Config, LaunchOptions, Llm, LlmOptions, Result, Variables, ViewportSize};
+use sightline::{Browser, Config, LaunchOptions, Llm, LlmOptions, Result, Variables, ViewportSize, WaitUntil};
 
 /// Browser and page flags.
 #[derive(Debug, Args, Clone)]
@@ -26,10 +26,17 @@ pub struct PageArgs {
     /// How long an action waits for its element to become actionable.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub action_timeout: u64,
-    /// Time budget for the page to settle before snapshots and after actions (0: off).
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
-    pub settle_timeout: u64,
-    /// How long navigations wait for the load event.
+    /// Longest wait for the page to be ready after navigations and actions
+    /// and before snapshots (0: no wait).
+    #[arg(long, visible_alias = "settle-timeout", value_name = "MS", default_value_t = 5000)]
+    pub ready_timeout: u64,
+    /// What steps wait for: `ready` (as a user would see it, the default),
+    /// `load` (navigations also wait for the load event) or `networkidle`
+    /// (the load event, then 500 ms without requests). Default: the
+    /// configuration file's `wait_until`, else `ready`.
+    #[arg(long, value_name = "WHEN")]
+    pub wait_until: Option<WaitUntil>,
+    /// How long navigations wait for their document.
     #[arg(long, value_name = "MS", default_value_t = 30000)]
     pub navigation_timeout: u64,
     /// An extra Chromium switch, without the leading `--` (repeatable).
@@ -46,7 +53,8 @@ impl PageArgs {
             headed: self.headed,
             viewport: self.viewport,
             action_timeout: Duration::from_millis(self.action_timeout),
-            settle_timeout: Duration::from_millis(self.settle_timeout),
+            ready_timeout: Duration::from_millis(self.ready_timeout),
+            wait_until: self.wait_until.or(config.wait_until).unwrap_or_default(),
             navigation_timeout: Duration::from_millis(self.navigation_timeout),
             remove_blocker: config.remove_blocker,
             extra_args: self.chrome_args.clone(),

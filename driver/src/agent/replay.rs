@@ -189,7 +189,7 @@ async fn replay_resolved(
             Some(t) => {
                 // The option of a dropdown may appear a moment after its trigger was clicked.
                 page.exists(t.clone()).await? || {
-                    page.settle().await?;
+                    page.wait_ready().await?;
                     page.exists(t).await?
                 }
             }

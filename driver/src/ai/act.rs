@@ -1,6 +1,6 @@
 //! `act`: one instruction, one action (two for custom dropdowns).
 //!
-//! 1. settle and snapshot the viewport (the whole page when the model finds
+//! 1. wait until the page is ready and snapshot the viewport (the whole page when the model finds
 //!    nothing there);
 //! 2. one model call returns `{elementId, description, method, arguments,
 //!    twoStep}` through the `performAction` tool; a ref that is not in the
@@ -594,7 +594,7 @@ async fn replay_cached(
         if i > 0 {
             if let Some(target) = action.target() {
                 if !page.exists(target).await? {
-                    page.settle().await?;
+                    page.wait_ready().await?;
                 }
             }
         }

@@ -27,7 +27,7 @@ use super::process::{
 };
 use super::records::{BrowserContext, Download};
 use crate::error::{one_line, Error, Result};
-use crate::page::{Page, ViewportSize};
+use crate::page::{Page, SideChannel, ViewportSize};
 
 /// A page target the browser reported, in order of creation.
 #[derive(Debug, Clone)]
@@ -63,6 +63,8 @@ pub struct Browser {
     book: Arc<Mutex<TargetBook>>,
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
+    /// The second DevTools connection navigations go through.
+    side_channel: Option<Arc<SideChannel>>,
     /// Downloads seen since [`Browser::save_downloads_to`].
     pub(super) downloads: Arc<Mutex<Vec<Download>>>,
     pub(super) download_watch: Mutex<Option<JoinHandle<()>>>,
@@ -212,7 +214,9 @@ impl Browser {
         options: LaunchOptions,
         remote: Option<String>,
     ) -> Browser {
+        let side_channel = Some(SideChannel::new(browser.websocket_address().clone()));
         Browser {
+            side_channel,
             inner: Some(browser),
             handler: Some(handler),
             profile,
@@ -354,6 +358,7 @@ impl Browser {
             self.options.page_config(),
             self.options.remove_blocker.clone(),
             self.options.origins.clone(),
+            self.side_channel.clone(),
         )
         .await?;
         self.pages.lock().unwrap().push(page.clone());
@@ -388,6 +393,7 @@ impl Browser {
             self.options.page_config(),
             self.options.remove_blocker.clone(),
             self.options.origins.clone(),
+            self.side_channel.clone(),
         )
         .await?;
         let mut pages = self.pages.lock().unwrap();

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::config::RemoveBlockerConfig;
 use crate::domains::OriginPolicy;
-use crate::page::{PageConfig, ViewportSize, DEFAULT_SETTLE_TIMEOUT};
+use crate::page::{PageConfig, ViewportSize, WaitUntil, DEFAULT_READY_TIMEOUT};
 
 /// Chromium used when neither [`LaunchOptions::executable`] nor `SIGHTLINE_CHROME` is set.
 pub const DEFAULT_CHROME: &str = "/usr/bin/chromium";
@@ -29,11 +29,15 @@ pub struct LaunchOptions {
     pub launch_timeout: Duration,
     /// How long any single DevTools command may take.
     pub request_timeout: Duration,
-    /// How long [`Page::goto`] waits for the load event.
+    /// How long [`Page::goto`] waits for the new document (its load event
+    /// with [`WaitUntil::Load`]).
     pub navigation_timeout: Duration,
-    /// Time budget of [`Page::settle`] (before snapshots, after navigations
-    /// and actions); zero turns settling off.
-    pub settle_timeout: Duration,
+    /// Time budget of [`Page::wait_ready`] (before snapshots, after
+    /// navigations and actions); zero turns the wait off.
+    pub ready_timeout: Duration,
+    /// What steps wait for: ready as a user would see it (default), or the
+    /// older load event or network quiet.
+    pub wait_until: WaitUntil,
     /// How long element actions wait for their element to become actionable.
     pub action_timeout: Duration,
     /// Extra Chromium switches, without the leading `--` (e.g. `"lang=de"`).
@@ -60,7 +64,8 @@ impl Default for LaunchOptions {
             launch_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(60),
             navigation_timeout: Duration::from_secs(30),
-            settle_timeout: DEFAULT_SETTLE_TIMEOUT,
+            ready_timeout: DEFAULT_READY_TIMEOUT,
+            wait_until: WaitUntil::Ready,
             action_timeout: Duration::from_secs(5),
             extra_args: Vec::new(),
             remove_blocker: Default::default(),
@@ -74,7 +79,8 @@ impl LaunchOptions {
     pub(crate) fn page_config(&self) -> PageConfig {
         PageConfig {
             navigation_timeout: self.navigation_timeout,
-            settle_timeout: self.settle_timeout,
+            ready_timeout: self.ready_timeout,
+            wait_until: self.wait_until,
             action_timeout: self.action_timeout,
         }
     }

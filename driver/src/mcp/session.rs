@@ -264,9 +264,11 @@ impl Session {
                 ..Seen::default()
             };
         }
-        // A full tree the client saw before: only what changed, when shorter.
+        // Asked for the changes since a full tree the client saw: only what
+        // changed, when shorter.
         if let Some(tree) = out.as_ref().and_then(|o| o.page_tree.clone()) {
-            if let Some(old) = &seen.full {
+            let diff = out.as_ref().is_some_and(|o| o.diff);
+            if let Some(old) = seen.full.as_ref().filter(|_| diff) {
                 match changes(old, &tree) {
                     None => text = "The page is unchanged since the last snapshot you saw: its refs still hold.".into(),
                     Some(d) if d.len() < text.len() => {

@@ -6,7 +6,7 @@
 //! Every click, key and hover is trusted CDP input at the element's action
 //! point, after the actionability checks of `target.rs`. The DOM-level
 //! operations (`<select>` options, picker values, files) have no trusted
-//! input equivalent. After acting, the page settles.
+//! input equivalent. After acting, the step waits until the page is ready.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -147,7 +147,7 @@ impl Page {
         let target = target.into();
         let method = if options.clicks >= 2 { "doubleClick" } else { "click" };
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let ready = match self.actionable(method, &target, Needs::POINTER).await {
             Ok(r) => r,
             Err(Error::Action {
@@ -205,7 +205,7 @@ impl Page {
     pub async fn hover(&self, target: impl Into<Target>) -> Result<ActionResult> {
         let target = target.into();
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let ready = self.actionable("hover", &target, Needs::HOVER).await?;
         let (x, y) = ready.point.expect("a hit test found a point");
         // Usually already there: the mouse moves while stability is checked.
@@ -225,7 +225,7 @@ impl Page {
     pub async fn fill(&self, target: impl Into<Target>, value: &str) -> Result<ActionResult> {
         let target = target.into();
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         // A <select> is filled by choosing an option; check its kind first.
         let ready = match self.actionable("fill", &target, Needs::EDIT).await {
             Err(Error::Action {
@@ -279,7 +279,7 @@ impl Page {
     pub async fn type_into(&self, target: impl Into<Target>, text: &str) -> Result<ActionResult> {
         let target = target.into();
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let ready = self.actionable("type", &target, Needs::EDIT).await?;
         let loc = &ready.loc;
         self.on_element(loc, FOCUS_END_JS, Value::Null).await?;
@@ -309,7 +309,7 @@ impl Page {
             super::input::parse_combo(k)?;
         }
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let mut result = ActionResult::default();
         if let Some(target) = &target {
             let ready = self.actionable("press", target, Needs::ATTACHED).await?;
@@ -339,7 +339,7 @@ impl Page {
             ));
         }
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let ready = self
             .actionable("selectOptionFromDropdown", &target, Needs::SELECT)
             .await?;
@@ -393,7 +393,7 @@ impl Page {
     async fn set_checked(&self, target: Target, want: bool) -> Result<ActionResult> {
         let method = if want { "check" } else { "uncheck" };
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let needs = Needs {
             state: true,
             ..Needs::POINTER
@@ -464,7 +464,7 @@ impl Page {
     pub async fn scroll_into_view(&self, target: impl Into<Target>) -> Result<ActionResult> {
         let target = target.into();
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let needs = Needs {
             visible: true,
             scroll: true,
@@ -510,7 +510,7 @@ impl Page {
         args: Value,
     ) -> Result<ActionResult> {
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let mut result = ActionResult::default();
         let pos = match &target {
             Some(t) => {
@@ -553,7 +553,7 @@ impl Page {
             absolute.push(abs.to_string_lossy().into_owned());
         }
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let ready = self.actionable("setInputFiles", &target, Needs::ATTACHED).await?;
         if ready.info.tag != "input" || ready.info.input_type != "file" {
             return Err(self.action_error(
@@ -620,17 +620,24 @@ impl Page {
         self.tracker().with(|s| s.commits)
     }
 
-    /// Settles after an action and notes a navigation it caused (`mark`:
-    /// [`Page::navigation_mark`] from before the action).
+    /// A step begins: returns [`Page::navigation_mark`] for
+    /// [`Page::after_action`].
+    pub(crate) fn begin_action(&self) -> u64 {
+        self.begin_step();
+        self.navigation_mark()
+    }
+
+    /// Waits until the page is ready after an action and notes a navigation
+    /// it caused (`mark`: from [`Page::begin_action`]).
     pub(crate) async fn after_action(&self, result: &mut ActionResult, mark: u64) -> Result<()> {
         let commits = mark;
-        if !self.settle_timeout().is_zero() {
-            let report = self.settle().await?;
+        if !self.ready_timeout().is_zero() {
+            let report = self.wait_ready().await?;
             if report.timed_out {
                 result.notes.push(format!(
-                    "the page was still busy after {:.1}s ({} request(s) in flight)",
+                    "the page was still busy after {:.1}s (waiting on {})",
                     report.waited.as_secs_f64(),
-                    report.pending_requests
+                    report.pending.join(", ")
                 ));
             }
         }

@@ -54,7 +54,7 @@ impl Page {
         let source = source.into();
         let destination = destination.into();
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let src = self.actionable("dragAndDrop", &source, Needs::POINTER).await?;
         let from = src.point.expect("a hit test found a point");
         // The destination must be reachable too (it may be scrolled into view,
@@ -159,6 +159,7 @@ impl Page {
     async fn drag_event(&self, ty: DispatchDragEventType, at: (f64, f64), data: &DragData) -> Result<()> {
         let mut p = DispatchDragEventParams::new(ty, at.0, at.1, data.clone());
         p.modifiers = Some(0);
+        self.begin_step();
         self.cdp()
             .execute(p)
             .await

@@ -7,7 +7,7 @@
 //! loaded before the injection get the bundle evaluated on first use.
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::page::{
@@ -19,6 +19,8 @@ use sightline_engine::protocol::WORLD_NAME;
 use super::bundle::{ISOLATED_ENGINE, MAIN_WORLD_HOOK};
 use super::events::Events;
 use super::origin_filter::OriginFilter;
+use super::side_channel::SideChannel;
+use super::state::WaitUntil;
 use super::state::{PageConfig, PageState};
 use super::tracker::Tracker;
 use crate::config::RemoveBlockerConfig;
@@ -44,6 +46,11 @@ struct Shared {
     mouse: Mutex<(f64, f64)>,
     /// One action at a time per page: trusted input must not interleave.
     action_lock: tokio::sync::Mutex<()>,
+    /// When the current step began (see [`Page::begin_step`]).
+    step_started: Mutex<Instant>,
+    /// Where navigations are sent (see side_channel.rs); `None`: through
+    /// chromiumoxide, which holds them until every frame has loaded.
+    side_channel: Option<Arc<SideChannel>>,
 }
 
 impl Drop for Shared {
@@ -80,6 +87,7 @@ impl Page {
         config: PageConfig,
         blockers: RemoveBlockerConfig,
         origins: OriginPolicy,
+        side_channel: Option<Arc<SideChannel>>,
     ) -> Result<Page> {
         inner
             .execute(EnableParams::default())
@@ -159,6 +167,8 @@ impl Page {
                 _origin_filter: origin_filter,
                 mouse: Mutex::new((0.0, 0.0)),
                 action_lock: tokio::sync::Mutex::new(()),
+                step_started: Mutex::new(Instant::now()),
+                side_channel,
             }),
         })
     }
@@ -180,6 +190,10 @@ impl Page {
 
     pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, PageState> {
         self.shared.state.lock().unwrap()
+    }
+
+    pub(crate) fn side_channel(&self) -> Option<&SideChannel> {
+        self.shared.side_channel.as_deref()
     }
 
     pub(crate) fn tracker(&self) -> &Tracker {
@@ -207,15 +221,36 @@ impl Page {
         *self.shared.config.lock().unwrap()
     }
 
-    /// Time budget of [`Page::settle`] (default 5 s).
-    pub fn settle_timeout(&self) -> Duration {
-        self.config().settle_timeout
+    /// Time budget of [`Page::wait_ready`] (default 5 s).
+    pub fn ready_timeout(&self) -> Duration {
+        self.config().ready_timeout
     }
 
-    /// Sets the time budget of [`Page::settle`], which runs before every
-    /// snapshot and after navigations and actions. Zero turns settling off.
-    pub fn set_settle_timeout(&self, budget: Duration) {
-        self.shared.config.lock().unwrap().settle_timeout = budget;
+    /// Sets the time budget of [`Page::wait_ready`], which runs before every
+    /// snapshot and after navigations and actions. Zero turns the wait off.
+    pub fn set_ready_timeout(&self, budget: Duration) {
+        self.shared.config.lock().unwrap().ready_timeout = budget;
+    }
+
+    /// What steps on this page wait for (default [`WaitUntil::Ready`]).
+    pub fn wait_until(&self) -> WaitUntil {
+        self.config().wait_until
+    }
+
+    /// Changes what steps on this page wait for.
+    pub fn set_wait_until(&self, wait_until: WaitUntil) {
+        self.shared.config.lock().unwrap().wait_until = wait_until;
+    }
+
+    /// When the current step began: its first input, or its navigation.
+    pub(crate) fn step_started(&self) -> Instant {
+        *self.shared.step_started.lock().unwrap()
+    }
+
+    /// A step begins now: what the page does from here on is its doing
+    /// (readiness waits for the requests and timers it starts).
+    pub(crate) fn begin_step(&self) {
+        *self.shared.step_started.lock().unwrap() = Instant::now();
     }
 
     /// How long element actions retry transient failures (default 5 s).
@@ -268,11 +303,16 @@ impl Page {
         }
     }
 
-    /// Gives up on a navigation that timed out. chromiumoxide keeps watching
-    /// it (and queues later navigations behind it) until its own 30 s
-    /// deadline; committing a blank document ends that watch at once.
+    /// Gives up on a navigation that timed out: stops it. Sent through
+    /// chromiumoxide, it is also watched there (later navigations queue
+    /// behind it) until its own 30 s deadline; committing a blank document
+    /// ends that watch at once.
     pub(crate) async fn abandon_navigation(&self) {
         let _ = self.inner.execute(StopLoadingParams::default()).await;
+        if self.side_channel().is_some_and(|s| s.is_usable()) {
+            self.forget_contexts();
+            return;
+        }
         let blank = async {
             let main = self.main_frame_id().await?;
             let ctx = self.world_context(&main).await?;

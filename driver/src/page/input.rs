@@ -281,6 +281,8 @@ pub enum ClickButton {
 
 impl Page {
     async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
+        // Before the event: what its handlers start belongs to this step.
+        self.begin_step();
         self.cdp()
             .execute(p)
             .await
@@ -341,6 +343,7 @@ impl Page {
     /// Inserts text at the caret like an input method (`Input.insertText`):
     /// one `beforeinput`/`input`, no key events.
     pub async fn insert_text(&self, text: &str) -> Result<()> {
+        self.begin_step();
         self.cdp()
             .execute(InsertTextParams::new(text))
             .await
@@ -360,6 +363,7 @@ impl Page {
         click_count: i64,
         modifiers: i64,
     ) -> Result<()> {
+        self.begin_step();
         let mut p = DispatchMouseEventParams::new(ty, x, y);
         p.button = button;
         p.buttons = Some(buttons);

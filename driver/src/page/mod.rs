@@ -1,6 +1,6 @@
 //! One browser tab, driven through the DevTools protocol: navigation,
 //! frames, the engine in every frame, snapshots, element actions, trusted
-//! input, settling and removeBlocker. Everything `Page` can do is in this
+//! input, readiness and removeBlocker. Everything `Page` can do is in this
 //! folder; the LLM pipelines and tools take a `&Page` from outside.
 
 mod actions;
@@ -19,8 +19,9 @@ mod observed;
 mod origin_filter;
 mod perform;
 pub(crate) mod raw_cdp;
+mod readiness;
 mod screenshot;
-mod settle;
+mod side_channel;
 mod snapshot;
 mod state;
 mod storage;
@@ -37,8 +38,12 @@ pub use handle::Page;
 pub use input::{key_by_name, parse_combo, ClickButton, Combo, KeyDef};
 pub use navigation::NavigationResponse;
 pub use perform::{Action, Method};
-pub use settle::{SettleReport, DEFAULT_SETTLE_TIMEOUT};
+pub use readiness::{
+    ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
+};
+pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;
+pub use state::WaitUntil;
 pub use storage::StorageItem;
 pub use target::{is_ref, Target};
 pub use tracker::{MAX_REQUEST_AGE, QUIET_WINDOW};

@@ -1,5 +1,6 @@
-//! Navigation: `goto`, `back`, `forward`, `reload`, each waiting for the load
-//! event and then settling.
+//! Navigation: `goto`, `back`, `forward`, `reload`, each waiting until the
+//! new document is parsed (or loaded, by the page's [`WaitUntil`]) and then
+//! until the page is ready.
 //!
 //! Network failures (refused connection, unresolvable host, timeout) are
 //! typed errors; an HTTP error status (404, 500…) is not an error: the page
@@ -12,9 +13,11 @@ use chromiumoxide::cdp::browser_protocol::page::{
 };
 use chromiumoxide::error::CdpError;
 use serde::Serialize;
+use serde_json::json;
 
 use super::address::resolve_target;
 use super::handle::Page;
+use super::state::WaitUntil;
 use crate::error::{Error, NavigationErrorKind, Result};
 
 /// How a navigation ended.
@@ -47,11 +50,21 @@ impl std::fmt::Display for NavigationResponse {
     }
 }
 
+/// What `Page.navigate` answered.
+struct Sent {
+    /// The new document's loader (none for a same-document navigation).
+    loader: Option<String>,
+    /// Chromium's reason the navigation failed (`net::ERR_NAME_NOT_RESOLVED`).
+    error_text: Option<String>,
+}
+
 /// Reads the page's URL in the engine world (no round trip through chromiumoxide's frame tracking).
 const LOCATION_JS: &str = "location.href";
 
 impl Page {
-    /// Loads a URL or a local file, waits for the load event, then settles.
+    /// Loads a URL or a local file and waits until the page is ready (see
+    /// [`Page::wait_ready`]; with [`WaitUntil::Load`] or
+    /// [`WaitUntil::NetworkIdle`], for the load event first).
     ///
     /// An HTTP error status is reported in the response, not as an error.
     pub async fn goto(&self, target: &str) -> Result<NavigationResponse> {
@@ -65,33 +78,70 @@ impl Page {
         self.forget_contexts();
         // Navigating a crashed tab gives it a new renderer.
         self.clear_crashed();
+        self.begin_step();
+        let deadline = Instant::now() + self.navigation_timeout();
         let nav_err = |kind| Error::Navigation { url: url.clone(), kind };
-        let navigate = tokio::time::timeout(
-            self.navigation_timeout(),
-            self.cdp().execute(NavigateParams::new(url.clone())),
-        );
+        let navigate = tokio::time::timeout(self.navigation_timeout(), self.send_navigate(&url));
         let navigated = match self.unless_crashed(navigate).await {
             Ok(n) => n,
             Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
         };
         let loader = match navigated {
-            Err(_) | Ok(Err(CdpError::Timeout)) => {
+            Err(_) | Ok(Err(Error::Timeout { .. })) => {
                 self.abandon_navigation().await;
                 return Err(nav_err(NavigationErrorKind::Timeout));
             }
-            Ok(Err(e)) => return Err(Error::cdp("Page.navigate", e)),
-            Ok(Ok(resp)) => {
-                if let Some(text) = resp.result.error_text.as_deref().filter(|t| !t.is_empty()) {
-                    return Err(nav_err(NavigationErrorKind::from_error_text(text)));
-                }
-                resp.result.loader_id.as_ref().map(|l| l.inner().clone())
-            }
+            Ok(Err(e)) => return Err(e),
+            Ok(Ok(Sent {
+                error_text: Some(text), ..
+            })) => return Err(nav_err(NavigationErrorKind::from_error_text(&text))),
+            Ok(Ok(Sent { loader, .. })) => loader,
         };
         self.tracker().sync().await;
+        self.wait_for_document(deadline).await.map_err(|e| match e {
+            Error::Timeout { .. } => nav_err(NavigationErrorKind::Timeout),
+            other => other,
+        })?;
         let response = self.response_for(loader.as_deref(), &url).await;
-        self.settle().await?;
+        self.wait_ready().await?;
         self.unblock_after_navigation().await;
         Ok(response)
+    }
+
+    /// Sends `Page.navigate`: over the side channel (answered when the
+    /// document's response arrives), or through chromiumoxide when there is
+    /// none (answered once every frame has loaded).
+    async fn send_navigate(&self, url: &str) -> Result<Sent> {
+        if let Some(side) = self.side_channel().filter(|s| s.is_usable()) {
+            match side
+                .on_target(self.target_id(), "Page.navigate", json!({ "url": url }))
+                .await
+            {
+                Ok(v) => {
+                    return Ok(Sent {
+                        loader: v["loaderId"].as_str().map(str::to_string),
+                        error_text: v["errorText"].as_str().filter(|t| !t.is_empty()).map(str::to_string),
+                    })
+                }
+                // No second connection here (a DevTools endpoint that takes
+                // one client): chromiumoxide's way.
+                Err(e @ (Error::Connect { .. } | Error::BrowserClosed)) => {
+                    tracing::debug!("navigation side channel: {e}");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        match self.cdp().execute(NavigateParams::new(url.to_string())).await {
+            Ok(resp) => Ok(Sent {
+                loader: resp.result.loader_id.as_ref().map(|l| l.inner().clone()),
+                error_text: resp.result.error_text.filter(|t| !t.is_empty()),
+            }),
+            Err(CdpError::Timeout) => Err(Error::Timeout {
+                what: "the navigation".into(),
+                after: self.navigation_timeout(),
+            }),
+            Err(e) => Err(Error::cdp("Page.navigate", e)),
+        }
     }
 
     /// The HTTP status of the main frame's current document, when it came
@@ -114,11 +164,12 @@ impl Page {
         self.history_step(1).await
     }
 
-    /// Reloads the page, waits for the load event, then settles.
+    /// Reloads the page and waits as [`Page::goto`] does.
     pub async fn reload(&self) -> Result<NavigationResponse> {
         let url = self.url().await.unwrap_or_default();
         let before = self.tracker().with(|s| (s.commits, s.failures()));
         self.clear_crashed();
+        self.begin_step();
         self.cdp()
             .execute(ReloadParams::default())
             .await
@@ -139,6 +190,7 @@ impl Page {
         let url = entry.url.clone();
         let before = self.tracker().with(|s| (s.commits, s.failures()));
         let same_before = self.tracker().with(|s| s.same_document);
+        self.begin_step();
         self.cdp()
             .execute(NavigateToHistoryEntryParams::new(entry.id))
             .await
@@ -152,7 +204,7 @@ impl Page {
                 break;
             }
             if same > same_before {
-                self.settle().await?;
+                self.wait_ready().await?;
                 return Ok(Some(NavigationResponse {
                     url: self.url().await.unwrap_or(url),
                     status: None,
@@ -179,7 +231,7 @@ impl Page {
     }
 
     /// After a navigation was requested: waits for its commit (when
-    /// `wait_commit`), then for the load event, then settles.
+    /// `wait_commit`), then for its document, then until the page is ready.
     async fn finish_navigation(
         &self,
         url: &str,
@@ -217,19 +269,24 @@ impl Page {
                 kind: NavigationErrorKind::from_error_text(&text),
             });
         }
-        self.wait_for_load(deadline).await.map_err(|e| match e {
+        self.wait_for_document(deadline).await.map_err(|e| match e {
             Error::Timeout { .. } => timeout(),
             other => other,
         })?;
         let loader = self.tracker().with(|s| s.last_loader.clone());
         let response = self.response_for(loader.as_deref(), url).await;
-        self.settle().await?;
+        self.wait_ready().await?;
         self.unblock_after_navigation().await;
         Ok(response)
     }
 
-    /// Waits until the main frame's `document.readyState` is `complete`.
-    pub(crate) async fn wait_for_load(&self, deadline: Instant) -> Result<()> {
+    /// Waits, until the navigation's `deadline`, for what this page's
+    /// [`WaitUntil`] needs of a new document before readiness takes over:
+    /// parsed (`ready`: `document.readyState` past `loading`), or loaded
+    /// (`load`, `networkidle`: `complete`, the load event).
+    pub(crate) async fn wait_for_document(&self, deadline: Instant) -> Result<()> {
+        let loaded = self.wait_until() != WaitUntil::Ready;
+        let what = if loaded { "the load event" } else { "the document" };
         let main = self.main_frame_id().await?;
         loop {
             let state = tokio::time::timeout_at(
@@ -241,6 +298,7 @@ impl Page {
                 Err(_) => break,
                 Ok(Err(e)) | Ok(Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed)))) => return Err(e),
                 Ok(Ok(Ok(v))) if v.as_str() == Some("complete") => return Ok(()),
+                Ok(Ok(Ok(v))) if !loaded && v.as_str() == Some("interactive") => return Ok(()),
                 Ok(Ok(_)) => {}
             }
             if Instant::now() >= deadline {
@@ -249,7 +307,7 @@ impl Page {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         Err(Error::Timeout {
-            what: "the load event".into(),
+            what: what.into(),
             after: self.navigation_timeout(),
         })
     }

@@ -133,15 +133,15 @@ fn skipped_note(url: &str, err: &crate::error::Error) -> String {
 }
 
 impl Page {
-    /// Settles the page (see [`Page::settle`]), then snapshots it and every
-    /// frame in it, at any depth.
+    /// Waits until the page is ready (see [`Page::wait_ready`]), then
+    /// snapshots it and every frame in it, at any depth.
     ///
     /// Child frames whose engine call fails (detached mid-snapshot, crashed,
     /// not yet loaded) are left out with a warning; only a failure in the
     /// main frame fails the snapshot.
     pub async fn snapshot(&self, options: &SnapshotOptions) -> Result<SnapshotResult> {
-        if !self.settle_timeout().is_zero() {
-            self.settle().await?;
+        if !self.ready_timeout().is_zero() {
+            self.wait_ready().await?;
         }
         self.unless_crashed(self.snapshot_inner(options)).await?
     }
@@ -202,6 +202,7 @@ impl Page {
             snapshot,
             frame_prefix: String::new(),
             children,
+            loading: false,
         })
     }
 
@@ -295,7 +296,24 @@ impl Page {
         };
         let child_occlusion = occlusion.for_child(slot);
         child_occlusion.apply(&mut request);
-        let mut snapshot = self.frame_snapshot(id, &request).await?;
+        // A frame still loading its document is marked, not left out: what
+        // it shows so far (often nothing) is all there is yet.
+        let loading = self.tracker().with(|s| s.frame_loading(id.inner()));
+        let mut snapshot = match self.frame_snapshot(id, &request).await {
+            Ok(s) => s,
+            Err(e) if loading => {
+                tracing::debug!("frame {} is loading: {e}", id.inner());
+                return Ok(Some((
+                    key,
+                    FrameNode {
+                        frame_prefix: prefix,
+                        loading,
+                        ..FrameNode::default()
+                    },
+                )));
+            }
+            Err(e) => return Err(e),
+        };
         let (children, notes) = self
             .snapshot_children(child, &snapshot, clip, options, &child_occlusion)
             .await;
@@ -306,6 +324,7 @@ impl Page {
                 snapshot,
                 frame_prefix: prefix,
                 children,
+                loading,
             },
         )))
     }

@@ -22,9 +22,10 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::state::PageState;
 use crate::error::{Error, Result};
 
-/// How long the network must stay quiet.
+/// `networkidle` readiness: how long the network must stay quiet.
 pub const QUIET_WINDOW: Duration = Duration::from_millis(500);
-/// Requests running longer than this (long polls, streams) don't hold up settling.
+/// `networkidle` readiness: requests running longer than this (long polls,
+/// streams) don't hold up the wait.
 pub const MAX_REQUEST_AGE: Duration = Duration::from_secs(2);
 
 /// The response that committed a main-frame document.
@@ -37,8 +38,36 @@ pub(crate) struct DocumentResponse {
 
 struct Request {
     started: Instant,
-    /// WebSocket / EventSource: never counted.
+    /// WebSocket / EventSource: never counted, in any readiness mode.
     ignored: bool,
+    /// What the page's content may be waiting on (`ready` readiness).
+    role: RequestRole,
+    /// When its response headers arrived: a body still coming after that is a stream.
+    response_at: Option<Instant>,
+    /// The URL, for saying what a step still waits on.
+    url: String,
+}
+
+/// What a request means for readiness (`ready`; the rules are in readiness.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RequestRole {
+    /// Nothing the page's content waits on: subframes' own loading, images,
+    /// media, fonts, beacons and pings, WebSocket and EventSource, another
+    /// site's requests, push channels (long polls, streams by their names).
+    Background,
+    /// A script or stylesheet of the page's own site (or of a consent
+    /// manager): content may be waiting on it while it is young.
+    Code,
+    /// A fetch or XHR of the page's own site: data content may be waiting on.
+    Data,
+}
+
+/// A request that `ready` readiness still waits on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PendingRequest {
+    pub url: String,
+    pub started: Instant,
+    pub role: RequestRole,
 }
 
 /// What the tracker knows; read under a short lock.
@@ -65,6 +94,13 @@ pub(crate) struct NetState {
     document_failures: Vec<(String, String)>,
     /// Loader of the main frame's current document.
     pub last_loader: Option<String>,
+    /// Child frames that started loading a document and have not stopped:
+    /// marked `[loading]` in snapshots.
+    loading_frames: HashMap<String, Instant>,
+    /// When the latest request the content may wait on (Code, Data) ended.
+    pub content_finished: Option<Instant>,
+    /// When the main frame's latest document fired DOMContentLoaded.
+    pub dom_ready_at: Option<Instant>,
 }
 
 impl NetState {
@@ -82,7 +118,34 @@ impl NetState {
             document_requests: HashMap::new(),
             document_failures: Vec::new(),
             last_loader: None,
+            loading_frames: HashMap::new(),
+            content_finished: None,
+            dom_ready_at: None,
         }
+    }
+
+    /// Requests the page's content may still be waiting on, oldest first
+    /// (`ready` readiness): Code and Data requests still running, except
+    /// those whose response began streaming more than `stream_grace` ago.
+    pub(crate) fn content_requests(&self, now: Instant, stream_grace: Duration) -> Vec<PendingRequest> {
+        let mut out: Vec<PendingRequest> = self
+            .inflight
+            .values()
+            .filter(|r| r.role != RequestRole::Background)
+            .filter(|r| r.response_at.is_none_or(|at| now < at + stream_grace))
+            .map(|r| PendingRequest {
+                url: r.url.clone(),
+                started: r.started,
+                role: r.role,
+            })
+            .collect();
+        out.sort_by_key(|r| r.started);
+        out
+    }
+
+    /// Whether a child frame is still loading its document.
+    pub(crate) fn frame_loading(&self, frame_id: &str) -> bool {
+        self.loading_frames.contains_key(frame_id)
     }
 
     /// `None` when the network is quiet at `now`; otherwise the earliest
@@ -273,10 +336,19 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.document_requests
                     .insert(e.request_id.inner().clone(), e.loader_id.inner().clone());
             }
+            let role = if main {
+                request_role(e.r#type.as_ref(), &e.request.url, &e.document_url)
+            } else {
+                RequestRole::Background
+            };
             // A redirect reuses the request id: the request goes on.
-            st.inflight
-                .entry(e.request_id.inner().clone())
-                .or_insert(Request { started: now, ignored });
+            st.inflight.entry(e.request_id.inner().clone()).or_insert(Request {
+                started: now,
+                ignored,
+                role,
+                response_at: None,
+                url: e.request.url.chars().take(200).collect(),
+            });
         }
         Event::Finished(e) => {
             st.document_requests.remove(e.request_id.inner());
@@ -294,6 +366,9 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             finish(&mut st, e.request_id.inner(), now)
         }
         Event::Response(e) => {
+            if let Some(r) = st.inflight.get_mut(e.request_id.inner()) {
+                r.response_at = Some(now);
+            }
             let main = e
                 .frame_id
                 .as_ref()
@@ -322,14 +397,21 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.main_loading = true;
                 st.requested = None;
                 st.loads_started += 1;
+            } else {
+                st.loading_frames.insert(e.frame_id.inner().clone(), now);
             }
         }
         Event::StoppedLoading(e) => {
             if e.frame_id.inner() == &st.main_frame {
                 st.main_loading = false;
+            } else {
+                st.loading_frames.remove(e.frame_id.inner());
             }
         }
-        Event::DomContentLoaded => st.main_loading = false,
+        Event::DomContentLoaded => {
+            st.main_loading = false;
+            st.dom_ready_at = Some(now);
+        }
         Event::Navigated(e) => {
             let frame = e.frame.id.inner().clone();
             if frame == st.main_frame {
@@ -348,6 +430,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         }
         Event::Detached(e) => {
             let frame = e.frame_id.inner().clone();
+            st.loading_frames.remove(&frame);
             drop(st);
             page_state.lock().unwrap().forget_frame_contexts(&frame);
         }
@@ -359,16 +442,174 @@ fn finish(st: &mut NetState, id: &str, now: Instant) {
         if !r.ignored {
             st.last_finished = st.last_finished.max(now);
         }
+        if r.role != RequestRole::Background {
+            st.content_finished = Some(now);
+        }
     }
 }
 
-/// What a settle found.
+/// Hosts of consent managers: their scripts bring the dialogs a page opens
+/// after it loads, so they count although they are another site's.
+const CONSENT_HOSTS: &[&str] = &[
+    "cookielaw.org",
+    "onetrust.com",
+    "cookiebot.com",
+    "consensu.org",
+    "didomi.io",
+    "privacy-center.org",
+    "privacy-mgmt.com",
+    "usercentrics.eu",
+    "trustarc.com",
+    "quantcast.com",
+    "consentmanager.net",
+    "iubenda.com",
+    "cookieyes.com",
+    "osano.com",
+    "termly.io",
+];
+
+/// Words that name push channels in request URLs (socket.io's
+/// `transport=polling`, `/longpoll`, `/comet`, `/subscribe`, `/stream`):
+/// a request to one is held open by design, waiting for news, not content.
+const PUSH_CHANNEL_WORDS: &[&str] = &["poll", "comet", "subscribe", "stream"];
+
+/// What a main-frame request of `kind` to `url`, made by the document at
+/// `document_url`, means for readiness.
+pub(crate) fn request_role(kind: Option<&ResourceType>, url: &str, document_url: &str) -> RequestRole {
+    let role = match kind {
+        Some(ResourceType::Script | ResourceType::Stylesheet) => RequestRole::Code,
+        Some(ResourceType::Fetch | ResourceType::Xhr) => RequestRole::Data,
+        _ => return RequestRole::Background,
+    };
+    let host = host_of(url);
+    let consent = CONSENT_HOSTS
+        .iter()
+        .any(|h| host == *h || host.ends_with(&format!(".{h}")));
+    if consent && role == RequestRole::Code {
+        return role;
+    }
+    if site_of(host) != site_of(host_of(document_url)) && !document_url.is_empty() {
+        return RequestRole::Background;
+    }
+    if role == RequestRole::Data {
+        let rest = url.split_once(host).map_or(url, |(_, r)| r).to_ascii_lowercase();
+        if PUSH_CHANNEL_WORDS.iter().any(|w| rest.contains(w)) {
+            return RequestRole::Background;
+        }
+    }
+    role
+}
+
+/// The host of a URL (`a.example.com`), or "" when it has none.
+fn host_of(url: &str) -> &str {
+    let Some((_, rest)) = url.split_once("://") else {
+        return "";
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit('@').next().unwrap_or("");
+    if let Some(v6) = host_port.strip_prefix('[') {
+        return v6.split(']').next().unwrap_or("");
+    }
+    host_port.split(':').next().unwrap_or("")
+}
+
+/// The site of a host, roughly its registrable domain: the last two labels,
+/// or three when the second-last is a short public suffix part (`co.uk`,
+/// `com.au`); an IP address or a one-label name is its own site.
+fn site_of(host: &str) -> &str {
+    if host.parse::<std::net::IpAddr>().is_ok() || !host.contains('.') {
+        return host;
+    }
+    let labels: Vec<&str> = host.rsplitn(4, '.').collect();
+    let keep = if labels.len() >= 3 && labels[1].len() <= 3 && labels[0].len() == 2 {
+        3
+    } else {
+        2
+    };
+    let cut: usize = labels.iter().take(keep).map(|l| l.len() + 1).sum::<usize>() - 1;
+    &host[host.len().saturating_sub(cut)..]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn st() -> NetState {
         NetState::new("main".into())
+    }
+
+    fn request(started: Instant, ignored: bool) -> Request {
+        Request {
+            started,
+            ignored,
+            role: RequestRole::Data,
+            response_at: None,
+            url: "http://a.test/api".into(),
+        }
+    }
+
+    #[test]
+    fn what_content_waits_on() {
+        use RequestRole::*;
+        let page = "https://shop.example.com/cart";
+        let role = |kind, url| request_role(Some(&kind), url, page);
+        assert_eq!(role(ResourceType::Fetch, "https://shop.example.com/api/items"), Data);
+        assert_eq!(
+            role(ResourceType::Xhr, "https://api.example.com/v1/items"),
+            Data,
+            "same site"
+        );
+        assert_eq!(role(ResourceType::Script, "https://shop.example.com/app.js"), Code);
+        assert_eq!(role(ResourceType::Stylesheet, "https://cdn.example.com/a.css"), Code);
+        assert_eq!(
+            role(ResourceType::Script, "https://ads.adnet.test/gpt.js"),
+            Background,
+            "another site"
+        );
+        assert_eq!(
+            role(ResourceType::Script, "https://cdn.cookielaw.org/otSDKStub.js"),
+            Code,
+            "a consent manager"
+        );
+        assert_eq!(
+            role(ResourceType::Fetch, "https://www.google-analytics.com/g/collect"),
+            Background
+        );
+        assert_eq!(role(ResourceType::Ping, "https://shop.example.com/beacon"), Background);
+        assert_eq!(
+            role(ResourceType::Image, "https://shop.example.com/banner.png"),
+            Background
+        );
+        assert_eq!(
+            role(ResourceType::Fetch, "https://shop.example.com/api/live/poll?since=3"),
+            Background
+        );
+        assert_eq!(
+            role(
+                ResourceType::Xhr,
+                "https://shop.example.com/socket.io/?EIO=4&transport=polling"
+            ),
+            Background
+        );
+        assert_eq!(
+            role(ResourceType::Fetch, "https://shop.example.com/api/stream"),
+            Background
+        );
+        assert_eq!(request_role(None, "https://shop.example.com/x", page), Background);
+        // Ports do not make a site; other hosts on loopback do.
+        let local = "http://127.0.0.1:8080/index.html";
+        assert_eq!(
+            request_role(Some(&ResourceType::Fetch), "http://127.0.0.1:9090/api", local),
+            Data
+        );
+        assert_eq!(
+            request_role(Some(&ResourceType::Fetch), "http://localhost:8080/api", local),
+            Background
+        );
+        assert_eq!(site_of("www.bbc.co.uk"), "bbc.co.uk");
+        assert_eq!(site_of("a.b.example.com"), "example.com");
+        assert_eq!(site_of("localhost"), "localhost");
+        assert_eq!(host_of("https://u:p@[::1]:80/x"), "::1");
     }
 
     #[test]
@@ -381,13 +622,7 @@ mod tests {
     fn quiet_window_follows_the_last_request() {
         let mut s = st();
         let now = Instant::now();
-        s.inflight.insert(
-            "1".into(),
-            Request {
-                started: now,
-                ignored: false,
-            },
-        );
+        s.inflight.insert("1".into(), request(now, false));
         assert!(s.quiet_at(now).is_some());
         finish(&mut s, "1", now);
         let at = s.quiet_at(now).expect("not quiet right after a request");
@@ -399,21 +634,9 @@ mod tests {
     fn websockets_and_old_requests_do_not_count() {
         let mut s = st();
         let now = Instant::now();
-        s.inflight.insert(
-            "ws".into(),
-            Request {
-                started: now,
-                ignored: true,
-            },
-        );
+        s.inflight.insert("ws".into(), request(now, true));
         assert_eq!(s.quiet_at(now), None);
-        s.inflight.insert(
-            "poll".into(),
-            Request {
-                started: now,
-                ignored: false,
-            },
-        );
+        s.inflight.insert("poll".into(), request(now, false));
         assert_eq!(s.active_requests(now), 1);
         let later = now + MAX_REQUEST_AGE;
         assert_eq!(s.active_requests(later), 0);

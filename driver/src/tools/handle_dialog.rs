@@ -41,7 +41,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let page = ctx.page();
         let info = page.handle_dialog(a.accept, text.as_deref()).await?;
         // The page's script resumes where the dialog stopped it: let it finish.
-        page.settle().await?;
+        page.wait_ready().await?;
         let verb = if a.accept { "Accepted" } else { "Dismissed" };
         Ok(ToolOutput::ok(format!(
             "{verb} the {} dialog \"{}\"",

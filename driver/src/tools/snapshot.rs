@@ -25,7 +25,7 @@ fn parameters() -> Value {
             "mode": {"type": "string", "enum": ["full", "viewport"], "description": "The whole page (default) or what is on screen."},
             "target": {"type": "string", "description": "Only this element's subtree: a ref from an earlier snapshot."},
             "budget": {"type": "integer", "minimum": 100, "description": "Token budget (chars/4); the tree is cut beyond it."},
-            "full": {"type": "boolean", "description": "Always the whole tree, even when only part of it changed since you last saw it."}
+            "diff": {"type": "boolean", "description": "Only what changed since the last whole-page snapshot you saw (default false: the whole tree)."}
         }),
         &[],
     )
@@ -40,7 +40,7 @@ struct Args {
     #[serde(default)]
     budget: Option<usize>,
     #[serde(default)]
-    full: bool,
+    diff: bool,
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -71,9 +71,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         };
         let mut out = ToolOutput::ok(wrapped_tree(&snap, &tree, budget));
         out.tree = true;
-        // A caller that showed this page's tree before may answer with the changes.
-        if a.target.is_none() && !a.full && mode == SnapshotMode::Full {
+        // Callers remember the whole page's tree, so a later `diff` call
+        // can answer with what changed; only a `diff` call gets the changes
+        // (a model asks for the tree when it has lost it).
+        if a.target.is_none() && mode == SnapshotMode::Full {
             out.page_tree = Some(snap.tree);
+            out.diff = a.diff;
         }
         Ok(out)
     })

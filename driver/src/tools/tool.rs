@@ -209,9 +209,12 @@ pub struct ToolOutput {
     pub finish: Option<Finish>,
     /// The result as data, when it has a shape (extract's data, observe's actions).
     pub data: Option<Value>,
-    /// The whole page tree this result shows (a full snapshot), so a caller
-    /// that showed the client one before may send only what changed.
+    /// The whole page tree this result shows (a full snapshot): callers
+    /// remember it for later `diff` calls.
     pub page_tree: Option<String>,
+    /// The call asked for only what changed since the last whole-page tree
+    /// the caller showed.
+    pub diff: bool,
 }
 
 impl ToolOutput {

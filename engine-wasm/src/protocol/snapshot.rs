@@ -326,6 +326,9 @@ pub struct FrameNode {
     pub frame_prefix: String,
     /// Child frames keyed by the `FrameSlot.key` of their iframe element.
     pub children: Vec<(String, FrameNode)>,
+    /// The frame is still loading its document: its iframe line says
+    /// `[loading]` (the driver knows; other hosts leave it false).
+    pub loading: bool,
 }
 
 /// `__sightline.stitch(json)` request: the frames of one page as a host

@@ -444,6 +444,7 @@ pub fn stitch_request(s: &str) -> Result<(FrameNode, SnapshotMode), String> {
                 snapshot: frame_snapshot(snapshot),
                 frame_prefix: text(f, "prefix"),
                 children: Vec::new(),
+                loading: false,
             },
         ));
     }

@@ -1,6 +1,6 @@
 //! `sightline bench act`: per page, the prompt tokens `act` sends (request
 //! characters / 4) and the driver-side time of one act with the model's time
-//! taken out (settle, snapshot, prompt building, checks, the action itself).
+//! taken out (readiness, snapshot, prompt building, checks, the action itself).
 //!
 //! By default the model is a loopback stand-in that answers every act call
 //! at once with `hover` on the first ref of the prompt (hover acts like a

@@ -1,5 +1,5 @@
 //! `sightline bench actions`: driver-side latency of `click` and `fill` on a
-//! warm page, actionability checks and the settle after each action included
+//! warm page, actionability checks and the wait for readiness after each action included
 //! (the time a caller of [`Page::click`] / [`Page::fill`] waits).
 //!
 //! The page is served from 127.0.0.1 (an in-process server). After a
@@ -197,7 +197,7 @@ pub fn render(r: &BenchActionsReport) -> String {
         )
     };
     let mut out = format!(
-        "sightline bench actions: {} run(s) each after 5 warm-up, viewport {}, by ref, checks and settle included\n",
+        "sightline bench actions: {} run(s) each after 5 warm-up, viewport {}, by ref, checks and readiness included\n",
         r.runs, r.viewport
     );
     out.push_str(&format!(

@@ -1,0 +1,398 @@
+//! Readiness: when a step (a navigation, an action, a snapshot) may return.
+//! One rule, used by every caller; docs/design.md ("Readiness") explains it
+//! with its reasons.
+//!
+//! By default ([`WaitUntil::Ready`]) a step returns as soon as the page is
+//! ready as a user would see it:
+//!
+//! 1. the main document is parsed (no navigation on its way, and a form
+//!    submission's queued navigation has been given its turn);
+//! 2. what the content waits on has arrived: Code and Data requests of the
+//!    page's own site ([`RequestRole`]) while they are young
+//!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches for as long as the
+//!    page shows a loading indicator in the viewport;
+//! 3. the content in and near the viewport has not changed for
+//!    [`QUIET_WINDOW_READY`] (regions that change at a steady beat, such as
+//!    clocks, tickers and carousels, do not count), and at least
+//!    [`ECHO_WINDOW`] has passed since the step's input;
+//! 4. for up to [`LATE_WINDOW`] after that, timers the page set during the
+//!    step and due within it, and a consent manager still loading: the
+//!    dialogs pages open just after they render.
+//!
+//! The `load` event, subframes, images, beacons, polls, long polls,
+//! streams, WebSocket and EventSource never hold a step. The budget (the
+//! page's ready timeout) bounds every wait; running out is not an error.
+//!
+//! [`WaitUntil::Load`] also waits for the load event after navigations, and
+//! [`WaitUntil::NetworkIdle`] is the older rule: the load event, then no
+//! request for 500 ms.
+
+use std::time::{Duration, Instant};
+
+use super::handle::Page;
+use super::state::WaitUntil;
+use super::tracker::{PendingRequest, RequestRole, MAX_REQUEST_AGE};
+use crate::error::{Error, Result};
+
+/// Default time budget of one wait for readiness.
+pub const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A content request (script, stylesheet, fetch, XHR of the page's site)
+/// holds a step while it is younger than this; a fetch the step started
+/// holds it longer while a loading indicator is in view.
+pub const CONTENT_REQUEST_AGE: Duration = Duration::from_millis(1000);
+/// A response that keeps coming this long after its headers is a stream.
+pub const STREAM_GRACE: Duration = Duration::from_millis(250);
+/// After a content request ends, the page gets this long to render what it
+/// brought before the DOM is judged quiet.
+pub const RESPONSE_GRACE: Duration = Duration::from_millis(50);
+/// How long the content in and near the viewport must stay unchanged.
+pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(100);
+/// How long a step watches for the page's reaction to its input when the
+/// page does not change at all.
+pub const ECHO_WINDOW: Duration = Duration::from_millis(50);
+/// How long after the page is otherwise ready a step still waits for the
+/// timers it set (due within this window) and for a loading consent manager.
+pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
+/// A consent manager that has not loaded this long after DOMContentLoaded
+/// is not going to show its dialog soon: it stops holding steps.
+const CONSENT_LOAD_LIMIT: Duration = Duration::from_secs(3);
+/// Longest pause between two looks at the page.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How a wait for readiness ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadyReport {
+    /// Time spent.
+    pub waited: Duration,
+    /// The budget ran out before the page was ready.
+    pub timed_out: bool,
+    /// What it was still waiting on when it returned (empty when ready):
+    /// `request /api/items`, `the document`, `the page to stop changing`…
+    pub pending: Vec<String>,
+}
+
+impl ReadyReport {
+    fn ready(started: Instant) -> ReadyReport {
+        ReadyReport {
+            waited: started.elapsed(),
+            timed_out: false,
+            pending: Vec::new(),
+        }
+    }
+}
+
+/// One look at the page (`__sightline.readiness`, js-glue/engine-api.js).
+#[derive(Debug, Default)]
+struct Probe {
+    parsing: bool,
+    /// A form submission queued a navigation that has not been requested yet.
+    submitting: bool,
+    /// How long ago the content in or near the viewport last changed.
+    changed_ago: Option<Duration>,
+    /// Timers set during the step and due within a second: the nearest.
+    next_timer: Option<Duration>,
+    /// An IAB TCF consent manager's stub is there, its dialog not loaded yet.
+    consent_loading: bool,
+    /// A loading indicator in the viewport (only looked for when asked).
+    busy: bool,
+}
+
+impl Probe {
+    fn read(v: &serde_json::Value) -> Probe {
+        let ms = |v: &serde_json::Value| {
+            v.as_f64()
+                .filter(|m| *m >= 0.0)
+                .map(|m| Duration::from_millis(m as u64))
+        };
+        let timers = v[3].as_str().unwrap_or("");
+        let mut parts = timers.split(',');
+        let count: u32 = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
+        let next: Option<f64> = parts.next().and_then(|n| n.parse().ok());
+        let consent = parts.next().unwrap_or("");
+        Probe {
+            parsing: v[0].as_str() == Some("loading"),
+            submitting: v[1].as_bool().unwrap_or(false),
+            changed_ago: ms(&v[2]),
+            next_timer: (count > 0)
+                .then(|| next.filter(|n| *n >= 0.0).map(|n| Duration::from_millis(n as u64)))
+                .flatten(),
+            consent_loading: consent == "loading",
+            busy: v[4].as_bool().unwrap_or(false),
+        }
+    }
+}
+
+/// Resolves after one turn of the event loop: after every task queued
+/// before it, such as a form submission's navigation. After an input that
+/// changed the page, Chromium runs it after the next frame (~16 ms).
+const TASK_TURN_JS: &str = "new Promise((r) => setTimeout(() => setTimeout(r, 0), 0))";
+/// Longest wait for that turn (a page that never yields must not hold the step up).
+const TASK_TURN_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// `pending` as the report says it.
+fn describe(requests: &[&PendingRequest]) -> Vec<String> {
+    requests
+        .iter()
+        .map(|r| {
+            let kind = match r.role {
+                RequestRole::Code => "script or stylesheet",
+                _ => "request",
+            };
+            format!("{kind} {}", short_url(&r.url))
+        })
+        .collect()
+}
+
+/// A URL without its origin and with a long query cut.
+fn short_url(url: &str) -> String {
+    let path = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or(url);
+    if path.chars().count() > 80 {
+        format!("{}…", path.chars().take(80).collect::<String>())
+    } else {
+        path.to_string()
+    }
+}
+
+impl Page {
+    /// Waits until the page is ready by this page's rule
+    /// ([`Page::set_wait_until`], default [`WaitUntil::Ready`]; see the
+    /// module docs), within its budget ([`Page::set_ready_timeout`],
+    /// default 5 s). Never fails because the page stays busy; see the report.
+    pub async fn wait_ready(&self) -> Result<ReadyReport> {
+        self.wait_ready_within(self.ready_timeout()).await
+    }
+
+    /// [`Page::wait_ready`] with an explicit budget.
+    pub async fn wait_ready_within(&self, budget: Duration) -> Result<ReadyReport> {
+        match self.wait_until() {
+            WaitUntil::NetworkIdle => self.network_idle_within(budget).await,
+            WaitUntil::Ready | WaitUntil::Load => self.ready_within(budget).await,
+        }
+    }
+
+    async fn ready_within(&self, budget: Duration) -> Result<ReadyReport> {
+        let started = Instant::now();
+        let deadline = started + budget;
+        let tracker = self.tracker();
+        let step = self.step_started();
+        let mut late_until: Option<Instant> = None;
+        let mut look_for_busy = false;
+        let mut pending: Vec<String> = Vec::new();
+        loop {
+            let probe = match self.look_at_readiness(deadline, look_for_busy, step).await? {
+                Some(p) => p,
+                None => break,
+            };
+            if probe.submitting {
+                self.let_submission_run().await;
+                continue;
+            }
+            // Events the renderer sent before its answer are applied now.
+            tracker.sync().await;
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            if probe.parsing || tracker.with(|s| s.navigating(now)) {
+                pending = vec!["the document".into()];
+                tracker.changed_or(deadline.min(now + POLL)).await;
+                continue;
+            }
+
+            let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
+            let step_fetches_old = requests
+                .iter()
+                .any(|r| r.role == RequestRole::Data && r.started >= step && now >= r.started + CONTENT_REQUEST_AGE);
+            if step_fetches_old && !look_for_busy {
+                // Whether the page shows it is waiting decides: look again.
+                look_for_busy = true;
+                continue;
+            }
+            look_for_busy = step_fetches_old;
+            let holding: Vec<&PendingRequest> = requests
+                .iter()
+                .filter(|r| {
+                    now < r.started + CONTENT_REQUEST_AGE
+                        || (probe.busy && r.role == RequestRole::Data && r.started >= step)
+                })
+                .collect();
+            if !holding.is_empty() {
+                pending = describe(&holding);
+                let aging = holding
+                    .iter()
+                    .map(|r| r.started + CONTENT_REQUEST_AGE)
+                    .filter(|t| *t > now)
+                    .min()
+                    .unwrap_or(now + POLL);
+                tracker.changed_or(deadline.min(aging).min(now + POLL)).await;
+                continue;
+            }
+
+            // The content in view has stopped changing.
+            let changed_at = probe.changed_ago.and_then(|ago| now.checked_sub(ago));
+            let response_at = tracker.with(|s| s.content_finished);
+            let quiet_from = [
+                changed_at.map(|t| t + QUIET_WINDOW_READY),
+                response_at.map(|t| t + RESPONSE_GRACE),
+                Some(step + ECHO_WINDOW),
+            ]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(now);
+            if now < quiet_from {
+                pending = vec!["the page to stop changing".into()];
+                tokio::time::sleep_until(deadline.min(quiet_from).into()).await;
+                continue;
+            }
+
+            // Late dialogs: the page's timers due soon, a consent manager loading.
+            let late_end = *late_until.get_or_insert(now + LATE_WINDOW);
+            let timer_due = probe.next_timer.map(|d| now + d).filter(|t| *t <= late_end);
+            let consent = probe.consent_loading
+                && tracker
+                    .with(|s| s.dom_ready_at)
+                    .is_some_and(|t| now < t + CONSENT_LOAD_LIMIT);
+            if now < late_end && (timer_due.is_some() || consent) {
+                pending = if consent {
+                    vec!["the consent manager".into()]
+                } else {
+                    vec!["a timer the page set".into()]
+                };
+                // Just after the timer fires (its work runs in that task).
+                let wake = timer_due.map_or(now + POLL, |t| t + Duration::from_millis(5));
+                tokio::time::sleep_until(deadline.min(late_end).min(wake).min(now + POLL).into()).await;
+                continue;
+            }
+            return Ok(ReadyReport::ready(started));
+        }
+        tracing::debug!(?pending, "readiness: the budget of {budget:?} ran out");
+        Ok(ReadyReport {
+            waited: started.elapsed(),
+            timed_out: true,
+            pending,
+        })
+    }
+
+    /// The older rule ([`WaitUntil::NetworkIdle`]): the document parsed,
+    /// then no counted request for [`QUIET_WINDOW`](super::tracker::QUIET_WINDOW).
+    async fn network_idle_within(&self, budget: Duration) -> Result<ReadyReport> {
+        let started = Instant::now();
+        let deadline = started + budget;
+        let tracker = self.tracker();
+        let step = self.step_started();
+        loop {
+            let probe = match self.look_at_readiness(deadline, false, step).await? {
+                Some(p) => p,
+                None => break,
+            };
+            if probe.submitting {
+                self.let_submission_run().await;
+                continue;
+            }
+            tracker.sync().await;
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            if probe.parsing || tracker.with(|s| s.navigating(now)) {
+                tracker.changed_or(deadline.min(now + POLL)).await;
+                continue;
+            }
+            match tracker.with(|s| s.quiet_at(now)) {
+                None => return Ok(ReadyReport::ready(started)),
+                Some(at) => {
+                    // Re-check on every change, or when the quiet window could have passed.
+                    tracker.changed_or(deadline.min(at)).await;
+                }
+            }
+        }
+        let now = Instant::now();
+        let active = tracker.with(|s| s.active_requests(now));
+        Ok(ReadyReport {
+            waited: started.elapsed(),
+            timed_out: true,
+            pending: vec![format!(
+                "{active} request(s) younger than {} s",
+                MAX_REQUEST_AGE.as_secs()
+            )],
+        })
+    }
+
+    /// One look at the page; `None` when the deadline passed first. A
+    /// document being replaced has no context for a moment: it reads as
+    /// still parsing.
+    async fn look_at_readiness(&self, deadline: Instant, look_for_busy: bool, step: Instant) -> Result<Option<Probe>> {
+        let step_ms = step.elapsed().as_millis();
+        let js = format!("globalThis.__sightline.readiness({look_for_busy}, {step_ms})");
+        let look = async {
+            let main = self.main_frame_id().await?;
+            self.engine_eval(&main, &js, false).await
+        };
+        match tokio::time::timeout_at(deadline.into(), look).await {
+            Err(_) => Ok(None),
+            Ok(Ok(v)) => Ok(Some(Probe::read(&v))),
+            Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed))) => Err(e),
+            Ok(Err(e)) => {
+                tracing::debug!("readiness: {e}");
+                tokio::time::sleep(Duration::from_millis(10).min(deadline.saturating_duration_since(Instant::now())))
+                    .await;
+                Ok(Some(Probe {
+                    parsing: true,
+                    ..Probe::default()
+                }))
+            }
+        }
+    }
+
+    /// A form's navigation is queued but not requested yet: lets it run
+    /// (its request event then comes before the next look's answer).
+    async fn let_submission_run(&self) {
+        if let Ok(main) = self.main_frame_id().await {
+            let turn = self.engine_eval(&main, TASK_TURN_JS, true);
+            let _ = tokio::time::timeout(TASK_TURN_TIMEOUT, turn).await;
+        }
+    }
+
+    /// Waits (the `wait` tool), failing early only if the page crashes.
+    pub async fn wait(&self, duration: Duration) -> Result<()> {
+        self.unless_crashed(tokio::time::sleep(duration)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_probe_reads_the_engine_answer() {
+        let p = Probe::read(&json!(["interactive", true, 40, "2,300,loading", true]));
+        assert!(!p.parsing && p.submitting && p.busy && p.consent_loading);
+        assert_eq!(p.changed_ago, Some(Duration::from_millis(40)));
+        assert_eq!(p.next_timer, Some(Duration::from_millis(300)));
+        let p = Probe::read(&json!(["complete", false, -1, "0,-1,", false]));
+        assert_eq!((p.changed_ago, p.next_timer, p.consent_loading), (None, None, false));
+        // A page without the main-world hook answers no timers at all.
+        let p = Probe::read(&json!(["loading", false, -1, "", false]));
+        assert!(p.parsing && p.next_timer.is_none());
+    }
+
+    #[test]
+    fn wait_until_reads_its_names() {
+        assert_eq!("ready".parse::<WaitUntil>().unwrap(), WaitUntil::Ready);
+        assert_eq!("NetworkIdle".parse::<WaitUntil>().unwrap(), WaitUntil::NetworkIdle);
+        assert_eq!("load".parse::<WaitUntil>().unwrap().to_string(), "load");
+        assert!("domcontentloaded".parse::<WaitUntil>().is_err());
+    }
+
+    #[test]
+    fn urls_are_shortened_to_their_path() {
+        assert_eq!(short_url("http://127.0.0.1:8080/api/items?x=1"), "/api/items?x=1");
+        assert!(short_url(&format!("http://a/{}", "x".repeat(200))).ends_with('…'));
+    }
+}

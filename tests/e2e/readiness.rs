@@ -1,0 +1,172 @@
+//! Readiness on pages that behave like real sites (tests/fixtures/living/):
+//! a step returns when the page is ready as a user would see it, not at the
+//! load event and not at network silence. Each behaviour class asserts what
+//! the FIRST response contains, through the real MCP client, and a bound on
+//! the time with a wide margin ("did not wait for the 12 s iframe").
+//!
+//! The library part checks the `[loading]` mark, the older waits kept as
+//! choices (`WaitUntil::Load`, `WaitUntil::NetworkIdle`) and the report.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use sightline::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
+
+use crate::support::mcp_client::{ref_in, stdio, McpClient};
+use crate::support::*;
+
+/// One timed call: its text and how long it took.
+fn timed(client: &mut McpClient, tool: &str, args: serde_json::Value) -> (String, Duration) {
+    let t = Instant::now();
+    let text = client.ok(tool, args);
+    (text, t.elapsed())
+}
+
+fn assert_within(what: &str, took: Duration, limit: Duration, text: &str) {
+    assert!(took < limit, "{what} took {took:?} (limit {limit:?}):\n{text}");
+}
+
+#[test]
+fn every_behaviour_class_is_ready_in_the_first_response() {
+    let files = FixtureServer::start();
+    let url = |p: &str| files.url(&format!("living/{p}"));
+    let mut client = stdio(&[]);
+
+    // Slow ads: a 12 s ad frame and banner image hold the load event, not the step.
+    let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url("article-ad.html")}));
+    assert!(page.contains("Council approves new riverside park"), "{page}");
+    assert!(
+        page.lines()
+            .any(|l| l.contains("iframe \"Advertisement\"") && l.contains("[loading]")),
+        "the ad frame is marked as loading:\n{page}"
+    );
+    assert_within("the ad page", took, Duration::from_secs(6), &page);
+
+    // Analytics beacons every 400 ms: neither the page nor an action waits for them.
+    let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url("beacons.html")}));
+    assert!(page.contains("Quarterly results beat forecasts"), "{page}");
+    assert_within("the beacon page", took, Duration::from_secs(3), &page);
+    let more = ref_in(&page, "More from Companies");
+    let (clicked, took) = timed(&mut client, "browser_click", json!({"target": more}));
+    assert!(!clicked.contains("still busy"), "{clicked}");
+    assert_within("a click among beacons", took, Duration::from_secs(3), &clicked);
+
+    // A long poll and a stream that never end.
+    let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url("live.html")}));
+    assert!(page.contains("Election night, live"), "{page}");
+    assert_within("the live page", took, Duration::from_secs(3), &page);
+
+    // A client-rendered app: the products arrive after a 700 ms API call.
+    let (page, _) = timed(&mut client, "browser_navigate", json!({"url": url("client-app.html")}));
+    assert!(
+        page.contains("Trail Runner 2"),
+        "the rendered content, not the shell:\n{page}"
+    );
+    assert!(!page.contains("Loading…"), "{page}");
+
+    // A click whose results come from a 900 ms API call.
+    let page = client.ok("browser_navigate", json!({"url": url("search.html")}));
+    let search = ref_in(&page, "button \"Search\"");
+    let (results, _) = timed(&mut client, "browser_click", json!({"target": search}));
+    assert!(results.contains("Alpine Hut Weekend"), "{results}");
+
+    // A link to a page whose server takes 1.5 s.
+    let page = client.ok("browser_navigate", json!({"url": url("link.html")}));
+    let link = ref_in(&page, "Read the full story");
+    let (story, _) = timed(&mut client, "browser_click", json!({"target": link}));
+    assert!(story.contains("The full story of the freight yard"), "{story}");
+
+    // A carousel and a clock changing the DOM every 100 ms.
+    let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url("carousel.html")}));
+    assert!(page.contains("Deals of the week"), "{page}");
+    assert_within("the carousel page", took, Duration::from_secs(3), &page);
+
+    // A consent dialog opening 600 ms after load, by a timer and by a
+    // configuration fetch: in the first tree, with the modal note.
+    for fixture in ["consent.html", "consent-config.html"] {
+        let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url(fixture)}));
+        assert!(page.contains("We value your privacy"), "{fixture}: {page}");
+        assert!(page.contains("A modal is open"), "{fixture}: {page}");
+        assert!(page.contains("button \"Accept all\""), "{fixture}: {page}");
+        assert_within(fixture, took, Duration::from_secs(4), &page);
+    }
+
+    // An explicit snapshot is the whole tree, even right after another.
+    let first = client.ok("browser_snapshot", json!({}));
+    let second = client.ok("browser_snapshot", json!({}));
+    assert!(
+        second.contains("We value your privacy") && second.contains("[ref="),
+        "{first}\n{second}"
+    );
+}
+
+/// The older waits stay available: `load` waits for the load event after
+/// navigations, `networkidle` for 500 ms without requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_older_waits_are_choices() {
+    with_timeout("wait-until", async {
+        let files = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.unwrap();
+        let slow_image = files.url("living/slow-image.html");
+
+        let t = Instant::now();
+        page.goto(&slow_image).await.unwrap();
+        let ready = t.elapsed();
+        assert!(
+            ready < Duration::from_millis(1500),
+            "ready did not wait for the image: {ready:?}"
+        );
+
+        page.set_wait_until(WaitUntil::Load);
+        let t = Instant::now();
+        page.goto(&slow_image).await.unwrap();
+        let loaded = t.elapsed();
+        assert!(
+            loaded >= Duration::from_millis(1900),
+            "load waited for the image: {loaded:?}"
+        );
+        assert_eq!(
+            page.evaluate("document.readyState").await.unwrap(),
+            serde_json::json!("complete")
+        );
+
+        // Beacons every 400 ms: the network is never idle for 500 ms.
+        page.set_wait_until(WaitUntil::NetworkIdle);
+        page.set_ready_timeout(Duration::from_millis(1500));
+        page.goto(&files.url("living/beacons.html")).await.unwrap();
+        let report = page.wait_ready().await.unwrap();
+        assert!(report.timed_out, "{report:?}");
+        page.set_wait_until(WaitUntil::Ready);
+        let report = page.wait_ready().await.unwrap();
+        assert!(!report.timed_out && report.pending.is_empty(), "{report:?}");
+
+        // A step's request that takes longer than a content request's young
+        // age holds the step while the page shows a loading indicator.
+        page.set_ready_timeout(Duration::from_secs(5));
+        page.goto(&files.url("living/search.html?api=2200")).await.unwrap();
+        let t = Instant::now();
+        page.click("button").await.unwrap();
+        let took = t.elapsed();
+        let status = page
+            .evaluate("document.getElementById('results').textContent")
+            .await
+            .unwrap();
+        assert!(
+            status.as_str().unwrap_or("").contains("Alpine Hut Weekend"),
+            "{status} after {took:?}"
+        );
+        assert!(took >= Duration::from_millis(2000), "{took:?}");
+
+        // A frame still loading is marked in the snapshot.
+        page.goto(&files.url("living/article-ad.html")).await.unwrap();
+        let snap = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert!(
+            snap.tree.contains("iframe \"Advertisement\" [loading]"),
+            "{}",
+            snap.tree
+        );
+        browser.close().await.unwrap();
+    })
+    .await;
+}
