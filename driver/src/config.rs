@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::page::WaitUntil;
 
 /// What to do with cookie/privacy consent dialogs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -50,6 +49,46 @@ pub struct RemoveBlockerOptions {
     /// Append one JSON line per attempt here.
     #[serde(default)]
     pub audit_file: Option<PathBuf>,
+}
+
+/// What a step waits for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WaitUntil {
+    /// Ready as a user would see it (the rules of page/readiness.rs).
+    #[default]
+    Ready,
+    /// Navigations also wait for the load event.
+    Load,
+    /// The load event, then no request for 500 ms (WebSocket and
+    /// EventSource aside, requests older than 2 s left out), everywhere.
+    #[serde(rename = "networkidle")]
+    NetworkIdle,
+}
+
+impl std::str::FromStr for WaitUntil {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<WaitUntil> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ready" => Ok(WaitUntil::Ready),
+            "load" => Ok(WaitUntil::Load),
+            "networkidle" | "network-idle" => Ok(WaitUntil::NetworkIdle),
+            other => Err(Error::Config(format!(
+                "wait-until {other:?}: expected ready, load or networkidle"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for WaitUntil {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            WaitUntil::Ready => "ready",
+            WaitUntil::Load => "load",
+            WaitUntil::NetworkIdle => "networkidle",
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]

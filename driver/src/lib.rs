@@ -46,16 +46,16 @@ pub use bridge::{BridgeOptions, ExtensionBridge};
 pub use browser::{
     Browser, BrowserContext, Download, LaunchOptions, OriginStorage, StorageState, CHROME_ENV, DEFAULT_CHROME,
 };
-pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions};
+pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions, WaitUntil};
 pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use llm::{Llm, LlmOptions, Usage};
 pub use page::{
     is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo,
     ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord, Page, ReadyReport,
-    RemoveBlockerResult, ScrollAmount, SnapshotOptions, StorageItem, Target, ViewportSize, WaitUntil,
-    CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK,
-    MAX_REQUEST_AGE, QUIET_WINDOW, QUIET_WINDOW_READY, USER_WORLD_NAME,
+    RemoveBlockerResult, ScrollAmount, SnapshotOptions, StorageItem, Target, ViewportSize, CONTENT_REQUEST_AGE,
+    DEFAULT_READY_TIMEOUT, ECHO_WINDOW, ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW,
+    QUIET_WINDOW_READY, USER_WORLD_NAME,
 };
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 

@@ -3,6 +3,8 @@
 //! - the library prints nothing and knows no CLI types (no clap, no bench);
 //! - only the CDP layer (`page/`, `browser/`) names chromiumoxide;
 //! - only `engine-wasm/src/adapter/` touches the DOM (web-sys, js-sys, wasm-bindgen);
+//! - steps wait only through the page's one readiness rule: the tools, the
+//!   agents, the LLM pipelines and the steps runner never sleep;
 //! - ARCHITECTURE.md stays a map (at most 250 lines).
 //!
 //! How import cycles are found: every file is a node; an edge goes from a
@@ -401,6 +403,25 @@ fn only_the_adapter_touches_the_dom() {
                 !code.contains(dom),
                 "{rel} uses {dom}: only engine-wasm/src/adapter/ may"
             );
+        }
+    }
+}
+
+#[test]
+fn steps_wait_only_through_the_readiness_rule() {
+    let root = repo().join("driver/src");
+    for dir in ["tools", "agent", "ai", "steps"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(dir), &mut files);
+        for f in files {
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for sleep in ["time::sleep", "sleep_until", "thread::sleep"] {
+                assert!(
+                    !code.contains(sleep),
+                    "{} sleeps ({sleep}): wait for the page with Page::wait_ready (page/readiness.rs) instead",
+                    f.strip_prefix(&root).unwrap().display()
+                );
+            }
         }
     }
 }

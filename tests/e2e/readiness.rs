@@ -46,8 +46,9 @@ fn every_behaviour_class_is_ready_in_the_first_response() {
     let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url("beacons.html")}));
     assert!(page.contains("Quarterly results beat forecasts"), "{page}");
     assert_within("the beacon page", took, Duration::from_secs(3), &page);
-    let more = ref_in(&page, "More from Companies");
+    let more = ref_in(&page, "button \"Read more\"");
     let (clicked, took) = timed(&mut client, "browser_click", json!({"target": more}));
+    assert!(clicked.contains("Full-year guidance was raised to 10%"), "{clicked}");
     assert!(!clicked.contains("still busy"), "{clicked}");
     assert_within("a click among beacons", took, Duration::from_secs(3), &clicked);
 

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::config::RemoveBlockerConfig;
+use crate::config::WaitUntil;
 use crate::domains::OriginPolicy;
-use crate::page::{PageConfig, ViewportSize, WaitUntil, DEFAULT_READY_TIMEOUT};
+use crate::page::{PageConfig, ViewportSize, DEFAULT_READY_TIMEOUT};
 
 /// Chromium used when neither [`LaunchOptions::executable`] nor `SIGHTLINE_CHROME` is set.
 pub const DEFAULT_CHROME: &str = "/usr/bin/chromium";

@@ -20,10 +20,10 @@ use super::bundle::{ISOLATED_ENGINE, MAIN_WORLD_HOOK};
 use super::events::Events;
 use super::origin_filter::OriginFilter;
 use super::side_channel::SideChannel;
-use super::state::WaitUntil;
 use super::state::{PageConfig, PageState};
 use super::tracker::Tracker;
 use crate::config::RemoveBlockerConfig;
+use crate::config::WaitUntil;
 use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
 

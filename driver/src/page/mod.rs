@@ -43,7 +43,6 @@ pub use readiness::{
 };
 pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;
-pub use state::WaitUntil;
 pub use storage::StorageItem;
 pub use target::{is_ref, Target};
 pub use tracker::{MAX_REQUEST_AGE, QUIET_WINDOW};

@@ -17,7 +17,7 @@ use serde_json::json;
 
 use super::address::resolve_target;
 use super::handle::Page;
-use super::state::WaitUntil;
+use crate::config::WaitUntil;
 use crate::error::{Error, NavigationErrorKind, Result};
 
 /// How a navigation ended.

@@ -30,8 +30,8 @@
 use std::time::{Duration, Instant};
 
 use super::handle::Page;
-use super::state::WaitUntil;
 use super::tracker::{PendingRequest, RequestRole, MAX_REQUEST_AGE};
+use crate::config::WaitUntil;
 use crate::error::{Error, Result};
 
 /// Default time budget of one wait for readiness.

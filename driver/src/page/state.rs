@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::page::FrameId;
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::config::WaitUntil;
 
 #[derive(Default)]
 pub(crate) struct PageState {
@@ -49,44 +48,4 @@ pub(crate) struct PageConfig {
     pub ready_timeout: Duration,
     pub action_timeout: Duration,
     pub wait_until: WaitUntil,
-}
-
-/// What a step waits for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WaitUntil {
-    /// Ready as a user would see it (the rules of readiness.rs).
-    #[default]
-    Ready,
-    /// Navigations also wait for the load event.
-    Load,
-    /// The load event, then no request for 500 ms (WebSocket and
-    /// EventSource aside, requests older than 2 s left out), everywhere.
-    #[serde(rename = "networkidle")]
-    NetworkIdle,
-}
-
-impl std::str::FromStr for WaitUntil {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<WaitUntil> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "ready" => Ok(WaitUntil::Ready),
-            "load" => Ok(WaitUntil::Load),
-            "networkidle" | "network-idle" => Ok(WaitUntil::NetworkIdle),
-            other => Err(Error::Config(format!(
-                "wait-until {other:?}: expected ready, load or networkidle"
-            ))),
-        }
-    }
-}
-
-impl std::fmt::Display for WaitUntil {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            WaitUntil::Ready => "ready",
-            WaitUntil::Load => "load",
-            WaitUntil::NetworkIdle => "networkidle",
-        })
-    }
 }

@@ -4,7 +4,9 @@
 
 mod act;
 mod actions;
+mod agent_browser;
 mod batch;
+mod living;
 mod mcp;
 mod memory;
 mod pages;
@@ -31,6 +33,11 @@ pub enum BenchCommand {
     /// One tool-call sequence through Sightline's MCP server and Playwright
     /// MCP: response tokens, latency and success per step.
     Mcp(mcp::BenchMcpArgs),
+    /// Scripted agent steps on pages that behave like real sites (slow ads,
+    /// beacons, long polls, client rendering…) through Sightline's MCP
+    /// server, Playwright MCP and agent-browser: tool time until the target
+    /// is seen, and whether the first response had it.
+    Living(living::BenchLivingArgs),
     /// Tasks per minute of a batch of steps-only tasks at several
     /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
     Batch(batch::BenchBatchArgs),
@@ -44,5 +51,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Act(a) => act::run(a).await,
         BenchCommand::Mcp(a) => mcp::run(a).await,
         BenchCommand::Batch(a) => batch::run(a).await,
+        BenchCommand::Living(a) => living::run(a).await,
     }
 }
