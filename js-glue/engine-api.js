@@ -81,11 +81,9 @@ const __sl_readiness = (() => {
   };
   const observer = new MutationObserver((records) => {
     const t = now();
-    if (document.readyState === "loading") {
-      // The parser at work: the step waits for the document anyway.
-      lastChange = t;
-      return;
-    }
+    // The parser at work: the step waits for DOMContentLoaded anyway, and
+    // the driver counts from there.
+    if (document.readyState === "loading") return;
     const seen = new Set();
     for (const r of records) {
       const region = r.type === "childList" ? r.target : r.target.parentNode || r.target;

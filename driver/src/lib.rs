@@ -22,7 +22,7 @@
 
 pub mod agent;
 pub mod ai;
-mod base64;
+pub mod base64;
 pub mod batch;
 pub mod bridge;
 mod browser;

@@ -11,13 +11,14 @@ mod extension;
 mod mcp;
 mod output;
 mod run;
+mod session;
 mod signals;
 mod snapshot;
 mod unblock;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use sightline::{Error, Result};
 use tracing_subscriber::EnvFilter;
 
@@ -59,6 +60,9 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Measure snapshot speed and size, action latency, act's overhead, MCP responses and batch throughput on local pages.
     Bench(bench::BenchArgs),
+    /// A session's daemon (started by `sightline open`; not for direct use).
+    #[command(name = "__session-daemon", hide = true)]
+    SessionDaemon(session::DaemonArgs),
 }
 
 async fn dispatch(command: Command) -> Result<()> {
@@ -73,6 +77,7 @@ async fn dispatch(command: Command) -> Result<()> {
         Command::Replay(args) => agent::replay(args).await,
         Command::Batch(args) => batch::batch(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
+        Command::SessionDaemon(args) => session::run_daemon(args).await,
         Command::Bench(args) => {
             let signal = signals::shutdown_signal();
             tokio::pin!(signal);
@@ -82,7 +87,24 @@ async fn dispatch(command: Command) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Session commands (`sightline open URL`, `sightline click e3`…) are
+    // short clients of a daemon: no async runtime, no browser here.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = session::run_if_session(&argv) {
+        return code;
+    }
+    // The one-shot commands, and the session commands listed in the help.
+    let mut command = Cli::command().after_help(
+        "Session commands keep a browser open between calls: `sightline open URL`, then `sightline snapshot`, \
+`sightline click e3`… (`sightline skill` explains them).",
+    );
+    for c in session::help_commands(&sightline::Registry::standard()) {
+        command = command.subcommand(c);
+    }
+    let cli = match Cli::from_arg_matches(&command.get_matches_from(&argv)) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
 
     // Quiet unless asked: SIGHTLINE_LOG=debug, SIGHTLINE_LOG=sightline=debug, …
     let filter = EnvFilter::try_from_env("SIGHTLINE_LOG").unwrap_or_else(|_| EnvFilter::new("off"));

@@ -21,13 +21,17 @@ use super::targets::{tab_of, target_id};
 
 pub async fn serve(ws: Ws, link: Arc<Link>) {
     let (tx, mut incoming) = split(ws);
-    if !link.is_approved() || !link.connect_cdp(tx.clone()) {
+    if !link.is_approved() {
         let _ = tx.send(Outgoing::Close(
             1008,
             "the extension has not approved this bridge".into(),
         ));
         return;
     }
+    // The first client gets the events. Another one (the driver's second
+    // connection, which sends navigations) gets answers only: chromiumoxide
+    // on the first must not hear of its sessions.
+    let primary = link.connect_cdp(tx.clone());
     while let Incoming::Text(text) = next(&mut incoming).await {
         let Ok(command) = serde_json::from_str::<Value>(&text) else {
             tracing::debug!("bridge: unreadable DevTools command");
@@ -46,7 +50,7 @@ pub async fn serve(ws: Ws, link: Arc<Link>) {
         let tx = tx.clone();
         tokio::spawn(async move {
             let answer = match sent {
-                None => browser_command(&link, &command).await,
+                None => browser_command(&link, &command, primary).await,
                 Some(answer) => answer.await,
             };
             let mut reply = match answer {
@@ -65,7 +69,7 @@ fn not_shared(target: &str) -> String {
     format!("{target} is not a tab shared with Sightline")
 }
 
-async fn browser_command(link: &Link, c: &Value) -> Result<Value, String> {
+async fn browser_command(link: &Link, c: &Value, primary: bool) -> Result<Value, String> {
     let params = &c["params"];
     match c["method"].as_str().unwrap_or_default() {
         "Browser.getVersion" => Ok(json!({
@@ -76,7 +80,7 @@ async fn browser_command(link: &Link, c: &Value) -> Result<Value, String> {
             "jsVersion": "",
         })),
         "Target.setDiscoverTargets" => {
-            if params["discover"] == true {
+            if params["discover"] == true && primary {
                 for tab in link.tabs() {
                     let info = tab.target_info(link.is_attached(tab.tab_id));
                     link.to_cdp(json!({"method": "Target.targetCreated", "params": {"targetInfo": info}}));
@@ -94,7 +98,7 @@ async fn browser_command(link: &Link, c: &Value) -> Result<Value, String> {
                 .ok_or_else(|| not_shared(target))?;
             Ok(json!({"targetInfo": tab.target_info(link.is_attached(tab.tab_id))}))
         }
-        "Target.attachToTarget" => attach(link, params["targetId"].as_str().unwrap_or_default()).await,
+        "Target.attachToTarget" => attach(link, params["targetId"].as_str().unwrap_or_default(), primary).await,
         "Target.setAutoAttach" | "Target.activateTarget" | "Browser.setDownloadBehavior" => Ok(json!({})),
         "Target.createTarget" | "Target.closeTarget" | "Target.createBrowserContext" => Err(
             "the extension bridge drives only the tabs the user shares: share a tab in the Sightline extension's panel"
@@ -105,7 +109,7 @@ async fn browser_command(link: &Link, c: &Value) -> Result<Value, String> {
 }
 
 /// Attaches chrome.debugger to a shared tab; its session is `tab-<id>`.
-async fn attach(link: &Link, target: &str) -> Result<Value, String> {
+async fn attach(link: &Link, target: &str, primary: bool) -> Result<Value, String> {
     let tab = tab_of(target)
         .and_then(|t| link.tab(t))
         .ok_or_else(|| not_shared(target))?;
@@ -114,7 +118,11 @@ async fn attach(link: &Link, target: &str) -> Result<Value, String> {
             .await?;
         link.set_attached(tab.tab_id, true);
     }
-    // The event comes before the answer, as from a browser.
+    // The event comes before the answer, as from a browser (to the client
+    // that gets events, when it is the one attaching).
+    if !primary {
+        return Ok(json!({"sessionId": target_id(tab.tab_id)}));
+    }
     link.to_cdp(json!({
         "method": "Target.attachedToTarget",
         "params": {"sessionId": tab.target_id(), "targetInfo": tab.target_info(true), "waitingForDebugger": false},

@@ -13,4 +13,6 @@ mod stdio;
 
 pub use http::HttpServer;
 pub use options::{read_secrets, HttpOptions, McpOptions};
+pub use response::{PageFacts, Response, SnapshotKind, SnapshotPart};
+pub use session::{Reply, Session};
 pub use stdio::serve_stdio;

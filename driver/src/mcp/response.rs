@@ -4,6 +4,7 @@
 //! only what changed in it since the tree the client saw last, whichever is
 //! shorter. Page content is wrapped as untrusted.
 
+use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 use crate::tools::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
@@ -69,83 +70,185 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-/// The whole response text.
-pub fn compose(result: &str, is_error: bool, page: Option<&PageView>, tree: TreePart<'_>) -> String {
-    let mut s = String::new();
-    s.push_str(if is_error { "### Error\n" } else { "### Result\n" });
-    s.push_str(result.trim_end());
-    s.push('\n');
-    let Some(p) = page else {
-        return s;
+/// What a tree part of a response shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SnapshotKind {
+    /// The whole tree.
+    Tree,
+    /// Only the lines that changed since the tree the client saw.
+    Changes,
+    /// Nothing changed since the tree the client saw.
+    Unchanged,
+}
+
+/// The tree part of a response.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotPart {
+    pub kind: SnapshotKind,
+    /// The tree or its changes (`+ `/`- ` lines), without the untrusted-content tags.
+    pub text: String,
+    /// Cut at the token budget.
+    pub cut: bool,
+}
+
+/// The page part of a response.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageFacts {
+    pub url: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The tree's header lines: page position, the modal note, warnings.
+    pub notes: Vec<String>,
+    /// Elements in view that another layer covers.
+    pub covered: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tabs: Option<String>,
+    pub console_errors: Vec<String>,
+    pub downloads: Vec<String>,
+}
+
+/// A whole response: what [`compose`] writes as text, and what `--json`
+/// callers get as one object.
+#[derive(Debug, Clone, Serialize)]
+pub struct Response {
+    pub ok: bool,
+    pub result: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageFacts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotPart>,
+}
+
+/// The response's parts.
+pub fn respond(result: &str, is_error: bool, page: Option<&PageView>, tree: TreePart<'_>) -> Response {
+    let mut response = Response {
+        ok: !is_error,
+        result: result.trim_end().to_string(),
+        page: None,
+        snapshot: None,
     };
-    s.push_str("\n### Page\n");
-    s.push_str(&format!("- URL: {}\n- Title: {}\n", defang(&p.url), defang(&p.title)));
-    if let Some(status) = p.status {
-        s.push_str(&format!("- HTTP status: {status}\n"));
-    }
-    if let TreePart::Tree { tree, .. } = &tree {
-        for line in header_lines(tree) {
-            s.push_str(&format!("- {}\n", line.trim_start_matches('#').trim()));
-        }
-        let covered = tree.lines().filter(|l| l.contains("[covered]")).count();
-        if covered > 0 {
-            s.push_str(&format!(
-                "- {covered} element(s) in view are [covered] by another layer: browser_remove_blocker may clear it\n"
-            ));
-        }
-    }
-    if let Some(d) = &p.dialog {
-        s.push_str(&format!(
-            "- A dialog is open: {d}. Answer it with browser_handle_dialog.\n"
-        ));
-    }
-    if let Some(tabs) = &p.tabs {
-        s.push_str("\n### Open tabs\n");
-        s.push_str(tabs.trim_end());
-        s.push('\n');
-    }
-    if !p.console_errors.is_empty() {
-        s.push_str("\n### New console errors\n");
-        for e in &p.console_errors {
-            s.push_str(&format!("- {}\n", defang(e)));
-        }
-    }
-    if !p.downloads.is_empty() {
-        s.push_str("\n### Downloads\n");
-        for d in &p.downloads {
-            s.push_str(&format!("- {d}\n"));
-        }
-    }
+    let Some(p) = page else {
+        return response;
+    };
+    let mut facts = PageFacts {
+        url: p.url.clone(),
+        title: p.title.clone(),
+        status: p.status,
+        notes: Vec::new(),
+        covered: 0,
+        dialog: p.dialog.clone(),
+        tabs: p.tabs.clone(),
+        console_errors: p.console_errors.clone(),
+        downloads: p.downloads.clone(),
+    };
     if let TreePart::Tree {
         tree,
         seen,
         budget_tokens,
     } = tree
     {
+        facts.notes = header_lines(tree)
+            .map(|l| l.trim_start_matches('#').trim().to_string())
+            .collect();
+        facts.covered = tree.lines().filter(|l| l.contains("[covered]")).count();
         let full = body(tree);
         let diff = seen.map(|old| changes(&body(old), &full));
-        match diff {
-            Some(None) => {
-                s.push_str("\n### Snapshot\nUnchanged since the last snapshot you saw: its refs still hold.\n")
-            }
-            Some(Some(d)) if d.len() < full.len() => {
-                s.push_str(
-                    "\n### Snapshot changes\nSince the last snapshot you saw (+ added, - removed; other lines and \
-their refs still hold):\n",
-                );
-                push_wrapped(&mut s, &d, budget_tokens);
-            }
-            _ => {
-                s.push_str("\n### Snapshot\n");
-                push_wrapped(&mut s, &full, budget_tokens);
-            }
-        }
+        response.snapshot = Some(match diff {
+            Some(None) => SnapshotPart {
+                kind: SnapshotKind::Unchanged,
+                text: String::new(),
+                cut: false,
+            },
+            Some(Some(d)) if d.len() < full.len() => capped(SnapshotKind::Changes, &d, budget_tokens),
+            _ => capped(SnapshotKind::Tree, &full, budget_tokens),
+        });
     }
-    s
+    response.page = Some(facts);
+    response
 }
 
-fn push_wrapped(s: &mut String, text: &str, budget_tokens: usize) {
+fn capped(kind: SnapshotKind, text: &str, budget_tokens: usize) -> SnapshotPart {
     let (shown, cut) = cap(text, budget_tokens.saturating_mul(4));
+    SnapshotPart {
+        kind,
+        text: shown.to_string(),
+        cut,
+    }
+}
+
+impl Response {
+    /// The response as a model reads it.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(if self.ok { "### Result\n" } else { "### Error\n" });
+        s.push_str(&self.result);
+        s.push('\n');
+        let Some(p) = &self.page else {
+            return s;
+        };
+        s.push_str("\n### Page\n");
+        s.push_str(&format!("- URL: {}\n- Title: {}\n", defang(&p.url), defang(&p.title)));
+        if let Some(status) = p.status {
+            s.push_str(&format!("- HTTP status: {status}\n"));
+        }
+        for line in &p.notes {
+            s.push_str(&format!("- {line}\n"));
+        }
+        if p.covered > 0 {
+            s.push_str(&format!(
+                "- {} element(s) in view are [covered] by another layer: browser_remove_blocker may clear it\n",
+                p.covered
+            ));
+        }
+        if let Some(d) = &p.dialog {
+            s.push_str(&format!(
+                "- A dialog is open: {d}. Answer it with browser_handle_dialog.\n"
+            ));
+        }
+        if let Some(tabs) = &p.tabs {
+            s.push_str("\n### Open tabs\n");
+            s.push_str(tabs.trim_end());
+            s.push('\n');
+        }
+        if !p.console_errors.is_empty() {
+            s.push_str("\n### New console errors\n");
+            for e in &p.console_errors {
+                s.push_str(&format!("- {}\n", defang(e)));
+            }
+        }
+        if !p.downloads.is_empty() {
+            s.push_str("\n### Downloads\n");
+            for d in &p.downloads {
+                s.push_str(&format!("- {d}\n"));
+            }
+        }
+        if let Some(tree) = &self.snapshot {
+            match tree.kind {
+                SnapshotKind::Unchanged => {
+                    s.push_str("\n### Snapshot\nUnchanged since the last snapshot you saw: its refs still hold.\n")
+                }
+                SnapshotKind::Changes => {
+                    s.push_str(
+                        "\n### Snapshot changes\nSince the last snapshot you saw (+ added, - removed; other lines and \
+their refs still hold):\n",
+                    );
+                    push_wrapped(&mut s, &tree.text, tree.cut);
+                }
+                SnapshotKind::Tree => {
+                    s.push_str("\n### Snapshot\n");
+                    push_wrapped(&mut s, &tree.text, tree.cut);
+                }
+            }
+        }
+        s
+    }
+}
+
+fn push_wrapped(s: &mut String, shown: &str, cut: bool) {
     s.push_str(OPEN_TAG);
     s.push('\n');
     s.push_str(&defang(shown));
@@ -162,6 +265,10 @@ fn push_wrapped(s: &mut String, text: &str, budget_tokens: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn compose(result: &str, is_error: bool, page: Option<&PageView>, tree: TreePart<'_>) -> String {
+        respond(result, is_error, page, tree).text()
+    }
 
     const A: &str = "# Page position: 0 viewports above, 1 viewport below.\n- main:\n  - button \"Buy\" [ref=e1]\n  - link \"Next\" [ref=e2]:\n    - /url: /next\n";
 

@@ -12,7 +12,7 @@ use tokio::sync::Mutex;
 use super::errors::explain;
 use super::host::BrowserHost;
 use super::options::McpOptions;
-use super::response::{changes, compose, PageView, TreePart};
+use super::response::{changes, respond, PageView, Response, TreePart};
 use crate::ai::ActOptions;
 use crate::browser::{Browser, BrowserContext, StorageState};
 use crate::error::{Error, Result};
@@ -25,6 +25,8 @@ pub struct Reply {
     pub text: String,
     pub is_error: bool,
     pub image_png: Option<Vec<u8>>,
+    /// The same as one object ([`Response`]), for `--json` callers.
+    pub json: Value,
 }
 
 /// How one try of a call ended.
@@ -86,6 +88,45 @@ impl Session {
             isolated,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// A session with a browser of its own, launched (or attached) on the
+    /// first call or by [`Session::start_browser`]: what the session
+    /// commands' daemon holds. Its tabs live in the browser's default
+    /// context, so a persistent profile's logins are there.
+    pub fn with_own_browser(options: McpOptions) -> Session {
+        let options = Arc::new(options);
+        let host = Arc::new(BrowserHost::new(options.clone()));
+        Session::new(host, options, false)
+    }
+
+    /// Starts the browser now rather than on the first call.
+    pub async fn start_browser(&self) -> Result<()> {
+        self.host.get().await.map(|_| ())
+    }
+
+    /// The tools this session calls.
+    pub fn registry(&self) -> &crate::tools::Registry {
+        &self.options.registry
+    }
+
+    /// What the session shows of its current tab, with no tool run: its
+    /// URL and title, or `None` before the first call.
+    pub async fn current_page(&self) -> Option<(String, String)> {
+        let st = self.state.lock().await;
+        let page = st.page.clone()?;
+        drop(st);
+        Some((
+            page.url().await.unwrap_or_default(),
+            page.title().await.unwrap_or_default(),
+        ))
+    }
+
+    /// Ends the session and closes its browser (politely: a persistent
+    /// profile is written out).
+    pub async fn close(&self) {
+        self.end().await;
+        self.host.shutdown().await;
     }
 
     /// Closes the session's own browser context (its tabs and cookies) and
@@ -335,19 +376,28 @@ still hold):\n{}\n{d}{}",
             },
             None => TreePart::None,
         };
-        let composed = compose(&text, is_error, Some(&view), tree_part);
+        let parts = respond(&text, is_error, Some(&view), tree_part);
         if let Some(v) = viewport {
             seen.viewport = Some(v.tree);
         }
-        self.reply(composed, is_error, image)
+        self.reply_with(parts, image)
     }
 
-    /// A reply with every secret value redacted.
+    /// A reply of `text` alone, with every secret value redacted.
     fn reply(&self, text: String, is_error: bool, image_png: Option<Vec<u8>>) -> Reply {
+        self.reply_with(respond(&text, is_error, None, TreePart::None), image_png)
+    }
+
+    /// A reply of `parts`, with every secret value redacted.
+    fn reply_with(&self, parts: Response, image_png: Option<Vec<u8>>) -> Reply {
+        let json = self
+            .secrets
+            .redact(&serde_json::to_string(&parts).expect("a response serialises"));
         Reply {
-            text: self.secrets.redact(&text),
-            is_error,
+            text: self.secrets.redact(&parts.text()),
+            is_error: !parts.ok,
             image_png,
+            json: serde_json::from_str(&json).unwrap_or(Value::Null),
         }
     }
 }

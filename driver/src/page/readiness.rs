@@ -12,9 +12,10 @@
 //!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches for as long as the
 //!    page shows a loading indicator in the viewport;
 //! 3. the content in and near the viewport has not changed for
-//!    [`QUIET_WINDOW_READY`] (regions that change at a steady beat, such as
-//!    clocks, tickers and carousels, do not count), and at least
-//!    [`ECHO_WINDOW`] has passed since the step's input;
+//!    [`QUIET_WINDOW_READY`] since DOMContentLoaded (regions that change at
+//!    a steady beat, such as clocks, tickers and carousels, do not count),
+//!    and at least [`ECHO_WINDOW`] has passed since the step's input and
+//!    since DOMContentLoaded;
 //! 4. for up to [`LATE_WINDOW`] after that, timers the page set during the
 //!    step and due within it, and a consent manager still loading: the
 //!    dialogs pages open just after they render.
@@ -234,11 +235,14 @@ impl Page {
 
             // The content in view has stopped changing.
             let changed_at = probe.changed_ago.and_then(|ago| now.checked_sub(ago));
-            let response_at = tracker.with(|s| s.content_finished);
+            let (response_at, parsed_at) = tracker.with(|s| (s.content_finished, s.dom_ready_at));
             let quiet_from = [
                 changed_at.map(|t| t + QUIET_WINDOW_READY),
                 response_at.map(|t| t + RESPONSE_GRACE),
                 Some(step + ECHO_WINDOW),
+                // Scripts that run just after DOMContentLoaded (async ones
+                // already loaded) get their turn.
+                parsed_at.map(|t| t + ECHO_WINDOW),
             ]
             .into_iter()
             .flatten()

@@ -14,7 +14,8 @@ is already in that state.",
     parameters,
     handle,
 )
-.changing_page();
+.changing_page()
+.with_presets(&[("uncheck", r#"{"checked": false}"#)]);
 
 fn parameters() -> Value {
     object(

@@ -16,7 +16,8 @@ for a context menu.",
     parameters,
     handle,
 )
-.changing_page();
+.changing_page()
+.with_presets(&[("dblclick", r#"{"doubleClick": true}"#)]);
 
 fn parameters() -> Value {
     object(

@@ -13,7 +13,8 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
-.offered_to(Offered::MCP_ONLY);
+.offered_to(Offered::MCP_ONLY)
+.with_command("close-tabs", &[]);
 
 fn parameters() -> Value {
     object(json!({}), &[])

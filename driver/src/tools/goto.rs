@@ -10,6 +10,7 @@ use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutp
 pub const TOOL: Tool = Tool::new("goto", "Open a URL in this tab.", parameters, handle)
     .changing_page()
     .with_aliases(&["navigate"])
+    .with_command("open", &["url"])
     .with_mcp_name("browser_navigate");
 
 fn parameters() -> Value {

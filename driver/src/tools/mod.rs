@@ -16,6 +16,7 @@ pub mod evaluate;
 pub mod extract;
 pub mod fill;
 pub mod fill_form;
+pub mod forward;
 pub mod goto;
 pub mod handle_dialog;
 pub mod hover;
@@ -24,6 +25,7 @@ pub mod observe;
 pub mod page_text;
 pub mod press;
 mod registry;
+pub mod reload;
 pub mod remove_blocker;
 pub mod resize;
 pub mod screenshot;
@@ -42,6 +44,6 @@ pub mod wait;
 pub use context::{ToolContext, ToolSettings};
 pub use registry::{specs, validate, Registry};
 pub use tool::{
-    boxed, element_properties, object, parse, with, Finish, Handler, Offered, RecordedCall, Tool, ToolFuture,
-    ToolOutput, TARGET_HELP,
+    boxed, element_properties, object, parse, with, CommandShape, Finish, Handler, Offered, RecordedCall, Tool,
+    ToolFuture, ToolOutput, TARGET_HELP,
 };

@@ -7,9 +7,9 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{RecordedCall, Tool, ToolOutput};
 use super::{
-    act, back, check, click, close, console_messages, done, drag, evaluate, extract, fill, fill_form, goto,
-    handle_dialog, hover, network_requests, observe, page_text, press, remove_blocker, resize, screenshot, scroll,
-    select, snapshot, storage_state, tabs, think, type_text, upload, wait,
+    act, back, check, click, close, console_messages, done, drag, evaluate, extract, fill, fill_form, forward, goto,
+    handle_dialog, hover, network_requests, observe, page_text, press, reload, remove_blocker, resize, screenshot,
+    scroll, select, snapshot, storage_state, tabs, think, type_text, upload, wait,
 };
 use crate::error::{Error, Result};
 use crate::llm::{schema, ToolSpec};
@@ -44,6 +44,8 @@ impl Registry {
                 fill_form::TOOL,
                 goto::TOOL,
                 back::TOOL,
+                forward::TOOL,
+                reload::TOOL,
                 scroll::TOOL,
                 wait::TOOL,
                 snapshot::TOOL,

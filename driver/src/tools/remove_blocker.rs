@@ -14,7 +14,8 @@ conservative: it leaves consent, login, age and paywall dialogs alone unless agg
     parameters,
     handle,
 )
-.changing_page();
+.changing_page()
+.with_command("unblock", &[]);
 
 fn parameters() -> Value {
     object(

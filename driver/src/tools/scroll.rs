@@ -15,7 +15,8 @@ a target: scroll that element's scrollable container instead, or (without a dire
     parameters,
     handle,
 )
-.changing_page();
+.changing_page()
+.with_positional(&["direction|target"]);
 
 fn parameters() -> Value {
     object(

@@ -15,26 +15,32 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
-.offered_to(Offered::MCP_ONLY);
+.offered_to(Offered::MCP_ONLY)
+.with_positional(&["action", "index"]);
 
 fn parameters() -> Value {
     object(
         json!({
-            "action": {"type": "string", "enum": ["list", "new", "close", "select"], "description": "What to do."},
+            "action": {"type": "string", "enum": ["list", "new", "close", "select"], "description": "What to do (default list)."},
             "index": {"type": "integer", "minimum": 0, "description": "The tab to close or select (default for close: the current one)."},
             "url": {"type": "string", "description": "For new: open this URL in it."}
         }),
-        &["action"],
+        &[],
     )
 }
 
 #[derive(Deserialize)]
 struct Args {
+    #[serde(default = "list_action")]
     action: String,
     #[serde(default)]
     index: Option<usize>,
     #[serde(default)]
     url: Option<String>,
+}
+
+fn list_action() -> String {
+    "list".into()
 }
 
 /// `- 0: (current) [title](url)` per tab.

@@ -69,7 +69,25 @@ pub struct Tool {
     /// Offered only when the user grants this capability (`--caps evaluate`).
     pub capability: Option<&'static str>,
     pub offered: Offered,
+    /// How the session command line calls it (`sightline <command> …`).
+    pub command: CommandShape,
     pub handler: Handler,
+}
+
+/// A tool as a session command: `sightline <name> <positional…> [--flags]`.
+/// Every parameter not named positionally is a `--kebab-case` flag.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandShape {
+    /// The command's name; `None`: the tool's name in kebab-case.
+    pub name: Option<&'static str>,
+    /// Parameters given by position, in order; `"a|b"` takes the value as
+    /// `a` when `a`'s schema accepts it, else as `b`. `None`: the required
+    /// parameters. When fewer values come than are named, optional
+    /// parameters are left out first.
+    pub positional: Option<&'static [&'static str]>,
+    /// Other commands for the same tool, each with the arguments it always
+    /// passes (JSON): `("dblclick", r#"{"doubleClick": true}"#)`.
+    pub presets: &'static [(&'static str, &'static str)],
 }
 
 impl std::fmt::Debug for Tool {
@@ -98,8 +116,49 @@ impl Tool {
             returns_image: false,
             capability: None,
             offered: Offered::EVERYWHERE,
+            command: CommandShape {
+                name: None,
+                positional: None,
+                presets: &[],
+            },
             handler,
         }
+    }
+
+    /// Its session command: a name, and the parameters given by position.
+    pub const fn with_command(mut self, name: &'static str, positional: &'static [&'static str]) -> Tool {
+        self.command.name = Some(name);
+        self.command.positional = Some(positional);
+        self
+    }
+
+    /// Its parameters given by position in its session command.
+    pub const fn with_positional(mut self, positional: &'static [&'static str]) -> Tool {
+        self.command.positional = Some(positional);
+        self
+    }
+
+    /// More session commands for it, each with preset arguments (JSON).
+    pub const fn with_presets(mut self, presets: &'static [(&'static str, &'static str)]) -> Tool {
+        self.command.presets = presets;
+        self
+    }
+
+    /// Its session command's name.
+    pub fn command_name(&self) -> String {
+        if let Some(n) = self.command.name {
+            return n.to_string();
+        }
+        let mut s = String::new();
+        for c in self.name.chars() {
+            if c.is_ascii_uppercase() {
+                s.push('-');
+                s.push(c.to_ascii_lowercase());
+            } else {
+                s.push(c);
+            }
+        }
+        s
     }
 
     /// It may change the page.

@@ -18,7 +18,8 @@ given. %name% variables are filled in here, never shown. submit presses Enter af
     parameters,
     handle,
 )
-.changing_page();
+.changing_page()
+.with_positional(&["target", "text"]);
 
 fn parameters() -> Value {
     object(

@@ -17,6 +17,7 @@ pub const TOOL: Tool = Tool::new(
 )
 .changing_page()
 .with_aliases(&["waitFor"])
+.with_positional(&["ms|text"])
 .with_mcp_name("browser_wait_for");
 
 /// Longest wait for a text to appear or leave.

@@ -1,0 +1,254 @@
+//! The session's daemon: one background process per session holding the
+//! browser (the library's [`Session`], the same one MCP serves), answering
+//! the session commands on a Unix socket only the user can open. It exits
+//! on `close`, after an idle timeout, or on SIGTERM/Ctrl-C, and closes its
+//! browser on the way out.
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sightline::mcp::{McpOptions, Reply, Session};
+use sightline::{Error, Registry, Result};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::Notify;
+
+use super::paths::SessionPaths;
+use super::wire::{Answer, Request};
+use super::BrowserOptions;
+use crate::signals::shutdown_signal;
+
+/// Requests longer than this are refused (a tool call is a few kilobytes).
+const MAX_REQUEST: usize = 16 * 1024 * 1024;
+
+/// What every connection shares.
+struct Daemon {
+    session: Session,
+    /// Calls running now: the idle clock only runs when there are none.
+    running: AtomicUsize,
+    last_activity: Mutex<Instant>,
+    closing: Notify,
+}
+
+impl Daemon {
+    fn touch(&self) {
+        *self.last_activity.lock().unwrap() = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        if self.running.load(Ordering::SeqCst) > 0 {
+            return Duration::ZERO;
+        }
+        self.last_activity.lock().unwrap().elapsed()
+    }
+}
+
+fn options(o: &BrowserOptions) -> Result<McpOptions> {
+    let mut launch = o.page.launch_options()?;
+    launch.user_data_dir = o.user_data_dir.clone();
+    if let Some(path) = &o.storage_state {
+        sightline::StorageState::load(path)?;
+    }
+    let cwd = std::env::current_dir().map_err(|e| Error::Io(format!("the current folder: {e}")))?;
+    Ok(McpOptions {
+        launch,
+        extension: o
+            .extension
+            .extension
+            .then(|| o.extension.bridge_options("sightline session")),
+        cdp_endpoint: o.page.cdp_url.clone(),
+        llm: o.llm.build_if_named()?,
+        registry: Registry::standard(),
+        // The user runs these commands on their own machine.
+        capabilities: vec!["evaluate".into()],
+        storage_state: o.storage_state.clone(),
+        // Files the tools write (downloads, storage states) land where the
+        // session was opened.
+        output_dir: cwd,
+        ..McpOptions::default()
+    })
+}
+
+/// Runs the daemon of session `name` until it is closed or idle.
+pub async fn serve(name: &str, o: BrowserOptions) -> Result<()> {
+    let paths = SessionPaths::for_session(name)?;
+    let mcp = options(&o)?;
+    let registry = mcp.registry.clone();
+    // A socket left by a daemon that died: the client found it dead.
+    let _ = std::fs::remove_file(&paths.socket);
+    let listener = UnixListener::bind(&paths.socket)
+        .map_err(|e| Error::Io(format!("cannot listen on {}: {e}", paths.socket.display())))?;
+    std::fs::set_permissions(&paths.socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| Error::Io(format!("cannot make {} private: {e}", paths.socket.display())))?;
+    let _ = std::fs::write(&paths.pid, std::process::id().to_string());
+    let daemon = Arc::new(Daemon {
+        session: Session::with_own_browser(mcp),
+        running: AtomicUsize::new(0),
+        last_activity: Mutex::new(Instant::now()),
+        closing: Notify::new(),
+    });
+    // The browser starts now: the command that started the daemon is on its way.
+    {
+        let d = daemon.clone();
+        tokio::spawn(async move {
+            if let Err(e) = d.session.start_browser().await {
+                tracing::warn!("the session's browser did not start: {e}");
+            }
+        });
+    }
+    let idle = Duration::from_secs(o.idle_timeout.max(1));
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    loop {
+        tokio::select! {
+            conn = listener.accept() => {
+                if let Ok((stream, _)) = conn {
+                    let d = daemon.clone();
+                    let registry = registry.clone();
+                    tokio::spawn(async move { handle(stream, &d, &registry).await });
+                }
+            }
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {
+                if daemon.idle_for() >= idle {
+                    tracing::info!("session {name}: idle for {idle:?}, closing");
+                    break;
+                }
+            }
+            _ = daemon.closing.notified() => break,
+            _ = &mut signal => break,
+        }
+    }
+    // New commands start a new daemon from here on.
+    remove_own_files(&paths);
+    drop(listener);
+    daemon.session.close().await;
+    Ok(())
+}
+
+/// Removes the socket and pid file, unless another daemon owns them by now.
+fn remove_own_files(paths: &SessionPaths) {
+    let ours = std::fs::read_to_string(&paths.pid)
+        .map(|p| p.trim() == std::process::id().to_string())
+        .unwrap_or(true);
+    if ours {
+        paths.remove_stale();
+    }
+}
+
+async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    let mut line = String::new();
+    let answer = match (&mut reader).take(MAX_REQUEST as u64).read_line(&mut line).await {
+        Ok(0) | Err(_) => return,
+        Ok(_) => match serde_json::from_str::<Request>(line.trim_end()) {
+            Err(e) => error(format!(
+                "an unreadable request ({e}): is this sightline the daemon's version?"
+            )),
+            Ok(request) => {
+                d.running.fetch_add(1, Ordering::SeqCst);
+                let answer = answer(d, registry, request).await;
+                d.running.fetch_sub(1, Ordering::SeqCst);
+                d.touch();
+                answer
+            }
+        },
+    };
+    let mut out = serde_json::to_string(&answer).expect("an answer serialises");
+    out.push('\n');
+    let _ = write.write_all(out.as_bytes()).await;
+    let _ = write.shutdown().await;
+}
+
+fn error(text: String) -> Answer {
+    Answer {
+        json: json!({"ok": false, "result": text}),
+        text: format!("### Error\n{text}\n"),
+        is_error: true,
+        image_png: None,
+    }
+}
+
+async fn answer(d: &Daemon, registry: &Registry, request: Request) -> Answer {
+    match request {
+        Request::Close => {
+            d.closing.notify_one();
+            Answer {
+                text: "### Result\nClosed the session and its browser.\n".into(),
+                json: json!({"ok": true, "result": "Closed the session and its browser."}),
+                ..Answer::default()
+            }
+        }
+        Request::Status => {
+            let (url, title) = d.session.current_page().await.unwrap_or_default();
+            let idle = d.idle_for().as_secs();
+            Answer {
+                text: format!("{url}\t{title}\tidle {idle} s"),
+                json: json!({"url": url, "title": title, "idle_secs": idle, "pid": std::process::id()}),
+                ..Answer::default()
+            }
+        }
+        Request::Call { tool, args } => {
+            let Some(t) = registry.get(&tool).filter(|t| t.offered.mcp) else {
+                return error(format!("there is no command for the tool {tool:?}"));
+            };
+            let reply: Reply = d.session.call(t, args).await;
+            Answer {
+                text: for_command_line(&reply.text, registry),
+                json: for_command_line_json(reply.json, registry),
+                is_error: reply.is_error,
+                image_png: reply.image_png.map(|png| sightline::base64::encode(&png)),
+            }
+        }
+    }
+}
+
+/// The response's advice names MCP tools (`browser_snapshot`); at the
+/// command line they are commands (`sightline snapshot`).
+fn for_command_line(text: &str, registry: &Registry) -> String {
+    let mut names: Vec<(String, String)> = registry
+        .tools()
+        .iter()
+        .filter(|t| t.offered.mcp)
+        .map(|t| (t.mcp_name(), format!("`sightline {}`", t.command_name())))
+        .collect();
+    // Longer names first: browser_navigate_back before browser_navigate.
+    names.sort_by_key(|(mcp, _)| std::cmp::Reverse(mcp.len()));
+    let mut out = text.to_string();
+    for (mcp, cli) in names {
+        out = out.replace(&mcp, &cli);
+    }
+    out
+}
+
+fn for_command_line_json(v: Value, registry: &Registry) -> Value {
+    match v {
+        Value::String(s) => Value::String(for_command_line(&s, registry)),
+        Value::Array(a) => Value::Array(a.into_iter().map(|x| for_command_line_json(x, registry)).collect()),
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, x)| (k, for_command_line_json(x, registry)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn advice_names_commands() {
+        let r = sightline::Registry::standard();
+        let t = super::for_command_line(
+            "Take a browser_snapshot; browser_navigate_back goes back, browser_remove_blocker clears it.",
+            &r,
+        );
+        assert_eq!(
+            t,
+            "Take a `sightline snapshot`; `sightline back` goes back, `sightline unblock` clears it."
+        );
+    }
+}

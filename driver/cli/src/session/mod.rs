@@ -1,0 +1,511 @@
+//! Session commands: a persistent browser behind one short process per step
+//! (`sightline open URL`, `sightline snapshot`, `sightline click e3`, …),
+//! for coding agents that drive a browser from a shell.
+//!
+//! The commands are the tool registry's (commands.rs): each runs its tool
+//! in the session's daemon (daemon.rs), which holds the library's MCP
+//! [`Session`](sightline::mcp::Session), so a command prints exactly what
+//! an MCP client reads. The daemon starts on the first `open` (client.rs)
+//! and listens on a private Unix socket (paths.rs).
+
+mod client;
+pub mod commands;
+pub mod daemon;
+mod paths;
+mod wire;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, ArgMatches, Args, Command};
+use serde_json::{json, Value};
+use sightline::Registry;
+
+use crate::args::{LlmArgs, PageArgs};
+use crate::extension::ExtensionArgs;
+use client::Failure;
+use commands::{clap_command, tool_arguments, tool_commands, ToolCommand};
+use paths::SessionPaths;
+use wire::{Answer, Request};
+
+/// Environment variable naming the session (default `default`).
+pub const SESSION_ENV: &str = "SIGHTLINE_SESSION";
+
+/// How the session's browser starts (flags of `open`, passed on to the daemon).
+#[derive(Debug, Args, Clone)]
+pub struct BrowserOptions {
+    #[command(flatten)]
+    pub page: PageArgs,
+    #[command(flatten)]
+    pub extension: ExtensionArgs,
+    /// A persistent browser profile: logins stay for the next session.
+    #[arg(long, value_name = "DIR")]
+    pub user_data_dir: Option<PathBuf>,
+    /// Load cookies and local storage from this file (Playwright's storage-state format).
+    #[arg(long, value_name = "FILE")]
+    pub storage_state: Option<PathBuf>,
+    /// Close the session after this many seconds without a command.
+    #[arg(long, value_name = "SECS", env = "SIGHTLINE_IDLE_TIMEOUT", default_value_t = 1800)]
+    pub idle_timeout: u64,
+    /// A model for `act`, `observe` and `extract` in the session.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// `__session-daemon`: the daemon's own command line (hidden).
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    #[arg(long)]
+    pub session: String,
+    #[command(flatten)]
+    pub browser: BrowserOptions,
+}
+
+/// Commands whose one-shot form (`sightline snapshot URL`) keeps working:
+/// without its page argument, it is the session command.
+const ONE_SHOT: &[&str] = &["snapshot", "unblock", "act", "observe", "extract"];
+
+fn session_flags(cmd: Command) -> Command {
+    cmd.arg(
+        Arg::new("session")
+            .long("session")
+            .value_name("NAME")
+            .env(SESSION_ENV)
+            .default_value("default")
+            .help("The browser session (each has its own browser, cookies and tabs)."),
+    )
+    .arg(
+        Arg::new("json")
+            .long("json")
+            .action(ArgAction::SetTrue)
+            .help("Print the response as one JSON object."),
+    )
+}
+
+fn close_command() -> Command {
+    session_flags(
+        Command::new("close")
+            .about("Close the session: its browser and its daemon (--all: every session).")
+            .arg(
+                Arg::new("all")
+                    .long("all")
+                    .action(ArgAction::SetTrue)
+                    .help("Close every session."),
+            ),
+    )
+}
+
+fn sessions_command() -> Command {
+    session_flags(Command::new("sessions").about("List the open browser sessions."))
+}
+
+/// The clap command of a tool command, with the session's flags (and
+/// `open`'s browser flags, `snapshot`'s `--file`).
+fn full_command(tc: &ToolCommand, registry: &Registry) -> Command {
+    let tool = registry.get(tc.tool).expect("commands come from the registry");
+    let mut cmd = session_flags(clap_command(tc, tool));
+    if tc.tool == "goto" {
+        cmd = BrowserOptions::augment_args(cmd);
+    }
+    if tc.tool == "snapshot" {
+        cmd = cmd.arg(
+            Arg::new("file")
+                .long("file")
+                .value_name("PATH")
+                .help("Write the tree to this file and print its path and a one-line summary."),
+        );
+    }
+    cmd
+}
+
+/// The session commands `sightline --help` lists (those without a
+/// one-shot form of the same name).
+pub fn help_commands(registry: &Registry) -> Vec<Command> {
+    let mut out: Vec<Command> = tool_commands(registry)
+        .iter()
+        .filter(|tc| !ONE_SHOT.contains(&tc.command.as_str()))
+        .map(|tc| full_command(tc, registry))
+        .collect();
+    out.push(close_command());
+    out.push(sessions_command());
+    out
+}
+
+/// Whether a lone argument names a page rather than an instruction.
+fn looks_like_a_page(s: &str) -> bool {
+    s.contains("://")
+        || s.starts_with("about:")
+        || s.starts_with("data:")
+        || (!s.contains(' ') && (Path::new(s).exists() || s.ends_with(".html") || s.ends_with(".htm")))
+}
+
+/// Runs `argv` when it is a session command; `None` leaves it to the
+/// one-shot commands.
+pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
+    let name = argv.get(1)?.to_str()?.to_string();
+    if name == "close" || name == "sessions" {
+        let cmd = if name == "close" {
+            close_command()
+        } else {
+            sessions_command()
+        };
+        let m = match cmd.bin_name("sightline").try_get_matches_from(&argv[1..]) {
+            Ok(m) => m,
+            Err(e) => e.exit(),
+        };
+        return Some(if name == "close" { close(&m) } else { sessions(&m) });
+    }
+    let registry = Registry::standard();
+    let commands = tool_commands(&registry);
+    let tc = commands.iter().find(|c| c.command == name)?;
+    let tool = registry.get(tc.tool).expect("commands come from the registry");
+    let one_shot = ONE_SHOT.contains(&name.as_str());
+    let parsed = full_command(tc, &registry)
+        .bin_name(format!("sightline {name}"))
+        .try_get_matches_from(&argv[1..]);
+    let m = match parsed {
+        Ok(m) => m,
+        Err(_) if one_shot => return None,
+        Err(e) => e.exit(),
+    };
+    let (args, file) = match tool_arguments(tc, tool, &m) {
+        Ok(a) => a,
+        Err(_) if one_shot => return None,
+        Err(e) => {
+            eprintln!("error: sightline {name}: {e} (see `sightline {name} --help`)");
+            return Some(ExitCode::from(2));
+        }
+    };
+    // `extract URL` is still the one-shot extract of that page.
+    if one_shot
+        && args
+            .as_object()
+            .is_some_and(|a| a.values().any(|v| v.as_str().is_some_and(looks_like_a_page)))
+    {
+        return None;
+    }
+    Some(call(tc, args, file, &m))
+}
+
+fn session_paths(m: &ArgMatches) -> Result<SessionPaths, String> {
+    let name = m.get_one::<String>("session").map(String::as_str).unwrap_or("default");
+    SessionPaths::for_session(name).map_err(|e| e.to_string())
+}
+
+/// A path the user typed, made absolute against the command's folder (the
+/// daemon runs in the folder where the session was opened).
+fn absolute(value: &str) -> Option<String> {
+    let p = Path::new(value);
+    if p.is_absolute() || value.contains("://") || !p.exists() {
+        return None;
+    }
+    std::env::current_dir()
+        .ok()
+        .map(|d| d.join(p).to_string_lossy().into_owned())
+}
+
+fn with_absolute_paths(mut args: Value) -> Value {
+    for key in ["url", "paths", "path"] {
+        match args.get_mut(key) {
+            Some(Value::String(s)) => {
+                if let Some(a) = absolute(s) {
+                    *s = a;
+                }
+            }
+            Some(Value::Array(items)) => {
+                for item in items {
+                    if let Value::String(s) = item {
+                        if let Some(a) = absolute(s) {
+                            *s = a;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    args
+}
+
+/// The browser flags given on this command line, as the daemon takes them.
+fn browser_flags(m: &ArgMatches) -> Vec<String> {
+    let defs = BrowserOptions::augment_args(Command::new("x"));
+    let mut out = Vec::new();
+    for arg in defs.get_arguments() {
+        let id = arg.get_id().as_str();
+        let given = matches!(m.value_source(id), Some(clap::parser::ValueSource::CommandLine));
+        let Some(long) = arg.get_long().filter(|_| given) else {
+            continue;
+        };
+        if arg.get_action().takes_values() {
+            for raw in m.get_raw(id).into_iter().flatten() {
+                out.push(format!("--{long}"));
+                out.push(raw.to_string_lossy().into_owned());
+            }
+        } else if m.get_flag(id) {
+            out.push(format!("--{long}"));
+        }
+    }
+    out
+}
+
+fn no_session(paths: &SessionPaths) -> String {
+    let flag = if paths.name == "default" {
+        String::new()
+    } else {
+        format!(" --session {}", paths.name)
+    };
+    format!(
+        "no browser session \"{}\" is open: start one with `sightline open <URL>{flag}`",
+        paths.name
+    )
+}
+
+fn fail(m: &ArgMatches, message: &str) -> ExitCode {
+    if m.get_flag("json") {
+        crate::output::print_json(&json!({"ok": false, "error": message}));
+    } else {
+        eprintln!("error: {message}");
+    }
+    ExitCode::FAILURE
+}
+
+fn call(tc: &ToolCommand, args: Value, file: Option<String>, m: &ArgMatches) -> ExitCode {
+    let paths = match session_paths(m) {
+        Ok(p) => p,
+        Err(e) => return fail(m, &e),
+    };
+    let opening = tc.tool == "goto";
+    let flags = if opening { browser_flags(m) } else { Vec::new() };
+    let mut note = None;
+    if opening {
+        if !client::is_running(&paths) {
+            if let Err(e) = client::start_daemon(&paths, &flags) {
+                return fail(m, &e);
+            }
+        } else if !flags.is_empty() {
+            note = Some(format!(
+                "(The session's browser was already running: {} apply to a new session; `sightline close` first.)",
+                flags
+                    .iter()
+                    .filter(|f| f.starts_with("--"))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+    }
+    let request = Request::Call {
+        tool: tc.tool.to_string(),
+        args: with_absolute_paths(args),
+    };
+    let answer = match client::send(&paths, &request) {
+        Ok(a) => a,
+        Err(Failure::NoSession) => return fail(m, &no_session(&paths)),
+        Err(Failure::Lost(why)) => {
+            return fail(
+                m,
+                &format!(
+                    "the session's daemon went away ({why}); its log: {} — `sightline open <URL>` starts a new one",
+                    paths.log.display()
+                ),
+            )
+        }
+    };
+    let tree_file = m.try_get_one::<String>("file").ok().flatten().cloned();
+    print_answer(answer, tc, file, tree_file, note, m.get_flag("json"))
+}
+
+/// Prints an answer: the response text (or `--json` object), with a
+/// screenshot or a `--file` snapshot written where asked.
+fn print_answer(
+    mut answer: Answer,
+    tc: &ToolCommand,
+    image_file: Option<String>,
+    tree_file: Option<String>,
+    note: Option<String>,
+    json: bool,
+) -> ExitCode {
+    let mut saved = Vec::new();
+    if let Some(png) = answer.image_png.take().and_then(|b| sightline::base64::decode(&b)) {
+        let path = image_file.unwrap_or_else(|| default_image_name(&tc.command));
+        match std::fs::write(&path, &png) {
+            Ok(()) => saved.push(("image", path)),
+            Err(e) => {
+                eprintln!("error: cannot write {path}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(path) = tree_file {
+        let tree = answer.json["snapshot"]["text"].as_str().unwrap_or("").to_string();
+        if let Err(e) = std::fs::write(&path, &tree) {
+            eprintln!("error: cannot write {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+        answer.text = drop_tree_sections(&answer.text);
+        answer
+            .text
+            .push_str(&format!("\n### Snapshot\n{}\n", tree_summary(&path, &tree)));
+        if let Some(obj) = answer.json.as_object_mut() {
+            obj.remove("snapshot");
+        }
+        saved.push(("snapshot", path));
+    }
+    if json {
+        if let Some(obj) = answer.json.as_object_mut() {
+            for (kind, path) in &saved {
+                obj.insert(format!("{kind}_file"), json!(path));
+            }
+            if let Some(n) = &note {
+                obj.insert("note".into(), json!(n));
+            }
+        }
+        crate::output::print_json(&answer.json);
+    } else {
+        let mut text = answer.text;
+        for (kind, path) in &saved {
+            if *kind == "image" {
+                text = insert_after_result(&text, &format!("Saved the screenshot to {path}"));
+            }
+        }
+        if let Some(n) = note {
+            text = insert_after_result(&text, &n);
+        }
+        crate::output::print_out(&text);
+    }
+    if answer.is_error {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn default_image_name(command: &str) -> String {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    format!("{command}-{stamp}.png")
+}
+
+/// `text` with a line added at the end of its result section.
+fn insert_after_result(text: &str, line: &str) -> String {
+    match text.find("\n\n###") {
+        Some(i) => format!("{}\n{line}{}", &text[..i], &text[i..]),
+        None => format!("{}\n{line}\n", text.trim_end()),
+    }
+}
+
+/// The response without its snapshot section (the tree went to a file).
+fn drop_tree_sections(text: &str) -> String {
+    match text.find("\n### Snapshot") {
+        Some(i) => text[..i].to_string(),
+        None => text.to_string(),
+    }
+}
+
+fn tree_summary(path: &str, tree: &str) -> String {
+    let lines = tree.lines().count();
+    let refs = tree.matches("[ref=").count();
+    format!(
+        "Saved to {path}: {lines} lines, {refs} refs, {} characters.",
+        tree.chars().count()
+    )
+}
+
+fn close(m: &ArgMatches) -> ExitCode {
+    let targets = if m.get_flag("all") {
+        match SessionPaths::all() {
+            Ok(all) => all,
+            Err(e) => return fail(m, &e.to_string()),
+        }
+    } else {
+        match session_paths(m) {
+            Ok(p) => vec![p],
+            Err(e) => return fail(m, &e),
+        }
+    };
+    let mut closed = Vec::new();
+    for paths in &targets {
+        if let Ok(a) = client::send(paths, &Request::Close) {
+            if !a.is_error {
+                closed.push(paths.name.clone());
+            }
+        }
+    }
+    let text = match (closed.is_empty(), m.get_flag("all")) {
+        (true, true) => "No browser session was open.".to_string(),
+        (true, false) => format!("No browser session \"{}\" was open.", targets[0].name),
+        (false, _) => format!(
+            "Closed {}.",
+            closed.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    if m.get_flag("json") {
+        crate::output::print_json(&json!({"ok": true, "closed": closed, "result": text}));
+    } else {
+        crate::output::print_out(&format!("### Result\n{text}\n"));
+    }
+    ExitCode::SUCCESS
+}
+
+fn sessions(m: &ArgMatches) -> ExitCode {
+    let all = match SessionPaths::all() {
+        Ok(a) => a,
+        Err(e) => return fail(m, &e.to_string()),
+    };
+    let mut rows = Vec::new();
+    for paths in &all {
+        if let Ok(a) = client::send(paths, &Request::Status) {
+            let mut row = a.json;
+            row["name"] = json!(paths.name);
+            rows.push(row);
+        }
+    }
+    if m.get_flag("json") {
+        crate::output::print_json(&json!({"ok": true, "sessions": rows}));
+    } else if rows.is_empty() {
+        crate::output::print_out("### Result\nNo browser session is open.\n");
+    } else {
+        let mut text = String::from("### Result\n");
+        for r in &rows {
+            text.push_str(&format!(
+                "- {}: {} [{}] (idle {} s)\n",
+                r["name"].as_str().unwrap_or(""),
+                r["url"].as_str().filter(|u| !u.is_empty()).unwrap_or("no page yet"),
+                r["title"].as_str().unwrap_or(""),
+                r["idle_secs"]
+            ));
+        }
+        crate::output::print_out(&text);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `__session-daemon`: runs the daemon (its errors go to its log).
+pub async fn run_daemon(args: DaemonArgs) -> sightline::Result<()> {
+    daemon::serve(&args.session, args.browser).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_get_lines_and_trees_go_to_files() {
+        let text = "### Result\nClicked\n\n### Page\n- URL: x\n\n### Snapshot\n<untrusted_page_content>\n- a\n</untrusted_page_content>\n";
+        assert_eq!(
+            insert_after_result(text, "Saved the screenshot to a.png"),
+            text.replace("Clicked\n", "Clicked\nSaved the screenshot to a.png\n")
+        );
+        assert!(!drop_tree_sections(text).contains("Snapshot"));
+        assert_eq!(
+            tree_summary("t.txt", "- a [ref=e1]\n- b\n"),
+            "Saved to t.txt: 2 lines, 1 refs, 17 characters."
+        );
+        assert!(looks_like_a_page("https://a.test") && looks_like_a_page("page.html"));
+        assert!(!looks_like_a_page("the prices of the shoes"));
+    }
+}
