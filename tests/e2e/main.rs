@@ -26,6 +26,7 @@ mod npm_module;
 mod readiness;
 mod refs;
 mod run;
+mod sessions;
 mod snapshot;
 mod viewport;
 mod widget_conformance;

@@ -403,10 +403,14 @@ still hold):\n{}\n{d}{}",
 }
 
 /// The tab a freshly launched browser opens by itself (it may take a moment
-/// to be announced).
+/// to be announced), on about:blank: Chromium may start on its new-tab page,
+/// where the engine cannot run.
 async fn first_tab(browser: &Browser) -> Result<Option<Page>> {
     for _ in 0..20 {
         if let Some(p) = browser.pages().await?.into_iter().next() {
+            if p.url().await.map_or(true, |u| u.starts_with("chrome")) {
+                p.goto("about:blank").await?;
+            }
             return Ok(Some(p));
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

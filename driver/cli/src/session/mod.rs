@@ -12,6 +12,7 @@ mod client;
 pub mod commands;
 pub mod daemon;
 mod paths;
+mod skill;
 mod wire;
 
 use std::ffi::OsString;
@@ -96,6 +97,10 @@ fn close_command() -> Command {
     )
 }
 
+fn skill_command() -> Command {
+    Command::new("skill").about("Print the SKILL.md that teaches a coding agent the session commands.")
+}
+
 fn sessions_command() -> Command {
     session_flags(Command::new("sessions").about("List the open browser sessions."))
 }
@@ -129,6 +134,7 @@ pub fn help_commands(registry: &Registry) -> Vec<Command> {
         .collect();
     out.push(close_command());
     out.push(sessions_command());
+    out.push(skill_command());
     out
 }
 
@@ -144,6 +150,13 @@ fn looks_like_a_page(s: &str) -> bool {
 /// one-shot commands.
 pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
     let name = argv.get(1)?.to_str()?.to_string();
+    if name == "skill" {
+        if let Err(e) = skill_command().bin_name("sightline").try_get_matches_from(&argv[1..]) {
+            e.exit();
+        }
+        crate::output::print_out(&skill::skill_text(&Registry::standard()));
+        return Some(ExitCode::SUCCESS);
+    }
     if name == "close" || name == "sessions" {
         let cmd = if name == "close" {
             close_command()
@@ -338,18 +351,18 @@ fn print_answer(
             }
         }
     }
-    if let Some(path) = tree_file {
-        let tree = answer.json["snapshot"]["text"].as_str().unwrap_or("").to_string();
+    if let Some(path) = tree_file.filter(|_| !answer.is_error) {
+        // `snapshot`'s result is the tree, wrapped as untrusted page content.
+        let result = answer.json["result"].as_str().unwrap_or("").to_string();
+        let tree = unwrapped(&result);
         if let Err(e) = std::fs::write(&path, &tree) {
             eprintln!("error: cannot write {path}: {e}");
             return ExitCode::FAILURE;
         }
-        answer.text = drop_tree_sections(&answer.text);
-        answer
-            .text
-            .push_str(&format!("\n### Snapshot\n{}\n", tree_summary(&path, &tree)));
+        let summary = tree_summary(&path, &tree);
+        answer.text = answer.text.replacen(&result, &summary, 1);
         if let Some(obj) = answer.json.as_object_mut() {
-            obj.remove("snapshot");
+            obj.insert("result".into(), json!(summary));
         }
         saved.push(("snapshot", path));
     }
@@ -398,12 +411,16 @@ fn insert_after_result(text: &str, line: &str) -> String {
     }
 }
 
-/// The response without its snapshot section (the tree went to a file).
-fn drop_tree_sections(text: &str) -> String {
-    match text.find("\n### Snapshot") {
-        Some(i) => text[..i].to_string(),
-        None => text.to_string(),
-    }
+/// A tree without the untrusted-content tags around it.
+fn unwrapped(result: &str) -> String {
+    use sightline::tools::untrusted::{CLOSE_TAG, OPEN_TAG};
+    let mut tree: String = result
+        .lines()
+        .filter(|l| *l != OPEN_TAG && *l != CLOSE_TAG)
+        .collect::<Vec<_>>()
+        .join("\n");
+    tree.push('\n');
+    tree
 }
 
 fn tree_summary(path: &str, tree: &str) -> String {
@@ -500,7 +517,10 @@ mod tests {
             insert_after_result(text, "Saved the screenshot to a.png"),
             text.replace("Clicked\n", "Clicked\nSaved the screenshot to a.png\n")
         );
-        assert!(!drop_tree_sections(text).contains("Snapshot"));
+        assert_eq!(
+            unwrapped("<untrusted_page_content>\n- a\n</untrusted_page_content>"),
+            "- a\n"
+        );
         assert_eq!(
             tree_summary("t.txt", "- a [ref=e1]\n- b\n"),
             "Saved to t.txt: 2 lines, 1 refs, 17 characters."

@@ -1,0 +1,347 @@
+//! Session commands through real processes: every command is its own
+//! `sightline` process talking to the session's daemon (a real background
+//! process holding a real Chromium), on fixture pages served on 127.0.0.1.
+//! Each test has a session folder of its own (`SIGHTLINE_SESSION_DIR`).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sightline_testkit::offline_switches;
+
+use crate::support::*;
+
+/// A folder of sessions, closed (every session) when dropped.
+struct Sessions {
+    dir: tempfile::TempDir,
+    files: FixtureServer,
+}
+
+impl Sessions {
+    fn new() -> Sessions {
+        Sessions {
+            dir: tempfile::tempdir().unwrap(),
+            files: FixtureServer::start(),
+        }
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.dir.path().join("sessions")
+    }
+
+    fn env(&self) -> [(&'static str, String); 2] {
+        [
+            ("SIGHTLINE_SESSION_DIR", self.dir().to_string_lossy().into_owned()),
+            ("SIGHTLINE_SESSION", "default".into()),
+        ]
+    }
+
+    /// `sightline <args…>` in this folder of sessions.
+    fn run(&self, args: &[&str]) -> CliOutput {
+        let env = self.env();
+        let envs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run_cli_env(args, &envs)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        out.assert_success();
+        out.stdout
+    }
+
+    /// `sightline open <page> [args…]` with the browser kept off the network.
+    fn open(&self, page: &str, extra: &[&str]) -> String {
+        let url = self.files.url(page);
+        let mut args = vec!["open".to_string(), url];
+        for s in offline_switches() {
+            args.push(format!("--chrome-arg={s}"));
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.ok(&refs)
+    }
+
+    fn daemon_pid(&self, session: &str) -> Option<u32> {
+        std::fs::read_to_string(self.dir().join(format!("{session}.pid")))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+impl Drop for Sessions {
+    fn drop(&mut self) {
+        let _ = self.run(&["close", "--all"]);
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s.rsplit_once(')').map(|(_, r)| r.trim_start()).unwrap_or("");
+            !(state.starts_with('Z') || state.starts_with('X'))
+        })
+        .unwrap_or(false)
+}
+
+/// Chromium processes whose parent is `pid`.
+fn browsers_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let ppid: u32 = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        let cmd = std::fs::read_to_string(format!("/proc/{child}/cmdline")).unwrap_or_default();
+        if ppid == pid && cmd.contains("chromium") {
+            out.push(child);
+        }
+    }
+    out
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let end = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < end, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let png = std::fs::read(path).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    let n = |i: usize| u32::from_be_bytes(png[i..i + 4].try_into().unwrap());
+    (n(16), n(20))
+}
+
+#[test]
+fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
+    let s = Sessions::new();
+    // Nothing is open yet: the error says what to do, with status 1.
+    let out = s.run(&["snapshot"]);
+    assert_eq!(out.code(), Some(1));
+    assert!(out.stderr.contains("sightline open"), "{}", out.stderr);
+
+    let page = s.open("sessions/order.html", &[]);
+    assert!(page.contains("textbox \"Full name\""), "{page}");
+    let name = ref_with(&page, "textbox \"Full name\"");
+    let size = ref_with(&page, "combobox \"Size\"");
+    let gift = ref_with(&page, "checkbox \"Gift wrap\"");
+    let place = ref_with(&page, "button \"Place order\"");
+
+    // The whole tree whenever asked, and to a file for big pages.
+    let snap = s.ok(&["snapshot"]);
+    assert!(snap.contains(&format!("[ref={place}]")), "{snap}");
+    let tree_file = s.dir.path().join("tree.txt");
+    let summary = s.ok(&["snapshot", "--file", tree_file.to_str().unwrap()]);
+    assert!(summary.contains("Saved to") && summary.contains("refs"), "{summary}");
+    assert!(std::fs::read_to_string(&tree_file).unwrap().contains("Place order"));
+
+    // Form commands print what changed.
+    let filled = s.ok(&["fill", &name, "Ada Lovelace"]);
+    assert!(filled.contains("+ ") && filled.contains("Ada Lovelace"), "{filled}");
+    s.ok(&["select", &size, "Medium"]);
+    s.ok(&["check", &gift]);
+    let unchecked = s.ok(&["uncheck", &gift]);
+    assert!(unchecked.contains("### Result"), "{unchecked}");
+    s.ok(&["check", &gift]);
+    let placed = s.ok(&["click", &place]);
+    assert!(
+        placed.contains("Order placed for Ada Lovelace (Medium, gift wrapped)."),
+        "the order is placed with the typed name: {placed}"
+    );
+
+    // Another page, back (its refs work again), forward, reload.
+    let about = s.open("sessions/about.html", &[]);
+    assert!(about.contains("About us"), "{about}");
+    let back = s.ok(&["back"]);
+    assert!(back.contains("Order placed for Ada Lovelace"), "{back}");
+    let track = ref_with(&back, "button \"Track the parcel\"");
+    let clicked = s.ok(&["click", &track]);
+    assert!(clicked.contains("### Result"), "{clicked}");
+    assert!(s.ok(&["forward"]).contains("About us"));
+    assert!(s.ok(&["reload"]).contains("About us"));
+
+    // Keys, typing, hovering, scrolling, waiting, JavaScript.
+    let order = s.open("sessions/order.html", &[]);
+    let field = ref_with(&order, "textbox \"Full name\"");
+    s.ok(&["type", &field, "Grace"]);
+    s.ok(&["press", "End"]);
+    s.ok(&["type", " Hopper"]);
+    let value = s.ok(&["eval", "document.querySelector('input[name=name]').value"]);
+    assert!(value.contains("Grace Hopper"), "typed into the focused field: {value}");
+    s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);
+    s.ok(&["dblclick", &field]);
+    s.ok(&["scroll", "down"]);
+    s.ok(&["wait", "100"]);
+    assert!(s.ok(&["wait", "Quick order"]).contains("### Result"));
+
+    // A pop-up in the way: unblock closes it.
+    s.open("modals/cookie-bar.html", &[]);
+    let unblocked = s.ok(&["unblock"]);
+    assert!(
+        unblocked.to_lowercase().contains("closed") || unblocked.contains("removed"),
+        "{unblocked}"
+    );
+
+    // Tabs.
+    let listed = s.ok(&["tabs"]);
+    assert!(listed.contains("### Result"), "{listed}");
+    s.ok(&["tabs", "new"]);
+    let two = s.ok(&["tabs", "list"]);
+    assert!(two.contains("- 1:"), "{two}");
+    s.ok(&["tabs", "select", "0"]);
+    s.ok(&["tabs", "close", "1"]);
+
+    // A screenshot at the viewport's size.
+    let shot = s.dir.path().join("shot.png");
+    let said = s.ok(&["screenshot", shot.to_str().unwrap()]);
+    assert!(said.contains("shot.png"), "{said}");
+    assert_eq!(png_size(&shot), (1280, 720));
+
+    // JSON: the same response as one object.
+    let json: Value = serde_json::from_str(&s.ok(&["snapshot", "--json"])).unwrap();
+    assert_eq!(json["ok"], true, "{json}");
+    assert!(
+        json["page"]["url"].as_str().unwrap().contains("cookie-bar.html"),
+        "{json}"
+    );
+    assert!(json["result"].as_str().unwrap().contains("[ref="), "the tree: {json}");
+
+    // Errors say what to do next, with status 1; bad usage is status 2.
+    let stale = s.run(&["click", "e999"]);
+    assert_eq!(stale.code(), Some(1), "{}", stale.stdout);
+    assert!(
+        stale.stdout.contains("### Error") && stale.stdout.contains("sightline snapshot"),
+        "{}",
+        stale.stdout
+    );
+    let usage = s.run(&["fill", "e1"]);
+    assert_eq!(usage.code(), Some(2), "{}", usage.stderr);
+
+    let sessions = s.ok(&["sessions"]);
+    assert!(
+        sessions.contains("default") && sessions.contains("cookie-bar.html"),
+        "{sessions}"
+    );
+    let pid = s.daemon_pid("default").expect("a pid file");
+    s.ok(&["close"]);
+    wait_until("the daemon exits on close", Duration::from_secs(20), || !alive(pid));
+    let after = s.run(&["snapshot"]);
+    assert_eq!(after.code(), Some(1));
+    assert!(s.ok(&["sessions"]).contains("No browser session"));
+}
+
+#[test]
+fn sessions_are_isolated_and_private() {
+    let s = Sessions::new();
+    s.open("sessions/order.html", &[]);
+    s.open("sessions/about.html", &["--session", "other"]);
+    // Cookies and tabs of one session are not the other's.
+    s.ok(&["eval", "document.cookie = 'who=first'"]);
+    let mine = s.ok(&["eval", "document.cookie"]);
+    assert!(mine.contains("who=first"), "{mine}");
+    let theirs = s.ok(&["eval", "document.cookie", "--session", "other"]);
+    assert!(!theirs.contains("who=first"), "{theirs}");
+    assert!(s.ok(&["snapshot", "--session", "other"]).contains("About us"));
+    assert!(s.ok(&["snapshot"]).contains("Quick order"));
+
+    // Only the user can open the sockets.
+    let dir = s.dir();
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    for name in ["default", "other"] {
+        let sock = dir.join(format!("{name}.sock"));
+        assert_eq!(
+            std::fs::metadata(&sock).unwrap().permissions().mode() & 0o777,
+            0o600,
+            "{name}"
+        );
+    }
+    let listed = s.ok(&["sessions"]);
+    assert!(listed.contains("default") && listed.contains("other"), "{listed}");
+    let closed = s.ok(&["close", "--all"]);
+    assert!(
+        closed.contains("\"default\"") && closed.contains("\"other\""),
+        "{closed}"
+    );
+}
+
+#[test]
+fn idle_sessions_close_and_dead_ones_are_cleaned_up() {
+    let s = Sessions::new();
+    // An idle timeout: the daemon and its browser go away by themselves.
+    s.open("sessions/order.html", &["--idle-timeout", "2"]);
+    let pid = s.daemon_pid("default").unwrap();
+    let browsers = browsers_of(pid);
+    assert!(!browsers.is_empty(), "the daemon holds a browser");
+    wait_until("the idle daemon exits", Duration::from_secs(30), || !alive(pid));
+    wait_until("its browser exits", Duration::from_secs(20), || {
+        browsers.iter().all(|b| !alive(*b))
+    });
+    assert!(!s.dir().join("default.sock").exists(), "the socket is removed");
+
+    // A daemon killed outright leaves its socket: the next command cleans up.
+    s.open("sessions/order.html", &[]);
+    let pid = s.daemon_pid("default").unwrap();
+    unsafe_kill(pid, 9);
+    wait_until("the killed daemon is gone", Duration::from_secs(10), || !alive(pid));
+    assert!(s.dir().join("default.sock").exists(), "a stale socket");
+    let out = s.run(&["snapshot"]);
+    assert_eq!(out.code(), Some(1));
+    assert!(out.stderr.contains("sightline open"), "{}", out.stderr);
+    assert!(!s.dir().join("default.sock").exists(), "the stale socket was removed");
+    // And `open` starts afresh.
+    assert!(s.open("sessions/order.html", &[]).contains("Quick order"));
+
+    // A browser that died is started again on the next command.
+    let pid = s.daemon_pid("default").unwrap();
+    let browsers = browsers_of(pid);
+    for b in &browsers {
+        unsafe_kill(*b, 9);
+    }
+    wait_until("the browser is gone", Duration::from_secs(10), || {
+        browsers.iter().all(|b| !alive(*b))
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let again = s.run(&["snapshot"]);
+    assert!(again.status.success(), "{}\n{}", again.stdout, again.stderr);
+    assert!(s.open("sessions/about.html", &[]).contains("About us"));
+}
+
+/// SIGKILL or SIGTERM to `pid`.
+fn unsafe_kill(pid: u32, signal: i32) {
+    let _ = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status();
+}
+
+#[test]
+fn the_one_shot_forms_keep_working() {
+    let files = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let envs = [("SIGHTLINE_SESSION_DIR", dir.path().to_str().unwrap())];
+    // `snapshot <URL>` loads its page and exits; no session is involved.
+    let out = run_cli_env(&["snapshot", &files.url("sessions/order.html")], &envs);
+    out.assert_success();
+    assert!(out.stdout.contains("button \"Place order\""), "{}", out.stdout);
+    let out = run_cli_env(&["unblock", &files.url("modals/cookie-bar.html")], &envs);
+    out.assert_success();
+    assert!(
+        !dir.path().join("default.sock").exists(),
+        "a one-shot command starts no session"
+    );
+    // The skill for coding agents.
+    let skill = run_cli(&["skill"]);
+    skill.assert_success();
+    assert!(skill.stdout.starts_with("---\nname: sightline"), "{}", skill.stdout);
+}
