@@ -16,7 +16,7 @@ pub fn skill_text(registry: &Registry) -> String {
         let tool = registry.get(tc.tool).expect("commands come from the registry");
         let mut usage = format!("sightline {}", tc.command);
         for p in positional_names(tool) {
-            usage.push_str(&format!(" <{}>", p.replace('|', "|")));
+            usage.push_str(&format!(" <{p}>"));
         }
         if tool.returns_image {
             usage.push_str(" [FILE]");
