@@ -48,10 +48,11 @@ pub const STREAM_GRACE: Duration = Duration::from_millis(250);
 /// brought before the DOM is judged quiet.
 pub const RESPONSE_GRACE: Duration = Duration::from_millis(50);
 /// How long the content in and near the viewport must stay unchanged.
-pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(100);
+pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(60);
 /// How long a step watches for the page's reaction to its input when the
-/// page does not change at all.
-pub const ECHO_WINDOW: Duration = Duration::from_millis(50);
+/// page does not change at all: a frame and a half. Handlers that react
+/// later set a timer (the late window waits for it) or start a request.
+pub const ECHO_WINDOW: Duration = Duration::from_millis(25);
 /// How long after the page is otherwise ready a step still waits for the
 /// timers it set (due within this window) and for a loading consent manager.
 pub const LATE_WINDOW: Duration = Duration::from_millis(1000);

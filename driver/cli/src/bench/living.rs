@@ -18,7 +18,7 @@ use sightline_testkit::mcp_client::McpClient;
 use sightline_testkit::{fixtures_dir, offline_switches, FixtureServer};
 
 use super::agent_browser::AgentBrowser;
-use super::pages::{median, print_report};
+use super::pages::{median, print_report, ref_on_line};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchLivingArgs {
@@ -196,15 +196,6 @@ fn linked_files(text: &str, dir: &Path) -> String {
         }
     }
     out
-}
-
-/// The ref on the first line holding `needle`.
-fn ref_on_line(text: &str, needle: &str) -> Option<String> {
-    text.lines().filter(|l| l.contains(needle)).find_map(|l| {
-        let start = l.find("ref=")? + 4;
-        let end = l[start..].find([']', ',', ' '])? + start;
-        Some(l[start..end].to_string())
-    })
 }
 
 /// How one scenario went for one tool in one run.
@@ -464,30 +455,4 @@ pub async fn run(args: BenchLivingArgs) -> Result<()> {
     let report = bench_living(&args).await?;
     print_report(&report, args.json, render);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refs_in_every_tool_format() {
-        assert_eq!(
-            ref_on_line("- button \"Search\" [ref=e7]", "Search").as_deref(),
-            Some("e7")
-        );
-        assert_eq!(
-            ref_on_line(
-                "- link \"Read the full story\" [ref=e3] [cursor=pointer]:",
-                "full story"
-            )
-            .as_deref(),
-            Some("e3")
-        );
-        assert_eq!(
-            ref_on_line("- combobox \"Category\" [expanded=false, ref=e5]: All", "Category").as_deref(),
-            Some("e5")
-        );
-        assert!(ref_on_line("- heading \"x\"", "x").is_none());
-    }
 }

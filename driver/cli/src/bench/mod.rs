@@ -10,6 +10,7 @@ mod living;
 mod mcp;
 mod memory;
 mod pages;
+mod sessions;
 mod snapshot;
 
 use sightline::Result;
@@ -38,6 +39,9 @@ pub enum BenchCommand {
     /// server, Playwright MCP and agent-browser: tool time until the target
     /// is seen, and whether the first response had it.
     Living(living::BenchLivingArgs),
+    /// The ten-command flow of a coding agent (a process per command)
+    /// through Sightline's session commands and agent-browser.
+    Sessions(sessions::BenchSessionsArgs),
     /// Tasks per minute of a batch of steps-only tasks at several
     /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
     Batch(batch::BenchBatchArgs),
@@ -52,5 +56,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Mcp(a) => mcp::run(a).await,
         BenchCommand::Batch(a) => batch::run(a).await,
         BenchCommand::Living(a) => living::run(a).await,
+        BenchCommand::Sessions(a) => sessions::run(a).await,
     }
 }

@@ -20,6 +20,16 @@ pub fn median(xs: &[f64]) -> f64 {
     }
 }
 
+/// The ref on the first line holding `needle`, in every tool's format:
+/// `[ref=e3]`, `[ref=e3] [cursor=pointer]`, `[expanded=false, ref=e5]`.
+pub fn ref_on_line(text: &str, needle: &str) -> Option<String> {
+    text.lines().filter(|l| l.contains(needle)).find_map(|l| {
+        let start = l.find("ref=")? + 4;
+        let end = l[start..].find([']', ',', ' '])? + start;
+        Some(l[start..end].to_string())
+    })
+}
+
 /// Prints `report` as one JSON object (`--json`) or as `render` writes it.
 pub fn print_report<T: serde::Serialize>(report: &T, json: bool, render: impl Fn(&T) -> String) {
     let text = if json {
@@ -102,6 +112,27 @@ pub fn serve_files(files: &[PathBuf]) -> Result<(FixtureServer, Vec<(String, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refs_in_every_tool_format() {
+        assert_eq!(
+            ref_on_line("- button \"Search\" [ref=e7]", "Search").as_deref(),
+            Some("e7")
+        );
+        assert_eq!(
+            ref_on_line(
+                "- link \"Read the full story\" [ref=e3] [cursor=pointer]:",
+                "full story"
+            )
+            .as_deref(),
+            Some("e3")
+        );
+        assert_eq!(
+            ref_on_line("- combobox \"Category\" [expanded=false, ref=e5]: All", "Category").as_deref(),
+            Some("e5")
+        );
+        assert!(ref_on_line("- heading \"x\"", "x").is_none());
+    }
 
     #[test]
     fn medians() {

@@ -1,0 +1,294 @@
+//! `sightline bench sessions`: the ten-command flow a coding agent runs
+//! (open a shop, snapshot, fill, select, click, snapshot, open another
+//! page, back, snapshot, close), every command its own process, through
+//! Sightline's session commands and agent-browser's CLI, two runs each,
+//! interleaved. Per command: wall time and output characters.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use serde::Serialize;
+use sightline::{Error, Result};
+use sightline_testkit::{fixtures_dir, offline_switches, FixtureServer};
+
+use super::agent_browser::AgentBrowser;
+use super::pages::{median, print_report, ref_on_line};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchSessionsArgs {
+    /// Runs per tool (interleaved).
+    #[arg(long, default_value_t = 2)]
+    pub runs: usize,
+    /// Leave agent-browser out (only Sightline's figures).
+    #[arg(long)]
+    pub no_agent_browser: bool,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One command of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommandRun {
+    pub command: String,
+    pub ms: f64,
+    pub chars: usize,
+    pub ok: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowRun {
+    pub tool: String,
+    pub commands: Vec<CommandRun>,
+    /// The order was placed with the typed name, and the page after back had refs.
+    pub flow_ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionsReport {
+    pub runs: Vec<FlowRun>,
+}
+
+const STEPS: &[&str] = &[
+    "open", "snapshot", "fill", "select", "click", "snapshot", "open", "back", "snapshot", "close",
+];
+
+/// A tool that runs one command line as one process.
+trait Cli {
+    fn run(&mut self, args: &[&str]) -> (String, f64, bool);
+    /// The tool's snapshot command.
+    fn snapshot_args(&self) -> Vec<&'static str>;
+    /// How the tool names a ref on its command line.
+    fn target(&self, r: &str) -> String;
+}
+
+struct Sightline {
+    exe: PathBuf,
+    dir: tempfile::TempDir,
+    session: String,
+}
+
+impl Cli for Sightline {
+    fn run(&mut self, args: &[&str]) -> (String, f64, bool) {
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(args)
+            .env("SIGHTLINE_SESSION_DIR", self.dir.path())
+            .env("SIGHTLINE_SESSION", &self.session)
+            .env_remove("SIGHTLINE_LOG");
+        if args.first() == Some(&"open") {
+            for s in offline_switches() {
+                cmd.arg(format!("--chrome-arg={s}"));
+            }
+        }
+        let started = Instant::now();
+        let out = cmd.output();
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        match out {
+            Ok(o) => (String::from_utf8_lossy(&o.stdout).into_owned(), ms, o.status.success()),
+            Err(e) => (format!("did not run: {e}"), ms, false),
+        }
+    }
+
+    fn snapshot_args(&self) -> Vec<&'static str> {
+        vec!["snapshot"]
+    }
+
+    fn target(&self, r: &str) -> String {
+        r.to_string()
+    }
+}
+
+struct Peer(AgentBrowser);
+
+impl Cli for Peer {
+    fn run(&mut self, args: &[&str]) -> (String, f64, bool) {
+        let r = self.0.run(args);
+        let ok = !r.stdout.contains("✗");
+        (r.stdout, r.ms, ok)
+    }
+
+    fn snapshot_args(&self) -> Vec<&'static str> {
+        // Its full snapshot, as the text a model reads.
+        vec!["snapshot"]
+    }
+
+    fn target(&self, r: &str) -> String {
+        format!("@{r}")
+    }
+}
+
+fn flow(tool: &str, cli: &mut dyn Cli, files: &FixtureServer) -> FlowRun {
+    let order = files.url("sessions/order.html");
+    let about = files.url("sessions/about.html");
+    let mut commands = Vec::new();
+    let mut record = |name: &str, (text, ms, ok): (String, f64, bool)| -> String {
+        commands.push(CommandRun {
+            command: name.to_string(),
+            ms,
+            chars: text.chars().count(),
+            ok,
+        });
+        text
+    };
+    let mut problem = None;
+    record("open", cli.run(&["open", &order]));
+    let snap_args = cli.snapshot_args();
+    let page = record("snapshot", cli.run(&snap_args));
+    let refs = (
+        ref_on_line(&page, "textbox \"Full name\""),
+        ref_on_line(&page, "combobox \"Size\""),
+        ref_on_line(&page, "button \"Place order\""),
+    );
+    let placed_text;
+    let after_back;
+    if let (Some(name), Some(size), Some(place)) = refs {
+        record("fill", cli.run(&["fill", &cli.target(&name), "Ada Lovelace"]));
+        record("select", cli.run(&["select", &cli.target(&size), "Medium"]));
+        record("click", cli.run(&["click", &cli.target(&place)]));
+        placed_text = record("snapshot", cli.run(&snap_args));
+        record("open", cli.run(&["open", &about]));
+        record("back", cli.run(&["back"]));
+        after_back = record("snapshot", cli.run(&snap_args));
+    } else {
+        problem = Some(format!("no refs for the form in:\n{page}"));
+        placed_text = String::new();
+        after_back = String::new();
+    }
+    record("close", cli.run(&["close"]));
+    let placed = placed_text.contains("Order placed for Ada Lovelace (Medium)");
+    let refs_back = after_back.contains("Order placed for Ada Lovelace") && after_back.contains("ref=");
+    if problem.is_none() && !(placed && refs_back) {
+        problem = Some(format!(
+            "placed: {placed}, refs after back: {refs_back}\n--- after the click:\n{placed_text}\n--- after back:\n{after_back}"
+        ));
+    }
+    FlowRun {
+        tool: tool.to_string(),
+        commands,
+        flow_ok: problem.is_none(),
+        problem,
+    }
+}
+
+pub async fn bench_sessions(args: &BenchSessionsArgs) -> Result<SessionsReport> {
+    let exe = std::env::current_exe().map_err(|e| Error::Io(format!("the sightline binary: {e}")))?;
+    let peer = if args.no_agent_browser {
+        None
+    } else {
+        Some(AgentBrowser::installed()?)
+    };
+    let files = FixtureServer::try_serve(fixtures_dir())
+        .map_err(|e| Error::Io(format!("cannot serve the fixture pages: {e}")))?;
+    let runs = args.runs.max(1);
+    tokio::task::spawn_blocking(move || -> Result<SessionsReport> {
+        let mut out = Vec::new();
+        for run in 0..runs {
+            let dir = tempfile::tempdir().map_err(|e| Error::Io(format!("a session folder: {e}")))?;
+            let mut ours = Sightline {
+                exe: exe.clone(),
+                dir,
+                session: format!("bench-{run}"),
+            };
+            eprintln!("bench sessions: run {}/{runs}: sightline", run + 1);
+            out.push(flow("sightline", &mut ours, &files));
+            if let Some(binary) = &peer {
+                eprintln!("bench sessions: run {}/{runs}: agent-browser", run + 1);
+                let session = format!("sightline-bench-{}-{run}", std::process::id());
+                let mut theirs = Peer(AgentBrowser::new(binary.clone(), &session));
+                out.push(flow("agent-browser", &mut theirs, &files));
+            }
+        }
+        Ok(SessionsReport { runs: out })
+    })
+    .await
+    .map_err(|e| Error::Io(format!("the sessions benchmark failed: {e}")))?
+}
+
+pub fn render(r: &SessionsReport) -> String {
+    let tools: Vec<&str> = {
+        let mut t: Vec<&str> = r.runs.iter().map(|f| f.tool.as_str()).collect();
+        t.dedup();
+        t.sort();
+        t.dedup();
+        t.reverse();
+        t
+    };
+    let mut out = String::from("per command: wall ms of each run (a process per command), output characters\n");
+    out.push_str(&format!("{:<4} {:<9}", "#", "command"));
+    for t in &tools {
+        out.push_str(&format!(" | {:>30}", t));
+    }
+    out.push('\n');
+    for (i, step) in STEPS.iter().enumerate() {
+        out.push_str(&format!("{:<4} {:<9}", i + 1, step));
+        for t in &tools {
+            let cells: Vec<&CommandRun> = r
+                .runs
+                .iter()
+                .filter(|f| f.tool == *t)
+                .filter_map(|f| f.commands.get(i))
+                .collect();
+            let ms: Vec<String> = cells.iter().map(|c| format!("{:.0}", c.ms)).collect();
+            let chars = cells.first().map_or(0, |c| c.chars);
+            out.push_str(&format!(" | {:>20} ms {:>6}", ms.join(", "), chars));
+        }
+        out.push('\n');
+    }
+    let mut totals = Vec::new();
+    out.push_str(&format!("{:<14}", "total"));
+    for t in &tools {
+        let per_run: Vec<f64> = r
+            .runs
+            .iter()
+            .filter(|f| f.tool == *t)
+            .map(|f| f.commands.iter().map(|c| c.ms).sum())
+            .collect();
+        let chars: usize = r
+            .runs
+            .iter()
+            .find(|f| f.tool == *t)
+            .map_or(0, |f| f.commands.iter().map(|c| c.chars).sum());
+        totals.push((t.to_string(), median(&per_run)));
+        let shown: Vec<String> = per_run.iter().map(|m| format!("{m:.0}")).collect();
+        out.push_str(&format!(" | {:>20} ms {:>6}", shown.join(", "), chars));
+    }
+    out.push('\n');
+    for t in &tools {
+        let warm: Vec<f64> = r
+            .runs
+            .iter()
+            .filter(|f| f.tool == *t)
+            .flat_map(|f| f.commands.iter().skip(1).take(8).map(|c| c.ms))
+            .collect();
+        let ok = r.runs.iter().filter(|f| f.tool == *t).all(|f| f.flow_ok);
+        out.push_str(&format!(
+            "{t}: warm per-command median {:.0} ms; the flow {}\n",
+            median(&warm),
+            if ok { "worked in every run" } else { "FAILED" }
+        ));
+    }
+    if let (Some(ours), Some(theirs)) = (
+        totals.iter().find(|(t, _)| t == "sightline"),
+        totals.iter().find(|(t, _)| t == "agent-browser"),
+    ) {
+        out.push_str(&format!(
+            "sightline / agent-browser: {:.2}x the total time (median run)\n",
+            ours.1 / theirs.1.max(f64::EPSILON)
+        ));
+    }
+    for f in r.runs.iter().filter(|f| !f.flow_ok) {
+        if let Some(p) = &f.problem {
+            out.push_str(&format!("{}: {}\n", f.tool, p));
+        }
+    }
+    out
+}
+
+pub async fn run(args: BenchSessionsArgs) -> Result<()> {
+    let report = bench_sessions(&args).await?;
+    print_report(&report, args.json, render);
+    Ok(())
+}
