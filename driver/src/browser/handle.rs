@@ -124,6 +124,9 @@ impl Browser {
             .launch_timeout(options.launch_timeout)
             .request_timeout(options.request_timeout)
             .args(CHROME_SWITCHES.iter().copied())
+            // No first tab: Chromium would load its new-tab page (WebUI
+            // renderers that slow the start); tabs are ours to open.
+            .arg("no-startup-window")
             .arg(("disable-features", DISABLED_FEATURES));
         for a in &options.extra_args {
             builder = builder.arg(a.trim_start_matches('-').to_string());

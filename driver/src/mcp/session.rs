@@ -157,17 +157,14 @@ impl Session {
                     .load_storage_state(context.as_ref(), &StorageState::load(path)?)
                     .await?;
             }
-            // A browser of our own starts with a blank tab: the session's first.
-            let blank = match (&context, &self.options.cdp_endpoint) {
-                (None, None) => first_tab(&browser).await?,
-                _ => None,
-            };
-            if blank.is_none() && self.host.is_extension() {
-                return Err(Error::Extension("no tab is shared in the extension's panel".into()));
-            }
-            let page = match blank {
-                Some(p) => p,
-                None => browser.new_page_in(context.as_ref()).await?,
+            // The user's own browser: the tab they shared. Any other browser:
+            // a tab of the session's own (a browser we launch starts with none).
+            let page = if self.host.is_extension() {
+                first_tab(&browser)
+                    .await?
+                    .ok_or_else(|| Error::Extension("no tab is shared in the extension's panel".into()))?
+            } else {
+                browser.new_page_in(context.as_ref()).await?
             };
             st.generation = Some(generation);
             st.browser = Some(browser.clone());
@@ -402,18 +399,8 @@ still hold):\n{}\n{d}{}",
     }
 }
 
-/// The tab a freshly launched browser opens by itself (it may take a moment
-/// to be announced), on about:blank: Chromium may start on its new-tab page,
-/// where the engine cannot run.
+/// The first tab the browser has (through the extension: the first one the
+/// user shared).
 async fn first_tab(browser: &Browser) -> Result<Option<Page>> {
-    for _ in 0..20 {
-        if let Some(p) = browser.pages().await?.into_iter().next() {
-            if p.url().await.map_or(true, |u| u.starts_with("chrome")) {
-                p.goto("about:blank").await?;
-            }
-            return Ok(Some(p));
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    Ok(None)
+    Ok(browser.pages().await?.into_iter().next())
 }

@@ -273,6 +273,13 @@ impl Page {
                 tokio::time::sleep_until(deadline.min(late_end).min(wake).min(now + POLL).into()).await;
                 continue;
             }
+            let late = late_until.map_or(Duration::ZERO, |end| now.saturating_duration_since(end - LATE_WINDOW));
+            if late > Duration::from_millis(5) {
+                tracing::debug!(
+                    "readiness: ready after {:?}, {late:?} of it in the late window",
+                    started.elapsed()
+                );
+            }
             return Ok(ReadyReport::ready(started));
         }
         tracing::debug!(?pending, "readiness: the budget of {budget:?} ran out");
