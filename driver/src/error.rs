@@ -175,6 +175,11 @@ pub enum Error {
     #[error("the page crashed (its renderer process died)")]
     PageCrashed,
 
+    /// The page's main thread stopped answering (a script in an endless
+    /// loop): nothing can be read or done in it.
+    #[error("the page is not responding: its main thread has been busy for over {}s (a script in an endless loop?)", .after.as_secs())]
+    PageNotResponding { after: Duration },
+
     /// The browser went away (closed, crashed or interrupted).
     #[error("the browser is closed")]
     BrowserClosed,

@@ -283,11 +283,7 @@ impl Page {
     async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
         // Before the event: what its handlers start belongs to this step.
         self.begin_step();
-        self.cdp()
-            .execute(p)
-            .await
-            .map(|_| ())
-            .map_err(|e| Error::cdp("Input.dispatchKeyEvent", e))
+        self.answered("Input.dispatchKeyEvent", self.cdp().execute(p)).await
     }
 
     /// Presses and releases one key with `modifiers` held (bit field).
@@ -344,11 +340,8 @@ impl Page {
     /// one `beforeinput`/`input`, no key events.
     pub async fn insert_text(&self, text: &str) -> Result<()> {
         self.begin_step();
-        self.cdp()
-            .execute(InsertTextParams::new(text))
+        self.answered("Input.insertText", self.cdp().execute(InsertTextParams::new(text)))
             .await
-            .map(|_| ())
-            .map_err(|e| Error::cdp("Input.insertText", e))
     }
 
     // One argument per field of CDP's Input.dispatchMouseEvent it sets.
@@ -371,11 +364,31 @@ impl Page {
             p.click_count = Some(click_count);
         }
         p.modifiers = Some(modifiers);
-        self.cdp()
-            .execute(p)
-            .await
-            .map(|_| ())
-            .map_err(|e| Error::cdp("Input.dispatchMouseEvent", e))
+        self.answered("Input.dispatchMouseEvent", self.cdp().execute(p)).await
+    }
+
+    /// Input the renderer must take: it answers once the page has handled
+    /// the event, so a page whose handler never returns (an endless loop)
+    /// would hold the step until the DevTools timeout (60 s). After the
+    /// action timeout, a page that does not answer a trivial question
+    /// either is not responding.
+    async fn answered<T>(
+        &self,
+        method: &'static str,
+        command: impl std::future::Future<Output = std::result::Result<T, chromiumoxide::error::CdpError>>,
+    ) -> Result<()> {
+        let asked = std::time::Instant::now();
+        match tokio::time::timeout(self.action_timeout(), command).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(Error::cdp(method, e)),
+            Err(_) if !self.responds_within(super::readiness::UNRESPONSIVE_GRACE).await => {
+                Err(Error::PageNotResponding { after: asked.elapsed() })
+            }
+            Err(_) => Err(Error::Timeout {
+                what: format!("{method} to be handled"),
+                after: self.action_timeout(),
+            }),
+        }
     }
 
     /// Moves the mouse to (x, y) in top-level viewport CSS pixels.

@@ -289,13 +289,19 @@ impl Page {
         let what = if loaded { "the load event" } else { "the document" };
         let main = self.main_frame_id().await?;
         loop {
+            let asked = Instant::now();
             let state = tokio::time::timeout_at(
                 deadline.into(),
                 self.unless_crashed(self.engine_eval(&main, "document.readyState", false)),
             )
             .await;
             match state {
-                Err(_) => break,
+                Err(_) => {
+                    if !self.responds_within(super::readiness::UNRESPONSIVE_GRACE).await {
+                        return Err(Error::PageNotResponding { after: asked.elapsed() });
+                    }
+                    break;
+                }
                 Ok(Err(e)) | Ok(Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed)))) => return Err(e),
                 Ok(Ok(Ok(v))) if v.as_str() == Some("complete") => return Ok(()),
                 Ok(Ok(Ok(v))) if !loaded && v.as_str() == Some("interactive") => return Ok(()),

@@ -30,6 +30,8 @@
 
 use std::time::{Duration, Instant};
 
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+
 use super::handle::Page;
 use super::tracker::{PendingRequest, RequestRole, MAX_REQUEST_AGE};
 use crate::config::WaitUntil;
@@ -61,6 +63,9 @@ pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
 const CONSENT_LOAD_LIMIT: Duration = Duration::from_secs(3);
 /// Longest pause between two looks at the page.
 const POLL: Duration = Duration::from_millis(50);
+/// A page that left a look unanswered gets this long to answer a trivial
+/// question before it counts as not responding.
+pub(crate) const UNRESPONSIVE_GRACE: Duration = Duration::from_millis(1500);
 
 /// How a wait for readiness ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -337,16 +342,23 @@ impl Page {
 
     /// One look at the page; `None` when the deadline passed first. A
     /// document being replaced has no context for a moment: it reads as
-    /// still parsing.
+    /// still parsing. A page that did not answer until the deadline, nor
+    /// a trivial question after it, is not responding: an error.
     async fn look_at_readiness(&self, deadline: Instant, look_for_busy: bool, step: Instant) -> Result<Option<Probe>> {
         let step_ms = step.elapsed().as_millis();
         let js = format!("globalThis.__sightline.readiness({look_for_busy}, {step_ms})");
+        let asked = Instant::now();
         let look = async {
             let main = self.main_frame_id().await?;
             self.engine_eval(&main, &js, false).await
         };
         match tokio::time::timeout_at(deadline.into(), look).await {
-            Err(_) => Ok(None),
+            Err(_) => {
+                if !self.responds_within(UNRESPONSIVE_GRACE).await {
+                    return Err(Error::PageNotResponding { after: asked.elapsed() });
+                }
+                Ok(None)
+            }
             Ok(Ok(v)) => Ok(Some(Probe::read(&v))),
             Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed))) => Err(e),
             Ok(Err(e)) => {
@@ -368,6 +380,13 @@ impl Page {
             let turn = self.engine_eval(&main, TASK_TURN_JS, true);
             let _ = tokio::time::timeout(TASK_TURN_TIMEOUT, turn).await;
         }
+    }
+
+    /// Whether the page's main thread answers a trivial question within
+    /// `limit` (a hung page, busy in an endless loop, does not).
+    pub async fn responds_within(&self, limit: Duration) -> bool {
+        let ask = self.cdp().execute(EvaluateParams::new("0"));
+        matches!(tokio::time::timeout(limit, ask).await, Ok(Ok(_)))
     }
 
     /// Waits (the `wait` tool), failing early only if the page crashes.
