@@ -29,6 +29,7 @@ mod browser;
 mod config;
 mod domains;
 mod error;
+mod image;
 pub mod llm;
 pub mod mcp;
 mod page;
@@ -51,10 +52,11 @@ pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use llm::{Llm, LlmOptions, Usage};
 pub use page::{
-    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo,
-    ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord, Page,
-    RemoveBlockerResult, ScrollAmount, SettleReport, SnapshotOptions, StorageItem, Target, ViewportSize,
-    DEFAULT_SETTLE_TIMEOUT, ENGINE_BUNDLE, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, USER_WORLD_NAME,
+    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, AnnotatedScreenshot, ClickButton,
+    ClickOptions, Combo, ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord,
+    Page, PointClick, PointTarget, RefBox, RemoveBlockerResult, ScrollAmount, SettleReport, SnapshotOptions,
+    StorageItem, Target, ViewportSize, DEFAULT_SETTLE_TIMEOUT, ENGINE_BUNDLE, MAIN_WORLD_HOOK, MAX_REQUEST_AGE,
+    QUIET_WINDOW, USER_WORLD_NAME,
 };
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 

@@ -57,6 +57,39 @@ impl Page {
         self.capture(None, false).await
     }
 
+    /// A PNG of what the viewport shows, rendered at `scale` (0.5 gives an
+    /// image half the viewport's CSS size; Chromium renders it at that size,
+    /// so small text stays legible). Models that see screenshots get them
+    /// at the size they declare; their coordinates are scaled back.
+    pub async fn screenshot_scaled(&self, scale: f64) -> Result<Vec<u8>> {
+        let m = self
+            .cdp()
+            .execute(GetLayoutMetricsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        let vv = &m.result.css_visual_viewport;
+        let clip = Viewport {
+            x: vv.page_x,
+            y: vv.page_y,
+            width: vv.client_width,
+            height: vv.client_height,
+            scale,
+        };
+        self.capture(Some(clip), false).await
+    }
+
+    /// The viewport's size in CSS pixels as screenshots show it (the
+    /// visual viewport: without a classic scrollbar, when one takes room).
+    pub async fn screenshot_area(&self) -> Result<(f64, f64)> {
+        let m = self
+            .cdp()
+            .execute(GetLayoutMetricsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        let vv = &m.result.css_visual_viewport;
+        Ok((vv.client_width, vv.client_height))
+    }
+
     /// A PNG of the whole page, beyond the viewport.
     pub async fn screenshot_full_page(&self) -> Result<Vec<u8>> {
         let m = self
