@@ -38,7 +38,9 @@ pub mod steps;
 mod time;
 pub mod tools;
 
-pub use agent::{Agent, AgentAction, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SavedRun};
+pub use agent::{
+    Agent, AgentAction, AgentMode, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SafetyChecks, SavedRun,
+};
 pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,
     Variables,
