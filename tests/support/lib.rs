@@ -9,6 +9,7 @@ mod file_server;
 pub mod grid;
 pub mod llm_server;
 pub mod mcp_client;
+pub mod stagehand;
 
 use std::path::{Path, PathBuf};
 

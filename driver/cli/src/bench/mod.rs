@@ -5,6 +5,7 @@
 mod act;
 mod actions;
 mod batch;
+mod cua;
 mod mcp;
 mod memory;
 mod pages;
@@ -34,6 +35,10 @@ pub enum BenchCommand {
     /// Tasks per minute of a batch of steps-only tasks at several
     /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
     Batch(batch::BenchBatchArgs),
+    /// One computer-use task with an instant scripted model, through
+    /// Sightline and Stagehand v3's CUA clients, for Anthropic, OpenAI and
+    /// Gemini: wall time per run and per step.
+    Cua(cua::BenchCuaArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -44,5 +49,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Act(a) => act::run(a).await,
         BenchCommand::Mcp(a) => mcp::run(a).await,
         BenchCommand::Batch(a) => batch::run(a).await,
+        BenchCommand::Cua(a) => cua::run(a).await,
     }
 }
