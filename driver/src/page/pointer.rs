@@ -179,8 +179,9 @@ impl Page {
         Ok(result)
     }
 
-    /// Holds `key` down for `duration` (key repeat and held modifiers, as a
-    /// person holding it), then releases it.
+    /// Holds `key` down for `duration`, then releases it: the page sees it
+    /// down all that time (a game's held arrow, a held modifier). CDP input
+    /// has no keyboard auto-repeat, so no repeated keydowns are sent.
     pub async fn hold_key(&self, key: &str, duration: Duration) -> Result<ActionResult> {
         let k = key_by_name(key).ok_or_else(|| Error::InvalidAction(format!("unknown key {key:?}")))?;
         self.show_if_hidden().await?;

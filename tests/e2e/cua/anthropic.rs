@@ -145,3 +145,131 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
     })
     .await
 }
+
+fn computer(input: Value) -> Reply {
+    Reply::tool("computer", input)
+}
+
+/// Every action of the computer tool, each checked in the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_every_computer_action_reaches_the_page() {
+    with_timeout("anthropic actions", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let server = LlmServer::with_script(vec![
+            Reply::tool("removeBlocker", json!({})),
+            computer(json!({"action": "mouse_move", "coordinate": [200, 80]})),
+            computer(json!({"action": "cursor_position"})),
+            computer(json!({"action": "double_click", "coordinate": [250, 395]})),
+            computer(json!({"action": "triple_click", "coordinate": [300, 220]})),
+            computer(json!({"action": "type", "text": "x"})),
+            computer(json!({"action": "key", "text": "ctrl+a BackSpace"})),
+            computer(json!({"action": "hold_key", "text": "shift", "duration": 0.3})),
+            computer(json!({"action": "left_click_drag", "start_coordinate": [510, 350], "coordinate": [700, 350]})),
+            computer(json!({"action": "left_mouse_down", "coordinate": [700, 350]})),
+            computer(json!({"action": "mouse_move", "coordinate": [800, 350]})),
+            computer(json!({"action": "left_mouse_up", "coordinate": [880, 350]})),
+            computer(json!({"action": "right_click", "coordinate": [1000, 500]})),
+            computer(json!({"action": "middle_click", "coordinate": [1000, 500]})),
+            computer(json!({"action": "wait", "duration": 0.1})),
+            computer(json!({"action": "zoom", "region": [0, 0, 10, 10]})),
+            computer(
+                json!({"action": "scroll", "coordinate": [640, 400], "scroll_direction": "down", "scroll_amount": 3}),
+            ),
+            Reply::text("Done."),
+        ]);
+        let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts)
+            .execute("Try every control")
+            .await
+            .unwrap();
+        assert!(result.success, "{}\n{:#?}", result.message, result.actions);
+        assert!(
+            js(&page, "window.hovered").await.as_u64().unwrap() >= 1,
+            "mouse_move hovers"
+        );
+        let pad = js(&page, "window.padClicks.length").await;
+        assert_eq!(pad, json!(2), "a double click is two clicks");
+        assert_eq!(
+            js(&page, "document.getElementById('email').value").await,
+            json!(""),
+            "typed, then ctrl+a BackSpace"
+        );
+        let held = js(&page, "window.held.Shift").await.as_f64().unwrap();
+        assert!(held >= 290.0, "shift held for the 0.3 s asked: {held} ms");
+        assert_eq!(
+            js(&page, "window.sliderValue").await,
+            json!(97),
+            "dragged, then pressed, moved and released by hand"
+        );
+        assert_eq!(js(&page, "window.contextMenus").await, json!(1));
+        assert_eq!(js(&page, "window.middleClicks").await, json!(1));
+        assert_eq!(js(&page, "window.scrollY").await, json!(300), "three wheel notches");
+
+        let reqs = server.requests();
+        // cursor_position answers in display pixels.
+        assert!(
+            reqs[3].last_user_text().contains("X=200,Y=80"),
+            "{}",
+            reqs[3].last_user_text()
+        );
+        // zoom is not enabled: an error the model reads, and the run goes on.
+        let zoomed = reqs[16].body["messages"].as_array().unwrap().last().unwrap()["content"][0].clone();
+        assert_eq!(zoomed["is_error"], json!(true), "{zoomed}");
+        let tools: Vec<&str> = result.actions.iter().map(|a| a.tool.as_str()).collect();
+        for t in [
+            "hoverAt",
+            "cursor_position",
+            "clickAt",
+            "type",
+            "press",
+            "dragAt",
+            "mouse_down",
+            "mouse_up",
+            "wait",
+            "scrollAt",
+        ] {
+            assert!(tools.contains(&t), "{t} in {tools:?}");
+        }
+        // The drag by hand is replayed as one drag.
+        let drags = result.run.steps.iter().filter(|s| s.tool == "dragAt").count();
+        assert_eq!(drags, 2, "{:?}", result.run.steps);
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+/// Models of Anthropic's newer table get the 2025-11-24 tool and beta.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_newer_models_get_the_newer_computer_tool() {
+    with_timeout("anthropic 20251124", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let server = LlmServer::with_script(vec![
+            computer(json!({"action": "left_click", "coordinate": [CLOSE.0, CLOSE.1]})),
+            Reply::text("Closed the promo."),
+        ]);
+        let llm = llm("anthropic/claude-sonnet-4-6", server.anthropic_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts).execute("Close the promo").await.unwrap();
+        assert!(result.success, "{}", result.message);
+        assert_eq!(js(&page, "window.events[0]").await, json!("promo closed"));
+        for r in server.requests() {
+            assert_eq!(r.header("anthropic-beta"), Some("computer-use-2025-11-24"));
+            assert_eq!(r.body["tools"][0]["type"], "computer_20251124");
+        }
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}

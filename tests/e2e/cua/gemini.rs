@@ -139,3 +139,63 @@ async fn gemini_normalised_coordinates_and_safety_decisions_from_the_cli() {
     })
     .await
 }
+
+/// Gemini's browser functions, each checked in the page (the viewport is
+/// 1280×720: y and x scale differently on the grid).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_browser_functions_reach_the_page() {
+    with_timeout("gemini functions", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let g = |p: (f64, f64)| ((p.0 / 1280.0 * 1000.0).round(), (p.1 / 720.0 * 1000.0).round());
+        let (close, email, knob, end, mid) = (g(CLOSE), g(EMAIL), g((510.0, 350.0)), g((700.0, 350.0)), g((640.0, 400.0)));
+        let other = ctx.files.url("short.html");
+        let server = LlmServer::with_script(vec![
+            Reply::tool("open_web_browser", json!({})),
+            Reply::tool("navigate", json!({"url": other})),
+            Reply::tool("go_back", json!({})),
+            Reply::tool("go_forward", json!({})),
+            Reply::tool("go_back", json!({})),
+            Reply::tool("click_at", json!({"x": close.0, "y": close.1})),
+            Reply::tool("hover_at", json!({"x": g((200.0, 80.0)).0, "y": g((200.0, 80.0)).1})),
+            Reply::tool(
+                "type_text_at",
+                json!({"x": email.0, "y": email.1, "text": ADDRESS, "clear_before_typing": false, "press_enter": false}),
+            ),
+            Reply::tool("key_combination", json!({"keys": "Enter"})),
+            Reply::tool("drag_and_drop", json!({"x": knob.0, "y": knob.1, "destination_x": end.0, "destination_y": end.1})),
+            Reply::tool("scroll_at", json!({"x": mid.0, "y": mid.1, "direction": "down", "magnitude": 100})),
+            Reply::tool("scroll_document", json!({"direction": "down"})),
+            Reply::text("Done."),
+        ]);
+        let llm = llm(MODEL, server.gemini_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = sightline::AgentOptions {
+            mode: sightline::AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            ..sightline::AgentOptions::default()
+        };
+        let result = sightline::Agent::new(&page, &llm, opts).execute("Try the controls").await.unwrap();
+        assert!(result.success, "{}\n{:#?}", result.message, result.actions);
+        assert_eq!(js(&page, "window.subscribed").await, json!(ADDRESS), "typed, then Enter");
+        assert!(js(&page, "window.hovered").await.as_u64().unwrap() >= 1);
+        let slider = js(&page, "window.sliderValue").await.as_i64().unwrap();
+        assert!((49..=51).contains(&slider), "{slider}");
+        // 100 on the grid is 72 px; then a screen (720 px).
+        assert_eq!(js(&page, "window.scrollY").await, json!(792));
+        // Each function response names the page it left the browser on.
+        let urls: Vec<String> = server
+            .requests()
+            .iter()
+            .skip(2)
+            .take(4)
+            .map(|r| {
+                let last = r.body["contents"].as_array().unwrap().last().unwrap().clone();
+                last["parts"][0]["functionResponse"]["response"]["url"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(urls, [other.clone(), ctx.url(), other, ctx.url()]);
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}

@@ -112,3 +112,65 @@ async fn openai_chains_responses_and_stops_at_a_safety_check_unless_allowed() {
     })
     .await
 }
+
+/// A GA model (`gpt-5.4`): the plain `computer` tool, and a batch of
+/// actions in one `computer_call`, each reaching the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
+    with_timeout("openai ga", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let server = LlmServer::with_script(vec![
+            Reply::computer_actions(vec![
+                json!({"type": "click", "button": "left", "x": CLOSE.0, "y": CLOSE.1}),
+                json!({"type": "double_click", "x": 250, "y": 395}),
+                json!({"type": "click", "button": "left", "x": EMAIL.0, "y": EMAIL.1}),
+                json!({"type": "type", "text": "wrong"}),
+                json!({"type": "keypress", "keys": ["CTRL", "A"]}),
+                json!({"type": "keypress", "keys": ["BACKSPACE"]}),
+                json!({"type": "type", "text": ADDRESS}),
+                json!({"type": "move", "x": 200, "y": 80}),
+                json!({"type": "drag", "path": [{"x": 510, "y": 350}, {"x": 600, "y": 350}, {"x": 700, "y": 350}]}),
+                json!({"type": "wait"}),
+                json!({"type": "screenshot"}),
+                json!({"type": "scroll", "x": 640, "y": 400, "scroll_x": 0, "scroll_y": 200}),
+            ]),
+            Reply::text("Done."),
+        ]);
+        let llm = llm("openai/gpt-5.4", server.openai_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts).execute("Try the controls").await.unwrap();
+        assert!(result.success, "{}\n{:#?}", result.message, result.actions);
+        assert_eq!(js(&page, "window.events[0]").await, json!("promo closed"));
+        assert_eq!(js(&page, "window.padClicks.length").await, json!(2));
+        assert_eq!(
+            js(&page, "document.getElementById('email').value").await,
+            json!(ADDRESS)
+        );
+        assert!(js(&page, "window.hovered").await.as_u64().unwrap() >= 1);
+        assert_eq!(js(&page, "window.sliderValue").await, json!(50));
+        assert_eq!(js(&page, "window.scrollY").await, json!(200));
+
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 2);
+        assert_eq!(reqs[0].body["tools"][0], json!({"type": "computer"}));
+        let output = &reqs[1].body["input"][0];
+        assert_eq!(output["type"], "computer_call_output");
+        assert_eq!(output["output"]["detail"], "original");
+        assert!(
+            output["output"].get("current_url").is_none(),
+            "the GA output has no URL field"
+        );
+        assert!(
+            reqs[1].last_user_text().contains(&ctx.url()),
+            "the URL is in the page note"
+        );
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
