@@ -381,7 +381,11 @@ impl<'a> CuaLoop<'a> {
     /// actions, on every computer call's answer (the last one carries the
     /// note); with none, as a user message after the function results.
     async fn answer(&mut self, mut parts: Vec<Part>, computer_results: &[usize]) -> bool {
-        let Some(shot) = self.h.unless_cancelled(self.display.capture(&self.h.page)).await else {
+        // The screenshot (the compositor's work) and the page note (the
+        // renderer's) are taken side by side.
+        let page = self.h.page.clone();
+        let all = async { tokio::join!(self.display.capture(&page), self.page_note(), page.url()) };
+        let Some((shot, note, url)) = self.h.unless_cancelled(all).await else {
             return false;
         };
         let png = match shot {
@@ -391,8 +395,7 @@ impl<'a> CuaLoop<'a> {
                 None
             }
         };
-        let url = self.h.page.url().await.unwrap_or_default();
-        let note = self.page_note().await;
+        let url = url.unwrap_or_default();
         let mut images = Vec::new();
         for (n, &i) in computer_results.iter().enumerate() {
             if let Part::ComputerResult(r) = &mut parts[i] {
