@@ -62,6 +62,19 @@ if [ "$(npm_version agent-browser)" != "$AGENT_BROWSER_VERSION" ]; then
 fi
 chmod +x .tools/node_modules/agent-browser/bin/agent-browser-linux-x64
 
+# Stagehand v3 (`bench cua` runs its CUA clients), in a folder of its own so
+# its SDKs (openai, @anthropic-ai/sdk, @google/genai) stay apart from the MCP
+# SDK's dependencies. Its peer playwright-core is the pinned one; no install
+# scripts (they would download a browser).
+stagehand_version() { node -p "require('./.tools/stagehand/node_modules/@browserbasehq/stagehand/package.json').version" 2>/dev/null || true; }
+if [ "$(stagehand_version)" != "$STAGEHAND_VERSION" ]; then
+  say "npm install @browserbasehq/stagehand@$STAGEHAND_VERSION (in .tools/stagehand)"
+  mkdir -p .tools/stagehand
+  [ -f .tools/stagehand/package.json ] || echo '{"name":"sightline-stagehand","private":true}' > .tools/stagehand/package.json
+  npm install --prefix .tools/stagehand --legacy-peer-deps --ignore-scripts --save-exact --no-audit --no-fund --silent \
+    "@browserbasehq/stagehand@$STAGEHAND_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" "zod@$STAGEHAND_ZOD_VERSION" >/dev/null
+fi
+
 # The Selenium Grid 4 server jar ships inside this npm package; its install
 # script downloads another copy (which fails offline), so it is skipped.
 if [ ! -f "$SELENIUM_JAR" ]; then

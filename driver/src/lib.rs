@@ -29,6 +29,7 @@ mod browser;
 mod config;
 mod domains;
 mod error;
+mod image;
 pub mod llm;
 pub mod mcp;
 mod page;
@@ -37,7 +38,9 @@ pub mod steps;
 mod time;
 pub mod tools;
 
-pub use agent::{Agent, AgentAction, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SavedRun};
+pub use agent::{
+    Agent, AgentAction, AgentMode, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SafetyChecks, SavedRun,
+};
 pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,
     Variables,
@@ -51,11 +54,11 @@ pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use llm::{Llm, LlmOptions, Usage};
 pub use page::{
-    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo,
-    ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord, Page, ReadyReport,
-    RemoveBlockerResult, ScrollAmount, SnapshotOptions, StorageItem, Target, ViewportSize, CONTENT_REQUEST_AGE,
-    DEFAULT_READY_TIMEOUT, ECHO_WINDOW, ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW,
-    QUIET_WINDOW_READY, USER_WORLD_NAME,
+    is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, AnnotatedScreenshot, ClickButton,
+    ClickOptions, Combo, ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord,
+    Page, PointClick, PointTarget, ReadyReport, RefBox, RemoveBlockerResult, ScrollAmount, SnapshotOptions,
+    StorageItem, Target, ViewportSize, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, ENGINE_BUNDLE,
+    LATE_WINDOW, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, QUIET_WINDOW_READY, USER_WORLD_NAME,
 };
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 

@@ -20,6 +20,8 @@ fn llm_for(server: &LlmServer, wire: Wire) -> Llm {
     let (model, base) = match wire {
         Wire::OpenAi => ("openai/gpt-4.1-mini", server.openai_base_url()),
         Wire::Anthropic => ("anthropic/claude-sonnet-4-5", server.anthropic_base_url()),
+        Wire::OpenAiResponses => ("openai/computer-use-preview", server.openai_base_url()),
+        Wire::Gemini => ("google/gemini-2.5-flash", server.gemini_base_url()),
     };
     Llm::new(LlmOptions {
         model: Some(model.into()),

@@ -1,4 +1,4 @@
-//! `sightline bench snapshot`: runs on local files and reports sane figures.
+//! `sightline bench snapshot` and `bench cua`: they run on local pages and report sane figures.
 
 use crate::support::*;
 
@@ -67,4 +67,31 @@ fn bench_snapshot_rejects_missing_inputs() {
     let out = run_cli(&["bench", "snapshot", "/nonexistent/dir/page.html"]);
     let line = out.assert_one_line_error();
     assert!(line.contains("no such file"), "{line}");
+}
+
+/// `sightline bench cua`: every provider completes the task with every
+/// screenshot at the declared size (Stagehand too when it is installed:
+/// its requests pass the scripted server's checks as well).
+#[test]
+fn bench_cua_completes_every_provider_at_the_declared_size() {
+    let mut args = vec!["bench", "cua", "--runs", "1", "--json"];
+    if !sightline_testkit::stagehand::installed() {
+        args.push("--no-stagehand");
+    }
+    let out = run_cli(&args);
+    out.assert_success();
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    let figures = v["figures"].as_array().unwrap();
+    let providers: Vec<&str> = figures.iter().map(|f| f["provider"].as_str().unwrap()).collect();
+    for p in ["anthropic", "openai", "gemini"] {
+        assert!(providers.contains(&p), "{providers:?}");
+    }
+    for f in figures {
+        for r in f["runs"].as_array().unwrap() {
+            assert_eq!(r["done"], true, "{f}");
+            assert!(r["screenshots"].as_u64().unwrap() > 0, "{f}");
+            assert_eq!(r["screenshots"], r["screenshots_at_size"], "{f}");
+            assert!(!r["step_ms"].as_array().unwrap().is_empty(), "{f}");
+        }
+    }
 }

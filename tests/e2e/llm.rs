@@ -1,8 +1,9 @@
 //! The LLM layer and the act / observe / extract pipelines, end to end: real
 //! pages on 127.0.0.1 in real Chromium, the real engine, and a scripted LLM
-//! server that speaks the OpenAI and Anthropic wire formats, rejects
-//! malformed requests and records every request. Effects are checked in page
-//! state the pages' own handlers set.
+//! server that speaks the four wire formats (OpenAI Chat Completions and
+//! Responses, Anthropic Messages, Gemini), rejects malformed requests and
+//! records every request. Effects are checked in page state the pages' own
+//! handlers set.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,9 @@ use sightline_testkit::{LlmServer, Recorded, Reply, Wire, UNKNOWN_MODEL};
 const SECRET_PASSWORD: &str = "hunter2-secret";
 const SECRET_EMAIL: &str = "ada.lovelace@example.org";
 
+/// Every wire format the client speaks.
+const WIRES: [Wire; 4] = [Wire::OpenAi, Wire::Anthropic, Wire::OpenAiResponses, Wire::Gemini];
+
 fn llm_for(server: &LlmServer, wire: Wire) -> Llm {
     llm_with(server, wire, |_| {})
 }
@@ -25,6 +29,9 @@ fn llm_with(server: &LlmServer, wire: Wire, tweak: impl FnOnce(&mut LlmOptions))
     let (model, base) = match wire {
         Wire::OpenAi => ("openai/gpt-4.1-mini", server.openai_base_url()),
         Wire::Anthropic => ("anthropic/claude-sonnet-4-5", server.anthropic_base_url()),
+        // A model only the Responses API serves: plain calls go there too.
+        Wire::OpenAiResponses => ("openai/computer-use-preview", server.openai_base_url()),
+        Wire::Gemini => ("google/gemini-2.5-flash", server.gemini_base_url()),
     };
     let mut opts = LlmOptions {
         model: Some(model.into()),
@@ -89,10 +96,10 @@ impl Ctx {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn act_clicks_a_button_over_both_wire_formats() {
+async fn act_clicks_a_button_over_every_wire_format() {
     with_timeout("act click", async {
         let ctx = Ctx::new().await;
-        for wire in [Wire::OpenAi, Wire::Anthropic] {
+        for wire in WIRES {
             let server = LlmServer::with_script(vec![perform("\"Add to cart\"", "click", &[], false)]);
             let llm = llm_for(&server, wire);
             let page = ctx.open("llm/store.html").await;
@@ -640,7 +647,7 @@ fn chat(text: &str) -> ChatRequest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retries_honour_retry_after_and_back_off_on_server_errors() {
     with_timeout("retries", async {
-        for wire in [Wire::OpenAi, Wire::Anthropic] {
+        for wire in WIRES {
             // 429 with Retry-After: 1 → waits about a second, then succeeds.
             let server = LlmServer::with_script(vec![
                 Reply::status_with(429, &[("Retry-After", "1")], None),
@@ -747,7 +754,7 @@ async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
 async fn structured_output_gets_one_feedback_retry() {
     with_timeout("structured", async {
         let schema = json!({"type": "object", "additionalProperties": false, "required": ["n"], "properties": {"n": {"type": "integer"}}});
-        for wire in [Wire::OpenAi, Wire::Anthropic] {
+        for wire in WIRES {
             let server = LlmServer::with_script(vec![Reply::json(json!({"n": "seven"})), Reply::json(json!({"n": 7}))]);
             let llm = llm_for(&server, wire);
             let r = llm
@@ -775,20 +782,22 @@ async fn structured_output_gets_one_feedback_retry() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
     with_timeout("auth", async {
-        for wire in [Wire::OpenAi, Wire::Anthropic] {
+        for wire in WIRES {
             let server = LlmServer::start();
             let llm = llm_with(&server, wire, |o| o.api_key = Some("bad-key".into()));
             let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+            // Gemini answers a wrong key with 400 API_KEY_INVALID.
+            let want = if wire == Wire::Gemini { 400 } else { 401 };
             assert!(
                 matches!(
                     e,
                     Error::Llm {
-                        kind: LlmErrorKind::Auth { status: 401, .. },
+                        kind: LlmErrorKind::Auth { status, .. },
                         attempts: 1,
                         ..
-                    }
+                    } if status == want
                 ),
-                "{e}"
+                "{wire:?}: {e}"
             );
             assert!(
                 e.to_string().contains("API key") && !e.to_string().contains("bad-key"),
@@ -797,8 +806,10 @@ async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
 
             let llm = llm_with(&server, wire, |o| {
                 o.model = Some(match wire {
-                    Wire::OpenAi => format!("openai/{UNKNOWN_MODEL}"),
+                    // The Responses API shares Chat's error shape and parser.
+                    Wire::OpenAi | Wire::OpenAiResponses => format!("openai/{UNKNOWN_MODEL}"),
                     Wire::Anthropic => format!("anthropic/{UNKNOWN_MODEL}"),
+                    Wire::Gemini => format!("google/{UNKNOWN_MODEL}"),
                 })
             });
             let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();

@@ -2,7 +2,7 @@
 //! runs for real: the `sightline` binary and the library against Debian's
 //! Chromium, pages served on 127.0.0.1, the engine injected the real way;
 //! only the model is a scripted server (sightline-testkit) speaking the
-//! OpenAI and Anthropic wire formats.
+//! OpenAI (Chat Completions, Responses), Anthropic and Gemini wire formats.
 
 mod support;
 
@@ -14,6 +14,7 @@ mod ax_oracle;
 mod batch;
 mod bench;
 mod blockers;
+mod cua;
 mod errors;
 mod extension;
 mod fidelity;

@@ -1,6 +1,7 @@
 //! What Sightline's tests and benchmarks share: a static file server on
-//! 127.0.0.1, a scripted LLM server that speaks the OpenAI and Anthropic
-//! wire formats, a Selenium Grid 4 standalone, and the Chromium switches
+//! 127.0.0.1, a scripted LLM server that speaks the OpenAI (Chat
+//! Completions and Responses), Anthropic and Gemini wire formats, computer
+//! use included, a Selenium Grid 4 standalone, and the Chromium switches
 //! that keep a browser off the internet. Nothing here depends on Sightline
 //! itself.
 
@@ -8,12 +9,13 @@ mod file_server;
 pub mod grid;
 pub mod llm_server;
 pub mod mcp_client;
+pub mod stagehand;
 
 use std::path::{Path, PathBuf};
 
 pub use file_server::FixtureServer;
 pub use grid::{GridError, LocalGrid};
-pub use llm_server::{LlmServer, Recorded, Reply, Wire, BAD_KEY, UNKNOWN_MODEL};
+pub use llm_server::{LlmServer, Png, Recorded, Reply, Wire, BAD_KEY, UNKNOWN_MODEL};
 
 /// `tests/fixtures/` of this repository.
 pub fn fixtures_dir() -> PathBuf {

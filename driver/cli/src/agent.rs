@@ -9,8 +9,8 @@ use std::time::Duration;
 use clap::Args;
 use sightline::agent::AgentAction;
 use sightline::{
-    resolve_target, ActOptions, Agent, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result, SavedRun,
-    Usage,
+    resolve_target, ActOptions, Agent, AgentMode, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result,
+    SafetyChecks, SavedRun, Usage,
 };
 
 use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
@@ -28,6 +28,19 @@ pub struct AgentArgs {
     /// Model turns before the run stops as not completed.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_steps: u32,
+    /// dom: the page as a text tree with refs; cua: the provider's computer
+    /// tool (screenshots and coordinates: anthropic/claude-…, openai/computer-use-preview,
+    /// google/gemini-…-computer-use-…); hybrid: both kinds of tools and an annotated screenshot.
+    #[arg(long, value_name = "MODE", default_value = "dom", value_parser = parse_mode)]
+    pub mode: AgentMode,
+    /// Computer use: what to do when the provider flags an action for
+    /// confirmation: deny (stop the run) or allow (acknowledge it; the
+    /// result and the report list each one).
+    #[arg(long, value_name = "POLICY", default_value = "deny", value_parser = parse_safety)]
+    pub safety_checks: SafetyChecks,
+    /// Screenshots kept in the conversation (older ones become a short note).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub keep_screenshots: usize,
     /// Only visit this domain (and its subdomains); repeatable. `host:port` pins a port.
     #[arg(long = "allowed-domain", value_name = "DOMAIN")]
     pub allowed_domains: Vec<String>,
@@ -79,6 +92,14 @@ pub struct ReplayArgs {
     pub page: PageArgs,
 }
 
+fn parse_mode(s: &str) -> std::result::Result<AgentMode, String> {
+    s.parse()
+}
+
+fn parse_safety(s: &str) -> std::result::Result<SafetyChecks, String> {
+    s.parse()
+}
+
 fn short(text: &str, n: usize) -> String {
     let line = text.lines().next().unwrap_or_default();
     if line.chars().count() <= n {
@@ -119,6 +140,16 @@ fn summary(r: &AgentResult) -> String {
         "not completed"
     };
     let mut s = format!("{verdict}: {}\n", r.message);
+    for c in &r.safety_checks {
+        s.push_str(&format!(
+            "safety check at step {}: {} before {}: {} ({})\n",
+            c.step,
+            c.code,
+            c.action,
+            c.message,
+            if c.acknowledged { "acknowledged" } else { "denied" }
+        ));
+    }
     if let Some(out) = &r.output {
         let text = match out {
             serde_json::Value::String(s) => s.clone(),
@@ -161,6 +192,9 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let opts = AgentOptions {
+        mode: args.mode,
+        safety_checks: args.safety_checks,
+        keep_screenshots: args.keep_screenshots.max(1),
         max_steps: args.max_steps.max(1),
         tool_timeout: Duration::from_secs(args.tool_timeout.max(1)),
         system_instructions: args.instructions.clone(),

@@ -51,7 +51,8 @@ pub struct McpArgs {
     /// values are redacted from every response.
     #[arg(long, value_name = "FILE")]
     pub secrets: Option<PathBuf>,
-    /// Opt-in tool capabilities: `evaluate` (browser_evaluate). Comma-separated.
+    /// Opt-in tool capabilities: `evaluate` (browser_evaluate), `vision`
+    /// (browser_mouse_click_xy and the other coordinate tools). Comma-separated.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub caps: Vec<String>,
     /// Longest a tool call may take.
@@ -94,9 +95,9 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
         sightline::StorageState::load(path)?;
     }
     for cap in &args.caps {
-        if cap != "evaluate" {
+        if cap != "evaluate" && cap != sightline::tools::VISION {
             return Err(sightline::Error::Config(format!(
-                "unknown capability {cap:?} (known: evaluate)"
+                "unknown capability {cap:?} (known: evaluate, vision)"
             )));
         }
     }

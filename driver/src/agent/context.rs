@@ -1,12 +1,10 @@
 //! The agent's conversation, trimmed as it grows: only the latest full tree
-//! (page message or ariaTree result) and the latest two screenshots stay;
-//! older ones become short placeholders. Without this a 20-step run would
-//! resend every tree it ever saw.
+//! (page message or ariaTree result) and the latest screenshots
+//! ([`AgentOptions::keep_screenshots`](super::AgentOptions::keep_screenshots))
+//! stay; older ones become short placeholders. Without this a 20-step run
+//! would resend every tree and image it ever saw.
 
 use crate::llm::{Message, Part};
-
-/// Screenshots kept in the conversation.
-pub const KEEP_SCREENSHOTS: usize = 2;
 
 /// A part that a newer one of its kind makes obsolete.
 #[derive(Debug, Clone)]
@@ -21,9 +19,18 @@ pub struct Conversation {
     pub messages: Vec<Message>,
     trees: Vec<Trimmable>,
     screenshots: Vec<Trimmable>,
+    keep_screenshots: usize,
 }
 
 impl Conversation {
+    /// A conversation that keeps the latest `keep_screenshots` images.
+    pub fn new(keep_screenshots: usize) -> Conversation {
+        Conversation {
+            keep_screenshots,
+            ..Default::default()
+        }
+    }
+
     pub fn push(&mut self, m: Message) {
         self.messages.push(m);
     }
@@ -54,7 +61,7 @@ impl Conversation {
         for t in self.trees.drain(..keep_trees) {
             replace(&mut self.messages, &t);
         }
-        let keep_shots = self.screenshots.len().saturating_sub(KEEP_SCREENSHOTS);
+        let keep_shots = self.screenshots.len().saturating_sub(self.keep_screenshots);
         for t in self.screenshots.drain(..keep_shots) {
             replace(&mut self.messages, &t);
         }
@@ -67,6 +74,14 @@ fn replace(messages: &mut [Message], t: &Trimmable) {
     };
     match part {
         Part::ToolResult { content, .. } => *content = t.placeholder.clone(),
+        // A computer call's answer stays (its id must be answered): only its image goes.
+        Part::ComputerResult(r) => {
+            r.screenshot_png_base64 = None;
+            r.text = Some(match r.text.take() {
+                Some(text) => format!("{}\n{text}", t.placeholder),
+                None => t.placeholder.clone(),
+            });
+        }
         other => *other = Part::Text(t.placeholder.clone()),
     }
 }
@@ -77,7 +92,7 @@ mod tests {
 
     #[test]
     fn keeps_the_latest_tree_and_two_screenshots() {
-        let mut c = Conversation::default();
+        let mut c = Conversation::new(2);
         for i in 0..4 {
             c.push(Message {
                 role: crate::llm::Role::User,

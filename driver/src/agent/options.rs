@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::mode::{AgentMode, SafetyChecks};
 use super::result::AgentAction;
 use crate::ai::{ActOptions, Variables};
 use crate::llm::Usage;
@@ -14,6 +15,16 @@ pub type ProgressFn = Arc<dyn Fn(&AgentAction, &Usage) + Send + Sync>;
 /// Options of [`Agent`](super::Agent).
 #[derive(Clone)]
 pub struct AgentOptions {
+    /// DOM (text tree and element tools), CUA (the provider's computer
+    /// tool) or hybrid (both kinds of tools, an annotated screenshot).
+    pub mode: AgentMode,
+    /// Computer use: stop at a provider's safety check (default), or
+    /// acknowledge it and record it in the result.
+    pub safety_checks: SafetyChecks,
+    /// Screenshots kept in the conversation (older ones become a short
+    /// note). OpenAI's computer use keeps its history on the server
+    /// (`previous_response_id`), where `truncation: auto` drops old turns.
+    pub keep_screenshots: usize,
     /// Model turns before the run stops as not completed.
     pub max_steps: u32,
     /// Time limit of one tool call; a tool that runs out reports an error to the model.
@@ -44,6 +55,9 @@ pub struct AgentOptions {
 impl Default for AgentOptions {
     fn default() -> Self {
         AgentOptions {
+            mode: AgentMode::Dom,
+            safety_checks: SafetyChecks::Deny,
+            keep_screenshots: 3,
             max_steps: 20,
             tool_timeout: Duration::from_secs(45),
             system_instructions: None,
@@ -64,6 +78,8 @@ impl Default for AgentOptions {
 impl std::fmt::Debug for AgentOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AgentOptions")
+            .field("mode", &self.mode)
+            .field("safety_checks", &self.safety_checks)
             .field("max_steps", &self.max_steps)
             .field("tool_timeout", &self.tool_timeout)
             .field("allowed_domains", &self.allowed_domains)

@@ -20,13 +20,25 @@ requests it makes.
 - Finish with done: taskComplete true when the task is achieved (put any answer the task asks for in \
 output), false when it cannot be achieved, with your reasoning.";
 
+/// What hybrid mode adds: the annotated screenshot and the coordinate tools.
+const HYBRID_RULES: &str = "- Each page message also has a screenshot of the viewport in which every element with a \
+ref has its box drawn and its ref (e12) written at the box's top-left corner. Use it to see what the tree does not \
+say (layout, images, canvas, icons) and to match what you see to refs.
+- Prefer the ref tools. For what has no ref (a canvas, a map, a spot in an image), use clickAt, typeAt, dragAt, \
+hoverAt or scrollAt with x, y in the screenshot's pixels.";
+
 /// The default system prompt, or the user's instructions plus the goal.
-pub fn system(task: &str, custom: Option<&str>) -> String {
+pub fn system(task: &str, custom: Option<&str>, hybrid: bool) -> String {
+    let rules = if hybrid {
+        format!("{RULES}\n{HYBRID_RULES}")
+    } else {
+        RULES.to_string()
+    };
     match custom {
-        Some(custom) => format!("{custom}\n\n{TREE_GUIDE}\n{RULES}\n\nYour current goal: {task}"),
+        Some(custom) => format!("{custom}\n\n{TREE_GUIDE}\n{rules}\n\nYour current goal: {task}"),
         None => format!(
             "You are a browser agent. You complete the user's task on the web by calling tools, one step at a time. \
-{TREE_GUIDE}\n{RULES}\n\nThe task: {task}"
+{TREE_GUIDE}\n{rules}\n\nThe task: {task}"
         ),
     }
 }
@@ -122,9 +134,11 @@ mod tests {
 
     #[test]
     fn custom_prompt_carries_the_goal() {
-        let s = system("buy shoes", Some("Be brief."));
+        let s = system("buy shoes", Some("Be brief."), false);
         assert!(s.starts_with("Be brief."));
         assert!(s.trim_end().ends_with("Your current goal: buy shoes"));
-        assert!(system("buy shoes", None).contains("removeBlocker"));
+        assert!(system("buy shoes", None, false).contains("removeBlocker"));
+        assert!(!system("buy shoes", None, false).contains("clickAt"));
+        assert!(system("buy shoes", None, true).contains("clickAt"));
     }
 }

@@ -1,7 +1,9 @@
 //! `--report report.html`: one self-contained HTML file (inline CSS, PNGs
 //! as data URLs, no script) that shows every step of an agent run: the
-//! screenshot with the acted-on element boxed, the tool call and its
-//! arguments, the model's reasoning, the result or error and the tokens.
+//! screenshot with the acted-on element boxed and, for actions at
+//! coordinates, the point marked; the tool call and its arguments, the
+//! model's reasoning, the result or error and the tokens; the safety checks
+//! a computer-use run met.
 
 use std::fmt::Write as _;
 
@@ -38,6 +40,10 @@ main{padding:18px 28px;max-width:1400px}
 .shot{position:relative;align-self:start;border:1px solid #ccd;line-height:0}
 .shot img{width:100%;height:auto}
 .box{position:absolute;border:3px solid #e74c3c;box-shadow:0 0 0 2px #fff8;border-radius:3px;box-sizing:border-box}
+.point{position:absolute;width:22px;height:22px;margin:-11px 0 0 -11px;border:3px solid #e74c3c;border-radius:50%;
+  box-shadow:0 0 0 2px #fff,0 0 6px #000a;box-sizing:border-box}
+.point::after{content:\"\";position:absolute;left:50%;top:50%;width:4px;height:4px;margin:-2px 0 0 -2px;background:#e74c3c;border-radius:50%}
+.safety{background:#fdf2e9;color:#1d2330;padding:8px 12px;border-radius:6px;margin:10px 0 0}
 .noshot{color:#889;font-style:italic;padding:40px;text-align:center;border:1px dashed #ccd}
 pre{background:#f0f2f5;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:4px 0 10px;
   font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
@@ -71,9 +77,10 @@ pub fn render(result: &AgentResult) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sightline agent run: {task}</title>\
 <style>{STYLE}</style></head><body><header><h1>Agent run: {task}</h1>\
 <span class=\"verdict {class}\" id=\"verdict\">{verdict}</span>{message}\
-<dl><dt>Steps</dt><dd id=\"steps\">{steps}</dd><dt>Tool calls</dt><dd>{calls}</dd>\
+<dl><dt>Mode</dt><dd id=\"mode\">{mode}</dd><dt>Steps</dt><dd id=\"steps\">{steps}</dd><dt>Tool calls</dt><dd>{calls}</dd>\
 <dt>Usage</dt><dd id=\"usage\">{input} input tokens ({cached} cached), {output} output tokens, {ms} ms inference, {llm} model calls</dd>",
         task = esc(&result.task),
+        mode = result.mode,
         message = esc(&result.message),
         steps = result.steps,
         calls = result.actions.len(),
@@ -86,7 +93,27 @@ pub fn render(result: &AgentResult) -> String {
     if let Some(out) = &result.output {
         let _ = write!(html, "<dt>Output</dt><dd><pre>{}</pre></dd>", esc(&pretty(out)));
     }
-    html.push_str("</dl></header><main>");
+    html.push_str("</dl>");
+    if !result.safety_checks.is_empty() {
+        html.push_str("<div class=\"safety\" id=\"safety-checks\"><strong>Safety checks</strong><ul>");
+        for c in &result.safety_checks {
+            let _ = write!(
+                html,
+                "<li>step {}: <code>{}</code> before {}: {} ({})</li>",
+                c.step,
+                esc(&c.code),
+                esc(&c.action),
+                esc(&c.message),
+                if c.acknowledged {
+                    "acknowledged under --safety-checks allow"
+                } else {
+                    "not acknowledged: the run stopped"
+                }
+            );
+        }
+        html.push_str("</ul></div>");
+    }
+    html.push_str("</header><main>");
     for (i, a) in result.actions.iter().enumerate() {
         step(&mut html, i + 1, a);
     }
@@ -123,6 +150,15 @@ fn step(html: &mut String, n: usize, a: &AgentAction) {
                     pct(r.y, shot.height),
                     pct(r.width, shot.width),
                     pct(r.height, shot.height)
+                );
+            }
+            if let Some((x, y)) = a.trace.point.filter(|_| shot.width > 0.0 && shot.height > 0.0) {
+                let pct = |v: f64, of: f64| (v / of * 100.0).clamp(0.0, 100.0);
+                let _ = write!(
+                    html,
+                    "<div class=\"point\" title=\"({x:.0}, {y:.0})\" style=\"left:{:.2}%;top:{:.2}%\"></div>",
+                    pct(x, shot.width),
+                    pct(y, shot.height)
                 );
             }
             html.push_str("</div>");
@@ -202,7 +238,20 @@ mod tests {
                 },
             });
         }
+        result.actions[0].trace.point = Some((250.0, 125.0));
+        result.safety_checks.push(crate::agent::SafetyCheckRecord {
+            step: 1,
+            code: "sensitive_domain".into(),
+            action: "click".into(),
+            acknowledged: true,
+            ..Default::default()
+        });
         let html = render(&result);
+        assert!(
+            html.contains("class=\"point\" title=\"(250, 125)\" style=\"left:25.00%;top:25.00%\""),
+            "{html}"
+        );
+        assert!(html.contains("id=\"safety-checks\"") && html.contains("sensitive_domain"));
         assert!(html.contains("id=\"step-1\"") && html.contains("id=\"step-2\""));
         assert!(html.contains("buy &lt;shoes&gt;"));
         assert!(!html.contains("<b>"));

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::mode::AgentMode;
 use super::replay::SavedRun;
 use crate::llm::Usage;
 
@@ -32,6 +33,26 @@ pub struct ActionTrace {
     /// The acted-on element's box in viewport CSS pixels (only when the
     /// page did not navigate, so the box fits the screenshot).
     pub rect: Option<sightline_engine::protocol::Rect>,
+    /// Where an action at coordinates happened, in viewport CSS pixels.
+    pub point: Option<(f64, f64)>,
+}
+
+/// A provider's safety check met during a computer-use run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SafetyCheckRecord {
+    /// The model turn (1-based).
+    pub step: u32,
+    /// The provider's check id.
+    pub id: String,
+    /// `malicious_instructions`, `sensitive_domain`… or `require_confirmation`.
+    pub code: String,
+    /// The provider's explanation.
+    pub message: String,
+    /// The action it was attached to (`click_at`, `click`…).
+    pub action: String,
+    /// Acknowledged under `--safety-checks allow` (the action ran); false:
+    /// the run stopped before the action.
+    pub acknowledged: bool,
 }
 
 /// One tool call: `{"tool","arguments","result","url","timestamp"}`.
@@ -48,7 +69,7 @@ pub struct AgentAction {
     pub trace: ActionTrace,
 }
 
-/// `{"success","completed","message","output"?,"actions","usage","steps"}`.
+/// `{"success","completed","message","output"?,"mode","actions","usage","steps","safety_checks"?}`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct AgentResult {
     /// The model called done with taskComplete: true.
@@ -58,6 +79,8 @@ pub struct AgentResult {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<Value>,
+    /// How the agent saw and acted: dom, cua or hybrid.
+    pub mode: AgentMode,
     pub actions: Vec<AgentAction>,
     pub usage: Usage,
     /// Model turns taken.
@@ -65,6 +88,10 @@ pub struct AgentResult {
     /// Stopped by Ctrl-C (or [`AgentOptions::cancel`](super::AgentOptions::cancel)): the result is partial.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Safety checks the provider raised (computer use): acknowledged ones,
+    /// and the one that stopped the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub safety_checks: Vec<SafetyCheckRecord>,
     /// The task as given.
     #[serde(skip)]
     pub task: String,

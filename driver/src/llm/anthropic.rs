@@ -1,9 +1,13 @@
 //! Anthropic Messages wire format: `POST {base_url}/v1/messages`.
 //! Structured output is a forced call of a tool whose input schema is the
 //! wanted schema (the Messages API's way to get schema-shaped JSON).
+//! Computer use is the beta `computer` tool (`computer_20250124`, or
+//! `computer_20251124` for the models that take it) with its beta header;
+//! each of its calls is answered by a `tool_result` holding the screenshot.
 
 use serde_json::{json, Map, Value};
 
+use super::computer::{ComputerResult, ComputerSpec, COMPUTER_TOOL};
 use super::types::*;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -19,6 +23,43 @@ pub fn endpoint(base_url: &str) -> String {
     }
 }
 
+/// Models that take the `computer_20251124` tool (Anthropic's table; the
+/// others take `computer_20250124`, Claude 3.5 Sonnet the 2024 version).
+const COMPUTER_20251124_MODELS: &[&str] = &[
+    "claude-opus-4-5",
+    "claude-opus-4-6",
+    "claude-opus-4-7",
+    "claude-opus-4-8",
+    "claude-sonnet-4-6",
+    "claude-fable-5",
+];
+
+/// The `computer` tool's type and the `anthropic-beta` header it needs, for `model`.
+pub fn computer_tool_version(model: &str) -> (&'static str, &'static str) {
+    let m = model.to_ascii_lowercase();
+    if COMPUTER_20251124_MODELS.iter().any(|p| m.starts_with(p)) {
+        ("computer_20251124", "computer-use-2025-11-24")
+    } else if m.starts_with("claude-3-5-sonnet") {
+        ("computer_20241022", "computer-use-2024-10-22")
+    } else {
+        ("computer_20250124", "computer-use-2025-01-24")
+    }
+}
+
+/// Extra headers of a request: the computer tool's beta flag.
+pub fn beta_header(model: &str, req: &ChatRequest) -> Option<&'static str> {
+    req.computer.map(|_| computer_tool_version(model).1)
+}
+
+fn computer_tool(model: &str, spec: ComputerSpec) -> Value {
+    json!({
+        "type": computer_tool_version(model).0,
+        "name": COMPUTER_TOOL,
+        "display_width_px": spec.display_width,
+        "display_height_px": spec.display_height,
+    })
+}
+
 pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature: Option<f32>) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
@@ -31,11 +72,12 @@ pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature
     }
     body.insert("messages".into(), Value::Array(messages(&req.messages)));
 
-    let mut tools: Vec<Value> = req
-        .tools
-        .iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-        .collect();
+    let mut tools: Vec<Value> = req.computer.iter().map(|c| computer_tool(model, *c)).collect();
+    tools.extend(
+        req.tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters})),
+    );
     let mut choice = match &req.tool_choice {
         ToolChoice::Auto => json!({"type": "auto"}),
         ToolChoice::Required => json!({"type": "any"}),
@@ -83,6 +125,38 @@ fn block(p: &Part) -> Option<Value> {
             };
             json!({"type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error})
         }
+        Part::ComputerResult(r) => computer_result(r),
+        // Sent by messages() instead of the parts it stands for.
+        Part::Native { .. } => return None,
+    })
+}
+
+/// A computer call's `tool_result`: the screenshot, then the URL and notes.
+fn computer_result(r: &ComputerResult) -> Value {
+    let mut content = Vec::new();
+    if let Some(png) = &r.screenshot_png_base64 {
+        content.push(json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}));
+    }
+    let mut text = format!("Current URL: {}", r.url);
+    if let Some(e) = &r.error {
+        text.push_str(&format!("\nError: {e}"));
+    }
+    if let Some(t) = r.text.as_deref().filter(|t| !t.trim().is_empty()) {
+        text.push('\n');
+        text.push_str(t);
+    }
+    content.push(json!({"type": "text", "text": text}));
+    json!({"type": "tool_result", "tool_use_id": r.call_id, "content": content, "is_error": r.error.is_some()})
+}
+
+/// This API's native blocks of a message, if it carries them.
+fn native_blocks(m: &Message) -> Option<Vec<Value>> {
+    m.parts.iter().find_map(|p| match p {
+        Part::Native {
+            api: Api::Messages,
+            value: Value::Array(blocks),
+        } => Some(blocks.clone()),
+        _ => None,
     })
 }
 
@@ -91,7 +165,7 @@ fn block(p: &Part) -> Option<Value> {
 fn messages(msgs: &[Message]) -> Vec<Value> {
     let mut out: Vec<(Role, Vec<Value>)> = Vec::new();
     for m in msgs {
-        let blocks: Vec<Value> = m.parts.iter().filter_map(block).collect();
+        let blocks: Vec<Value> = native_blocks(m).unwrap_or_else(|| m.parts.iter().filter_map(block).collect());
         if blocks.is_empty() {
             continue;
         }
@@ -116,6 +190,8 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         .ok_or_else(|| "the response has no content".to_string())?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    // Thinking (and other) blocks must go back unchanged: keep the turn as sent.
+    let mut keep_native = false;
     for b in content {
         match b.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or_default()),
@@ -124,7 +200,7 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
                 name: b.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
                 arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
             }),
-            _ => {}
+            _ => keep_native = true,
         }
     }
     let stop = match body.get("stop_reason").and_then(Value::as_str) {
@@ -150,6 +226,8 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         tool_calls,
         stop,
         usage,
+        id: body.get("id").and_then(Value::as_str).map(str::to_string),
+        native: keep_native.then(|| (Api::Messages, Value::Array(content.clone()))),
     })
 }
 
@@ -207,6 +285,65 @@ mod tests {
         assert_eq!(m[2]["content"][0]["type"], "tool_result");
         assert_eq!(m[2]["content"][1]["text"], "page now");
         assert_eq!(m[2]["content"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn computer_tool_beta_and_results() {
+        let req = ChatRequest {
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![Part::ComputerResult(ComputerResult {
+                    call_id: "toolu_1".into(),
+                    name: COMPUTER_TOOL.into(),
+                    screenshot_png_base64: Some("iVBOR".into()),
+                    url: "http://a.test/".into(),
+                    text: Some("# Page position: 0 viewports above, 1 viewport below.".into()),
+                    ..Default::default()
+                })],
+            }],
+            tools: vec![ToolSpec::new("removeBlocker", "d", json!({"type": "object"}))],
+            computer: Some(ComputerSpec {
+                display_width: 1280,
+                display_height: 800,
+            }),
+            ..Default::default()
+        };
+        let b = request_body("claude-sonnet-4-5-20250929", &req, 1000, None);
+        assert_eq!(
+            b["tools"][0],
+            json!({"type": "computer_20250124", "name": "computer", "display_width_px": 1280, "display_height_px": 800})
+        );
+        assert_eq!(b["tools"][1]["name"], "removeBlocker");
+        assert_eq!(
+            beta_header("claude-sonnet-4-5-20250929", &req),
+            Some("computer-use-2025-01-24")
+        );
+        assert_eq!(beta_header("claude-opus-4-6", &req), Some("computer-use-2025-11-24"));
+        assert_eq!(computer_tool_version("claude-sonnet-4-6").0, "computer_20251124");
+        let result = &b["messages"][0]["content"][0];
+        assert_eq!(result["type"], "tool_result");
+        assert_eq!(result["content"][0]["source"]["media_type"], "image/png");
+        assert!(result["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Current URL: http://a.test/\n# Page position"));
+        assert_eq!(result["is_error"], false);
+        assert_eq!(beta_header("claude-sonnet-4-5", &ChatRequest::default()), None);
+    }
+
+    #[test]
+    fn thinking_blocks_go_back_unchanged() {
+        let body = json!({"id": "msg_1", "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "tool_use", "id": "t", "name": "computer", "input": {"action": "screenshot"}}],
+            "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 2}});
+        let r = parse_response(&body).unwrap();
+        assert_eq!(r.id.as_deref(), Some("msg_1"));
+        let m = messages(&[Message::user("go"), r.to_message()]);
+        assert_eq!(m[1]["content"], body["content"]);
+        // A plain answer is rebuilt from its parts as before.
+        let plain = json!({"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": {}});
+        assert!(parse_response(&plain).unwrap().native.is_none());
     }
 
     #[test]

@@ -3,14 +3,15 @@
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::errors::LlmErrorKind;
+use super::retry::{backoff_delay, retry_after};
 use super::types::*;
-use super::{anthropic, openai};
+use super::{anthropic, gemini, openai, openai_responses};
 use crate::error::{Error, Result};
 
 /// Default model when `--model` is not given.
@@ -22,6 +23,8 @@ pub enum Provider {
     /// OpenAI and every server with an OpenAI-compatible Chat Completions API.
     OpenAi,
     Anthropic,
+    /// Google's Gemini API.
+    Google,
 }
 
 impl Provider {
@@ -29,13 +32,16 @@ impl Provider {
         match self {
             Provider::OpenAi => "openai",
             Provider::Anthropic => "anthropic",
+            Provider::Google => "google",
         }
     }
 
-    fn key_env(self) -> &'static str {
+    /// Where the key is read from, in order.
+    fn key_envs(self) -> &'static [&'static str] {
         match self {
-            Provider::OpenAi => "OPENAI_API_KEY",
-            Provider::Anthropic => "ANTHROPIC_API_KEY",
+            Provider::OpenAi => &["OPENAI_API_KEY"],
+            Provider::Anthropic => &["ANTHROPIC_API_KEY"],
+            Provider::Google => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
         }
     }
 
@@ -43,6 +49,15 @@ impl Provider {
         match self {
             Provider::OpenAi => "OPENAI_BASE_URL",
             Provider::Anthropic => "ANTHROPIC_BASE_URL",
+            Provider::Google => "GOOGLE_GEMINI_BASE_URL",
+        }
+    }
+
+    fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::OpenAi => openai::DEFAULT_BASE_URL,
+            Provider::Anthropic => anthropic::DEFAULT_BASE_URL,
+            Provider::Google => gemini::DEFAULT_BASE_URL,
         }
     }
 }
@@ -50,13 +65,16 @@ impl Provider {
 /// How to reach the model.
 #[derive(Clone)]
 pub struct LlmOptions {
-    /// `openai/gpt-4.1-mini`, `anthropic/claude-sonnet-4-5`, or a bare model
-    /// name (`claude-…` means Anthropic, anything else an OpenAI-compatible
+    /// `openai/gpt-4.1-mini`, `anthropic/claude-sonnet-4-5`,
+    /// `google/gemini-2.5-flash`, or a bare model name (`claude-…` means
+    /// Anthropic, `gemini-…` Google, anything else an OpenAI-compatible
     /// server). Default: `$SIGHTLINE_MODEL`.
     pub model: Option<String>,
-    /// Default: `$OPENAI_BASE_URL` / `$ANTHROPIC_BASE_URL`, else the provider's.
+    /// Default: `$OPENAI_BASE_URL` / `$ANTHROPIC_BASE_URL` /
+    /// `$GOOGLE_GEMINI_BASE_URL`, else the provider's.
     pub base_url: Option<String>,
-    /// Default: `$OPENAI_API_KEY` / `$ANTHROPIC_API_KEY`. Never logged.
+    /// Default: `$OPENAI_API_KEY` / `$ANTHROPIC_API_KEY` / `$GEMINI_API_KEY`
+    /// (or `$GOOGLE_API_KEY`). Never logged.
     pub api_key: Option<String>,
     /// Per attempt.
     pub timeout: Duration,
@@ -181,8 +199,9 @@ impl fmt::Debug for Llm {
     }
 }
 
-/// `openai/x` → (OpenAI, x); `anthropic/x` → (Anthropic, x); `claude-…` →
-/// Anthropic; any other name (`llama3`, `meta-llama/…` on OpenRouter) is sent
+/// `openai/x` → (OpenAI, x); `anthropic/x` → (Anthropic, x); `google/x`
+/// (or `gemini/x`) → (Google, x); `claude-…` → Anthropic; `gemini-…` →
+/// Google; any other name (`llama3`, `meta-llama/…` on OpenRouter) is sent
 /// as is to an OpenAI-compatible server.
 pub fn parse_model(spec: &str) -> (Provider, String) {
     let spec = spec.trim();
@@ -190,11 +209,15 @@ pub fn parse_model(spec: &str) -> (Provider, String) {
         match prefix.to_ascii_lowercase().as_str() {
             "openai" => return (Provider::OpenAi, rest.to_string()),
             "anthropic" => return (Provider::Anthropic, rest.to_string()),
+            "google" | "gemini" => return (Provider::Google, rest.to_string()),
             _ => {}
         }
     }
-    if spec.to_ascii_lowercase().starts_with("claude") {
+    let lower = spec.to_ascii_lowercase();
+    if lower.starts_with("claude") {
         (Provider::Anthropic, spec.to_string())
+    } else if lower.starts_with("gemini") {
+        (Provider::Google, spec.to_string())
     } else {
         (Provider::OpenAi, spec.to_string())
     }
@@ -228,7 +251,7 @@ impl Llm {
             .or_else(|| env_nonempty(MODEL_ENV));
         let Some(spec) = spec else {
             return Err(Error::LlmSetup(format!(
-                "no model given: pass --model openai/gpt-4.1-mini (or anthropic/claude-sonnet-4-5), or set {MODEL_ENV}"
+                "no model given: pass --model openai/gpt-4.1-mini (or anthropic/claude-sonnet-4-5, google/gemini-2.5-flash), or set {MODEL_ENV}"
             )));
         };
         let (provider, model) = parse_model(&spec);
@@ -242,10 +265,7 @@ impl Llm {
             .clone()
             .filter(|b| !b.trim().is_empty())
             .or_else(|| env_nonempty(provider.base_url_env()))
-            .unwrap_or_else(|| match provider {
-                Provider::OpenAi => openai::DEFAULT_BASE_URL.to_string(),
-                Provider::Anthropic => anthropic::DEFAULT_BASE_URL.to_string(),
-            });
+            .unwrap_or_else(|| provider.default_base_url().to_string());
         match url::Url::parse(&base_url) {
             Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
             _ => {
@@ -258,13 +278,12 @@ impl Llm {
             .api_key
             .clone()
             .filter(|k| !k.trim().is_empty())
-            .or_else(|| env_nonempty(provider.key_env()));
+            .or_else(|| provider.key_envs().iter().find_map(|e| env_nonempty(e)));
         // Local servers (Ollama, llama.cpp, vLLM on this machine) need no key.
         if key.is_none() && !is_loopback(&base_url) {
+            let env = provider.key_envs()[0];
             return Err(Error::LlmSetup(format!(
-                "{} is not set: export {}=… to use {}/{model} (the key is read from the environment and never printed)",
-                provider.key_env(),
-                provider.key_env(),
+                "{env} is not set: export {env}=… to use {}/{model} (the key is read from the environment and never printed)",
                 provider.name()
             )));
         }
@@ -319,7 +338,27 @@ impl Llm {
                     || m.starts_with("gpt-5")
                     || m.starts_with("o3")
                     || m.starts_with("o4")
+                    || m.starts_with("computer-use")
             }
+            Provider::Google => true,
+        }
+    }
+
+    /// The API a request goes to: OpenAI models go through Chat Completions
+    /// unless the request needs the Responses API (computer use, chaining)
+    /// or the model is only served there.
+    pub fn api_for(&self, req: &ChatRequest) -> Api {
+        match self.inner.provider {
+            Provider::Anthropic => Api::Messages,
+            Provider::Google => Api::GenerateContent,
+            Provider::OpenAi
+                if req.computer.is_some()
+                    || req.previous_response_id.is_some()
+                    || openai_responses::needs_responses_api(&self.inner.model) =>
+            {
+                Api::Responses
+            }
+            Provider::OpenAi => Api::ChatCompletions,
         }
     }
 
@@ -338,10 +377,12 @@ impl Llm {
 
     /// The request body as it would be sent (for token budgets and tests).
     pub fn request_body(&self, req: &ChatRequest) -> Value {
-        let o = &self.inner.opts;
-        match self.inner.provider {
-            Provider::OpenAi => openai::request_body(&self.inner.model, req, o.max_tokens, o.temperature),
-            Provider::Anthropic => anthropic::request_body(&self.inner.model, req, o.max_tokens, o.temperature),
+        let (o, model) = (&self.inner.opts, self.inner.model.as_str());
+        match self.api_for(req) {
+            Api::ChatCompletions => openai::request_body(model, req, o.max_tokens, o.temperature),
+            Api::Responses => openai_responses::request_body(model, req, o.max_tokens, o.temperature),
+            Api::Messages => anthropic::request_body(model, req, o.max_tokens, o.temperature),
+            Api::GenerateContent => gemini::request_body(req, o.max_tokens, o.temperature),
         }
     }
 
@@ -349,11 +390,16 @@ impl Llm {
     /// the request before it leaves.
     pub async fn chat(&self, req: &ChatRequest, secrets: &Secrets) -> Result<ChatResponse> {
         let body = secrets.redact(&self.request_body(req).to_string());
+        let api = self.api_for(req);
+        let beta = match api {
+            Api::Messages => anthropic::beta_header(&self.inner.model, req),
+            _ => None,
+        };
         let started = Instant::now();
         let mut attempt: u32 = 0;
         loop {
             attempt += 1;
-            let outcome = self.send_once(&body).await;
+            let outcome = self.send_once(api, beta, &body).await;
             match outcome {
                 Ok(mut response) => {
                     response.usage.inference_ms = started.elapsed().as_millis() as u64;
@@ -397,16 +443,9 @@ impl Llm {
         });
     }
 
-    /// Exponential backoff with jitter (50–100% of the step), or the
-    /// server's `Retry-After`, capped.
     fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         let o = &self.inner.opts;
-        if let Some(ra) = retry_after {
-            return ra.min(o.max_retry_delay);
-        }
-        let step = o.retry_base_delay.saturating_mul(1u32 << (attempt - 1).min(16));
-        let jitter = 0.5 + 0.5 * pseudo_random();
-        step.mul_f64(jitter).min(o.max_retry_delay)
+        backoff_delay(attempt, retry_after, o.retry_base_delay, o.max_retry_delay)
     }
 
     /// Server messages may quote the key (masked or not): never pass it on.
@@ -432,27 +471,33 @@ impl Llm {
         }
     }
 
-    async fn send_once(&self, body: &str) -> std::result::Result<ChatResponse, (LlmErrorKind, Option<Duration>)> {
+    async fn send_once(
+        &self,
+        api: Api,
+        beta: Option<&str>,
+        body: &str,
+    ) -> std::result::Result<ChatResponse, (LlmErrorKind, Option<Duration>)> {
         let inner = &self.inner;
-        let mut rb = match inner.provider {
-            Provider::OpenAi => {
-                let rb = inner.http.post(openai::endpoint(&inner.base_url));
-                match &inner.key {
-                    Some(k) => rb.bearer_auth(k),
-                    None => rb,
-                }
-            }
-            Provider::Anthropic => {
-                let rb = inner
-                    .http
-                    .post(anthropic::endpoint(&inner.base_url))
-                    .header("anthropic-version", anthropic::API_VERSION);
-                match &inner.key {
-                    Some(k) => rb.header("x-api-key", k),
-                    None => rb,
-                }
-            }
+        let (base, model) = (inner.base_url.as_str(), inner.model.as_str());
+        let url = match api {
+            Api::ChatCompletions => openai::endpoint(base),
+            Api::Responses => openai_responses::endpoint(base),
+            Api::Messages => anthropic::endpoint(base),
+            Api::GenerateContent => gemini::endpoint(base, model),
         };
+        let mut rb = inner.http.post(url);
+        rb = match (inner.provider, &inner.key) {
+            (Provider::OpenAi, Some(k)) => rb.bearer_auth(k),
+            (Provider::Anthropic, Some(k)) => rb.header("x-api-key", k),
+            (Provider::Google, Some(k)) => rb.header("x-goog-api-key", k),
+            (_, None) => rb,
+        };
+        if api == Api::Messages {
+            rb = rb.header("anthropic-version", anthropic::API_VERSION);
+        }
+        if let Some(beta) = beta {
+            rb = rb.header("anthropic-beta", beta);
+        }
         rb = rb.header("content-type", "application/json").body(body.to_string());
         let response = rb
             .send()
@@ -474,24 +519,30 @@ impl Llm {
                     None,
                 ));
             };
-            let parsed = match inner.provider {
-                Provider::OpenAi => openai::parse_response(&json),
-                Provider::Anthropic => anthropic::parse_response(&json),
+            let parsed = match api {
+                Api::ChatCompletions => openai::parse_response(&json),
+                Api::Responses => openai_responses::parse_response(&json),
+                Api::Messages => anthropic::parse_response(&json),
+                Api::GenerateContent => gemini::parse_response(&json),
             };
             return parsed.map_err(|message| (LlmErrorKind::BadResponse { message }, None));
         }
         let json = json.unwrap_or(Value::Null);
-        let message = match inner.provider {
-            Provider::OpenAi => openai::error_message(&json),
-            Provider::Anthropic => anthropic::error_message(&json),
-        }
-        .unwrap_or_else(|| clip(&crate::error::one_line(&text), 200));
-        let unknown_model = match inner.provider {
-            Provider::OpenAi => openai::is_unknown_model(status, &json),
-            Provider::Anthropic => anthropic::is_unknown_model(status, &json),
+        let (message, unknown_model) = match api {
+            Api::ChatCompletions | Api::Responses => {
+                (openai::error_message(&json), openai::is_unknown_model(status, &json))
+            }
+            Api::Messages => (
+                anthropic::error_message(&json),
+                anthropic::is_unknown_model(status, &json),
+            ),
+            Api::GenerateContent => (gemini::error_message(&json), gemini::is_unknown_model(status, &json)),
         };
+        let message = message.unwrap_or_else(|| clip(&crate::error::one_line(&text), 200));
         let kind = match status {
             401 | 403 => LlmErrorKind::Auth { status, message },
+            // Gemini answers a wrong key with 400 API_KEY_INVALID.
+            400 if message.contains("API key not valid") => LlmErrorKind::Auth { status, message },
             _ if unknown_model => LlmErrorKind::UnknownModel {
                 model: inner.model.clone(),
                 message,
@@ -524,68 +575,6 @@ fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
     }
 }
 
-/// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
-fn retry_after(h: &reqwest::header::HeaderMap) -> Option<Duration> {
-    if let Some(ms) = h
-        .get("retry-after-ms")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-    {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
-    }
-    let v = h.get("retry-after")?.to_str().ok()?.trim().to_string();
-    if let Ok(secs) = v.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
-    }
-    let when = httpdate_to_unix(&v)?;
-    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?.as_secs();
-    Some(Duration::from_secs(when.saturating_sub(now)))
-}
-
-/// `Sun, 06 Nov 1994 08:49:37 GMT` → seconds since the epoch.
-fn httpdate_to_unix(s: &str) -> Option<u64> {
-    let parts: Vec<&str> = s.split_whitespace().collect();
-    if parts.len() != 6 {
-        return None;
-    }
-    let day: i64 = parts[1].parse().ok()?;
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| *m == parts[2])? as i64
-        + 1;
-    let year: i64 = parts[3].parse().ok()?;
-    let hms: Vec<i64> = parts[4].split(':').filter_map(|x| x.parse().ok()).collect();
-    if hms.len() != 3 {
-        return None;
-    }
-    // Days from civil (Howard Hinnant).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2]).ok()
-}
-
-/// A number in [0, 1) without a random-number dependency (jitter only).
-fn pseudo_random() -> f64 {
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let mut x = u64::from(nanos) ^ 0x9E37_79B9_7F4A_7C15;
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    (x >> 11) as f64 / (1u64 << 53) as f64
-}
-
 pub(crate) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
@@ -616,6 +605,36 @@ mod tests {
             parse_model("meta-llama/llama-3-70b"),
             (Provider::OpenAi, "meta-llama/llama-3-70b".into())
         );
+        assert_eq!(
+            parse_model("google/gemini-2.5-computer-use-preview-10-2025"),
+            (Provider::Google, "gemini-2.5-computer-use-preview-10-2025".into())
+        );
+        assert_eq!(parse_model("gemini-2.5-flash").0, Provider::Google);
+    }
+
+    #[test]
+    fn apis_follow_the_provider_and_the_request() {
+        let llm = |m: &str| {
+            Llm::new(LlmOptions {
+                model: Some(m.into()),
+                base_url: Some("http://127.0.0.1:1".into()),
+                ..Default::default()
+            })
+            .unwrap()
+        };
+        let plain = ChatRequest::default();
+        let computer = ChatRequest {
+            computer: Some(super::super::ComputerSpec {
+                display_width: 10,
+                display_height: 10,
+            }),
+            ..Default::default()
+        };
+        assert_eq!(llm("openai/gpt-4.1-mini").api_for(&plain), Api::ChatCompletions);
+        assert_eq!(llm("openai/gpt-5.4").api_for(&computer), Api::Responses);
+        assert_eq!(llm("openai/computer-use-preview").api_for(&plain), Api::Responses);
+        assert_eq!(llm("anthropic/claude-sonnet-4-5").api_for(&computer), Api::Messages);
+        assert_eq!(llm("google/gemini-2.5-flash").api_for(&plain), Api::GenerateContent);
     }
 
     #[test]
@@ -656,13 +675,7 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_parsing_and_backoff() {
-        let mut h = reqwest::header::HeaderMap::new();
-        h.insert("retry-after", "2".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
-        h.insert("retry-after-ms", "150".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
-        assert_eq!(httpdate_to_unix("Sun, 06 Nov 1994 08:49:37 GMT"), Some(784_111_777));
+    fn backoff_follows_the_options() {
         let llm = Llm::new(LlmOptions {
             model: Some("m".into()),
             base_url: Some("http://127.0.0.1:1/v1".into()),

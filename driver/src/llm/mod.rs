@@ -1,7 +1,9 @@
-//! The LLM layer: one client for OpenAI-compatible Chat Completions and
-//! Anthropic Messages, with timeouts, bounded retries (exponential backoff
-//! with jitter, `Retry-After` honoured), typed errors, usage accounting,
-//! secret redaction and schema-validated structured output.
+//! The LLM layer: one client for OpenAI-compatible Chat Completions, OpenAI
+//! Responses, Anthropic Messages and Gemini `generateContent`, with
+//! timeouts, bounded retries (exponential backoff with jitter, `Retry-After`
+//! honoured), typed errors, usage accounting, secret redaction,
+//! schema-validated structured output, and computer use (a computer tool
+//! and its screenshot answers, [`ComputerSpec`], [`ComputerResult`]).
 //!
 //! ```no_run
 //! # async fn demo() -> sightline::Result<()> {
@@ -12,13 +14,20 @@
 
 mod anthropic;
 mod client;
+mod computer;
 pub(crate) mod errors;
+mod gemini;
+mod gemini_schema;
 mod openai;
+mod openai_responses;
+mod retry;
 pub mod schema;
 mod structured;
 mod types;
 
+pub use anthropic::computer_tool_version as anthropic_computer_tool;
 pub use client::{CallRecord, Llm, LlmOptions, Provider, Secrets, MODEL_ENV};
+pub use computer::{ComputerResult, ComputerSpec, SafetyCheck, COMPUTER_TOOL};
 pub use errors::LlmErrorKind;
 pub use structured::{feedback as feedback_message, StructuredReply};
 pub use types::*;

@@ -104,7 +104,8 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
                     Part::Image { png_base64 } => content.push(
                         json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png_base64}")}}),
                     ),
-                    Part::ToolCall(_) => {}
+                    // Chat Completions has no computer use; native turns belong to other APIs.
+                    Part::ToolCall(_) | Part::ComputerResult(_) | Part::Native { .. } => {}
                 }
             }
             if content.is_empty() {
@@ -181,6 +182,8 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         tool_calls,
         stop,
         usage,
+        id: body.get("id").and_then(Value::as_str).map(str::to_string),
+        native: None,
     })
 }
 

@@ -1,10 +1,27 @@
-//! Provider-neutral chat types: what the pipelines build and what the two wire
-//! formats (`openai.rs`, `anthropic.rs`) translate to and from.
+//! Provider-neutral chat types: what the pipelines build and what the wire
+//! formats (`openai.rs`, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`)
+//! translate to and from.
 
 use std::ops::AddAssign;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::computer::{ComputerResult, ComputerSpec};
+
+/// The providers' APIs (wire formats) the client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Api {
+    /// OpenAI Chat Completions and every OpenAI-compatible server.
+    ChatCompletions,
+    /// OpenAI Responses (computer use, `previous_response_id` chaining).
+    Responses,
+    /// Anthropic Messages.
+    Messages,
+    /// Google Gemini `generateContent`.
+    GenerateContent,
+}
 
 /// Who speaks a message. The system prompt is not a message (Anthropic puts
 /// it at the top level), see [`ChatRequest::system`].
@@ -30,6 +47,16 @@ pub enum Part {
         call_id: String,
         content: String,
         is_error: bool,
+    },
+    /// The answer to a computer-use call (user messages only).
+    ComputerResult(ComputerResult),
+    /// An assistant turn exactly as the provider sent it (Anthropic's
+    /// content blocks, OpenAI Responses' output items, Gemini's content),
+    /// sent back unchanged to the same API: thinking blocks, reasoning items
+    /// and thought signatures must survive the round trip. Other APIs skip it.
+    Native {
+        api: Api,
+        value: Value,
     },
 }
 
@@ -77,7 +104,11 @@ impl Message {
                 Part::Text(t) => out.push_str(t),
                 Part::ToolResult { content, .. } => out.push_str(content),
                 Part::ToolCall(c) => out.push_str(&c.arguments.to_string()),
-                Part::Image { .. } => {}
+                Part::ComputerResult(r) => {
+                    out.push_str(r.text.as_deref().unwrap_or_default());
+                    out.push_str(r.error.as_deref().unwrap_or_default());
+                }
+                Part::Image { .. } | Part::Native { .. } => {}
             }
         }
         out
@@ -142,6 +173,11 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// What the call is for ("act", "extract", "agent step 3"): for the usage log.
     pub purpose: String,
+    /// Offer the provider's computer-use tool (screenshots and coordinates).
+    pub computer: Option<ComputerSpec>,
+    /// OpenAI Responses: continue the conversation the server keeps under
+    /// this response id; `messages` then holds only what is new.
+    pub previous_response_id: Option<String>,
 }
 
 /// Why the model stopped.
@@ -191,6 +227,11 @@ pub struct ChatResponse {
     pub tool_calls: Vec<ToolCall>,
     pub stop: StopReason,
     pub usage: Usage,
+    /// The provider's id of this response (OpenAI Responses chains on it).
+    pub id: Option<String>,
+    /// The turn in the provider's own form, when it must be sent back as is
+    /// (see [`Part::Native`]).
+    pub native: Option<(Api, Value)>,
 }
 
 impl ChatResponse {
@@ -201,6 +242,12 @@ impl ChatResponse {
             parts.push(Part::Text(t.clone()));
         }
         parts.extend(self.tool_calls.iter().cloned().map(Part::ToolCall));
+        if let Some((api, value)) = &self.native {
+            parts.push(Part::Native {
+                api: *api,
+                value: value.clone(),
+            });
+        }
         Message::assistant(parts)
     }
 }

@@ -14,6 +14,7 @@ use std::time::Duration;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchDragEventParams, DispatchDragEventType, DragData, EventDragIntercepted, SetInterceptDragsParams,
 };
+use chromiumoxide::cdp::browser_protocol::page::FrameId;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -77,12 +78,27 @@ impl Page {
             });
         }
 
+        let kind = self.drag_between(&src.loc.frame, from, to).await?;
+        let mut result = ActionResult {
+            element: Some(src.info.description.clone()).filter(|d| !d.is_empty()),
+            selector: Some(src.info.selector.clone()).filter(|s| !s.is_empty()),
+            value: Some(format!("dropped on {}", dst.info.description)),
+            notes: vec![kind.to_string()],
+            rect: Some(src.rect).filter(|r| !r.is_empty()),
+        };
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// A trusted drag between two points whose source lies in `frame`:
+    /// HTML5 drag and drop when the page starts one, else a pointer drag.
+    async fn drag_between(&self, frame: &FrameId, from: (f64, f64), to: (f64, f64)) -> Result<&'static str> {
         let mut intercepted = self
             .cdp()
             .event_listener::<EventDragIntercepted>()
             .await
             .map_err(|e| Error::cdp("Input.dragIntercepted", e))?;
-        self.engine_eval(&src.loc.frame, WATCH_DRAGSTART_JS, false).await?;
+        self.engine_eval(frame, WATCH_DRAGSTART_JS, false).await?;
         self.set_intercept_drags(true).await?;
         let outcome = async {
             self.mouse_move(from.0, from.1).await?;
@@ -95,7 +111,7 @@ impl Page {
                 nudge
             };
             self.mouse_move_buttons(nudge.0, nudge.1, 1).await?;
-            let html5 = self.engine_eval(&src.loc.frame, DRAG_STARTED_JS, true).await? == Value::Bool(true);
+            let html5 = self.engine_eval(frame, DRAG_STARTED_JS, true).await? == Value::Bool(true);
             let data: Option<DragData> = if html5 {
                 match tokio::time::timeout(Duration::from_secs(2), intercepted.next()).await {
                     Ok(Some(ev)) => Some(ev.data.clone()),
@@ -136,13 +152,20 @@ impl Page {
         if outcome.is_err() {
             let _ = self.set_intercept_drags(false).await;
         }
-        let kind = outcome?;
+        outcome
+    }
+
+    /// A trusted drag from one point to another (top-level viewport CSS
+    /// pixels), for models that see screenshots; see [`Page::drag_and_drop`].
+    pub async fn drag_points(&self, from: (f64, f64), to: (f64, f64)) -> Result<ActionResult> {
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let main = self.main_frame_id().await?;
+        let kind = self.drag_between(&main, from, to).await?;
         let mut result = ActionResult {
-            element: Some(src.info.description.clone()).filter(|d| !d.is_empty()),
-            selector: Some(src.info.selector.clone()).filter(|s| !s.is_empty()),
-            value: Some(format!("dropped on {}", dst.info.description)),
             notes: vec![kind.to_string()],
-            rect: Some(src.rect).filter(|r| !r.is_empty()),
+            ..Default::default()
         };
         self.after_action(&mut result, mark).await?;
         Ok(result)

@@ -1,10 +1,12 @@
 //! One browser tab, driven through the DevTools protocol: navigation,
-//! frames, the engine in every frame, snapshots, element actions, trusted
-//! input, readiness and removeBlocker. Everything `Page` can do is in this
+//! frames, the engine in every frame, snapshots, element actions, actions
+//! at coordinates, trusted input, readiness, screenshots (annotated too) and
+//! removeBlocker. Everything `Page` can do is in this
 //! folder; the LLM pipelines and tools take a `&Page` from outside.
 
 mod actions;
 mod address;
+mod annotate;
 mod bundle;
 mod cdp_error;
 mod drag;
@@ -18,6 +20,8 @@ mod navigation;
 mod observed;
 mod origin_filter;
 mod perform;
+mod point;
+mod pointer;
 pub(crate) mod raw_cdp;
 mod readiness;
 mod screenshot;
@@ -32,12 +36,15 @@ mod viewport;
 
 pub use actions::{ActionResult, ClickOptions};
 pub use address::resolve_target;
+pub use annotate::{AnnotatedScreenshot, RefBox};
 pub use bundle::{ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
 pub use events::{ConsoleMessage, DialogInfo, DialogPolicy, NetworkRecord};
 pub use handle::Page;
 pub use input::{key_by_name, parse_combo, ClickButton, Combo, KeyDef};
 pub use navigation::NavigationResponse;
 pub use perform::{Action, Method};
+pub use point::PointTarget;
+pub use pointer::PointClick;
 pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
 };

@@ -32,13 +32,14 @@ fn png(bytes: Vec<u8>) -> Result<Vec<u8>> {
     }
 }
 impl Page {
-    async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool) -> Result<Vec<u8>> {
+    async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool, fast: bool) -> Result<Vec<u8>> {
         // A hidden tab paints nothing to capture.
         self.show_if_hidden().await?;
         let p = CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
             clip,
             capture_beyond_viewport: beyond_viewport.then_some(true),
+            optimize_for_speed: fast.then_some(true),
             ..Default::default()
         };
         let resp = self
@@ -54,7 +55,42 @@ impl Page {
 
     /// A PNG of what the viewport shows.
     pub async fn screenshot(&self) -> Result<Vec<u8>> {
-        self.capture(None, false).await
+        self.capture(None, false, false).await
+    }
+
+    /// A PNG of what the viewport shows, rendered at `scale` (0.5 gives an
+    /// image half the viewport's CSS size; Chromium renders it at that size,
+    /// so small text stays legible). Models that see screenshots get them
+    /// at the size they declare; their coordinates are scaled back. Encoded
+    /// for speed (a screenshot per step; a model is charged by pixels, not
+    /// bytes): about a fifth faster, two thirds larger.
+    pub async fn screenshot_scaled(&self, scale: f64) -> Result<Vec<u8>> {
+        let m = self
+            .cdp()
+            .execute(GetLayoutMetricsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        let vv = &m.result.css_visual_viewport;
+        let clip = Viewport {
+            x: vv.page_x,
+            y: vv.page_y,
+            width: vv.client_width,
+            height: vv.client_height,
+            scale,
+        };
+        self.capture(Some(clip), false, true).await
+    }
+
+    /// The viewport's size in CSS pixels as screenshots show it (the
+    /// visual viewport: without a classic scrollbar, when one takes room).
+    pub async fn screenshot_area(&self) -> Result<(f64, f64)> {
+        let m = self
+            .cdp()
+            .execute(GetLayoutMetricsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        let vv = &m.result.css_visual_viewport;
+        Ok((vv.client_width, vv.client_height))
     }
 
     /// A PNG of the whole page, beyond the viewport.
@@ -66,7 +102,7 @@ impl Page {
             .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
         let size = &m.result.css_content_size;
         let clip = clip_rect(0.0, 0.0, size.width.ceil(), size.height.ceil());
-        self.capture(Some(clip), true).await
+        self.capture(Some(clip), true, false).await
     }
 
     /// A PNG of one element's box (scrolled into view first).
@@ -97,6 +133,6 @@ impl Page {
         let vv = &m.result.css_visual_viewport;
         let r = ready.rect;
         let clip = clip_rect(r.x + vv.page_x, r.y + vv.page_y, r.width, r.height);
-        self.capture(Some(clip), true).await
+        self.capture(Some(clip), true, false).await
     }
 }

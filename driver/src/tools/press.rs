@@ -25,7 +25,8 @@ fn parameters() -> Value {
             "key": {"type": "string", "description": "A key name or combination, e.g. Enter, ArrowLeft, Control+A."},
             "target": {"type": "string", "description": "Focus this element first: a ref from the snapshot or a selector. Default: the focused element."},
             "element": {"type": "string", "description": "That element in words."},
-            "repeat": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many times (default 1)."}
+            "repeat": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many times (default 1)."},
+            "holdMs": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "Hold the key down this long instead (one key, no combination)."}
         }),
         &["key"],
     )
@@ -40,6 +41,8 @@ struct Args {
     element: Option<String>,
     #[serde(default)]
     repeat: Option<u32>,
+    #[serde(default, rename = "holdMs")]
+    hold_ms: Option<u64>,
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -53,6 +56,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         } else {
             String::new()
         };
+        if let Some(ms) = a.hold_ms {
+            let r = ctx.page().hold_key(&key, std::time::Duration::from_millis(ms)).await?;
+            let mut out = ToolOutput::ok(format!("Held {} for {ms} ms", a.key));
+            out.rect = r.rect;
+            return Ok(out);
+        }
         let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
             let page = ctx.page();
             for _ in 0..repeat {

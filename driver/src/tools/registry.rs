@@ -7,9 +7,10 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{RecordedCall, Tool, ToolOutput};
 use super::{
-    act, back, check, click, close, console_messages, done, drag, evaluate, extract, fill, fill_form, forward, goto,
-    handle_dialog, hover, network_requests, observe, page_text, press, reload, remove_blocker, resize, screenshot,
-    scroll, select, snapshot, storage_state, tabs, think, type_text, upload, wait,
+    act, back, check, click, click_at, close, console_messages, done, drag, drag_at, evaluate, extract, fill,
+    fill_form, forward, goto, handle_dialog, hover, hover_at, network_requests, observe, page_text, press, reload,
+    remove_blocker, resize, screenshot, scroll, scroll_at, select, snapshot, storage_state, tabs, think, type_at,
+    type_text, upload, wait,
 };
 use crate::error::{Error, Result};
 use crate::llm::{schema, ToolSpec};
@@ -60,6 +61,11 @@ impl Registry {
                 storage_state::TOOL,
                 evaluate::TOOL,
                 close::TOOL,
+                click_at::TOOL,
+                type_at::TOOL,
+                drag_at::TOOL,
+                hover_at::TOOL,
+                scroll_at::TOOL,
                 observe::TOOL,
                 extract::TOOL,
                 think::TOOL,
@@ -92,9 +98,16 @@ impl Registry {
     /// What an agent is offered: its tools, the model ones only with a
     /// model (an agent always has one), images only for models that read them.
     pub fn for_agent(&self, reads_images: bool) -> Vec<&Tool> {
+        self.for_agent_with(reads_images, &[])
+    }
+
+    /// [`Registry::for_agent`] plus the tools of `capabilities` (a hybrid
+    /// agent gets the coordinate tools of [`VISION`](super::VISION)).
+    pub fn for_agent_with(&self, reads_images: bool, capabilities: &[&str]) -> Vec<&Tool> {
         self.tools
             .iter()
-            .filter(|t| t.offered.agent && t.capability.is_none() && (reads_images || !t.returns_image))
+            .filter(|t| t.offered.agent && (reads_images || !t.returns_image))
+            .filter(|t| t.capability.is_none_or(|c| capabilities.contains(&c)))
             .collect()
     }
 
@@ -221,6 +234,21 @@ mod tests {
             .for_mcp(false, &["evaluate".into()])
             .iter()
             .any(|t| t.name == "evaluate"));
+        // Coordinate tools: hybrid agents and `--caps vision` only.
+        assert!(!agent.contains(&"clickAt"));
+        let hybrid: Vec<&str> = r
+            .for_agent_with(true, &[super::super::VISION])
+            .iter()
+            .map(|t| t.name)
+            .collect();
+        for t in ["clickAt", "typeAt", "dragAt", "hoverAt", "scrollAt", "click", "done"] {
+            assert!(hybrid.contains(&t), "{t}");
+        }
+        assert!(!hybrid.contains(&"evaluate"));
+        assert!(r
+            .for_mcp(false, &["vision".into()])
+            .iter()
+            .any(|t| t.mcp_name() == "browser_mouse_click_xy"));
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! `screenshot`: a PNG of the viewport, the whole page or one element.
+//! `screenshot`: a PNG of the viewport, the whole page or one element; with
+//! `annotate`, the viewport with every ref boxed and labelled (`eN`), so a
+//! model that reads images can name what it sees by ref.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -9,7 +11,8 @@ use crate::page::Target;
 
 pub const TOOL: Tool = Tool::new(
     "screenshot",
-    "A screenshot of the viewport (or of the whole page, or of one element).",
+    "A screenshot of the viewport (or of the whole page, or of one element). annotate draws each element's \
+ref (e12) on its box, so you can name what you see.",
     parameters,
     handle,
 )
@@ -21,7 +24,8 @@ fn parameters() -> Value {
         json!({
             "target": {"type": "string", "description": "Only this element: a ref from the snapshot or a selector."},
             "element": {"type": "string", "description": "That element in words."},
-            "fullPage": {"type": "boolean", "description": "The whole page, beyond the viewport (default false)."}
+            "fullPage": {"type": "boolean", "description": "The whole page, beyond the viewport (default false)."},
+            "annotate": {"type": "boolean", "description": "The viewport with every ref's box drawn and labelled (default false; not with target or fullPage)."}
         }),
         &[],
     )
@@ -34,13 +38,35 @@ struct Args {
     target: Option<String>,
     #[serde(default)]
     full_page: bool,
+    #[serde(default)]
+    annotate: bool,
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("screenshot", args)?;
         let page = ctx.page();
-        let (png, what) = match a.target.as_deref().filter(|t| !t.trim().is_empty()) {
+        let target = a.target.as_deref().filter(|t| !t.trim().is_empty());
+        if a.annotate {
+            if target.is_some() || a.full_page {
+                return Ok(ToolOutput::failed(
+                    "annotate shows the viewport: leave out target and fullPage.",
+                ));
+            }
+            let shot = page.annotated_screenshot().await?;
+            let mut out = ToolOutput::ok(format!(
+                "Screenshot of the viewport with {} refs labelled on their boxes ({}).",
+                shot.boxes.len(),
+                shot.boxes
+                    .iter()
+                    .map(|b| b.ref_.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            out.image_png = Some(shot.png);
+            return Ok(out);
+        }
+        let (png, what) = match target {
             Some(t) => (
                 page.screenshot_element(Target::parse(t)).await?,
                 format!("the element {t}"),

@@ -259,6 +259,8 @@ pub struct ToolOutput {
     pub tree: bool,
     /// The acted-on element's box in viewport CSS pixels (trace reports).
     pub rect: Option<Rect>,
+    /// Where a coordinate tool acted, in viewport CSS pixels (trace reports mark it).
+    pub point: Option<(f64, f64)>,
     /// How to do it again with no model: set by model tools; other
     /// page-changing tools are recorded as called.
     pub replay: Vec<RecordedCall>,

@@ -7,6 +7,7 @@ mod actions;
 mod agent_browser;
 mod batch;
 mod living;
+mod cua;
 mod mcp;
 mod memory;
 mod pages;
@@ -45,6 +46,10 @@ pub enum BenchCommand {
     /// Tasks per minute of a batch of steps-only tasks at several
     /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
     Batch(batch::BenchBatchArgs),
+    /// One computer-use task with an instant scripted model, through
+    /// Sightline and Stagehand v3's CUA clients, for Anthropic, OpenAI and
+    /// Gemini: wall time per run and per step.
+    Cua(cua::BenchCuaArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -57,5 +62,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Batch(a) => batch::run(a).await,
         BenchCommand::Living(a) => living::run(a).await,
         BenchCommand::Sessions(a) => sessions::run(a).await,
+        BenchCommand::Cua(a) => cua::run(a).await,
     }
 }

@@ -1,0 +1,429 @@
+//! The computer-use loop: a model turn, its safety checks, its actions,
+//! then one screenshot and page note answering every call of the turn.
+
+use serde_json::{json, Value};
+use sightline_engine::protocol::SnapshotMode;
+
+use super::actions::{ComputerAction, ModelCall, Step};
+use super::display::Display;
+use super::prompts;
+use super::provider::Provider;
+use crate::agent::context::Conversation;
+use crate::agent::harness::{End, Harness};
+use crate::agent::mode::SafetyChecks;
+use crate::agent::result::{AgentResult, SafetyCheckRecord};
+use crate::base64;
+use crate::error::Result;
+use crate::llm::{
+    ChatRequest, ComputerResult, ComputerSpec, Message, Part, Role, StopReason, ToolChoice, ToolSpec, Usage,
+};
+use crate::page::SnapshotOptions;
+use crate::tools::{remove_blocker, specs, RecordedCall, Registry, ToolOutput};
+
+/// The function tools offered beside the computer tool (from the registry).
+const FUNCTIONS: &[&str] = &[remove_blocker::TOOL.name];
+
+/// Runs the loop of a started harness.
+pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
+    let provider = Provider::of(h.llm);
+    let (display, first) = Display::calibrate(&h.page, |w, hh| provider.fit(w, hh)).await?;
+    let tools = h.opts.tools.clone();
+    let functions = specs(&FUNCTIONS.iter().filter_map(|name| tools.get(name)).collect::<Vec<_>>());
+    let mut run = CuaLoop {
+        conv: Conversation::new(h.opts.keep_screenshots.max(1)),
+        h,
+        provider,
+        display,
+        tools,
+        functions,
+        previous_response_id: None,
+        unsent_from: 0,
+        pressed_at: None,
+    };
+    let end = run.turns(first).await;
+    Ok(run.h.finish(end))
+}
+
+struct CuaLoop<'a> {
+    h: Harness<'a>,
+    provider: Provider,
+    display: Display,
+    tools: Registry,
+    functions: Vec<ToolSpec>,
+    conv: Conversation,
+    /// OpenAI: the last response, which the server keeps with the history before it.
+    previous_response_id: Option<String>,
+    /// OpenAI: the first message of the conversation the server has not seen.
+    unsent_from: usize,
+    /// Where the left button went down in a drag by hand (mouse down … up).
+    pressed_at: Option<(f64, f64)>,
+}
+
+/// What one computer call did.
+struct CallOutcome {
+    notes: Vec<String>,
+    error: Option<String>,
+}
+
+impl<'a> CuaLoop<'a> {
+    async fn turns(&mut self, first_screenshot: Vec<u8>) -> End {
+        let system = prompts::system(&self.h.task, self.h.opts.system_instructions.as_deref());
+        let mut first = crate::agent::prompts::task_message(
+            &self.h.task,
+            self.h.opts.variables.prompt_note().as_deref(),
+            self.h.domains.entries(),
+        );
+        first.push_str(&self.page_note().await);
+        self.conv.push(Message {
+            role: Role::User,
+            parts: vec![
+                Part::Text(first),
+                Part::Image {
+                    png_base64: base64::encode(&first_screenshot),
+                },
+            ],
+        });
+        self.conv.mark_screenshot(1, prompts::STALE_SCREENSHOT.into());
+        loop {
+            if self.h.cancelled() {
+                return End::Interrupted;
+            }
+            if self.h.result.steps >= self.h.opts.max_steps {
+                return End::NotCompleted(format!(
+                    "stopped after {} steps (max_steps) without finishing the task",
+                    self.h.result.steps
+                ));
+            }
+            self.h.result.steps += 1;
+            let step = self.h.result.steps;
+            // OpenAI keeps the conversation: send it what it has not seen.
+            let chained = self.provider.chains() && self.previous_response_id.is_some();
+            let messages = if chained {
+                self.conv.messages[self.unsent_from..].to_vec()
+            } else {
+                self.conv.messages.clone()
+            };
+            let req = ChatRequest {
+                system: system.clone(),
+                messages,
+                tools: self.functions.clone(),
+                tool_choice: ToolChoice::Auto,
+                purpose: format!("agent step {step}"),
+                computer: Some(ComputerSpec {
+                    display_width: self.display.width,
+                    display_height: self.display.height,
+                }),
+                previous_response_id: self.previous_response_id.clone().filter(|_| chained),
+                ..Default::default()
+            };
+            let response = match self.h.unless_cancelled(self.h.llm.chat(&req, &self.h.secrets)).await {
+                None => return End::Interrupted,
+                Some(Err(e)) => return End::NotCompleted(format!("the model call failed: {e}")),
+                Some(Ok(r)) => r,
+            };
+            self.h.result.usage += response.usage;
+            self.conv.push(response.to_message());
+            if self.provider.chains() {
+                self.previous_response_id = response.id.clone();
+                self.unsent_from = self.conv.messages.len();
+            }
+            let reasoning = response.text.clone().filter(|t| !t.trim().is_empty());
+            if response.tool_calls.is_empty() {
+                return match (reasoning, response.stop) {
+                    (Some(text), _) => End::Answered(text),
+                    (None, StopReason::EndTurn) => End::Answered(String::new()),
+                    (None, stop) => End::NotCompleted(format!("the model stopped without an answer ({stop:?})")),
+                };
+            }
+
+            let mut parts = Vec::new();
+            let mut computer_results = Vec::new();
+            for call in &response.tool_calls {
+                if !self.provider.is_computer_call(call, FUNCTIONS) {
+                    let Some(applied) = self.h.apply(&self.tools, &call.name, &call.arguments).await else {
+                        return End::Interrupted;
+                    };
+                    let out = applied.output;
+                    self.h
+                        .record(
+                            call.name.clone(),
+                            call.arguments.clone(),
+                            &out,
+                            step,
+                            reasoning.clone(),
+                            response.usage,
+                        )
+                        .await;
+                    parts.push(Part::ToolResult {
+                        call_id: call.id.clone(),
+                        content: out.text,
+                        is_error: !out.ok,
+                    });
+                    continue;
+                }
+                let model_call = self.provider.read(call, &self.display);
+                if let Some(stop) = self.safety(&model_call, step) {
+                    return stop;
+                }
+                let Some(outcome) = self.perform(&model_call, step, &reasoning, response.usage).await else {
+                    return End::Interrupted;
+                };
+                computer_results.push(parts.len());
+                parts.push(Part::ComputerResult(ComputerResult {
+                    call_id: model_call.call_id.clone(),
+                    name: model_call.name.clone(),
+                    screenshot_png_base64: None,
+                    url: String::new(),
+                    text: (!outcome.notes.is_empty()).then(|| outcome.notes.join("\n")),
+                    error: outcome.error,
+                    acknowledged: if self.h.opts.safety_checks == SafetyChecks::Allow {
+                        model_call.safety.clone()
+                    } else {
+                        Vec::new()
+                    },
+                }));
+            }
+            if !self.answer(parts, &computer_results).await {
+                return End::Interrupted;
+            }
+        }
+    }
+
+    /// Records the call's safety checks; stops the run unless they are allowed.
+    fn safety(&mut self, call: &ModelCall, step: u32) -> Option<End> {
+        if call.safety.is_empty() {
+            return None;
+        }
+        let allow = self.h.opts.safety_checks == SafetyChecks::Allow;
+        let action = call
+            .actions
+            .first()
+            .and_then(|a| a.as_ref().ok())
+            .map(|a| a.name().to_string())
+            .unwrap_or_else(|| call.name.clone());
+        let action = if call.name == crate::llm::COMPUTER_TOOL {
+            action
+        } else {
+            call.name.clone()
+        };
+        for check in &call.safety {
+            self.h.result.safety_checks.push(SafetyCheckRecord {
+                step,
+                id: check.id.clone(),
+                code: check.code.clone(),
+                message: check.message.clone(),
+                action: action.clone(),
+                acknowledged: allow,
+            });
+        }
+        if allow {
+            return None;
+        }
+        let first = &call.safety[0];
+        let why = if first.message.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", first.message)
+        };
+        Some(End::NotCompleted(format!(
+            "stopped at a safety check before {action}: {}{why} (not acknowledged; run with --safety-checks allow to let such checks through)",
+            first.code
+        )))
+    }
+
+    /// Runs the call's actions in order; a failure skips the rest.
+    async fn perform(
+        &mut self,
+        call: &ModelCall,
+        step: u32,
+        reasoning: &Option<String>,
+        usage: Usage,
+    ) -> Option<CallOutcome> {
+        let mut outcome = CallOutcome {
+            notes: Vec::new(),
+            error: None,
+        };
+        for action in &call.actions {
+            let action = match action {
+                Ok(a) => a,
+                Err(why) => {
+                    outcome.error = Some(why.clone());
+                    let out = ToolOutput::failed(format!("Error: {why}"));
+                    self.h
+                        .record(
+                            call.name.clone(),
+                            json!({"error": why}),
+                            &out,
+                            step,
+                            reasoning.clone(),
+                            usage,
+                        )
+                        .await;
+                    break;
+                }
+            };
+            let steps = action.steps(
+                self.h.page.mouse_position(),
+                self.display.css_size(),
+                self.pressed_at.is_some(),
+            );
+            for s in steps {
+                let (name, args, out) = match s {
+                    Step::Tool { name, args } => {
+                        let applied = self.h.apply(&self.tools, name, &args).await?;
+                        (name.to_string(), args, applied.output)
+                    }
+                    Step::Page => {
+                        let (args, out) = self.on_page(action).await;
+                        (action.name().to_string(), args, out)
+                    }
+                };
+                let said = format!("[{}] {}", action.name(), out.text);
+                let mut shown = out.clone();
+                shown.text = said;
+                self.h.record(name, args, &shown, step, reasoning.clone(), usage).await;
+                if !out.ok {
+                    outcome.error = Some(out.text);
+                    return Some(outcome);
+                }
+                if !out.text.is_empty() && matches!(action, ComputerAction::CursorPosition) {
+                    outcome.notes.push(out.text);
+                }
+            }
+        }
+        Some(outcome)
+    }
+
+    /// The actions that act on the page directly (see `actions.rs`).
+    async fn on_page(&mut self, action: &ComputerAction) -> (Value, ToolOutput) {
+        let page = self.h.page.clone();
+        let done = |r: crate::error::Result<crate::page::ActionResult>, said: String| match r {
+            Ok(_) => ToolOutput::ok(said),
+            Err(e) => ToolOutput::failed(format!("Error: {e}")),
+        };
+        match action {
+            ComputerAction::MouseDown { at } => {
+                let at_ = at.unwrap_or(page.mouse_position());
+                let out = done(
+                    page.mouse_button(true, *at).await,
+                    format!("Pressed the left button at ({:.0}, {:.0})", at_.0, at_.1),
+                );
+                if out.ok {
+                    self.pressed_at = Some(at_);
+                }
+                (json!({"x": at_.0, "y": at_.1}), out)
+            }
+            ComputerAction::MouseUp { at } => {
+                let to = at.unwrap_or(page.mouse_position());
+                let mut out = done(
+                    page.mouse_button(false, *at).await,
+                    format!("Released the left button at ({:.0}, {:.0})", to.0, to.1),
+                );
+                // For a replay, a press and a release are a click or a drag.
+                if let (true, Some(from)) = (out.ok, self.pressed_at.take()) {
+                    let moved = (from.0 - to.0).abs() + (from.1 - to.1).abs() > 3.0;
+                    let (tool, args) = if moved {
+                        (
+                            "dragAt",
+                            json!({"startX": from.0, "startY": from.1, "endX": to.0, "endY": to.1}),
+                        )
+                    } else {
+                        ("clickAt", json!({"x": to.0, "y": to.1}))
+                    };
+                    self.h.result.run.steps.push(RecordedCall {
+                        tool: tool.into(),
+                        args,
+                        actions: Vec::new(),
+                    });
+                    out.point = Some(to);
+                }
+                (json!({"x": to.0, "y": to.1}), out)
+            }
+            ComputerAction::Move { x, y } => {
+                let mut out = done(
+                    page.move_mouse(*x, *y, true).await,
+                    format!("Moved the mouse to ({x:.0}, {y:.0}) with the button held"),
+                );
+                out.point = Some((*x, *y));
+                (json!({"x": x, "y": y}), out)
+            }
+            ComputerAction::CursorPosition => {
+                let (x, y) = page.mouse_position();
+                let (mx, my) = self.display.display_point(x, y);
+                (json!({}), ToolOutput::ok(format!("X={},Y={}", mx.round(), my.round())))
+            }
+            ComputerAction::Screenshot => (json!({}), ToolOutput::ok("Screenshot taken (below).")),
+            ComputerAction::OpenBrowser => (json!({}), ToolOutput::ok("The browser is open.")),
+            other => (
+                json!({}),
+                ToolOutput::failed(format!("Error: {} cannot run here", other.name())),
+            ),
+        }
+    }
+
+    /// The page note: title, URL, position and modal state.
+    async fn page_note(&self) -> String {
+        let snap = self
+            .h
+            .page
+            .snapshot(&SnapshotOptions {
+                mode: SnapshotMode::Viewport,
+                ..Default::default()
+            })
+            .await;
+        match snap {
+            Ok(s) => prompts::page_note(&s),
+            Err(e) => format!("The page cannot be read right now ({e})."),
+        }
+    }
+
+    /// Answers the turn: one screenshot and page note after all its
+    /// actions, on every computer call's answer (the last one carries the
+    /// note); with none, as a user message after the function results.
+    async fn answer(&mut self, mut parts: Vec<Part>, computer_results: &[usize]) -> bool {
+        // The screenshot (the compositor's work) and the page note (the
+        // renderer's) are taken side by side.
+        let page = self.h.page.clone();
+        let all = async { tokio::join!(self.display.capture(&page), self.page_note(), page.url()) };
+        let Some((shot, note, url)) = self.h.unless_cancelled(all).await else {
+            return false;
+        };
+        let png = match shot {
+            Ok(png) => Some(base64::encode(&png)),
+            Err(e) => {
+                tracing::warn!("computer use: no screenshot: {e}");
+                None
+            }
+        };
+        let url = url.unwrap_or_default();
+        let mut images = Vec::new();
+        for (n, &i) in computer_results.iter().enumerate() {
+            if let Part::ComputerResult(r) = &mut parts[i] {
+                r.screenshot_png_base64 = png.clone();
+                r.url = url.clone();
+                if n + 1 == computer_results.len() {
+                    r.text = Some(match r.text.take() {
+                        Some(t) => format!("{t}\n{note}"),
+                        None => note.clone(),
+                    });
+                }
+            }
+            images.push(i);
+        }
+        if computer_results.is_empty() {
+            parts.push(Part::Text(note));
+            if let Some(png) = png {
+                images.push(parts.len());
+                parts.push(Part::Image { png_base64: png });
+            }
+        }
+        self.conv.push(Message {
+            role: Role::User,
+            parts,
+        });
+        for i in images {
+            self.conv.mark_screenshot(i, prompts::STALE_SCREENSHOT.into());
+        }
+        true
+    }
+}

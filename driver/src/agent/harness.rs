@@ -1,0 +1,272 @@
+//! What every agent run shares, whatever its mode: the start (task, start
+//! URL within the allowed domains), registry tool calls under the tool
+//! timeout and Ctrl-C, leaving pages outside the allowed domains, the
+//! replay record, the trace of each call (with a screenshot for
+//! `--report`), progress, and how the run ends.
+
+use std::future::Future;
+
+use serde_json::Value;
+
+use super::options::AgentOptions;
+use super::replay::{SavedRun, RUN_FORMAT};
+use super::result::{ActionTrace, AgentAction, AgentResult, Screenshot};
+use crate::ai::ActOptions;
+use crate::base64;
+use crate::domains::AllowedDomains;
+use crate::error::{Error, Result};
+use crate::llm::{Llm, Secrets, Usage};
+use crate::page::{resolve_target, Page};
+use crate::tools::{Finish, Registry, ToolContext, ToolOutput, ToolSettings};
+
+/// How a run ended.
+pub(super) enum End {
+    /// The `done` tool (DOM and hybrid modes).
+    Done(Finish),
+    /// The model answered without asking for an action (computer use).
+    Answered(String),
+    NotCompleted(String),
+    Interrupted,
+}
+
+/// One run's state.
+pub(super) struct Harness<'a> {
+    pub page: Page,
+    pub llm: &'a Llm,
+    pub opts: &'a AgentOptions,
+    pub task: String,
+    pub secrets: Secrets,
+    pub domains: AllowedDomains,
+    pub settings: ToolSettings,
+    pub result: AgentResult,
+}
+
+/// A registry call as the run did it.
+pub(super) struct Applied {
+    pub output: ToolOutput,
+    /// The tool may have changed the page.
+    pub changed_page: bool,
+}
+
+impl<'a> Harness<'a> {
+    pub fn new(page: Page, llm: &'a Llm, opts: &'a AgentOptions, task: &str) -> Harness<'a> {
+        let act = ActOptions {
+            variables: opts.variables.clone(),
+            ..opts.act.clone()
+        };
+        let domains = AllowedDomains::new(&opts.allowed_domains);
+        let settings = ToolSettings {
+            variables: opts.variables.clone(),
+            base_dir: act.base_dir.clone(),
+            act,
+            allowed_domains: domains.clone(),
+            snapshot_budget: opts.snapshot_budget,
+            output_dir: None,
+        };
+        let task = task.trim().to_string();
+        Harness {
+            page,
+            llm,
+            opts,
+            result: AgentResult {
+                task: task.clone(),
+                mode: opts.mode,
+                ..AgentResult::default()
+            },
+            task,
+            secrets: opts.variables.secrets(),
+            domains,
+            settings,
+        }
+    }
+
+    /// Checks the task, opens the start URL (within the allowed domains)
+    /// and starts the replay record.
+    pub async fn start(&mut self) -> Result<()> {
+        if self.task.is_empty() {
+            return Err(Error::InvalidAction("the agent needs a task".into()));
+        }
+        self.result.run = SavedRun {
+            sightline_run: RUN_FORMAT,
+            task: self.task.clone(),
+            start_url: None,
+            variables: self.opts.variables.names(),
+            steps: Vec::new(),
+        };
+        if let Some(url) = &self.opts.start_url {
+            let url = resolve_target(url)?;
+            if !self.domains.allows(&url) {
+                return Err(Error::InvalidAction(format!(
+                    "the start URL {url} is outside the allowed domains ({})",
+                    self.domains.entries().join(", ")
+                )));
+            }
+            self.page.goto(&url).await?;
+            self.result.run.start_url = Some(url);
+        } else {
+            self.result.run.start_url = Some(self.page.url().await?).filter(|u| u != "about:blank");
+        }
+        Ok(())
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.opts.cancel.as_ref().is_some_and(|c| *c.borrow())
+    }
+
+    /// Runs `fut` unless the run is cancelled first (`None`).
+    pub async fn unless_cancelled<T>(&self, fut: impl Future<Output = T>) -> Option<T> {
+        let Some(mut cancel) = self.opts.cancel.clone() else {
+            return Some(fut.await);
+        };
+        tokio::select! {
+            r = fut => Some(r),
+            _ = cancel.wait_for(|c| *c) => None,
+        }
+    }
+
+    /// Runs one registry call within the tool timeout, leaves a page
+    /// outside the allowed domains, extends the replay record and counts
+    /// the tool's model use; `None` when the run was cancelled meanwhile.
+    /// (The caller records the call with [`Harness::record`].)
+    pub async fn apply(&mut self, tools: &Registry, name: &str, args: &Value) -> Option<Applied> {
+        let url_before = self.page.url().await.unwrap_or_default();
+        let timeout = self.opts.tool_timeout;
+        let ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
+        let run = tokio::time::timeout(timeout, tools.call(&ctx, name, args.clone()));
+        let mut output = match self.unless_cancelled(run).await? {
+            Err(_) => ToolOutput::failed(format!("Error: {name} timed out after {} s", timeout.as_secs_f64())),
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => ToolOutput::failed(format!("Error: {e}")),
+        };
+        // A tool may have moved the session to another tab.
+        self.page = ctx.page();
+        if output.finish.is_some() {
+            return Some(Applied {
+                output,
+                changed_page: false,
+            });
+        }
+        if (output.rect.is_some() || output.point.is_some()) && self.page.url().await.unwrap_or_default() != url_before
+        {
+            // The box belongs to the page before the navigation: the point stays
+            // (it is where the action happened), the box goes.
+            output.rect = None;
+        }
+        let changed_page = tools.get(name).is_some_and(|t| t.changes_page);
+        if changed_page {
+            if let Some(note) = self.enforce_domains().await {
+                output.ok = false;
+                output.text.push_str(&format!("\n{note}"));
+            }
+        }
+        if output.ok {
+            self.result.run.steps.append(&mut output.replay);
+        }
+        self.result.usage += output.usage;
+        Some(Applied { output, changed_page })
+    }
+
+    /// Appends the call to the result (with a screenshot when asked) and reports progress.
+    pub async fn record(
+        &mut self,
+        tool: String,
+        arguments: Value,
+        outcome: &ToolOutput,
+        step: u32,
+        reasoning: Option<String>,
+        usage: Usage,
+    ) {
+        let screenshot = if self.opts.screenshots {
+            self.screenshot().await
+        } else {
+            None
+        };
+        let reasoning = if tool == "think" {
+            arguments
+                .get("reasoning")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or(reasoning)
+        } else {
+            reasoning
+        };
+        let action = AgentAction {
+            tool,
+            arguments,
+            result: outcome.text.clone(),
+            url: self.page.url().await.unwrap_or_default(),
+            timestamp: crate::time::timestamp_now(),
+            trace: ActionTrace {
+                step,
+                ok: outcome.ok,
+                reasoning,
+                step_usage: usage,
+                tool_usage: outcome.usage,
+                screenshot,
+                rect: outcome.rect,
+                point: outcome.point,
+            },
+        };
+        if let Some(progress) = &self.opts.progress {
+            progress(&action, &self.result.usage);
+        }
+        self.result.actions.push(action);
+    }
+
+    async fn screenshot(&self) -> Option<Screenshot> {
+        let png = self.page.screenshot().await.ok()?;
+        let size = self.page.viewport().await.ok()?;
+        Some(Screenshot {
+            png_base64: base64::encode(&png),
+            width: f64::from(size.width),
+            height: f64::from(size.height),
+        })
+    }
+
+    /// After a page-changing tool: a page outside `allowed_domains` is left
+    /// at once (back, or the last allowed URL), and the model is told.
+    pub async fn enforce_domains(&self) -> Option<String> {
+        if self.domains.is_empty() {
+            return None;
+        }
+        let url = self.page.url().await.ok()?;
+        if self.domains.allows(&url) {
+            return None;
+        }
+        let _ = self.page.back().await;
+        let now = self.page.url().await.unwrap_or_default();
+        if !self.domains.allows(&now) {
+            let _ = self.page.goto("about:blank").await;
+        }
+        Some(format!(
+            "Refused: the page navigated to {url}, outside the allowed domains ({}); went back.",
+            self.domains.entries().join(", ")
+        ))
+    }
+
+    /// The result, with how the run ended.
+    pub fn finish(mut self, end: End) -> AgentResult {
+        let r = &mut self.result;
+        match end {
+            End::Done(finish) => {
+                r.completed = true;
+                r.success = finish.complete;
+                r.message = finish.message;
+                r.output = finish.output;
+            }
+            End::Answered(text) => {
+                // A computer-use model ends by answering; whether it did the
+                // task is for an evaluator to judge.
+                r.completed = true;
+                r.success = true;
+                r.message = text;
+            }
+            End::NotCompleted(message) => r.message = message,
+            End::Interrupted => {
+                r.interrupted = true;
+                r.message = format!("interrupted after {} step(s); the result is partial", r.steps);
+            }
+        }
+        self.result
+    }
+}

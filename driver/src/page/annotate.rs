@@ -1,0 +1,218 @@
+//! The annotated screenshot: the viewport with every ref of a snapshot
+//! outlined and labelled (`e12`, `f1e3`), so a model that reads images can
+//! name what it sees by ref, or point at it with coordinates.
+//!
+//! The boxes come from the engine of each frame (one evaluation per frame,
+//! every ref resolved to its element's box), child frames shifted by their
+//! `<iframe>`'s content box; the drawing is `crate::image`.
+
+use std::collections::BTreeMap;
+
+use chromiumoxide::cdp::browser_protocol::dom::{GetBoxModelParams, GetFrameOwnerParams};
+use chromiumoxide::cdp::browser_protocol::page::FrameId;
+use sightline_engine::protocol::{Rect, SnapshotMode, SnapshotResult};
+
+use super::handle::Page;
+use super::snapshot::SnapshotOptions;
+use crate::error::{Error, Result};
+use crate::image::{Canvas, Rgb};
+
+/// One labelled box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefBox {
+    /// `e12`, or `f1e3` in a child frame.
+    pub ref_: String,
+    /// In top-level viewport CSS pixels.
+    pub rect: Rect,
+}
+
+/// A viewport screenshot with the refs drawn on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotatedScreenshot {
+    pub png: Vec<u8>,
+    /// What was drawn, in the snapshot's order.
+    pub boxes: Vec<RefBox>,
+    /// The snapshot the labels belong to.
+    pub snapshot: SnapshotResult,
+}
+
+/// Distinct, saturated colours that read on light and dark pages.
+const PALETTE: [Rgb; 8] = [
+    [230, 25, 75],
+    [0, 130, 200],
+    [60, 160, 60],
+    [245, 130, 48],
+    [145, 30, 180],
+    [0, 128, 128],
+    [200, 120, 0],
+    [240, 50, 230],
+];
+
+/// In a frame's engine world: the viewport box of each ref's element (null when gone).
+const BOXES_JS: &str = "((refs) => refs.map((r) => {
+  const el = globalThis.__sightline.resolve(r);
+  if (!el) return null;
+  const b = el.getBoundingClientRect();
+  return [b.x, b.y, b.width, b.height];
+}))";
+
+impl Page {
+    /// A viewport snapshot and the screenshot annotated with its refs (the
+    /// session CLI's `screenshot --annotate`, the MCP screenshot tool's
+    /// `annotate: true`).
+    pub async fn annotated_screenshot(&self) -> Result<AnnotatedScreenshot> {
+        let snapshot = self
+            .snapshot(&SnapshotOptions {
+                mode: SnapshotMode::Viewport,
+                ..Default::default()
+            })
+            .await?;
+        self.annotate_screenshot(snapshot).await
+    }
+
+    /// The viewport screenshot annotated with the refs of `snapshot` (taken
+    /// just before, so the labels match the tree a model reads).
+    pub async fn annotate_screenshot(&self, snapshot: SnapshotResult) -> Result<AnnotatedScreenshot> {
+        let boxes = self.ref_boxes(&snapshot).await?;
+        let png = self.screenshot().await?;
+        let (css_w, _) = self.screenshot_area().await?;
+        let mut canvas = Canvas::from_png(&png)?;
+        // Device pixels per CSS pixel (1 unless the browser has a higher DPR).
+        let ratio = if css_w > 0.0 {
+            f64::from(canvas.width) / css_w
+        } else {
+            1.0
+        };
+        draw(&mut canvas, &boxes, ratio);
+        Ok(AnnotatedScreenshot {
+            png: canvas.to_png(),
+            boxes,
+            snapshot,
+        })
+    }
+
+    /// The viewport boxes of the snapshot's refs that are in the viewport.
+    pub async fn ref_boxes(&self, snapshot: &SnapshotResult) -> Result<Vec<RefBox>> {
+        // Frame prefix ("" for the main frame) → its refs, frame-local.
+        let mut by_frame: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        for (r, info) in snapshot.refs.iter() {
+            if !info.in_viewport || info.obscured {
+                continue;
+            }
+            let prefix = info.frame.clone().unwrap_or_default();
+            let local = r.strip_prefix(prefix.as_str()).unwrap_or(r).to_string();
+            by_frame.entry(prefix).or_default().push((r.clone(), local));
+        }
+        let main = self.main_frame_id().await?;
+        let mut out = Vec::new();
+        for (prefix, refs) in by_frame {
+            let (frame, origin) = if prefix.is_empty() {
+                (main.clone(), (0.0, 0.0))
+            } else {
+                let Some(frame) = self.frame_for_prefix(&prefix) else {
+                    continue;
+                };
+                match self.frame_origin(&frame).await {
+                    Ok(origin) => (frame, origin),
+                    Err(e) => {
+                        tracing::debug!("annotate: frame {prefix} has no box: {e}");
+                        continue;
+                    }
+                }
+            };
+            let locals: Vec<&str> = refs.iter().map(|(_, l)| l.as_str()).collect();
+            let js = format!(
+                "({BOXES_JS})({})",
+                serde_json::to_string(&locals).expect("strings serialise")
+            );
+            let rects = self.engine_eval(&frame, &js, false).await?;
+            for ((full, _), rect) in refs.iter().zip(rects.as_array().into_iter().flatten()) {
+                let Some(r) = rect.as_array().filter(|r| r.len() == 4) else {
+                    continue;
+                };
+                let n = |i: usize| r[i].as_f64().unwrap_or(0.0);
+                if n(2) <= 0.0 || n(3) <= 0.0 {
+                    continue;
+                }
+                out.push(RefBox {
+                    ref_: full.clone(),
+                    rect: Rect::new(n(0) + origin.0, n(1) + origin.1, n(2), n(3)),
+                });
+            }
+        }
+        // Draw in the snapshot's order (document order): later boxes on top.
+        let order = |r: &str| snapshot.refs.iter().position(|(k, _)| k == r).unwrap_or(usize::MAX);
+        out.sort_by_key(|b| order(&b.ref_));
+        Ok(out)
+    }
+
+    /// Where a child frame's viewport starts in top-level viewport
+    /// coordinates: its `<iframe>`'s content box.
+    async fn frame_origin(&self, frame: &FrameId) -> Result<(f64, f64)> {
+        let owner = self
+            .cdp()
+            .execute(GetFrameOwnerParams::new(frame.clone()))
+            .await
+            .map_err(|e| Error::cdp("DOM.getFrameOwner", e))?;
+        let p = GetBoxModelParams {
+            backend_node_id: Some(owner.result.backend_node_id),
+            ..Default::default()
+        };
+        let model = self
+            .cdp()
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("DOM.getBoxModel", e))?;
+        let quad = model.result.model.content.inner();
+        Ok((quad[0], quad[1]))
+    }
+}
+
+/// Outlines every box and writes its ref in a filled tag at its top-left
+/// corner (above the box when there is room, else inside).
+fn draw(canvas: &mut Canvas, boxes: &[RefBox], ratio: f64) {
+    let scale = if ratio >= 1.5 { 3 } else { 2 };
+    let border = (2.0 * ratio).round().max(1.0) as i64;
+    for (i, b) in boxes.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let px = |v: f64| (v * ratio).round() as i64;
+        let (x, y, w, h) = (px(b.rect.x), px(b.rect.y), px(b.rect.width), px(b.rect.height));
+        canvas.stroke(x, y, w.max(2), h.max(2), border, color);
+        let (tw, th) = Canvas::text_size(&b.ref_, scale);
+        let (tw, th) = (i64::from(tw) + 4, i64::from(th) + 4);
+        let ty = if y - th >= 0 { y - th } else { y };
+        canvas.fill(x, ty, tw, th, color);
+        canvas.text(x + 2, ty + 2, &b.ref_, scale, [255, 255, 255]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_sit_above_boxes_with_room_and_inside_at_the_top() {
+        let mut c = Canvas {
+            width: 200,
+            height: 100,
+            rgba: vec![255; 200 * 100 * 4],
+        };
+        let boxes = vec![
+            RefBox {
+                ref_: "e1".into(),
+                rect: Rect::new(10.0, 40.0, 60.0, 20.0),
+            },
+            RefBox {
+                ref_: "e2".into(),
+                rect: Rect::new(100.0, 0.0, 60.0, 20.0),
+            },
+        ];
+        draw(&mut c, &boxes, 1.0);
+        let first = [PALETTE[0][0], PALETTE[0][1], PALETTE[0][2], 255];
+        assert_eq!(c.pixel(10, 45), first, "left border of e1");
+        assert_eq!(c.pixel(11, 39), first, "e1's tag is above its box");
+        assert_eq!(c.pixel(40, 50), [255, 255, 255, 255], "the box is not filled");
+        let second = [PALETTE[1][0], PALETTE[1][1], PALETTE[1][2], 255];
+        assert_eq!(c.pixel(101, 1), second, "e2's tag is inside (no room above)");
+    }
+}

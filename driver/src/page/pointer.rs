@@ -1,0 +1,214 @@
+//! Actions at coordinates, for models that see screenshots: click, hover,
+//! press and release the mouse, turn the wheel, type and hold keys, all at
+//! top-level viewport CSS pixels. They are the same trusted CDP input as the
+//! element actions (`input.rs`) and end the same way: the page settles
+//! (`after_action`) and a navigation they caused is noted. Drags between
+//! two points are in `drag.rs`, the element under a point in `point.rs`.
+
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+};
+use serde_json::json;
+
+use super::actions::ActionResult;
+use super::handle::Page;
+use super::input::{key_by_name, ClickButton};
+use crate::error::{Error, Result};
+
+/// How [`Page::click_point`] clicks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PointClick {
+    pub button: ClickButton,
+    /// 1, 2 (double) or 3 (triple: selects a paragraph).
+    pub clicks: u8,
+    /// Keys held: Alt, Control, ControlOrMeta, Meta, Shift.
+    pub modifiers: Vec<String>,
+}
+
+impl Default for PointClick {
+    fn default() -> Self {
+        PointClick {
+            button: ClickButton::Left,
+            clicks: 1,
+            modifiers: Vec::new(),
+        }
+    }
+}
+
+/// Resolves when the scroll positions of the page and of the scroll
+/// container under (x, y) have stayed put for two frames (a wheel scroll
+/// may be animated), or after 600 ms; then says where the page is.
+const WHEEL_SETTLED_JS: &str = "((x, y) => new Promise((resolve) => {
+  let box = document.elementFromPoint(x, y);
+  const page = document.scrollingElement || document.documentElement;
+  while (box && box !== page && !(box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1)) box = box.parentElement;
+  const pos = () => [scrollX, scrollY, box ? box.scrollLeft : 0, box ? box.scrollTop : 0].join(',');
+  let last = pos(), same = 0;
+  const start = performance.now();
+  const tick = () => {
+    const p = pos();
+    same = p === last ? same + 1 : 0;
+    last = p;
+    if (same >= 2 || performance.now() - start > 600) resolve({ x: scrollX, y: scrollY, max: page.scrollHeight - innerHeight });
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}))";
+
+/// CDP's modifier bit of a key held during a wheel turn.
+fn modifier_bits(modifiers: &[String]) -> Result<i64> {
+    let mut bits = 0;
+    for m in modifiers {
+        let name = if m == "ControlOrMeta" { "Control" } else { m.as_str() };
+        let key = key_by_name(name).ok_or_else(|| Error::InvalidAction(format!("unknown modifier {m:?}")))?;
+        bits |= match key.key.as_str() {
+            "Alt" => super::input::ALT,
+            "Control" => super::input::CONTROL,
+            "Meta" => super::input::META,
+            "Shift" => super::input::SHIFT,
+            other => return Err(Error::InvalidAction(format!("{other:?} is not a modifier"))),
+        };
+    }
+    Ok(bits)
+}
+
+impl Page {
+    /// A trusted click at (x, y): any button, one to three clicks, keys held.
+    pub async fn click_point(&self, x: f64, y: f64, click: &PointClick) -> Result<ActionResult> {
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        self.click_at(
+            x,
+            y,
+            i64::from(click.clicks.clamp(1, 3)),
+            click.button,
+            &click.modifiers,
+        )
+        .await?;
+        let mut result = ActionResult::default();
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Moves the mouse to (x, y) (hover); with `left_held`, as part of a
+    /// drag the model does by hand (mouse down, moves, mouse up).
+    pub async fn move_mouse(&self, x: f64, y: f64, left_held: bool) -> Result<ActionResult> {
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        self.mouse_move_buttons(x, y, i64::from(left_held)).await?;
+        let mut result = ActionResult::default();
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Presses (`down`) or releases the left button at (x, y), or where the
+    /// mouse is when no point is given.
+    pub async fn mouse_button(&self, down: bool, at: Option<(f64, f64)>) -> Result<ActionResult> {
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        if let Some((x, y)) = at {
+            self.mouse_move_buttons(x, y, i64::from(!down)).await?;
+        }
+        if down {
+            self.mouse_down(1).await?;
+        } else {
+            self.mouse_up(1).await?;
+        }
+        let mut result = ActionResult::default();
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Where the mouse is (top-level viewport CSS pixels).
+    pub fn mouse_position(&self) -> (f64, f64) {
+        *self.mouse().lock().unwrap()
+    }
+
+    /// Turns the mouse wheel at (x, y) by `dx`, `dy` CSS pixels (positive:
+    /// right, down): the page or the container under the pointer scrolls as
+    /// for a user. Returns once the scroll has landed.
+    pub async fn wheel(&self, x: f64, y: f64, dx: f64, dy: f64, modifiers: &[String]) -> Result<ActionResult> {
+        let bits = modifier_bits(modifiers)?;
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        if self.mouse_position() != (x, y) {
+            self.mouse_move_buttons(x, y, 0).await?;
+        }
+        let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseWheel, x, y);
+        p.delta_x = Some(dx);
+        p.delta_y = Some(dy);
+        p.modifiers = Some(bits);
+        self.cdp()
+            .execute(p)
+            .await
+            .map_err(|e| Error::cdp("Input.dispatchMouseEvent", e))?;
+        let main = self.main_frame_id().await?;
+        let landed = self
+            .engine_eval(&main, &format!("({WHEEL_SETTLED_JS})({x}, {y})"), true)
+            .await
+            .unwrap_or(json!(null));
+        let mut result = ActionResult {
+            value: landed["y"].as_f64().map(|top| {
+                format!(
+                    "page at y={} of {}",
+                    top.round(),
+                    landed["max"].as_f64().unwrap_or(0.0).max(0.0).round()
+                )
+            }),
+            ..Default::default()
+        };
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Types `text` into whatever has focus (trusted key presses; text input
+    /// for characters no key makes), then waits until the page is ready.
+    pub async fn type_keys(&self, text: &str) -> Result<ActionResult> {
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        self.type_text(text).await?;
+        let mut result = ActionResult::default();
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Holds `key` down for `duration`, then releases it: the page sees it
+    /// down all that time (a game's held arrow, a held modifier). CDP input
+    /// has no keyboard auto-repeat, so no repeated keydowns are sent.
+    pub async fn hold_key(&self, key: &str, duration: Duration) -> Result<ActionResult> {
+        let k = key_by_name(key).ok_or_else(|| Error::InvalidAction(format!("unknown key {key:?}")))?;
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.navigation_mark();
+        let event = |ty: DispatchKeyEventType| {
+            let mut p = DispatchKeyEventParams::new(ty);
+            p.key = Some(k.key.clone());
+            p.code = Some(k.code.to_string());
+            p.windows_virtual_key_code = Some(k.key_code);
+            p.native_virtual_key_code = Some(k.key_code);
+            p
+        };
+        let send = |p: DispatchKeyEventParams| async move {
+            self.cdp()
+                .execute(p)
+                .await
+                .map(|_| ())
+                .map_err(|e| Error::cdp("Input.dispatchKeyEvent", e))
+        };
+        send(event(DispatchKeyEventType::RawKeyDown)).await?;
+        // The hold itself is the action asked for, not a wait for the page.
+        let held = self.wait(duration).await;
+        send(event(DispatchKeyEventType::KeyUp)).await?;
+        held?;
+        let mut result = ActionResult::default();
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+}

@@ -1,0 +1,85 @@
+//! `typeAt`: clicks a field at a point of the viewport and types into it
+//! (optionally replacing what is there, optionally pressing Enter).
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::point::{self, Aim, VISION};
+use super::tool::{boxed, object, parse, with, Tool, ToolFuture};
+use crate::page::PointClick;
+
+pub const TOOL: Tool = Tool::new(
+    "typeAt",
+    "Click the field at a point of the viewport (the screenshot's pixels) and type text into it. \
+clear replaces what the field holds; submit presses Enter afterwards. %name% variables are filled in here, never shown.",
+    parameters,
+    handle,
+)
+.changing_page()
+.with_capability(VISION)
+.with_mcp_name("browser_type_xy");
+
+fn parameters() -> Value {
+    object(
+        with(
+            with(point::point_properties("x", "y"), point::recorded_properties()),
+            json!({
+                "text": {"type": "string", "description": "The text, or a %name% variable."},
+                "clear": {"type": "boolean", "description": "Select and delete the current text first (default false)."},
+                "submit": {"type": "boolean", "description": "Press Enter afterwards (default false)."}
+            }),
+        ),
+        &["x", "y", "text"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    x: f64,
+    y: f64,
+    text: String,
+    #[serde(default)]
+    clear: bool,
+    #[serde(default)]
+    submit: bool,
+    #[serde(default)]
+    target: Option<String>,
+    #[serde(default)]
+    frame: Option<String>,
+}
+
+fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let a: Args = parse("typeAt", args.clone())?;
+        let text = ctx.settings.variables.substitute(&a.text);
+        let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
+        let page = ctx.page();
+        match &aim {
+            Aim::Point(_) => {
+                page.click_point(a.x, a.y, &PointClick::default()).await?;
+            }
+            Aim::Element(target) => {
+                page.click(target.clone()).await?;
+            }
+        }
+        if a.clear {
+            // Select-all then delete, as a person would (works in inputs,
+            // textareas and contenteditables; Control, as on Linux).
+            page.press(None, &["Control+A".to_string(), "Delete".to_string()])
+                .await?;
+        }
+        let mut r = page.type_keys(&text).await?;
+        if a.submit {
+            r = page.press(None, &["Enter".to_string()]).await?;
+        }
+        let said = format!(
+            "Typed {} characters{}{} {}",
+            a.text.chars().count(),
+            if a.clear { " (replacing the text)" } else { "" },
+            if a.submit { " and Enter" } else { "" },
+            point::describe(a.x, a.y, &aim)
+        );
+        Ok(point::outcome("typeAt", said, &args, &aim, (a.x, a.y), r))
+    })
+}

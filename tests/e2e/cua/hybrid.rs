@@ -1,0 +1,156 @@
+//! Hybrid mode and the annotated screenshot: a DOM agent with the
+//! coordinate tools and, beside every page message, the viewport with each
+//! ref's box drawn and labelled; the same annotated screenshot from the
+//! MCP screenshot tool (`annotate: true`), and the coordinate tools under
+//! `--caps vision`.
+
+use serde_json::{json, Value};
+use sightline::{Agent, AgentMode, AgentOptions};
+use sightline_testkit::{LlmServer, Png, Recorded, Reply};
+
+use super::*;
+use crate::support::mcp_client::{ref_in, stdio};
+use crate::support::{ref_of, with_timeout};
+
+/// A pixel is a label colour: saturated, unlike the page's greys.
+fn saturated(p: [u8; 4]) -> bool {
+    let max = p[0].max(p[1]).max(p[2]);
+    let min = p[0].min(p[1]).min(p[2]);
+    max - min > 90
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hybrid_agent_reads_labelled_refs_and_acts_at_points() {
+    with_timeout("hybrid", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let server = LlmServer::with_script(vec![
+            Reply::tool("removeBlocker", json!({})),
+            Reply::tool(
+                "typeAt",
+                json!({"x": EMAIL.0, "y": EMAIL.1, "text": ADDRESS, "submit": true}),
+            ),
+            // The drawing pad has no ref: only a point can reach a spot in it.
+            Reply::tool("clickAt", json!({"x": 250, "y": 395})),
+            Reply::tool(
+                "done",
+                json!({"reasoning": "Subscribed and marked the pad.", "taskComplete": true}),
+            ),
+        ]);
+        let llm = llm("openai/gpt-4.1-mini", server.openai_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Hybrid,
+            start_url: Some(ctx.url()),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts)
+            .execute("Subscribe ada@example.org")
+            .await
+            .unwrap();
+        assert!(result.success, "{}\n{:#?}", result.message, result.actions);
+        assert_eq!(js(&page, "window.subscribed").await, json!(ADDRESS));
+        let pad: Value = js(&page, "window.padClicks").await;
+        assert_eq!(pad.as_array().unwrap().len(), 1, "{pad}");
+        assert_eq!(pad[0][2], json!(true), "a trusted click");
+
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 4);
+        let tools = reqs[0].tool_names();
+        for t in ["click", "typeAt", "clickAt", "dragAt", "hoverAt", "scrollAt", "done"] {
+            assert!(tools.iter().any(|n| n == t), "{t} offered: {tools:?}");
+        }
+        // After removeBlocker: the tree names the email field, and the
+        // screenshot shows its box outlined in a label colour.
+        let after = &reqs[1];
+        let shots = after.screenshots();
+        let shot: &Png = shots.last().expect("an annotated screenshot");
+        assert_eq!((shot.width, shot.height), (1280, 720));
+        let text = after.prompt_text();
+        let email_line = text
+            .lines()
+            .rev()
+            .find(|l| l.contains("textbox \"Email\""))
+            .expect("the email field");
+        assert!(ref_of(email_line).is_some(), "{email_line}");
+        assert!(
+            saturated(shot.pixel(100, 220)),
+            "left border of #email: {:?}",
+            shot.pixel(100, 220)
+        );
+        assert!(
+            saturated(shot.pixel(101, 190)),
+            "its label above it: {:?}",
+            shot.pixel(101, 190)
+        );
+        assert!(!saturated(shot.pixel(300, 222)), "the inside is not painted");
+        assert!(system_prompt_mentions_labels(&reqs[0]));
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
+fn system_prompt_mentions_labels(r: &Recorded) -> bool {
+    r.prompt_text()
+        .contains("its ref (e12) written at the box's top-left corner")
+}
+
+/// The base64 data of the last image in an MCP transcript.
+fn last_image(transcript: &str) -> Png {
+    let messages: Value = serde_json::from_str(transcript).unwrap();
+    let mut data = None;
+    for m in messages.as_array().unwrap() {
+        let content = &m["m"]["result"]["content"];
+        for c in content.as_array().into_iter().flatten() {
+            if c["type"] == "image" {
+                data = c["data"].as_str().map(str::to_string);
+            }
+        }
+    }
+    Png::from_base64(&data.expect("an image in the transcript")).unwrap()
+}
+
+#[test]
+fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
+    let files = sightline_testkit::FixtureServer::start();
+    let mut client = stdio(&["--caps", "vision", "--viewport", "1280x720"]);
+    let names = client.tool_names();
+    for t in [
+        "browser_mouse_click_xy",
+        "browser_mouse_drag_xy",
+        "browser_mouse_move_xy",
+        "browser_type_xy",
+    ] {
+        assert!(names.iter().any(|n| n == t), "{t}: {names:?}");
+    }
+    let page = client.ok("browser_navigate", json!({"url": files.url("cua/newsletter.html")}));
+    let close = ref_in(&page, "button \"Close\"");
+    let shot = client.call("browser_take_screenshot", json!({"annotate": true}));
+    assert!(!shot.is_error && shot.images == 1, "{}", shot.text);
+    assert!(
+        shot.text.contains(&close),
+        "the labels are the snapshot's refs: {}",
+        shot.text
+    );
+    let png = last_image(&client.transcript());
+    assert_eq!((png.width, png.height), (1280, 720));
+    // The close button (840..880 × 170..210) is outlined.
+    assert!(saturated(png.pixel(840, 190)), "{:?}", png.pixel(840, 190));
+    let refused = client.call("browser_take_screenshot", json!({"annotate": true, "fullPage": true}));
+    assert!(
+        refused.is_error || refused.text.contains("leave out"),
+        "{}",
+        refused.text
+    );
+
+    // Clicks at points: the promo's close button, then a spot on the pad.
+    let clicked = client.ok("browser_mouse_click_xy", json!({"x": CLOSE.0, "y": CLOSE.1}));
+    assert!(clicked.contains("on button \"Close\""), "{clicked}");
+    assert!(!clicked.contains("A modal is open"), "{clicked}");
+    client.ok(
+        "browser_type_xy",
+        json!({"x": EMAIL.0, "y": EMAIL.1, "text": ADDRESS, "submit": true}),
+    );
+    let state = client.ok("browser_snapshot", json!({}));
+    assert!(state.contains("Subscribed: ada@example.org"), "{state}");
+}
