@@ -207,6 +207,11 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     let said = s.ok(&["screenshot", shot.to_str().unwrap()]);
     assert!(said.contains("shot.png"), "{said}");
     assert_eq!(png_size(&shot), (1280, 720));
+    // Annotated: each ref's box drawn and labelled, for a vision model.
+    let annotated = s.dir.path().join("refs.png");
+    s.ok(&["screenshot", annotated.to_str().unwrap(), "--annotate"]);
+    assert_eq!(png_size(&annotated), (1280, 720));
+    assert_ne!(std::fs::read(&annotated).unwrap(), std::fs::read(&shot).unwrap(), "boxes drawn");
 
     // JSON: the same response as one object.
     let json: Value = serde_json::from_str(&s.ok(&["snapshot", "--json"])).unwrap();
