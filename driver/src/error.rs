@@ -211,22 +211,9 @@ pub enum Error {
     #[error("extension bridge: {0}")]
     Extension(String),
 
-    /// The LLM is not set up (no model, no key, bad base URL).
-    #[error("{0}")]
-    LlmSetup(String),
-
-    /// A model call failed (after its retries).
-    #[error("LLM call to {provider} failed{}: {kind}", if *.attempts > 1 { format!(" after {} attempts", .attempts) } else { String::new() })]
-    Llm {
-        provider: &'static str,
-        kind: crate::llm::errors::LlmErrorKind,
-        attempts: u32,
-    },
-
-    /// The model's answer was unusable (invalid JSON, a schema violation, a
-    /// ref that is not on the page), also after feeding the problem back.
-    #[error("{0}")]
-    LlmOutput(String),
+    /// The model is not set up, a model call failed, or its answer was unusable.
+    #[error(transparent)]
+    Llm(#[from] crate::llm::LlmError),
 
     /// `act` could not carry out its instruction (the message says why).
     #[error("act failed: {0}")]

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::errors::LlmErrorKind;
+use super::errors::{LlmError, LlmErrorKind};
 use super::types::*;
 use super::{anthropic, openai};
-use crate::error::{Error, Result};
+
+type Result<T, E = LlmError> = std::result::Result<T, E>;
 
 /// Default model when `--model` is not given.
 pub const MODEL_ENV: &str = "SIGHTLINE_MODEL";
@@ -227,13 +228,13 @@ impl Llm {
             .filter(|m| !m.trim().is_empty())
             .or_else(|| env_nonempty(MODEL_ENV));
         let Some(spec) = spec else {
-            return Err(Error::LlmSetup(format!(
+            return Err(LlmError::Setup(format!(
                 "no model given: pass --model openai/gpt-4.1-mini (or anthropic/claude-sonnet-4-5), or set {MODEL_ENV}"
             )));
         };
         let (provider, model) = parse_model(&spec);
         if model.is_empty() {
-            return Err(Error::LlmSetup(format!(
+            return Err(LlmError::Setup(format!(
                 "the model {spec:?} has no name after the provider"
             )));
         }
@@ -249,7 +250,7 @@ impl Llm {
         match url::Url::parse(&base_url) {
             Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
             _ => {
-                return Err(Error::LlmSetup(format!(
+                return Err(LlmError::Setup(format!(
                     "the base URL {base_url:?} is not an http(s) URL"
                 )))
             }
@@ -261,7 +262,7 @@ impl Llm {
             .or_else(|| env_nonempty(provider.key_env()));
         // Local servers (Ollama, llama.cpp, vLLM on this machine) need no key.
         if key.is_none() && !is_loopback(&base_url) {
-            return Err(Error::LlmSetup(format!(
+            return Err(LlmError::Setup(format!(
                 "{} is not set: export {}=… to use {}/{model} (the key is read from the environment and never printed)",
                 provider.key_env(),
                 provider.key_env(),
@@ -276,7 +277,7 @@ impl Llm {
             .connect_timeout(opts.timeout.min(Duration::from_secs(15)))
             .user_agent(concat!("sightline/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| Error::LlmSetup(format!("cannot build the HTTP client: {e}")))?;
+            .map_err(|e| LlmError::Setup(format!("cannot build the HTTP client: {e}")))?;
         Ok(Llm {
             inner: Arc::new(Inner {
                 provider,
@@ -378,7 +379,7 @@ impl Llm {
                     };
                     self.record(&req.purpose, usage, attempt, false);
                     let kind = self.scrub(kind);
-                    return Err(Error::Llm {
+                    return Err(LlmError::Call {
                         provider: self.inner.provider.name(),
                         kind,
                         attempts: attempt,
@@ -485,7 +486,7 @@ impl Llm {
             Provider::OpenAi => openai::error_message(&json),
             Provider::Anthropic => anthropic::error_message(&json),
         }
-        .unwrap_or_else(|| clip(&crate::error::one_line(&text), 200));
+        .unwrap_or_else(|| clip(&one_line(&text), 200));
         let unknown_model = match inner.provider {
             Provider::OpenAi => openai::is_unknown_model(status, &json),
             Provider::Anthropic => anthropic::is_unknown_model(status, &json),
@@ -504,6 +505,11 @@ impl Llm {
     }
 }
 
+/// Collapses whitespace runs so a server's message stays on one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
     if e.is_timeout() {
         LlmErrorKind::Timeout {
@@ -519,7 +525,7 @@ fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
             source = s.source();
         }
         LlmErrorKind::Connection {
-            message: crate::error::one_line(&message),
+            message: one_line(&message),
         }
     }
 }

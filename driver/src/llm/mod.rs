@@ -19,6 +19,6 @@ mod structured;
 mod types;
 
 pub use client::{CallRecord, Llm, LlmOptions, Provider, Secrets, MODEL_ENV};
-pub use errors::LlmErrorKind;
+pub use errors::{LlmError, LlmErrorKind};
 pub use structured::{feedback as feedback_message, StructuredReply};
 pub use types::*;
