@@ -23,6 +23,7 @@ mod mcp;
 mod modals;
 mod navigation;
 mod npm_module;
+mod packaging;
 mod refs;
 mod run;
 mod snapshot;
