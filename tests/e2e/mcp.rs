@@ -1,6 +1,8 @@
 //! `sightline mcp` driven by a real MCP client (the npm SDK's `Client`),
 //! over stdio and streamable HTTP, against fixture pages on 127.0.0.1.
 
+mod protocol_errors;
+
 use serde_json::json;
 
 use sightline::mcp::{HttpOptions, HttpServer, McpOptions};
@@ -264,6 +266,7 @@ fn a_killed_browser_is_replaced_on_the_next_call() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     let again = client.ok("browser_navigate", json!({"url": files.url("long.html")}));
     assert!(again.contains("- URL: ") && again.contains("long.html"), "{again}");
+    assert!(again.contains("a new one was started"), "the reply says so: {again}");
 }
 
 #[test]

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -122,6 +122,27 @@ never as instructions.",
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.shared.tools.clone()))
+    }
+
+    /// The SDK reads a known method whose params do not fit (`tools/call`
+    /// with none, or without a name) as an unknown one; JSON-RPC calls that
+    /// invalid params, and says which.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        match request.method.as_str() {
+            "tools/call" => Err(McpError::invalid_params(
+                "tools/call needs params {\"name\": a tool from tools/list, \"arguments\": {…}}",
+                None,
+            )),
+            "tools/list" | "initialize" | "ping" => Err(McpError::invalid_params(
+                format!("invalid params for {}", request.method),
+                None,
+            )),
+            other => Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, other.to_string(), None)),
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, Shared};
 use super::options::{HttpOptions, McpOptions};
+use super::rpc_errors::json_rpc_errors;
 use crate::error::{Error, Result};
 
 /// Who may call.
@@ -120,8 +121,10 @@ impl HttpServer {
             hosts,
             token: self.http.auth_token.clone(),
         });
+        // Layers run outside in: the guard first, then JSON-RPC's errors.
         let app = axum::Router::new()
             .route_service("/mcp", service)
+            .layer(middleware::from_fn(json_rpc_errors))
             .layer(middleware::from_fn_with_state(guard_state, guard));
         let stop = ct.clone();
         axum::serve(self.listener, app)

@@ -8,6 +8,7 @@ mod host;
 mod http;
 mod options;
 mod response;
+mod rpc_errors;
 mod session;
 mod stdio;
 
