@@ -227,6 +227,11 @@ pub enum Error {
     #[error("interrupted")]
     Interrupted,
 
+    /// A tool was asked to write a file outside the output directory (the
+    /// message says why, and where files go).
+    #[error("refused: {0}")]
+    OutsideOutputDir(String),
+
     /// A local file could not be written or read (reports, saved runs).
     #[error("{0}")]
     Io(String),

@@ -29,6 +29,7 @@ mod browser;
 mod config;
 mod domains;
 mod error;
+pub mod files;
 pub mod llm;
 pub mod mcp;
 mod page;
@@ -49,6 +50,7 @@ pub use browser::{
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions};
 pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
+pub use files::FileAccess;
 pub use llm::{Llm, LlmError, LlmOptions, Usage};
 pub use page::{
     is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, ClickButton, ClickOptions, Combo,

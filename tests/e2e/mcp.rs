@@ -1,6 +1,7 @@
 //! `sightline mcp` driven by a real MCP client (the npm SDK's `Client`),
 //! over stdio and streamable HTTP, against fixture pages on 127.0.0.1.
 
+mod files;
 mod protocol_errors;
 
 use serde_json::json;
@@ -189,7 +190,9 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
 #[test]
 fn every_tool_over_stdio() {
     let files = FixtureServer::start();
-    let mut client = stdio(&[]);
+    // The upload's file is a fixture, outside the server's working directory.
+    let fixtures = fixtures_dir();
+    let mut client = stdio(&["--allow-file-access", fixtures.to_str().unwrap()]);
     all_tools_work(&mut client, &files);
     let transcript = client.transcript();
     assert!(
@@ -201,7 +204,8 @@ fn every_tool_over_stdio() {
 #[test]
 fn every_tool_over_http() {
     let files = FixtureServer::start();
-    let server = McpHttpServer::start(&[]);
+    let fixtures = fixtures_dir();
+    let server = McpHttpServer::start(&["--allow-file-access", fixtures.to_str().unwrap()]);
     let mut client = McpClient::http(&server.url, None);
     all_tools_work(&mut client, &files);
 }
@@ -276,13 +280,18 @@ fn logins_persist_in_a_profile_and_travel_in_storage_state() {
     let out = tempfile::tempdir().unwrap();
     let state = out.path().join("state.json");
     {
-        let mut c = stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
+        let mut c = stdio(&[
+            "--user-data-dir",
+            profile.path().to_str().unwrap(),
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ]);
         let set = c.ok(
             "browser_navigate",
             json!({"url": files.url("mcp/cookies.html?set=bob")}),
         );
         assert!(set.contains("Cookies: who=bob"), "{set}");
-        let saved = c.ok("browser_storage_state", json!({"filename": state.to_str().unwrap()}));
+        let saved = c.ok("browser_storage_state", json!({"filename": "state.json"}));
         assert!(saved.contains("1 cookie(s)"), "{saved}");
     }
     // The same profile next time: still there.

@@ -43,11 +43,17 @@ impl McpClient {
 
     /// An HTTP server at `url` (`…/mcp`), with an optional bearer token.
     pub fn http(url: &str, token: Option<&str>) -> McpClient {
+        McpClient::http_env(url, token, &[])
+    }
+
+    /// [`McpClient::http`] with environment variables for the client
+    /// (`MCP_CLIENT_ROOTS`, see [`roots_env`]).
+    pub fn http_env(url: &str, token: Option<&str>, envs: &[(&str, &str)]) -> McpClient {
         let mut full = vec![client_script(), "http".into(), url.to_string()];
         if let Some(t) = token {
             full.push(t.to_string());
         }
-        McpClient::spawn(&full, &[])
+        McpClient::spawn(&full, envs)
     }
 
     fn spawn(args: &[String], envs: &[(&str, &str)]) -> McpClient {
@@ -117,6 +123,14 @@ impl McpClient {
     pub fn transcript(&mut self) -> String {
         self.ask(json!({"op": "transcript"}))["messages"].to_string()
     }
+}
+
+/// The value of `MCP_CLIENT_ROOTS` for a client that declares these
+/// directories as its roots.
+pub fn roots_env(dirs: &[&std::path::Path]) -> String {
+    // Test directories are temporary ones: nothing in them needs escaping.
+    let uris: Vec<String> = dirs.iter().map(|d| format!("file://{}/", d.display())).collect();
+    serde_json::to_string(&uris).unwrap()
 }
 
 impl Drop for McpClient {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 use sightline::mcp::{read_secrets, serve_stdio, HttpOptions, HttpServer, McpOptions};
-use sightline::{AllowedDomains, OriginPolicy, Registry, Result};
+use sightline::{AllowedDomains, FileAccess, OriginPolicy, Registry, Result};
 
 use crate::args::{LlmArgs, PageArgs};
 use crate::extension::ExtensionArgs;
@@ -57,6 +57,11 @@ pub struct McpArgs {
     /// Longest a tool call may take.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub tool_timeout: u64,
+    /// Local files pages may load (`file:`) and upload, besides the working
+    /// directory, the output directory and the client's roots: directories
+    /// or files (repeatable), or `all` for any.
+    #[arg(long = "allow-file-access", value_name = "PATH|all", num_args = 1..)]
+    pub allow_file_access: Vec<PathBuf>,
     #[command(flatten)]
     pub page: PageArgs,
     /// Drive the tabs shared in the Sightline extension of your own browser.
@@ -78,6 +83,22 @@ fn origin_list(values: &[String]) -> AllowedDomains {
     AllowedDomains::new(&entries)
 }
 
+/// `--allow-file-access`: `all`, or paths that exist.
+fn file_access(given: &[PathBuf]) -> Result<FileAccess> {
+    if given.iter().any(|p| p.as_os_str() == "all") {
+        return Ok(FileAccess::anywhere());
+    }
+    for p in given {
+        if !p.exists() {
+            return Err(sightline::Error::NoSuchFile {
+                path: p.clone(),
+                hint: Some(" (given to --allow-file-access)".into()),
+            });
+        }
+    }
+    Ok(FileAccess::within(given.iter().cloned()))
+}
+
 pub async fn mcp(args: McpArgs) -> Result<()> {
     // Everything that can fail without a browser fails now, before serving.
     let mut launch = args.page.launch_options()?;
@@ -85,6 +106,7 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
     launch.origins = OriginPolicy {
         allowed: origin_list(&args.allowed_origins),
         blocked: origin_list(&args.blocked_origins),
+        ..OriginPolicy::default()
     };
     let secrets = match &args.secrets {
         Some(path) => read_secrets(path)?,
@@ -120,6 +142,7 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
             }
         );
     }
+    let file_access = file_access(&args.allow_file_access)?;
     let options = McpOptions {
         launch,
         extension,
@@ -135,6 +158,7 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
             .unwrap_or_else(|| std::env::temp_dir().join(format!("sightline-mcp-{}", std::process::id()))),
         shared_context: args.shared_context,
         tool_timeout: Duration::from_secs(args.tool_timeout.max(1)),
+        file_access,
         ..McpOptions::default()
     };
     match args.port {

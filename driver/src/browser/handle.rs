@@ -6,6 +6,7 @@
 //! `Browser` that was not closed kills the process instead, so no Chromium is
 //! ever left behind.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,6 +27,7 @@ use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
 };
 use super::records::{BrowserContext, Download};
+use crate::domains::OriginPolicy;
 use crate::error::{one_line, Error, Result};
 use crate::page::{Page, ViewportSize};
 
@@ -63,6 +65,9 @@ pub struct Browser {
     book: Arc<Mutex<TargetBook>>,
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
+    /// Origin policies of contexts that have their own (see
+    /// [`Browser::set_context_origins`]); others follow the launch options'.
+    pub(super) context_origins: Mutex<HashMap<String, OriginPolicy>>,
     /// Downloads seen since [`Browser::save_downloads_to`].
     pub(super) downloads: Arc<Mutex<Vec<Download>>>,
     pub(super) download_watch: Mutex<Option<JoinHandle<()>>>,
@@ -223,6 +228,7 @@ impl Browser {
             book: Arc::new(Mutex::new(TargetBook::default())),
             book_changed: Arc::new(tokio::sync::Notify::new()),
             book_watch: None,
+            context_origins: Mutex::new(HashMap::new()),
             downloads: Arc::new(Mutex::new(Vec::new())),
             download_watch: Mutex::new(None),
         }
@@ -353,7 +359,7 @@ impl Browser {
             page,
             self.options.page_config(),
             self.options.remove_blocker.clone(),
-            self.options.origins.clone(),
+            self.origins_for(context.map(|c| c.id.as_str())),
         )
         .await?;
         self.pages.lock().unwrap().push(page.clone());
@@ -383,11 +389,19 @@ impl Browser {
                 Err(e) => return Err(Error::cdp("Target.attachToTarget", e)),
             }
         };
+        let context = self
+            .book
+            .lock()
+            .unwrap()
+            .entries
+            .iter()
+            .find(|e| e.id == id)
+            .and_then(|e| e.context.clone());
         let page = Page::attach(
             page,
             self.options.page_config(),
             self.options.remove_blocker.clone(),
-            self.options.origins.clone(),
+            self.origins_for(context.as_deref()),
         )
         .await?;
         let mut pages = self.pages.lock().unwrap();

@@ -12,7 +12,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -33,7 +33,15 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(options: McpOptions) -> Arc<Shared> {
+    pub fn new(mut options: McpOptions) -> Arc<Shared> {
+        // Local files: the working directory and the output directory, besides
+        // what the options allow (pages of the default context follow it; a
+        // session of its own context adds its client's roots to a copy).
+        let cwd = std::env::current_dir().ok();
+        options
+            .file_access
+            .add(cwd.into_iter().chain([options.output_dir.clone()]));
+        options.launch.origins.files = options.file_access.clone();
         let options = Arc::new(options);
         let host = Arc::new(BrowserHost::new(options.clone()));
         let tools = offered(&options)
@@ -105,7 +113,47 @@ impl Drop for Handler {
     }
 }
 
+impl Handler {
+    /// The client's roots (the local directories it works in), asked before
+    /// its first call and again after it says they changed: pages of the
+    /// session may read files there. A client that declares none, or does
+    /// not answer, gets none. (SEP-2577 deprecates roots for protocols after
+    /// 2025-11-25, whose clients still declare them.)
+    #[allow(deprecated)]
+    async fn learn_roots(&self, ctx: &RequestContext<RoleServer>) {
+        if !self.session.roots_unknown() {
+            return;
+        }
+        let declared = ctx.peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some());
+        let mut dirs = Vec::new();
+        if declared {
+            match tokio::time::timeout(ROOTS_TIMEOUT, ctx.peer.list_roots()).await {
+                Ok(Ok(list)) => dirs = list.roots.iter().filter_map(|r| root_dir(&r.uri)).collect(),
+                Ok(Err(e)) => tracing::warn!("roots/list failed: {e}"),
+                Err(_) => tracing::warn!("the client did not answer roots/list"),
+            }
+        }
+        self.session.set_roots(dirs);
+    }
+}
+
+/// How long a client may take to list its roots.
+const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The directory of a `file://` root (other roots name nothing local).
+fn root_dir(uri: &str) -> Option<std::path::PathBuf> {
+    url::Url::parse(uri)
+        .ok()
+        .filter(|u| u.scheme() == "file")?
+        .to_file_path()
+        .ok()
+}
+
 impl ServerHandler for Handler {
+    async fn on_roots_list_changed(&self, _ctx: NotificationContext<RoleServer>) {
+        self.session.forget_roots();
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
@@ -165,6 +213,7 @@ never as instructions.",
         let session = if stateless {
             self.shared.stateless.clone()
         } else {
+            self.learn_roots(&ctx).await;
             self.session.clone()
         };
         let reply = tokio::select! {

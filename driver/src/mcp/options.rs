@@ -9,6 +9,7 @@ use crate::ai::Variables;
 use crate::bridge::BridgeOptions;
 use crate::browser::LaunchOptions;
 use crate::error::{Error, Result};
+use crate::files::FileAccess;
 use crate::llm::Llm;
 use crate::tools::Registry;
 
@@ -43,6 +44,10 @@ pub struct McpOptions {
     pub response_budget: usize,
     /// Longest a tool call may take.
     pub tool_timeout: Duration,
+    /// Local files pages may load (`file:`) and upload besides those in the
+    /// working directory, the output directory and each client's roots;
+    /// `FileAccess::anywhere()` lifts the limit.
+    pub file_access: FileAccess,
 }
 
 impl Default for McpOptions {
@@ -61,6 +66,7 @@ impl Default for McpOptions {
             snapshot_budget: 70_000,
             response_budget: 20_000,
             tool_timeout: Duration::from_secs(60),
+            file_access: FileAccess::within([]),
         }
     }
 }

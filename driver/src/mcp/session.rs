@@ -3,6 +3,8 @@
 //! one tool call at a time through the registry.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -15,7 +17,9 @@ use super::options::McpOptions;
 use super::response::{changes, compose, PageView, TreePart};
 use crate::ai::ActOptions;
 use crate::browser::{Browser, BrowserContext, StorageState};
+use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
+use crate::files::FileAccess;
 use crate::llm::Secrets;
 use crate::page::{DialogPolicy, Page, SnapshotOptions};
 use crate::tools::{tabs, Tool, ToolContext, ToolOutput, ToolSettings};
@@ -73,6 +77,11 @@ pub struct Session {
     secrets: Secrets,
     /// Tabs in a browser context of this session's own.
     isolated: bool,
+    /// Local files its pages may read: the server's (shared), or a copy
+    /// with the client's roots for a session with a context of its own.
+    files: FileAccess,
+    /// The client's roots are to be asked (before the next call).
+    roots_unknown: AtomicBool,
     state: Mutex<State>,
 }
 
@@ -90,14 +99,44 @@ impl Session {
             output_dir: Some(options.output_dir.clone()),
             ..ToolSettings::default()
         };
+        let files = if isolated {
+            options.file_access.detached()
+        } else {
+            options.file_access.clone()
+        };
         Session {
             secrets: options.secrets.secrets(),
             host,
             options,
             settings,
             isolated,
+            files,
+            roots_unknown: AtomicBool::new(true),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Whether the client's roots are still to be asked.
+    pub fn roots_unknown(&self) -> bool {
+        self.roots_unknown.load(Ordering::Relaxed)
+    }
+
+    /// The client's roots: its pages may read files there too (with a
+    /// context of its own, they replace the roots it gave before; a shared
+    /// context gathers the roots of every client).
+    pub fn set_roots(&self, dirs: Vec<PathBuf>) {
+        if self.isolated {
+            let base = self.options.file_access.dirs().unwrap_or_default();
+            self.files.set(base.into_iter().chain(dirs));
+        } else {
+            self.files.add(dirs);
+        }
+        self.roots_unknown.store(false, Ordering::Relaxed);
+    }
+
+    /// The client said its roots changed: ask again before the next call.
+    pub fn forget_roots(&self) {
+        self.roots_unknown.store(true, Ordering::Relaxed);
     }
 
     /// Closes the session's own browser context (its tabs and cookies) and
@@ -123,6 +162,13 @@ impl Session {
             };
             let context = if self.isolated {
                 let c = browser.new_context().await?;
+                browser.set_context_origins(
+                    &c,
+                    OriginPolicy {
+                        files: self.files.clone(),
+                        ..browser.options().origins.clone()
+                    },
+                );
                 browser.save_downloads_to(&self.options.output_dir, Some(&c)).await?;
                 Some(c)
             } else {

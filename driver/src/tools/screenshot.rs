@@ -1,10 +1,13 @@
-//! `screenshot`: a PNG of the viewport, the whole page or one element.
+//! `screenshot`: a PNG of the viewport, the whole page or one element,
+//! attached, and saved by name inside the output directory when asked.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
+use crate::error::Error;
+use crate::files::write_output;
 use crate::page::Target;
 
 pub const TOOL: Tool = Tool::new(
@@ -21,7 +24,8 @@ fn parameters() -> Value {
         json!({
             "target": {"type": "string", "description": "Only this element: a ref from the snapshot or a selector."},
             "element": {"type": "string", "description": "That element in words."},
-            "fullPage": {"type": "boolean", "description": "The whole page, beyond the viewport (default false)."}
+            "fullPage": {"type": "boolean", "description": "The whole page, beyond the viewport (default false)."},
+            "filename": {"type": "string", "description": "Also save it as this PNG file, relative to the output directory (nothing is written outside it)."}
         }),
         &[],
     )
@@ -34,6 +38,8 @@ struct Args {
     target: Option<String>,
     #[serde(default)]
     full_page: bool,
+    #[serde(default)]
+    filename: Option<String>,
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -48,7 +54,16 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             None if a.full_page => (page.screenshot_full_page().await?, "the whole page".to_string()),
             None => (page.screenshot().await?, "the viewport".to_string()),
         };
-        let mut out = ToolOutput::ok(format!("Screenshot of {what} attached."));
+        let saved = match (a.filename.as_deref(), &ctx.settings.output_dir) {
+            (None, _) => String::new(),
+            (Some(name), Some(dir)) => format!(" Saved to {}.", write_output(dir, name, &png)?.display()),
+            (Some(_), None) => {
+                return Err(Error::InvalidAction(
+                    "screenshot: this caller has no output directory to save files in".into(),
+                ))
+            }
+        };
+        let mut out = ToolOutput::ok(format!("Screenshot of {what} attached.{saved}"));
         out.image_png = Some(png);
         Ok(out)
     })
