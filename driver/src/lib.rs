@@ -30,6 +30,7 @@ mod config;
 mod domains;
 mod error;
 pub mod files;
+mod lifetime;
 pub mod llm;
 pub mod mcp;
 mod page;

@@ -37,7 +37,8 @@ pub struct McpArgs {
     /// Attach to a running browser (`ws://…` or `http://host:port`) instead of launching one.
     #[arg(long, value_name = "URL")]
     pub cdp_endpoint: Option<String>,
-    /// Downloads and files written by tools go here.
+    /// Downloads and files written by tools go here, and nowhere else
+    /// (default: a temporary folder, removed when the server ends).
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Origins pages may load documents from (`example.com`, `127.0.0.1:8080`;
@@ -152,10 +153,7 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
         capabilities: args.caps.clone(),
         secrets,
         storage_state: args.storage_state.clone(),
-        output_dir: args
-            .output_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join(format!("sightline-mcp-{}", std::process::id()))),
+        output_dir: args.output_dir.clone(),
         shared_context: args.shared_context,
         tool_timeout: Duration::from_secs(args.tool_timeout.max(1)),
         file_access,

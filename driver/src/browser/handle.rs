@@ -29,6 +29,7 @@ use super::process::{
 use super::records::{BrowserContext, Download};
 use crate::domains::OriginPolicy;
 use crate::error::{one_line, Error, Result};
+use crate::lifetime::{self, Cleanup, Reaper};
 use crate::page::{Page, ViewportSize};
 
 /// A page target the browser reported, in order of creation.
@@ -55,6 +56,9 @@ pub struct Browser {
     handler: Option<JoinHandle<()>>,
     /// Fresh profile; removed after the process has exited.
     profile: Option<tempfile::TempDir>,
+    /// Kills the browser (and removes a fresh profile) should this process
+    /// die without closing it; told it is done once we did (dropped last).
+    reaper: Option<Reaper>,
     options: LaunchOptions,
     /// The `--cdp-url` of a browser we connected to (which we must not close).
     remote: Option<String>,
@@ -93,6 +97,8 @@ impl Browser {
             reason,
         };
         let executable = locate_executable(&requested).ok_or_else(|| launch_err("no such executable".into()))?;
+        // Profiles a crashed run left behind go first (only those whose run is over).
+        lifetime::sweep_stale_once();
 
         // A fresh temporary profile, unless the caller keeps one (logins survive).
         let profile = match &options.user_data_dir {
@@ -102,9 +108,7 @@ impl Browser {
                 None
             }
             None => Some(
-                tempfile::Builder::new()
-                    .prefix("sightline-profile-")
-                    .tempdir()
+                lifetime::owned_temp_dir(lifetime::PROFILE_PREFIX)
                     .map_err(|e| launch_err(format!("cannot create a profile directory: {e}")))?,
             ),
         };
@@ -113,6 +117,15 @@ impl Browser {
             (None, Some(dir)) => dir.clone(),
             (None, None) => unreachable!("one of the two is set"),
         };
+        // Armed before Chromium starts: however this process ends from here
+        // on, the browser dies with it, and a temporary profile goes too.
+        let reaper = Reaper::try_watch(
+            &profile_dir,
+            Cleanup {
+                kill_browsers: true,
+                remove: profile.is_some(),
+            },
+        );
 
         let ViewportSize { width, height } = options.viewport;
         let mut builder = BrowserConfig::builder()
@@ -148,6 +161,7 @@ impl Browser {
                 if let Some(profile) = profile {
                     remove_profile(profile);
                 }
+                drop(reaper);
                 let mut reason = launch_reason(e);
                 if options.user_data_dir.is_some() {
                     reason.push_str(" (is another browser using this profile directory?)");
@@ -158,6 +172,7 @@ impl Browser {
 
         let task = pump(handler);
         let mut b = Browser::assemble(browser, task, profile, options, None);
+        b.reaper = reaper;
         if let Err(e) = b.watch_targets().await {
             b.shutdown().await;
             return Err(e);
@@ -221,6 +236,7 @@ impl Browser {
             inner: Some(browser),
             handler: Some(handler),
             profile,
+            reaper: None,
             options,
             remote,
             pages: Mutex::new(Vec::new()),
@@ -585,10 +601,16 @@ impl Browser {
             task.abort();
             let _ = task.await;
         }
-        // The process is gone: its profile can go too.
-        if let Some(profile) = self.profile.take() {
-            let _ = tokio::task::spawn_blocking(move || remove_profile(profile)).await;
-        }
+        // The process is gone: its profile can go too, and the reaper is done.
+        let profile = self.profile.take();
+        let reaper = self.reaper.take();
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Some(profile) = profile {
+                remove_profile(profile);
+            }
+            drop(reaper);
+        })
+        .await;
     }
 }
 
@@ -620,6 +642,7 @@ impl Drop for Browser {
         if let Some(profile) = self.profile.take() {
             remove_profile(profile);
         }
+        drop(self.reaper.take());
     }
 }
 

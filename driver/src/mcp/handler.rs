@@ -20,7 +20,8 @@ use super::host::BrowserHost;
 use super::options::McpOptions;
 use super::session::Session;
 use crate::base64;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::lifetime::{self, Cleanup, Reaper};
 use crate::tools::Tool;
 
 /// What every session of a server shares.
@@ -30,17 +31,36 @@ pub struct Shared {
     /// The session of requests that carry none (protocol 2026-07-28).
     pub stateless: Arc<Session>,
     tools: Vec<McpTool>,
+    /// The output folder the server made for itself (none given), and the
+    /// reaper that removes it should the server die without a word.
+    own_output: std::sync::Mutex<Option<(tempfile::TempDir, Option<Reaper>)>>,
 }
 
 impl Shared {
-    pub fn new(mut options: McpOptions) -> Arc<Shared> {
+    pub fn new(mut options: McpOptions) -> Result<Arc<Shared>> {
+        // What a crashed server left behind goes first (only a dead one's).
+        lifetime::sweep_stale_once();
+        let own_output = match &options.output_dir {
+            Some(_) => None,
+            None => {
+                let dir = lifetime::owned_temp_dir(lifetime::MCP_OUTPUT_PREFIX)
+                    .map_err(|e| Error::Io(format!("cannot create an output directory: {e}")))?;
+                let cleanup = Cleanup {
+                    kill_browsers: false,
+                    remove: true,
+                };
+                let reaper = Reaper::try_watch(dir.path(), cleanup);
+                options.output_dir = Some(dir.path().to_path_buf());
+                Some((dir, reaper))
+            }
+        };
         // Local files: the working directory and the output directory, besides
         // what the options allow (pages of the default context follow it; a
         // session of its own context adds its client's roots to a copy).
         let cwd = std::env::current_dir().ok();
         options
             .file_access
-            .add(cwd.into_iter().chain([options.output_dir.clone()]));
+            .add(cwd.into_iter().chain([options.output().to_path_buf()]));
         options.launch.origins.files = options.file_access.clone();
         let options = Arc::new(options);
         let host = Arc::new(BrowserHost::new(options.clone()));
@@ -54,12 +74,13 @@ impl Shared {
             })
             .collect();
         let stateless = Arc::new(Session::new(host.clone(), options.clone(), !options.shared_context));
-        Arc::new(Shared {
+        Ok(Arc::new(Shared {
             options,
             host,
             stateless,
             tools,
-        })
+            own_output: std::sync::Mutex::new(own_output),
+        }))
     }
 
     /// Binds the extension bridge (when the server drives the user's browser): its port.
@@ -67,10 +88,19 @@ impl Shared {
         self.host.listen_for_extension().await
     }
 
-    /// Ends the server-wide session and closes the browser.
+    /// Ends the server-wide session, closes the browser and removes the
+    /// output folder the server made for itself.
     pub async fn shutdown(&self) {
         self.stateless.end().await;
         self.host.shutdown().await;
+        let own = self.own_output.lock().unwrap().take();
+        if let Some((dir, reaper)) = own {
+            let _ = tokio::task::spawn_blocking(move || {
+                let _ = dir.close();
+                drop(reaper);
+            })
+            .await;
+        }
     }
 
     fn tool(&self, mcp_name: &str) -> Option<&Tool> {

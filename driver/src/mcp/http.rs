@@ -102,7 +102,7 @@ impl HttpServer {
     /// Serves until `shutdown` resolves, then ends every session and closes the browser.
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
         let shared_context = self.options.shared_context;
-        let shared = Shared::new(self.options);
+        let shared = Shared::new(self.options)?;
         shared.listen_for_extension().await?;
         let ct = CancellationToken::new();
         let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];

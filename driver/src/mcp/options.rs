@@ -34,8 +34,9 @@ pub struct McpOptions {
     pub secrets: Variables,
     /// Cookies and local storage to load into every new session.
     pub storage_state: Option<PathBuf>,
-    /// Downloads and files written by tools go here.
-    pub output_dir: PathBuf,
+    /// Downloads and files written by tools go here (and nowhere else);
+    /// `None`: a temporary folder the server makes, removed when it ends.
+    pub output_dir: Option<PathBuf>,
     /// HTTP sessions share one browser context (cookies) instead of one each.
     pub shared_context: bool,
     /// Token budget (chars/4) of `browser_snapshot`.
@@ -61,13 +62,23 @@ impl Default for McpOptions {
             capabilities: Vec::new(),
             secrets: Variables::default(),
             storage_state: None,
-            output_dir: std::env::temp_dir().join("sightline-mcp"),
+            output_dir: None,
             shared_context: false,
             snapshot_budget: 70_000,
             response_budget: 20_000,
             tool_timeout: Duration::from_secs(60),
             file_access: FileAccess::within([]),
         }
+    }
+}
+
+impl McpOptions {
+    /// The output directory of a running server (its own temporary one
+    /// when none was given: `Shared::new` fills it in).
+    pub(super) fn output(&self) -> &Path {
+        self.output_dir
+            .as_deref()
+            .expect("the server sets its output directory")
     }
 }
 

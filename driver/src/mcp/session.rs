@@ -96,7 +96,7 @@ impl Session {
                 ..ActOptions::default()
             },
             snapshot_budget: options.snapshot_budget,
-            output_dir: Some(options.output_dir.clone()),
+            output_dir: Some(options.output().to_path_buf()),
             ..ToolSettings::default()
         };
         let files = if isolated {
@@ -169,7 +169,7 @@ impl Session {
                         ..browser.options().origins.clone()
                     },
                 );
-                browser.save_downloads_to(&self.options.output_dir, Some(&c)).await?;
+                browser.save_downloads_to(self.options.output(), Some(&c)).await?;
                 Some(c)
             } else {
                 None

@@ -78,6 +78,13 @@ impl McpHttpServer {
     }
 }
 
+impl McpHttpServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for McpHttpServer {
     fn drop(&mut self) {
         let _ = Command::new("kill")
