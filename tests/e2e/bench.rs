@@ -1,4 +1,4 @@
-//! `sightline bench snapshot`: runs on local files and reports sane figures.
+//! `sightline bench snapshot` and `bench sessions`: run on local pages and report sane figures.
 
 use crate::support::*;
 
@@ -67,4 +67,42 @@ fn bench_snapshot_rejects_missing_inputs() {
     let out = run_cli(&["bench", "snapshot", "/nonexistent/dir/page.html"]);
     let line = out.assert_one_line_error();
     assert!(line.contains("no such file"), "{line}");
+}
+
+#[test]
+fn bench_sessions_reports_the_servers_memory_per_phase() {
+    let out = run_cli(&[
+        "bench",
+        "sessions",
+        "--sessions",
+        "2",
+        "--initialize-only",
+        "40",
+        "--session-idle",
+        "1",
+        "--json",
+    ]);
+    out.assert_success();
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    assert!(v["server_rss_started_mb"].as_f64().unwrap() > 0.0, "{v}");
+    let phases = v["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 2, "{v}");
+    assert_eq!(
+        (phases[0]["sessions"].as_u64(), phases[1]["sessions"].as_u64()),
+        (Some(2), Some(40))
+    );
+    for p in phases {
+        for key in [
+            "server_rss_before_mb",
+            "server_rss_peak_mb",
+            "server_rss_after_mb",
+            "browser_pss_peak_mb",
+        ] {
+            assert!(p[key].as_f64().unwrap() > 0.0, "{key}: {p}");
+        }
+        assert!(
+            p["server_rss_peak_mb"].as_f64() >= p["server_rss_after_mb"].as_f64(),
+            "{p}"
+        );
+    }
 }

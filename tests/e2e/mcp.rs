@@ -3,6 +3,7 @@
 
 mod files;
 mod protocol_errors;
+mod sessions;
 
 use serde_json::json;
 
@@ -12,6 +13,16 @@ use sightline_testkit::{LlmServer, Recorded, Reply};
 
 use crate::support::mcp_client::{raw_post, raw_post_status, ref_in, stdio, stdio_env, McpClient, McpHttpServer};
 use crate::support::*;
+
+/// The JSON-RPC message of a raw answer: the body, or an SSE stream's data line.
+fn message_of(raw: &str) -> serde_json::Value {
+    let body = raw.split("\r\n\r\n").nth(1).unwrap_or("");
+    let json = body
+        .lines()
+        .find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
+        .unwrap_or(body.trim());
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("not a JSON-RPC answer ({e}):\n{raw}"))
+}
 
 /// Playwright MCP's core tool names, all of which Sightline serves.
 const PLAYWRIGHT_CORE: &[&str] = &[

@@ -28,6 +28,13 @@ pub struct McpArgs {
     /// All HTTP sessions share one browser context (cookies) instead of one each.
     #[arg(long)]
     pub shared_context: bool,
+    /// Most HTTP sessions open at once; a new one beyond is refused (HTTP 503).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub max_sessions: usize,
+    /// An HTTP session without a request for this long is closed, its
+    /// browser context with it; 0: never.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub session_idle: u64,
     /// A persistent browser profile: logins stay for the next run.
     #[arg(long, value_name = "DIR")]
     pub user_data_dir: Option<PathBuf>,
@@ -167,6 +174,8 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
                 port,
                 auth_token: args.auth_token.clone().filter(|t| !t.is_empty()),
                 allowed_hosts: args.allowed_hosts.clone(),
+                max_sessions: args.max_sessions.max(1),
+                session_idle: Duration::from_secs(args.session_idle),
             };
             let server = HttpServer::bind(options, http).await?;
             // The one line a supervisor (or a test) reads to find the server.

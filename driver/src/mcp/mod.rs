@@ -10,6 +10,7 @@ mod options;
 mod response;
 mod rpc_errors;
 mod session;
+mod sessions;
 mod stdio;
 
 pub use http::HttpServer;

@@ -94,6 +94,11 @@ pub struct HttpOptions {
     /// Host header names accepted besides the loopback ones and `host`
     /// (DNS-rebinding protection).
     pub allowed_hosts: Vec<String>,
+    /// Most MCP sessions open at once; a new one beyond is refused.
+    pub max_sessions: usize,
+    /// A session without a request for this long is closed (its browser
+    /// context with it); zero: never.
+    pub session_idle: Duration,
 }
 
 impl Default for HttpOptions {
@@ -103,6 +108,8 @@ impl Default for HttpOptions {
             port: 8931,
             auth_token: None,
             allowed_hosts: Vec::new(),
+            max_sessions: 16,
+            session_idle: Duration::from_secs(300),
         }
     }
 }

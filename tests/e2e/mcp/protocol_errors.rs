@@ -8,18 +8,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+use super::message_of;
 use crate::support::mcp_client::{raw_post, stdio, McpHttpServer};
 use crate::support::*;
-
-/// The JSON-RPC message of a raw answer: the body, or an SSE stream's data line.
-fn message_of(raw: &str) -> Value {
-    let body = raw.split("\r\n\r\n").nth(1).unwrap_or("");
-    let json = body
-        .lines()
-        .find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
-        .unwrap_or(body.trim());
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("not a JSON-RPC answer ({e}):\n{raw}"))
-}
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 

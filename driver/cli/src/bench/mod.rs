@@ -8,6 +8,7 @@ mod batch;
 mod mcp;
 mod memory;
 mod pages;
+mod sessions;
 mod snapshot;
 
 use sightline::Result;
@@ -34,6 +35,9 @@ pub enum BenchCommand {
     /// Tasks per minute of a batch of steps-only tasks at several
     /// concurrencies and through a local Selenium Grid, with each worker's peak memory.
     Batch(batch::BenchBatchArgs),
+    /// The MCP HTTP server's memory over many sessions: opened with a tab
+    /// each and ended, and initialize-only ones left to the idle timeout.
+    Sessions(sessions::BenchSessionsArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -44,5 +48,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Act(a) => act::run(a).await,
         BenchCommand::Mcp(a) => mcp::run(a).await,
         BenchCommand::Batch(a) => batch::run(a).await,
+        BenchCommand::Sessions(a) => sessions::run(a).await,
     }
 }
