@@ -1,4 +1,4 @@
-//! `sightline bench snapshot` and `bench sessions`: run on local pages and report sane figures.
+//! `sightline bench snapshot` and `bench mcp-sessions`: run on local pages and report sane figures.
 
 use crate::support::*;
 
@@ -70,10 +70,10 @@ fn bench_snapshot_rejects_missing_inputs() {
 }
 
 #[test]
-fn bench_sessions_reports_the_servers_memory_per_phase() {
+fn bench_mcp_sessions_reports_the_servers_memory_per_phase() {
     let out = run_cli(&[
         "bench",
-        "sessions",
+        "mcp-sessions",
         "--sessions",
         "2",
         "--initialize-only",

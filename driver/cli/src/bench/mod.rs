@@ -6,9 +6,9 @@ mod act;
 mod actions;
 mod batch;
 mod mcp;
+mod mcp_sessions;
 mod memory;
 mod pages;
-mod sessions;
 mod snapshot;
 
 use sightline::Result;
@@ -37,7 +37,7 @@ pub enum BenchCommand {
     Batch(batch::BenchBatchArgs),
     /// The MCP HTTP server's memory over many sessions: opened with a tab
     /// each and ended, and initialize-only ones left to the idle timeout.
-    Sessions(sessions::BenchSessionsArgs),
+    McpSessions(mcp_sessions::BenchMcpSessionsArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -48,6 +48,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Act(a) => act::run(a).await,
         BenchCommand::Mcp(a) => mcp::run(a).await,
         BenchCommand::Batch(a) => batch::run(a).await,
-        BenchCommand::Sessions(a) => sessions::run(a).await,
+        BenchCommand::McpSessions(a) => mcp_sessions::run(a).await,
     }
 }

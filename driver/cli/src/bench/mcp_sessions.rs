@@ -1,4 +1,4 @@
-//! `sightline bench sessions`: the MCP HTTP server's memory over many
+//! `sightline bench mcp-sessions`: the MCP HTTP server's memory over many
 //! sessions, as raw protocol clients open them:
 //!
 //! - `--sessions` clients (100) open a session each, navigate (a browser
@@ -27,7 +27,7 @@ use super::memory;
 use super::pages::print_report;
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct BenchSessionsArgs {
+pub struct BenchMcpSessionsArgs {
     /// Sessions open at once, each navigating (a context and a tab), then ended.
     #[arg(long, default_value_t = 100)]
     pub sessions: usize,
@@ -57,7 +57,7 @@ pub struct Phase {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SessionsReport {
+pub struct McpSessionsReport {
     /// The server's RSS just after it started (no browser yet), MB.
     pub server_rss_started_mb: f64,
     pub phases: Vec<Phase>,
@@ -176,7 +176,7 @@ fn navigate(s: &mut RawSession, url: &str) -> Result<()> {
     Ok(())
 }
 
-fn run_blocking(args: BenchSessionsArgs) -> Result<SessionsReport> {
+fn run_blocking(args: BenchMcpSessionsArgs) -> Result<McpSessionsReport> {
     let files = FixtureServer::start();
     let idle = args.session_idle.max(1);
     let (mut child, port) = start_server(idle, args.sessions + args.initialize_only + 16)?;
@@ -218,7 +218,7 @@ fn run_blocking(args: BenchSessionsArgs) -> Result<SessionsReport> {
                 Ok(())
             },
         )?;
-        Ok(SessionsReport {
+        Ok(McpSessionsReport {
             server_rss_started_mb: mb(started),
             phases: vec![contexts, initialize_only],
         })
@@ -229,7 +229,7 @@ fn run_blocking(args: BenchSessionsArgs) -> Result<SessionsReport> {
     outcome
 }
 
-pub async fn run(args: BenchSessionsArgs) -> Result<()> {
+pub async fn run(args: BenchMcpSessionsArgs) -> Result<()> {
     let json = args.json;
     let report = tokio::task::spawn_blocking(move || run_blocking(args))
         .await
@@ -238,7 +238,7 @@ pub async fn run(args: BenchSessionsArgs) -> Result<()> {
     Ok(())
 }
 
-fn render(r: &SessionsReport) -> String {
+fn render(r: &McpSessionsReport) -> String {
     let mut out = format!(
         "MCP server memory over sessions (server: the sightline process's RSS; browser: its tree's PSS)\n\
 server just started: {:.0} MB\n\n\
