@@ -1,5 +1,7 @@
 //! `allowed_domains`: which URLs navigations may reach (the agent, tools).
 
+use crate::files::FileAccess;
+
 /// An allow-list entry: `example.com` (the domain and its subdomains),
 /// `*.example.com` (subdomains only), `127.0.0.1:8080` (that host and port).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -66,26 +68,37 @@ impl AllowedDomains {
 }
 
 /// Where a browser's pages may go: an allow-list (empty: anywhere) and a
-/// block-list (empty: nothing), both of [`AllowedDomains`] entries.
+/// block-list (empty: nothing), both of [`AllowedDomains`] entries, and
+/// which local files they may load.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OriginPolicy {
     pub allowed: AllowedDomains,
     pub blocked: AllowedDomains,
+    /// `file:` documents (and uploads): anywhere by default.
+    pub files: FileAccess,
 }
 
 impl OriginPolicy {
     /// No restriction at all (no request needs to be looked at).
     pub fn is_open(&self) -> bool {
-        self.allowed.is_empty() && self.blocked.is_empty()
+        self.allowed.is_empty() && self.blocked.is_empty() && self.files.is_open()
+    }
+
+    /// Only local files are restricted (only `file:` requests need a look).
+    pub fn limits_only_files(&self) -> bool {
+        self.allowed.is_empty() && self.blocked.is_empty() && !self.files.is_open()
     }
 
     /// Whether a page may load `url`.
     pub fn allows(&self, url: &str) -> bool {
-        self.allowed.allows(url) && !self.blocked.matches(url)
+        self.allowed.allows(url) && !self.blocked.matches(url) && self.files.allows_url(url)
     }
 
     /// Why `url` is refused, for error messages.
     pub fn refusal(&self, url: &str) -> Option<String> {
+        if let Some(why) = self.files.refusal(url) {
+            return Some(why);
+        }
         if self.blocked.matches(url) {
             return Some(format!(
                 "{url} is on the blocked origins ({})",

@@ -216,22 +216,9 @@ pub enum Error {
     #[error("extension bridge: {0}")]
     Extension(String),
 
-    /// The LLM is not set up (no model, no key, bad base URL).
-    #[error("{0}")]
-    LlmSetup(String),
-
-    /// A model call failed (after its retries).
-    #[error("LLM call to {provider} failed{}: {kind}", if *.attempts > 1 { format!(" after {} attempts", .attempts) } else { String::new() })]
-    Llm {
-        provider: &'static str,
-        kind: crate::llm::errors::LlmErrorKind,
-        attempts: u32,
-    },
-
-    /// The model's answer was unusable (invalid JSON, a schema violation, a
-    /// ref that is not on the page), also after feeding the problem back.
-    #[error("{0}")]
-    LlmOutput(String),
+    /// The model is not set up, a model call failed, or its answer was unusable.
+    #[error(transparent)]
+    Llm(#[from] crate::llm::LlmError),
 
     /// `act` could not carry out its instruction (the message says why).
     #[error("act failed: {0}")]
@@ -244,6 +231,11 @@ pub enum Error {
     /// The user interrupted the run (Ctrl-C).
     #[error("interrupted")]
     Interrupted,
+
+    /// A tool was asked to write a file outside the output directory (the
+    /// message says why, and where files go).
+    #[error("refused: {0}")]
+    OutsideOutputDir(String),
 
     /// A local file could not be written or read (reports, saved runs).
     #[error("{0}")]

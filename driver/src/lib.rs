@@ -29,7 +29,9 @@ mod browser;
 mod config;
 mod domains;
 mod error;
+pub mod files;
 mod image;
+mod lifetime;
 pub mod llm;
 pub mod mcp;
 mod page;
@@ -52,7 +54,8 @@ pub use browser::{
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions, WaitUntil};
 pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
-pub use llm::{Llm, LlmOptions, Usage};
+pub use files::FileAccess;
+pub use llm::{Llm, LlmError, LlmOptions, Usage};
 pub use page::{
     is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, AnnotatedScreenshot, ClickButton,
     ClickOptions, Combo, ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord,

@@ -1,5 +1,6 @@
 //! The architecture's invariants, checked on the source tree (no browser):
-//! - no import cycle between the files of the driver library or of the CLI;
+//! - no import cycle between the files of the driver library or of the CLI,
+//!   nor between their top-level modules (a folder counts as one);
 //! - the library prints nothing and knows no CLI types (no clap, no bench);
 //! - only the CDP layer (`page/`, `browser/`) names chromiumoxide;
 //! - only `engine-wasm/src/adapter/` touches the DOM (web-sys, js-sys, wasm-bindgen);
@@ -219,8 +220,10 @@ fn resolve(modules: &BTreeSet<Vec<String>>, from: &[String], path: &[String]) ->
     best
 }
 
-/// Cycles (strongly connected components of two or more files) of the crate at `root`.
-fn import_cycles(root: &Path) -> Vec<Vec<String>> {
+/// Every file of the crate at `root` (by module path) and the files each one names.
+type Graph = (BTreeSet<Vec<String>>, BTreeMap<Vec<String>, BTreeSet<Vec<String>>>);
+
+fn file_graph(root: &Path) -> Graph {
     let mut files = Vec::new();
     rust_files(root, &mut files);
     let modules: BTreeMap<Vec<String>, PathBuf> = files.iter().map(|f| (module_of(root, f), f.clone())).collect();
@@ -244,7 +247,12 @@ fn import_cycles(root: &Path) -> Vec<Vec<String>> {
             }
         }
     }
-    strongly_connected(&names, &edges)
+    (names, edges)
+}
+
+/// The components of two or more nodes, named `a/b` (`lib` for the root).
+fn cycles_of(names: &BTreeSet<Vec<String>>, edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
+    strongly_connected(names, edges)
         .into_iter()
         .filter(|c| c.len() > 1)
         .map(|c| {
@@ -253,6 +261,34 @@ fn import_cycles(root: &Path) -> Vec<Vec<String>> {
                 .collect()
         })
         .collect()
+}
+
+/// Cycles (strongly connected components of two or more files) of the crate at `root`.
+fn import_cycles(root: &Path) -> Vec<Vec<String>> {
+    let (names, edges) = file_graph(root);
+    cycles_of(&names, &edges)
+}
+
+/// Cycles between the crate's top-level modules (`error.rs`, the `llm/`
+/// folder, …): a file of `llm/` naming `error.rs` while `error.rs` names
+/// `llm/errors.rs` is no file-level cycle, but the two modules still
+/// depend on each other. `lib.rs` (which declares and re-exports
+/// everything) is left out.
+fn module_cycles(root: &Path) -> Vec<Vec<String>> {
+    let (names, edges) = file_graph(root);
+    let top = |m: &Vec<String>| m.first().cloned().map(|t| vec![t]);
+    let tops: BTreeSet<Vec<String>> = names.iter().filter_map(top).collect();
+    let mut top_edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (from, targets) in &edges {
+        for to in targets {
+            if let (Some(a), Some(b)) = (top(from), top(to)) {
+                if a != b {
+                    top_edges.entry(a).or_default().insert(b);
+                }
+            }
+        }
+    }
+    cycles_of(&tops, &top_edges)
 }
 
 /// Tarjan's algorithm.
@@ -342,10 +378,42 @@ fn the_cycle_finder_finds_cycles() {
 }
 
 #[test]
+fn the_module_cycle_finder_sees_folders_as_one_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, s: &str| {
+        let f = dir.path().join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, s).unwrap();
+    };
+    // error ↔ llm as it was: no two files name each other.
+    w("lib.rs", "mod error;\nmod llm;\n");
+    w("error.rs", "pub enum Error { Llm(crate::llm::errors::Kind) }\n");
+    w("llm/mod.rs", "pub mod errors;\nmod client;\n");
+    w("llm/errors.rs", "pub enum Kind {}\n");
+    w("llm/client.rs", "use crate::error::Error;\n");
+    assert!(import_cycles(dir.path()).is_empty());
+    let cycles = module_cycles(dir.path());
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    let mut c = cycles[0].clone();
+    c.sort();
+    assert_eq!(c, ["error", "llm"]);
+    w("llm/client.rs", "use super::errors::Kind;\n");
+    assert!(module_cycles(dir.path()).is_empty());
+}
+
+#[test]
 fn no_import_cycles_in_the_driver_or_the_cli() {
     for dir in ["driver/src", "driver/cli/src"] {
         let cycles = import_cycles(&repo().join(dir));
         assert!(cycles.is_empty(), "{dir}: import cycles: {cycles:?}");
+    }
+}
+
+#[test]
+fn no_cycles_between_the_top_level_modules() {
+    for dir in ["driver/src", "driver/cli/src"] {
+        let cycles = module_cycles(&repo().join(dir));
+        assert!(cycles.is_empty(), "{dir}: module cycles: {cycles:?}");
     }
 }
 

@@ -237,6 +237,7 @@ fn bad_task_files_fail_before_anything_runs() {
             "{\"id\": \"a\", \"steps\": [{\"method\": \"reload\"}]}\n",
             "{\"id\": \"b\", \"steps\": [\n",
             "{\"id\": \"c\", \"task\": \"x\", \"colour\": \"red\"}\n",
+            "{\"id\": \"c\", \"task\": \"y\", \"max_steps\": 0}\n",
         ),
     )
     .unwrap();
@@ -249,6 +250,9 @@ fn bad_task_files_fail_before_anything_runs() {
     );
     assert!(line.contains("line 3: not a JSON object"), "{line}");
     assert!(line.contains("line 4: unknown field \"colour\""), "{line}");
+    // A duplicate id is named even on a line with other problems, and so are they.
+    assert!(line.contains("line 5: duplicate id \"c\" (first on line 4)"), "{line}");
+    assert!(line.contains("line 5: id \"c\": \"max_steps\" must be"), "{line}");
     assert!(!out.exists(), "nothing ran, nothing was written");
 
     // A task that needs a model, with none named.
@@ -260,6 +264,39 @@ fn bad_task_files_fail_before_anything_runs() {
     let line = run.assert_one_line_error();
     assert!(line.contains("line 1: id \"a\" (agent task): no model given"), "{line}");
     assert!(!out.exists());
+}
+
+#[test]
+fn a_torn_last_line_is_dropped_when_the_run_resumes() {
+    let files = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_tasks(dir.path(), &[steps_task(&files, "s1", 1), steps_task(&files, "s2", 2)]);
+    let out = dir.path().join("results.jsonl");
+    let run = batch(&file, &out, &[], None);
+    run.assert_success();
+    // Keep s1's line; s2's as a run killed while writing it left it.
+    let text = std::fs::read_to_string(&out).unwrap();
+    let s1 = text.lines().find(|l| l.contains("\"s1\"")).unwrap();
+    let torn = r#"{"id":"s2","status":"o"#;
+    std::fs::write(&out, format!("{s1}\n{torn}")).unwrap();
+
+    let rerun = batch(&file, &out, &[], None);
+    rerun.assert_success();
+    assert!(
+        rerun.stdout.contains("1 ran, 1 already had a result"),
+        "{}",
+        rerun.stdout
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.lines().any(|l| l == torn), "the torn line is gone:\n{text}");
+    assert!(text.ends_with('\n'), "{text}");
+    let lines = result_lines(&out);
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(
+        (lines[0]["id"].as_str(), lines[1]["id"].as_str()),
+        (Some("s1"), Some("s2"))
+    );
+    assert_eq!(lines[1]["status"], "ok", "{}", lines[1]);
 }
 
 #[test]

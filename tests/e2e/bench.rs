@@ -1,4 +1,4 @@
-//! `sightline bench snapshot` and `bench cua`: they run on local pages and report sane figures.
+//! `sightline bench snapshot`, `bench cua` and `bench mcp-sessions`: they run on local pages and report sane figures.
 
 use crate::support::*;
 
@@ -93,5 +93,43 @@ fn bench_cua_completes_every_provider_at_the_declared_size() {
             assert_eq!(r["screenshots"], r["screenshots_at_size"], "{f}");
             assert!(!r["step_ms"].as_array().unwrap().is_empty(), "{f}");
         }
+    }
+}
+
+#[test]
+fn bench_mcp_sessions_reports_the_servers_memory_per_phase() {
+    let out = run_cli(&[
+        "bench",
+        "mcp-sessions",
+        "--sessions",
+        "2",
+        "--initialize-only",
+        "40",
+        "--session-idle",
+        "1",
+        "--json",
+    ]);
+    out.assert_success();
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    assert!(v["server_rss_started_mb"].as_f64().unwrap() > 0.0, "{v}");
+    let phases = v["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 2, "{v}");
+    assert_eq!(
+        (phases[0]["sessions"].as_u64(), phases[1]["sessions"].as_u64()),
+        (Some(2), Some(40))
+    );
+    for p in phases {
+        for key in [
+            "server_rss_before_mb",
+            "server_rss_peak_mb",
+            "server_rss_after_mb",
+            "browser_pss_peak_mb",
+        ] {
+            assert!(p[key].as_f64().unwrap() > 0.0, "{key}: {p}");
+        }
+        assert!(
+            p["server_rss_peak_mb"].as_f64() >= p["server_rss_after_mb"].as_f64(),
+            "{p}"
+        );
     }
 }

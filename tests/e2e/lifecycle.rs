@@ -1,4 +1,7 @@
-//! No Chromium outlives Sightline: after close, after drop, after Ctrl-C.
+//! No Chromium outlives Sightline: after close, after drop, after Ctrl-C,
+//! and (in `lifecycle/killed.rs`) after a SIGKILL.
+
+mod killed;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

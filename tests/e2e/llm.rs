@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 use serde_json::{json, Value};
-use sightline::llm::{ChatRequest, LlmErrorKind, Message, Secrets};
+use sightline::llm::{ChatRequest, LlmError, LlmErrorKind, Message, Secrets};
 use sightline::{
-    ActOptions, Ai, Browser, Error, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables,
+    ActOptions, Ai, Browser, ExtractOptions, LaunchOptions, Llm, LlmOptions, ObserveOptions, Page, Variables,
 };
 use sightline_testkit::{LlmServer, Recorded, Reply, Wire, UNKNOWN_MODEL};
 
@@ -680,7 +680,7 @@ async fn retries_honour_retry_after_and_back_off_on_server_errors() {
             assert!(
                 matches!(
                     e,
-                    Error::Llm {
+                    LlmError::Call {
                         kind: LlmErrorKind::Server { status: 500, .. },
                         attempts: 3,
                         ..
@@ -717,7 +717,7 @@ async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
         assert!(
             matches!(
                 e,
-                Error::Llm {
+                LlmError::Call {
                     kind: LlmErrorKind::Timeout { .. },
                     ..
                 }
@@ -738,7 +738,7 @@ async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
         assert!(
             matches!(
                 e,
-                Error::Llm {
+                LlmError::Call {
                     kind: LlmErrorKind::BadResponse { .. },
                     attempts: 2,
                     ..
@@ -771,7 +771,7 @@ async fn structured_output_gets_one_feedback_retry() {
                 .structured("Count.", vec![Message::user("how many?")], "count", &schema, "test", &Secrets::default())
                 .await
                 .unwrap_err();
-            assert!(matches!(e, Error::LlmOutput(_)), "{e}");
+            assert!(matches!(e, LlmError::Output(_)), "{e}");
             assert_eq!(server.request_count(), 2, "exactly one retry");
             server.assert_no_malformed();
         }
@@ -791,7 +791,7 @@ async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
             assert!(
                 matches!(
                     e,
-                    Error::Llm {
+                    LlmError::Call {
                         kind: LlmErrorKind::Auth { status, .. },
                         attempts: 1,
                         ..
@@ -816,7 +816,7 @@ async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
             assert!(
                 matches!(
                     e,
-                    Error::Llm {
+                    LlmError::Call {
                         kind: LlmErrorKind::UnknownModel { .. },
                         attempts: 1,
                         ..

@@ -24,6 +24,7 @@ mod mcp;
 mod modals;
 mod navigation;
 mod npm_module;
+mod packaging;
 mod readiness;
 mod refs;
 mod run;

@@ -1,6 +1,10 @@
 //! `sightline mcp` driven by a real MCP client (the npm SDK's `Client`),
 //! over stdio and streamable HTTP, against fixture pages on 127.0.0.1.
 
+mod files;
+mod protocol_errors;
+mod sessions;
+
 use serde_json::json;
 
 use sightline::mcp::{HttpOptions, HttpServer, McpOptions};
@@ -9,6 +13,16 @@ use sightline_testkit::{LlmServer, Recorded, Reply};
 
 use crate::support::mcp_client::{raw_post, raw_post_status, ref_in, stdio, stdio_env, McpClient, McpHttpServer};
 use crate::support::*;
+
+/// The JSON-RPC message of a raw answer: the body, or an SSE stream's data line.
+fn message_of(raw: &str) -> serde_json::Value {
+    let body = raw.split("\r\n\r\n").nth(1).unwrap_or("");
+    let json = body
+        .lines()
+        .find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
+        .unwrap_or(body.trim());
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("not a JSON-RPC answer ({e}):\n{raw}"))
+}
 
 /// Playwright MCP's core tool names, all of which Sightline serves.
 const PLAYWRIGHT_CORE: &[&str] = &[
@@ -191,7 +205,9 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
 #[test]
 fn every_tool_over_stdio() {
     let files = FixtureServer::start();
-    let mut client = stdio(&[]);
+    // The upload's file is a fixture, outside the server's working directory.
+    let fixtures = fixtures_dir();
+    let mut client = stdio(&["--allow-file-access", fixtures.to_str().unwrap()]);
     all_tools_work(&mut client, &files);
     let transcript = client.transcript();
     assert!(
@@ -203,7 +219,8 @@ fn every_tool_over_stdio() {
 #[test]
 fn every_tool_over_http() {
     let files = FixtureServer::start();
-    let server = McpHttpServer::start(&[]);
+    let fixtures = fixtures_dir();
+    let server = McpHttpServer::start(&["--allow-file-access", fixtures.to_str().unwrap()]);
     let mut client = McpClient::http(&server.url, None);
     all_tools_work(&mut client, &files);
 }
@@ -268,6 +285,7 @@ fn a_killed_browser_is_replaced_on_the_next_call() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     let again = client.ok("browser_navigate", json!({"url": files.url("long.html")}));
     assert!(again.contains("- URL: ") && again.contains("long.html"), "{again}");
+    assert!(again.contains("a new one was started"), "the reply says so: {again}");
 }
 
 #[test]
@@ -277,13 +295,18 @@ fn logins_persist_in_a_profile_and_travel_in_storage_state() {
     let out = tempfile::tempdir().unwrap();
     let state = out.path().join("state.json");
     {
-        let mut c = stdio(&["--user-data-dir", profile.path().to_str().unwrap()]);
+        let mut c = stdio(&[
+            "--user-data-dir",
+            profile.path().to_str().unwrap(),
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ]);
         let set = c.ok(
             "browser_navigate",
             json!({"url": files.url("mcp/cookies.html?set=bob")}),
         );
         assert!(set.contains("Cookies: who=bob"), "{set}");
-        let saved = c.ok("browser_storage_state", json!({"filename": state.to_str().unwrap()}));
+        let saved = c.ok("browser_storage_state", json!({"filename": "state.json"}));
         assert!(saved.contains("1 cookie(s)"), "{saved}");
     }
     // The same profile next time: still there.

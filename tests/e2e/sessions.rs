@@ -211,7 +211,11 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     let annotated = s.dir.path().join("refs.png");
     s.ok(&["screenshot", annotated.to_str().unwrap(), "--annotate"]);
     assert_eq!(png_size(&annotated), (1280, 720));
-    assert_ne!(std::fs::read(&annotated).unwrap(), std::fs::read(&shot).unwrap(), "boxes drawn");
+    assert_ne!(
+        std::fs::read(&annotated).unwrap(),
+        std::fs::read(&shot).unwrap(),
+        "boxes drawn"
+    );
 
     // JSON: the same response as one object.
     let json: Value = serde_json::from_str(&s.ok(&["snapshot", "--json"])).unwrap();

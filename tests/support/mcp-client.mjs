@@ -4,6 +4,9 @@
 //   node client.mjs stdio <command> [args…]
 //   node client.mjs http <url> [token]
 //
+// With MCP_CLIENT_ROOTS set (a JSON list of file:// URIs) the client
+// declares roots and answers roots/list with them.
+//
 // Requests, one JSON object per line:
 //   {"op":"list"}                          → {"tools":[{name,description,inputSchema}]}
 //   {"op":"call","name":…,"args":{…}}      → {"isError","text","images","ms"}
@@ -41,7 +44,17 @@ transport.send = (m, o) => {
   messages.push({ dir: 'out', m });
   return send(m, o);
 };
-const client = new Client({ name: 'sightline-tests', version: '1.0.0' });
+const roots = process.env.MCP_CLIENT_ROOTS ? JSON.parse(process.env.MCP_CLIENT_ROOTS) : null;
+const client = new Client(
+  { name: 'sightline-tests', version: '1.0.0' },
+  roots ? { capabilities: { roots: { listChanged: true } } } : {},
+);
+if (roots) {
+  const { ListRootsRequestSchema } = await import(sdk('types.js'));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: roots.map((uri) => ({ uri, name: uri })),
+  }));
+}
 const origOn = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(transport), 'onmessage');
 let handler;
 Object.defineProperty(transport, 'onmessage', {

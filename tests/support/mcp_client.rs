@@ -43,11 +43,17 @@ impl McpClient {
 
     /// An HTTP server at `url` (`…/mcp`), with an optional bearer token.
     pub fn http(url: &str, token: Option<&str>) -> McpClient {
+        McpClient::http_env(url, token, &[])
+    }
+
+    /// [`McpClient::http`] with environment variables for the client
+    /// (`MCP_CLIENT_ROOTS`, see [`roots_env`]).
+    pub fn http_env(url: &str, token: Option<&str>, envs: &[(&str, &str)]) -> McpClient {
         let mut full = vec![client_script(), "http".into(), url.to_string()];
         if let Some(t) = token {
             full.push(t.to_string());
         }
-        McpClient::spawn(&full, &[])
+        McpClient::spawn(&full, envs)
     }
 
     fn spawn(args: &[String], envs: &[(&str, &str)]) -> McpClient {
@@ -119,6 +125,74 @@ impl McpClient {
     }
 }
 
+/// The `Mcp-Session-Id` of a raw answer to `initialize`.
+pub fn session_id_of(raw: &str) -> Option<String> {
+    raw.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_string())
+    })
+}
+
+/// A raw MCP session over HTTP, as a client that speaks the protocol by
+/// hand: `initialize` and `notifications/initialized` on opening.
+pub struct RawSession {
+    pub port: u16,
+    pub id: String,
+    next: u64,
+}
+
+/// The `initialize` request of a raw session.
+pub const RAW_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+impl RawSession {
+    /// Opens a session, or returns the server's refusal (status and text).
+    pub fn open(port: u16) -> Result<RawSession, (u16, String)> {
+        let (status, raw) = raw_post(port, &[], RAW_INITIALIZE);
+        let Some(id) = session_id_of(&raw).filter(|_| status == 200) else {
+            return Err((status, raw));
+        };
+        let s = RawSession { port, id, next: 2 };
+        s.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        Ok(s)
+    }
+
+    fn headers(&self) -> [(&str, &str); 2] {
+        [
+            ("Mcp-Session-Id", self.id.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ]
+    }
+
+    /// POSTs a message in the session: status and response text.
+    pub fn post(&self, body: &str) -> (u16, String) {
+        raw_post(self.port, &self.headers(), body)
+    }
+
+    /// Calls a tool: status and response text.
+    pub fn call(&mut self, name: &str, args: Value) -> (u16, String) {
+        let id = self.next;
+        self.next += 1;
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}});
+        self.post(&body.to_string())
+    }
+
+    /// Ends the session (HTTP DELETE): the status.
+    pub fn delete(self) -> u16 {
+        raw_request(self.port, "DELETE", &self.headers(), "").0
+    }
+}
+
+/// The value of `MCP_CLIENT_ROOTS` for a client that declares these
+/// directories as its roots.
+pub fn roots_env(dirs: &[&std::path::Path]) -> String {
+    // Test directories are temporary ones: nothing in them needs escaping.
+    let uris: Vec<String> = dirs.iter().map(|d| format!("file://{}/", d.display())).collect();
+    serde_json::to_string(&uris).unwrap()
+}
+
 impl Drop for McpClient {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "{}", json!({"op": "close"}));
@@ -142,10 +216,16 @@ pub fn raw_post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
 
 /// A raw HTTP POST of `body` to the MCP endpoint: status and response text.
 pub fn raw_post(port: u16, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    raw_request(port, "POST", headers, body)
+}
+
+/// A raw HTTP request to the MCP endpoint (`DELETE` ends a session):
+/// status and response text, headers included.
+pub fn raw_request(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
     use std::io::Read;
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{method} /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {

@@ -91,7 +91,7 @@ pub struct LlmArgs {
 
 impl LlmArgs {
     pub fn build(&self) -> Result<Llm> {
-        Llm::new(self.options())
+        Ok(Llm::new(self.options())?)
     }
 
     /// The options these flags give (the model may still be unnamed).

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 use sightline::mcp::{read_secrets, serve_stdio, HttpOptions, HttpServer, McpOptions};
-use sightline::{AllowedDomains, OriginPolicy, Registry, Result};
+use sightline::{AllowedDomains, FileAccess, OriginPolicy, Registry, Result};
 
 use crate::args::{LlmArgs, PageArgs};
 use crate::extension::ExtensionArgs;
@@ -28,6 +28,13 @@ pub struct McpArgs {
     /// All HTTP sessions share one browser context (cookies) instead of one each.
     #[arg(long)]
     pub shared_context: bool,
+    /// Most HTTP sessions open at once; a new one beyond is refused (HTTP 503).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub max_sessions: usize,
+    /// An HTTP session without a request for this long is closed, its
+    /// browser context with it; 0: never.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub session_idle: u64,
     /// A persistent browser profile: logins stay for the next run.
     #[arg(long, value_name = "DIR")]
     pub user_data_dir: Option<PathBuf>,
@@ -37,7 +44,8 @@ pub struct McpArgs {
     /// Attach to a running browser (`ws://…` or `http://host:port`) instead of launching one.
     #[arg(long, value_name = "URL")]
     pub cdp_endpoint: Option<String>,
-    /// Downloads and files written by tools go here.
+    /// Downloads and files written by tools go here, and nowhere else
+    /// (default: a temporary folder, removed when the server ends).
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Origins pages may load documents from (`example.com`, `127.0.0.1:8080`;
@@ -58,6 +66,11 @@ pub struct McpArgs {
     /// Longest a tool call may take.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub tool_timeout: u64,
+    /// Local files pages may load (`file:`) and upload, besides the working
+    /// directory, the output directory and the client's roots: directories
+    /// or files (repeatable), or `all` for any.
+    #[arg(long = "allow-file-access", value_name = "PATH|all", num_args = 1..)]
+    pub allow_file_access: Vec<PathBuf>,
     #[command(flatten)]
     pub page: PageArgs,
     /// Drive the tabs shared in the Sightline extension of your own browser.
@@ -79,6 +92,22 @@ fn origin_list(values: &[String]) -> AllowedDomains {
     AllowedDomains::new(&entries)
 }
 
+/// `--allow-file-access`: `all`, or paths that exist.
+fn file_access(given: &[PathBuf]) -> Result<FileAccess> {
+    if given.iter().any(|p| p.as_os_str() == "all") {
+        return Ok(FileAccess::anywhere());
+    }
+    for p in given {
+        if !p.exists() {
+            return Err(sightline::Error::NoSuchFile {
+                path: p.clone(),
+                hint: Some(" (given to --allow-file-access)".into()),
+            });
+        }
+    }
+    Ok(FileAccess::within(given.iter().cloned()))
+}
+
 pub async fn mcp(args: McpArgs) -> Result<()> {
     // Everything that can fail without a browser fails now, before serving.
     let mut launch = args.page.launch_options()?;
@@ -86,6 +115,7 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
     launch.origins = OriginPolicy {
         allowed: origin_list(&args.allowed_origins),
         blocked: origin_list(&args.blocked_origins),
+        ..OriginPolicy::default()
     };
     let secrets = match &args.secrets {
         Some(path) => read_secrets(path)?,
@@ -121,6 +151,7 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
             }
         );
     }
+    let file_access = file_access(&args.allow_file_access)?;
     let options = McpOptions {
         launch,
         extension,
@@ -130,12 +161,10 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
         capabilities: args.caps.clone(),
         secrets,
         storage_state: args.storage_state.clone(),
-        output_dir: args
-            .output_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join(format!("sightline-mcp-{}", std::process::id()))),
+        output_dir: args.output_dir.clone(),
         shared_context: args.shared_context,
         tool_timeout: Duration::from_secs(args.tool_timeout.max(1)),
+        file_access,
         ..McpOptions::default()
     };
     match args.port {
@@ -146,6 +175,8 @@ pub async fn mcp(args: McpArgs) -> Result<()> {
                 port,
                 auth_token: args.auth_token.clone().filter(|t| !t.is_empty()),
                 allowed_hosts: args.allowed_hosts.clone(),
+                max_sessions: args.max_sessions.max(1),
+                session_idle: Duration::from_secs(args.session_idle),
             };
             let server = HttpServer::bind(options, http).await?;
             // The one line a supervisor (or a test) reads to find the server.

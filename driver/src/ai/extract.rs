@@ -19,7 +19,7 @@ use super::prompts;
 use super::tree;
 use crate::error::{Error, Result};
 use crate::llm::schema as jschema;
-use crate::llm::{Llm, Message, Secrets, Usage};
+use crate::llm::{Llm, LlmError, Message, Secrets, Usage};
 use crate::page::{Page, SnapshotOptions};
 
 #[derive(Debug, Clone)]
@@ -273,8 +273,11 @@ impl Ai<'_> {
     ) -> Result<(T, ExtractResult)> {
         let schema = serde_json::to_value(schemars::schema_for!(T)).expect("schemars output is JSON");
         let result = self.extract(page, Some(instruction), Some(&schema), opts).await?;
-        let typed = serde_json::from_value(result.data.clone())
-            .map_err(|e| Error::LlmOutput(format!("extract: the data does not fit the type: {e}")))?;
+        let typed = serde_json::from_value(result.data.clone()).map_err(|e| {
+            Error::Llm(LlmError::Output(format!(
+                "extract: the data does not fit the type: {e}"
+            )))
+        })?;
         Ok((typed, result))
     }
 }
@@ -364,8 +367,11 @@ async fn extract_from(
         }
     }
     inject_urls(&mut data, &wrapped, &wrapped, &snapshot.refs, 0);
-    jschema::validate(&wrapped, &data)
-        .map_err(|e| Error::LlmOutput(format!("extract: the extracted data does not match the schema: {e}")))?;
+    jschema::validate(&wrapped, &data).map_err(|e| {
+        Error::Llm(LlmError::Output(format!(
+            "extract: the extracted data does not match the schema: {e}"
+        )))
+    })?;
     let data = jschema::unwrap_value(data, was_wrapped);
     Ok(ExtractResult {
         data,

@@ -12,7 +12,7 @@ use crate::ai::{Ai, ExtractOptions};
 use crate::browser::Browser;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, NavigationErrorKind, Result};
-use crate::llm::Llm;
+use crate::llm::{Llm, LlmError};
 use crate::page::Page;
 use crate::steps::Runner;
 use crate::tools::ToolSettings;
@@ -50,7 +50,7 @@ pub(crate) async fn execute(
     env: &TaskEnv,
     report_name: &str,
 ) -> Result<Done> {
-    let need = || Error::LlmSetup(format!("task {:?} needs a model", task.id));
+    let need = || Error::Llm(LlmError::Setup(format!("task {:?} needs a model", task.id)));
     match &task.kind {
         TaskKind::Agent { task: goal } => {
             let llm = llm.ok_or_else(need)?;

@@ -4,7 +4,7 @@
 //! A line is written whole with one `write` on a file opened for appending
 //! and synced before the next task's result, so a crash or a kill loses at
 //! most the line being written; a torn last line is skipped on reading and
-//! never glued to the next one.
+//! cut off before the next run appends.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -48,10 +48,12 @@ impl ResultLog {
         };
         let mut index: HashMap<String, usize> =
             self.latest.iter().enumerate().map(|(i, r)| (r.id.clone(), i)).collect();
+        let lines = text.lines().count();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
+            let torn = i + 1 == lines && !text.ends_with('\n');
             match serde_json::from_str::<TaskResult>(line) {
                 Ok(r) => match index.get(&r.id) {
                     Some(&k) => self.latest[k] = r,
@@ -60,9 +62,16 @@ impl ResultLog {
                         self.latest.push(r);
                     }
                 },
-                Err(e) => self
-                    .skipped_lines
-                    .push(format!("{} line {}: {e}", path.display(), i + 1)),
+                Err(e) => self.skipped_lines.push(format!(
+                    "{} line {}: {e}{}",
+                    path.display(),
+                    i + 1,
+                    if torn {
+                        " (a torn last line: cut off before the next result is appended)"
+                    } else {
+                        ""
+                    }
+                )),
             }
         }
         Ok(())
@@ -78,7 +87,8 @@ pub struct ResultWriter {
 
 impl ResultWriter {
     /// Opens (or creates) `path` for appending. A torn last line left by a
-    /// killed run gets its line ended first, so the next result stays whole.
+    /// killed run is dropped first (see [`mend_last_line`]), so the file
+    /// holds whole lines only and the next result starts on a line of its own.
     pub fn open(path: &Path) -> Result<ResultWriter> {
         let err = |e: std::io::Error| Error::Io(format!("cannot write the results file {}: {e}", path.display()));
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -89,10 +99,7 @@ impl ResultWriter {
             .append(true)
             .open(path)
             .map_err(err)?;
-        let ends_open = last_byte(path).is_some_and(|c| c != b'\n');
-        if ends_open {
-            file.write_all(b"\n").map_err(err)?;
-        }
+        mend_last_line(&mut file, path).map_err(err)?;
         Ok(ResultWriter {
             path: path.to_path_buf(),
             file,
@@ -110,14 +117,28 @@ impl ResultWriter {
     }
 }
 
-/// The file's last byte (without reading the whole file).
-fn last_byte(path: &Path) -> Option<u8> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).ok()?;
-    f.seek(SeekFrom::End(-1)).ok()?;
-    let mut b = [0u8; 1];
-    f.read_exact(&mut b).ok()?;
-    Some(b[0])
+/// A last line without its newline is either torn (a run killed while
+/// writing it: cut off, so only whole lines remain) or a whole result saved
+/// without one (by hand: ended). Cutting is one `ftruncate` to the end of
+/// the last whole line, so a crash meanwhile leaves the file either as it
+/// was or without the fragment, and no whole line is ever lost.
+fn mend_last_line(file: &mut std::fs::File, path: &Path) -> std::io::Result<()> {
+    let bytes = std::fs::read(path)?;
+    if bytes.last().is_none_or(|b| *b == b'\n') {
+        return Ok(());
+    }
+    let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    if serde_json::from_slice::<TaskResult>(&bytes[start..]).is_ok() {
+        file.write_all(b"\n")?;
+    } else {
+        tracing::info!(
+            "{}: dropping a torn last line ({} bytes)",
+            path.display(),
+            bytes.len() - start
+        );
+        file.set_len(start as u64)?;
+    }
+    file.sync_data()
 }
 
 /// What [`merge`] did.
@@ -193,14 +214,36 @@ mod tests {
         let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(br#"{"id":"c","sta"#).unwrap();
         drop(f);
+        let log = ResultLog::read(&path).unwrap();
+        assert_eq!(log.skipped_lines.len(), 1, "{:?}", log.skipped_lines);
+        assert!(log.skipped_lines[0].contains("line 3"));
         let mut w = ResultWriter::open(&path).unwrap();
         w.append(&TaskResult::new("a", TaskStatus::Ok, 2)).unwrap();
         let log = ResultLog::read(&path).unwrap();
         assert_eq!(log.latest.len(), 2);
         assert_eq!(log.get("a").unwrap().attempts, 2);
         assert_eq!(log.get("a").unwrap().status, TaskStatus::Ok);
-        assert_eq!(log.skipped_lines.len(), 1, "{:?}", log.skipped_lines);
-        assert!(log.skipped_lines[0].contains("line 3"));
+        assert!(
+            log.skipped_lines.is_empty(),
+            "the torn line is gone: {:?}",
+            log.skipped_lines
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 3, "{text}");
+        assert!(!text.contains(r#"{"id":"c","sta"#), "{text}");
+    }
+
+    #[test]
+    fn a_whole_last_line_without_its_newline_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let line = serde_json::to_string(&TaskResult::new("a", TaskStatus::Ok, 1)).unwrap();
+        std::fs::write(&path, &line).unwrap();
+        let mut w = ResultWriter::open(&path).unwrap();
+        w.append(&TaskResult::new("b", TaskStatus::Ok, 1)).unwrap();
+        let log = ResultLog::read(&path).unwrap();
+        assert_eq!(log.latest.len(), 2);
+        assert!(log.skipped_lines.is_empty());
     }
 
     #[test]

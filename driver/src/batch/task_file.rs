@@ -28,8 +28,9 @@ pub const TASK_FIELDS: &[&str] = &[
     "model",
 ];
 
-/// At most this many problems are spelled out; the rest are counted.
-const SHOWN_PROBLEMS: usize = 5;
+/// At most this many problems are spelled out (a wrong file could have
+/// thousands); the rest are counted.
+const SHOWN_PROBLEMS: usize = 20;
 
 /// A validated task file.
 #[derive(Debug, Clone)]
@@ -70,7 +71,9 @@ fn base_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// Parses task lines; the error is one line naming every problem by line number.
+/// Parses task lines; the error is one line naming every problem by line
+/// number: each of a line's problems, and a duplicate id even on a line
+/// with other problems.
 pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>, String> {
     let mut tasks = Vec::new();
     let mut problems = Vec::new();
@@ -80,15 +83,18 @@ pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>
         if line.trim().is_empty() {
             continue;
         }
-        match parse_line(line, n, base_dir) {
-            Ok(task) => match seen.get(&task.id) {
-                Some(first) => problems.push(format!("line {n}: duplicate id {:?} (first on line {first})", task.id)),
+        let (id, parsed) = parse_line(line, n, base_dir);
+        if let Some(id) = id {
+            match seen.get(&id) {
+                Some(first) => problems.push(format!("line {n}: duplicate id {id:?} (first on line {first})")),
                 None => {
-                    seen.insert(task.id.clone(), n);
-                    tasks.push(task);
+                    seen.insert(id, n);
                 }
-            },
-            Err(m) => problems.push(format!("line {n}: {m}")),
+            }
+        }
+        match parsed {
+            Ok(task) => tasks.push(task),
+            Err(found) => problems.extend(found.into_iter().map(|m| format!("line {n}: {m}"))),
         }
     }
     if !problems.is_empty() {
@@ -105,86 +111,121 @@ pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>
     Ok(tasks)
 }
 
-fn parse_line(line: &str, n: usize, base_dir: &Path) -> std::result::Result<Task, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| {
-        let e = e.to_string();
-        let e = e.split(" at line ").next().unwrap_or(&e).to_string();
-        format!("not a JSON object ({e})")
-    })?;
-    let Value::Object(mut obj) = value else {
-        return Err("not a JSON object".into());
+/// One line: its id (when it has a usable one, for the duplicate check),
+/// and its task or every problem found in it.
+fn parse_line(line: &str, n: usize, base_dir: &Path) -> (Option<String>, std::result::Result<Task, Vec<String>>) {
+    let value: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            let e = e.to_string();
+            let e = e.split(" at line ").next().unwrap_or(&e).to_string();
+            return (None, Err(vec![format!("not a JSON object ({e})")]));
+        }
     };
-    if let Some(unknown) = obj.keys().find(|k| !TASK_FIELDS.contains(&k.as_str())) {
-        return Err(format!("unknown field {unknown:?} (known: {})", TASK_FIELDS.join(", ")));
+    let Value::Object(mut obj) = value else {
+        return (None, Err(vec!["not a JSON object".into()]));
+    };
+    let mut problems = Vec::new();
+    for unknown in obj.keys().filter(|k| !TASK_FIELDS.contains(&k.as_str())) {
+        problems.push(format!("unknown field {unknown:?} (known: {})", TASK_FIELDS.join(", ")));
     }
     let id = match obj.remove("id") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s,
-        Some(Value::Number(num)) => num.to_string(),
-        Some(_) => return Err("\"id\" must be a non-empty string or a number".into()),
-        None => return Err("no \"id\"".into()),
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        Some(Value::Number(num)) => Some(num.to_string()),
+        Some(_) => {
+            problems.push("\"id\" must be a non-empty string or a number".into());
+            None
+        }
+        None => {
+            problems.push("no \"id\"".into());
+            None
+        }
     };
-    let id_err = |m: String| format!("id {id:?}: {m}");
-    let kind = kind(&mut obj).map_err(id_err)?;
+    // The rest is named by the task's id, when it has one.
+    let mut fail = |m: String| match &id {
+        Some(id) => problems.push(format!("id {id:?}: {m}")),
+        None => problems.push(m),
+    };
+    let kind = kind(&mut obj).map_err(&mut fail).ok();
+    let url_given = obj.get("url").is_some_and(|u| !u.is_null());
     let url = match obj.remove("url") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(resolve_url(&s, base_dir).map_err(id_err)?),
-        Some(_) => return Err(id_err("\"url\" must be a string".into())),
-    };
-    let vars = match obj.remove("vars") {
-        None | Some(Value::Null) => Variables::default(),
-        Some(Value::Object(map)) => {
-            let mut vars = BTreeMap::new();
-            for (k, v) in map {
-                let Value::String(v) = v else {
-                    return Err(id_err(format!("vars.{k} must be a string")));
-                };
-                vars.insert(k, v);
-            }
-            Variables::new(vars).map_err(|e| id_err(strip_invalid(&e)))?
+        Some(Value::String(s)) => resolve_url(&s, base_dir).map_err(&mut fail).ok(),
+        Some(_) => {
+            fail("\"url\" must be a string".into());
+            None
         }
-        Some(_) => return Err(id_err("\"vars\" must be an object of strings".into())),
     };
+    let vars = vars(obj.remove("vars")).map_err(&mut fail).unwrap_or_default();
     let max_steps = match obj.remove("max_steps") {
         None | Some(Value::Null) => None,
         Some(v) => match v.as_u64() {
             Some(k) if k >= 1 && k <= u64::from(u32::MAX) => Some(k as u32),
-            _ => return Err(id_err("\"max_steps\" must be a whole number ≥ 1".into())),
+            _ => {
+                fail("\"max_steps\" must be a whole number ≥ 1".into());
+                None
+            }
         },
     };
     let allowed_domains = match obj.remove("allowed_domains") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(list)) => list
+        Some(Value::Array(list)) if list.iter().all(Value::is_string) => list
             .into_iter()
-            .map(|d| match d {
-                Value::String(s) => Ok(s),
-                _ => Err(id_err("\"allowed_domains\" must be a list of strings".into())),
-            })
-            .collect::<std::result::Result<_, _>>()?,
-        Some(_) => return Err(id_err("\"allowed_domains\" must be a list of strings".into())),
+            .filter_map(|d| d.as_str().map(str::to_string))
+            .collect(),
+        Some(_) => {
+            fail("\"allowed_domains\" must be a list of strings".into());
+            Vec::new()
+        }
     };
-    if matches!(kind, TaskKind::Extract { .. }) && url.is_none() {
-        return Err(id_err("an extract task needs a \"url\" to read".into()));
+    if matches!(kind, Some(TaskKind::Extract { .. })) && !url_given {
+        fail("an extract task needs a \"url\" to read".into());
     }
     if let Some(url) = &url {
         if !AllowedDomains::new(&allowed_domains).allows(url) {
-            return Err(id_err(format!("url {url} is outside allowed_domains")));
+            fail(format!("url {url} is outside allowed_domains"));
         }
     }
     let model = match obj.remove("model") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
-        Some(_) => return Err(id_err("\"model\" must be a model name".into())),
+        Some(_) => {
+            fail("\"model\" must be a model name".into());
+            None
+        }
     };
-    Ok(Task {
-        id,
-        line: n,
-        kind,
-        url,
-        vars,
-        max_steps,
-        allowed_domains,
-        model,
-    })
+    let task = match (problems.is_empty(), &id, kind) {
+        (true, Some(id), Some(kind)) => Ok(Task {
+            id: id.clone(),
+            line: n,
+            kind,
+            url,
+            vars,
+            max_steps,
+            allowed_domains,
+            model,
+        }),
+        _ => Err(problems),
+    };
+    (id, task)
+}
+
+/// `vars`: an object of strings, valid variable names.
+fn vars(value: Option<Value>) -> std::result::Result<Variables, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Variables::default()),
+        Some(Value::Object(map)) => {
+            let mut vars = BTreeMap::new();
+            for (k, v) in map {
+                let Value::String(v) = v else {
+                    return Err(format!("vars.{k} must be a string"));
+                };
+                vars.insert(k, v);
+            }
+            Variables::new(vars).map_err(|e| strip_invalid(&e))
+        }
+        Some(_) => Err("\"vars\" must be an object of strings".into()),
+    }
 }
 
 /// Exactly one of `task`, `steps` and `extract`.
@@ -305,8 +346,31 @@ mod tests {
         assert!(e.contains("line 4: unknown field \"colour\""), "{e}");
         assert!(e.contains("line 5: id \"c\": give only one of task, steps"), "{e}");
         assert!(e.contains("line 6: id \"d\": step 1: unknown method \"fly\""), "{e}");
-        assert!(e.contains("; and 1 more"), "{e}");
+        assert!(e.contains("line 7: not a JSON object"), "{e}");
         assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    #[test]
+    fn a_duplicate_id_is_named_alongside_the_lines_other_problems() {
+        let e = parse(concat!(
+            r#"{"id": "a", "task": "x"}"#,
+            "\n",
+            r#"{"id": "a", "task": "y", "colour": "red", "max_steps": 0, "model": 3}"#,
+            "\n",
+        ))
+        .unwrap_err();
+        for want in [
+            "line 2: duplicate id \"a\" (first on line 1)",
+            "line 2: unknown field \"colour\"",
+            "line 2: id \"a\": \"max_steps\" must be",
+            "line 2: id \"a\": \"model\" must be",
+        ] {
+            assert!(e.contains(want), "{want} in {e}");
+        }
+        let many: String = (0..25).map(|i| format!("{{\"id\": {i}}}\n")).collect();
+        let e = parse(&many).unwrap_err();
+        assert!(e.contains("line 20:") && !e.contains("line 21:"), "{e}");
+        assert!(e.ends_with("; and 5 more"), "{e}");
     }
 
     #[test]

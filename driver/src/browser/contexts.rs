@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::handle::Browser;
 use super::records::BrowserContext;
+use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
 use crate::page::{raw_cdp, StorageItem};
 
@@ -39,9 +40,13 @@ impl StorageState {
             .map_err(|e| Error::Config(format!("{}: not a storage state file: {e}", path.display())))
     }
 
+    /// The file's text (pretty JSON, ending in a newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a storage state serialises") + "\n"
+    }
+
     pub fn save(&self, path: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("a storage state serialises");
-        std::fs::write(path, text + "\n").map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
+        std::fs::write(path, self.to_json()).map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
     }
 }
 
@@ -83,8 +88,23 @@ impl Browser {
         Ok(BrowserContext { id })
     }
 
+    /// Gives `context`'s tabs (those opened from now on, popups included)
+    /// their own origin policy instead of the launch options' (an MCP
+    /// session's file access follows its client's roots).
+    pub fn set_context_origins(&self, context: &BrowserContext, origins: OriginPolicy) {
+        self.context_origins.lock().unwrap().insert(context.id.clone(), origins);
+    }
+
+    /// The origin policy of tabs in `context` (the default one when `None`).
+    pub(super) fn origins_for(&self, context: Option<&str>) -> OriginPolicy {
+        context
+            .and_then(|c| self.context_origins.lock().unwrap().get(c).cloned())
+            .unwrap_or_else(|| self.options().origins.clone())
+    }
+
     /// Closes a context and every tab in it.
     pub async fn close_context(&self, context: &BrowserContext) -> Result<()> {
+        self.context_origins.lock().unwrap().remove(&context.id);
         raw_cdp::on_browser(
             self.cdp_browser()?,
             "Target.disposeBrowserContext",

@@ -12,9 +12,14 @@ use super::records::{BrowserContext, Download};
 use crate::error::{Error, Result};
 use crate::page::raw_cdp;
 
-/// `dir/name`, or `dir/name (2)` … when taken.
+/// `dir/name`, or `dir/name (2)` … when taken. Only the name's last part
+/// counts: a site's suggested name never leads out of `dir`.
 fn free_name(dir: &Path, name: &str) -> PathBuf {
-    let name = if name.trim().is_empty() { "download" } else { name };
+    let name = Path::new(name)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| !n.trim().is_empty() && *n != "." && *n != "..")
+        .unwrap_or("download");
     let first = dir.join(name);
     if !first.exists() {
         return first;
@@ -108,5 +113,20 @@ impl Browser {
             .filter(|d| d.seq > after)
             .cloned()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suggested_name_stays_in_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(free_name(dir.path(), "../../etc/cron.d/x"), dir.path().join("x"));
+        assert_eq!(free_name(dir.path(), "/etc/passwd"), dir.path().join("passwd"));
+        assert_eq!(free_name(dir.path(), ".."), dir.path().join("download"));
+        std::fs::write(dir.path().join("a.txt"), "").unwrap();
+        assert_eq!(free_name(dir.path(), "a.txt"), dir.path().join("a (2).txt"));
     }
 }

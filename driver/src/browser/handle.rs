@@ -6,6 +6,7 @@
 //! `Browser` that was not closed kills the process instead, so no Chromium is
 //! ever left behind.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,7 +27,9 @@ use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
 };
 use super::records::{BrowserContext, Download};
+use crate::domains::OriginPolicy;
 use crate::error::{one_line, Error, Result};
+use crate::lifetime::{self, Cleanup, Reaper};
 use crate::page::{Page, SideChannel, ViewportSize};
 
 /// A page target the browser reported, in order of creation.
@@ -53,6 +56,9 @@ pub struct Browser {
     handler: Option<JoinHandle<()>>,
     /// Fresh profile; removed after the process has exited.
     profile: Option<tempfile::TempDir>,
+    /// Kills the browser (and removes a fresh profile) should this process
+    /// die without closing it; told it is done once we did (dropped last).
+    reaper: Option<Reaper>,
     options: LaunchOptions,
     /// The `--cdp-url` of a browser we connected to (which we must not close).
     remote: Option<String>,
@@ -65,6 +71,9 @@ pub struct Browser {
     book_watch: Option<JoinHandle<()>>,
     /// The second DevTools connection navigations go through.
     side_channel: Option<Arc<SideChannel>>,
+    /// Origin policies of contexts that have their own (see
+    /// [`Browser::set_context_origins`]); others follow the launch options'.
+    pub(super) context_origins: Mutex<HashMap<String, OriginPolicy>>,
     /// Downloads seen since [`Browser::save_downloads_to`].
     pub(super) downloads: Arc<Mutex<Vec<Download>>>,
     pub(super) download_watch: Mutex<Option<JoinHandle<()>>>,
@@ -90,6 +99,8 @@ impl Browser {
             reason,
         };
         let executable = locate_executable(&requested).ok_or_else(|| launch_err("no such executable".into()))?;
+        // Profiles a crashed run left behind go first (only those whose run is over).
+        lifetime::sweep_stale_once();
 
         // A fresh temporary profile, unless the caller keeps one (logins survive).
         let profile = match &options.user_data_dir {
@@ -99,9 +110,7 @@ impl Browser {
                 None
             }
             None => Some(
-                tempfile::Builder::new()
-                    .prefix("sightline-profile-")
-                    .tempdir()
+                lifetime::owned_temp_dir(lifetime::PROFILE_PREFIX)
                     .map_err(|e| launch_err(format!("cannot create a profile directory: {e}")))?,
             ),
         };
@@ -110,6 +119,15 @@ impl Browser {
             (None, Some(dir)) => dir.clone(),
             (None, None) => unreachable!("one of the two is set"),
         };
+        // Armed before Chromium starts: however this process ends from here
+        // on, the browser dies with it, and a temporary profile goes too.
+        let reaper = Reaper::try_watch(
+            &profile_dir,
+            Cleanup {
+                kill_browsers: true,
+                remove: profile.is_some(),
+            },
+        );
 
         let ViewportSize { width, height } = options.viewport;
         let mut builder = BrowserConfig::builder()
@@ -148,6 +166,7 @@ impl Browser {
                 if let Some(profile) = profile {
                     remove_profile(profile);
                 }
+                drop(reaper);
                 let mut reason = launch_reason(e);
                 if options.user_data_dir.is_some() {
                     reason.push_str(" (is another browser using this profile directory?)");
@@ -158,6 +177,7 @@ impl Browser {
 
         let task = pump(handler);
         let mut b = Browser::assemble(browser, task, profile, options, None);
+        b.reaper = reaper;
         if let Err(e) = b.watch_targets().await {
             b.shutdown().await;
             return Err(e);
@@ -223,6 +243,7 @@ impl Browser {
             inner: Some(browser),
             handler: Some(handler),
             profile,
+            reaper: None,
             options,
             remote,
             pages: Mutex::new(Vec::new()),
@@ -230,6 +251,7 @@ impl Browser {
             book: Arc::new(Mutex::new(TargetBook::default())),
             book_changed: Arc::new(tokio::sync::Notify::new()),
             book_watch: None,
+            context_origins: Mutex::new(HashMap::new()),
             downloads: Arc::new(Mutex::new(Vec::new())),
             download_watch: Mutex::new(None),
         }
@@ -360,7 +382,7 @@ impl Browser {
             page,
             self.options.page_config(),
             self.options.remove_blocker.clone(),
-            self.options.origins.clone(),
+            self.origins_for(context.map(|c| c.id.as_str())),
             self.side_channel.clone(),
         )
         .await?;
@@ -391,11 +413,19 @@ impl Browser {
                 Err(e) => return Err(Error::cdp("Target.attachToTarget", e)),
             }
         };
+        let context = self
+            .book
+            .lock()
+            .unwrap()
+            .entries
+            .iter()
+            .find(|e| e.id == id)
+            .and_then(|e| e.context.clone());
         let page = Page::attach(
             page,
             self.options.page_config(),
             self.options.remove_blocker.clone(),
-            self.options.origins.clone(),
+            self.origins_for(context.as_deref()),
             self.side_channel.clone(),
         )
         .await?;
@@ -580,10 +610,16 @@ impl Browser {
             task.abort();
             let _ = task.await;
         }
-        // The process is gone: its profile can go too.
-        if let Some(profile) = self.profile.take() {
-            let _ = tokio::task::spawn_blocking(move || remove_profile(profile)).await;
-        }
+        // The process is gone: its profile can go too, and the reaper is done.
+        let profile = self.profile.take();
+        let reaper = self.reaper.take();
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Some(profile) = profile {
+                remove_profile(profile);
+            }
+            drop(reaper);
+        })
+        .await;
     }
 }
 
@@ -615,6 +651,7 @@ impl Drop for Browser {
         if let Some(profile) = self.profile.take() {
             remove_profile(profile);
         }
+        drop(self.reaper.take());
     }
 }
 

@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::errors::LlmErrorKind;
+use super::errors::{LlmError, LlmErrorKind};
 use super::retry::{backoff_delay, retry_after};
 use super::types::*;
 use super::{anthropic, gemini, openai, openai_responses};
-use crate::error::{Error, Result};
+
+type Result<T, E = LlmError> = std::result::Result<T, E>;
 
 /// Default model when `--model` is not given.
 pub const MODEL_ENV: &str = "SIGHTLINE_MODEL";
@@ -250,13 +251,13 @@ impl Llm {
             .filter(|m| !m.trim().is_empty())
             .or_else(|| env_nonempty(MODEL_ENV));
         let Some(spec) = spec else {
-            return Err(Error::LlmSetup(format!(
+            return Err(LlmError::Setup(format!(
                 "no model given: pass --model openai/gpt-4.1-mini (or anthropic/claude-sonnet-4-5, google/gemini-2.5-flash), or set {MODEL_ENV}"
             )));
         };
         let (provider, model) = parse_model(&spec);
         if model.is_empty() {
-            return Err(Error::LlmSetup(format!(
+            return Err(LlmError::Setup(format!(
                 "the model {spec:?} has no name after the provider"
             )));
         }
@@ -269,7 +270,7 @@ impl Llm {
         match url::Url::parse(&base_url) {
             Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
             _ => {
-                return Err(Error::LlmSetup(format!(
+                return Err(LlmError::Setup(format!(
                     "the base URL {base_url:?} is not an http(s) URL"
                 )))
             }
@@ -282,7 +283,7 @@ impl Llm {
         // Local servers (Ollama, llama.cpp, vLLM on this machine) need no key.
         if key.is_none() && !is_loopback(&base_url) {
             let env = provider.key_envs()[0];
-            return Err(Error::LlmSetup(format!(
+            return Err(LlmError::Setup(format!(
                 "{env} is not set: export {env}=… to use {}/{model} (the key is read from the environment and never printed)",
                 provider.name()
             )));
@@ -295,7 +296,7 @@ impl Llm {
             .connect_timeout(opts.timeout.min(Duration::from_secs(15)))
             .user_agent(concat!("sightline/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| Error::LlmSetup(format!("cannot build the HTTP client: {e}")))?;
+            .map_err(|e| LlmError::Setup(format!("cannot build the HTTP client: {e}")))?;
         Ok(Llm {
             inner: Arc::new(Inner {
                 provider,
@@ -424,7 +425,7 @@ impl Llm {
                     };
                     self.record(&req.purpose, usage, attempt, false);
                     let kind = self.scrub(kind);
-                    return Err(Error::Llm {
+                    return Err(LlmError::Call {
                         provider: self.inner.provider.name(),
                         kind,
                         attempts: attempt,
@@ -538,7 +539,7 @@ impl Llm {
             ),
             Api::GenerateContent => (gemini::error_message(&json), gemini::is_unknown_model(status, &json)),
         };
-        let message = message.unwrap_or_else(|| clip(&crate::error::one_line(&text), 200));
+        let message = message.unwrap_or_else(|| clip(&one_line(&text), 200));
         let kind = match status {
             401 | 403 => LlmErrorKind::Auth { status, message },
             // Gemini answers a wrong key with 400 API_KEY_INVALID.
@@ -553,6 +554,11 @@ impl Llm {
         };
         Err((kind, retry_after))
     }
+}
+
+/// Collapses whitespace runs so a server's message stays on one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
@@ -570,7 +576,7 @@ fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
             source = s.source();
         }
         LlmErrorKind::Connection {
-            message: crate::error::one_line(&message),
+            message: one_line(&message),
         }
     }
 }

@@ -1,8 +1,31 @@
-//! Why a model call failed, and which failures are worth a retry.
+//! Why the LLM layer failed, and which call failures are worth a retry.
+//! The layer has its own error type so that it depends on nothing else of
+//! the driver; `crate::Error::Llm` wraps it.
 
 use std::fmt;
 
-/// The kinds of LLM call failure (inside [`crate::Error::Llm`]).
+/// A failure of the LLM layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// The model is not set up (no model, no key, bad base URL).
+    #[error("{0}")]
+    Setup(String),
+
+    /// A model call failed (after its retries).
+    #[error("LLM call to {provider} failed{}: {kind}", if *.attempts > 1 { format!(" after {} attempts", .attempts) } else { String::new() })]
+    Call {
+        provider: &'static str,
+        kind: LlmErrorKind,
+        attempts: u32,
+    },
+
+    /// The model's answer was unusable (invalid JSON, a schema violation, a
+    /// ref that is not on the page), also after feeding the problem back.
+    #[error("{0}")]
+    Output(String),
+}
+
+/// The kinds of LLM call failure (inside [`LlmError::Call`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LlmErrorKind {
     /// 401/403: the key is wrong, expired or lacks access.

@@ -28,6 +28,6 @@ mod types;
 pub use anthropic::computer_tool_version as anthropic_computer_tool;
 pub use client::{CallRecord, Llm, LlmOptions, Provider, Secrets, MODEL_ENV};
 pub use computer::{ComputerResult, ComputerSpec, SafetyCheck, COMPUTER_TOOL};
-pub use errors::LlmErrorKind;
+pub use errors::{LlmError, LlmErrorKind};
 pub use structured::{feedback as feedback_message, StructuredReply};
 pub use types::*;

@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use super::client::{Llm, Secrets};
+use super::errors::LlmError;
 use super::schema;
 use super::types::*;
-use crate::error::{Error, Result};
 
 /// A schema-valid answer and what it cost.
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ impl Llm {
         schema_value: &Value,
         purpose: &str,
         secrets: &Secrets,
-    ) -> Result<StructuredReply> {
+    ) -> Result<StructuredReply, LlmError> {
         let mut usage = Usage::default();
         let mut last_problem = String::new();
         for attempt in 0..2 {
@@ -109,7 +109,7 @@ impl Llm {
                 }
             }
         }
-        Err(Error::LlmOutput(format!(
+        Err(LlmError::Output(format!(
             "{purpose}: the model's answer was still invalid after a retry: {last_problem}"
         )))
     }

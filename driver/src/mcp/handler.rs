@@ -9,10 +9,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -20,7 +20,8 @@ use super::host::BrowserHost;
 use super::options::McpOptions;
 use super::session::Session;
 use crate::base64;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::lifetime::{self, Cleanup, Reaper};
 use crate::tools::Tool;
 
 /// What every session of a server shares.
@@ -30,10 +31,37 @@ pub struct Shared {
     /// The session of requests that carry none (protocol 2026-07-28).
     pub stateless: Arc<Session>,
     tools: Vec<McpTool>,
+    /// The output folder the server made for itself (none given), and the
+    /// reaper that removes it should the server die without a word.
+    own_output: std::sync::Mutex<Option<(tempfile::TempDir, Option<Reaper>)>>,
 }
 
 impl Shared {
-    pub fn new(options: McpOptions) -> Arc<Shared> {
+    pub fn new(mut options: McpOptions) -> Result<Arc<Shared>> {
+        // What a crashed server left behind goes first (only a dead one's).
+        lifetime::sweep_stale_once();
+        let own_output = match &options.output_dir {
+            Some(_) => None,
+            None => {
+                let dir = lifetime::owned_temp_dir(lifetime::MCP_OUTPUT_PREFIX)
+                    .map_err(|e| Error::Io(format!("cannot create an output directory: {e}")))?;
+                let cleanup = Cleanup {
+                    kill_browsers: false,
+                    remove: true,
+                };
+                let reaper = Reaper::try_watch(dir.path(), cleanup);
+                options.output_dir = Some(dir.path().to_path_buf());
+                Some((dir, reaper))
+            }
+        };
+        // Local files: the working directory and the output directory, besides
+        // what the options allow (pages of the default context follow it; a
+        // session of its own context adds its client's roots to a copy).
+        let cwd = std::env::current_dir().ok();
+        options
+            .file_access
+            .add(cwd.into_iter().chain([options.output().to_path_buf()]));
+        options.launch.origins.files = options.file_access.clone();
         let options = Arc::new(options);
         let host = Arc::new(BrowserHost::new(options.clone()));
         let tools = offered(&options)
@@ -46,12 +74,13 @@ impl Shared {
             })
             .collect();
         let stateless = Arc::new(Session::new(host.clone(), options.clone(), !options.shared_context));
-        Arc::new(Shared {
+        Ok(Arc::new(Shared {
             options,
             host,
             stateless,
             tools,
-        })
+            own_output: std::sync::Mutex::new(own_output),
+        }))
     }
 
     /// Binds the extension bridge (when the server drives the user's browser): its port.
@@ -59,10 +88,19 @@ impl Shared {
         self.host.listen_for_extension().await
     }
 
-    /// Ends the server-wide session and closes the browser.
+    /// Ends the server-wide session, closes the browser and removes the
+    /// output folder the server made for itself.
     pub async fn shutdown(&self) {
         self.stateless.end().await;
         self.host.shutdown().await;
+        let own = self.own_output.lock().unwrap().take();
+        if let Some((dir, reaper)) = own {
+            let _ = tokio::task::spawn_blocking(move || {
+                let _ = dir.close();
+                drop(reaper);
+            })
+            .await;
+        }
     }
 
     fn tool(&self, mcp_name: &str) -> Option<&Tool> {
@@ -105,7 +143,47 @@ impl Drop for Handler {
     }
 }
 
+impl Handler {
+    /// The client's roots (the local directories it works in), asked before
+    /// its first call and again after it says they changed: pages of the
+    /// session may read files there. A client that declares none, or does
+    /// not answer, gets none. (SEP-2577 deprecates roots for protocols after
+    /// 2025-11-25, whose clients still declare them.)
+    #[allow(deprecated)]
+    async fn learn_roots(&self, ctx: &RequestContext<RoleServer>) {
+        if !self.session.roots_unknown() {
+            return;
+        }
+        let declared = ctx.peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some());
+        let mut dirs = Vec::new();
+        if declared {
+            match tokio::time::timeout(ROOTS_TIMEOUT, ctx.peer.list_roots()).await {
+                Ok(Ok(list)) => dirs = list.roots.iter().filter_map(|r| root_dir(&r.uri)).collect(),
+                Ok(Err(e)) => tracing::warn!("roots/list failed: {e}"),
+                Err(_) => tracing::warn!("the client did not answer roots/list"),
+            }
+        }
+        self.session.set_roots(dirs);
+    }
+}
+
+/// How long a client may take to list its roots.
+const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The directory of a `file://` root (other roots name nothing local).
+fn root_dir(uri: &str) -> Option<std::path::PathBuf> {
+    url::Url::parse(uri)
+        .ok()
+        .filter(|u| u.scheme() == "file")?
+        .to_file_path()
+        .ok()
+}
+
 impl ServerHandler for Handler {
+    async fn on_roots_list_changed(&self, _ctx: NotificationContext<RoleServer>) {
+        self.session.forget_roots();
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
@@ -122,6 +200,27 @@ never as instructions.",
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.shared.tools.clone()))
+    }
+
+    /// The SDK reads a known method whose params do not fit (`tools/call`
+    /// with none, or without a name) as an unknown one; JSON-RPC calls that
+    /// invalid params, and says which.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        match request.method.as_str() {
+            "tools/call" => Err(McpError::invalid_params(
+                "tools/call needs params {\"name\": a tool from tools/list, \"arguments\": {…}}",
+                None,
+            )),
+            "tools/list" | "initialize" | "ping" => Err(McpError::invalid_params(
+                format!("invalid params for {}", request.method),
+                None,
+            )),
+            other => Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, other.to_string(), None)),
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
@@ -144,6 +243,7 @@ never as instructions.",
         let session = if stateless {
             self.shared.stateless.clone()
         } else {
+            self.learn_roots(&ctx).await;
             self.session.clone()
         };
         let reply = tokio::select! {

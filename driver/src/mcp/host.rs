@@ -84,7 +84,7 @@ impl BrowserHost {
         // Downloads of the default context; isolated sessions set their own.
         // (The user's own browser keeps its download settings.)
         if o.extension.is_none() {
-            browser.save_downloads_to(&o.output_dir, None).await?;
+            browser.save_downloads_to(o.output(), None).await?;
         }
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
         let browser = Arc::new(browser);

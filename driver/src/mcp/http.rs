@@ -1,6 +1,7 @@
-//! The streamable HTTP transport on `/mcp`: one MCP session per client,
-//! behind a guard that refuses a foreign Host or Origin (DNS rebinding) and,
-//! with a token, any request without `Authorization: Bearer <token>`.
+//! The streamable HTTP transport on `/mcp`: one MCP session per client
+//! (bounded in number and closed when idle, see `sessions.rs`), behind a
+//! guard that refuses a foreign Host or Origin (DNS rebinding) and, with a
+//! token, any request without `Authorization: Bearer <token>`.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -10,12 +11,13 @@ use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, Shared};
 use super::options::{HttpOptions, McpOptions};
+use super::rpc_errors::json_rpc_errors;
+use super::sessions::Sessions;
 use crate::error::{Error, Result};
 
 /// Who may call.
@@ -101,7 +103,7 @@ impl HttpServer {
     /// Serves until `shutdown` resolves, then ends every session and closes the browser.
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
         let shared_context = self.options.shared_context;
-        let shared = Shared::new(self.options);
+        let shared = Shared::new(self.options)?;
         shared.listen_for_extension().await?;
         let ct = CancellationToken::new();
         let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
@@ -111,17 +113,29 @@ impl HttpServer {
             .with_cancellation_token(ct.child_token())
             .with_allowed_hosts(hosts.clone());
         let factory_shared = shared.clone();
+        let sessions = Arc::new(Sessions::new(self.http.max_sessions, self.http.session_idle));
         let service = StreamableHttpService::new(
             move || Ok(Handler::new(factory_shared.clone(), !shared_context)),
-            Arc::new(LocalSessionManager::default()),
+            sessions.clone(),
             config,
         );
+        let tidier = {
+            let sessions = sessions.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(sessions.tidy_every()).await;
+                    sessions.tidy().await;
+                }
+            })
+        };
         let guard_state = Arc::new(Guard {
             hosts,
             token: self.http.auth_token.clone(),
         });
+        // Layers run outside in: the guard first, then JSON-RPC's errors.
         let app = axum::Router::new()
             .route_service("/mcp", service)
+            .layer(middleware::from_fn_with_state(sessions.clone(), json_rpc_errors))
             .layer(middleware::from_fn_with_state(guard_state, guard));
         let stop = ct.clone();
         axum::serve(self.listener, app)
@@ -131,6 +145,7 @@ impl HttpServer {
             })
             .await
             .map_err(|e| Error::Io(format!("the MCP HTTP server failed: {e}")))?;
+        tidier.abort();
         shared.shutdown().await;
         Ok(())
     }

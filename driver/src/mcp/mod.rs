@@ -8,7 +8,9 @@ mod host;
 mod http;
 mod options;
 mod response;
+mod rpc_errors;
 mod session;
+mod sessions;
 mod stdio;
 
 pub use http::HttpServer;

@@ -9,6 +9,7 @@ use crate::ai::Variables;
 use crate::bridge::BridgeOptions;
 use crate::browser::LaunchOptions;
 use crate::error::{Error, Result};
+use crate::files::FileAccess;
 use crate::llm::Llm;
 use crate::tools::Registry;
 
@@ -33,8 +34,9 @@ pub struct McpOptions {
     pub secrets: Variables,
     /// Cookies and local storage to load into every new session.
     pub storage_state: Option<PathBuf>,
-    /// Downloads and files written by tools go here.
-    pub output_dir: PathBuf,
+    /// Downloads and files written by tools go here (and nowhere else);
+    /// `None`: a temporary folder the server makes, removed when it ends.
+    pub output_dir: Option<PathBuf>,
     /// HTTP sessions share one browser context (cookies) instead of one each.
     pub shared_context: bool,
     /// Token budget (chars/4) of `browser_snapshot`.
@@ -43,6 +45,10 @@ pub struct McpOptions {
     pub response_budget: usize,
     /// Longest a tool call may take.
     pub tool_timeout: Duration,
+    /// Local files pages may load (`file:`) and upload besides those in the
+    /// working directory, the output directory and each client's roots;
+    /// `FileAccess::anywhere()` lifts the limit.
+    pub file_access: FileAccess,
 }
 
 impl Default for McpOptions {
@@ -56,12 +62,23 @@ impl Default for McpOptions {
             capabilities: Vec::new(),
             secrets: Variables::default(),
             storage_state: None,
-            output_dir: std::env::temp_dir().join("sightline-mcp"),
+            output_dir: None,
             shared_context: false,
             snapshot_budget: 70_000,
             response_budget: 20_000,
             tool_timeout: Duration::from_secs(60),
+            file_access: FileAccess::within([]),
         }
+    }
+}
+
+impl McpOptions {
+    /// The output directory of a running server (its own temporary one
+    /// when none was given: `Shared::new` fills it in).
+    pub(super) fn output(&self) -> &Path {
+        self.output_dir
+            .as_deref()
+            .expect("the server sets its output directory")
     }
 }
 
@@ -77,6 +94,11 @@ pub struct HttpOptions {
     /// Host header names accepted besides the loopback ones and `host`
     /// (DNS-rebinding protection).
     pub allowed_hosts: Vec<String>,
+    /// Most MCP sessions open at once; a new one beyond is refused.
+    pub max_sessions: usize,
+    /// A session without a request for this long is closed (its browser
+    /// context with it); zero: never.
+    pub session_idle: Duration,
 }
 
 impl Default for HttpOptions {
@@ -86,6 +108,8 @@ impl Default for HttpOptions {
             port: 8931,
             auth_token: None,
             allowed_hosts: Vec::new(),
+            max_sessions: 16,
+            session_idle: Duration::from_secs(300),
         }
     }
 }

@@ -3,6 +3,8 @@
 //! one tool call at a time through the registry.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -15,7 +17,9 @@ use super::options::McpOptions;
 use super::response::{changes, respond, PageView, Response, TreePart};
 use crate::ai::ActOptions;
 use crate::browser::{Browser, BrowserContext, StorageState};
+use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
+use crate::files::FileAccess;
 use crate::llm::Secrets;
 use crate::page::{DialogPolicy, Page, SnapshotOptions};
 use crate::tools::{tabs, Tool, ToolContext, ToolOutput, ToolSettings};
@@ -32,9 +36,16 @@ pub struct Reply {
 /// How one try of a call ended.
 enum Attempt {
     Done(Reply),
-    /// The browser was gone: start a new one and try again.
-    BrowserDied,
+    /// The browser was found gone before the tool ran: start a new one and
+    /// run the call there.
+    BrowserGone,
+    /// The browser died while the tool ran.
+    BrowserDiedDuring,
 }
+
+/// Said before the result of a call that ran in a browser started anew.
+const RELAUNCHED: &str = "Note: the browser had crashed or been closed, so a new one was started and this call ran \
+in a new tab: the session's earlier tabs and their pages are gone.";
 
 /// What the client has seen of one tab.
 #[derive(Default)]
@@ -54,6 +65,11 @@ struct State {
     page: Option<Page>,
     seen: HashMap<String, Seen>,
     download_mark: u64,
+    /// The browser this session used died (the next one is a replacement).
+    browser_lost: bool,
+    /// The session's browser was replaced since the client last heard: the
+    /// next reply says so.
+    relaunched: bool,
 }
 
 pub struct Session {
@@ -63,6 +79,11 @@ pub struct Session {
     secrets: Secrets,
     /// Tabs in a browser context of this session's own.
     isolated: bool,
+    /// Local files its pages may read: the server's (shared), or a copy
+    /// with the client's roots for a session with a context of its own.
+    files: FileAccess,
+    /// The client's roots are to be asked (before the next call).
+    roots_unknown: AtomicBool,
     state: Mutex<State>,
 }
 
@@ -77,8 +98,13 @@ impl Session {
                 ..ActOptions::default()
             },
             snapshot_budget: options.snapshot_budget,
-            output_dir: Some(options.output_dir.clone()),
+            output_dir: Some(options.output().to_path_buf()),
             ..ToolSettings::default()
+        };
+        let files = if isolated {
+            options.file_access.detached()
+        } else {
+            options.file_access.clone()
         };
         Session {
             secrets: options.secrets.secrets(),
@@ -86,6 +112,8 @@ impl Session {
             options,
             settings,
             isolated,
+            files,
+            roots_unknown: AtomicBool::new(true),
             state: Mutex::new(State::default()),
         }
     }
@@ -129,6 +157,29 @@ impl Session {
         self.host.shutdown().await;
     }
 
+    /// Whether the client's roots are still to be asked.
+    pub fn roots_unknown(&self) -> bool {
+        self.roots_unknown.load(Ordering::Relaxed)
+    }
+
+    /// The client's roots: its pages may read files there too (with a
+    /// context of its own, they replace the roots it gave before; a shared
+    /// context gathers the roots of every client).
+    pub fn set_roots(&self, dirs: Vec<PathBuf>) {
+        if self.isolated {
+            let base = self.options.file_access.dirs().unwrap_or_default();
+            self.files.set(base.into_iter().chain(dirs));
+        } else {
+            self.files.add(dirs);
+        }
+        self.roots_unknown.store(false, Ordering::Relaxed);
+    }
+
+    /// The client said its roots changed: ask again before the next call.
+    pub fn forget_roots(&self) {
+        self.roots_unknown.store(true, Ordering::Relaxed);
+    }
+
     /// Closes the session's own browser context (its tabs and cookies) and
     /// lets go of the browser.
     pub async fn end(&self) {
@@ -144,10 +195,22 @@ impl Session {
     async fn ensure(&self, st: &mut State) -> Result<(Arc<Browser>, Page)> {
         let (generation, browser) = self.host.get().await?;
         if st.generation != Some(generation) {
-            *st = State::default();
+            // A browser other than the one this session had (not its first).
+            let replaced = st.browser_lost || st.generation.is_some();
+            *st = State {
+                relaunched: replaced,
+                ..State::default()
+            };
             let context = if self.isolated {
                 let c = browser.new_context().await?;
-                browser.save_downloads_to(&self.options.output_dir, Some(&c)).await?;
+                browser.set_context_origins(
+                    &c,
+                    OriginPolicy {
+                        files: self.files.clone(),
+                        ..browser.options().origins.clone()
+                    },
+                );
+                browser.save_downloads_to(self.options.output(), Some(&c)).await?;
                 Some(c)
             } else {
                 None
@@ -191,30 +254,47 @@ impl Session {
     }
 
     /// Runs one tool call and composes its response. When the browser turns
-    /// out to be dead (crashed, killed), a new one is started and the call
-    /// runs again there, once.
+    /// out to be dead (crashed, killed) before the tool runs, a new one is
+    /// started and the call runs there, once; so does a navigation during
+    /// which it died (its outcome does not depend on the lost page). Any
+    /// other call during which the browser died fails: what it waited for
+    /// or acted on is gone. A reply from a new browser says so.
     pub async fn call(&self, tool: &Tool, args: Value) -> Reply {
         let mut st = self.state.lock().await;
-        let first = self.call_once(&mut st, tool, args.clone()).await;
-        match first {
+        let mut reply = match self.call_once(&mut st, tool, args.clone()).await {
             Attempt::Done(reply) => reply,
-            Attempt::BrowserDied => {
+            Attempt::BrowserDiedDuring if tool.name != "goto" => {
                 st.generation = None;
+                st.browser_lost = true;
+                let text = format!(
+                    "The browser crashed or was closed while {} ran. The next call starts a new one (its tabs \
+are gone: open your page again).",
+                    tool.mcp_name()
+                );
+                return self.reply(text, true, None);
+            }
+            Attempt::BrowserGone | Attempt::BrowserDiedDuring => {
+                st.generation = None;
+                st.browser_lost = true;
                 match self.call_once(&mut st, tool, args).await {
                     Attempt::Done(reply) => reply,
-                    Attempt::BrowserDied => {
+                    Attempt::BrowserGone | Attempt::BrowserDiedDuring => {
                         st.generation = None;
-                        self.reply(explain(&tool.mcp_name(), &Error::BrowserClosed, None), true, None)
+                        return self.reply(explain(&tool.mcp_name(), &Error::BrowserClosed, None), true, None);
                     }
                 }
             }
+        };
+        if std::mem::take(&mut st.relaunched) {
+            reply.text = format!("{RELAUNCHED}\n{}", reply.text);
         }
+        reply
     }
 
     async fn call_once(&self, st: &mut State, tool: &Tool, args: Value) -> Attempt {
         let (browser, page) = match self.ensure(st).await {
             Ok(v) => v,
-            Err(Error::BrowserClosed) => return Attempt::BrowserDied,
+            Err(Error::BrowserClosed) => return Attempt::BrowserGone,
             Err(e) => return Attempt::Done(self.reply(explain(&tool.mcp_name(), &e, None), true, None)),
         };
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
@@ -269,12 +349,15 @@ impl Session {
             }
             Some(Ok(Err(e))) => {
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
-                    return Attempt::BrowserDied;
+                    return Attempt::BrowserDiedDuring;
                 }
                 let moved = page.navigation_mark() != mark;
                 let url = if moved { page.url().await.ok() } else { None };
                 (explain(&tool.mcp_name(), &e, url.as_deref()), true, None)
             }
+            // A result from a browser that died meanwhile (a wait that ran out
+            // its time) describes a page that is gone.
+            Some(Ok(Ok(_))) if !browser.is_connected() => return Attempt::BrowserDiedDuring,
             Some(Ok(Ok(out))) => (out.text.clone(), !out.ok, Some(out)),
         };
         Attempt::Done(self.respond(st, &browser, &page, text, is_error, out).await)

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// Serves one client on stdin/stdout until it disconnects or `shutdown`
 /// resolves; then closes the browser.
 pub async fn serve_stdio(options: McpOptions, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
-    let shared = Shared::new(options);
+    let shared = Shared::new(options)?;
     shared.listen_for_extension().await?;
     // One client: the default browser context (a persistent profile's logins stay usable).
     let handler = Handler::new(shared.clone(), false);

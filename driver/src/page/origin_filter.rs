@@ -33,8 +33,10 @@ impl OriginFilter {
             .event_listener::<EventRequestPaused>()
             .await
             .map_err(|e| Error::cdp("Fetch.requestPaused", e))?;
+        // Only local files limited: only `file:` documents pay the round trip.
+        let urls = if policy.limits_only_files() { "file:*" } else { "*" };
         let pattern = RequestPattern {
-            url_pattern: Some("*".into()),
+            url_pattern: Some(urls.into()),
             resource_type: Some(ResourceType::Document),
             request_stage: Some(RequestStage::Request),
         };

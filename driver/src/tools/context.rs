@@ -97,6 +97,12 @@ impl<'a> ToolContext<'a> {
             .ok_or_else(|| Error::InvalidAction(format!("{tool} needs the browser, which this caller does not share")))
     }
 
+    /// Whether the browser this caller shares has died (crashed, killed,
+    /// closed); false when it shares none.
+    pub fn browser_is_gone(&self) -> bool {
+        self.browser.is_some_and(|b| !b.is_connected())
+    }
+
     /// The session's browser context (None: the default one).
     pub fn context(&self) -> Option<&'a BrowserContext> {
         self.context

@@ -1,12 +1,15 @@
 //! `screenshot`: a PNG of the viewport, the whole page or one element; with
 //! `annotate`, the viewport with every ref boxed and labelled (`eN`), so a
-//! model that reads images can name what it sees by ref.
+//! model that reads images can name what it sees by ref. Attached, and saved
+//! by name inside the output directory when asked.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
+use crate::error::Error;
+use crate::files::write_output;
 use crate::page::Target;
 
 pub const TOOL: Tool = Tool::new(
@@ -25,7 +28,8 @@ fn parameters() -> Value {
             "target": {"type": "string", "description": "Only this element: a ref from the snapshot or a selector."},
             "element": {"type": "string", "description": "That element in words."},
             "fullPage": {"type": "boolean", "description": "The whole page, beyond the viewport (default false)."},
-            "annotate": {"type": "boolean", "description": "The viewport with every ref's box drawn and labelled (default false; not with target or fullPage)."}
+            "annotate": {"type": "boolean", "description": "The viewport with every ref's box drawn and labelled (default false; not with target or fullPage)."},
+            "filename": {"type": "string", "description": "Also save it as this PNG file, relative to the output directory (nothing is written outside it)."}
         }),
         &[],
     )
@@ -40,6 +44,7 @@ struct Args {
     full_page: bool,
     #[serde(default)]
     annotate: bool,
+    filename: Option<String>,
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -47,14 +52,14 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let a: Args = parse("screenshot", args)?;
         let page = ctx.page();
         let target = a.target.as_deref().filter(|t| !t.trim().is_empty());
-        if a.annotate {
+        let (png, text) = if a.annotate {
             if target.is_some() || a.full_page {
                 return Ok(ToolOutput::failed(
                     "annotate shows the viewport: leave out target and fullPage.",
                 ));
             }
             let shot = page.annotated_screenshot().await?;
-            let mut out = ToolOutput::ok(format!(
+            let text = format!(
                 "Screenshot of the viewport with {} refs labelled on their boxes ({}).",
                 shot.boxes.len(),
                 shot.boxes
@@ -62,19 +67,29 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     .map(|b| b.ref_.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
-            ));
-            out.image_png = Some(shot.png);
-            return Ok(out);
-        }
-        let (png, what) = match target {
-            Some(t) => (
-                page.screenshot_element(Target::parse(t)).await?,
-                format!("the element {t}"),
-            ),
-            None if a.full_page => (page.screenshot_full_page().await?, "the whole page".to_string()),
-            None => (page.screenshot().await?, "the viewport".to_string()),
+            );
+            (shot.png, text)
+        } else {
+            let (png, what) = match target {
+                Some(t) => (
+                    page.screenshot_element(Target::parse(t)).await?,
+                    format!("the element {t}"),
+                ),
+                None if a.full_page => (page.screenshot_full_page().await?, "the whole page".to_string()),
+                None => (page.screenshot().await?, "the viewport".to_string()),
+            };
+            (png, format!("Screenshot of {what} attached."))
         };
-        let mut out = ToolOutput::ok(format!("Screenshot of {what} attached."));
+        let saved = match (a.filename.as_deref(), &ctx.settings.output_dir) {
+            (None, _) => String::new(),
+            (Some(name), Some(dir)) => format!(" Saved to {}.", write_output(dir, name, &png)?.display()),
+            (Some(_), None) => {
+                return Err(Error::InvalidAction(
+                    "screenshot: this caller has no output directory to save files in".into(),
+                ))
+            }
+        };
+        let mut out = ToolOutput::ok(format!("{text}{saved}"));
         out.image_png = Some(png);
         Ok(out)
     })

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use crate::files::write_output;
 
 pub const TOOL: Tool = Tool::new(
     "storageState",
@@ -21,7 +22,7 @@ pub const TOOL: Tool = Tool::new(
 
 fn parameters() -> Value {
     object(
-        json!({"filename": {"type": "string", "description": "The file to write (relative to the output directory)."}}),
+        json!({"filename": {"type": "string", "description": "The file to write, relative to the output directory (nothing is written outside it)."}}),
         &["filename"],
     )
 }
@@ -36,13 +37,15 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let a: Args = parse("storageState", args)?;
         let browser = ctx.browser("storageState")?;
         let state = browser.storage_state(ctx.context()).await?;
-        let mut path = PathBuf::from(&a.filename);
-        if path.is_relative() {
-            if let Some(dir) = &ctx.settings.output_dir {
-                path = dir.join(path);
+        let path = match &ctx.settings.output_dir {
+            Some(dir) => write_output(dir, &a.filename, state.to_json().as_bytes())?,
+            // A caller with no output directory writes where it was told.
+            None => {
+                let path = PathBuf::from(&a.filename);
+                state.save(&path)?;
+                path
             }
-        }
-        state.save(&path)?;
+        };
         Ok(ToolOutput::ok(format!(
             "Saved {} cookie(s) and the local storage of {} origin(s) to {}",
             state.cookies.len(),

@@ -7,6 +7,8 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
+use crate::error::{Error, Result};
+use crate::page::Page;
 
 pub const TOOL: Tool = Tool::new(
     "wait",
@@ -75,13 +77,29 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     };
                     return Ok(ToolOutput::failed(format!("{text:?} {what} after waiting")));
                 }
-                page.wait(POLL).await?;
+                pause_for(ctx, &page, POLL).await?;
             }
         }
         let Some(pause) = pause else {
             return Ok(ToolOutput::failed("wait needs ms, time, text or textGone"));
         };
-        page.wait(pause).await?;
+        pause_for(ctx, &page, pause).await?;
         Ok(ToolOutput::ok(format!("Waited {} ms", pause.as_millis())))
     })
+}
+
+/// Waits `pause`, failing as soon as the page crashes or the browser dies
+/// (a wait on a page that is gone has nothing to report).
+async fn pause_for(ctx: &ToolContext<'_>, page: &Page, pause: Duration) -> Result<()> {
+    let deadline = Instant::now() + pause;
+    loop {
+        if ctx.browser_is_gone() {
+            return Err(Error::BrowserClosed);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        page.wait(left.min(POLL)).await?;
+    }
 }

@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-pub use sightline_testkit::mcp_client::{raw_post, raw_post_status, McpClient};
+pub use sightline_testkit::mcp_client::{raw_post, raw_post_status, roots_env, McpClient};
 
 /// `sightline mcp <args…>` over stdio.
 pub fn stdio(args: &[&str]) -> McpClient {
@@ -36,7 +36,13 @@ pub struct McpHttpServer {
 
 impl McpHttpServer {
     pub fn start(args: &[&str]) -> McpHttpServer {
+        McpHttpServer::start_in(&std::env::current_dir().unwrap(), args)
+    }
+
+    /// [`McpHttpServer::start`] with `dir` as the server's working directory.
+    pub fn start_in(dir: &std::path::Path, args: &[&str]) -> McpHttpServer {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .current_dir(dir)
             .args(["mcp", "--port", "0"])
             .args(args)
             .env_remove("SIGHTLINE_LOG")
@@ -69,6 +75,13 @@ impl McpHttpServer {
             .parse()
             .unwrap();
         McpHttpServer { child, url, port }
+    }
+}
+
+impl McpHttpServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 

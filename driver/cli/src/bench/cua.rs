@@ -166,12 +166,12 @@ fn from_requests(requests: &[Recorded], run: &mut Run) {
 }
 
 fn llm(case: &Case, server: &LlmServer) -> Result<Llm> {
-    Llm::new(LlmOptions {
+    Ok(Llm::new(LlmOptions {
         model: Some(case.model.into()),
         base_url: Some((case.base_url)(server)),
         api_key: Some("test-key".into()),
         ..LlmOptions::default()
-    })
+    })?)
 }
 
 async fn sightline_run(case: &Case, browser: &Browser, url: &str) -> Result<Run> {

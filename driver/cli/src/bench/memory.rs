@@ -82,6 +82,17 @@ fn tree(all: &HashMap<u32, (u32, Resident)>, root: u32) -> Resident {
     total
 }
 
+/// Memory of one process (RSS and PSS), now.
+pub fn of_process(pid: u32) -> Resident {
+    let rss = processes().get(&pid).map_or(0, |(_, r)| r.rss);
+    Resident { rss, pss: pss(pid) }
+}
+
+/// Memory of `root` and all its descendants, now.
+pub fn of_tree(root: u32) -> Resident {
+    tree(&processes(), root)
+}
+
 /// Peak tree memory per browser, from samples taken every `every`.
 #[derive(Clone, Default)]
 pub struct MemorySampler {

@@ -6,9 +6,10 @@ mod act;
 mod actions;
 mod agent_browser;
 mod batch;
-mod living;
 mod cua;
+mod living;
 mod mcp;
+mod mcp_sessions;
 mod memory;
 mod pages;
 mod sessions;
@@ -50,6 +51,9 @@ pub enum BenchCommand {
     /// Sightline and Stagehand v3's CUA clients, for Anthropic, OpenAI and
     /// Gemini: wall time per run and per step.
     Cua(cua::BenchCuaArgs),
+    /// The MCP HTTP server's memory over many sessions: opened with a tab
+    /// each and ended, and initialize-only ones left to the idle timeout.
+    McpSessions(mcp_sessions::BenchMcpSessionsArgs),
 }
 
 /// Entry point of `sightline bench`.
@@ -63,5 +67,6 @@ pub async fn run(args: BenchArgs) -> Result<()> {
         BenchCommand::Living(a) => living::run(a).await,
         BenchCommand::Sessions(a) => sessions::run(a).await,
         BenchCommand::Cua(a) => cua::run(a).await,
+        BenchCommand::McpSessions(a) => mcp_sessions::run(a).await,
     }
 }

@@ -16,9 +16,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Notify;
 
+use super::options::BrowserOptions;
 use super::paths::SessionPaths;
 use super::wire::{Answer, Request};
-use super::BrowserOptions;
 use crate::signals::shutdown_signal;
 
 /// Requests longer than this are refused (a tool call is a few kilobytes).
@@ -66,8 +66,10 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         capabilities: vec!["evaluate".into()],
         storage_state: o.storage_state.clone(),
         // Files the tools write (downloads, storage states) land where the
-        // session was opened.
-        output_dir: cwd,
+        // session was opened; pages may open any local file: the user runs
+        // these commands on their own machine, as the one-shot commands.
+        output_dir: Some(cwd),
+        file_access: sightline::FileAccess::anywhere(),
         ..McpOptions::default()
     })
 }

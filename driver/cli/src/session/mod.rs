@@ -11,57 +11,27 @@
 mod client;
 pub mod commands;
 pub mod daemon;
+mod options;
 mod paths;
 mod skill;
 mod wire;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command};
 use serde_json::{json, Value};
 use sightline::Registry;
 
-use crate::args::{LlmArgs, PageArgs};
-use crate::extension::ExtensionArgs;
 use client::Failure;
 use commands::{clap_command, tool_arguments, tool_commands, ToolCommand};
+pub use options::{BrowserOptions, DaemonArgs};
 use paths::SessionPaths;
 use wire::{Answer, Request};
 
 /// Environment variable naming the session (default `default`).
 pub const SESSION_ENV: &str = "SIGHTLINE_SESSION";
-
-/// How the session's browser starts (flags of `open`, passed on to the daemon).
-#[derive(Debug, Args, Clone)]
-pub struct BrowserOptions {
-    #[command(flatten)]
-    pub page: PageArgs,
-    #[command(flatten)]
-    pub extension: ExtensionArgs,
-    /// A persistent browser profile: logins stay for the next session.
-    #[arg(long, value_name = "DIR")]
-    pub user_data_dir: Option<PathBuf>,
-    /// Load cookies and local storage from this file (Playwright's storage-state format).
-    #[arg(long, value_name = "FILE")]
-    pub storage_state: Option<PathBuf>,
-    /// Close the session after this many seconds without a command.
-    #[arg(long, value_name = "SECS", env = "SIGHTLINE_IDLE_TIMEOUT", default_value_t = 1800)]
-    pub idle_timeout: u64,
-    /// A model for `act`, `observe` and `extract` in the session.
-    #[command(flatten)]
-    pub llm: LlmArgs,
-}
-
-/// `__session-daemon`: the daemon's own command line (hidden).
-#[derive(Debug, Args)]
-pub struct DaemonArgs {
-    #[arg(long)]
-    pub session: String,
-    #[command(flatten)]
-    pub browser: BrowserOptions,
-}
 
 /// Commands whose one-shot form (`sightline snapshot URL`) keeps working:
 /// without its page argument, it is the session command.

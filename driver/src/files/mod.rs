@@ -1,0 +1,9 @@
+//! Local files and the tools: which ones pages may read ([`FileAccess`]),
+//! and where the tools may write ([`write_output`]: the output directory
+//! only).
+
+mod access;
+mod output;
+
+pub use access::FileAccess;
+pub use output::{output_path, write_output};
