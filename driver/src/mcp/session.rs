@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sightline_engine::protocol::SnapshotMode;
@@ -21,8 +22,12 @@ use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
 use crate::files::FileAccess;
 use crate::llm::Secrets;
-use crate::page::{DialogPolicy, Page, SnapshotOptions};
+use crate::page::{DialogPolicy, Page, SnapshotOptions, UNRESPONSIVE_GRACE};
 use crate::tools::{tabs, Tool, ToolContext, ToolOutput, ToolSettings};
+
+/// The least time a response gets to be built, even when the call used up
+/// the tool timeout.
+const RESPONSE_FLOOR: Duration = Duration::from_secs(2);
 
 /// A finished call, as the transport sends it.
 pub struct Reply {
@@ -309,6 +314,8 @@ are gone: open your page again).",
             .with_browser(&browser)
             .in_context(st.context.as_ref())
             .with_llm(self.options.llm.as_ref());
+        // The call and the response it builds end within the tool timeout.
+        let deadline = Instant::now() + self.options.tool_timeout;
         let run = tokio::time::timeout(
             self.options.tool_timeout,
             self.options.registry.call(&ctx, tool.name, args),
@@ -337,6 +344,12 @@ are gone: open your page again).",
                 )
             }
             Some(Err(_)) => {
+                if page.dialog().is_none() && !page.responds_within(UNRESPONSIVE_GRACE).await {
+                    let e = Error::PageNotResponding {
+                        after: self.options.tool_timeout,
+                    };
+                    return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
+                }
                 let secs = self.options.tool_timeout.as_secs();
                 (
                     format!(
@@ -346,6 +359,9 @@ are gone: open your page again).",
                     true,
                     None,
                 )
+            }
+            Some(Ok(Err(e @ Error::PageNotResponding { .. }))) => {
+                return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
             }
             Some(Ok(Err(e))) => {
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
@@ -360,7 +376,54 @@ are gone: open your page again).",
             Some(Ok(Ok(_))) if !browser.is_connected() => return Attempt::BrowserDiedDuring,
             Some(Ok(Ok(out))) => (out.text.clone(), !out.ok, Some(out)),
         };
-        Attempt::Done(self.respond(st, &browser, &page, text, is_error, out).await)
+        // A page that stops answering while the response is built (its
+        // tree, URL, title) must not hold the call beyond its time either.
+        let left = deadline.saturating_duration_since(Instant::now()).max(RESPONSE_FLOOR);
+        let image = out.as_ref().and_then(|o| o.image_png.clone());
+        match tokio::time::timeout(left, self.respond(st, &browser, &page, text.clone(), is_error, out)).await {
+            Ok(reply) => Attempt::Done(reply),
+            Err(_) if page.dialog().is_none() && !page.responds_within(UNRESPONSIVE_GRACE).await => {
+                let e = Error::PageNotResponding {
+                    after: self.options.tool_timeout,
+                };
+                Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await)
+            }
+            Err(_) => Attempt::Done(self.reply(
+                format!("{text}\n(The page took too long to describe: take a browser_snapshot to see it.)"),
+                is_error,
+                image,
+            )),
+        }
+    }
+
+    /// A page stopped answering (a script in an endless loop): its tab is
+    /// ended (renderer crashed, tab closed) and the session goes on in a
+    /// fresh tab, which the reply says.
+    async fn replace_hung_tab(&self, st: &mut State, browser: &Browser, page: Page, tool: &Tool, e: &Error) -> Reply {
+        let (url, _) = page.listed().await;
+        st.seen.remove(page.target_id());
+        page.kill().await;
+        let fresh = match browser.new_page_in(st.context.as_ref()).await {
+            Ok(p) => p,
+            Err(err) => return self.reply(explain(&tool.mcp_name(), &err, None), true, None),
+        };
+        fresh.set_dialog_policy(DialogPolicy::Hold);
+        st.page = Some(fresh);
+        let whose = if url.is_empty() {
+            "The page".to_string()
+        } else {
+            format!("The page {url}")
+        };
+        self.reply(
+            format!(
+                "{} failed: {whose} is not responding ({}). Its tab was closed and the session goes on in a new, \
+blank tab: open a page again with browser_navigate.",
+                tool.mcp_name(),
+                e.to_string().trim_start_matches("the page is not responding: ")
+            ),
+            true,
+            None,
+        )
     }
 
     /// The response: the result, the page, and its tree (or its changes).
@@ -405,7 +468,10 @@ still hold):\n{}\n{d}{}",
             }
             seen.full = Some(tree);
         }
-        let viewport = if shows_tree {
+        // A dialog holds the page: it answers nothing until the dialog is
+        // answered, so what the browser lists of it is all there is to say.
+        let held = page.dialog().is_some();
+        let viewport = if shows_tree || held {
             None
         } else {
             page.snapshot(&SnapshotOptions {
@@ -415,9 +481,17 @@ still hold):\n{}\n{d}{}",
             .await
             .ok()
         };
+        let (url, title) = if held {
+            page.listed().await
+        } else {
+            (
+                page.url().await.unwrap_or_default(),
+                page.title().await.unwrap_or_default(),
+            )
+        };
         let mut view = PageView {
-            url: page.url().await.unwrap_or_default(),
-            title: page.title().await.unwrap_or_default(),
+            url,
+            title,
             status: page.document_status(),
             dialog: page.dialog().map(|d| format!("{} \"{}\"", d.kind, d.message)),
             ..Default::default()

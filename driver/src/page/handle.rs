@@ -19,6 +19,7 @@ use sightline_engine::protocol::WORLD_NAME;
 use super::bundle::{ISOLATED_ENGINE, MAIN_WORLD_HOOK};
 use super::events::Events;
 use super::origin_filter::OriginFilter;
+use super::raw_cdp;
 use super::side_channel::SideChannel;
 use super::state::{PageConfig, PageState};
 use super::tracker::Tracker;
@@ -349,6 +350,29 @@ impl Page {
             self.bring_to_front().await?;
         }
         Ok(())
+    }
+
+    /// The URL and title the browser lists for this tab: no question to
+    /// the page, so it works when the page does not answer.
+    pub async fn listed(&self) -> (String, String) {
+        let info = raw_cdp::on_page(&self.inner, "Target.getTargetInfo", serde_json::json!({}));
+        match tokio::time::timeout(Duration::from_secs(2), info).await {
+            Ok(Ok(v)) => (
+                v["targetInfo"]["url"].as_str().unwrap_or_default().to_string(),
+                v["targetInfo"]["title"].as_str().unwrap_or_default().to_string(),
+            ),
+            _ => (self.inner.url().await.ok().flatten().unwrap_or_default(), String::new()),
+        }
+    }
+
+    /// Ends a tab whose page stopped answering: its renderer is crashed
+    /// first (`Page.crash` runs on the renderer's IO thread, so a main
+    /// thread stuck in a loop cannot block it; the process stops burning a
+    /// core), then the tab is closed.
+    pub async fn kill(self) {
+        let crash = raw_cdp::on_page(&self.inner, "Page.crash", serde_json::json!({}));
+        let _ = tokio::time::timeout(Duration::from_secs(2), crash).await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.close()).await;
     }
 
     /// Closes the tab.

@@ -47,6 +47,7 @@ pub use point::PointTarget;
 pub use pointer::PointClick;
 pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
+    UNRESPONSIVE_GRACE,
 };
 pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;

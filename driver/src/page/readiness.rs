@@ -65,7 +65,7 @@ const CONSENT_LOAD_LIMIT: Duration = Duration::from_secs(3);
 const POLL: Duration = Duration::from_millis(50);
 /// A page that left a look unanswered gets this long to answer a trivial
 /// question before it counts as not responding.
-pub(crate) const UNRESPONSIVE_GRACE: Duration = Duration::from_millis(1500);
+pub const UNRESPONSIVE_GRACE: Duration = Duration::from_millis(1500);
 
 /// How a wait for readiness ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +175,15 @@ impl Page {
 
     /// [`Page::wait_ready`] with an explicit budget.
     pub async fn wait_ready_within(&self, budget: Duration) -> Result<ReadyReport> {
+        // A JavaScript dialog holds the page: nothing changes, nothing
+        // answers, until it is answered.
+        if self.dialog().is_some() {
+            return Ok(ReadyReport {
+                waited: Duration::ZERO,
+                timed_out: false,
+                pending: vec!["a dialog to be answered".into()],
+            });
+        }
         match self.wait_until() {
             WaitUntil::NetworkIdle => self.network_idle_within(budget).await,
             WaitUntil::Ready | WaitUntil::Load => self.ready_within(budget).await,

@@ -48,8 +48,8 @@ pub async fn list(tabs: &[Page], current: &Page) -> String {
     let mut out = String::new();
     for (i, t) in tabs.iter().enumerate() {
         let mark = if t == current { "(current) " } else { "" };
-        let title = t.title().await.unwrap_or_default();
-        let url = t.url().await.unwrap_or_default();
+        // What the browser lists: a tab whose page hangs must not hold the list.
+        let (url, title) = t.listed().await;
         out.push_str(&format!("- {i}: {mark}[{title}]({url})\n"));
     }
     out

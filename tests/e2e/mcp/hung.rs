@@ -1,0 +1,99 @@
+//! A page that hangs its main thread (a script in an endless loop) must not
+//! take the session down: every call ends within `--tool-timeout` plus a
+//! small margin, says the page is not responding, and the session goes on in
+//! a fresh tab; a navigation to a page that hangs is never a success; the
+//! hung renderer stops burning a core.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::mcp_client::{ref_in, stdio};
+use crate::support::*;
+
+/// The tool timeout the server gets, and the margin a call may take beyond it.
+const TOOL_TIMEOUT_SECS: u64 = 10;
+const MARGIN: Duration = Duration::from_secs(4);
+
+fn busy_renderers() -> usize {
+    // Renderer processes that burned most of a second of CPU over the last
+    // second: a hung page's renderer does.
+    let sample = || -> Vec<(u32, u64)> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if !(cmd.contains("chromium") && cmd.contains("--type=renderer")) {
+                continue;
+            }
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map(|(_, r)| r)
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            let ticks: u64 = fields.get(11).and_then(|u| u.parse().ok()).unwrap_or(0)
+                + fields.get(12).and_then(|s| s.parse().ok()).unwrap_or(0);
+            out.push((pid, ticks));
+        }
+        out
+    };
+    let before = sample();
+    std::thread::sleep(Duration::from_secs(1));
+    let after = sample();
+    after
+        .iter()
+        .filter(|(pid, t)| {
+            before
+                .iter()
+                .find(|(p, _)| p == pid)
+                .is_some_and(|(_, t0)| t - t0 >= 70)
+        })
+        .count()
+}
+
+#[test]
+fn a_hung_page_ends_its_call_in_time_and_the_session_goes_on() {
+    let files = FixtureServer::start();
+    let timeout = TOOL_TIMEOUT_SECS.to_string();
+    let mut c = stdio(&["--tool-timeout", &timeout]);
+    let limit = Duration::from_secs(TOOL_TIMEOUT_SECS) + MARGIN;
+
+    // A click whose handler never returns.
+    let page = c.ok("browser_navigate", json!({"url": files.url("hung/loop-button.html")}));
+    let spin = ref_in(&page, "Spin forever");
+    let t = Instant::now();
+    let clicked = c.call("browser_click", json!({"element": "Spin forever", "target": spin}));
+    let took = t.elapsed();
+    assert!(took < limit, "the hung click took {took:?}");
+    assert!(clicked.is_error, "{}", clicked.text);
+    assert!(clicked.text.contains("not responding"), "{}", clicked.text);
+    assert!(clicked.text.contains("new, blank tab"), "{}", clicked.text);
+
+    // The next calls work at once, in the fresh tab.
+    let t = Instant::now();
+    let again = c.ok("browser_navigate", json!({"url": files.url("hung/loop-button.html")}));
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+    let fine = ref_in(&again, "A fine button");
+    let ok = c.ok("browser_click", json!({"target": fine}));
+    assert!(ok.contains("Clicked fine"), "{ok}");
+
+    // A page that hangs just after it loads: never reported as opened.
+    let t = Instant::now();
+    let hung = c.call(
+        "browser_navigate",
+        json!({"url": files.url("hung/hang-after-load.html")}),
+    );
+    let took = t.elapsed();
+    assert!(took < limit, "the hung navigation took {took:?}");
+    assert!(hung.is_error, "a hung page is no success: {}", hung.text);
+    assert!(hung.text.contains("not responding"), "{}", hung.text);
+    let snap = c.ok("browser_snapshot", json!({}));
+    assert!(snap.contains("about:blank"), "the session goes on in a new tab: {snap}");
+
+    // The hung renderers were ended: none burns a core.
+    assert_eq!(busy_renderers(), 0, "a hung renderer is still running");
+}
