@@ -19,6 +19,9 @@
 //! ```
 //!
 //! The library prints nothing; the `sightline` binary (driver/cli) does.
+// A tool call's futures nest deep (MCP → session → registry → tool → page
+// → readiness): their layout needs more than the default 128 levels.
+#![recursion_limit = "256"]
 
 pub mod agent;
 pub mod ai;

@@ -378,9 +378,10 @@ impl Page {
         command: impl std::future::Future<Output = std::result::Result<T, chromiumoxide::error::CdpError>>,
     ) -> Result<()> {
         let asked = std::time::Instant::now();
-        match tokio::time::timeout(self.action_timeout(), command).await {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(Error::cdp(method, e)),
+        match tokio::time::timeout(self.action_timeout(), self.unless_crashed(command)).await {
+            Ok(Err(crashed)) => Err(crashed),
+            Ok(Ok(Ok(_))) => Ok(()),
+            Ok(Ok(Err(e))) => Err(Error::cdp(method, e)),
             Err(_) if !self.responds_within(super::readiness::UNRESPONSIVE_GRACE).await => {
                 Err(Error::PageNotResponding { after: asked.elapsed() })
             }

@@ -357,9 +357,10 @@ impl Page {
         let step_ms = step.elapsed().as_millis();
         let js = format!("globalThis.__sightline.readiness({look_for_busy}, {step_ms})");
         let asked = Instant::now();
+        // A crashed renderer answers nothing either: said as such.
         let look = async {
             let main = self.main_frame_id().await?;
-            self.engine_eval(&main, &js, false).await
+            self.unless_crashed(self.engine_eval(&main, &js, false)).await?
         };
         match tokio::time::timeout_at(deadline.into(), look).await {
             Err(_) => {
@@ -393,9 +394,13 @@ impl Page {
 
     /// Whether the page's main thread answers a trivial question within
     /// `limit` (a hung page, busy in an endless loop, does not).
+    /// (A crashed page is not hung: callers learn of it as a crash.)
     pub async fn responds_within(&self, limit: Duration) -> bool {
-        let ask = self.cdp().execute(EvaluateParams::new("0"));
-        matches!(tokio::time::timeout(limit, ask).await, Ok(Ok(_)))
+        if self.is_crashed() {
+            return true;
+        }
+        let ask = self.unless_crashed(self.cdp().execute(EvaluateParams::new("0")));
+        !matches!(tokio::time::timeout(limit, ask).await, Err(_) | Ok(Ok(Err(_))))
     }
 
     /// Waits (the `wait` tool), failing early only if the page crashes.
