@@ -8,22 +8,7 @@
 use std::fmt::Write as _;
 
 use super::result::{AgentAction, AgentResult};
-
-/// HTML-escapes text (also used by the batch index page).
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::html::esc;
 
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}

@@ -9,7 +9,7 @@ use super::result::{TaskResult, TaskStatus};
 use super::results_file::write_atomically;
 use super::summary::Summary;
 use super::task::Task;
-use crate::agent::report::esc;
+use crate::html::esc;
 use crate::error::Result;
 
 /// A report file name per task id: the id's safe characters, made unique
