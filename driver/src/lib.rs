@@ -43,7 +43,8 @@ mod time;
 pub mod tools;
 
 pub use agent::{
-    Agent, AgentAction, AgentMode, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SafetyChecks, SavedRun,
+    Agent, AgentAction, AgentMode, AgentOptions, AgentResult, EvaluateOptions, ReplayOptions, ReplayReport,
+    SafetyChecks, SavedRun,
 };
 pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,

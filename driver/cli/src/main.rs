@@ -7,6 +7,7 @@ mod ai;
 mod args;
 mod batch;
 mod bench;
+mod evaluate;
 mod extension;
 mod mcp;
 mod output;
@@ -53,6 +54,9 @@ enum Command {
     /// Close the pop-up, overlay or banner in the way (conservative by default;
     /// options also come from `./sightline.toml`).
     Unblock(unblock::UnblockArgs),
+    /// Ask a judge model whether a page shows something ("Was the order
+    /// placed?"): YES or NO with its reasoning, from the page's screenshot.
+    Evaluate(evaluate::EvaluateArgs),
     /// Run many tasks (agent, steps, extract) from a JSON-lines file on a
     /// pool of browsers, running browsers or a Selenium Grid; resumable.
     Batch(batch::BatchCommand),
@@ -75,6 +79,7 @@ async fn dispatch(command: Command) -> Result<()> {
         Command::Extract(args) => ai::extract(args).await,
         Command::Agent(args) => agent::agent(args).await,
         Command::Replay(args) => agent::replay(args).await,
+        Command::Evaluate(args) => evaluate::evaluate(args).await,
         Command::Batch(args) => batch::batch(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
         Command::SessionDaemon(args) => session::run_daemon(args).await,

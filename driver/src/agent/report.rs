@@ -3,7 +3,7 @@
 //! screenshot with the acted-on element boxed and, for actions at
 //! coordinates, the point marked; the tool call and its arguments, the
 //! model's reasoning, the result or error and the tokens; the safety checks
-//! a computer-use run met.
+//! a computer-use run met; the judge's verdict, prompt and screenshots.
 
 use std::fmt::Write as _;
 
@@ -99,6 +99,9 @@ pub fn render(result: &AgentResult) -> String {
         html.push_str("</ul></div>");
     }
     html.push_str("</header><main>");
+    if let Some(v) = &result.verdict {
+        html.push_str(&crate::eval::report::section(v));
+    }
     for (i, a) in result.actions.iter().enumerate() {
         step(&mut html, i + 1, a);
     }
