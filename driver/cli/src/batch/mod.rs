@@ -5,6 +5,7 @@
 
 mod command;
 mod merge;
+mod pool;
 mod progress;
 mod summary;
 
