@@ -39,6 +39,7 @@ pub mod mcp;
 mod page;
 pub mod readable;
 pub mod steps;
+pub mod suite;
 mod time;
 pub mod tools;
 

@@ -7,6 +7,7 @@ mod ai;
 mod args;
 mod batch;
 mod bench;
+mod eval;
 mod evaluate;
 mod extension;
 mod mcp;
@@ -57,6 +58,10 @@ enum Command {
     /// Ask a judge model whether a page shows something ("Was the order
     /// placed?"): YES or NO with its reasoning, from the page's screenshot.
     Evaluate(evaluate::EvaluateArgs),
+    /// Run an eval suite (WebVoyager, Online-Mind2Web or task lines) with the
+    /// agent in each mode and trial, judge every run, report success rates.
+    /// (In a session, `sightline eval <js>` evaluates JavaScript on the page.)
+    Eval(eval::EvalArgs),
     /// Run many tasks (agent, steps, extract) from a JSON-lines file on a
     /// pool of browsers, running browsers or a Selenium Grid; resumable.
     Batch(batch::BatchCommand),
@@ -80,6 +85,7 @@ async fn dispatch(command: Command) -> Result<()> {
         Command::Agent(args) => agent::agent(args).await,
         Command::Replay(args) => agent::replay(args).await,
         Command::Evaluate(args) => evaluate::evaluate(args).await,
+        Command::Eval(args) => eval::eval(args).await,
         Command::Batch(args) => batch::batch(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
         Command::SessionDaemon(args) => session::run_daemon(args).await,

@@ -10,3 +10,4 @@ mod progress;
 mod summary;
 
 pub use command::{batch, BatchCommand};
+pub use pool::{with_two_stage_stop, PoolArgs};
