@@ -249,6 +249,11 @@ pub enum Error {
     /// results file (by line number), or tasks that ended other than ok.
     #[error("{0}")]
     Batch(String),
+
+    /// An eval suite could not be read (by line number), or a judge did not
+    /// answer YES (`sightline evaluate`, `agent --evaluate`).
+    #[error("{0}")]
+    Eval(String),
 }
 
 impl Error {

@@ -32,7 +32,9 @@ mod browser;
 mod config;
 mod domains;
 mod error;
+pub mod eval;
 pub mod files;
+mod html;
 mod image;
 mod lifetime;
 pub mod llm;
@@ -40,11 +42,13 @@ pub mod mcp;
 mod page;
 pub mod readable;
 pub mod steps;
+pub mod suite;
 mod time;
 pub mod tools;
 
 pub use agent::{
-    Agent, AgentAction, AgentMode, AgentOptions, AgentResult, ReplayOptions, ReplayReport, SafetyChecks, SavedRun,
+    Agent, AgentAction, AgentMode, AgentOptions, AgentResult, EvaluateOptions, ReplayOptions, ReplayReport,
+    SafetyChecks, SavedRun,
 };
 pub use ai::{
     page_text, ActOptions, ActRecord, ActResult, Ai, ExtractOptions, ExtractResult, ObserveOptions, ObserveResult,

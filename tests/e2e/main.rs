@@ -16,6 +16,7 @@ mod bench;
 mod blockers;
 mod cua;
 mod errors;
+mod eval;
 mod extension;
 mod fidelity;
 mod lifecycle;

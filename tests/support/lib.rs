@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub use file_server::FixtureServer;
 pub use grid::{GridError, LocalGrid};
-pub use llm_server::{LlmServer, Png, Recorded, Reply, Wire, BAD_KEY, UNKNOWN_MODEL};
+pub use llm_server::{judge, LlmServer, Png, Recorded, Reply, Wire, BAD_KEY, UNKNOWN_MODEL};
 
 /// `tests/fixtures/` of this repository.
 pub fn fixtures_dir() -> PathBuf {

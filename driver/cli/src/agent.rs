@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use clap::Args;
 use sightline::agent::AgentAction;
+use sightline::eval::Evaluation;
 use sightline::{
-    resolve_target, ActOptions, Agent, AgentMode, AgentOptions, AgentResult, Browser, Error, ReplayOptions, Result,
-    SafetyChecks, SavedRun, Usage,
+    resolve_target, ActOptions, Agent, AgentMode, AgentOptions, AgentResult, Browser, Error, EvaluateOptions,
+    ReplayOptions, Result, SafetyChecks, SavedRun, Usage,
 };
 
-use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
+use crate::args::{variables, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::extension::ExtensionArgs;
 use crate::output::{print_json, print_out};
 use crate::signals::{interruptible, shutdown_signal};
@@ -62,6 +63,13 @@ pub struct AgentArgs {
     /// Save the deterministic steps for `sightline replay`.
     #[arg(long, value_name = "FILE")]
     pub save_run: Option<PathBuf>,
+    /// When the run ends, have a judge look at its final screenshots and
+    /// answer this question (alone: was the task completed?). The result
+    /// gets a `verdict`; the exit status is 0 only for YES.
+    #[arg(long, value_name = "QUESTION", num_args = 0..=1, default_missing_value = "")]
+    pub evaluate: Option<String>,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     /// No live progress on stderr.
@@ -150,6 +158,9 @@ fn summary(r: &AgentResult) -> String {
             if c.acknowledged { "acknowledged" } else { "denied" }
         ));
     }
+    if let Some(v) = &r.verdict {
+        s.push_str(&format!("judged {}: {}\n", v.evaluation, v.reasoning));
+    }
     if let Some(out) = &r.output {
         let text = match out {
             serde_json::Value::String(s) => s.clone(),
@@ -172,6 +183,13 @@ fn summary(r: &AgentResult) -> String {
 
 pub async fn agent(args: AgentArgs) -> Result<()> {
     let llm = args.llm.build()?;
+    let evaluate = match &args.evaluate {
+        None => None,
+        Some(question) => Some(EvaluateOptions {
+            question: Some(question.clone()).filter(|q| !q.trim().is_empty()),
+            judge: args.judge.options(&args.llm).map(sightline::Llm::new).transpose()?,
+        }),
+    };
     let vars = variables(&args.vars)?;
     let start = args.url.as_deref().map(resolve_target).transpose()?;
     let launch = args.page.launch_options()?;
@@ -205,6 +223,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
             ..ActOptions::default()
         },
         screenshots: args.report.is_some(),
+        evaluate,
         start_url: start,
         cancel: Some(cancel_rx),
         progress: show_progress.then(|| -> sightline::agent::ProgressFn {
@@ -246,15 +265,21 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     } else {
         print_out(&summary(&result));
     }
-    if result.interrupted {
-        Err(Error::Interrupted)
-    } else if result.success {
-        Ok(())
-    } else {
-        Err(Error::AgentFailed(format!(
+    match (&result.verdict, result.interrupted) {
+        (_, true) => Err(Error::Interrupted),
+        // Asked for a judge: its verdict decides, not the agent's claim.
+        (Some(v), false) if v.evaluation == Evaluation::Yes => Ok(()),
+        (Some(v), false) => Err(Error::Eval(format!(
+            "the judge answered {}: {}",
+            v.evaluation, v.reasoning
+        ))),
+        // Asked, yet no verdict: Ctrl-C came while the judge looked.
+        (None, false) if args.evaluate.is_some() => Err(Error::Interrupted),
+        (None, false) if result.success => Ok(()),
+        (None, false) => Err(Error::AgentFailed(format!(
             "the task was not completed: {}",
             result.message
-        )))
+        ))),
     }
 }
 

@@ -1,5 +1,5 @@
 //! Flag groups every command shares: the page (browser and timeouts), the
-//! model, and the output. Each command flattens the groups it needs.
+//! model, the judge, and the output. Each command flattens the groups it needs.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -109,6 +109,32 @@ impl LlmArgs {
     pub fn build_if_named(&self) -> Result<Option<Llm>> {
         let named = self.model.is_some() || std::env::var_os(sightline::llm::MODEL_ENV).is_some();
         named.then(|| self.build()).transpose()
+    }
+}
+
+/// The judge's model (`agent --evaluate`, batch tasks with `evaluate`, `eval`).
+#[derive(Debug, Args, Clone)]
+pub struct JudgeArgs {
+    /// The judge's model (default: the run's model; the judge's calls are
+    /// counted apart from the run's tokens).
+    #[arg(long, value_name = "MODEL")]
+    pub judge_model: Option<String>,
+    /// The judge's API base URL (default: --base-url).
+    #[arg(long, value_name = "URL")]
+    pub judge_base_url: Option<String>,
+}
+
+impl JudgeArgs {
+    /// The judge's options; `None`: the run's own model judges.
+    pub fn options(&self, llm: &LlmArgs) -> Option<LlmOptions> {
+        if self.judge_model.is_none() && self.judge_base_url.is_none() {
+            return None;
+        }
+        Some(LlmOptions {
+            model: self.judge_model.clone().or_else(|| llm.model.clone()),
+            base_url: self.judge_base_url.clone().or_else(|| llm.base_url.clone()),
+            ..llm.options()
+        })
     }
 }
 

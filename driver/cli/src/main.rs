@@ -7,6 +7,8 @@ mod ai;
 mod args;
 mod batch;
 mod bench;
+mod eval;
+mod evaluate;
 mod extension;
 mod mcp;
 mod output;
@@ -53,6 +55,13 @@ enum Command {
     /// Close the pop-up, overlay or banner in the way (conservative by default;
     /// options also come from `./sightline.toml`).
     Unblock(unblock::UnblockArgs),
+    /// Ask a judge model whether a page shows something ("Was the order
+    /// placed?"): YES or NO with its reasoning, from the page's screenshot.
+    Evaluate(evaluate::EvaluateArgs),
+    /// Run an eval suite (WebVoyager, Online-Mind2Web or task lines) with the
+    /// agent in each mode and trial, judge every run, report success rates.
+    /// (In a session, `sightline eval <js>` evaluates JavaScript on the page.)
+    Eval(eval::EvalArgs),
     /// Run many tasks (agent, steps, extract) from a JSON-lines file on a
     /// pool of browsers, running browsers or a Selenium Grid; resumable.
     Batch(batch::BatchCommand),
@@ -75,6 +84,8 @@ async fn dispatch(command: Command) -> Result<()> {
         Command::Extract(args) => ai::extract(args).await,
         Command::Agent(args) => agent::agent(args).await,
         Command::Replay(args) => agent::replay(args).await,
+        Command::Evaluate(args) => evaluate::evaluate(args).await,
+        Command::Eval(args) => eval::eval(args).await,
         Command::Batch(args) => batch::batch(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
         Command::SessionDaemon(args) => session::run_daemon(args).await,

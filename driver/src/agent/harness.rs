@@ -8,6 +8,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
+use super::judge::judge;
 use super::options::AgentOptions;
 use super::replay::{SavedRun, RUN_FORMAT};
 use super::result::{ActionTrace, AgentAction, AgentResult, Screenshot};
@@ -176,7 +177,8 @@ impl<'a> Harness<'a> {
         reasoning: Option<String>,
         usage: Usage,
     ) {
-        let screenshot = if self.opts.screenshots {
+        // The judge sees the run's newest screenshots besides the final page.
+        let screenshot = if self.opts.screenshots || self.opts.evaluate.is_some() {
             self.screenshot().await
         } else {
             None
@@ -244,8 +246,9 @@ impl<'a> Harness<'a> {
         ))
     }
 
-    /// The result, with how the run ended.
-    pub fn finish(mut self, end: End) -> AgentResult {
+    /// The result, with how the run ended and, when asked, the judge's
+    /// verdict (not after Ctrl-C: the caller wants out).
+    pub async fn finish(mut self, end: End) -> AgentResult {
         let r = &mut self.result;
         match end {
             End::Done(finish) => {
@@ -266,6 +269,10 @@ impl<'a> Harness<'a> {
                 r.interrupted = true;
                 r.message = format!("interrupted after {} step(s); the result is partial", r.steps);
             }
+        }
+        if let Some(opts) = self.opts.evaluate.as_ref().filter(|_| !self.result.interrupted) {
+            let judging = judge(&self.page, self.llm, &self.secrets, opts, &self.result);
+            self.result.verdict = self.unless_cancelled(judging).await;
         }
         self.result
     }

@@ -15,11 +15,14 @@
 //!   them. The run ends when the model answers.
 //!
 //! Every mode ends at `max_steps` or when cancelled (partial result), and
-//! records registry calls for `sightline replay` (`harness.rs`).
+//! records registry calls for `sightline replay` (`harness.rs`). With
+//! [`AgentOptions::evaluate`], a judge then looks at the final page
+//! (`judge.rs`).
 
 mod context;
 mod cua;
 mod harness;
+mod judge;
 mod mode;
 mod options;
 pub mod prompts;
@@ -29,7 +32,7 @@ mod result;
 mod run;
 
 pub use mode::{AgentMode, SafetyChecks};
-pub use options::{AgentOptions, ProgressFn};
+pub use options::{AgentOptions, EvaluateOptions, ProgressFn};
 pub use replay::{ReplayOptions, ReplayReport, ReplayedStep, SavedRun};
 pub use result::{ActionTrace, AgentAction, AgentResult, SafetyCheckRecord, Screenshot};
 pub use run::Agent;

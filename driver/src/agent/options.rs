@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::mode::{AgentMode, SafetyChecks};
 use super::result::AgentAction;
 use crate::ai::{ActOptions, Variables};
-use crate::llm::Usage;
+use crate::llm::{Llm, Usage};
 use crate::tools::Registry;
 
 /// Called after every tool call (the CLI's live progress line).
@@ -43,6 +43,9 @@ pub struct AgentOptions {
     pub page_message_budget: usize,
     /// Take a screenshot after every tool call (for `--report`).
     pub screenshots: bool,
+    /// Have a judge look at the run when it ends (its final screenshots, its
+    /// answer and account): the result's `verdict`.
+    pub evaluate: Option<EvaluateOptions>,
     /// Open this URL first.
     pub start_url: Option<String>,
     /// Set to `true` to stop the run (Ctrl-C); the result is partial.
@@ -67,6 +70,7 @@ impl Default for AgentOptions {
             snapshot_budget: 70_000,
             page_message_budget: 20_000,
             screenshots: false,
+            evaluate: None,
             start_url: None,
             cancel: None,
             progress: None,
@@ -84,6 +88,18 @@ impl std::fmt::Debug for AgentOptions {
             .field("tool_timeout", &self.tool_timeout)
             .field("allowed_domains", &self.allowed_domains)
             .field("variables", &self.variables)
+            .field("evaluate", &self.evaluate)
             .finish_non_exhaustive()
     }
+}
+
+/// How a run is judged when it ends ([`AgentOptions::evaluate`]).
+#[derive(Debug, Clone, Default)]
+pub struct EvaluateOptions {
+    /// What to ask; `None` asks whether the task was completed
+    /// ([`task_question`](crate::eval::task_question)).
+    pub question: Option<String>,
+    /// The judge's model; `None`: the agent's own (its calls are counted
+    /// apart from the run's).
+    pub judge: Option<Llm>,
 }

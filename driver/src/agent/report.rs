@@ -3,27 +3,12 @@
 //! screenshot with the acted-on element boxed and, for actions at
 //! coordinates, the point marked; the tool call and its arguments, the
 //! model's reasoning, the result or error and the tokens; the safety checks
-//! a computer-use run met.
+//! a computer-use run met; the judge's verdict, prompt and screenshots.
 
 use std::fmt::Write as _;
 
 use super::result::{AgentAction, AgentResult};
-
-/// HTML-escapes text (also used by the batch index page).
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::html::esc;
 
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
@@ -114,6 +99,9 @@ pub fn render(result: &AgentResult) -> String {
         html.push_str("</ul></div>");
     }
     html.push_str("</header><main>");
+    if let Some(v) = &result.verdict {
+        html.push_str(&crate::eval::report::section(v));
+    }
     for (i, a) in result.actions.iter().enumerate() {
         step(&mut html, i + 1, a);
     }

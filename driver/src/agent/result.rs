@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::mode::AgentMode;
 use super::replay::SavedRun;
+use crate::eval::Verdict;
 use crate::llm::Usage;
 
 /// A viewport screenshot taken after a tool call.
@@ -69,7 +70,7 @@ pub struct AgentAction {
     pub trace: ActionTrace,
 }
 
-/// `{"success","completed","message","output"?,"mode","actions","usage","steps","safety_checks"?}`.
+/// `{"success","completed","message","output"?,"mode","actions","usage","steps","safety_checks"?,"verdict"?}`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct AgentResult {
     /// The model called done with taskComplete: true.
@@ -92,6 +93,9 @@ pub struct AgentResult {
     /// and the one that stopped the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub safety_checks: Vec<SafetyCheckRecord>,
+    /// The judge's verdict on the run ([`AgentOptions::evaluate`](super::AgentOptions::evaluate)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
     /// The task as given.
     #[serde(skip)]
     pub task: String,

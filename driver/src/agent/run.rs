@@ -102,7 +102,7 @@ impl<'a> ToolLoop<'a> {
             self.conv.mark_screenshot(2, prompts::STALE_SCREENSHOT.into());
         }
         let end = self.turns().await;
-        self.h.finish(end)
+        self.h.finish(end).await
     }
 
     /// The viewport page message (and its annotated screenshot in hybrid mode).

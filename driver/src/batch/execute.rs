@@ -7,11 +7,12 @@ use serde_json::json;
 
 use super::result::TaskStatus;
 use super::task::{Task, TaskKind};
-use crate::agent::{Agent, AgentOptions};
+use crate::agent::{Agent, AgentOptions, EvaluateOptions};
 use crate::ai::{Ai, ExtractOptions};
 use crate::browser::Browser;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, NavigationErrorKind, Result};
+use crate::eval::Verdict;
 use crate::llm::{Llm, LlmError};
 use crate::page::Page;
 use crate::steps::Runner;
@@ -38,15 +39,20 @@ pub(crate) struct Done {
     pub steps: u32,
     /// The report file, relative to the reports directory.
     pub report: Option<String>,
+    /// The judge's verdict, when the agent judged its own run.
+    pub verdict: Option<Verdict>,
 }
 
 /// Runs `task` on `page`. `Err` is a failure before the task could get
-/// going (its page did not load, the browser went away).
+/// going (its page did not load, the browser went away). An agent task
+/// with an `evaluate` question is judged by the agent as it ends, with
+/// `judge`; other tasks are judged by the worker (`judge.rs`).
 pub(crate) async fn execute(
     browser: &Browser,
     page: &Page,
     task: &Task,
     llm: Option<&Llm>,
+    judge: Option<&Llm>,
     env: &TaskEnv,
     report_name: &str,
 ) -> Result<Done> {
@@ -56,6 +62,11 @@ pub(crate) async fn execute(
             let llm = llm.ok_or_else(need)?;
             let report = env.reports.as_ref().map(|dir| dir.join(report_name));
             let opts = AgentOptions {
+                mode: task.mode,
+                evaluate: task.evaluate.as_ref().map(|question| EvaluateOptions {
+                    question: Some(question.clone()),
+                    judge: judge.cloned(),
+                }),
                 max_steps: task.max_steps.unwrap_or(env.max_steps).max(1),
                 tool_timeout: env.tool_timeout,
                 allowed_domains: task.allowed_domains.clone(),
@@ -76,6 +87,7 @@ pub(crate) async fn execute(
                 output: r.output,
                 steps: r.steps,
                 report: report.map(|_| report_name.to_string()),
+                verdict: r.verdict,
             })
         }
         TaskKind::Steps(steps) => {
@@ -113,7 +125,7 @@ pub(crate) async fn execute(
                 result: Some(format!("{played} step(s); ended at {}", report.url)),
                 output: Some(json!({"url": report.url, "title": report.title})),
                 steps: played as u32,
-                report: None,
+                ..Done::default()
             })
         }
         TaskKind::Extract { instruction, schema } => {
@@ -154,7 +166,7 @@ pub(crate) fn error_status(e: &Error) -> TaskStatus {
     }
 }
 
-async fn write_report(path: &Path, html: &str) -> Result<()> {
+pub(crate) async fn write_report(path: &Path, html: &str) -> Result<()> {
     tokio::fs::write(path, html)
         .await
         .map_err(|e| Error::Io(format!("cannot write the report {}: {e}", path.display())))

@@ -17,6 +17,7 @@
 
 mod execute;
 mod grid;
+mod judge;
 mod lease;
 mod options;
 mod plan;
@@ -37,4 +38,4 @@ pub use results_file::{merge, MergeReport, ResultLog, ResultWriter};
 pub use run::{Batch, BatchReport};
 pub use summary::Summary;
 pub use task::{Task, TaskKind};
-pub use task_file::{parse_tasks, TaskFile, TASK_FIELDS};
+pub use task_file::{parse_task_line, parse_tasks, TaskFile, TASK_FIELDS};

@@ -70,6 +70,9 @@ pub struct BatchOptions {
     pub launch: LaunchOptions,
     /// The model of tasks that name none (their `model` replaces `model` here).
     pub llm: LlmOptions,
+    /// The judge of tasks with an `evaluate` question; `None`: each task's
+    /// own model (its calls counted apart from the task's tokens).
+    pub judge: Option<LlmOptions>,
     /// A local browser is replaced after this many tasks (0: never); it is
     /// replaced at once when it crashed, hung or a task timed out.
     pub recycle_after: u32,
@@ -97,6 +100,7 @@ impl Default for BatchOptions {
             fleet: Fleet::Local,
             launch: LaunchOptions::default(),
             llm: LlmOptions::default(),
+            judge: None,
             recycle_after: 25,
             task_timeout: Duration::from_secs(300),
             out: PathBuf::from("results.jsonl"),

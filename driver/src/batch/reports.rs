@@ -1,5 +1,6 @@
-//! `--reports DIR`: the agent's HTML trace report per task, and an
-//! `index.html` linking each with its pass/fail, steps, tokens and time.
+//! `--reports DIR`: the agent's HTML trace report per task (a judged steps
+//! or extract task gets a page with its verdict), and an `index.html`
+//! linking each with its pass/fail, the judge's verdict, steps, tokens and time.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -9,8 +10,8 @@ use super::result::{TaskResult, TaskStatus};
 use super::results_file::write_atomically;
 use super::summary::Summary;
 use super::task::Task;
-use crate::agent::report::esc;
 use crate::error::Result;
+use crate::html::esc;
 
 /// A report file name per task id: the id's safe characters, made unique
 /// (ids are free text; two may differ only in characters a file name can't hold).
@@ -53,6 +54,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .s{display:inline-block;padding:1px 8px;border-radius:9px;font-weight:600;color:#fff}
 .ok{background:#1f8f4e}.failed,.crashed{background:#c0392b}.timeout,.skipped{background:#d68910}
 .none{background:#99a}.err{color:#8e1b10;max-width:60ch;word-break:break-word}
+.YES{background:#1f8f4e}.NO{background:#c0392b}.INVALID{background:#d68910}
 ";
 
 /// Writes `DIR/index.html` for `tasks` (in file order) with their newest results.
@@ -62,16 +64,19 @@ pub fn write_index(dir: &Path, tasks: &[Task], results: &[TaskResult]) -> Result
         .map(|t| (t, results.iter().find(|r| r.id == t.id)))
         .collect();
     let finished: Vec<TaskResult> = rows.iter().filter_map(|(_, r)| r.cloned()).collect();
-    let s = Summary::new(tasks.len(), &finished);
+    let s = Summary::new(tasks, &finished);
     let mut html = String::new();
     let _ = write!(
         html,
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Batch results</title><style>{STYLE}</style></head><body>\
-<header><h1>Batch results</h1>{} of {} ok ({:.0}%) · median {:.1} s · p95 {:.1} s · {} tokens{}</header><main><table>\
-<tr><th>Task</th><th>Status</th><th>Steps</th><th>Tokens</th><th>Time</th><th>Attempts</th><th>Error</th></tr>",
+<header><h1>Batch results</h1>{} of {} ok ({:.0}%){} · median {:.1} s · p95 {:.1} s · {} tokens{}</header><main><table>\
+<tr><th>Task</th><th>Status</th><th>Verdict</th><th>Steps</th><th>Tokens</th><th>Time</th><th>Attempts</th><th>Error</th></tr>",
         s.ok,
         s.tasks,
         s.success_rate * 100.0,
+        s.judged_text()
+            .map(|j| format!(" · <span id=\"judged\">{}</span>", esc(&j)))
+            .unwrap_or_default(),
         s.median_ms as f64 / 1000.0,
         s.p95_ms as f64 / 1000.0,
         s.tokens,
@@ -89,17 +94,25 @@ pub fn write_index(dir: &Path, tasks: &[Task], results: &[TaskResult]) -> Result
         let Some(r) = result else {
             let _ = write!(
                 html,
-                "<tr><td>{id}</td><td><span class=\"s none\">not run</span></td><td></td><td></td><td></td><td></td><td></td></tr>"
+                "<tr><td>{id}</td><td><span class=\"s none\">not run</span></td><td></td><td></td><td></td><td></td><td></td><td></td></tr>"
             );
             continue;
         };
         let _ =
             write!(
             html,
-            "<tr><td>{id}</td><td><span class=\"s {}\">{}</span></td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+            "<tr><td>{id}</td><td><span class=\"s {}\">{}</span></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
 <td class=\"n\">{:.1} s</td><td class=\"n\">{}</td><td class=\"err\">{}</td></tr>",
             r.status,
             r.status,
+            match &r.verdict {
+                Some(v) => format!(
+                    "<span class=\"s {e}\" title=\"{}\">{e}</span>",
+                    esc(&v.reasoning),
+                    e = v.evaluation
+                ),
+                None => String::new(),
+            },
             r.steps,
             r.tokens,
             r.duration_ms as f64 / 1000.0,

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::eval::Verdict;
+
 /// How a task ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
@@ -46,7 +48,7 @@ impl std::fmt::Display for TaskStatus {
 }
 
 /// One results line:
-/// `{"id","status","result"?,"output"?,"error"?,"steps","tokens","duration_ms","attempts","report"?}`.
+/// `{"id","status","result"?,"output"?,"error"?,"steps","tokens","duration_ms","attempts","report"?,"verdict"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskResult {
     pub id: String,
@@ -64,9 +66,11 @@ pub struct TaskResult {
     /// Agent turns, steps played, or extract chunks read.
     #[serde(default)]
     pub steps: u32,
-    /// Model tokens (input + output) of every call the task made.
+    /// Model tokens (input + output) of every call the task made (the
+    /// judge's not counted).
     #[serde(default)]
     pub tokens: u64,
+    /// The task's run, not counting the judge's.
     #[serde(default)]
     pub duration_ms: u64,
     /// Runs of this task so far, this one included.
@@ -75,6 +79,10 @@ pub struct TaskResult {
     /// The trace report, relative to `--reports` (agent tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<String>,
+    /// The judge's `{"evaluation","reasoning"}`, for a task with an `evaluate`
+    /// question that ran to its end (a timed-out, crashed or cancelled run has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
 }
 
 fn one() -> u32 {
@@ -95,6 +103,7 @@ impl TaskResult {
             duration_ms: 0,
             attempts,
             report: None,
+            verdict: None,
         }
     }
 }

@@ -19,6 +19,7 @@ use super::results_file::{ResultLog, ResultWriter};
 use super::summary::Summary;
 use super::task_file::TaskFile;
 use super::worker::{work, Shared};
+use crate::agent::AgentMode;
 use crate::browser::locate_executable;
 use crate::error::{Error, Result};
 use crate::llm::{Llm, LlmOptions};
@@ -72,7 +73,7 @@ impl Batch {
             }
             Fleet::Endpoints(_) => {}
         }
-        check_models(&file, &options.llm)?;
+        check_models(&file, &options.llm, options.judge.as_ref())?;
         let log = ResultLog::read(&options.out)?;
         let plan = Plan::new(&file.tasks, options.shard, &log, options.retry_failed);
         Ok(Batch {
@@ -126,6 +127,7 @@ impl Batch {
                 reports: options.reports.clone(),
             },
             llm: options.llm.clone(),
+            judge: options.judge.clone(),
             recycle_after: options.recycle_after,
             task_timeout: options.task_timeout,
             report_names: plan
@@ -180,7 +182,7 @@ impl Batch {
         let stopped = options.stop.as_ref().is_some_and(|s| *s.borrow() != Stop::Run);
         let cut_short = ran.len() < plan.to_run.len() || ran.iter().any(|r| r.status == TaskStatus::Skipped);
         Ok(BatchReport {
-            summary: Summary::new(plan.tasks.len(), &results),
+            summary: Summary::new(&plan.tasks, &results),
             interrupted: stopped && cut_short,
             already_done: plan.already_done,
             ran,
@@ -195,24 +197,41 @@ fn emit(options: &BatchOptions, event: BatchEvent) {
     }
 }
 
-/// Every task that needs a model has one that can be set up (named, with a key).
-fn check_models(file: &TaskFile, llm: &LlmOptions) -> Result<()> {
-    let mut checked: HashMap<Option<String>, Option<String>> = HashMap::new();
+/// Every task that needs a model has one that can be set up (named, with a
+/// key; one that reads images for hybrid mode), and so does the judge of
+/// every task that asks one.
+fn check_models(file: &TaskFile, llm: &LlmOptions, judge: Option<&LlmOptions>) -> Result<()> {
+    let mut checked: HashMap<(Option<String>, Option<String>, bool), Option<String>> = HashMap::new();
     let mut problems = Vec::new();
-    for task in file.tasks.iter().filter(|t| t.kind.needs_llm()) {
-        let model = task.model.clone().or_else(|| llm.model.clone());
-        let problem = checked.entry(model.clone()).or_insert_with(|| {
-            Llm::new(LlmOptions { model, ..llm.clone() })
-                .err()
-                .map(|e| e.to_string())
+    let mut check = |task: &super::task::Task, options: LlmOptions, needs_images: bool, what: &str| {
+        let key = (options.model.clone(), options.base_url.clone(), needs_images);
+        let problem = checked.entry(key).or_insert_with(|| match Llm::new(options) {
+            Err(e) => Some(e.to_string()),
+            Ok(l) if needs_images && !l.supports_images() => Some(format!("{} does not read images", l.model_spec())),
+            Ok(_) => None,
         });
         if let Some(p) = problem {
-            problems.push(format!(
-                "line {}: id {:?} ({} task): {p}",
-                task.line,
-                task.id,
-                task.kind.name()
-            ));
+            problems.push(format!("line {}: id {:?} ({what}): {p}", task.line, task.id));
+        }
+    };
+    for task in &file.tasks {
+        let own = LlmOptions {
+            model: task.model.clone().or_else(|| llm.model.clone()),
+            ..llm.clone()
+        };
+        if task.kind.needs_llm() {
+            let hybrid = matches!(task.kind, super::task::TaskKind::Agent { .. }) && task.mode == AgentMode::Hybrid;
+            let what = if hybrid {
+                "agent task in hybrid mode".to_string()
+            } else {
+                format!("{} task", task.kind.name())
+            };
+            check(task, own.clone(), hybrid, &what);
+        }
+        if task.evaluate.is_some() {
+            // The judge is not held to `supports_images` (a guess from the
+            // name): a vision model the guess does not know must stay usable.
+            check(task, judge.cloned().unwrap_or(own), false, "its judge");
         }
     }
     if problems.is_empty() {

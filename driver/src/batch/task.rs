@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::agent::AgentMode;
 use crate::ai::Variables;
 use crate::steps::Step;
 
@@ -54,4 +55,9 @@ pub struct Task {
     pub allowed_domains: Vec<String>,
     /// The model of this task (default: the batch's).
     pub model: Option<String>,
+    /// How an agent task sees the page (dom, hybrid or cua).
+    pub mode: AgentMode,
+    /// The question a judge answers about the task's end (its final
+    /// screenshots and output): the result's `verdict`.
+    pub evaluate: Option<String>,
 }

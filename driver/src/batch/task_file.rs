@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::task::{Task, TaskKind};
+use crate::agent::AgentMode;
 use crate::ai::Variables;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
+use crate::eval::task_question;
 use crate::llm::schema::check_schema;
 use crate::page::resolve_target;
 use crate::steps::steps_from_values;
@@ -26,6 +28,8 @@ pub const TASK_FIELDS: &[&str] = &[
     "max_steps",
     "allowed_domains",
     "model",
+    "mode",
+    "evaluate",
 ];
 
 /// At most this many problems are spelled out (a wrong file could have
@@ -111,6 +115,12 @@ pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>
     Ok(tasks)
 }
 
+/// One task line (line `n` of its file; relative paths taken against
+/// `base_dir`); the error names every problem found in it.
+pub fn parse_task_line(line: &str, n: usize, base_dir: &Path) -> std::result::Result<Task, String> {
+    parse_line(line, n, base_dir).1.map_err(|problems| problems.join("; "))
+}
+
 /// One line: its id (when it has a usable one, for the duplicate check),
 /// and its task or every problem found in it.
 fn parse_line(line: &str, n: usize, base_dir: &Path) -> (Option<String>, std::result::Result<Task, Vec<String>>) {
@@ -194,6 +204,35 @@ fn parse_line(line: &str, n: usize, base_dir: &Path) -> (Option<String>, std::re
             None
         }
     };
+    let is_agent = matches!(kind, Some(TaskKind::Agent { .. }));
+    let mode = match obj.remove("mode") {
+        None | Some(Value::Null) => AgentMode::default(),
+        Some(Value::String(m)) if is_agent => m.parse().map_err(&mut fail).unwrap_or_default(),
+        Some(Value::String(_)) => {
+            fail("\"mode\" is for agent tasks (\"task\")".into());
+            AgentMode::default()
+        }
+        Some(_) => {
+            fail("\"mode\" must be dom, hybrid or cua".into());
+            AgentMode::default()
+        }
+    };
+    let evaluate = match (obj.remove("evaluate"), &kind) {
+        (None | Some(Value::Null) | Some(Value::Bool(false)), _) => None,
+        (Some(Value::String(q)), _) if !q.trim().is_empty() => Some(q),
+        (Some(Value::Bool(true)), Some(TaskKind::Agent { task })) => Some(task_question(task)),
+        (Some(Value::Bool(true)), _) => {
+            fail(
+                "\"evaluate\": true asks whether an agent's task was done; give steps and extract tasks a question"
+                    .into(),
+            );
+            None
+        }
+        _ => {
+            fail("\"evaluate\" must be a question (or true for agent tasks)".into());
+            None
+        }
+    };
     let task = match (problems.is_empty(), &id, kind) {
         (true, Some(id), Some(kind)) => Ok(Task {
             id: id.clone(),
@@ -204,6 +243,8 @@ fn parse_line(line: &str, n: usize, base_dir: &Path) -> (Option<String>, std::re
             max_steps,
             allowed_domains,
             model,
+            mode,
+            evaluate,
         }),
         _ => Err(problems),
     };
@@ -371,6 +412,48 @@ mod tests {
         let e = parse(&many).unwrap_err();
         assert!(e.contains("line 20:") && !e.contains("line 21:"), "{e}");
         assert!(e.ends_with("; and 5 more"), "{e}");
+    }
+
+    #[test]
+    fn mode_and_evaluate() {
+        let tasks = parse(concat!(
+            r#"{"id": "a", "task": "buy the lamp", "mode": "cua", "evaluate": true}"#,
+            "\n",
+            r#"{"id": "b", "steps": [{"method": "reload"}], "evaluate": "Is the banner green?"}"#,
+        ))
+        .unwrap();
+        assert_eq!(tasks[0].mode, AgentMode::Cua);
+        assert_eq!(
+            tasks[0].evaluate.as_deref(),
+            Some("Was this task completed? Task: buy the lamp")
+        );
+        assert_eq!(tasks[1].mode, AgentMode::Dom);
+        assert_eq!(tasks[1].evaluate.as_deref(), Some("Is the banner green?"));
+        for (line, want) in [
+            (r#"{"id": "a", "task": "x", "mode": "vision"}"#, "dom, hybrid or cua"),
+            (
+                r#"{"id": "a", "steps": [{"method": "reload"}], "mode": "cua"}"#,
+                "for agent tasks",
+            ),
+            (
+                r#"{"id": "a", "steps": [{"method": "reload"}], "evaluate": true}"#,
+                "give steps and extract tasks a question",
+            ),
+            (r#"{"id": "a", "task": "x", "evaluate": ""}"#, "must be a question"),
+        ] {
+            let e = parse(line).unwrap_err();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+        let e = parse_task_line(
+            r#"{"id": "a", "task": "x", "mode": 3, "max_steps": 0}"#,
+            4,
+            Path::new("."),
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("\"mode\" must be") && e.contains("; "),
+            "every problem, one line: {e}"
+        );
     }
 
     #[test]

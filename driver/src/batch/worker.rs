@@ -11,12 +11,14 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
-use super::execute::{error_status, execute, TaskEnv};
+use super::execute::{error_status, execute, write_report, TaskEnv};
 use super::grid::KEEPALIVE_EVERY;
+use super::judge::judge_task;
 use super::lease::{Lease, Source};
 use super::options::{BatchEvent, EventFn, Stop};
 use super::plan::Planned;
 use super::result::{TaskResult, TaskStatus};
+use crate::eval::{report, Verdict};
 use crate::llm::{Llm, LlmOptions};
 
 /// How long a browser gets to answer after a task before it counts as hung.
@@ -31,6 +33,8 @@ pub(crate) struct Shared {
     pub source: Source,
     pub env: TaskEnv,
     pub llm: LlmOptions,
+    /// The judge of tasks with an `evaluate` question (None: the task's model).
+    pub judge: Option<LlmOptions>,
     pub recycle_after: u32,
     pub task_timeout: Duration,
     pub report_names: HashMap<String, String>,
@@ -130,8 +134,20 @@ impl Worker {
             model: task.model.clone().or_else(|| shared.llm.model.clone()),
             ..shared.llm.clone()
         };
-        let llm = match task.kind.needs_llm().then(|| Llm::new(llm_options)).transpose() {
-            Ok(llm) => llm,
+        let judge_options = shared.judge.clone().unwrap_or_else(|| llm_options.clone());
+        let models = task
+            .kind
+            .needs_llm()
+            .then(|| Llm::new(llm_options))
+            .transpose()
+            .and_then(|llm| {
+                Ok((
+                    llm,
+                    task.evaluate.is_some().then(|| Llm::new(judge_options)).transpose()?,
+                ))
+            });
+        let (llm, judge) = match models {
+            Ok(models) => models,
             Err(e) => {
                 result.status = TaskStatus::Failed;
                 result.error = Some(e.to_string());
@@ -148,21 +164,24 @@ impl Worker {
             }
             Ok(page) => {
                 let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
-                let run = execute(browser, &page, task, llm.as_ref(), &shared.env, &name);
+                let run = execute(browser, &page, task, llm.as_ref(), judge.as_ref(), &shared.env, &name);
                 let keep_alive = keep_alive(lease);
                 let outcome = tokio::select! {
                     r = tokio::time::timeout(shared.task_timeout, run) => Some(r),
                     _ = keep_alive => None,
                     _ = shared.cancelled() => None,
                 };
+                let mut finished = None;
                 match outcome {
-                    Some(Ok(Ok(done))) => {
+                    Some(Ok(Ok(mut done))) => {
                         result.status = if done.ok { TaskStatus::Ok } else { TaskStatus::Failed };
-                        result.result = done.result;
-                        result.output = done.output;
-                        result.error = done.error;
+                        result.result = done.result.clone();
+                        result.output = done.output.clone();
+                        result.error = done.error.clone();
                         result.steps = done.steps;
-                        result.report = done.report;
+                        result.report = done.report.take();
+                        result.verdict = done.verdict.take();
+                        finished = Some(done);
                     }
                     Some(Ok(Err(e))) => {
                         result.status = error_status(&e);
@@ -179,6 +198,22 @@ impl Worker {
                         unhealthy = true;
                     }
                 }
+                if let Some(judge) = judge.as_ref().filter(|_| result.verdict.is_none()) {
+                    // A run that ended (ok or not, its page loaded or not) is
+                    // judged on what its tab shows; a timed-out, crashed or
+                    // cancelled one is not.
+                    let ended = matches!(result.status, TaskStatus::Ok | TaskStatus::Failed);
+                    if ended && !page.is_crashed() {
+                        let judging = judge_task(&page, task, finished.as_ref(), result.error.as_deref(), judge);
+                        result.verdict = tokio::select! {
+                            v = tokio::time::timeout(shared.task_timeout, judging) => Some(v.unwrap_or_else(|_| {
+                                Verdict::invalid(format!("the judge did not answer within {}s", shared.task_timeout.as_secs()))
+                            })),
+                            _ = shared.cancelled() => None,
+                        };
+                        self.write_verdict_page(&mut result, &name).await;
+                    }
+                }
                 let crashed = page.is_crashed() || !browser.is_responsive(HEALTH_CHECK).await;
                 if crashed && result.status != TaskStatus::Skipped {
                     result.status = TaskStatus::Crashed;
@@ -192,7 +227,13 @@ impl Worker {
                 }
             }
         }
-        result.duration_ms = started.elapsed().as_millis() as u64;
+        // The run's time: the judge's is its own.
+        let judging = result
+            .verdict
+            .as_ref()
+            .and_then(|v| v.judged.as_ref())
+            .map_or(0, |j| j.duration_ms);
+        result.duration_ms = (started.elapsed().as_millis() as u64).saturating_sub(judging);
         result.tokens = llm.map_or(0, |l| l.total_usage().total_tokens());
         self.served += 1;
         if unhealthy {
@@ -202,6 +243,22 @@ impl Worker {
             self.retire("its task ended").await;
         }
         result
+    }
+
+    /// With `--reports`, a judged task that has no trace report gets a page
+    /// with its verdict (the judge's prompt and the screenshots it saw).
+    async fn write_verdict_page(&self, result: &mut TaskResult, name: &str) {
+        let (Some(dir), Some(verdict)) = (&self.shared.env.reports, &result.verdict) else {
+            return;
+        };
+        if result.report.is_some() || name.is_empty() {
+            return;
+        }
+        let html = report::page(&format!("Task {}: the judge's verdict", result.id), verdict);
+        match write_report(&dir.join(name), &html).await {
+            Ok(()) => result.report = Some(name.to_string()),
+            Err(e) => self.shared.emit(BatchEvent::Warning(e.to_string())),
+        }
     }
 
     /// Gets a browser; `None` when the batch was cancelled meanwhile.

@@ -310,6 +310,23 @@ impl Llm {
         })
     }
 
+    /// The same model, base URL, key and options, with a usage log of its
+    /// own: a judge's calls are counted apart from the run it judges.
+    pub fn with_own_log(&self) -> Llm {
+        let i = &self.inner;
+        Llm {
+            inner: Arc::new(Inner {
+                provider: i.provider,
+                model: i.model.clone(),
+                base_url: i.base_url.clone(),
+                key: i.key.clone(),
+                http: i.http.clone(),
+                opts: i.opts.clone(),
+                log: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
     pub fn provider(&self) -> Provider {
         self.inner.provider
     }

@@ -11,7 +11,8 @@
 //! headers, JSON), `check` (validation helpers), one per wire format
 //! (`openai_chat`, `openai_responses`, `anthropic`, `gemini`: validation,
 //! replies, errors), `recorded` (what tests read back, screenshots decoded
-//! by `png`), `reply` (the script).
+//! by `png`), `reply` (the script), `judge` (an evaluator's judge that
+//! answers from the screenshot it is sent).
 //!
 //! ```ignore
 //! let server = LlmServer::with_script(vec![Reply::tool("act", json!({"id": "e1"})), Reply::text("done")]);
@@ -27,6 +28,7 @@ mod gate;
 mod gemini;
 mod http;
 mod ids;
+pub mod judge;
 mod openai_chat;
 mod openai_responses;
 mod png;

@@ -219,6 +219,26 @@ impl Recorded {
         }
     }
 
+    /// The schema structured output must match: OpenAI Chat's
+    /// `response_format.json_schema.schema`, Responses' `text.format.schema`,
+    /// the schema of the tool an Anthropic request forces, Gemini's
+    /// `generationConfig.responseSchema` (in Gemini's form: upper-case types).
+    pub fn response_schema(&self) -> Option<&Value> {
+        let b = &self.body;
+        let schema = match self.wire {
+            Some(Wire::OpenAi) => &b["response_format"]["json_schema"]["schema"],
+            Some(Wire::OpenAiResponses) => &b["text"]["format"]["schema"],
+            Some(Wire::Gemini) => &b["generationConfig"]["responseSchema"],
+            Some(Wire::Anthropic) => {
+                let forced = self.forced_tool()?;
+                let tool = arr(&b["tools"]).iter().find(|t| t["name"] == forced.as_str())?;
+                &tool["input_schema"]
+            }
+            None => return None,
+        };
+        (!schema.is_null()).then_some(schema)
+    }
+
     /// The display the request's computer tool declares: Anthropic's
     /// `display_width_px`/`display_height_px`, OpenAI's preview tool's
     /// `display_width`/`display_height` (Gemini and OpenAI's GA tool declare none).

@@ -5,7 +5,9 @@
 
 mod command;
 mod merge;
+mod pool;
 mod progress;
 mod summary;
 
 pub use command::{batch, BatchCommand};
+pub use pool::{with_two_stage_stop, PoolArgs};

@@ -1,4 +1,5 @@
-//! The table `sightline batch` prints at the end.
+//! The table `sightline batch` prints at the end (with the judged success
+//! rate beside the run status when tasks ask a judge).
 
 use std::path::Path;
 
@@ -11,11 +12,14 @@ fn seconds(ms: u64) -> String {
 /// Two aligned columns: success rate, this run, durations, tokens, failures by kind, files.
 pub fn table(report: &BatchReport, out: &Path, reports: Option<&Path>) -> String {
     let s = &report.summary;
-    let mut rows: Vec<(&str, String)> = vec![
-        (
-            "tasks",
-            format!("{} ({} ok, {:.1}% success)", s.tasks, s.ok, s.success_rate * 100.0),
-        ),
+    let mut rows: Vec<(&str, String)> = vec![(
+        "tasks",
+        format!("{} ({} ok, {:.1}% success)", s.tasks, s.ok, s.success_rate * 100.0),
+    )];
+    if let Some(judged) = s.judged_text() {
+        rows.push(("judged", judged));
+    }
+    rows.extend([
         (
             "this run",
             format!(
@@ -38,7 +42,7 @@ pub fn table(report: &BatchReport, out: &Path, reports: Option<&Path>) -> String
                 s.failures_text()
             },
         ),
-    ];
+    ]);
     if s.not_run > 0 {
         rows.push(("not run", s.not_run.to_string()));
     }

@@ -34,8 +34,20 @@ use wire::{Answer, Request};
 pub const SESSION_ENV: &str = "SIGHTLINE_SESSION";
 
 /// Commands whose one-shot form (`sightline snapshot URL`) keeps working:
-/// without its page argument, it is the session command.
-const ONE_SHOT: &[&str] = &["snapshot", "unblock", "act", "observe", "extract"];
+/// without its page argument, it is the session command. `eval` is also
+/// `sightline eval SUITE --out FILE` (an eval suite): flags the session's
+/// `eval <js>` does not take, or a first argument naming a suite file.
+const ONE_SHOT: &[&str] = &["snapshot", "unblock", "act", "observe", "extract", "eval"];
+
+/// `sightline eval suite.jsonl …`: the first argument is a suite file (JSON
+/// or JSON lines that exists), not JavaScript for the session's page.
+fn names_a_suite(argv: &[OsString]) -> bool {
+    let Some(first) = argv.get(2).and_then(|a| a.to_str()) else {
+        return false;
+    };
+    let path = std::path::Path::new(first);
+    path.extension().is_some_and(|e| e == "json" || e == "jsonl") && path.is_file()
+}
 
 fn session_flags(cmd: Command) -> Command {
     cmd.arg(
@@ -138,6 +150,9 @@ pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
             Err(e) => e.exit(),
         };
         return Some(if name == "close" { close(&m) } else { sessions(&m) });
+    }
+    if name == "eval" && names_a_suite(argv) {
+        return None;
     }
     let registry = Registry::standard();
     let commands = tool_commands(&registry);

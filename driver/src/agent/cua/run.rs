@@ -41,7 +41,7 @@ pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
         pressed_at: None,
     };
     let end = run.turns(first).await;
-    Ok(run.h.finish(end))
+    Ok(run.h.finish(end).await)
 }
 
 struct CuaLoop<'a> {

@@ -1,0 +1,72 @@
+//! `sightline eval SUITE --out results.jsonl [--modes dom,hybrid,cua] [--trials N] …`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use sightline::batch::Stop;
+use sightline::suite::{Eval, EvalOptions, Suite};
+use sightline::{AgentMode, Error, Result};
+
+use super::table::tables;
+use crate::batch::{with_two_stage_stop, PoolArgs};
+use crate::output::{print_json, print_out};
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The suite: WebVoyager JSON lines (`web_name`, `id`, `ques`, `web`),
+    /// Online-Mind2Web (`task_id`, `confirmed_task`, `website`,
+    /// `reference_length`, `level`; a JSON array or JSON lines), or
+    /// Sightline's agent task lines.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// Results file: one line per run (`{task}@{mode}#{trial}`), appended as
+    /// runs end. Rerun with the same file to run only what has no verdict.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The agent's modes, each task run in every one: dom, hybrid, cua.
+    #[arg(long, value_name = "MODES", value_delimiter = ',', default_value = "dom", value_parser = parse_mode)]
+    pub modes: Vec<AgentMode>,
+    /// Runs of each task in each mode.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub trials: u32,
+    /// Resolve the suite's relative page addresses against this URL (a
+    /// local server, a mirror; end it with `/`) instead of the suite file's folder.
+    #[arg(long, value_name = "URL")]
+    pub web_base: Option<String>,
+    #[command(flatten)]
+    pub pool: PoolArgs,
+}
+
+fn parse_mode(s: &str) -> std::result::Result<AgentMode, String> {
+    s.parse()
+}
+
+pub async fn eval(args: EvalArgs) -> Result<()> {
+    // The whole suite is checked before any browser starts.
+    let suite = Suite::read(&args.suite, args.web_base.as_deref())?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(Stop::Run);
+    let options = EvalOptions {
+        modes: args.modes.clone(),
+        trials: args.trials,
+        batch: args.pool.batch_options(args.out.clone(), stop_rx).await?,
+    };
+    let mut eval = Eval::new(suite, options)?;
+    let plan = eval.batch().plan();
+    let progress = args.pool.progress(plan.to_run.len(), plan.already_done);
+    if let Some(p) = &progress {
+        for line in eval.batch().unreadable_lines() {
+            p.note(&format!("warning: skipped an unreadable results line: {line}"));
+        }
+        eval = eval.with_events(p.events());
+    }
+    let report = with_two_stage_stop(stop_tx, progress, eval.run()).await?;
+    if args.pool.output.json {
+        print_json(&report);
+    } else {
+        print_out(&tables(&report, &args.out, args.pool.reports.as_deref()));
+    }
+    if report.interrupted {
+        return Err(Error::Interrupted);
+    }
+    Ok(())
+}

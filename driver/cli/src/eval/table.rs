@@ -1,0 +1,114 @@
+//! What `sightline eval` prints: the suite and the judge, the comparison
+//! across modes (judged success beside the agents' own claims, tasks solved
+//! in any trial, mean steps and tokens, median time), and the judged
+//! success rate per level and mode.
+
+use std::path::Path;
+
+use sightline::suite::{EvalReport, Figures};
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "—".into()
+    } else {
+        format!("{part} of {whole} ({:.1}%)", part as f64 / whole as f64 * 100.0)
+    }
+}
+
+fn kilo(n: f64) -> String {
+    if n >= 1000.0 {
+        format!("{:.1}k", n / 1000.0)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// Columns padded to their widest cell, two spaces apart.
+fn aligned(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, s)| format!("{s:<w$}", w = widths[c]))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn mode_row(name: String, f: &Figures, tasks: usize) -> Vec<String> {
+    vec![
+        name,
+        percent(f.judged_yes, f.runs),
+        percent(f.claimed, f.runs),
+        format!("{} of {tasks}", f.tasks_solved),
+        format!("{:.1}", f.mean_steps),
+        kilo(f.mean_tokens),
+        format!("{:.1} s", f.median_ms as f64 / 1000.0),
+    ]
+}
+
+pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>) -> String {
+    let runs: usize = r.by_mode.iter().map(|m| m.figures.runs).sum();
+    let mut s = aligned(&[
+        vec![
+            "suite".into(),
+            format!(
+                "{} ({}: {} task(s) × {} mode(s) × {} trial(s) = {runs} runs; {} already had a result{})",
+                r.suite.display(),
+                r.format.name(),
+                r.tasks,
+                r.modes.len(),
+                r.trials,
+                r.already_done,
+                if r.interrupted { "; interrupted" } else { "" }
+            ),
+        ],
+        vec!["judge".into(), r.judge.clone()],
+    ]);
+    s.push('\n');
+    let mut rows = vec![vec![
+        "mode".to_string(),
+        "judged success".into(),
+        "agent's claim".into(),
+        "solved".into(),
+        "steps".into(),
+        "tokens".into(),
+        "time".into(),
+    ]];
+    for m in &r.by_mode {
+        rows.push(mode_row(m.mode.to_string(), &m.figures, r.tasks));
+    }
+    s.push_str(&aligned(&rows));
+    if !r.by_level.is_empty() {
+        s.push('\n');
+        let mut rows = vec![std::iter::once("level".to_string())
+            .chain(r.modes.iter().map(|m| m.to_string()))
+            .collect::<Vec<_>>()];
+        for l in &r.by_level {
+            let mut row = vec![l.level.clone()];
+            row.extend(l.modes.iter().map(|m| percent(m.figures.judged_yes, m.figures.runs)));
+            rows.push(row);
+        }
+        s.push_str(&aligned(&rows));
+    }
+    s.push('\n');
+    let mut files = vec![vec!["results".to_string(), out.display().to_string()]];
+    if let Some(dir) = reports {
+        files.push(vec!["reports".into(), dir.join("index.html").display().to_string()]);
+    }
+    s.push_str(&aligned(&files));
+    s
+}

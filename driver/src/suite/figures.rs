@@ -1,0 +1,329 @@
+//! What a suite run measured: the judged success rate per mode and per
+//! level, beside the agents' own claims, with steps, tokens and time
+//! ([`EvalReport`]).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::file::Suite;
+use super::formats::SuiteFormat;
+use super::plan::EvalRun;
+use crate::agent::AgentMode;
+use crate::batch::{TaskResult, TaskStatus};
+use crate::eval::Evaluation;
+
+/// Levels in their natural order; any other sorts after them by name.
+const LEVEL_ORDER: &[&str] = &["easy", "medium", "hard"];
+/// The level of tasks that have none, in a suite where some have one.
+pub const NO_LEVEL: &str = "none";
+
+/// Figures over a set of runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Figures {
+    /// Runs planned.
+    pub runs: usize,
+    /// Runs with a result.
+    pub finished: usize,
+    /// The judge's verdicts.
+    pub judged_yes: usize,
+    pub judged_no: usize,
+    pub judged_invalid: usize,
+    /// `judged_yes / runs`, 0 to 1: a run without a verdict (timed out,
+    /// crashed, not run) counts as not done.
+    pub success_rate: f64,
+    /// Runs whose agent said it succeeded (status ok): its own claim.
+    pub claimed: usize,
+    pub claimed_rate: f64,
+    /// Tasks the judge said YES to in at least one trial.
+    pub tasks_solved: usize,
+    /// Means over the finished runs.
+    pub mean_steps: f64,
+    pub mean_tokens: f64,
+    pub median_ms: u64,
+    pub mean_ms: f64,
+    /// Tokens of every finished run (the judge's not counted).
+    pub tokens: u64,
+}
+
+impl Figures {
+    fn of(runs: &[(&EvalRun, Option<&TaskResult>)]) -> Figures {
+        let finished: Vec<&TaskResult> = runs.iter().filter_map(|(_, r)| *r).collect();
+        let verdicts = |e: Evaluation| {
+            finished
+                .iter()
+                .filter(|r| r.verdict.as_ref().is_some_and(|v| v.evaluation == e))
+                .count()
+        };
+        let judged_yes = verdicts(Evaluation::Yes);
+        let claimed = finished.iter().filter(|r| r.status == TaskStatus::Ok).count();
+        let mut solved: Vec<usize> = runs
+            .iter()
+            .filter(|(_, r)| r.and_then(|r| r.verdict.as_ref()).is_some_and(|v| v.is_yes()))
+            .map(|(run, _)| run.task)
+            .collect();
+        solved.sort_unstable();
+        solved.dedup();
+        let mut durations: Vec<u64> = finished.iter().map(|r| r.duration_ms).collect();
+        durations.sort_unstable();
+        let n = finished.len() as f64;
+        let mean = |f: &dyn Fn(&TaskResult) -> f64| {
+            if finished.is_empty() {
+                0.0
+            } else {
+                finished.iter().map(|r| f(r)).sum::<f64>() / n
+            }
+        };
+        let rate = |k: usize| {
+            if runs.is_empty() {
+                0.0
+            } else {
+                k as f64 / runs.len() as f64
+            }
+        };
+        Figures {
+            runs: runs.len(),
+            finished: finished.len(),
+            judged_yes,
+            judged_no: verdicts(Evaluation::No),
+            judged_invalid: verdicts(Evaluation::Invalid),
+            success_rate: rate(judged_yes),
+            claimed,
+            claimed_rate: rate(claimed),
+            tasks_solved: solved.len(),
+            mean_steps: mean(&|r| f64::from(r.steps)),
+            mean_tokens: mean(&|r| r.tokens as f64),
+            median_ms: durations
+                .get(durations.len().saturating_sub(1) / 2)
+                .copied()
+                .unwrap_or(0),
+            mean_ms: mean(&|r| r.duration_ms as f64),
+            tokens: finished.iter().map(|r| r.tokens).sum(),
+        }
+    }
+}
+
+/// The figures of one mode.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModeFigures {
+    pub mode: AgentMode,
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// The figures of one level, per mode.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LevelFigures {
+    pub level: String,
+    pub modes: Vec<ModeFigures>,
+}
+
+/// How one run ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunOutcome {
+    /// The run's id in the results file (`{task}@{mode}#{trial}`).
+    pub id: String,
+    /// The suite task's id.
+    pub task: String,
+    pub mode: AgentMode,
+    pub trial: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+    /// None: not run (yet).
+    pub status: Option<TaskStatus>,
+    pub evaluation: Option<Evaluation>,
+}
+
+/// What `sightline eval` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    pub suite: PathBuf,
+    pub format: SuiteFormat,
+    /// Tasks of the suite.
+    pub tasks: usize,
+    pub modes: Vec<AgentMode>,
+    pub trials: u32,
+    /// The judge's model.
+    pub judge: String,
+    /// One entry per mode, in the order asked: the comparison across modes.
+    pub by_mode: Vec<ModeFigures>,
+    /// Per level (Online-Mind2Web's easy, medium, hard), each per mode;
+    /// empty when no task has a level.
+    pub by_level: Vec<LevelFigures>,
+    pub runs: Vec<RunOutcome>,
+    /// Runs left alone because the results file had their verdict.
+    pub already_done: usize,
+    /// Ctrl-C stopped the run before every planned run ran.
+    pub interrupted: bool,
+}
+
+impl EvalReport {
+    /// Figures of `runs` from the newest `results` (a batch's, in any order).
+    pub fn new(
+        suite: &Suite,
+        runs: &[EvalRun],
+        modes: &[AgentMode],
+        trials: u32,
+        judge: String,
+        results: &[TaskResult],
+    ) -> EvalReport {
+        let paired: Vec<(&EvalRun, Option<&TaskResult>)> = runs
+            .iter()
+            .map(|run| (run, results.iter().find(|r| r.id == run.id)))
+            .collect();
+        let level_of = |run: &EvalRun| suite.tasks[run.task].level.clone();
+        let by_mode_of = |filter: &dyn Fn(&EvalRun) -> bool| -> Vec<ModeFigures> {
+            modes
+                .iter()
+                .map(|&mode| {
+                    let of_mode: Vec<_> = paired
+                        .iter()
+                        .filter(|(r, _)| r.mode == mode && filter(r))
+                        .copied()
+                        .collect();
+                    ModeFigures {
+                        mode,
+                        figures: Figures::of(&of_mode),
+                    }
+                })
+                .collect()
+        };
+        let mut levels: Vec<Option<String>> = suite.tasks.iter().map(|t| t.level.clone()).collect();
+        levels.sort_by_key(|l| level_rank(l.as_deref()));
+        levels.dedup();
+        let by_level = if levels.iter().all(Option::is_none) {
+            Vec::new()
+        } else {
+            levels
+                .into_iter()
+                .map(|level| LevelFigures {
+                    modes: by_mode_of(&|r| level_of(r) == level),
+                    level: level.unwrap_or_else(|| NO_LEVEL.to_string()),
+                })
+                .collect()
+        };
+        EvalReport {
+            suite: suite.path.clone(),
+            format: suite.format,
+            tasks: suite.tasks.len(),
+            modes: modes.to_vec(),
+            trials,
+            judge,
+            by_mode: by_mode_of(&|_| true),
+            by_level,
+            runs: paired
+                .iter()
+                .map(|(run, result)| RunOutcome {
+                    id: run.id.clone(),
+                    task: suite.tasks[run.task].id.clone(),
+                    mode: run.mode,
+                    trial: run.trial,
+                    level: level_of(run),
+                    status: result.map(|r| r.status),
+                    evaluation: result.and_then(|r| r.verdict.as_ref()).map(|v| v.evaluation),
+                })
+                .collect(),
+            already_done: 0,
+            interrupted: false,
+        }
+    }
+}
+
+/// easy < medium < hard < other levels by name < no level.
+fn level_rank(level: Option<&str>) -> (usize, String) {
+    match level {
+        None => (LEVEL_ORDER.len() + 1, String::new()),
+        Some(l) => {
+            let lower = l.to_ascii_lowercase();
+            let known = LEVEL_ORDER.iter().position(|k| *k == lower);
+            (known.unwrap_or(LEVEL_ORDER.len()), lower)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::file::parse;
+    use super::super::plan::expand;
+    use super::super::web_base::WebBase;
+    use super::*;
+    use crate::eval::Verdict;
+
+    fn suite() -> Suite {
+        let text = concat!(
+            r#"[{"task_id": "a", "confirmed_task": "Buy the lamp", "website": "https://a.example/", "level": "hard"},"#,
+            r#" {"task_id": "b", "confirmed_task": "Buy the kettle", "website": "https://b.example/", "level": "easy"}]"#,
+        );
+        let base = WebBase::url("http://127.0.0.1:1/").unwrap();
+        let (format, tasks) = parse(text, &base, std::path::Path::new(".")).unwrap();
+        Suite {
+            path: "suite.json".into(),
+            format,
+            tasks,
+        }
+    }
+
+    fn result(id: &str, status: TaskStatus, evaluation: Option<Evaluation>, steps: u32, ms: u64) -> TaskResult {
+        let mut r = TaskResult::new(id, status, 1);
+        r.steps = steps;
+        r.tokens = 100;
+        r.duration_ms = ms;
+        r.verdict = evaluation.map(|evaluation| Verdict {
+            evaluation,
+            reasoning: String::new(),
+            judged: None,
+        });
+        r
+    }
+
+    #[test]
+    fn success_is_judged_per_mode_and_level_beside_the_claims() {
+        let suite = suite();
+        let modes = [AgentMode::Dom, AgentMode::Cua];
+        let (tasks, runs) = expand(&suite, &modes, 2);
+        assert_eq!(runs.len(), 8);
+        assert_eq!(tasks[0].id, "a@dom#1");
+        assert_eq!(tasks[1].mode, AgentMode::Cua);
+        assert_eq!(runs[7].id, "b@cua#2");
+        let (ok, yes, no) = (TaskStatus::Ok, Some(Evaluation::Yes), Some(Evaluation::No));
+        let results = vec![
+            // dom: the lamp is done once, the kettle never, though the agent claims it every time.
+            result("a@dom#1", ok, yes, 2, 1000),
+            result("a@dom#2", ok, no, 4, 3000),
+            result("b@dom#1", ok, no, 2, 2000),
+            result("b@dom#2", ok, no, 2, 2000),
+            // cua: everything done; one run not run yet.
+            result("a@cua#1", ok, yes, 3, 500),
+            result("a@cua#2", TaskStatus::Failed, yes, 3, 500),
+            result("b@cua#1", ok, yes, 3, 500),
+        ];
+        let r = EvalReport::new(&suite, &runs, &modes, 2, "openai/m".into(), &results);
+        let dom = &r.by_mode[0].figures;
+        assert_eq!((dom.runs, dom.finished, dom.judged_yes, dom.judged_no), (4, 4, 1, 3));
+        assert!((dom.success_rate - 0.25).abs() < 1e-9 && (dom.claimed_rate - 1.0).abs() < 1e-9);
+        assert_eq!((dom.tasks_solved, dom.median_ms, dom.tokens), (1, 2000, 400));
+        assert!((dom.mean_steps - 2.5).abs() < 1e-9);
+        let cua = &r.by_mode[1].figures;
+        assert_eq!(
+            (cua.runs, cua.finished, cua.judged_yes, cua.claimed, cua.tasks_solved),
+            (4, 3, 3, 2, 2)
+        );
+        assert!(
+            (cua.success_rate - 0.75).abs() < 1e-9,
+            "a run without a verdict is not a success"
+        );
+        let levels: Vec<&str> = r.by_level.iter().map(|l| l.level.as_str()).collect();
+        assert_eq!(levels, ["easy", "hard"]);
+        assert_eq!(r.by_level[0].modes[0].figures.judged_yes, 0, "easy in dom: the kettle");
+        assert_eq!(
+            r.by_level[1].modes[1].figures.judged_yes, 2,
+            "hard in cua: the lamp twice"
+        );
+        assert_eq!(r.runs[7].status, None);
+        assert_eq!(r.runs[0].evaluation, yes);
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["by_mode"][1]["mode"], "cua");
+        assert_eq!(json["by_mode"][1]["judged_yes"], 3, "figures are flattened: {json}");
+        assert_eq!(json["format"], "online-mind2web");
+    }
+}

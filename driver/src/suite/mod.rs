@@ -1,0 +1,42 @@
+//! Eval suites: standard task sets run the way their users run them, each
+//! task by the agent in several modes and trials, every run judged by the
+//! evaluator ([`crate::eval`]), and the success rate measured per mode and
+//! per level.
+//!
+//! Reads WebVoyager's JSON lines, Online-Mind2Web's tasks (a JSON array or
+//! JSON lines) and Sightline's own task lines ([`SuiteFormat`]); the
+//! suites' data is not bundled. Runs go through the batch machinery
+//! ([`crate::batch`]): the same pool, grid, shards, results file and resume.
+//!
+//! ```no_run
+//! # async fn demo() -> sightline::Result<()> {
+//! use sightline::batch::BatchOptions;
+//! use sightline::suite::{Eval, EvalOptions, Suite};
+//! use sightline::AgentMode;
+//! let suite = Suite::read("webvoyager.jsonl".as_ref(), None)?;  // every record checked first
+//! let options = EvalOptions {
+//!     modes: vec![AgentMode::Dom, AgentMode::Cua],
+//!     trials: 1,
+//!     batch: BatchOptions { out: "eval.jsonl".into(), ..Default::default() },
+//! };
+//! let report = Eval::new(suite, options)?.run().await?;
+//! for m in &report.by_mode {
+//!     println!("{}: {:.0}% judged success", m.mode, m.figures.success_rate * 100.0);
+//! }
+//! # Ok(()) }
+//! ```
+
+mod figures;
+mod file;
+mod formats;
+mod plan;
+mod records;
+mod run;
+mod web_base;
+
+pub use figures::{EvalReport, Figures, LevelFigures, ModeFigures, RunOutcome, NO_LEVEL};
+pub use file::Suite;
+pub use formats::{SuiteFormat, SuiteTask};
+pub use plan::EvalRun;
+pub use run::{Eval, EvalOptions};
+pub use web_base::WebBase;

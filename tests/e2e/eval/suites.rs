@@ -1,0 +1,212 @@
+//! `sightline eval` on the example suites (`tests/fixtures/eval/`), pages
+//! served on 127.0.0.1 through `--web-base`: WebVoyager lines in the dom,
+//! hybrid and cua modes, Online-Mind2Web's JSON array in two trials with
+//! its levels, a rerun that resumes from the results file, and malformed
+//! suites refused by line before anything runs.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sightline_testkit::{fixtures_dir, offline_switches};
+
+use super::*;
+use crate::batch::{latest, result_lines};
+use crate::support::{run_cli_env, CliOutput};
+
+fn example(name: &str) -> PathBuf {
+    fixtures_dir().join("eval").join(name)
+}
+
+fn eval(suite: &Path, out: &Path, server: &LlmServer, files: &FixtureServer, extra: &[&str]) -> CliOutput {
+    let mut args: Vec<String> = vec![
+        "eval".into(),
+        suite.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+        "--web-base".into(),
+        files.url("eval/"),
+        "--model".into(),
+        MODEL.into(),
+        "--base-url".into(),
+        server.anthropic_base_url(),
+        "--concurrency".into(),
+        "2".into(),
+    ];
+    for switch in offline_switches() {
+        args.push("--browser-arg".into());
+        args.push(switch);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_cli_env(&args, &[("ANTHROPIC_API_KEY", "test-key")])
+}
+
+/// The table row that starts with `name`, its cells split on runs of two spaces.
+fn row<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
+    let line = table
+        .lines()
+        .find(|l| l.split("  ").next() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} row in:\n{table}"));
+    line.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect()
+}
+
+#[test]
+fn eval_runs_the_webvoyager_example_in_three_modes_and_resumes() {
+    let files = FixtureServer::start();
+    let server = stand_in();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let suite = example("webvoyager-example.jsonl");
+    let run = eval(&suite, &out, &server, &files, &["--modes", "dom,hybrid,cua"]);
+    run.assert_success();
+    let table = &run.stdout;
+    assert!(
+        table.contains("(WebVoyager: 2 task(s) × 3 mode(s) × 1 trial(s) = 6 runs; 0 already had a result)"),
+        "{table}"
+    );
+    assert_eq!(row(table, "judge")[1], "anthropic/claude-sonnet-4-5");
+    assert_eq!(row(table, "mode")[1..3], ["judged success", "agent's claim"]);
+    // The agent claims both orders in every mode; the judge sees one sold out.
+    for mode in ["dom", "hybrid", "cua"] {
+        let cells = row(table, mode);
+        assert_eq!(
+            cells[1..4],
+            ["1 of 2 (50.0%)", "2 of 2 (100.0%)", "1 of 2"],
+            "{mode}: {table}"
+        );
+    }
+    assert!(!table.contains("level"), "WebVoyager has no levels: {table}");
+    let results = latest(&out);
+    assert_eq!(results.len(), 6);
+    for mode in ["dom", "hybrid", "cua"] {
+        assert_eq!(results[&format!("Shop--0@{mode}#1")]["verdict"]["evaluation"], "YES");
+        assert_eq!(results[&format!("Shop--1@{mode}#1")]["verdict"]["evaluation"], "NO");
+        assert_eq!(
+            results[&format!("Shop--1@{mode}#1")]["status"],
+            "ok",
+            "the agent's claim"
+        );
+    }
+    let judged = judge_requests(&server);
+    assert_eq!(judged.len(), 6);
+    assert!(judged.iter().any(|r| r
+        .last_user_text()
+        .contains("Question: Was this task completed? Task: Order the kettle.")));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.tool_names() == ["computer", "removeBlocker"]),
+        "a cua run"
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.tool_names().iter().any(|t| t == "clickAt")),
+        "a hybrid run"
+    );
+    server.assert_no_malformed();
+
+    // The same command again: every run has its verdict, nothing runs, the
+    // figures come from the results file.
+    let before = server.requests().len();
+    let again = eval(&suite, &out, &server, &files, &["--modes", "dom,hybrid,cua", "--json"]);
+    again.assert_success();
+    assert_eq!(server.requests().len(), before, "nothing ran");
+    assert_eq!(result_lines(&out).len(), 6);
+    let report: Value = serde_json::from_str(again.stdout.trim()).unwrap();
+    assert_eq!(report["already_done"], 6);
+    assert_eq!(report["format"], "webvoyager");
+    let modes: Vec<(&str, f64)> = report["by_mode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["mode"].as_str().unwrap(), m["success_rate"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(modes, [("dom", 0.5), ("hybrid", 0.5), ("cua", 0.5)]);
+    assert_eq!(report["by_mode"][2]["claimed_rate"], 1.0);
+}
+
+#[test]
+fn eval_reads_online_mind2web_and_reports_per_level_over_trials() {
+    let files = FixtureServer::start();
+    let server = stand_in();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let run = eval(
+        &example("mind2web-example.json"),
+        &out,
+        &server,
+        &files,
+        &["--modes", "dom", "--trials", "2"],
+    );
+    run.assert_success();
+    let table = &run.stdout;
+    assert!(
+        table.contains("(Online-Mind2Web: 2 task(s) × 1 mode(s) × 2 trial(s) = 4 runs"),
+        "{table}"
+    );
+    assert_eq!(
+        row(table, "dom")[1..4],
+        ["2 of 4 (50.0%)", "4 of 4 (100.0%)", "1 of 2"],
+        "{table}"
+    );
+    assert_eq!(row(table, "level"), ["level", "dom"]);
+    assert_eq!(row(table, "easy"), ["easy", "2 of 2 (100.0%)"]);
+    assert_eq!(row(table, "hard"), ["hard", "0 of 2 (0.0%)"]);
+    let results = latest(&out);
+    let ids: Vec<&String> = results.keys().collect();
+    assert_eq!(
+        ids,
+        [
+            "shop-kettle@dom#1",
+            "shop-kettle@dom#2",
+            "shop-lamp@dom#1",
+            "shop-lamp@dom#2"
+        ]
+    );
+    server.assert_no_malformed();
+}
+
+#[test]
+fn malformed_suites_are_refused_by_line_before_anything_runs() {
+    let files = FixtureServer::start();
+    let server = stand_in();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let suite = dir.path().join("suite.jsonl");
+    std::fs::write(
+        &suite,
+        concat!(
+            r#"{"web_name": "Shop", "id": "Shop--0", "ques": "Order the lamp.", "web": "shop.html?item=lamp"}"#,
+            "\n",
+            r#"{"web_name": "Shop", "id": "Shop--1", "web": "shop.html"}"#,
+            "\n",
+            "{\"web_name\": \"Shop\", \"id\": \n",
+        ),
+    )
+    .unwrap();
+    let bad = eval(&suite, &out, &server, &files, &[]);
+    let line = bad.assert_one_line_error();
+    assert!(line.contains("suite.jsonl: line 3: not a JSON object"), "{line}");
+    let json_fixed = suite.with_file_name("fixed.jsonl");
+    std::fs::write(
+        &json_fixed,
+        concat!(
+            r#"{"web_name": "Shop", "id": "Shop--0", "ques": "Order the lamp.", "web": "shop.html?item=lamp"}"#,
+            "\n",
+            r#"{"web_name": "Shop", "id": "Shop--1", "web": "shop.html"}"#,
+            "\n",
+            r#"{"task_id": "x", "confirmed_task": "Order", "website": "shop.html"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let bad = eval(&json_fixed, &out, &server, &files, &[]);
+    let line = bad.assert_one_line_error();
+    assert!(line.contains("line 2: id \"Shop--1\": no \"ques\""), "{line}");
+    assert!(line.contains("line 3: not a WebVoyager record"), "{line}");
+    assert!(!out.exists(), "nothing ran");
+    assert!(server.requests().is_empty());
+}
