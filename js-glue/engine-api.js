@@ -97,6 +97,11 @@ const __sl_readiness = (() => {
     }
   });
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // The parser's last insertions are delivered just after readyState left
+  // "loading": they are the document, not a change to it.
+  document.addEventListener("readystatechange", () => {
+    if (document.readyState === "interactive") observer.takeRecords();
+  }, true);
   // Newest first: the first change in or near the viewport (half a viewport
   // around it) is the latest that counts.
   const place = () => {

@@ -384,6 +384,7 @@ impl Browser {
             self.options.remove_blocker.clone(),
             self.origins_for(context.map(|c| c.id.as_str())),
             self.side_channel.clone(),
+            true,
         )
         .await?;
         self.pages.lock().unwrap().push(page.clone());
@@ -427,6 +428,7 @@ impl Browser {
             self.options.remove_blocker.clone(),
             self.origins_for(context.as_deref()),
             self.side_channel.clone(),
+            false,
         )
         .await?;
         let mut pages = self.pages.lock().unwrap();

@@ -89,6 +89,7 @@ impl Page {
         blockers: RemoveBlockerConfig,
         origins: OriginPolicy,
         side_channel: Option<Arc<SideChannel>>,
+        fresh: bool,
     ) -> Result<Page> {
         inner
             .execute(EnableParams::default())
@@ -99,8 +100,12 @@ impl Page {
             .await
             .map_err(|e| Error::cdp("Page.setBypassCSP", e))?;
 
+        // A tab that already shows a page gets both scripts in its current
+        // document too; a fresh tab (about:blank, about to navigate) needs
+        // them only in the documents to come, and running the engine on
+        // its blank page would cost a wasm compile for nothing.
         let mut hook = AddScriptToEvaluateOnNewDocumentParams::new(MAIN_WORLD_HOOK);
-        hook.run_immediately = Some(true);
+        hook.run_immediately = Some(!fresh);
         inner
             .execute(hook)
             .await
@@ -108,7 +113,7 @@ impl Page {
 
         let mut engine = AddScriptToEvaluateOnNewDocumentParams::new(ISOLATED_ENGINE);
         engine.world_name = Some(WORLD_NAME.to_string());
-        engine.run_immediately = Some(true);
+        engine.run_immediately = Some(!fresh);
         inner
             .execute(engine)
             .await

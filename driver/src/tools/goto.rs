@@ -32,12 +32,19 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             return Ok(ToolOutput::failed("goto: url must not be empty"));
         }
         let page = ctx.page();
-        let base = page.url().await.unwrap_or_default();
-        let url = url::Url::parse(&base)
-            .ok()
-            .and_then(|b| b.join(a.url.trim()).ok())
-            .map(|u| u.to_string())
-            .unwrap_or_else(|| a.url.trim().to_string());
+        // A relative URL is taken against the page's (as the browser lists
+        // it: asking the page would cost a fresh tab its engine's start).
+        let wanted = a.url.trim();
+        let url = if url::Url::parse(wanted).is_ok() {
+            wanted.to_string()
+        } else {
+            let (base, _) = page.listed().await;
+            url::Url::parse(&base)
+                .ok()
+                .and_then(|b| b.join(wanted).ok())
+                .map(|u| u.to_string())
+                .unwrap_or_else(|| wanted.to_string())
+        };
         let domains = &ctx.settings.allowed_domains;
         if !domains.allows(&url) {
             return Ok(ToolOutput::failed(format!(
