@@ -179,6 +179,14 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     s.ok(&["type", " Hopper"]);
     let value = s.ok(&["eval", "document.querySelector('input[name=name]').value"]);
     assert!(value.contains("Grace Hopper"), "typed into the focused field: {value}");
+    // What a coding agent types: an arrow to call, or an IIFE already called.
+    let arrow = s.ok(&["eval", "() => document.title.length > 0"]);
+    assert!(arrow.contains("true"), "{arrow}");
+    let iife = s.ok(&[
+        "eval",
+        "(() => { const f = document.forms.length; return `forms: ${f}`; })()",
+    ]);
+    assert!(iife.contains("forms: 1"), "{iife}");
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);
     s.ok(&["dblclick", &field]);
     s.ok(&["scroll", "down"]);

@@ -41,17 +41,48 @@ struct Args {
 }
 
 /// The code to run for `function`: a function is called; an expression
-/// (`document.title`, as typed at a command line) is evaluated as it is.
+/// (`document.title`, as typed at a command line, or an IIFE) is evaluated
+/// as it is.
 fn page_call(function: &str) -> String {
     let code = function.trim();
-    let head = code.split("=>").next().unwrap_or("").trim();
-    let arrow = code.contains("=>")
-        && (head.starts_with('(') || head.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'));
-    if arrow || code.starts_with("function") || code.starts_with("async") {
+    if is_function(code) {
         format!("({code})()")
     } else {
         code.to_string()
     }
+}
+
+/// Whether `code` as a whole is a function: `function …`, `async …`, or an
+/// arrow whose head is one parameter name or one parenthesised list
+/// (`(() => 1)()` is a call, not a function: its head `(()` is unbalanced).
+fn is_function(code: &str) -> bool {
+    let word = |rest: &str| rest.starts_with(|c: char| c.is_whitespace() || c == '(' || c == '*');
+    if let Some(rest) = code.strip_prefix("function").or_else(|| code.strip_prefix("async")) {
+        return word(rest);
+    }
+    let Some((head, _)) = code.split_once("=>") else {
+        return false;
+    };
+    let head = head.trim();
+    if !head.is_empty() && head.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+        return true;
+    }
+    // One parenthesised list: the first '(' closes at the head's end.
+    let mut depth = 0usize;
+    for (i, c) in head.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1 == head.len() && head.starts_with('(');
+                }
+            }
+            _ if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -80,5 +111,21 @@ mod tests {
         assert_eq!(page_call("x => x"), "(x => x)()");
         assert_eq!(page_call("document.title"), "document.title");
         assert_eq!(page_call("[1, 2].map((x) => x * 2)"), "[1, 2].map((x) => x * 2)");
+        assert_eq!(page_call("(a, b = 2) => a + b"), "((a, b = 2) => a + b)()");
+        assert_eq!(
+            page_call("async function f() { return 1 }"),
+            "(async function f() { return 1 })()"
+        );
+        // Immediately invoked, or merely named like a keyword: already expressions.
+        assert_eq!(page_call("(() => document.title)()"), "(() => document.title)()");
+        assert_eq!(
+            page_call("(function () { return 2 })()"),
+            "(function () { return 2 })()"
+        );
+        assert_eq!(page_call("asyncQueue.length"), "asyncQueue.length");
+        assert_eq!(
+            page_call("functions.map((f) => f.name)"),
+            "functions.map((f) => f.name)"
+        );
     }
 }
