@@ -274,10 +274,7 @@ impl Error {
     }
 }
 
-/// Collapses whitespace runs (including newlines) so a message stays on one line.
-pub(crate) fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+pub(crate) use crate::text::one_line;
 
 #[cfg(test)]
 mod tests {

@@ -43,6 +43,7 @@ mod page;
 pub mod readable;
 pub mod steps;
 pub mod suite;
+mod text;
 mod time;
 pub mod tools;
 

@@ -10,6 +10,7 @@ use super::result::AgentResult;
 use crate::eval::{task_question, Evaluator, Evidence, Verdict};
 use crate::llm::{Llm, Secrets};
 use crate::page::Page;
+use crate::text::clip;
 
 /// Screenshots of the run the judge sees besides the final page: what the
 /// last steps showed, for answers read on a page the run then left.
@@ -94,14 +95,6 @@ fn account(r: &AgentResult) -> String {
         ));
     }
     s
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
 }
 
 #[cfg(test)]

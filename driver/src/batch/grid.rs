@@ -246,11 +246,7 @@ fn brief(v: &Value) -> String {
         Value::String(s) => one_line(s),
         other => other.to_string(),
     };
-    if s.chars().count() > 200 {
-        s.chars().take(200).collect::<String>() + "…"
-    } else {
-        s
-    }
+    crate::text::clip(&s, 200)
 }
 
 /// `DELETE /session/<id>` with plain blocking I/O: it works from `Drop`,

@@ -56,14 +56,7 @@ pub(super) fn stderr_summary(bytes: &[u8]) -> Option<String> {
     text.lines()
         .map(str::trim)
         .rfind(|l| !l.is_empty() && !l.contains("DevTools listening"))
-        .map(|l| {
-            let l = one_line(l);
-            if l.chars().count() > 300 {
-                l.chars().take(300).collect::<String>() + "…"
-            } else {
-                l
-            }
-        })
+        .map(|l| crate::text::clip(&one_line(l), 300))
 }
 
 /// Removes a profile directory. Chromium's helper processes can still be

@@ -12,6 +12,7 @@ use super::errors::{LlmError, LlmErrorKind};
 use super::retry::{backoff_delay, retry_after};
 use super::types::*;
 use super::{anthropic, gemini, openai, openai_responses};
+use crate::text::{clip, one_line};
 
 type Result<T, E = LlmError> = std::result::Result<T, E>;
 
@@ -573,11 +574,6 @@ impl Llm {
     }
 }
 
-/// Collapses whitespace runs so a server's message stays on one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
     if e.is_timeout() {
         LlmErrorKind::Timeout {
@@ -595,14 +591,6 @@ fn transport_error(e: &reqwest::Error, timeout: Duration) -> LlmErrorKind {
         LlmErrorKind::Connection {
             message: one_line(&message),
         }
-    }
-}
-
-pub(crate) fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
     }
 }
 

@@ -43,7 +43,7 @@ pub(crate) fn json_in_text(text: &str) -> std::result::Result<Value, String> {
     match serde_json::from_str::<Value>(t) {
         Err(e) => Err(format!(
             "the answer is not valid JSON ({e}): {}",
-            super::client::clip(t, 80)
+            crate::text::clip(t, 80)
         )),
         Ok(v) => Ok(v),
     }

@@ -157,11 +157,7 @@ fn short_url(url: &str) -> String {
         .split_once("://")
         .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
         .unwrap_or(url);
-    if path.chars().count() > 80 {
-        format!("{}…", path.chars().take(80).collect::<String>())
-    } else {
-        path.to_string()
-    }
+    crate::text::clip(path, 80)
 }
 
 impl Page {
@@ -199,25 +195,12 @@ impl Page {
         let mut look_for_busy = false;
         let mut pending: Vec<String> = Vec::new();
         loop {
-            let probe = match self.look_at_readiness(deadline, look_for_busy, step).await? {
-                Some(p) => p,
-                None => break,
-            };
-            if probe.submitting {
-                self.let_submission_run().await;
-                continue;
-            }
-            // Events the renderer sent before its answer are applied now.
-            tracker.sync().await;
-            let now = Instant::now();
-            if now >= deadline {
+            let Some((probe, now)) = self
+                .look_once_parsed(deadline, look_for_busy, step, &mut pending)
+                .await?
+            else {
                 break;
-            }
-            if probe.parsing || tracker.with(|s| s.navigating(now)) {
-                pending = vec!["the document".into()];
-                tracker.changed_or(deadline.min(now + POLL)).await;
-                continue;
-            }
+            };
 
             let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
             let step_fetches_old = requests
@@ -311,24 +294,11 @@ impl Page {
         let deadline = started + budget;
         let tracker = self.tracker();
         let step = self.step_started();
+        let mut pending = Vec::new();
         loop {
-            let probe = match self.look_at_readiness(deadline, false, step).await? {
-                Some(p) => p,
-                None => break,
-            };
-            if probe.submitting {
-                self.let_submission_run().await;
-                continue;
-            }
-            tracker.sync().await;
-            let now = Instant::now();
-            if now >= deadline {
+            let Some((_, now)) = self.look_once_parsed(deadline, false, step, &mut pending).await? else {
                 break;
-            }
-            if probe.parsing || tracker.with(|s| s.navigating(now)) {
-                tracker.changed_or(deadline.min(now + POLL)).await;
-                continue;
-            }
+            };
             match tracker.with(|s| s.quiet_at(now)) {
                 None => return Ok(ReadyReport::ready(started)),
                 Some(at) => {
@@ -347,6 +317,40 @@ impl Page {
                 MAX_REQUEST_AGE.as_secs()
             )],
         })
+    }
+
+    /// Looks at the page until its document is parsed and no form
+    /// submission is about to navigate (both rules start there): the look
+    /// and when it was taken, or `None` once the budget ran out.
+    async fn look_once_parsed(
+        &self,
+        deadline: Instant,
+        look_for_busy: bool,
+        step: Instant,
+        pending: &mut Vec<String>,
+    ) -> Result<Option<(Probe, Instant)>> {
+        let tracker = self.tracker();
+        loop {
+            let Some(probe) = self.look_at_readiness(deadline, look_for_busy, step).await? else {
+                return Ok(None);
+            };
+            if probe.submitting {
+                self.let_submission_run().await;
+                continue;
+            }
+            // Events the renderer sent before its answer are applied now.
+            tracker.sync().await;
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            if probe.parsing || tracker.with(|s| s.navigating(now)) {
+                *pending = vec!["the document".into()];
+                tracker.changed_or(deadline.min(now + POLL)).await;
+                continue;
+            }
+            return Ok(Some((probe, now)));
+        }
     }
 
     /// One look at the page; `None` when the deadline passed first. A

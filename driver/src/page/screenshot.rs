@@ -1,7 +1,7 @@
 //! Screenshots: the viewport, the whole page, or one element.
 
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, GetLayoutMetricsParams, Viewport,
+    CaptureScreenshotFormat, CaptureScreenshotParams, GetLayoutMetricsParams, GetLayoutMetricsReturns, Viewport,
 };
 
 use super::handle::Page;
@@ -65,12 +65,8 @@ impl Page {
     /// for speed (a screenshot per step; a model is charged by pixels, not
     /// bytes): about a fifth faster, two thirds larger.
     pub async fn screenshot_scaled(&self, scale: f64) -> Result<Vec<u8>> {
-        let m = self
-            .cdp()
-            .execute(GetLayoutMetricsParams::default())
-            .await
-            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
-        let vv = &m.result.css_visual_viewport;
+        let m = self.layout_metrics().await?;
+        let vv = &m.css_visual_viewport;
         let clip = Viewport {
             x: vv.page_x,
             y: vv.page_y,
@@ -84,23 +80,24 @@ impl Page {
     /// The viewport's size in CSS pixels as screenshots show it (the
     /// visual viewport: without a classic scrollbar, when one takes room).
     pub async fn screenshot_area(&self) -> Result<(f64, f64)> {
-        let m = self
-            .cdp()
+        let m = self.layout_metrics().await?;
+        let vv = &m.css_visual_viewport;
+        Ok((vv.client_width, vv.client_height))
+    }
+
+    /// The viewport's and the document's sizes and the scroll offset, in CSS pixels.
+    async fn layout_metrics(&self) -> Result<GetLayoutMetricsReturns> {
+        self.cdp()
             .execute(GetLayoutMetricsParams::default())
             .await
-            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
-        let vv = &m.result.css_visual_viewport;
-        Ok((vv.client_width, vv.client_height))
+            .map(|m| m.result)
+            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))
     }
 
     /// A PNG of the whole page, beyond the viewport.
     pub async fn screenshot_full_page(&self) -> Result<Vec<u8>> {
-        let m = self
-            .cdp()
-            .execute(GetLayoutMetricsParams::default())
-            .await
-            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
-        let size = &m.result.css_content_size;
+        let m = self.layout_metrics().await?;
+        let size = &m.css_content_size;
         let clip = clip_rect(0.0, 0.0, size.width.ceil(), size.height.ceil());
         self.capture(Some(clip), true, false).await
     }
@@ -124,13 +121,9 @@ impl Page {
                 waited_ms: None,
             });
         }
-        let m = self
-            .cdp()
-            .execute(GetLayoutMetricsParams::default())
-            .await
-            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))?;
+        let m = self.layout_metrics().await?;
         // Clips are in document coordinates: add the scroll offset.
-        let vv = &m.result.css_visual_viewport;
+        let vv = &m.css_visual_viewport;
         let r = ready.rect;
         let clip = clip_rect(r.x + vv.page_x, r.y + vv.page_y, r.width, r.height);
         self.capture(Some(clip), true, false).await

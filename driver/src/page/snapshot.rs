@@ -124,11 +124,7 @@ fn child_modal_path(node: &FrameNode) -> Option<Vec<String>> {
 
 /// Header note (rendered as `# …`) for a frame that could not be snapshotted.
 fn skipped_note(url: &str, err: &crate::error::Error) -> String {
-    let url = if url.chars().count() > 120 {
-        format!("{}…", url.chars().take(120).collect::<String>())
-    } else {
-        url.to_string()
-    };
+    let url = crate::text::clip(url, 120);
     format!("The frame {url} was left out: {err}.")
 }
 
