@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::result::{TaskResult, TaskStatus};
-use super::results_file::write_atomically;
 use super::summary::Summary;
 use super::task::Task;
 use crate::error::Result;
+use crate::files::write_atomically;
 use crate::html::esc;
 
 /// A report file name per task id: the id's safe characters, made unique

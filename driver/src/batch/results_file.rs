@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::result::TaskResult;
 use crate::error::{Error, Result};
+use crate::files::write_atomically;
 
 /// The results read from a file: the newest line of each id, in order of
 /// first appearance, and the lines that could not be read.
@@ -178,22 +179,6 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeReport> {
         results: log.latest.len(),
         skipped_lines: log.skipped_lines,
     })
-}
-
-/// Writes `path` through a temporary file in the same directory and a rename.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let err = |e: std::io::Error| Error::Io(format!("cannot write {}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(err)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(err)?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.as_file().sync_data())
-        .map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
 }
 
 #[cfg(test)]

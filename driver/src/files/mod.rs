@@ -6,4 +6,5 @@ mod access;
 mod output;
 
 pub use access::FileAccess;
+pub(crate) use output::write_atomically;
 pub use output::{output_path, write_output};

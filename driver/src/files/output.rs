@@ -51,13 +51,25 @@ relative to it",
 /// meanwhile is replaced, never followed. Returns where it went.
 pub fn write_output(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
     let target = output_path(dir, name)?;
-    let parent = target.parent().expect("inside the output directory");
-    let err = |e: std::io::Error| Error::Io(format!("cannot write {}: {e}", target.display()));
-    std::fs::create_dir_all(parent).map_err(err)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(parent).map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
-    tmp.persist(&target).map_err(|e| err(e.error))?;
+    write_atomically(&target, bytes)?;
     Ok(target)
+}
+
+/// Writes `path` through a temporary file in the same directory and a
+/// rename: readers see the old file or the whole new one, never a torn one.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let err = |e: std::io::Error| Error::Io(format!("cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(err)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(err)?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_data())
+        .map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use super::computer::{ComputerResult, ComputerSpec, COMPUTER_TOOL};
+use super::turns::turns;
 use super::types::*;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -163,20 +164,10 @@ fn native_blocks(m: &Message) -> Option<Vec<Value>> {
 /// Wire messages: consecutive messages of one role are merged (the API wants
 /// turns), tool results first in their user turn, empty turns dropped.
 fn messages(msgs: &[Message]) -> Vec<Value> {
-    let mut out: Vec<(Role, Vec<Value>)> = Vec::new();
-    for m in msgs {
-        let blocks: Vec<Value> = native_blocks(m).unwrap_or_else(|| m.parts.iter().filter_map(block).collect());
-        if blocks.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some((role, existing)) if *role == m.role => existing.extend(blocks),
-            _ => out.push((m.role, blocks)),
-        }
-    }
-    out.into_iter()
-        .map(|(role, mut blocks)| {
-            blocks.sort_by_key(|b| if b["type"] == "tool_result" { 0 } else { 1 });
+    let blocks_of = |m: &Message| native_blocks(m).unwrap_or_else(|| m.parts.iter().filter_map(block).collect());
+    turns(msgs, blocks_of, |b| b["type"] == "tool_result")
+        .into_iter()
+        .map(|(role, blocks)| {
             let role = if role == Role::User { "user" } else { "assistant" };
             json!({"role": role, "content": blocks})
         })

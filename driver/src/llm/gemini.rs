@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::computer::ComputerResult;
 use super::gemini_schema::to_gemini;
+use super::turns::turns;
 use super::types::*;
 
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -82,24 +83,13 @@ fn contents(msgs: &[Message]) -> Vec<Value> {
             _ => None,
         })
         .collect();
-    let mut out: Vec<(Role, Vec<Value>)> = Vec::new();
-    for m in msgs {
-        let parts = match (m.role, native_content(m)) {
-            (Role::Assistant, Some(content)) => content,
-            _ => m.parts.iter().filter_map(|p| part(p, &names)).collect(),
-        };
-        if parts.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some((role, existing)) if *role == m.role => existing.extend(parts),
-            _ => out.push((m.role, parts)),
-        }
-    }
-    out.into_iter()
-        .map(|(role, mut parts)| {
-            // Function responses first, in the order of the calls.
-            parts.sort_by_key(|p| if p.get("functionResponse").is_some() { 0 } else { 1 });
+    let parts_of = |m: &Message| match (m.role, native_content(m)) {
+        (Role::Assistant, Some(content)) => content,
+        _ => m.parts.iter().filter_map(|p| part(p, &names)).collect(),
+    };
+    turns(msgs, parts_of, |p| p.get("functionResponse").is_some())
+        .into_iter()
+        .map(|(role, parts)| {
             let role = if role == Role::User { "user" } else { "model" };
             json!({"role": role, "parts": parts})
         })

@@ -23,6 +23,7 @@ mod openai_responses;
 mod retry;
 pub mod schema;
 mod structured;
+mod turns;
 mod types;
 
 pub use anthropic::computer_tool_version as anthropic_computer_tool;

@@ -15,9 +15,10 @@ use serde::Serialize;
 use serde_json::json;
 use sightline::{Error, Result};
 use sightline_testkit::mcp_client::McpClient;
-use sightline_testkit::{fixtures_dir, offline_switches, FixtureServer};
+use sightline_testkit::{fixtures_dir, FixtureServer};
 
 use super::agent_browser::AgentBrowser;
+use super::mcp::{playwright_mcp_client, sightline_mcp_client};
 use super::pages::{median, print_report, ref_on_line};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -286,14 +287,8 @@ fn start(tool: &str, run: usize, pw_files: &Path) -> Result<Driver> {
     match tool {
         "sightline" => {
             let exe = std::env::current_exe().map_err(|e| Error::Io(format!("the sightline binary: {e}")))?;
-            let mut args: Vec<String> = vec!["mcp".into()];
-            for s in offline_switches() {
-                args.push("--chrome-arg".into());
-                args.push(s);
-            }
-            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
             Ok(Driver::Mcp {
-                client: McpClient::stdio(&exe.to_string_lossy(), &refs, &[]),
+                client: sightline_mcp_client(&exe.to_string_lossy()),
                 files: None,
             })
         }
@@ -305,28 +300,8 @@ fn start(tool: &str, run: usize, pw_files: &Path) -> Result<Driver> {
                     hint: Some(" (run scripts/setup.sh, or leave playwright-mcp out with --tools)".into()),
                 });
             }
-            let cli = cli.to_string_lossy().into_owned();
-            let out = pw_files.to_string_lossy().into_owned();
-            let args = [
-                cli.as_str(),
-                "--headless",
-                "--isolated",
-                "--no-sandbox",
-                "--browser",
-                "chromium",
-                "--executable-path",
-                "/usr/bin/chromium",
-                "--viewport-size",
-                "1280x720",
-                "--proxy-server",
-                "http://127.0.0.1:9",
-                "--proxy-bypass",
-                "127.0.0.1",
-                "--output-dir",
-                &out,
-            ];
             Ok(Driver::Mcp {
-                client: McpClient::stdio("node", &args, &[]),
+                client: playwright_mcp_client(&cli, pw_files, &["--viewport-size", "1280x720"]),
                 files: Some(pw_files.to_path_buf()),
             })
         }

@@ -9,7 +9,7 @@
 //! whether the step did what it should. Pages are served on 127.0.0.1 and
 //! both browsers are kept off the network.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::json;
@@ -240,41 +240,53 @@ pub async fn bench_mcp(args: &BenchMcpArgs) -> Result<McpBenchReport> {
         tempfile::tempdir().map_err(|e| Error::Io(format!("a directory for Playwright MCP's files: {e}")))?;
     // The MCP client blocks on its pipes: keep it off the async workers.
     tokio::task::spawn_blocking(move || {
-        let mut sightline_args: Vec<String> = vec!["mcp".into()];
-        for s in offline_switches() {
-            sightline_args.push("--chrome-arg".into());
-            sightline_args.push(s);
-        }
-        let refs: Vec<&str> = sightline_args.iter().map(String::as_str).collect();
-        let mut runs = vec![run_server("sightline", McpClient::stdio(&exe, &refs, &[]), &served)];
+        let mut runs = vec![run_server("sightline", sightline_mcp_client(&exe), &served)];
         if !no_playwright {
-            let pw = playwright.to_string_lossy().into_owned();
-            let pw_args = [
-                pw.as_str(),
-                "--headless",
-                "--isolated",
-                "--no-sandbox",
-                "--browser",
-                "chromium",
-                "--executable-path",
-                "/usr/bin/chromium",
-                "--proxy-server",
-                "http://127.0.0.1:9",
-                "--proxy-bypass",
-                "127.0.0.1",
-                "--output-dir",
-                &pw_output.path().to_string_lossy(),
-            ];
-            runs.push(run_server(
-                "playwright-mcp",
-                McpClient::stdio("node", &pw_args, &[]),
-                &served,
-            ));
+            let client = playwright_mcp_client(&playwright, pw_output.path(), &[]);
+            runs.push(run_server("playwright-mcp", client, &served));
         }
         McpBenchReport { runs }
     })
     .await
     .map_err(|e| Error::Io(format!("the MCP benchmark failed: {e}")))
+}
+
+/// `sightline mcp` (the binary `exe`) through the real MCP client, its
+/// Chromium kept off the network.
+pub(super) fn sightline_mcp_client(exe: &str) -> McpClient {
+    let mut args: Vec<String> = vec!["mcp".into()];
+    for s in offline_switches() {
+        args.push("--chrome-arg".into());
+        args.push(s);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    McpClient::stdio(exe, &refs, &[])
+}
+
+/// Playwright MCP (its `cli.js`) through the real MCP client: Debian's
+/// Chromium, headless, kept off the network, its files in `output_dir`;
+/// `extra` adds flags.
+pub(super) fn playwright_mcp_client(cli: &Path, output_dir: &Path, extra: &[&str]) -> McpClient {
+    let cli = cli.to_string_lossy();
+    let out = output_dir.to_string_lossy();
+    let mut args = vec![
+        cli.as_ref(),
+        "--headless",
+        "--isolated",
+        "--no-sandbox",
+        "--browser",
+        "chromium",
+        "--executable-path",
+        "/usr/bin/chromium",
+        "--proxy-server",
+        "http://127.0.0.1:9",
+        "--proxy-bypass",
+        "127.0.0.1",
+        "--output-dir",
+        out.as_ref(),
+    ];
+    args.extend_from_slice(extra);
+    McpClient::stdio("node", &args, &[])
 }
 
 /// Characters, latencies (of calls that answered), steps that did what
