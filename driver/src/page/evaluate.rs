@@ -4,7 +4,7 @@
 use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
 use chromiumoxide::cdp::js_protocol::runtime::{
-    CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams,
+    CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams, RemoteObjectId,
 };
 use serde_json::Value;
 
@@ -120,18 +120,36 @@ impl Page {
             frame: "the main world".into(),
             message: "the element has no handle in the page's world".into(),
         })?;
-        let mut call = CallFunctionOnParams::new(function);
-        call.object_id = Some(object.clone());
-        call.arguments = Some(vec![CallArgument {
+        let element = CallArgument {
             object_id: Some(object.clone()),
             ..Default::default()
-        }]);
+        };
+        let value = self
+            .call_and_release(object, function, vec![element], || "the main world".into())
+            .await?;
+        Ok(value.unwrap_or(Value::Null))
+    }
+
+    /// Calls `function` with `this` = `object` (resolved for this call, and
+    /// released after it), promises awaited: its JSON value, `None` for
+    /// undefined. `world` names where it ran, for a thrown error.
+    pub(crate) async fn call_and_release(
+        &self,
+        object: RemoteObjectId,
+        function: &str,
+        arguments: Vec<CallArgument>,
+        world: impl FnOnce() -> String,
+    ) -> Result<Option<Value>> {
+        let mut call = CallFunctionOnParams::new(function);
+        call.object_id = Some(object.clone());
+        call.arguments = Some(arguments);
         call.return_by_value = Some(true);
         call.await_promise = Some(true);
+        call.silent = Some(true);
         let called = self.cdp().execute(call).await;
         let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
         let called = called.map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
-        threw(&called.result.exception_details, || "the main world".into())?;
-        Ok(called.result.result.value.clone().unwrap_or(Value::Null))
+        threw(&called.result.exception_details, world)?;
+        Ok(called.result.result.value.clone())
     }
 }

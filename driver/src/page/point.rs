@@ -9,15 +9,14 @@
 //! text, a canvas), a CSS path from the nearest id is the fallback.
 
 use chromiumoxide::cdp::browser_protocol::dom::{GetNodeForLocationParams, ResolveNodeParams};
-use chromiumoxide::cdp::js_protocol::runtime::{CallArgument, CallFunctionOnParams, ReleaseObjectParams};
+use chromiumoxide::cdp::js_protocol::runtime::CallArgument;
 use serde::Deserialize;
 use serde_json::json;
 use sightline_engine::protocol::{Rect, SnapshotMode};
 
-use super::engine::threw;
 use super::handle::Page;
 use super::snapshot::SnapshotOptions;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The element under a point.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,21 +120,14 @@ impl Page {
         let Some(object) = node.result.object.object_id.clone() else {
             return Ok(None);
         };
-        let mut call = CallFunctionOnParams::new(NAME_NODE_JS);
-        call.object_id = Some(object.clone());
-        call.arguments = Some(vec![CallArgument {
+        let refs = CallArgument {
             value: Some(json!(refs)),
             ..Default::default()
-        }]);
-        call.return_by_value = Some(true);
-        call.silent = Some(true);
-        let called = self.cdp().execute(call).await;
-        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
-        let called = called.map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
-        threw(&called.result.exception_details, || {
-            "the element under a point".to_string()
-        })?;
-        let Some(value) = called.result.result.value.clone() else {
+        };
+        let named = self
+            .call_and_release(object, NAME_NODE_JS, vec![refs], || "the element under a point".into())
+            .await?;
+        let Some(value) = named else {
             return Ok(None);
         };
         let Ok(named) = serde_json::from_value::<Named>(value) else {

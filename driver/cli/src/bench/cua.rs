@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use sightline::{Agent, AgentMode, AgentOptions, Browser, Error, LaunchOptions, Llm, LlmOptions, Result, ViewportSize};
 use sightline_testkit::stagehand::{self, DevToolsChrome, StagehandTask};
-use sightline_testkit::{offline_switches, FixtureServer, LlmServer, Recorded, Reply};
+use sightline_testkit::{offline_switches, FixtureServer, LlmServer, Reply};
 
 use super::pages::{median, print_report};
 
@@ -148,13 +148,22 @@ pub struct CuaBenchReport {
     pub ratios: Vec<(String, f64)>,
 }
 
-/// Step times and screenshot sizes, from the requests the server recorded.
-fn from_requests(requests: &[Recorded], run: &mut Run) {
+/// Step times and screenshot sizes, from the requests the server recorded;
+/// a request the server refused (not what the real API takes) fails the run.
+fn from_server(server: &LlmServer, run: &mut Run) {
+    let requests = server.requests();
+    if let Some(bad) = server.rejected().first() {
+        run.done = false;
+        run.error = Some(format!(
+            "the server refused a request: {}",
+            bad.rejected.clone().unwrap_or_default()
+        ));
+    }
     run.step_ms = requests
         .windows(2)
         .map(|w| w[1].at.duration_since(w[0].at).as_secs_f64() * 1000.0)
         .collect();
-    for r in requests {
+    for r in &requests {
         let (w, h) = r.declared_display().unwrap_or((WIDTH, HEIGHT));
         for png in r.screenshots() {
             run.screenshots += 1;
@@ -197,14 +206,7 @@ async fn sightline_run(case: &Case, browser: &Browser, url: &str) -> Result<Run>
         screenshots_at_size: 0,
         error: (!result.success).then(|| result.message.clone()),
     };
-    from_requests(&server.requests(), &mut run);
-    if let Some(bad) = server.rejected().first() {
-        run.done = false;
-        run.error = Some(format!(
-            "the server refused a request: {}",
-            bad.rejected.clone().unwrap_or_default()
-        ));
-    }
+    from_server(&server, &mut run);
     Ok(run)
 }
 
@@ -232,14 +234,7 @@ fn stagehand_run(case: &Case, url: &str) -> Result<Run> {
         screenshots_at_size: 0,
         error: (!r.ok).then(|| r.message.lines().next().unwrap_or_default().to_string()),
     };
-    from_requests(&server.requests(), &mut run);
-    if let Some(bad) = server.rejected().first() {
-        run.done = false;
-        run.error = Some(format!(
-            "the server refused a request: {}",
-            bad.rejected.clone().unwrap_or_default()
-        ));
-    }
+    from_server(&server, &mut run);
     Ok(run)
 }
 

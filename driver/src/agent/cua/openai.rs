@@ -52,13 +52,17 @@ fn at(a: &Value, display: &Display) -> Result<(f64, f64), String> {
 
 /// Keys held (`keys` on click, scroll, move in the GA tool).
 fn held(a: &Value) -> Result<Vec<String>, String> {
-    let list: Vec<&str> = a["keys"]
+    keys::modifiers(Some(&key_names(a).join("+"))).map_err(|e| e.to_string())
+}
+
+/// The action's `keys` list.
+fn key_names(a: &Value) -> Vec<&str> {
+    a["keys"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .collect();
-    keys::modifiers(Some(&list.join("+"))).map_err(|e| e.to_string())
+        .collect()
 }
 
 fn action(a: &Value, display: &Display) -> Result<ComputerAction, String> {
@@ -95,17 +99,9 @@ fn action(a: &Value, display: &Display) -> Result<ComputerAction, String> {
         "type" => Ok(ComputerAction::Type {
             text: a["text"].as_str().ok_or("type needs text")?.to_string(),
         }),
-        "keypress" => {
-            let list: Vec<&str> = a["keys"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            keys::chord(&list)
-                .map(|c| ComputerAction::Keys(vec![c]))
-                .map_err(|e| e.to_string())
-        }
+        "keypress" => keys::chord(&key_names(a))
+            .map(|c| ComputerAction::Keys(vec![c]))
+            .map_err(|e| e.to_string()),
         "move" => {
             let (x, y) = at(a, display)?;
             Ok(ComputerAction::Move { x, y })
