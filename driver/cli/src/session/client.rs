@@ -24,6 +24,17 @@ pub enum Failure {
 /// Sends `request` to the session's daemon and waits for its answer. A
 /// socket nobody listens on any more (a crashed daemon) is removed.
 pub fn send(paths: &SessionPaths, request: &Request) -> Result<Answer, Failure> {
+    let answer = exchange(paths, request);
+    if let Err(Failure::Lost(_)) = &answer {
+        // A daemon that died while its last threads still held the socket
+        // took the connection and dropped it: if nothing listens now, its
+        // socket is stale.
+        is_running(paths);
+    }
+    answer
+}
+
+fn exchange(paths: &SessionPaths, request: &Request) -> Result<Answer, Failure> {
     let mut stream = match UnixStream::connect(&paths.socket) {
         Ok(s) => s,
         Err(e) => {
