@@ -54,8 +54,10 @@ impl Sessions {
     fn open(&self, page: &str, extra: &[&str]) -> String {
         let url = self.files.url(page);
         let mut args = vec!["open".to_string(), url];
+        // Written as users write switches, with their dashes: the value
+        // must reach the daemon as a value, not as a flag of its own.
         for s in offline_switches() {
-            args.push(format!("--chrome-arg={s}"));
+            args.push(format!("--chrome-arg=--{s}"));
         }
         args.extend(extra.iter().map(|s| s.to_string()));
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();

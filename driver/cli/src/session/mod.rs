@@ -237,9 +237,10 @@ fn browser_flags(m: &ArgMatches) -> Vec<String> {
             continue;
         };
         if arg.get_action().takes_values() {
+            // One `--flag=value` word: a value that starts with a dash
+            // (`--chrome-arg=--js-flags=…`) must not read as a flag.
             for raw in m.get_raw(id).into_iter().flatten() {
-                out.push(format!("--{long}"));
-                out.push(raw.to_string_lossy().into_owned());
+                out.push(format!("--{long}={}", raw.to_string_lossy()));
             }
         } else if m.get_flag(id) {
             out.push(format!("--{long}"));
