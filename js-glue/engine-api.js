@@ -160,6 +160,18 @@ const __sl_readiness = (() => {
     },
   };
 })();
+// One turn of the event loop through a posted message: tasks the page
+// queued before it (a scheduler's MessageChannel work) have run by then.
+const __sl_turn = (done) => {
+  const c = new MessageChannel();
+  c.port1.onmessage = () => {
+    c.port1.close();
+    done();
+  };
+  c.port2.postMessage(0);
+};
+// Longest wait for a frame: a hidden page draws none.
+const __SL_FRAME_LIMIT_MS = 25;
 const __sl_api = Object.freeze({
   protocol: wasm_bindgen.protocol_version(),
   /** "wasm", or "js" for the JS build used where a page's CSP refuses WebAssembly. */
@@ -180,7 +192,8 @@ const __sl_api = Object.freeze({
   blockers: (requestJson) => wasm_bindgen.blockers(requestJson),
   /** Readiness probe (the step began `stepMs` ago): [readyState, submit queued,
    *  ms since the page last changed in view (-1: never), "timers due soon,ms to
-   *  the next,consent manager state", a busy indicator in view]. */
+   *  the next,consent manager state,frames asked for and not drawn", a busy
+   *  indicator in view]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;
@@ -188,6 +201,21 @@ const __sl_api = Object.freeze({
     const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false];
     return [p[0], submitting, p[1], p[2], p[3]];
   },
+  /** The page's echo of a step: resolves, with the ms it took, after one
+   *  turn of the event loop, and first after the next frame when `frame`. */
+  echo: (frame) => new Promise((resolve) => {
+    const t0 = performance.now();
+    const turn = () => __sl_turn(() => resolve(performance.now() - t0));
+    if (!frame || typeof requestAnimationFrame !== "function") return turn();
+    let drawn = false;
+    const once = () => {
+      if (drawn) return;
+      drawn = true;
+      turn();
+    };
+    requestAnimationFrame(once);
+    setTimeout(once, __SL_FRAME_LIMIT_MS);
+  }),
   /** Debug and conformance: [{found, role, name, description, hidden}] for a CSS selector. */
   describeAll: (css) => wasm_bindgen.describe_all(css),
 });

@@ -18,7 +18,8 @@
 // 3. Work the page has scheduled soon (for readiness; the rules are in
 //    driver/src/page/readiness.rs): one-shot timers due within a second,
 //    registered outside timer callbacks (a timer set from a timer callback is
-//    a ticker or a polling loop, not content on its way), and whether an IAB
+//    a ticker or a polling loop, not content on its way), animation frames
+//    asked for outside frame callbacks and not drawn yet, and whether an IAB
 //    TCF consent manager is still loading (its `__tcfapi` stub answers `ping`
 //    with cmpLoaded false until its dialog can show). Reported on request as
 //    a string (primitives cross worlds; objects do not).
@@ -176,6 +177,41 @@
   defineProperty(w, "clearTimeout", { value: clearTimeout, writable: true, configurable: true, enumerable: true });
   defineProperty(w, "setInterval", { value: setInterval, writable: true, configurable: true, enumerable: true });
 
+  // Animation frames asked for outside a frame callback: a reaction that
+  // renders in the next frame (a frame callback that asks again is an
+  // animation loop, not content on its way). Ids → when asked.
+  const origFrame = w.requestAnimationFrame;
+  const origCancelFrame = w.cancelAnimationFrame;
+  const FRAME_MS = 100;
+  let frames = {};
+  let inFrame = 0;
+  if (typeof origFrame === "function") {
+    const requestAnimationFrame = function requestAnimationFrame(callback) {
+      const args = arguments;
+      const handler = callback;
+      if (typeof handler !== "function" || inFrame > 0) return apply(origFrame, w, args);
+      let id = 0;
+      args[0] = function () {
+        delete frames[id];
+        inFrame += 1;
+        try {
+          return apply(handler, this, arguments);
+        } finally {
+          inFrame -= 1;
+        }
+      };
+      id = apply(origFrame, w, args);
+      frames[id] = now();
+      return id;
+    };
+    const cancelAnimationFrame = function cancelAnimationFrame(id) {
+      delete frames[id];
+      return apply(origCancelFrame, w, arguments);
+    };
+    defineProperty(w, "requestAnimationFrame", { value: requestAnimationFrame, writable: true, configurable: true, enumerable: true });
+    defineProperty(w, "cancelAnimationFrame", { value: cancelAnimationFrame, writable: true, configurable: true, enumerable: true });
+  }
+
   const CustomEventCtor = w.CustomEvent;
   const consentState = () => {
     const tcf = w.__tcfapi;
@@ -190,7 +226,7 @@
     }
     return state;
   };
-  // `count,msToNextDue,consent` of the timers set in the last `detail` ms
+  // `count,msToNextDue,consent,framesDue` of the timers and frames asked for in the last `detail` ms
   // (since the step began): the engine dispatches `__sightline_timers` and
   // reads the answer event's detail.
   apply(origAdd, doc, ["__sightline_timers", (e) => {
@@ -210,7 +246,17 @@
       count += 1;
       if (next < 0 || left < next) next = left < 0 ? 0 : left;
     }
-    const detail = count + "," + Math.round(next) + "," + consentState();
+    // Frames asked for since the step began and not drawn yet (a hidden
+    // page draws none: they stop counting after FRAME_MS).
+    let framesDue = 0;
+    for (const id in frames) {
+      if (t - frames[id] > FRAME_MS) {
+        delete frames[id];
+        continue;
+      }
+      if (frames[id] >= since) framesDue += 1;
+    }
+    const detail = count + "," + Math.round(next) + "," + consentState() + "," + framesDue;
     apply(dispatch, doc, [new CustomEventCtor("__sightline_timers_state", { detail })]);
   }, true]);
 

@@ -77,6 +77,22 @@ fn every_behaviour_class_is_ready_in_the_first_response() {
     let (story, _) = timed(&mut client, "browser_click", json!({"target": link}));
     assert!(story.contains("The full story of the freight yard"), "{story}");
 
+    // Reactions without a timer or a request: in the next frame, in a
+    // posted task, in a microtask. Each is in the click's own response, and
+    // the page's animation loop (a frame callback asking for the next
+    // frame) holds nothing.
+    let page = client.ok("browser_navigate", json!({"url": url("reactions.html")}));
+    for (button, reaction) in [
+        ("Save", "Saved by a frame"),
+        ("Apply", "Applied by a task"),
+        ("Render", "Rendered by a microtask"),
+    ] {
+        let target = ref_in(&page, &format!("button \"{button}\""));
+        let (after, took) = timed(&mut client, "browser_click", json!({"target": target}));
+        assert!(after.contains(reaction), "{button}: {after}");
+        assert_within(button, took, Duration::from_secs(2), &after);
+    }
+
     // A carousel and a clock changing the DOM every 100 ms.
     let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url("carousel.html")}));
     assert!(page.contains("Deals of the week"), "{page}");

@@ -14,8 +14,10 @@
 //! 3. the content in and near the viewport has not changed for
 //!    [`QUIET_WINDOW_READY`] since DOMContentLoaded (regions that change at
 //!    a steady beat, such as clocks, tickers and carousels, do not count),
-//!    and at least [`ECHO_WINDOW`] has passed since the step's input and
-//!    since DOMContentLoaded;
+//!    after the page's echo: the tasks its handlers queued in reply to the
+//!    step's input have run, the frames they asked for have been drawn, and
+//!    the first frame after DOMContentLoaded too (each frame waited for at
+//!    most [`ECHO_WINDOW`]);
 //! 4. for up to [`LATE_WINDOW`] after that, timers the page set during the
 //!    step and due within it, and a consent manager still loading: the
 //!    dialogs pages open just after they render.
@@ -51,9 +53,9 @@ pub const STREAM_GRACE: Duration = Duration::from_millis(250);
 pub const RESPONSE_GRACE: Duration = Duration::from_millis(50);
 /// How long the content in and near the viewport must stay unchanged.
 pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(60);
-/// How long a step watches for the page's reaction to its input when the
-/// page does not change at all: a frame and a half. Handlers that react
-/// later set a timer (the late window waits for it) or start a request.
+/// Longest wait for the page's next frame in its echo (a hidden page draws
+/// none): a frame and a half. Handlers that react later than their next
+/// frame set a timer (the late window waits for it) or start a request.
 pub const ECHO_WINDOW: Duration = Duration::from_millis(25);
 /// How long after the page is otherwise ready a step still waits for the
 /// timers it set (due within this window) and for a loading consent manager.
@@ -61,6 +63,9 @@ pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
 /// A consent manager that has not loaded this long after DOMContentLoaded
 /// is not going to show its dialog soon: it stops holding steps.
 const CONSENT_LOAD_LIMIT: Duration = Duration::from_secs(3);
+/// At most this many looks in a step wait for frames the page asked for
+/// (a page that asks again from outside its frame callbacks, each time).
+const MAX_FRAMES_WAITED: u32 = 4;
 /// Longest pause between two looks at the page.
 const POLL: Duration = Duration::from_millis(50);
 /// A page that left a look unanswered gets this long to answer a trivial
@@ -103,6 +108,19 @@ struct Probe {
     consent_loading: bool,
     /// A loading indicator in the viewport (only looked for when asked).
     busy: bool,
+    /// Animation frames the page asked for during the step, not drawn yet.
+    frames_due: u32,
+}
+
+/// What a look lets the page do first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Echo {
+    /// Nothing: the look is taken at once.
+    None,
+    /// One turn of the event loop: the tasks the page queued before it run.
+    Turn,
+    /// The next frame, then a turn.
+    Frame,
 }
 
 impl Probe {
@@ -117,6 +135,7 @@ impl Probe {
         let count: u32 = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
         let next: Option<f64> = parts.next().and_then(|n| n.parse().ok());
         let consent = parts.next().unwrap_or("");
+        let frames_due = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
         Probe {
             parsing: v[0].as_str() == Some("loading"),
             submitting: v[1].as_bool().unwrap_or(false),
@@ -126,6 +145,7 @@ impl Probe {
                 .flatten(),
             consent_loading: consent == "loading",
             busy: v[4].as_bool().unwrap_or(false),
+            frames_due,
         }
     }
 }
@@ -194,9 +214,18 @@ impl Page {
         let mut late_until: Option<Instant> = None;
         let mut look_for_busy = false;
         let mut pending: Vec<String> = Vec::new();
+        // The first look lets the tasks queued in reply to the step's input run.
+        let mut echo = Echo::Turn;
+        let mut frames_waited = 0;
         loop {
             let Some((probe, now)) = self
-                .look_once_parsed(deadline, look_for_busy, step, &mut pending)
+                .look_once_parsed(
+                    deadline,
+                    look_for_busy,
+                    step,
+                    std::mem::replace(&mut echo, Echo::None),
+                    &mut pending,
+                )
                 .await?
             else {
                 break;
@@ -237,10 +266,6 @@ impl Page {
             let quiet_from = [
                 changed_at.map(|t| t + QUIET_WINDOW_READY),
                 response_at.map(|t| t + RESPONSE_GRACE),
-                Some(step + ECHO_WINDOW),
-                // Scripts that run just after DOMContentLoaded (async ones
-                // already loaded) get their turn.
-                parsed_at.map(|t| t + ECHO_WINDOW),
             ]
             .into_iter()
             .flatten()
@@ -249,6 +274,24 @@ impl Page {
             if now < quiet_from {
                 pending = vec!["the page to stop changing".into()];
                 tokio::time::sleep_until(deadline.min(quiet_from).into()).await;
+                continue;
+            }
+            // The first frame after DOMContentLoaded: scripts that run just
+            // after it (async ones already loaded) get their turn, and the
+            // page is drawn as the user first sees it.
+            let drawn_after = self.state().drawn_after_parse;
+            if let Some(parsed) = parsed_at.filter(|t| now < *t + ECHO_WINDOW && drawn_after != Some(*t)) {
+                self.state().drawn_after_parse = Some(parsed);
+                echo = Echo::Frame;
+                pending = vec!["the page to stop changing".into()];
+                continue;
+            }
+            // Frames the page asked for in reply to the step: its reaction
+            // is drawn in them (the hook stops counting a frame after 100 ms).
+            if probe.frames_due > 0 && frames_waited < MAX_FRAMES_WAITED {
+                frames_waited += 1;
+                echo = Echo::Frame;
+                pending = vec!["the page to stop changing".into()];
                 continue;
             }
 
@@ -296,7 +339,10 @@ impl Page {
         let step = self.step_started();
         let mut pending = Vec::new();
         loop {
-            let Some((_, now)) = self.look_once_parsed(deadline, false, step, &mut pending).await? else {
+            let Some((_, now)) = self
+                .look_once_parsed(deadline, false, step, Echo::None, &mut pending)
+                .await?
+            else {
                 break;
             };
             match tracker.with(|s| s.quiet_at(now)) {
@@ -327,11 +373,14 @@ impl Page {
         deadline: Instant,
         look_for_busy: bool,
         step: Instant,
+        mut echo: Echo,
         pending: &mut Vec<String>,
     ) -> Result<Option<(Probe, Instant)>> {
         let tracker = self.tracker();
         loop {
-            let Some(probe) = self.look_at_readiness(deadline, look_for_busy, step).await? else {
+            let look = self.look_at_readiness(deadline, look_for_busy, step, echo).await?;
+            echo = Echo::None;
+            let Some(probe) = look else {
                 return Ok(None);
             };
             if probe.submitting {
@@ -357,14 +406,30 @@ impl Page {
     /// document being replaced has no context for a moment: it reads as
     /// still parsing. A page that did not answer until the deadline, nor
     /// a trivial question after it, is not responding: an error.
-    async fn look_at_readiness(&self, deadline: Instant, look_for_busy: bool, step: Instant) -> Result<Option<Probe>> {
+    async fn look_at_readiness(
+        &self,
+        deadline: Instant,
+        look_for_busy: bool,
+        step: Instant,
+        echo: Echo,
+    ) -> Result<Option<Probe>> {
         let step_ms = step.elapsed().as_millis();
-        let js = format!("globalThis.__sightline.readiness({look_for_busy}, {step_ms})");
+        let probe = |ms: &str| format!("globalThis.__sightline.readiness({look_for_busy}, {ms})");
+        // The step's age grows by the echo's wait before the probe runs.
+        let js = match echo {
+            Echo::None => probe(&step_ms.to_string()),
+            Echo::Turn | Echo::Frame => format!(
+                "globalThis.__sightline.echo({}).then((waited) => {})",
+                echo == Echo::Frame,
+                probe(&format!("{step_ms} + waited"))
+            ),
+        };
         let asked = Instant::now();
         // A crashed renderer answers nothing either: said as such.
         let look = async {
             let main = self.main_frame_id().await?;
-            self.unless_crashed(self.engine_eval(&main, &js, false)).await?
+            self.unless_crashed(self.engine_eval(&main, &js, echo != Echo::None))
+                .await?
         };
         match tokio::time::timeout_at(deadline.into(), look).await {
             Err(_) => {
@@ -426,6 +491,9 @@ mod tests {
         assert_eq!(p.next_timer, Some(Duration::from_millis(300)));
         let p = Probe::read(&json!(["complete", false, -1, "0,-1,", false]));
         assert_eq!((p.changed_ago, p.next_timer, p.consent_loading), (None, None, false));
+        assert_eq!(p.frames_due, 0);
+        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,2", false]));
+        assert_eq!(p.frames_due, 2);
         // A page without the main-world hook answers no timers at all.
         let p = Probe::read(&json!(["loading", false, -1, "", false]));
         assert!(p.parsing && p.next_timer.is_none());

@@ -24,6 +24,9 @@ pub(crate) struct PageState {
     /// against a newer document that happens to reuse its number.
     pub(crate) ref_documents: HashMap<String, f64>,
     pub(crate) main_frame: Option<FrameId>,
+    /// The DOMContentLoaded (when the driver saw it) whose first frame a
+    /// readiness wait has waited for: later waits need not again.
+    pub(crate) drawn_after_parse: Option<std::time::Instant>,
 }
 
 impl PageState {
