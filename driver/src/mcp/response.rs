@@ -192,7 +192,8 @@ impl Response {
         };
         s.push_str("\n### Page\n");
         s.push_str(&format!("- URL: {}\n- Title: {}\n", defang(&p.url), defang(&p.title)));
-        if let Some(status) = p.status {
+        // Only an error status says something the page itself may not.
+        if let Some(status) = p.status.filter(|s| *s >= 400) {
             s.push_str(&format!("- HTTP status: {status}\n"));
         }
         for line in &p.notes {
@@ -292,7 +293,7 @@ mod tests {
         );
         assert!(r.starts_with("### Result\nClicked\n"), "{r}");
         assert!(
-            r.contains("- HTTP status: 200\n- Page position: 0 viewports above, 1 viewport below.\n"),
+            r.contains("- Title: Shop\n- Page position: 0 viewports above, 1 viewport below.\n"),
             "{r}"
         );
         assert!(r.contains("### Snapshot\n<untrusted_page_content>\n- main:"), "{r}");

@@ -483,6 +483,9 @@ still hold):\n{}\n{d}{}",
         };
         let (url, title) = if held {
             page.listed().await
+        } else if let Some(v) = &viewport {
+            // Read in the same look as the tree.
+            (v.url.clone(), v.title.clone())
         } else {
             (
                 page.url().await.unwrap_or_default(),

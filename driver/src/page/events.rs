@@ -28,6 +28,14 @@ use tokio::task::JoinHandle;
 
 use crate::error::{one_line, Error, Result};
 
+/// Whether `url` is a site's default icon, `/favicon.ico`, which the
+/// browser asks for by itself.
+fn is_default_icon(url: Option<&str>) -> bool {
+    url.and_then(|u| u.split_once("://"))
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .is_some_and(|path| path == "/favicon.ico")
+}
+
 /// How many console messages and requests a page keeps (the oldest go first).
 const KEEP: usize = 1000;
 
@@ -189,10 +197,12 @@ impl Events {
                             .unwrap_or_else(|| d.text.clone());
                         l.lock().unwrap().console("error", one_line(&text), d.url.clone());
                     }
-                    Some(ev) = entries.next() => {
+                    // The browser's own request for a tab icon the page never
+                    // named (`/favicon.ico`) failing is not the page's error.
+                    Some(ev) = entries.next() => if !is_default_icon(ev.entry.url.as_deref()) {
                         let level = wire_name(&ev.entry.level);
                         l.lock().unwrap().console(&level, ev.entry.text.clone(), ev.entry.url.clone());
-                    }
+                    },
                     Some(ev) = requests.next() => {
                         let mut log = l.lock().unwrap();
                         let seq = log.seq();
@@ -258,5 +268,19 @@ impl Events {
             }
         });
         Ok(Events { log, dialog, task })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_default_icon;
+
+    #[test]
+    fn only_the_default_icon_is_the_browsers_own() {
+        assert!(is_default_icon(Some("http://127.0.0.1:8080/favicon.ico")));
+        assert!(!is_default_icon(Some("http://a.test/img/favicon.ico")));
+        assert!(!is_default_icon(Some("http://a.test/favicon.ico?v=2")));
+        assert!(!is_default_icon(Some("http://a.test/app.js")));
+        assert!(!is_default_icon(None));
     }
 }
