@@ -192,7 +192,8 @@ const __sl_api = Object.freeze({
   blockers: (requestJson) => wasm_bindgen.blockers(requestJson),
   /** Readiness probe (the step began `stepMs` ago): [readyState, submit queued,
    *  ms since the page last changed in view (-1: never), "timers due soon,ms to
-   *  the next,consent manager state,frames asked for and not drawn", a busy
+   *  the next,consent manager state,frames asked for and not drawn,ms since
+   *  one of those timers ran", a busy
    *  indicator in view]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;

@@ -108,6 +108,10 @@
   const SOON_MS = 1000;
   let due = {};
   let born = {};
+  // The latest qualifying timer that ran: when it was set and when it ran
+  // (its work, a request say, may take a moment to show).
+  let ranBorn = -1;
+  let ranAt = -1;
   let inTimer = 0;
   // A handler that ran as a timer lately and is set again, outside the
   // page's handling of user input, is a polling loop (fetch → then →
@@ -146,6 +150,8 @@
     args[0] = function () {
       if (soon) {
         delete due[id];
+        ranBorn = born[id];
+        ranAt = now();
         delete born[id];
       }
       apply(mapSet, lastRun, [handler, now()]);
@@ -226,7 +232,8 @@
     }
     return state;
   };
-  // `count,msToNextDue,consent,framesDue` of the timers and frames asked for in the last `detail` ms
+  // `count,msToNextDue,consent,framesDue,msSinceOneRan` of the timers and
+  // frames asked for in the last `detail` ms
   // (since the step began): the engine dispatches `__sightline_timers` and
   // reads the answer event's detail.
   apply(origAdd, doc, ["__sightline_timers", (e) => {
@@ -256,7 +263,8 @@
       }
       if (frames[id] >= since) framesDue += 1;
     }
-    const detail = count + "," + Math.round(next) + "," + consentState() + "," + framesDue;
+    const ranAgo = ranBorn >= since ? Math.round(t - ranAt) : -1;
+    const detail = count + "," + Math.round(next) + "," + consentState() + "," + framesDue + "," + ranAgo;
     apply(dispatch, doc, [new CustomEventCtor("__sightline_timers_state", { detail })]);
   }, true]);
 

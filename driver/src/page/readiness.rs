@@ -51,6 +51,9 @@ pub const STREAM_GRACE: Duration = Duration::from_millis(250);
 /// After a content request ends, the page gets this long to render what it
 /// brought before the DOM is judged quiet.
 pub const RESPONSE_GRACE: Duration = Duration::from_millis(50);
+/// After a timer the page set during the step runs, the request it starts
+/// gets this long to be reported before the page is judged ready.
+pub const TIMER_GRACE: Duration = Duration::from_millis(30);
 /// How long the content in and near the viewport must stay unchanged.
 pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(60);
 /// Longest wait for the page's next frame in its echo (a hidden page draws
@@ -110,6 +113,8 @@ struct Probe {
     busy: bool,
     /// Animation frames the page asked for during the step, not drawn yet.
     frames_due: u32,
+    /// How long ago a timer of the step (one that counts) ran.
+    timer_ran_ago: Option<Duration>,
 }
 
 /// What a look lets the page do first.
@@ -136,6 +141,11 @@ impl Probe {
         let next: Option<f64> = parts.next().and_then(|n| n.parse().ok());
         let consent = parts.next().unwrap_or("");
         let frames_due = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+        let timer_ran_ago = parts
+            .next()
+            .and_then(|n| n.parse::<f64>().ok())
+            .filter(|n| *n >= 0.0)
+            .map(|n| Duration::from_millis(n as u64));
         Probe {
             parsing: v[0].as_str() == Some("loading"),
             submitting: v[1].as_bool().unwrap_or(false),
@@ -146,6 +156,7 @@ impl Probe {
             consent_loading: consent == "loading",
             busy: v[4].as_bool().unwrap_or(false),
             frames_due,
+            timer_ran_ago,
         }
     }
 }
@@ -302,6 +313,13 @@ impl Page {
                 && tracker
                     .with(|s| s.dom_ready_at)
                     .is_some_and(|t| now < t + CONSENT_LOAD_LIMIT);
+            // A timer of the step that just ran: what it started (a request,
+            // reported by the browser a moment later) gets its moment to show.
+            if let Some(ago) = probe.timer_ran_ago.filter(|a| *a < TIMER_GRACE && now < late_end) {
+                pending = vec!["a timer the page set".into()];
+                tokio::time::sleep_until(deadline.min(now + (TIMER_GRACE - ago)).into()).await;
+                continue;
+            }
             if now < late_end && (timer_due.is_some() || consent) {
                 pending = if consent {
                     vec!["the consent manager".into()]
@@ -493,7 +511,11 @@ mod tests {
         assert_eq!((p.changed_ago, p.next_timer, p.consent_loading), (None, None, false));
         assert_eq!(p.frames_due, 0);
         let p = Probe::read(&json!(["complete", false, -1, "0,-1,,2", false]));
-        assert_eq!(p.frames_due, 2);
+        assert_eq!((p.frames_due, p.timer_ran_ago), (2, None));
+        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,12", false]));
+        assert_eq!(p.timer_ran_ago, Some(Duration::from_millis(12)));
+        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1", false]));
+        assert_eq!(p.timer_ran_ago, None);
         // A page without the main-world hook answers no timers at all.
         let p = Probe::read(&json!(["loading", false, -1, "", false]));
         assert!(p.parsing && p.next_timer.is_none());
