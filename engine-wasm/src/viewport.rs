@@ -36,8 +36,12 @@ fn plural(n: u32) -> &'static str {
     }
 }
 
-/// `# Page position: …` plus the at-top / at-bottom lines.
+/// `# Page position: …` plus the at-top / at-bottom lines; one line for a
+/// page that fits in the viewport, where all three would say the same.
 pub fn position_lines(v: &ViewportInfo) -> Vec<String> {
+    if v.at_top && v.at_bottom && v.pages_below == 0 {
+        return vec!["# Page position: the whole page is in view.".into()];
+    }
     let mut out = vec![format!(
         "# Page position: {} {} above, {} {} below.",
         v.pages_above,
@@ -45,7 +49,6 @@ pub fn position_lines(v: &ViewportInfo) -> Vec<String> {
         v.pages_below,
         plural(v.pages_below)
     )];
-    // A page shorter than the viewport gets both lines: both are true.
     if v.at_top {
         out.push("# You are at the top of the page.".into());
     }
@@ -114,11 +117,7 @@ mod tests {
             (0, 0, true, true)
         );
         assert_eq!(short.doc_height, 720.0);
-        assert_eq!(
-            position_lines(&short)[0],
-            "# Page position: 0 viewports above, 0 viewports below."
-        );
-        assert_eq!(position_lines(&short).len(), 3);
+        assert_eq!(position_lines(&short), ["# Page position: the whole page is in view."]);
     }
 
     #[test]
