@@ -438,6 +438,10 @@ blank tab: open a page again with browser_navigate.",
     ) -> Reply {
         let image = out.as_ref().and_then(|o| o.image_png.clone());
         let shows_tree = out.as_ref().is_some_and(|o| o.tree);
+        // The page section below states the title and URL: the tree need not.
+        if shows_tree && !is_error {
+            text = crate::tools::untrusted::without_title_and_url(&text);
+        }
         let target = page.target_id().to_string();
         let document = page.navigation_mark();
         let seen = st.seen.entry(target).or_default();

@@ -49,3 +49,37 @@ Scroll and use the viewport snapshots, or extract, for what follows]\n"
     s.push_str(CLOSE_TAG);
     s
 }
+
+/// A [`wrapped_tree`] without its title and URL lines, for a response
+/// whose page section states them already.
+pub fn without_title_and_url(wrapped: &str) -> String {
+    let Some(rest) = wrapped.strip_prefix(OPEN_TAG).and_then(|r| r.strip_prefix('\n')) else {
+        return wrapped.to_string();
+    };
+    let mut lines = rest.splitn(3, '\n');
+    match (lines.next(), lines.next(), lines.next()) {
+        (Some(title), Some(url), Some(tree)) if title.starts_with("Title: ") && url.starts_with("URL: ") => {
+            format!("{OPEN_TAG}\n{tree}")
+        }
+        _ => wrapped.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_title_and_url_lines_go_and_nothing_else() {
+        let wrapped =
+            format!("{OPEN_TAG}\nTitle: Shop\nURL: http://a.test/\n- main:\n  - link \"URL: x\"\n{CLOSE_TAG}");
+        assert_eq!(
+            without_title_and_url(&wrapped),
+            format!("{OPEN_TAG}\n- main:\n  - link \"URL: x\"\n{CLOSE_TAG}")
+        );
+        // Anything else is left as it is.
+        assert_eq!(without_title_and_url("Not a tree"), "Not a tree");
+        let other = format!("{OPEN_TAG}\n- main:\n{CLOSE_TAG}");
+        assert_eq!(without_title_and_url(&other), other);
+    }
+}
