@@ -91,43 +91,54 @@ impl Page {
         side_channel: Option<Arc<SideChannel>>,
         fresh: bool,
     ) -> Result<Page> {
-        inner
-            .execute(EnableParams::default())
-            .await
-            .map_err(|e| Error::cdp("Page.enable", e))?;
-        inner
-            .execute(SetBypassCspParams::new(true))
-            .await
-            .map_err(|e| Error::cdp("Page.setBypassCSP", e))?;
-
         // A tab that already shows a page gets both scripts in its current
         // document too; a fresh tab (about:blank, about to navigate) needs
         // them only in the documents to come, and running the engine on
         // its blank page would cost a wasm compile for nothing.
         let mut hook = AddScriptToEvaluateOnNewDocumentParams::new(MAIN_WORLD_HOOK);
         hook.run_immediately = Some(!fresh);
-        inner
-            .execute(hook)
-            .await
-            .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))?;
-
         let mut engine = AddScriptToEvaluateOnNewDocumentParams::new(ISOLATED_ENGINE);
         engine.world_name = Some(WORLD_NAME.to_string());
         engine.run_immediately = Some(!fresh);
-        inner
-            .execute(engine)
-            .await
-            .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))?;
-
         // A crashed renderer answers nothing: notice it instead of waiting for timeouts.
         let mut crashes = inner
             .event_listener::<EventTargetCrashed>()
             .await
             .map_err(|e| Error::cdp("Inspector.targetCrashed", e))?;
-        inner
-            .execute(InspectorEnableParams::default())
-            .await
-            .map_err(|e| Error::cdp("Inspector.enable", e))?;
+        // Sent together: the browser runs them in this order, and the tab
+        // waits for one round trip instead of five.
+        futures::try_join!(
+            async {
+                inner
+                    .execute(EnableParams::default())
+                    .await
+                    .map_err(|e| Error::cdp("Page.enable", e))
+            },
+            async {
+                inner
+                    .execute(SetBypassCspParams::new(true))
+                    .await
+                    .map_err(|e| Error::cdp("Page.setBypassCSP", e))
+            },
+            async {
+                inner
+                    .execute(hook)
+                    .await
+                    .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))
+            },
+            async {
+                inner
+                    .execute(engine)
+                    .await
+                    .map_err(|e| Error::cdp("Page.addScriptToEvaluateOnNewDocument", e))
+            },
+            async {
+                inner
+                    .execute(InspectorEnableParams::default())
+                    .await
+                    .map_err(|e| Error::cdp("Inspector.enable", e))
+            },
+        )?;
         let crashed = Arc::new(tokio::sync::watch::channel(false).0);
         let flag = crashed.clone();
         let crash_watch = tokio::spawn(async move {
@@ -138,22 +149,14 @@ impl Page {
         });
 
         let state = Arc::new(Mutex::new(PageState::default()));
-        let tracker = match Tracker::start(&inner, state.clone()).await {
-            Ok(t) => t,
-            Err(e) => {
-                crash_watch.abort();
-                return Err(e);
-            }
-        };
-        let events = match Events::start(&inner).await {
-            Ok(e) => e,
-            Err(e) => {
-                crash_watch.abort();
-                return Err(e);
-            }
-        };
-        let origin_filter = match OriginFilter::start(&inner, &origins).await {
-            Ok(f) => f,
+        // Each registers its listeners and enables its domain: side by side.
+        let started = futures::try_join!(
+            Tracker::start(&inner, state.clone()),
+            Events::start(&inner),
+            OriginFilter::start(&inner, &origins),
+        );
+        let (tracker, events, origin_filter) = match started {
+            Ok(v) => v,
             Err(e) => {
                 crash_watch.abort();
                 return Err(e);

@@ -307,10 +307,15 @@ impl Page {
                 Ok(Ok(Ok(v))) if !loaded && v.as_str() == Some("interactive") => return Ok(()),
                 Ok(Ok(_)) => {}
             }
-            if Instant::now() >= deadline {
+            let now = Instant::now();
+            if now >= deadline {
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            // Asked again on the document's next event (DOMContentLoaded,
+            // load), or after 25 ms.
+            self.tracker()
+                .changed_or(deadline.min(now + Duration::from_millis(25)))
+                .await;
         }
         Err(Error::Timeout {
             what: what.into(),
