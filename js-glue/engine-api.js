@@ -170,7 +170,7 @@ const __sl_turn = (done) => {
   };
   c.port2.postMessage(0);
 };
-// Longest wait for a frame: a hidden page draws none.
+// Longest wait for a frame (a page that stops drawing, a frame the browser skips).
 const __SL_FRAME_LIMIT_MS = 25;
 const __sl_api = Object.freeze({
   protocol: wasm_bindgen.protocol_version(),
@@ -207,7 +207,9 @@ const __sl_api = Object.freeze({
   echo: (frame) => new Promise((resolve) => {
     const t0 = performance.now();
     const turn = () => __sl_turn(() => resolve(performance.now() - t0));
-    if (!frame || typeof requestAnimationFrame !== "function") return turn();
+    // A hidden document draws no frames (and its timers are throttled).
+    const hidden = typeof document !== "undefined" && document.visibilityState === "hidden";
+    if (!frame || hidden || typeof requestAnimationFrame !== "function") return turn();
     let drawn = false;
     const once = () => {
       if (drawn) return;
