@@ -30,7 +30,7 @@ use super::records::{BrowserContext, Download};
 use crate::domains::OriginPolicy;
 use crate::error::{one_line, Error, Result};
 use crate::lifetime::{self, Cleanup, Reaper};
-use crate::page::{Page, SideChannel, ViewportSize};
+use crate::page::{Page, SideChannel, TabOrigin, ViewportSize};
 
 /// A page target the browser reported, in order of creation.
 #[derive(Debug, Clone)]
@@ -384,7 +384,7 @@ impl Browser {
             self.options.remove_blocker.clone(),
             self.origins_for(context.map(|c| c.id.as_str())),
             self.side_channel.clone(),
-            true,
+            TabOrigin::Fresh,
         )
         .await?;
         self.pages.lock().unwrap().push(page.clone());
@@ -428,7 +428,7 @@ impl Browser {
             self.options.remove_blocker.clone(),
             self.origins_for(context.as_deref()),
             self.side_channel.clone(),
-            false,
+            TabOrigin::Adopted,
         )
         .await?;
         let mut pages = self.pages.lock().unwrap();

@@ -80,6 +80,19 @@ impl PartialEq for Page {
     }
 }
 
+/// Where a tab the driver attaches to comes from: it decides whether the
+/// tab's current document gets the scripts too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TabOrigin {
+    /// Opened by us on `about:blank`, about to navigate: only the
+    /// documents to come need the scripts (running the engine on the blank
+    /// page would cost a wasm compile for nothing).
+    Fresh,
+    /// A tab that already shows a page (a popup, the user's own tab): its
+    /// current document gets the scripts as well.
+    Adopted,
+}
+
 impl Page {
     /// Prepares a tab: CSP bypass, and the main-world hook and the engine
     /// installed for every future document.
@@ -89,17 +102,14 @@ impl Page {
         blockers: RemoveBlockerConfig,
         origins: OriginPolicy,
         side_channel: Option<Arc<SideChannel>>,
-        fresh: bool,
+        origin: TabOrigin,
     ) -> Result<Page> {
-        // A tab that already shows a page gets both scripts in its current
-        // document too; a fresh tab (about:blank, about to navigate) needs
-        // them only in the documents to come, and running the engine on
-        // its blank page would cost a wasm compile for nothing.
+        let current_document_too = origin == TabOrigin::Adopted;
         let mut hook = AddScriptToEvaluateOnNewDocumentParams::new(MAIN_WORLD_HOOK);
-        hook.run_immediately = Some(!fresh);
+        hook.run_immediately = Some(current_document_too);
         let mut engine = AddScriptToEvaluateOnNewDocumentParams::new(ISOLATED_ENGINE);
         engine.world_name = Some(WORLD_NAME.to_string());
-        engine.run_immediately = Some(!fresh);
+        engine.run_immediately = Some(current_document_too);
         // A crashed renderer answers nothing: notice it instead of waiting for timeouts.
         let mut crashes = inner
             .event_listener::<EventTargetCrashed>()

@@ -40,6 +40,7 @@ pub use annotate::{AnnotatedScreenshot, RefBox};
 pub use bundle::{ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
 pub use events::{ConsoleMessage, DialogInfo, DialogPolicy, NetworkRecord};
 pub use handle::Page;
+pub(crate) use handle::TabOrigin;
 pub use input::{key_by_name, parse_combo, ClickButton, Combo, KeyDef};
 pub use navigation::NavigationResponse;
 pub use perform::{Action, Method};
