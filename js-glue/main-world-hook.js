@@ -112,7 +112,8 @@
   // (its work, a request say, may take a moment to show).
   let ranBorn = -1;
   let ranAt = -1;
-  let inTimer = 0;
+  // How deep the page is in its timer and frame callbacks.
+  const depth = { timer: 0, frame: 0 };
   // A handler that ran as a timer lately and is set again, outside the
   // page's handling of user input, is a polling loop (fetch → then →
   // setTimeout(poll)): it does not count. A debounced search set again by
@@ -128,12 +129,12 @@
     return !!e && e.isTrusted === true;
   };
   const LOOP_MS = 2000;
-  const run = (handler, self, args) => {
-    inTimer += 1;
+  const run = (kind, handler, self, args) => {
+    depth[kind] += 1;
     try {
       return apply(handler, self, args);
     } finally {
-      inTimer -= 1;
+      depth[kind] -= 1;
     }
   };
   // (`arguments` of these sloppy-mode functions is mapped to their
@@ -145,7 +146,7 @@
     const ms = +delay > 0 ? +delay : 0;
     const ran = apply(mapGet, lastRun, [handler]);
     const looping = ran !== undefined && now() - ran < LOOP_MS && !handlingInput();
-    const soon = inTimer === 0 && ms <= SOON_MS && !looping;
+    const soon = depth.timer === 0 && ms <= SOON_MS && !looping;
     let id = 0;
     args[0] = function () {
       if (soon) {
@@ -155,7 +156,7 @@
         delete born[id];
       }
       apply(mapSet, lastRun, [handler, now()]);
-      return run(handler, this, arguments);
+      return run("timer", handler, this, arguments);
     };
     id = apply(origSetTimeout, w, args);
     if (soon) {
@@ -174,7 +175,7 @@
     const handler = callback;
     if (typeof handler === "function") {
       args[0] = function () {
-        return run(handler, this, arguments);
+        return run("timer", handler, this, arguments);
       };
     }
     return apply(origSetInterval, w, args);
@@ -190,24 +191,24 @@
   const origCancelFrame = w.cancelAnimationFrame;
   const FRAME_MS = 100;
   let frames = {};
-  let inFrame = 0;
+  // A hidden document draws no frames: what it asks for is not tracked (it
+  // would never be drawn, nor leave the list, until the next probe).
+  const visibility = getDescriptor(w.Document.prototype, "visibilityState").get;
   if (typeof origFrame === "function") {
     const requestAnimationFrame = function requestAnimationFrame(callback) {
       const args = arguments;
       const handler = callback;
-      if (typeof handler !== "function" || inFrame > 0) return apply(origFrame, w, args);
+      if (typeof handler !== "function") return apply(origFrame, w, args);
+      // Every callback runs wrapped, so that each frame of a loop knows it
+      // is in a frame callback; only frames asked for outside one count.
+      const tracked = depth.frame === 0 && apply(visibility, doc, []) !== "hidden";
       let id = 0;
       args[0] = function () {
-        delete frames[id];
-        inFrame += 1;
-        try {
-          return apply(handler, this, arguments);
-        } finally {
-          inFrame -= 1;
-        }
+        if (tracked) delete frames[id];
+        return run("frame", handler, this, arguments);
       };
       id = apply(origFrame, w, args);
-      frames[id] = now();
+      if (tracked) frames[id] = now();
       return id;
     };
     const cancelAnimationFrame = function cancelAnimationFrame(id) {

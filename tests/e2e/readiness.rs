@@ -187,3 +187,31 @@ async fn the_older_waits_are_choices() {
     })
     .await;
 }
+
+/// Frames the page asks for count as its reaction to a step only when asked
+/// for outside a frame callback: an animation loop (the spinner of
+/// `living/reactions.html`) never counts, a click handler's frame does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_animation_loop_is_no_reaction() {
+    with_timeout("frame accounting", async {
+        let files = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.unwrap();
+        page.goto(&files.url("living/reactions.html")).await.unwrap();
+        // The hook's report (`count,next,consent,framesDue,ranAgo`) of the
+        // last 300 ms, read as the engine reads it; then a click on Save
+        // asks for one frame, read before that frame is drawn.
+        const FRAMES_DUE: &str = "new Promise((r) => { \
+            document.addEventListener('__sightline_timers_state', (e) => r(e.detail.split(',')[3]), { once: true }); \
+            document.dispatchEvent(new CustomEvent('__sightline_timers', { detail: 300 })); })";
+        for _ in 0..10 {
+            let due = page.evaluate(FRAMES_DUE).await.unwrap();
+            assert_eq!(due, "0", "the spinner's loop counted as a reaction");
+            tokio::time::sleep(Duration::from_millis(7)).await;
+        }
+        let clicked = format!("document.getElementById('frame').click(); {FRAMES_DUE}");
+        assert_eq!(page.evaluate(&clicked).await.unwrap(), "1");
+        browser.close().await.unwrap();
+    })
+    .await;
+}
