@@ -193,8 +193,7 @@ const __sl_api = Object.freeze({
   /** Readiness probe (the step began `stepMs` ago): [readyState, submit queued,
    *  ms since the page last changed in view (-1: never), "timers due soon,ms to
    *  the next,consent manager state,frames asked for and not drawn,ms since
-   *  one of those timers ran", a busy
-   *  indicator in view]. */
+   *  one of those timers ran", a busy indicator in view]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;

@@ -63,6 +63,7 @@ impl<'a> Harness<'a> {
             allowed_domains: domains.clone(),
             snapshot_budget: opts.snapshot_budget,
             output_dir: None,
+            tree_header: true,
         };
         let task = task.trim().to_string();
         Harness {

@@ -125,7 +125,7 @@ mod tests {
     fn trees_are_capped_on_line_boundaries() {
         let tree: String = (0..100).map(|i| format!("- button \"B{i}\" [ref=e{i}]\n")).collect();
         let s = snap(&tree);
-        let m = crate::tools::untrusted::wrapped_tree(&s, &s.tree, 100);
+        let m = crate::tools::untrusted::wrapped_tree(&s, &s.tree, 100, true);
         assert!(m.contains("[truncated"));
         assert!(m.len() < 700);
         assert!(m.lines().all(|l| !l.starts_with("- button") || l.ends_with(']')));

@@ -104,6 +104,8 @@ impl Session {
             },
             snapshot_budget: options.snapshot_budget,
             output_dir: Some(options.output().to_path_buf()),
+            // The response's page section states the title and URL.
+            tree_header: false,
             ..ToolSettings::default()
         };
         let files = if isolated {
@@ -438,10 +440,6 @@ blank tab: open a page again with browser_navigate.",
     ) -> Reply {
         let image = out.as_ref().and_then(|o| o.image_png.clone());
         let shows_tree = out.as_ref().is_some_and(|o| o.tree);
-        // The page section below states the title and URL: the tree need not.
-        if shows_tree && !is_error {
-            text = crate::tools::untrusted::without_title_and_url(&text);
-        }
         let target = page.target_id().to_string();
         let document = page.navigation_mark();
         let seen = st.seen.entry(target).or_default();

@@ -8,6 +8,13 @@ use crate::error::{Error, Result};
 /// Schemes [`resolve_target`] accepts as URLs.
 const URL_SCHEMES: &[&str] = &["http", "https", "file", "about", "data"];
 
+/// The path and query of an absolute URL (`/api/items?x=1`), or `None`
+/// when it has none after its origin.
+pub(crate) fn path_and_query(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    rest.find('/').map(|i| &rest[i..])
+}
+
 /// Turns what a user typed (a URL, or a path to a local file) into the URL to load.
 ///
 /// Paths, relative or absolute, must name an existing file and become `file://` URLs.

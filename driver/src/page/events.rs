@@ -31,9 +31,7 @@ use crate::error::{one_line, Error, Result};
 /// Whether `url` is a site's default icon, `/favicon.ico`, which the
 /// browser asks for by itself.
 fn is_default_icon(url: Option<&str>) -> bool {
-    url.and_then(|u| u.split_once("://"))
-        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-        .is_some_and(|path| path == "/favicon.ico")
+    url.and_then(super::address::path_and_query) == Some("/favicon.ico")
 }
 
 /// How many console messages and requests a page keeps (the oldest go first).

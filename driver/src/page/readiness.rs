@@ -130,29 +130,20 @@ enum Echo {
 
 impl Probe {
     fn read(v: &serde_json::Value) -> Probe {
-        let ms = |v: &serde_json::Value| {
-            v.as_f64()
-                .filter(|m| *m >= 0.0)
-                .map(|m| Duration::from_millis(m as u64))
-        };
+        // Milliseconds, -1 (or nothing) for none.
+        let ms = |m: Option<f64>| m.filter(|m| *m >= 0.0).map(|m| Duration::from_millis(m as u64));
         let timers = v[3].as_str().unwrap_or("");
         let mut parts = timers.split(',');
         let count: u32 = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
-        let next: Option<f64> = parts.next().and_then(|n| n.parse().ok());
+        let next = ms(parts.next().and_then(|n| n.parse().ok()));
         let consent = parts.next().unwrap_or("");
         let frames_due = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-        let timer_ran_ago = parts
-            .next()
-            .and_then(|n| n.parse::<f64>().ok())
-            .filter(|n| *n >= 0.0)
-            .map(|n| Duration::from_millis(n as u64));
+        let timer_ran_ago = ms(parts.next().and_then(|n| n.parse().ok()));
         Probe {
             parsing: v[0].as_str() == Some("loading"),
             submitting: v[1].as_bool().unwrap_or(false),
-            changed_ago: ms(&v[2]),
-            next_timer: (count > 0)
-                .then(|| next.filter(|n| *n >= 0.0).map(|n| Duration::from_millis(n as u64)))
-                .flatten(),
+            changed_ago: ms(v[2].as_f64()),
+            next_timer: next.filter(|_| count > 0),
             consent_loading: consent == "loading",
             busy: v[4].as_bool().unwrap_or(false),
             frames_due,
@@ -184,10 +175,7 @@ fn describe(requests: &[&PendingRequest]) -> Vec<String> {
 
 /// A URL without its origin and with a long query cut.
 fn short_url(url: &str) -> String {
-    let path = url
-        .split_once("://")
-        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-        .unwrap_or(url);
+    let path = super::address::path_and_query(url).unwrap_or(url);
     crate::text::clip(path, 80)
 }
 

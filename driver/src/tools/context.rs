@@ -26,6 +26,9 @@ pub struct ToolSettings {
     pub base_dir: Option<PathBuf>,
     /// Where files the tools write go (storage states, screenshots saved by name).
     pub output_dir: Option<PathBuf>,
+    /// Snapshot results begin with the page's title and URL; false where
+    /// the caller's response states the page itself (MCP's page section).
+    pub tree_header: bool,
 }
 
 impl Default for ToolSettings {
@@ -37,6 +40,7 @@ impl Default for ToolSettings {
             snapshot_budget: 70_000,
             base_dir: None,
             output_dir: None,
+            tree_header: true,
         }
     }
 }

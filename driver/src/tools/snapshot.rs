@@ -69,7 +69,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 }
             },
         };
-        let mut out = ToolOutput::ok(wrapped_tree(&snap, &tree, budget));
+        let mut out = ToolOutput::ok(wrapped_tree(&snap, &tree, budget, ctx.settings.tree_header));
         out.tree = true;
         // Callers remember the whole page's tree, so a later `diff` call
         // can answer with what changed; only a `diff` call gets the changes

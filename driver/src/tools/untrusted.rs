@@ -26,17 +26,21 @@ pub fn cap(text: &str, max_chars: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
-/// A tree (or part of one) for a model, with the page's title and URL,
+/// A tree (or part of one) for a model, with the page's title and URL
+/// when `header` (a response with a page section of its own states them),
 /// wrapped and capped at a token budget (chars/4).
-pub fn wrapped_tree(snapshot: &SnapshotResult, tree: &str, token_budget: usize) -> String {
+pub fn wrapped_tree(snapshot: &SnapshotResult, tree: &str, token_budget: usize, header: bool) -> String {
     let total = crate::ai::tree::tokens(tree);
     let (shown, cut) = cap(tree, token_budget.saturating_mul(4));
-    let mut s = format!(
-        "{OPEN_TAG}\nTitle: {}\nURL: {}\n{}",
-        defang(&snapshot.title),
-        defang(&snapshot.url),
-        defang(shown)
-    );
+    let mut s = format!("{OPEN_TAG}\n");
+    if header {
+        s.push_str(&format!(
+            "Title: {}\nURL: {}\n",
+            defang(&snapshot.title),
+            defang(&snapshot.url)
+        ));
+    }
+    s.push_str(&defang(shown));
     if !s.ends_with('\n') {
         s.push('\n');
     }
@@ -50,36 +54,25 @@ Scroll and use the viewport snapshots, or extract, for what follows]\n"
     s
 }
 
-/// A [`wrapped_tree`] without its title and URL lines, for a response
-/// whose page section states them already.
-pub fn without_title_and_url(wrapped: &str) -> String {
-    let Some(rest) = wrapped.strip_prefix(OPEN_TAG).and_then(|r| r.strip_prefix('\n')) else {
-        return wrapped.to_string();
-    };
-    let mut lines = rest.splitn(3, '\n');
-    match (lines.next(), lines.next(), lines.next()) {
-        (Some(title), Some(url), Some(tree)) if title.starts_with("Title: ") && url.starts_with("URL: ") => {
-            format!("{OPEN_TAG}\n{tree}")
-        }
-        _ => wrapped.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_title_and_url_lines_go_and_nothing_else() {
-        let wrapped =
-            format!("{OPEN_TAG}\nTitle: Shop\nURL: http://a.test/\n- main:\n  - link \"URL: x\"\n{CLOSE_TAG}");
+    fn the_title_and_url_lines_only_when_asked() {
+        let snapshot = SnapshotResult {
+            title: "Shop".into(),
+            url: "http://a.test/".into(),
+            ..Default::default()
+        };
+        let tree = "- main:\n  - link \"URL: x\"\n";
         assert_eq!(
-            without_title_and_url(&wrapped),
+            wrapped_tree(&snapshot, tree, 1000, true),
+            format!("{OPEN_TAG}\nTitle: Shop\nURL: http://a.test/\n- main:\n  - link \"URL: x\"\n{CLOSE_TAG}")
+        );
+        assert_eq!(
+            wrapped_tree(&snapshot, tree, 1000, false),
             format!("{OPEN_TAG}\n- main:\n  - link \"URL: x\"\n{CLOSE_TAG}")
         );
-        // Anything else is left as it is.
-        assert_eq!(without_title_and_url("Not a tree"), "Not a tree");
-        let other = format!("{OPEN_TAG}\n- main:\n{CLOSE_TAG}");
-        assert_eq!(without_title_and_url(&other), other);
     }
 }
