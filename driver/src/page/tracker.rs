@@ -17,6 +17,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     EventFrameRequestedNavigation, EventFrameStartedLoading, EventFrameStoppedLoading, EventNavigatedWithinDocument,
 };
 use futures::stream::{BoxStream, StreamExt};
+use futures::FutureExt;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::state::PageState;
@@ -280,8 +281,16 @@ impl Tracker {
                 tokio::select! {
                     biased;
                     ev = events.next() => match ev {
-                        Some(ev) => {
-                            apply(&shared, &page_state, ev);
+                        Some(first) => {
+                            // The rest of its burst: chromiumoxide hands the
+                            // events it read at once over a channel per kind
+                            // before this task runs.
+                            tokio::task::yield_now().await;
+                            let mut burst = vec![first];
+                            while let Some(Some(ev)) = events.next().now_or_never() {
+                                burst.push(ev);
+                            }
+                            apply_burst(&shared, &page_state, burst);
                             changed_tx.send_modify(|n| *n += 1);
                         }
                         None => break,
@@ -318,6 +327,45 @@ impl Tracker {
 
     pub fn with<T>(&self, f: impl FnOnce(&NetState) -> T) -> T {
         f(&self.state.lock().unwrap())
+    }
+}
+
+impl Event {
+    /// Where the event falls in one navigation as Chromium sends it
+    /// (`frameRequestedNavigation`, `frameStartedLoading`,
+    /// `requestWillBeSent`, …, `frameNavigated`, `domContentEventFired`,
+    /// `frameStoppedLoading`), except that a request to navigate goes
+    /// last: it also stands for the next navigation when one burst ends a
+    /// document and starts the next, and a request already under way
+    /// leaves it in place only until the commit.
+    fn rank_in_burst(&self) -> u8 {
+        match self {
+            Event::StartedLoading(_) => 0,
+            Event::Request(_) => 1,
+            Event::Response(_) | Event::SameDocument(_) => 2,
+            Event::Navigated(_) => 3,
+            Event::DomContentLoaded => 4,
+            Event::Finished(_) | Event::Failed(_) => 5,
+            Event::StoppedLoading(_) => 6,
+            Event::Detached(_) => 7,
+            Event::Requested(_) => 8,
+        }
+    }
+}
+
+/// Applies events that arrived together. Chromium sends a page's events in
+/// order, but chromiumoxide gives each kind its own channel and flushes
+/// the events of one read kind by kind, in its hash map's order: a
+/// same-document navigation's `frameStoppedLoading` could come before its
+/// `frameStartedLoading` (the frame would count as loading until the next
+/// document), a form's `frameRequestedNavigation` after its
+/// `frameStartedLoading` (the tab would count as navigating for a second
+/// after the new document was parsed). Within a burst, events go in the
+/// order one navigation emits them.
+fn apply_burst(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, mut burst: Vec<Event>) {
+    burst.sort_by_key(Event::rank_in_burst);
+    for ev in burst {
+        apply(shared, page_state, ev);
     }
 }
 
@@ -417,6 +465,8 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             if frame == st.main_frame {
                 st.commits += 1;
                 st.last_loader = Some(e.frame.loader_id.inner().clone());
+                // Whatever was requested before the commit is this document or gone.
+                st.requested = None;
             }
             drop(st);
             // A new document: its engine world is a new context.
@@ -545,6 +595,90 @@ mod tests {
             role: RequestRole::Data,
             response_at: None,
             url: "http://a.test/api".into(),
+        }
+    }
+
+    /// A main-frame event of the kind `method`, as Chromium sends it.
+    fn event(method: &str) -> Event {
+        fn de<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Arc<T> {
+            Arc::new(serde_json::from_value(v).expect("a well-formed event"))
+        }
+        let frame = serde_json::json!({"frameId": "main"});
+        match method {
+            "requested" => Event::Requested(de(serde_json::json!({
+                "frameId": "main", "reason": "formSubmissionGet",
+                "url": "http://a.test/placed", "disposition": "currentTab"
+            }))),
+            "started" => Event::StartedLoading(de(frame)),
+            "stopped" => Event::StoppedLoading(de(frame)),
+            "same" => Event::SameDocument(de(serde_json::json!({
+                "frameId": "main", "url": "http://a.test/#x", "navigationType": "fragment"
+            }))),
+            "navigated" => Event::Navigated(de(serde_json::json!({
+                "frame": {
+                    "id": "main", "loaderId": "L2", "url": "http://a.test/placed",
+                    "domainAndRegistry": "a.test", "securityOrigin": "http://a.test",
+                    "mimeType": "text/html", "secureContextType": "InsecureScheme",
+                    "crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []
+                },
+                "type": "Navigation"
+            }))),
+            "dcl" => Event::DomContentLoaded,
+            other => panic!("no such event {other}"),
+        }
+    }
+
+    /// Every order of `names`.
+    fn orders(names: &[&'static str]) -> Vec<Vec<&'static str>> {
+        if names.len() <= 1 {
+            return vec![names.to_vec()];
+        }
+        let mut all = Vec::new();
+        for i in 0..names.len() {
+            let mut rest = names.to_vec();
+            let first = rest.remove(i);
+            for mut tail in orders(&rest) {
+                tail.insert(0, first);
+                all.push(tail);
+            }
+        }
+        all
+    }
+
+    /// chromiumoxide hands over a burst's events kind by kind in any
+    /// order: each comes out as the one navigation Chromium sent.
+    #[test]
+    fn a_burst_is_applied_in_the_order_chromium_sent_it() {
+        let page_state = Mutex::new(PageState::default());
+        let run = |bursts: &[Vec<&str>]| {
+            let shared = Mutex::new(st());
+            for b in bursts {
+                apply_burst(&shared, &page_state, b.iter().map(|m| event(m)).collect());
+            }
+            let now = Instant::now();
+            let st = shared.lock().unwrap();
+            st.navigating(now)
+        };
+        for order in orders(&["started", "same", "stopped"]) {
+            assert!(!run(std::slice::from_ref(&order)), "a fragment link, sent as {order:?}");
+        }
+        for order in orders(&["requested", "started"]) {
+            assert!(
+                run(std::slice::from_ref(&order)),
+                "a form submission, sent as {order:?}"
+            );
+            assert!(
+                !run(&[order.clone(), vec!["navigated"], vec!["dcl"]]),
+                "its document parsed, the submission sent as {order:?}"
+            );
+            assert!(
+                !run(&[order.clone(), vec!["navigated", "dcl"]]),
+                "committed and parsed at once, the submission sent as {order:?}"
+            );
+        }
+        // A page that navigates as it finishes loading: the next one is on its way.
+        for order in orders(&["dcl", "stopped", "requested", "started"]) {
+            assert!(run(std::slice::from_ref(&order)), "sent as {order:?}");
         }
     }
 
