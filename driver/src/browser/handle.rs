@@ -32,6 +32,9 @@ use crate::error::{one_line, Error, Result};
 use crate::lifetime::{self, Cleanup, Reaper};
 use crate::page::{Page, SideChannel, TabOrigin, ViewportSize};
 
+/// Longest wait for a closed tab to leave the browser's list.
+const CLOSED_TAB_GRACE: Duration = Duration::from_secs(2);
+
 /// A page target the browser reported, in order of creation.
 #[derive(Debug, Clone)]
 struct TargetEntry {
@@ -473,8 +476,10 @@ impl Browser {
             .map(|e| e.id.clone())
             .collect();
         if context.is_none() {
+            let book = self.book.lock().unwrap();
+            let gone = |id: &String| book.entries.iter().any(|e| e.gone && &e.id == id);
             for id in &open {
-                if !order.contains(id) {
+                if !order.contains(id) && !gone(id) {
                     order.push(id.clone());
                 }
             }
@@ -490,6 +495,32 @@ impl Browser {
             }
         }
         Ok(out)
+    }
+
+    /// Closes `page`'s tab and waits until the browser no longer lists it
+    /// (its `Page.close` answers before the target is gone), a moment at
+    /// most: tab lists taken after it leave the tab out.
+    pub async fn close_page(&self, page: Page) -> Result<()> {
+        let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
+        let id = page.target_id().to_string();
+        page.close().await?;
+        let deadline = Instant::now() + CLOSED_TAB_GRACE;
+        loop {
+            // chromiumoxide forgets the target before it passes the event on.
+            let notified = self.book_changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let listed = browser
+                .pages()
+                .await
+                .map_err(|e| Error::cdp("Target.getTargets", e))?
+                .iter()
+                .any(|p| p.target_id().inner() == &id);
+            if !listed || Instant::now() >= deadline {
+                return Ok(());
+            }
+            let _ = tokio::time::timeout_at(deadline.into(), notified).await;
+        }
     }
 
     /// The newest open tab.

@@ -26,7 +26,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
         let tabs = browser.pages_in(ctx.context()).await?;
         let fresh = browser.new_page_in(ctx.context()).await?;
         for t in &tabs {
-            let _ = t.clone().close().await;
+            let _ = browser.close_page(t.clone()).await;
         }
         ctx.set_page(fresh);
         Ok(ToolOutput::ok(format!(

@@ -96,9 +96,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 };
                 let was_current = victim == current;
                 let closed_id = victim.target_id().to_string();
-                victim.close().await?;
+                browser.close_page(victim).await?;
                 if was_current {
-                    // The browser may list the closed tab for a moment yet.
                     let rest = browser.pages_in(ctx.context()).await?;
                     let next = match rest.iter().rev().find(|p| p.target_id() != closed_id) {
                         Some(p) => p.clone(),
