@@ -81,6 +81,10 @@ pub(crate) struct NetState {
     pub main_loading: bool,
     /// When the main frame's renderer scheduled a navigation that has not started yet.
     requested: Option<Instant>,
+    /// The requested navigation came in one burst with its load's start
+    /// (see [`apply_burst`]): that load's end ends it too (a download, a
+    /// 204 answer, a navigation the page cancelled commit nothing).
+    requested_loading: bool,
     /// Main-frame document commits so far.
     pub commits: u64,
     /// Main-frame same-document navigations (history API, fragments) so far.
@@ -112,6 +116,7 @@ impl NetState {
             last_finished: Instant::now().checked_sub(QUIET_WINDOW).unwrap_or_else(Instant::now),
             main_loading: false,
             requested: None,
+            requested_loading: false,
             commits: 0,
             same_document: 0,
             loads_started: 0,
@@ -336,8 +341,8 @@ impl Event {
     /// `requestWillBeSent`, …, `frameNavigated`, `domContentEventFired`,
     /// `frameStoppedLoading`), except that a request to navigate goes
     /// last: it also stands for the next navigation when one burst ends a
-    /// document and starts the next, and a request already under way
-    /// leaves it in place only until the commit.
+    /// document and starts the next, and a request whose load has started
+    /// stays in place only until that load commits or ends.
     fn rank_in_burst(&self) -> u8 {
         match self {
             Event::StartedLoading(_) => 0,
@@ -364,8 +369,19 @@ impl Event {
 /// order one navigation emits them.
 fn apply_burst(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, mut burst: Vec<Event>) {
     burst.sort_by_key(Event::rank_in_burst);
+    let main = shared.lock().unwrap().main_frame.clone();
+    let main_load_started = burst
+        .iter()
+        .any(|e| matches!(e, Event::StartedLoading(s) if s.frame_id.inner() == &main));
     for ev in burst {
         apply(shared, page_state, ev);
+    }
+    // Chromium sends a navigation's request just before its load starts:
+    // one still set after a burst that started the load (which clears it)
+    // was applied after that start, and is that load's.
+    if main_load_started {
+        let mut st = shared.lock().unwrap();
+        st.requested_loading = st.requested.is_some();
     }
 }
 
@@ -438,6 +454,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             // Links to new tabs and downloads don't navigate this tab.
             if e.frame_id.inner() == &st.main_frame && e.disposition == ClientNavigationDisposition::CurrentTab {
                 st.requested = Some(now);
+                st.requested_loading = false;
             }
         }
         Event::StartedLoading(e) => {
@@ -452,6 +469,9 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         Event::StoppedLoading(e) => {
             if e.frame_id.inner() == &st.main_frame {
                 st.main_loading = false;
+                if st.requested_loading {
+                    st.requested = None;
+                }
             } else {
                 st.loading_frames.remove(e.frame_id.inner());
             }
@@ -676,10 +696,21 @@ mod tests {
                 "committed and parsed at once, the submission sent as {order:?}"
             );
         }
-        // A page that navigates as it finishes loading: the next one is on its way.
+        // A page that navigates as it finishes loading: the next one is on its way,
+        // and stays so until it commits.
         for order in orders(&["dcl", "stopped", "requested", "started"]) {
             assert!(run(std::slice::from_ref(&order)), "sent as {order:?}");
+            assert!(
+                !run(&[order.clone(), vec!["navigated"], vec!["dcl"]]),
+                "sent as {order:?}"
+            );
         }
+        // A navigation that commits nothing (a download, a 204 answer) ends with its load.
+        for order in orders(&["requested", "started"]) {
+            assert!(!run(&[order.clone(), vec!["stopped"]]), "sent as {order:?}");
+        }
+        // A request whose load has not started yet outlives the current load's end.
+        assert!(run(&[vec!["requested"], vec!["stopped"]]));
     }
 
     #[test]
