@@ -151,7 +151,14 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     // Form commands print what changed.
     let filled = s.ok(&["fill", &name, "Ada Lovelace"]);
     assert!(filled.contains("+ ") && filled.contains("Ada Lovelace"), "{filled}");
-    s.ok(&["select", &size, "Medium"]);
+    // A ref's element is named as the snapshot showed it, not by its tag
+    // or, for a select, by its options' text.
+    assert!(filled.contains("Filled textbox \"Full name\""), "{filled}");
+    let selected = s.ok(&["select", &size, "Medium"]);
+    assert!(
+        selected.contains("Selected in combobox \"Size\" → Medium"),
+        "{selected}"
+    );
     s.ok(&["check", &gift]);
     let unchecked = s.ok(&["uncheck", &gift]);
     assert!(unchecked.contains("### Result"), "{unchecked}");

@@ -171,12 +171,20 @@ impl Page {
                 message: format!("snapshot returned {} instead of a JSON string", json_type(&json)),
             });
         };
-        let snapshot = serde_json::from_str(&json).map_err(|e| Error::Engine {
+        let snapshot: FrameSnapshot = serde_json::from_str(&json).map_err(|e| Error::Engine {
             frame: frame_label(frame),
             message: format!("unreadable snapshot: {e}"),
         })?;
         if let Some(origin) = origin {
-            self.state().ref_documents.insert(frame.inner().clone(), origin);
+            let mut state = self.state();
+            let key = frame.inner().clone();
+            if state.ref_documents.insert(key.clone(), origin) != Some(origin) {
+                state.ref_labels.remove(&key);
+            }
+            let labels = state.ref_labels.entry(key).or_default();
+            for (r, info) in &snapshot.refs.0 {
+                labels.insert(r.clone(), ref_label(info));
+            }
         }
         Ok(snapshot)
     }
@@ -243,4 +251,12 @@ fn json_type(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// A ref as its snapshot line shows it: `role "name"` (a long name cut).
+fn ref_label(info: &sightline_engine::protocol::RefInfo) -> String {
+    if info.name.is_empty() {
+        return info.role.clone();
+    }
+    format!("{} \"{}\"", info.role, crate::text::clip(&info.name, 60))
 }

@@ -23,6 +23,10 @@ pub(crate) struct PageState {
     /// handed out the refs of the latest snapshot, so a ref is never resolved
     /// against a newer document that happens to reuse its number.
     pub(crate) ref_documents: HashMap<String, f64>,
+    /// Per frame id: how the snapshots of its current document showed
+    /// each ref (`textbox "Full name"`), so that an action on a ref names
+    /// the element as the model saw it.
+    pub(crate) ref_labels: HashMap<String, HashMap<String, String>>,
     pub(crate) main_frame: Option<FrameId>,
     /// The DOMContentLoaded (when the driver saw it) whose first frame a
     /// readiness wait has waited for: later waits need not again.

@@ -561,12 +561,27 @@ impl Page {
         if probe.new_document {
             return Err(element_failure(ActionErrorKind::StaleRef));
         }
-        let info = probe.info.ok_or_else(|| {
+        let mut info = probe.info.ok_or_else(|| {
             Failure::Fatal(Error::Engine {
                 frame: format!("frame {}", loc.frame.inner()),
                 message: "actionTarget gave no answer".into(),
             })
         })?;
+        // A ref is named as its snapshot showed it (the engine's quick
+        // description reads tags and text: `input`, or a select's options).
+        if loc.is_ref {
+            let state = self.state();
+            let frame = loc.frame.inner();
+            let same_document = loc.document.is_none() || state.ref_documents.get(frame) == loc.document.as_ref();
+            if let Some(label) = state
+                .ref_labels
+                .get(frame)
+                .and_then(|l| l.get(&loc.engine_target))
+                .filter(|_| same_document)
+            {
+                info.description = label.clone();
+            }
+        }
         Ok((info, probe.state))
     }
 
