@@ -2,6 +2,8 @@
 //! it where a document predates the injection, checking its protocol
 //! version, and evaluating engine calls.
 
+use std::collections::HashMap;
+
 use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
 use chromiumoxide::cdp::js_protocol::runtime::{
@@ -12,6 +14,7 @@ use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_V
 
 use super::bundle::ISOLATED_ENGINE;
 use super::handle::Page;
+use super::state::FrameRefs;
 use crate::error::{one_line, Error, Result};
 
 /// Text of a JS exception, on one line.
@@ -177,13 +180,15 @@ impl Page {
         })?;
         if let Some(origin) = origin {
             let mut state = self.state();
-            let key = frame.inner().clone();
-            if state.ref_documents.insert(key.clone(), origin) != Some(origin) {
-                state.ref_labels.remove(&key);
+            let refs = state.frame_refs.entry(frame.inner().clone()).or_default();
+            if refs.document != origin {
+                *refs = FrameRefs {
+                    document: origin,
+                    labels: HashMap::new(),
+                };
             }
-            let labels = state.ref_labels.entry(key).or_default();
             for (r, info) in &snapshot.refs.0 {
-                labels.insert(r.clone(), ref_label(info));
+                refs.labels.insert(r.clone(), ref_label(info));
             }
         }
         Ok(snapshot)

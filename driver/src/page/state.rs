@@ -19,18 +19,23 @@ pub(crate) struct PageState {
     pub(crate) user_contexts: HashMap<String, ExecutionContextId>,
     /// Stable frame numbers (the `N` of ref prefix `fN`), per frame id.
     pub(crate) frame_numbers: HashMap<String, u32>,
-    /// Per frame id: the document (its `performance.timeOrigin`) whose engine
-    /// handed out the refs of the latest snapshot, so a ref is never resolved
-    /// against a newer document that happens to reuse its number.
-    pub(crate) ref_documents: HashMap<String, f64>,
-    /// Per frame id: how the snapshots of its current document showed
-    /// each ref (`textbox "Full name"`), so that an action on a ref names
-    /// the element as the model saw it.
-    pub(crate) ref_labels: HashMap<String, HashMap<String, String>>,
+    /// Per frame id: the refs of its latest snapshot's document.
+    pub(crate) frame_refs: HashMap<String, FrameRefs>,
     pub(crate) main_frame: Option<FrameId>,
     /// The DOMContentLoaded (when the driver saw it) whose first frame a
     /// readiness wait has waited for: later waits need not again.
     pub(crate) drawn_after_parse: Option<std::time::Instant>,
+}
+
+/// The refs one frame's document handed out.
+#[derive(Debug, Default)]
+pub(crate) struct FrameRefs {
+    /// The document (its `performance.timeOrigin`), so that a ref is never
+    /// resolved against a newer document that happens to reuse its number.
+    pub(crate) document: f64,
+    /// How its snapshots showed each ref (`textbox "Full name"`), so that an
+    /// action on a ref names the element as the model saw it.
+    pub(crate) labels: HashMap<String, String>,
 }
 
 impl PageState {

@@ -402,7 +402,7 @@ impl Page {
             }
         }
         let document = if is_ref {
-            let doc = self.state().ref_documents.get(frame.inner()).copied();
+            let doc = self.state().frame_refs.get(frame.inner()).map(|r| r.document);
             if doc.is_none() {
                 return Err(element_failure(ActionErrorKind::UnknownRef));
             }
@@ -571,14 +571,12 @@ impl Page {
         // description reads tags and text: `input`, or a select's options).
         if loc.is_ref {
             let state = self.state();
-            let frame = loc.frame.inner();
-            let same_document = loc.document.is_none() || state.ref_documents.get(frame) == loc.document.as_ref();
-            if let Some(label) = state
-                .ref_labels
-                .get(frame)
-                .and_then(|l| l.get(&loc.engine_target))
-                .filter(|_| same_document)
-            {
+            let label = state
+                .frame_refs
+                .get(loc.frame.inner())
+                .filter(|r| loc.document.is_none_or(|d| d == r.document))
+                .and_then(|r| r.labels.get(&loc.engine_target));
+            if let Some(label) = label {
                 info.description = label.clone();
             }
         }

@@ -71,6 +71,16 @@ pub(crate) struct PendingRequest {
     pub role: RequestRole,
 }
 
+/// A navigation the main frame's renderer asked for.
+#[derive(Debug, Clone, Copy)]
+struct Requested {
+    at: Instant,
+    /// It came in one burst with its load's start (see [`apply_burst`]):
+    /// that load's end ends it too (a download, a 204 answer, a navigation
+    /// the page cancelled commit nothing).
+    load_started: bool,
+}
+
 /// What the tracker knows; read under a short lock.
 pub(crate) struct NetState {
     main_frame: String,
@@ -79,12 +89,8 @@ pub(crate) struct NetState {
     last_finished: Instant,
     /// Between `frameStartedLoading` and DOMContentLoaded / `frameStoppedLoading` of the main frame.
     pub main_loading: bool,
-    /// When the main frame's renderer scheduled a navigation that has not started yet.
-    requested: Option<Instant>,
-    /// The requested navigation came in one burst with its load's start
-    /// (see [`apply_burst`]): that load's end ends it too (a download, a
-    /// 204 answer, a navigation the page cancelled commit nothing).
-    requested_loading: bool,
+    /// A navigation the main frame's renderer scheduled that has not started yet.
+    requested: Option<Requested>,
     /// Main-frame document commits so far.
     pub commits: u64,
     /// Main-frame same-document navigations (history API, fragments) so far.
@@ -116,7 +122,6 @@ impl NetState {
             last_finished: Instant::now().checked_sub(QUIET_WINDOW).unwrap_or_else(Instant::now),
             main_loading: false,
             requested: None,
-            requested_loading: false,
             commits: 0,
             same_document: 0,
             loads_started: 0,
@@ -179,7 +184,7 @@ impl NetState {
 
     /// A main-frame navigation is on its way (scheduled or loading, before DOMContentLoaded).
     pub fn navigating(&self, now: Instant) -> bool {
-        self.main_loading || self.requested.is_some_and(|t| now < t + Duration::from_secs(1))
+        self.main_loading || self.requested.is_some_and(|r| now < r.at + Duration::from_secs(1))
     }
 
     /// Requests that still count.
@@ -380,8 +385,9 @@ fn apply_burst(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, mut burs
     // one still set after a burst that started the load (which clears it)
     // was applied after that start, and is that load's.
     if main_load_started {
-        let mut st = shared.lock().unwrap();
-        st.requested_loading = st.requested.is_some();
+        if let Some(r) = &mut shared.lock().unwrap().requested {
+            r.load_started = true;
+        }
     }
 }
 
@@ -453,8 +459,10 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         Event::Requested(e) => {
             // Links to new tabs and downloads don't navigate this tab.
             if e.frame_id.inner() == &st.main_frame && e.disposition == ClientNavigationDisposition::CurrentTab {
-                st.requested = Some(now);
-                st.requested_loading = false;
+                st.requested = Some(Requested {
+                    at: now,
+                    load_started: false,
+                });
             }
         }
         Event::StartedLoading(e) => {
@@ -469,7 +477,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         Event::StoppedLoading(e) => {
             if e.frame_id.inner() == &st.main_frame {
                 st.main_loading = false;
-                if st.requested_loading {
+                if st.requested.is_some_and(|r| r.load_started) {
                     st.requested = None;
                 }
             } else {
