@@ -23,7 +23,15 @@ pub(super) const CHROME_SWITCHES: &[&str] = &[
     // page's CDP session), where one frame tree reaches every frame.
     "disable-site-isolation-trials",
 ];
-pub(super) const DISABLED_FEATURES: &[&str] = &["IsolateOrigins", "site-per-process"];
+pub(super) const DISABLED_FEATURES: &[&str] = &[
+    "IsolateOrigins",
+    "site-per-process",
+    // The omnibox's WebUI popups: Chromium loads both into renderers of
+    // their own beside the first tab, which doubles the work of opening it
+    // on a small machine, for an address bar nobody sees here.
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+];
 
 /// The switches of our own launches, for browsers others start for us
 /// (a grid's Chromium sessions), without the leading `--`.
