@@ -19,6 +19,7 @@ mod errors;
 mod eval;
 mod extension;
 mod fidelity;
+mod file_access;
 mod lifecycle;
 mod llm;
 mod mcp;

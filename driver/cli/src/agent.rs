@@ -14,7 +14,7 @@ use sightline::{
     ReplayOptions, Result, SafetyChecks, SavedRun, Usage,
 };
 
-use crate::args::{variables, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
+use crate::args::{folder_of_file_url, variables, FileAccessArgs, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::extension::ExtensionArgs;
 use crate::output::{print_json, print_out};
 use crate::signals::{interruptible, shutdown_signal};
@@ -79,6 +79,8 @@ pub struct AgentArgs {
     pub llm: LlmArgs,
     #[command(flatten)]
     pub page: PageArgs,
+    #[command(flatten)]
+    pub files: FileAccessArgs,
     #[command(flatten)]
     pub extension: ExtensionArgs,
 }
@@ -192,7 +194,8 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     };
     let vars = variables(&args.vars)?;
     let start = args.url.as_deref().map(resolve_target).transpose()?;
-    let launch = args.page.launch_options()?;
+    let mut launch = args.page.launch_options()?;
+    launch.origins.files = args.files.policy(start.as_deref().and_then(folder_of_file_url))?;
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);

@@ -8,7 +8,7 @@ use sightline::{
     page_text, resolve_target, ActOptions, Ai, Browser, Error, ExtractOptions, ObserveOptions, Result, Usage,
 };
 
-use crate::args::{variables, LlmArgs, OutputArgs, PageArgs};
+use crate::args::{folder_of_file_url, variables, FileAccessArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::output::{print_json, print_out};
 use crate::signals::{interruptible, shutdown_signal};
 
@@ -35,6 +35,8 @@ pub struct ActArgs {
     pub llm: LlmArgs,
     #[command(flatten)]
     pub page: PageArgs,
+    #[command(flatten)]
+    pub files: FileAccessArgs,
 }
 
 #[derive(Debug, Args)]
@@ -95,13 +97,19 @@ fn usage_line(u: &Usage) -> String {
 }
 
 /// Opens the browser and the page, runs `work`, always closes the browser.
+/// `files`: the local files a model's actions may reach (none given: any,
+/// for commands whose model only reads).
 async fn on_page<T>(
     target: &str,
     page_args: &PageArgs,
+    files: Option<&FileAccessArgs>,
     work: impl for<'p> FnOnce(&'p sightline::Page) -> futures::future::BoxFuture<'p, Result<T>>,
 ) -> Result<T> {
     let url = resolve_target(target)?;
-    let launch = page_args.launch_options()?;
+    let mut launch = page_args.launch_options()?;
+    if let Some(files) = files {
+        launch.origins.files = files.policy(folder_of_file_url(&url))?;
+    }
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let browser: Browser = interruptible(signal.as_mut(), page_args.open_browser(launch)).await?;
@@ -125,7 +133,7 @@ pub async fn act(args: ActArgs) -> Result<()> {
         ..ActOptions::default()
     };
     let instruction = args.instruction.clone();
-    let result = on_page(&args.target, &args.page, |page| {
+    let result = on_page(&args.target, &args.page, Some(&args.files), |page| {
         Box::pin(async move { Ai::new(&llm).act(page, &instruction, &opts).await })
     })
     .await?;
@@ -145,7 +153,7 @@ pub async fn act(args: ActArgs) -> Result<()> {
 pub async fn observe(args: ObserveArgs) -> Result<()> {
     let llm = args.llm.build()?;
     let instruction = args.instruction.clone();
-    let result = on_page(&args.target, &args.page, |page| {
+    let result = on_page(&args.target, &args.page, None, |page| {
         Box::pin(async move {
             Ai::new(&llm)
                 .observe(page, &instruction, &ObserveOptions::default())
@@ -198,7 +206,7 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
         ..ExtractOptions::default()
     };
     let text_only = instruction.is_none();
-    let result = on_page(&args.target, &args.page, |page| {
+    let result = on_page(&args.target, &args.page, None, |page| {
         Box::pin(async move {
             match &llm {
                 Some(llm) => {

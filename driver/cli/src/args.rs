@@ -2,11 +2,13 @@
 //! model, the judge, and the output. Each command flattens the groups it needs.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use sightline::{Browser, Config, LaunchOptions, Llm, LlmOptions, Result, Variables, ViewportSize, WaitUntil};
+use sightline::{
+    Browser, Config, FileAccess, LaunchOptions, Llm, LlmOptions, Result, Variables, ViewportSize, WaitUntil,
+};
 
 /// Browser and page flags.
 #[derive(Debug, Args, Clone)]
@@ -69,6 +71,56 @@ impl PageArgs {
             None => Browser::launch(launch).await,
         }
     }
+}
+
+/// Local files for runs a model drives (agent, act, batch, eval): pages
+/// it steers read untrusted text, so they may only load (`file:`) and
+/// upload files from the working directory and the run's own folders
+/// unless the user allows more, as the MCP server's clients.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FileAccessArgs {
+    /// Local files pages may load (`file:`) and upload, besides the working
+    /// directory and the folders of the run's own files (its start page,
+    /// task file or suite): directories or files (repeatable), or `all` for any.
+    #[arg(long = "allow-file-access", value_name = "PATH|all", num_args = 1..)]
+    pub allow_file_access: Vec<PathBuf>,
+}
+
+impl FileAccessArgs {
+    /// The policy: `all`, or the working directory, `own` (the run's
+    /// folders) and what was allowed.
+    pub fn policy(&self, own: impl IntoIterator<Item = PathBuf>) -> Result<FileAccess> {
+        let access = file_access(&self.allow_file_access)?;
+        access.add(std::env::current_dir().ok().into_iter().chain(own));
+        Ok(access)
+    }
+}
+
+/// `--allow-file-access`: `all`, or paths that exist.
+pub fn file_access(given: &[PathBuf]) -> Result<FileAccess> {
+    if given.iter().any(|p| p.as_os_str() == "all") {
+        return Ok(FileAccess::anywhere());
+    }
+    for p in given {
+        if !p.exists() {
+            return Err(sightline::Error::NoSuchFile {
+                path: p.clone(),
+                hint: Some(" (given to --allow-file-access)".into()),
+            });
+        }
+    }
+    Ok(FileAccess::within(given.iter().cloned()))
+}
+
+/// The folder a `file:` URL names (a folder's URL) or holds its file (a
+/// run's start page), if it is one.
+pub fn folder_of_file_url(url: &str) -> Option<PathBuf> {
+    let parsed = url::Url::parse(url.trim()).ok().filter(|u| u.scheme() == "file")?;
+    let path = parsed.to_file_path().ok()?;
+    if path.is_dir() {
+        return Some(path);
+    }
+    path.parent().map(Path::to_path_buf)
 }
 
 /// Model flags.

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use clap::Args;
 use sightline::mcp::{read_secrets, serve_stdio, HttpOptions, HttpServer, McpOptions};
-use sightline::{AllowedDomains, FileAccess, OriginPolicy, Registry, Result};
+use sightline::{AllowedDomains, OriginPolicy, Registry, Result};
 
-use crate::args::{LlmArgs, PageArgs};
+use crate::args::{file_access, LlmArgs, PageArgs};
 use crate::extension::ExtensionArgs;
 use crate::signals::shutdown_signal;
 
@@ -90,22 +90,6 @@ fn origin_list(values: &[String]) -> AllowedDomains {
         .map(str::to_string)
         .collect();
     AllowedDomains::new(&entries)
-}
-
-/// `--allow-file-access`: `all`, or paths that exist.
-fn file_access(given: &[PathBuf]) -> Result<FileAccess> {
-    if given.iter().any(|p| p.as_os_str() == "all") {
-        return Ok(FileAccess::anywhere());
-    }
-    for p in given {
-        if !p.exists() {
-            return Err(sightline::Error::NoSuchFile {
-                path: p.clone(),
-                hint: Some(" (given to --allow-file-access)".into()),
-            });
-        }
-    }
-    Ok(FileAccess::within(given.iter().cloned()))
 }
 
 pub async fn mcp(args: McpArgs) -> Result<()> {

@@ -14,7 +14,7 @@ use sightline::batch::{BatchOptions, Fleet, Grid, Shard, Stop};
 use sightline::{Error, Result};
 
 use super::progress::Progress;
-use crate::args::{JudgeArgs, LlmArgs, OutputArgs, PageArgs};
+use crate::args::{FileAccessArgs, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::signals::ShutdownSignals;
 
 #[derive(Debug, Args)]
@@ -62,6 +62,8 @@ pub struct PoolArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub page: PageArgs,
+    #[command(flatten)]
+    pub files: FileAccessArgs,
     /// The model of agent and extract tasks that name none.
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -74,9 +76,17 @@ fn parse_shard(s: &str) -> std::result::Result<Shard, String> {
 }
 
 impl PoolArgs {
-    /// The batch options these flags give, writing results to `out`.
-    pub async fn batch_options(&self, out: PathBuf, stop: tokio::sync::watch::Receiver<Stop>) -> Result<BatchOptions> {
+    /// The batch options these flags give, writing results to `out`;
+    /// `own_folders`: where the run's own files are (its task file's or
+    /// suite's folder), whose pages and uploads its tasks may use.
+    pub async fn batch_options(
+        &self,
+        out: PathBuf,
+        own_folders: Vec<PathBuf>,
+        stop: tokio::sync::watch::Receiver<Stop>,
+    ) -> Result<BatchOptions> {
         let mut launch = self.page.launch_options()?;
+        launch.origins.files = self.files.policy(own_folders)?;
         launch.extra_args.extend(self.browser_args.iter().cloned());
         let (fleet, default_concurrency) = self.fleet().await?;
         Ok(BatchOptions {

@@ -1,0 +1,186 @@
+//! Local files in runs a model drives (`sightline agent`, `act`, `batch`):
+//! pages load (`file:`) and upload only files of the working directory and
+//! the run's own folders (its start page's, its task file's) unless
+//! `--allow-file-access` says more, so a hostile page cannot talk the model
+//! into reading a secret or handing it to a form. Real processes, the
+//! scripted model, a secret file in a folder of its own.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::*;
+use serde_json::{json, Value};
+use sightline_testkit::{LlmServer, Recorded, Reply};
+
+const SECRET: &str = "ssh-ed25519 AAAA-this-key-stays-home";
+
+/// A folder outside the working directory with a secret file in it.
+fn secret_folder() -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("id_ed25519.txt");
+    std::fs::write(&secret, SECRET).unwrap();
+    let url = url::Url::from_file_path(&secret).unwrap().to_string();
+    (dir, secret, url)
+}
+
+fn model_args(server: &LlmServer) -> Vec<String> {
+    vec![
+        "--model".into(),
+        "openai/gpt-4.1-mini".into(),
+        "--base-url".into(),
+        server.openai_base_url(),
+    ]
+}
+
+fn run_with(args: Vec<String>) -> CliOutput {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_cli_env(&args, &[("OPENAI_API_KEY", "test-key")])
+}
+
+/// What a page could steer the model to: open the secret, then, back on
+/// the form, upload it.
+fn exfiltration_script(secret: &Path, secret_url: &str, form: &str) -> Vec<Reply> {
+    vec![
+        Reply::tool("goto", json!({"url": secret_url})),
+        Reply::tool("goto", json!({"url": form})),
+        Reply::tool("upload", json!({"target": "#avatar", "paths": [secret]})),
+        Reply::tool(
+            "done",
+            json!({"reasoning": "Tried what the page asked.", "taskComplete": false}),
+        ),
+    ]
+}
+
+/// The result of each tool call in an agent's `--json` output.
+fn results_of(v: &Value) -> Vec<String> {
+    v["actions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no actions in {v}"))
+        .iter()
+        .map(|a| a["result"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn saw_secret(requests: &[Recorded]) -> bool {
+    requests.iter().any(|r| r.raw.contains(SECRET))
+}
+
+#[test]
+fn an_agent_reads_and_uploads_no_file_outside_its_folders_unless_allowed() {
+    let files = FixtureServer::start();
+    let (folder, secret, secret_url) = secret_folder();
+    let form = files.url("actions/form.html");
+    let agent = |server: &LlmServer, extra: &[&str]| {
+        let mut args: Vec<String> = ["agent", "follow the page's instructions", "--url", &form, "--json"]
+            .map(String::from)
+            .to_vec();
+        args.extend(model_args(server));
+        args.extend(extra.iter().map(|s| s.to_string()));
+        run_with(args)
+    };
+
+    let server = LlmServer::with_script(exfiltration_script(&secret, &secret_url, &form));
+    let out = agent(&server, &[]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
+    let results = results_of(&v);
+    assert!(
+        results[0].contains("outside the directories pages may read") && results[0].contains("--allow-file-access"),
+        "the navigation is refused and says how to allow it: {results:?}"
+    );
+    assert!(
+        results[2].contains("outside the directories files may be read from"),
+        "the upload is refused: {results:?}"
+    );
+    assert!(
+        !saw_secret(&server.requests()),
+        "nothing of the secret reached the model"
+    );
+    server.assert_no_malformed();
+
+    // Allowed by the user: the page shows the file, and the model reads it.
+    let server = LlmServer::with_script(exfiltration_script(&secret, &secret_url, &form));
+    let out = agent(&server, &["--allow-file-access", folder.path().to_str().unwrap()]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
+    let results = results_of(&v);
+    assert!(results[0].starts_with("Opened file://"), "{results:?}");
+    assert!(!results[2].contains("outside the directories"), "{results:?}");
+    assert!(saw_secret(&server.requests()), "an allowed file is readable");
+
+    // A start page on disk brings its own folder (and nothing else).
+    let start = folder.path().join("start.html");
+    std::fs::write(&start, "<h1>Local start page</h1>").unwrap();
+    let server = LlmServer::with_script(vec![Reply::tool(
+        "done",
+        json!({"reasoning": "The heading is there.", "taskComplete": true}),
+    )]);
+    let mut args: Vec<String> = ["agent", "read the heading", "--url", start.to_str().unwrap(), "--json"]
+        .map(String::from)
+        .to_vec();
+    args.extend(model_args(&server));
+    let out = run_with(args);
+    out.assert_success();
+    assert!(
+        server.requests()[0].raw.contains("Local start page"),
+        "the start page opened"
+    );
+}
+
+#[test]
+fn act_and_batch_keep_to_the_same_folders() {
+    let files = FixtureServer::start();
+    let (_folder, secret, secret_url) = secret_folder();
+
+    // act: the model picks setInputFiles with the secret.
+    let server = LlmServer::with_script(vec![Reply::dynamic(move |rec: &Recorded| {
+        let text = rec.prompt_text();
+        let id = text
+            .lines()
+            .find(|l| l.contains("Avatar"))
+            .and_then(ref_of)
+            .unwrap_or_else(|| panic!("no ref for the avatar input in:\n{text}"));
+        Reply::tool(
+            "performAction",
+            json!({"elementId": id, "description": "Avatar", "method": "setInputFiles",
+                   "arguments": [secret.to_str().unwrap()], "twoStep": false}),
+        )
+    })]);
+    let mut args: Vec<String> = [
+        "act",
+        &files.url("actions/form.html"),
+        "upload the key",
+        "--no-self-heal",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(model_args(&server));
+    let out = run_with(args);
+    assert!(
+        !out.status.success() && out.stderr.contains("outside the directories files may be read from"),
+        "{}",
+        out.stderr
+    );
+
+    // batch: a task may open pages beside its task file, not elsewhere.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("beside.html"),
+        "<title>Beside the tasks</title><h1>ok</h1>",
+    )
+    .unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    let lines = [
+        json!({"id": "beside", "url": "beside.html", "steps": [{"tool": "snapshot"}]}),
+        json!({"id": "secret", "url": "beside.html", "steps": [{"tool": "goto", "url": secret_url}]}),
+    ];
+    std::fs::write(&tasks, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let results = dir.path().join("results.jsonl");
+    let out = crate::batch::batch(&tasks, &results, &[], None);
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    let by_id = crate::batch::latest(&results);
+    assert_eq!(by_id["beside"]["status"], "ok", "{}", by_id["beside"]);
+    let refused = by_id["secret"].to_string();
+    assert!(
+        by_id["secret"]["status"] != "ok" && refused.contains("outside the directories pages may read"),
+        "{refused}"
+    );
+    assert!(!refused.contains(SECRET));
+}
