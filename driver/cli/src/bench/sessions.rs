@@ -2,7 +2,9 @@
 //! (open a shop, snapshot, fill, select, click, snapshot, open another
 //! page, back, snapshot, close), every command its own process, through
 //! Sightline's session commands and agent-browser's CLI, two runs each,
-//! interleaved. Per command: wall time and output characters.
+//! interleaved. Per command: wall time and output characters. With
+//! `--pages DIR`, also each tool's `snapshot` of every page there (real
+//! pages: the output goal is about the trees a model reads).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,7 +15,7 @@ use sightline::{Error, Result};
 use sightline_testkit::{fixtures_dir, offline_switches, FixtureServer};
 
 use super::agent_browser::AgentBrowser;
-use super::pages::{median, print_report, ref_on_line};
+use super::pages::{expand_inputs, median, print_report, ref_on_line, serve_files};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchSessionsArgs {
@@ -26,6 +28,20 @@ pub struct BenchSessionsArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also open each page of these folders or files (e.g.
+    /// ../shared/corpus/real) in one session per tool and count the
+    /// characters of its `snapshot`.
+    #[arg(long, value_name = "DIR|FILE", num_args = 1..)]
+    pub pages: Vec<PathBuf>,
+}
+
+/// One page's `snapshot` output through each tool (None: it failed).
+#[derive(Debug, Clone, Serialize)]
+pub struct PageSnapshot {
+    pub page: String,
+    pub sightline: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_browser: Option<usize>,
 }
 
 /// One command of a run.
@@ -50,6 +66,8 @@ pub struct FlowRun {
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionsReport {
     pub runs: Vec<FlowRun>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pages: Vec<PageSnapshot>,
 }
 
 const STEPS: &[&str] = &[
@@ -183,6 +201,11 @@ pub async fn bench_sessions(args: &BenchSessionsArgs) -> Result<SessionsReport> 
     let files = FixtureServer::try_serve(fixtures_dir())
         .map_err(|e| Error::Io(format!("cannot serve the fixture pages: {e}")))?;
     let runs = args.runs.max(1);
+    let pages = if args.pages.is_empty() {
+        None
+    } else {
+        Some(serve_files(&expand_inputs(&args.pages)?)?)
+    };
     tokio::task::spawn_blocking(move || -> Result<SessionsReport> {
         let mut out = Vec::new();
         for run in 0..runs {
@@ -201,10 +224,89 @@ pub async fn bench_sessions(args: &BenchSessionsArgs) -> Result<SessionsReport> 
                 out.push(flow("agent-browser", &mut theirs, &files));
             }
         }
-        Ok(SessionsReport { runs: out })
+        let mut snapshots = Vec::new();
+        if let Some((_server, served)) = &pages {
+            let dir = tempfile::tempdir().map_err(|e| Error::Io(format!("a session folder: {e}")))?;
+            let mut ours = Sightline {
+                exe: exe.clone(),
+                dir,
+                session: "bench-pages".into(),
+            };
+            eprintln!("bench sessions: {} pages: sightline", served.len());
+            let sightline = snapshot_each(&mut ours, served);
+            let theirs = peer.as_ref().map(|binary| {
+                eprintln!("bench sessions: {} pages: agent-browser", served.len());
+                let session = format!("sightline-bench-pages-{}", std::process::id());
+                snapshot_each(&mut Peer(AgentBrowser::new(binary.clone(), &session)), served)
+            });
+            for (i, (name, _)) in served.iter().enumerate() {
+                snapshots.push(PageSnapshot {
+                    page: name.clone(),
+                    sightline: sightline[i],
+                    agent_browser: theirs.as_ref().and_then(|t| t[i]),
+                });
+            }
+        }
+        Ok(SessionsReport {
+            runs: out,
+            pages: snapshots,
+        })
     })
     .await
     .map_err(|e| Error::Io(format!("the sessions benchmark failed: {e}")))?
+}
+
+/// Opens each page in one session and counts its `snapshot`'s characters
+/// (None: the open or the snapshot failed); closes the session.
+fn snapshot_each(cli: &mut dyn Cli, pages: &[(String, String)]) -> Vec<Option<usize>> {
+    let snap = cli.snapshot_args();
+    let counts = pages
+        .iter()
+        .map(|(_, url)| {
+            let (_, _, opened) = cli.run(&["open", url]);
+            let (text, _, ok) = cli.run(&snap);
+            (opened && ok).then(|| text.chars().count())
+        })
+        .collect();
+    cli.run(&["close"]);
+    counts
+}
+
+/// The per-page table of `--pages`.
+fn render_pages(pages: &[PageSnapshot]) -> String {
+    let mut out = String::from("\nsnapshot of each page: output characters\n");
+    out.push_str(&format!(
+        "{:<36} {:>10} {:>14} {:>7}\n",
+        "page", "sightline", "agent-browser", "ratio"
+    ));
+    let shown = |c: Option<usize>| c.map_or_else(|| "failed".to_string(), |c| c.to_string());
+    let (mut ours, mut theirs, mut within, mut both) = (0, 0, 0, 0);
+    for p in pages {
+        let ratio = match (p.sightline, p.agent_browser) {
+            (Some(a), Some(b)) => {
+                ours += a;
+                theirs += b;
+                both += 1;
+                within += usize::from(a <= b);
+                format!("{:.2}", a as f64 / b.max(1) as f64)
+            }
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "{:<36} {:>10} {:>14} {:>7}\n",
+            p.page,
+            shown(p.sightline),
+            shown(p.agent_browser),
+            ratio
+        ));
+    }
+    if both > 0 {
+        out.push_str(&format!(
+            "sightline's snapshot <= agent-browser's full snapshot on {within} of {both} pages; {ours} vs {theirs} chars in all ({:.2}x)\n",
+            ours as f64 / theirs.max(1) as f64
+        ));
+    }
+    out
 }
 
 pub fn render(r: &SessionsReport) -> String {
@@ -284,6 +386,9 @@ pub fn render(r: &SessionsReport) -> String {
             out.push_str(&format!("{}: {}\n", f.tool, p));
         }
     }
+    if !r.pages.is_empty() {
+        out.push_str(&render_pages(&r.pages));
+    }
     out
 }
 
@@ -291,4 +396,28 @@ pub async fn run(args: BenchSessionsArgs) -> Result<()> {
     let report = bench_sessions(&args).await?;
     print_report(&report, args.json, render);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pages_table_counts_pages_within_and_totals_only_pages_both_read() {
+        let page = |name: &str, ours: Option<usize>, theirs: Option<usize>| PageSnapshot {
+            page: name.into(),
+            sightline: ours,
+            agent_browser: theirs,
+        };
+        let t = render_pages(&[
+            page("a.html", Some(100), Some(200)),
+            page("b.html", Some(300), Some(150)),
+            page("c.html", None, Some(10)),
+        ]);
+        assert!(t.contains("on 1 of 2 pages; 400 vs 350 chars in all (1.14x)"), "{t}");
+        assert!(
+            t.lines().any(|l| l.starts_with("c.html") && l.contains("failed")),
+            "{t}"
+        );
+    }
 }
