@@ -17,6 +17,8 @@ use crate::eval::Evaluation;
 const LEVEL_ORDER: &[&str] = &["easy", "medium", "hard"];
 /// The level of tasks that have none, in a suite where some have one.
 pub const NO_LEVEL: &str = "none";
+/// The site row of tasks that name none.
+pub const NO_SITE: &str = "none";
 
 /// Figures over a set of runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -118,6 +120,14 @@ pub struct LevelFigures {
     pub modes: Vec<ModeFigures>,
 }
 
+/// The figures of one website (WebVoyager's `web_name`, Online-Mind2Web's
+/// host), per mode: benchmark reports compare agents site by site.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SiteFigures {
+    pub site: String,
+    pub modes: Vec<ModeFigures>,
+}
+
 /// How one run ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunOutcome {
@@ -129,6 +139,8 @@ pub struct RunOutcome {
     pub trial: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
     /// None: not run (yet).
     pub status: Option<TaskStatus>,
     pub evaluation: Option<Evaluation>,
@@ -150,6 +162,9 @@ pub struct EvalReport {
     /// Per level (Online-Mind2Web's easy, medium, hard), each per mode;
     /// empty when no task has a level.
     pub by_level: Vec<LevelFigures>,
+    /// Per website (by name), each per mode; empty unless the tasks name
+    /// two sites or more.
+    pub by_site: Vec<SiteFigures>,
     pub runs: Vec<RunOutcome>,
     /// Runs left alone because the results file had their verdict.
     pub already_done: usize,
@@ -172,6 +187,7 @@ impl EvalReport {
             .map(|run| (run, results.iter().find(|r| r.id == run.id)))
             .collect();
         let level_of = |run: &EvalRun| suite.tasks[run.task].level.clone();
+        let site_of = |run: &EvalRun| suite.tasks[run.task].site.clone();
         let by_mode_of = |filter: &dyn Fn(&EvalRun) -> bool| -> Vec<ModeFigures> {
             modes
                 .iter()
@@ -202,6 +218,21 @@ impl EvalReport {
                 })
                 .collect()
         };
+        let mut sites: Vec<Option<String>> = suite.tasks.iter().map(|t| t.site.clone()).collect();
+        // By name, tasks without a site last.
+        sites.sort_by_key(|s| (s.is_none(), s.as_deref().map(str::to_ascii_lowercase)));
+        sites.dedup();
+        let by_site = if sites.len() < 2 {
+            Vec::new()
+        } else {
+            sites
+                .into_iter()
+                .map(|site| SiteFigures {
+                    modes: by_mode_of(&|r| site_of(r) == site),
+                    site: site.unwrap_or_else(|| NO_SITE.to_string()),
+                })
+                .collect()
+        };
         EvalReport {
             suite: suite.path.clone(),
             format: suite.format,
@@ -211,6 +242,7 @@ impl EvalReport {
             judge,
             by_mode: by_mode_of(&|_| true),
             by_level,
+            by_site,
             runs: paired
                 .iter()
                 .map(|(run, result)| RunOutcome {
@@ -219,6 +251,7 @@ impl EvalReport {
                     mode: run.mode,
                     trial: run.trial,
                     level: level_of(run),
+                    site: site_of(run),
                     status: result.map(|r| r.status),
                     evaluation: result.and_then(|r| r.verdict.as_ref()).map(|v| v.evaluation),
                 })
@@ -319,11 +352,34 @@ mod tests {
             r.by_level[1].modes[1].figures.judged_yes, 2,
             "hard in cua: the lamp twice"
         );
+        let sites: Vec<&str> = r.by_site.iter().map(|s| s.site.as_str()).collect();
+        assert_eq!(sites, ["a.example", "b.example"]);
+        assert_eq!(
+            r.by_site[0].modes[0].figures.judged_yes, 1,
+            "a.example in dom: the lamp once"
+        );
+        assert_eq!(
+            r.by_site[1].modes[1].figures.runs, 2,
+            "b.example in cua: both trials planned"
+        );
+        assert_eq!(r.runs[7].site.as_deref(), Some("b.example"));
         assert_eq!(r.runs[7].status, None);
         assert_eq!(r.runs[0].evaluation, yes);
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["by_mode"][1]["mode"], "cua");
         assert_eq!(json["by_mode"][1]["judged_yes"], 3, "figures are flattened: {json}");
         assert_eq!(json["format"], "online-mind2web");
+        assert_eq!(json["by_site"][1]["site"], "b.example");
+    }
+
+    #[test]
+    fn one_site_gives_no_site_table() {
+        let mut suite = suite();
+        for t in &mut suite.tasks {
+            t.site = Some("shop".into());
+        }
+        let (_, runs) = expand(&suite, &[AgentMode::Dom], 1);
+        let r = EvalReport::new(&suite, &runs, &[AgentMode::Dom], 1, "openai/m".into(), &[]);
+        assert!(r.by_site.is_empty());
     }
 }

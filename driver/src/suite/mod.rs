@@ -34,7 +34,7 @@ mod records;
 mod run;
 mod web_base;
 
-pub use figures::{EvalReport, Figures, LevelFigures, ModeFigures, RunOutcome, NO_LEVEL};
+pub use figures::{EvalReport, Figures, LevelFigures, ModeFigures, RunOutcome, SiteFigures, NO_LEVEL, NO_SITE};
 pub use file::Suite;
 pub use formats::{SuiteFormat, SuiteTask};
 pub use plan::EvalRun;

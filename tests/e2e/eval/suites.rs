@@ -76,13 +76,17 @@ fn eval_runs_the_webvoyager_example_in_three_modes_and_resumes() {
         );
     }
     assert!(!table.contains("level"), "WebVoyager has no levels: {table}");
+    // Per site: the shop's lamp is ordered, the outlet's kettle is sold out.
+    assert_eq!(row(table, "site"), ["site", "dom", "hybrid", "cua"]);
+    assert_eq!(row(table, "Outlet")[1..], ["0 of 1 (0.0%)"; 3]);
+    assert_eq!(row(table, "Shop")[1..], ["1 of 1 (100.0%)"; 3]);
     let results = latest(&out);
     assert_eq!(results.len(), 6);
     for mode in ["dom", "hybrid", "cua"] {
         assert_eq!(results[&format!("Shop--0@{mode}#1")]["verdict"]["evaluation"], "YES");
-        assert_eq!(results[&format!("Shop--1@{mode}#1")]["verdict"]["evaluation"], "NO");
+        assert_eq!(results[&format!("Outlet--0@{mode}#1")]["verdict"]["evaluation"], "NO");
         assert_eq!(
-            results[&format!("Shop--1@{mode}#1")]["status"],
+            results[&format!("Outlet--0@{mode}#1")]["status"],
             "ok",
             "the agent's claim"
         );
@@ -126,6 +130,8 @@ fn eval_runs_the_webvoyager_example_in_three_modes_and_resumes() {
         .collect();
     assert_eq!(modes, [("dom", 0.5), ("hybrid", 0.5), ("cua", 0.5)]);
     assert_eq!(report["by_mode"][2]["claimed_rate"], 1.0);
+    assert_eq!(report["by_site"][1]["site"], "Shop");
+    assert_eq!(report["runs"][0]["site"], "Shop");
 }
 
 #[test]

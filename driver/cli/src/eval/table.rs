@@ -1,11 +1,11 @@
 //! What `sightline eval` prints: the suite and the judge, the comparison
 //! across modes (judged success beside the agents' own claims, tasks solved
 //! in any trial, mean steps and tokens, median time), and the judged
-//! success rate per level and mode.
+//! success rate per level and mode, and per site and mode.
 
 use std::path::Path;
 
-use sightline::suite::{EvalReport, Figures};
+use sightline::suite::{EvalReport, Figures, ModeFigures};
 
 fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {
@@ -60,6 +60,23 @@ fn mode_row(name: String, f: &Figures, tasks: usize) -> Vec<String> {
     ]
 }
 
+/// Judged success per group (a level, a site) and mode, after a blank
+/// line; nothing for no groups.
+fn judged_per<'a>(r: &EvalReport, what: &str, groups: impl Iterator<Item = (&'a str, &'a [ModeFigures])>) -> String {
+    let mut rows = vec![std::iter::once(what.to_string())
+        .chain(r.modes.iter().map(|m| m.to_string()))
+        .collect::<Vec<_>>()];
+    for (name, modes) in groups {
+        let mut row = vec![name.to_string()];
+        row.extend(modes.iter().map(|m| percent(m.figures.judged_yes, m.figures.runs)));
+        rows.push(row);
+    }
+    if rows.len() == 1 {
+        return String::new();
+    }
+    format!("\n{}", aligned(&rows))
+}
+
 pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>) -> String {
     let runs: usize = r.by_mode.iter().map(|m| m.figures.runs).sum();
     let mut s = aligned(&[
@@ -92,18 +109,10 @@ pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>) -> String {
         rows.push(mode_row(m.mode.to_string(), &m.figures, r.tasks));
     }
     s.push_str(&aligned(&rows));
-    if !r.by_level.is_empty() {
-        s.push('\n');
-        let mut rows = vec![std::iter::once("level".to_string())
-            .chain(r.modes.iter().map(|m| m.to_string()))
-            .collect::<Vec<_>>()];
-        for l in &r.by_level {
-            let mut row = vec![l.level.clone()];
-            row.extend(l.modes.iter().map(|m| percent(m.figures.judged_yes, m.figures.runs)));
-            rows.push(row);
-        }
-        s.push_str(&aligned(&rows));
-    }
+    let levels = r.by_level.iter().map(|l| (l.level.as_str(), l.modes.as_slice()));
+    s.push_str(&judged_per(r, "level", levels));
+    let sites = r.by_site.iter().map(|g| (g.site.as_str(), g.modes.as_slice()));
+    s.push_str(&judged_per(r, "site", sites));
     s.push('\n');
     let mut files = vec![vec!["results".to_string(), out.display().to_string()]];
     if let Some(dir) = reports {
