@@ -1,11 +1,28 @@
 //! Which local files pages may read: `file:` documents (navigations and
 //! frames alike) and files chosen for upload. Open by default in the
-//! library (a caller's own command line loads the file it was given); an
-//! MCP server limits it to a few directories, as its clients are models
-//! reading untrusted pages.
+//! library (a caller's own command line loads the file it was given);
+//! limited to a few directories wherever a model that reads untrusted pages
+//! chooses what to open or upload (an MCP server, the commands a model
+//! drives).
+//!
+//! Two kinds of grant: a directory the user named (`--allow-file-access`)
+//! opens everything in it; a directory granted by default (the working
+//! directory, a run's own folders, an MCP client's roots) opens what is in
+//! it but its hidden entries (`.ssh`, `.env`, `.git`): a workspace is where
+//! secrets live too, and no page needs them. The filesystem's root is never
+//! granted by default (a service's working directory).
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
+
+/// One directory files may be read from.
+#[derive(Debug, Clone, PartialEq)]
+struct Grant {
+    /// Its real path (symlinks resolved).
+    dir: PathBuf,
+    /// Named by the user: hidden entries inside are open too.
+    hidden_too: bool,
+}
 
 /// The directories local files may be read from, or anywhere. Clones share
 /// the directories added later ([`FileAccess::add`]: an MCP client's
@@ -13,25 +30,26 @@ use std::sync::{Arc, RwLock};
 #[derive(Debug, Clone, Default)]
 pub struct FileAccess {
     /// `None`: anywhere.
-    dirs: Option<Arc<RwLock<Vec<PathBuf>>>>,
+    grants: Option<Arc<RwLock<Vec<Grant>>>>,
 }
 
 impl PartialEq for FileAccess {
     fn eq(&self, other: &Self) -> bool {
-        self.dirs() == other.dirs()
+        self.grants() == other.grants()
     }
 }
 
 impl FileAccess {
     /// Any local file.
     pub fn anywhere() -> FileAccess {
-        FileAccess { dirs: None }
+        FileAccess { grants: None }
     }
 
-    /// Only files inside these directories (symlinks resolved).
+    /// Only files inside these directories (symlinks resolved), named by
+    /// the user: everything in them.
     pub fn within(dirs: impl IntoIterator<Item = PathBuf>) -> FileAccess {
         let access = FileAccess {
-            dirs: Some(Arc::new(RwLock::new(Vec::new()))),
+            grants: Some(Arc::new(RwLock::new(Vec::new()))),
         };
         access.add(dirs);
         access
@@ -39,49 +57,75 @@ impl FileAccess {
 
     /// Another policy with the same directories now, and its own later additions.
     pub fn detached(&self) -> FileAccess {
-        match self.dirs() {
-            None => FileAccess::anywhere(),
-            Some(dirs) => FileAccess::within(dirs),
+        FileAccess {
+            grants: self.grants().map(|g| Arc::new(RwLock::new(g))),
         }
     }
 
     /// Whether any file may be read.
     pub fn is_open(&self) -> bool {
-        self.dirs.is_none()
+        self.grants.is_none()
     }
 
     /// The directories (None: anywhere).
     pub fn dirs(&self) -> Option<Vec<PathBuf>> {
-        self.dirs.as_ref().map(|d| d.read().unwrap().clone())
+        self.grants().map(|g| g.into_iter().map(|g| g.dir).collect())
     }
 
-    /// Widens the policy to these directories too (no effect when open).
+    fn grants(&self) -> Option<Vec<Grant>> {
+        self.grants.as_ref().map(|g| g.read().unwrap().clone())
+    }
+
+    /// Widens the policy to these directories, named by the user:
+    /// everything in them (no effect when open).
     pub fn add(&self, dirs: impl IntoIterator<Item = PathBuf>) {
-        let Some(list) = &self.dirs else { return };
+        self.grant(dirs, true);
+    }
+
+    /// Widens the policy to these directories by default (the working
+    /// directory, a run's own folders, a client's roots): what is in them
+    /// but their hidden entries; the filesystem's root is left out.
+    pub fn add_workspace(&self, dirs: impl IntoIterator<Item = PathBuf>) {
+        self.grant(dirs.into_iter().filter(|d| real_path(d).parent().is_some()), false);
+    }
+
+    fn grant(&self, dirs: impl IntoIterator<Item = PathBuf>, hidden_too: bool) {
+        let Some(list) = &self.grants else { return };
         let mut list = list.write().unwrap();
         for d in dirs {
-            let d = real_path(&d);
-            if !list.contains(&d) {
-                list.push(d);
+            let dir = real_path(&d);
+            match list.iter_mut().find(|g| g.dir == dir) {
+                Some(g) => g.hidden_too |= hidden_too,
+                None => list.push(Grant { dir, hidden_too }),
             }
         }
     }
 
-    /// Replaces the directories (no effect when open).
-    pub fn set(&self, dirs: impl IntoIterator<Item = PathBuf>) {
-        let Some(list) = &self.dirs else { return };
-        list.write().unwrap().clear();
-        self.add(dirs);
+    /// Replaces the directories with those of `base` and `roots` granted
+    /// by default (an MCP client's new roots; no effect when open).
+    pub fn reset_to(&self, base: &FileAccess, roots: impl IntoIterator<Item = PathBuf>) {
+        let Some(list) = &self.grants else { return };
+        *list.write().unwrap() = base.grants().unwrap_or_default();
+        self.add_workspace(roots);
     }
 
     /// Whether the file (or directory) at `path` may be read: its real path
-    /// (symlinks resolved) lies inside one of the directories.
+    /// (symlinks resolved) lies inside one of the directories, and, in a
+    /// directory granted by default, not inside a hidden entry.
     pub fn allows_path(&self, path: &Path) -> bool {
-        let Some(dirs) = self.dirs() else {
+        let Some(grants) = self.grants() else {
             return true;
         };
         let real = real_path(path);
-        dirs.iter().any(|d| real.starts_with(d))
+        grants.iter().any(|g| match real.strip_prefix(&g.dir) {
+            Ok(rest) => {
+                g.hidden_too
+                    || !rest
+                        .components()
+                        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+            }
+            Err(_) => false,
+        })
     }
 
     /// Whether a page may load `url`: anything but a local file is not this
@@ -98,13 +142,30 @@ impl FileAccess {
         if self.allows_url(url) {
             return None;
         }
-        let dirs = self.dirs().unwrap_or_default();
-        let list: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
         Some(format!(
             "{url} is a local file outside the directories pages may read ({}); allow more with \
 --allow-file-access",
-            list.join(", ")
+            self.describe()
         ))
+    }
+
+    /// The directories, for messages: those granted by default say that
+    /// their hidden entries are not included.
+    pub fn describe(&self) -> String {
+        let Some(grants) = self.grants() else {
+            return "anywhere".into();
+        };
+        if grants.is_empty() {
+            return "none".into();
+        }
+        let shown: Vec<String> = grants
+            .iter()
+            .map(|g| match g.hidden_too {
+                true => g.dir.display().to_string(),
+                false => format!("{} but its hidden entries", g.dir.display()),
+            })
+            .collect();
+        shown.join(", ")
     }
 }
 
@@ -192,5 +253,42 @@ mod tests {
         access.add([root.path().to_path_buf()]);
         assert!(clone.allows_path(&root.path().join("secret.txt")));
         assert!(!detached.allows_path(&root.path().join("secret.txt")));
+    }
+
+    #[test]
+    fn a_workspace_keeps_its_hidden_entries_and_is_never_the_root() {
+        let home = tempfile::tempdir().unwrap();
+        let ssh = home.path().join(".ssh");
+        std::fs::create_dir(&ssh).unwrap();
+        std::fs::write(ssh.join("id_ed25519"), "k").unwrap();
+        std::fs::write(home.path().join(".env"), "TOKEN=1").unwrap();
+        std::fs::write(home.path().join("page.html"), "<p>x").unwrap();
+        let access = FileAccess::within([]);
+        access.add_workspace([home.path().to_path_buf(), PathBuf::from("/")]);
+        assert!(access.allows_path(&home.path().join("page.html")));
+        assert!(!access.allows_path(&ssh.join("id_ed25519")), "a hidden folder");
+        assert!(!access.allows_path(&home.path().join(".env")), "a hidden file");
+        assert!(
+            !access.allows_path(Path::new("/etc/passwd")),
+            "the root is no workspace"
+        );
+        assert!(
+            access.describe().ends_with("but its hidden entries"),
+            "{}",
+            access.describe()
+        );
+        let refusal = access.refusal("file:///etc/passwd").unwrap();
+        assert!(refusal.contains("but its hidden entries"), "{refusal}");
+        // Named by the user, the same folder opens everything.
+        access.add([home.path().to_path_buf()]);
+        assert!(access.allows_path(&ssh.join("id_ed25519")));
+        // A client's new roots replace the old ones, as workspaces.
+        let base = FileAccess::within([]);
+        let session = base.detached();
+        session.reset_to(&base, [home.path().to_path_buf()]);
+        assert!(session.allows_path(&home.path().join("page.html")));
+        assert!(!session.allows_path(&home.path().join(".env")));
+        session.reset_to(&base, []);
+        assert!(!session.allows_path(&home.path().join("page.html")));
     }
 }

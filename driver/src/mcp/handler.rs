@@ -60,7 +60,7 @@ impl Shared {
         let cwd = std::env::current_dir().ok();
         options
             .file_access
-            .add(cwd.into_iter().chain([options.output().to_path_buf()]));
+            .add_workspace(cwd.into_iter().chain([options.output().to_path_buf()]));
         options.launch.origins.files = options.file_access.clone();
         let options = Arc::new(options);
         let host = Arc::new(BrowserHost::new(options.clone()));

@@ -174,10 +174,9 @@ impl Session {
     /// context gathers the roots of every client).
     pub fn set_roots(&self, dirs: Vec<PathBuf>) {
         if self.isolated {
-            let base = self.options.file_access.dirs().unwrap_or_default();
-            self.files.set(base.into_iter().chain(dirs));
+            self.files.reset_to(&self.options.file_access, dirs);
         } else {
-            self.files.add(dirs);
+            self.files.add_workspace(dirs);
         }
         self.roots_unknown.store(false, Ordering::Relaxed);
     }

@@ -552,13 +552,11 @@ impl Page {
             }
             // The page may only be handed files it could load itself.
             if !self.origins().files.allows_path(&abs) {
-                let dirs = self.origins().files.dirs().unwrap_or_default();
-                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
                 return Err(Error::InvalidAction(format!(
                     "setInputFiles: {} is outside the directories files may be read from ({}); allow more with \
 --allow-file-access",
                     f.display(),
-                    dirs.join(", ")
+                    self.origins().files.describe()
                 )));
             }
             absolute.push(abs.to_string_lossy().into_owned());
