@@ -219,10 +219,10 @@ impl EvalReport {
                 .collect()
         };
         let mut sites: Vec<Option<String>> = suite.tasks.iter().map(|t| t.site.clone()).collect();
-        // By name, tasks without a site last.
-        sites.sort_by_key(|s| (s.is_none(), s.as_deref().map(str::to_ascii_lowercase)));
+        // By name (then exactly, so equal names meet), tasks without a site last.
+        sites.sort_by_key(|s| (s.is_none(), s.as_deref().map(str::to_ascii_lowercase), s.clone()));
         sites.dedup();
-        let by_site = if sites.len() < 2 {
+        let by_site = if sites.iter().flatten().count() < 2 {
             Vec::new()
         } else {
             sites
@@ -373,13 +373,28 @@ mod tests {
     }
 
     #[test]
-    fn one_site_gives_no_site_table() {
+    fn sites_are_rows_once_each_and_one_site_gives_no_table() {
         let mut suite = suite();
+        let report = |suite: &Suite| {
+            let (_, runs) = expand(suite, &[AgentMode::Dom], 1);
+            EvalReport::new(suite, &runs, &[AgentMode::Dom], 1, "openai/m".into(), &[])
+        };
+        let more = suite.tasks[0].clone();
+        suite.tasks.push(more);
+        let names = ["shop", "Shop", "shop"];
+        for (t, name) in suite.tasks.iter_mut().zip(names) {
+            t.site = Some(name.into());
+        }
+        let sites: Vec<String> = report(&suite).by_site.into_iter().map(|s| s.site).collect();
+        assert_eq!(sites, ["Shop", "shop"]);
         for t in &mut suite.tasks {
             t.site = Some("shop".into());
         }
-        let (_, runs) = expand(&suite, &[AgentMode::Dom], 1);
-        let r = EvalReport::new(&suite, &runs, &[AgentMode::Dom], 1, "openai/m".into(), &[]);
-        assert!(r.by_site.is_empty());
+        assert!(report(&suite).by_site.is_empty());
+        suite.tasks[0].site = None;
+        assert!(
+            report(&suite).by_site.is_empty(),
+            "one named site and tasks without one"
+        );
     }
 }
