@@ -16,6 +16,8 @@ use sightline_testkit::offline_switches;
 pub struct Ran {
     pub stdout: String,
     pub ms: f64,
+    /// It ran and exited with status 0.
+    pub succeeded: bool,
 }
 
 /// A named agent-browser session; closed on drop.
@@ -62,10 +64,12 @@ impl AgentBrowser {
             Ok(o) => Ran {
                 stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
                 ms,
+                succeeded: o.status.success(),
             },
             Err(e) => Ran {
                 stdout: format!("agent-browser did not run: {e}"),
                 ms,
+                succeeded: false,
             },
         }
     }

@@ -124,7 +124,8 @@ struct Peer(AgentBrowser);
 impl Cli for Peer {
     fn run(&mut self, args: &[&str]) -> (String, f64, bool) {
         let r = self.0.run(args);
-        let ok = !r.stdout.contains("✗");
+        // It says "✗ …" first when a command fails (a page's own text may hold a ✗).
+        let ok = r.succeeded && !r.stdout.trim_start().starts_with('✗');
         (r.stdout, r.ms, ok)
     }
 
