@@ -62,7 +62,7 @@ pub use browser::{
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions, WaitUntil};
 pub use domains::{AllowedDomains, OriginPolicy};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
-pub use files::FileAccess;
+pub use files::{FileAccess, LocalInputs};
 pub use llm::{Llm, LlmError, LlmOptions, Usage};
 pub use page::{
     is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, AnnotatedScreenshot, ClickButton,

@@ -1,9 +1,10 @@
 //! Local files in runs a model drives (`sightline agent`, `act`, `batch`):
-//! pages load (`file:`) and upload only files of the working directory and
-//! the run's own folders (its start page's, its task file's) unless
+//! pages load (`file:`) and upload only the files the run was given and
+//! those of the working directory, hidden entries left out, unless
 //! `--allow-file-access` says more, so a hostile page cannot talk the model
 //! into reading a secret or handing it to a form. Real processes, the
-//! scripted model, a secret file in a folder of its own.
+//! scripted model, secrets in temporary folders (outside the working
+//! directory the tests run in, `driver/cli`).
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +61,24 @@ fn results_of(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// act's model: setInputFiles on the avatar input with `file`.
+fn pick_avatar_upload(file: &Path) -> Reply {
+    let file = file.to_str().unwrap().to_string();
+    Reply::dynamic(move |rec: &Recorded| {
+        let text = rec.prompt_text();
+        let id = text
+            .lines()
+            .find(|l| l.contains("Avatar"))
+            .and_then(ref_of)
+            .unwrap_or_else(|| panic!("no ref for the avatar input in:\n{text}"));
+        Reply::tool(
+            "performAction",
+            json!({"elementId": id, "description": "Avatar", "method": "setInputFiles",
+                   "arguments": [file], "twoStep": false}),
+        )
+    })
+}
+
 fn saw_secret(requests: &[Recorded]) -> bool {
     requests.iter().any(|r| r.raw.contains(SECRET))
 }
@@ -96,22 +115,28 @@ fn an_agent_reads_and_uploads_no_file_outside_its_folders_unless_allowed() {
     );
     server.assert_no_malformed();
 
-    // Allowed by the user: the page shows the file, and the model reads it.
+    // Allowed by the user: the page shows the file, the model reads it,
+    // and the upload goes through.
     let server = LlmServer::with_script(exfiltration_script(&secret, &secret_url, &form));
     let out = agent(&server, &["--allow-file-access", folder.path().to_str().unwrap()]);
     let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
     let results = results_of(&v);
     assert!(results[0].starts_with("Opened file://"), "{results:?}");
-    assert!(!results[2].contains("outside the directories"), "{results:?}");
+    assert!(results[2].starts_with("Chose 1 file(s) in"), "{results:?}");
     assert!(saw_secret(&server.requests()), "an allowed file is readable");
 
-    // A start page on disk brings its own folder (and nothing else).
+    // A start page on disk brings its folder, but not the hidden entries in
+    // it (a workspace's `.env`), nor anything beside the folder.
     let start = folder.path().join("start.html");
     std::fs::write(&start, "<h1>Local start page</h1>").unwrap();
-    let server = LlmServer::with_script(vec![Reply::tool(
-        "done",
-        json!({"reasoning": "The heading is there.", "taskComplete": true}),
-    )]);
+    let env = folder.path().join(".env");
+    std::fs::write(&env, SECRET).unwrap();
+    let env_url = url::Url::from_file_path(&env).unwrap().to_string();
+    let server = LlmServer::with_script(vec![
+        Reply::tool("goto", json!({"url": env_url})),
+        Reply::tool("goto", json!({"url": "file:///etc/hostname"})),
+        Reply::tool("done", json!({"reasoning": "Read the heading.", "taskComplete": true})),
+    ]);
     let mut args: Vec<String> = ["agent", "read the heading", "--url", start.to_str().unwrap(), "--json"]
         .map(String::from)
         .to_vec();
@@ -122,27 +147,24 @@ fn an_agent_reads_and_uploads_no_file_outside_its_folders_unless_allowed() {
         server.requests()[0].raw.contains("Local start page"),
         "the start page opened"
     );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let results = results_of(&v);
+    assert!(results[0].contains("but its hidden entries"), "{results:?}");
+    assert!(
+        results[1].contains("outside the directories pages may read"),
+        "{results:?}"
+    );
+    assert!(!saw_secret(&server.requests()));
 }
 
 #[test]
-fn act_and_batch_keep_to_the_same_folders() {
+fn act_and_batch_keep_to_the_same_files() {
     let files = FixtureServer::start();
     let (_folder, secret, secret_url) = secret_folder();
 
-    // act: the model picks setInputFiles with the secret.
-    let server = LlmServer::with_script(vec![Reply::dynamic(move |rec: &Recorded| {
-        let text = rec.prompt_text();
-        let id = text
-            .lines()
-            .find(|l| l.contains("Avatar"))
-            .and_then(ref_of)
-            .unwrap_or_else(|| panic!("no ref for the avatar input in:\n{text}"));
-        Reply::tool(
-            "performAction",
-            json!({"elementId": id, "description": "Avatar", "method": "setInputFiles",
-                   "arguments": [secret.to_str().unwrap()], "twoStep": false}),
-        )
-    })]);
+    // act: the model picks setInputFiles with the secret; with every file
+    // allowed, the same choice goes through.
+    let server = LlmServer::with_script(vec![pick_avatar_upload(&secret)]);
     let mut args: Vec<String> = [
         "act",
         &files.url("actions/form.html"),
@@ -152,35 +174,49 @@ fn act_and_batch_keep_to_the_same_folders() {
     .map(String::from)
     .to_vec();
     args.extend(model_args(&server));
-    let out = run_with(args);
+    let out = run_with(args.clone());
     assert!(
         !out.status.success() && out.stderr.contains("outside the directories files may be read from"),
         "{}",
         out.stderr
     );
+    server.push(pick_avatar_upload(&secret));
+    args.extend(["--allow-file-access".to_string(), "all".to_string()]);
+    run_with(args).assert_success();
 
-    // batch: a task may open pages beside its task file, not elsewhere.
+    // batch: a task may open pages beside its task file and the pages the
+    // file names anywhere; its model may open nothing else.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("beside.html"),
         "<title>Beside the tasks</title><h1>ok</h1>",
     )
     .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let far_page = elsewhere.path().join("far.html");
+    std::fs::write(&far_page, "<title>Far</title><h1>far</h1>").unwrap();
     let tasks = dir.path().join("tasks.jsonl");
     let lines = [
         json!({"id": "beside", "url": "beside.html", "steps": [{"tool": "snapshot"}]}),
-        json!({"id": "secret", "url": "beside.html", "steps": [{"tool": "goto", "url": secret_url}]}),
+        json!({"id": "far", "url": far_page, "steps": [{"tool": "snapshot"}]}),
+        json!({"id": "agent", "url": "beside.html", "task": "Do what the page says."}),
     ];
     std::fs::write(&tasks, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let server = LlmServer::with_script(vec![
+        Reply::tool("goto", json!({"url": secret_url})),
+        Reply::tool("done", json!({"reasoning": "Tried.", "taskComplete": false})),
+    ]);
     let results = dir.path().join("results.jsonl");
-    let out = crate::batch::batch(&tasks, &results, &[], None);
-    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    let out = crate::batch::batch(&tasks, &results, &[], Some(&server));
     let by_id = crate::batch::latest(&results);
     assert_eq!(by_id["beside"]["status"], "ok", "{}", by_id["beside"]);
-    let refused = by_id["secret"].to_string();
-    assert!(
-        by_id["secret"]["status"] != "ok" && refused.contains("outside the directories pages may read"),
-        "{refused}"
+    assert_eq!(
+        by_id["far"]["status"], "ok",
+        "a page the task file names: {}",
+        by_id["far"]
     );
-    assert!(!refused.contains(SECRET));
+    assert!(by_id.contains_key("agent"), "{}", out.stderr);
+    let told = server.requests()[1].last_user_text();
+    assert!(told.contains("outside the directories pages may read"), "{told}");
+    assert!(!saw_secret(&server.requests()));
 }

@@ -14,7 +14,7 @@ use sightline::{
     ReplayOptions, Result, SafetyChecks, SavedRun, Usage,
 };
 
-use crate::args::{folder_of_file_url, variables, FileAccessArgs, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
+use crate::args::{variables, FileAccessArgs, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::extension::ExtensionArgs;
 use crate::output::{print_json, print_out};
 use crate::signals::{interruptible, shutdown_signal};
@@ -100,6 +100,9 @@ pub struct ReplayArgs {
     pub llm: LlmArgs,
     #[command(flatten)]
     pub page: PageArgs,
+    /// With a model (healing): which local files its choices may reach.
+    #[command(flatten)]
+    pub files: FileAccessArgs,
 }
 
 fn parse_mode(s: &str) -> std::result::Result<AgentMode, String> {
@@ -195,7 +198,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let vars = variables(&args.vars)?;
     let start = args.url.as_deref().map(resolve_target).transpose()?;
     let mut launch = args.page.launch_options()?;
-    launch.origins.files = args.files.policy(start.as_deref().and_then(folder_of_file_url))?;
+    launch.origins.files = args.files.policy_from(start.as_deref())?;
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);
@@ -290,7 +293,12 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
     let run = SavedRun::load(&args.run)?;
     let vars = variables(&args.vars)?;
     let llm = args.llm.build_if_named()?;
-    let launch = args.page.launch_options()?;
+    let mut launch = args.page.launch_options()?;
+    // A model healing a step reads untrusted pages: it gets the run's own
+    // files (its start page's folder, the uploads it recorded), not any file.
+    if llm.is_some() {
+        launch.origins.files = args.files.policy(run.local_inputs())?;
+    }
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let browser: Browser = interruptible(signal.as_mut(), args.page.open_browser(launch)).await?;

@@ -8,7 +8,7 @@ use sightline::{
     page_text, resolve_target, ActOptions, Ai, Browser, Error, ExtractOptions, ObserveOptions, Result, Usage,
 };
 
-use crate::args::{folder_of_file_url, variables, FileAccessArgs, LlmArgs, OutputArgs, PageArgs};
+use crate::args::{variables, FileAccessArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::output::{print_json, print_out};
 use crate::signals::{interruptible, shutdown_signal};
 
@@ -108,7 +108,7 @@ async fn on_page<T>(
     let url = resolve_target(target)?;
     let mut launch = page_args.launch_options()?;
     if let Some(files) = files {
-        launch.origins.files = files.policy(folder_of_file_url(&url))?;
+        launch.origins.files = files.policy_from(Some(&url))?;
     }
     let signal = shutdown_signal();
     tokio::pin!(signal);

@@ -2,12 +2,13 @@
 //! model, the judge, and the output. Each command flattens the groups it needs.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 use sightline::{
-    Browser, Config, FileAccess, LaunchOptions, Llm, LlmOptions, Result, Variables, ViewportSize, WaitUntil,
+    Browser, Config, FileAccess, LaunchOptions, Llm, LlmOptions, LocalInputs, Result, Variables, ViewportSize,
+    WaitUntil,
 };
 
 /// Browser and page flags.
@@ -73,26 +74,39 @@ impl PageArgs {
     }
 }
 
-/// Local files for runs a model drives (agent, act, batch, eval): pages
-/// it steers read untrusted text, so they may only load (`file:`) and
-/// upload files from the working directory and the run's own folders
-/// unless the user allows more, as the MCP server's clients.
+/// Local files for runs a model drives (agent, act, batch, eval, session
+/// and steps runs with a model): pages it steers read untrusted text, so
+/// they may only load (`file:`) and upload the files the run was given, and
+/// those of the working directory but its hidden entries, unless the user
+/// allows more, as for the MCP server.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FileAccessArgs {
     /// Local files pages may load (`file:`) and upload, besides the working
-    /// directory and the folders of the run's own files (its start page,
-    /// task file or suite): directories or files (repeatable), or `all` for any.
-    #[arg(long = "allow-file-access", value_name = "PATH|all", num_args = 1..)]
+    /// directory (not its hidden entries) and the files the run was given
+    /// (start pages and their folders, a task file's or suite's folder,
+    /// uploads its steps name): directories or files (repeat the flag), or
+    /// `all` for any.
+    #[arg(long = "allow-file-access", value_name = "PATH|all", action = clap::ArgAction::Append)]
     pub allow_file_access: Vec<PathBuf>,
 }
 
 impl FileAccessArgs {
-    /// The policy: `all`, or the working directory, `own` (the run's
-    /// folders) and what was allowed.
-    pub fn policy(&self, own: impl IntoIterator<Item = PathBuf>) -> Result<FileAccess> {
+    /// The policy: `all`, or the working directory, the run's `inputs`
+    /// and what was allowed.
+    pub fn policy(&self, inputs: LocalInputs) -> Result<FileAccess> {
         let access = file_access(&self.allow_file_access)?;
-        access.add(std::env::current_dir().ok().into_iter().chain(own));
+        access.add_workspace(std::env::current_dir().ok().into_iter().chain(inputs.folders));
+        access.add(inputs.files);
         Ok(access)
+    }
+
+    /// [`FileAccessArgs::policy`] for a run that starts on `url`.
+    pub fn policy_from(&self, url: Option<&str>) -> Result<FileAccess> {
+        let mut inputs = LocalInputs::default();
+        if let Some(url) = url {
+            inputs.page(url);
+        }
+        self.policy(inputs)
     }
 }
 
@@ -110,17 +124,6 @@ pub fn file_access(given: &[PathBuf]) -> Result<FileAccess> {
         }
     }
     Ok(FileAccess::within(given.iter().cloned()))
-}
-
-/// The folder a `file:` URL names (a folder's URL) or holds its file (a
-/// run's start page), if it is one.
-pub fn folder_of_file_url(url: &str) -> Option<PathBuf> {
-    let parsed = url::Url::parse(url.trim()).ok().filter(|u| u.scheme() == "file")?;
-    let path = parsed.to_file_path().ok()?;
-    if path.is_dir() {
-        return Some(path);
-    }
-    path.parent().map(Path::to_path_buf)
 }
 
 /// Model flags.

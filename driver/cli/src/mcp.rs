@@ -67,9 +67,10 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub tool_timeout: u64,
     /// Local files pages may load (`file:`) and upload, besides the working
-    /// directory, the output directory and the client's roots: directories
-    /// or files (repeatable), or `all` for any.
-    #[arg(long = "allow-file-access", value_name = "PATH|all", num_args = 1..)]
+    /// directory, the output directory and the client's roots (not their
+    /// hidden entries): directories or files (repeat the flag), or `all`
+    /// for any.
+    #[arg(long = "allow-file-access", value_name = "PATH|all", action = clap::ArgAction::Append)]
     pub allow_file_access: Vec<PathBuf>,
     #[command(flatten)]
     pub page: PageArgs,

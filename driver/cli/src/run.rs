@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use sightline::steps::{read_steps, Runner, StepReport};
-use sightline::{resolve_target, Error, Result, SnapshotOptions};
+use sightline::{resolve_target, Error, LocalInputs, Result, SnapshotOptions};
 
-use crate::args::{LlmArgs, OutputArgs, PageArgs};
+use crate::args::{FileAccessArgs, LlmArgs, OutputArgs, PageArgs};
 use crate::output::print_out;
 use crate::signals::{interruptible, shutdown_signal};
 
@@ -34,6 +34,9 @@ pub struct RunArgs {
     /// For steps that call a model tool (act, extract, observe).
     #[command(flatten)]
     pub llm: LlmArgs,
+    /// With a model: which local files its choices may reach.
+    #[command(flatten)]
+    pub files: FileAccessArgs,
 }
 
 /// One line per step: `1/3 ok   fill #email  input#email "Email"  (12 ms)`.
@@ -64,7 +67,7 @@ pub async fn run_steps(args: RunArgs) -> Result<()> {
     // Everything that can be checked without a browser, first.
     let url = resolve_target(&args.target)?;
     let steps = read_steps(&args.steps)?;
-    let launch = args.page.launch_options()?;
+    let mut launch = args.page.launch_options()?;
     let llm = args.llm.build_if_named()?;
     let base_dir = if args.steps.as_os_str() == "-" {
         None
@@ -77,6 +80,18 @@ pub async fn run_steps(args: RunArgs) -> Result<()> {
             }
         })
     };
+    // A model steering the steps (act, observe) reads untrusted pages: it
+    // gets the files the steps name, not any file. Steps alone are the
+    // user's own and open what they say.
+    if llm.is_some() {
+        let mut inputs = LocalInputs::default();
+        inputs.page(&url);
+        inputs.folders.extend(base_dir.clone());
+        for step in &steps {
+            step.local_inputs(base_dir.as_deref(), &mut inputs);
+        }
+        launch.origins.files = args.files.policy(inputs)?;
+    }
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let browser = interruptible(signal.as_mut(), args.page.open_browser(launch)).await?;

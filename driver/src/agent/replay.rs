@@ -12,8 +12,10 @@ use serde_json::{json, Value};
 
 use crate::ai::{ActOptions, ActRecord, Ai, Variables};
 use crate::error::{Error, Result};
+use crate::files::LocalInputs;
 use crate::llm::{Llm, Usage};
 use crate::page::{Action, Page};
+use crate::steps::Step;
 use crate::tools::{RecordedCall, Registry, ToolContext, ToolSettings};
 
 /// The format's version: bump on incompatible changes. Version 1 (before
@@ -34,6 +36,27 @@ pub struct SavedRun {
 }
 
 impl SavedRun {
+    /// The local files the run named: its start page's folder, and the
+    /// pages and uploads of its steps and of the actions they resolved to.
+    pub fn local_inputs(&self) -> LocalInputs {
+        let mut inputs = LocalInputs::default();
+        if let Some(url) = &self.start_url {
+            inputs.page(url);
+        }
+        for call in &self.steps {
+            let step = Step::Tool {
+                name: call.tool.clone(),
+                args: call.args.clone(),
+            };
+            step.local_inputs(None, &mut inputs);
+            for a in &call.actions {
+                let action = a.to_action(&Variables::default());
+                Step::Action(action).local_inputs(None, &mut inputs);
+            }
+        }
+        inputs
+    }
+
     pub fn load(path: &Path) -> Result<SavedRun> {
         let text = std::fs::read_to_string(path).map_err(|_| Error::NoSuchFile {
             path: path.to_path_buf(),

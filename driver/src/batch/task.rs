@@ -2,8 +2,11 @@
 
 use serde_json::Value;
 
+use std::path::Path;
+
 use crate::agent::AgentMode;
 use crate::ai::Variables;
+use crate::files::LocalInputs;
 use crate::steps::Step;
 
 /// What a task does.
@@ -60,4 +63,19 @@ pub struct Task {
     /// The question a judge answers about the task's end (its final
     /// screenshots and output): the result's `verdict`.
     pub evaluate: Option<String>,
+}
+
+impl Task {
+    /// The local pages and uploads the task names: its start page, and
+    /// those of its steps (relative uploads taken against `base_dir`).
+    pub fn local_inputs(&self, base_dir: &Path, into: &mut LocalInputs) {
+        if let Some(url) = &self.url {
+            into.page(url);
+        }
+        if let TaskKind::Steps(steps) = &self.kind {
+            for step in steps {
+                step.local_inputs(Some(base_dir), into);
+            }
+        }
+    }
 }

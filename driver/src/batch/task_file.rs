@@ -13,6 +13,7 @@ use crate::ai::Variables;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::eval::task_question;
+use crate::files::{folder_of, LocalInputs};
 use crate::llm::schema::check_schema;
 use crate::page::resolve_target;
 use crate::steps::steps_from_values;
@@ -66,13 +67,22 @@ impl TaskFile {
     pub fn base_dir(&self) -> PathBuf {
         base_dir(&self.path)
     }
+
+    /// The local files the user gave the run: the task file's folder, the
+    /// tasks' start pages and their steps' pages and uploads.
+    pub fn local_inputs(&self) -> LocalInputs {
+        let base = self.base_dir();
+        let mut inputs = LocalInputs::default();
+        inputs.folders.push(base.clone());
+        for task in &self.tasks {
+            task.local_inputs(&base, &mut inputs);
+        }
+        inputs
+    }
 }
 
 fn base_dir(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
+    folder_of(path)
 }
 
 /// Parses task lines; the error is one line naming every problem by line

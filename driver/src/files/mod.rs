@@ -3,8 +3,11 @@
 //! only).
 
 mod access;
+mod inputs;
 mod output;
 
 pub use access::FileAccess;
+pub(crate) use inputs::folder_of;
+pub use inputs::LocalInputs;
 pub(crate) use output::write_atomically;
 pub use output::{output_path, write_output};

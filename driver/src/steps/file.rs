@@ -7,7 +7,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{one_line, Error, Result};
-use crate::page::{is_ref, Action};
+use crate::files::LocalInputs;
+use crate::page::{is_ref, Action, Method};
 use crate::tools::{validate, Registry};
 
 /// One step.
@@ -38,6 +39,30 @@ impl Step {
         match self {
             Step::Action(_) => false,
             Step::Tool { name, .. } => Registry::standard().get(name).is_some_and(|t| t.needs_llm),
+        }
+    }
+
+    /// The local pages and uploads the step names (relative uploads taken
+    /// against `base_dir`).
+    pub fn local_inputs(&self, base_dir: Option<&Path>, into: &mut LocalInputs) {
+        let text = |v: &Value| v.as_str().map(str::to_string);
+        match self {
+            Step::Action(a) => match a.method() {
+                Ok(Method::Goto) => a.arguments.iter().for_each(|u| into.page(u)),
+                Ok(Method::SetInputFiles) => a.arguments.iter().for_each(|p| into.upload(p, base_dir)),
+                _ => {}
+            },
+            Step::Tool { name, args } => match Registry::standard().get(name).map(|t| t.name) {
+                Some("goto") => args.get("url").and_then(text).iter().for_each(|u| into.page(u)),
+                Some("upload") => args
+                    .get("paths")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(text)
+                    .for_each(|p| into.upload(&p, base_dir)),
+                _ => {}
+            },
         }
     }
 
@@ -172,6 +197,27 @@ fn strip_prefix(e: &Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_local_pages_and_uploads_steps_name() {
+        let steps = parse_steps(
+            r##"[{"tool": "goto", "url": "file:///srv/site/a.html"},
+                {"tool": "navigate", "url": "https://example.com/"},
+                {"tool": "upload", "target": "#cv", "paths": ["cv.pdf", "/abs/photo.png"]},
+                {"method": "setInputFiles", "selector": "#f", "arguments": ["notes.txt"]},
+                {"tool": "click", "target": "#go"}]"##,
+        )
+        .unwrap();
+        let mut inputs = LocalInputs::default();
+        for s in &steps {
+            s.local_inputs(Some(Path::new("/tasks")), &mut inputs);
+        }
+        assert_eq!(inputs.folders, [std::path::PathBuf::from("/srv/site/")]);
+        assert_eq!(
+            inputs.files,
+            ["/tasks/cv.pdf", "/abs/photo.png", "/tasks/notes.txt"].map(std::path::PathBuf::from)
+        );
+    }
 
     #[test]
     fn steps_files() {

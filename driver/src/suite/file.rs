@@ -8,6 +8,7 @@ use super::formats::{read_record, SuiteFormat, SuiteTask};
 use super::records::records;
 use super::web_base::WebBase;
 use crate::error::{Error, Result};
+use crate::files::{folder_of, LocalInputs};
 
 /// At most this many problems are spelled out; the rest are counted.
 const SHOWN_PROBLEMS: usize = 5;
@@ -36,16 +37,25 @@ impl Suite {
             Some(url) => WebBase::url(url)?,
             None => WebBase::folder_of(path)?,
         };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let dir = folder_of(path);
         let (format, tasks) = parse(&text, &base, &dir).map_err(|m| Error::Eval(format!("{}: {m}", path.display())))?;
         Ok(Suite {
             path: path.to_path_buf(),
             format,
             tasks,
         })
+    }
+
+    /// The local files the user gave the run: the suite's folder and its
+    /// tasks' pages (resolved against a `file:` web base, or the folder).
+    pub fn local_inputs(&self) -> LocalInputs {
+        let dir = folder_of(&self.path);
+        let mut inputs = LocalInputs::default();
+        inputs.folders.push(dir.clone());
+        for t in &self.tasks {
+            t.task.local_inputs(&dir, &mut inputs);
+        }
+        inputs
     }
 }
 

@@ -34,11 +34,8 @@ impl WebBase {
 
     /// The folder of the suite file at `suite`.
     pub fn folder_of(suite: &Path) -> Result<WebBase> {
-        let dir = match suite.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let abs = std::fs::canonicalize(dir)
+        let dir = crate::files::folder_of(suite);
+        let abs = std::fs::canonicalize(&dir)
             .map_err(|e| Error::Io(format!("cannot read the folder {}: {e}", dir.display())))?;
         Url::from_directory_path(&abs)
             .map(WebBase)

@@ -57,7 +57,7 @@ async fn run(args: BatchArgs) -> Result<()> {
     // Everything that can be checked without a browser, first.
     let file = TaskFile::read(&tasks)?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(Stop::Run);
-    let options = pool.batch_options(out.clone(), vec![file.base_dir()], stop_rx).await?;
+    let options = pool.batch_options(out.clone(), file.local_inputs(), stop_rx).await?;
     let mut batch = Batch::new(file, options)?;
     let progress = pool.progress(batch.plan().to_run.len(), batch.plan().already_done);
     if let Some(p) = &progress {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::Args;
 use sightline::batch::{BatchOptions, Fleet, Grid, Shard, Stop};
-use sightline::{Error, Result};
+use sightline::{Error, LocalInputs, Result};
 
 use super::progress::Progress;
 use crate::args::{FileAccessArgs, JudgeArgs, LlmArgs, OutputArgs, PageArgs};
@@ -77,16 +77,16 @@ fn parse_shard(s: &str) -> std::result::Result<Shard, String> {
 
 impl PoolArgs {
     /// The batch options these flags give, writing results to `out`;
-    /// `own_folders`: where the run's own files are (its task file's or
-    /// suite's folder), whose pages and uploads its tasks may use.
+    /// `inputs`: the local files the task file or suite names, which its
+    /// tasks may open and upload.
     pub async fn batch_options(
         &self,
         out: PathBuf,
-        own_folders: Vec<PathBuf>,
+        inputs: LocalInputs,
         stop: tokio::sync::watch::Receiver<Stop>,
     ) -> Result<BatchOptions> {
         let mut launch = self.page.launch_options()?;
-        launch.origins.files = self.files.policy(own_folders)?;
+        launch.origins.files = self.files.policy(inputs)?;
         launch.extra_args.extend(self.browser_args.iter().cloned());
         let (fleet, default_concurrency) = self.fleet().await?;
         Ok(BatchOptions {

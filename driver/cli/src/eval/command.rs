@@ -8,7 +8,6 @@ use sightline::suite::{Eval, EvalOptions, Suite};
 use sightline::{AgentMode, Error, Result};
 
 use super::table::tables;
-use crate::args::folder_of_file_url;
 use crate::batch::{with_two_stage_stop, PoolArgs};
 use crate::output::{print_json, print_out};
 
@@ -42,17 +41,6 @@ fn parse_mode(s: &str) -> std::result::Result<AgentMode, String> {
     s.parse()
 }
 
-/// The suite's folder and a local `--web-base`: its tasks' pages.
-fn own_folders(args: &EvalArgs) -> Vec<PathBuf> {
-    let suite_dir = match args.suite.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::iter::once(suite_dir)
-        .chain(args.web_base.as_deref().and_then(folder_of_file_url))
-        .collect()
-}
-
 pub async fn eval(args: EvalArgs) -> Result<()> {
     // The whole suite is checked before any browser starts.
     let suite = Suite::read(&args.suite, args.web_base.as_deref())?;
@@ -62,7 +50,7 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
         trials: args.trials,
         batch: args
             .pool
-            .batch_options(args.out.clone(), own_folders(&args), stop_rx)
+            .batch_options(args.out.clone(), suite.local_inputs(), stop_rx)
             .await?,
     };
     let mut eval = Eval::new(suite, options)?;

@@ -66,8 +66,11 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         capabilities: vec!["evaluate".into()],
         storage_state: o.storage_state.clone(),
         // Files the tools write (downloads, storage states) land where the
-        // session was opened; pages may open any local file: the user runs
-        // these commands on their own machine, as the one-shot commands.
+        // session was opened. Pages may open any local file: every command
+        // comes from the caller, a person or a coding agent with a shell
+        // of its own, whose harness decides what it may read. (Unlike the
+        // runs a model drives: agent, act, batch, eval. A session's act
+        // runs Sightline's model with the same reach.)
         output_dir: Some(cwd),
         file_access: sightline::FileAccess::anywhere(),
         ..McpOptions::default()
