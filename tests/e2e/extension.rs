@@ -50,7 +50,9 @@ async fn the_extension_loads_and_its_panel_shows_the_tabs_snapshot() {
                 .await,
             json!("wasm")
         );
-        let (driver, _) = snapshot_json(&url, &[]);
+        // After the load event, as the panel's tab: the driver's own rule
+        // may answer while a frame loads and mark it `[loading]`.
+        let (driver, _) = snapshot_json(&url, &["--wait-until", "load"]);
         assert_panel_shows(&panel, driver["tree"].as_str().unwrap()).await;
 
         let shadow = server.url("shadow.html");

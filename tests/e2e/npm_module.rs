@@ -54,7 +54,10 @@ fn check_library(library: &str) {
 
     for (name, path, _) in PAGES {
         let url = server.url(&path.replace("{xport}", &xport));
-        let (driver, _) = snapshot_json(&url, &[]);
+        // As the library's side: Playwright's and Puppeteer's goto wait for
+        // the load event, so every frame has loaded. The driver's own rule
+        // may answer sooner and mark a frame still loading `[loading]`.
+        let (driver, _) = snapshot_json(&url, &["--wait-until", "load"]);
         same_snapshot(&format!("{library} {name}"), &seen["snapshots"][name], &driver);
     }
     let (driver, _) = snapshot_json(&server.url("shop/list.html"), &["--mode", "viewport"]);
