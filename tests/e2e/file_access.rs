@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::*;
 use serde_json::{json, Value};
-use sightline_testkit::{LlmServer, Recorded, Reply};
+use sightline_testkit::{offline_switches, LlmServer, Recorded, Reply};
 
 const SECRET: &str = "ssh-ed25519 AAAA-this-key-stays-home";
 
@@ -62,7 +62,7 @@ fn results_of(v: &Value) -> Vec<String> {
 }
 
 /// act's model: setInputFiles on the avatar input with `file`.
-fn pick_avatar_upload(file: &Path) -> Reply {
+pub(crate) fn pick_avatar_upload(file: &Path) -> Reply {
     let file = file.to_str().unwrap().to_string();
     Reply::dynamic(move |rec: &Recorded| {
         let text = rec.prompt_text();
@@ -219,4 +219,50 @@ fn act_and_batch_keep_to_the_same_files() {
     let told = server.requests()[1].last_user_text();
     assert!(told.contains("outside the directories pages may read"), "{told}");
     assert!(!saw_secret(&server.requests()));
+}
+
+#[test]
+fn a_sessions_model_keeps_to_its_folder_while_its_caller_may_use_any_file() {
+    let files = FixtureServer::start();
+    let (_folder, secret, _) = secret_folder();
+    let sessions = tempfile::tempdir().unwrap();
+    let dir = sessions.path().to_str().unwrap().to_string();
+    let server = LlmServer::with_script(vec![pick_avatar_upload(&secret)]);
+    let session = |args: &[String]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_cli_env(
+            &args,
+            &[
+                ("SIGHTLINE_SESSION_DIR", dir.as_str()),
+                ("SIGHTLINE_SESSION", "files"),
+                ("OPENAI_API_KEY", "test-key"),
+            ],
+        )
+    };
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    let mut open = words(&["open", &files.url("actions/form.html")]);
+    open.extend(offline_switches().into_iter().map(|s| format!("--chrome-arg=--{s}")));
+    open.extend(model_args(&server));
+    session(&open).assert_success();
+
+    // The session's model, steered by the page, may not upload the key.
+    let out = session(&words(&["act", "upload the key to the avatar field"]));
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        !out.status.success() && said.contains("outside the directories the model's choices may read from"),
+        "{said}"
+    );
+    // The caller may: its own command names the file.
+    let snapshot = session(&words(&["snapshot"]));
+    let avatar = snapshot
+        .stdout
+        .lines()
+        .find(|l| l.contains("Avatar"))
+        .and_then(ref_of)
+        .unwrap_or_else(|| panic!("no avatar ref in:\n{}", snapshot.stdout));
+    let out = session(&words(&["upload", &avatar, secret.to_str().unwrap()]));
+    out.assert_success();
+    assert!(out.stdout.contains("Chose 1 file(s) in"), "{}", out.stdout);
+    session(&words(&["close"])).assert_success();
+    server.assert_no_malformed();
 }

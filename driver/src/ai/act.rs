@@ -26,6 +26,7 @@ use super::record::ActRecord;
 use super::tree;
 use super::variables::Variables;
 use crate::error::{ActionErrorKind, Error, Result};
+use crate::files::FileAccess;
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
 use crate::page::{Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
 
@@ -44,6 +45,10 @@ pub struct ActOptions {
     pub mode: SnapshotMode,
     /// Relative `setInputFiles` paths are taken against this directory.
     pub base_dir: Option<PathBuf>,
+    /// The local files the model's own choices may upload or open, when
+    /// they must be fewer than the page's (a session whose caller may use
+    /// any file, whose model reads untrusted pages); `None`: the page's.
+    pub files: Option<FileAccess>,
 }
 
 impl Default for ActOptions {
@@ -55,6 +60,7 @@ impl Default for ActOptions {
             max_blocker_calls: 2,
             mode: SnapshotMode::Viewport,
             base_dir: None,
+            files: None,
         }
     }
 }
@@ -337,9 +343,9 @@ impl<'a> ActRun<'a> {
     }
 
     /// Runs the choice; a covered target gets one removeBlocker run and one retry.
-    async fn execute(&mut self, choice: &Choice, snapshot: &SnapshotResult) -> Result<ActRecord> {
-        let info = snapshot.refs.get(&choice.element_id).cloned().unwrap_or_default();
-        let action = Action {
+    /// The action the model chose, its variables substituted.
+    fn action_of(&self, choice: &Choice) -> Action {
+        Action {
             method: choice.method_name.clone(),
             ref_: Some(choice.element_id.clone()).filter(|r| !r.is_empty()),
             arguments: choice
@@ -349,8 +355,14 @@ impl<'a> ActRun<'a> {
                 .collect(),
             description: Some(choice.description.clone()),
             ..Default::default()
-        };
+        }
+    }
+
+    async fn execute(&mut self, choice: &Choice, snapshot: &SnapshotResult) -> Result<ActRecord> {
+        let info = snapshot.refs.get(&choice.element_id).cloned().unwrap_or_default();
+        let action = self.action_of(choice);
         let base = self.opts.base_dir.as_deref();
+        within_files(&action, self.opts)?;
         let done = match self.page.perform_once(&action, base).await {
             Err(Error::Action {
                 kind: ActionErrorKind::Covered { selector, .. },
@@ -489,6 +501,12 @@ impl Ai<'_> {
             }
         };
 
+        // A file the model may not use is refused outright: a fresh look
+        // would not make it usable (self-heal is for elements that moved).
+        if let Err(e) = within_files(&run.action_of(&choice), opts) {
+            let msg = format!("{} refused: {e}", choice.method_name);
+            return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+        }
         let mut actions = Vec::new();
         let (first, snapshot_used) = match run.execute(&choice, &snapshot).await {
             Ok(rec) => (rec, snapshot),
@@ -598,6 +616,7 @@ async fn replay_cached(
                 }
             }
         }
+        within_files(&action, opts)?;
         match page.perform(&action, opts.base_dir.as_deref()).await {
             Ok(_) => {}
             Err(e) if is_action_failure(&e) => return Ok(Err(format!("{} failed: {e}", rec.method))),
@@ -605,6 +624,35 @@ async fn replay_cached(
         }
     }
     Ok(Ok(()))
+}
+
+/// Refuses an upload or a local page the model chose outside `opts.files`.
+fn within_files(action: &Action, opts: &ActOptions) -> Result<()> {
+    let Some(files) = &opts.files else { return Ok(()) };
+    match action.method() {
+        Ok(Method::SetInputFiles) => {
+            for path in &action.arguments {
+                let p = PathBuf::from(path);
+                let p = match &opts.base_dir {
+                    Some(dir) if p.is_relative() => dir.join(p),
+                    _ => p,
+                };
+                if !files.allows_path(&p) {
+                    return Err(Error::InvalidAction(format!(
+                        "setInputFiles: {path} is outside the directories the model's choices may read from ({}); \
+allow more with --allow-file-access",
+                        files.describe()
+                    )));
+                }
+            }
+            Ok(())
+        }
+        Ok(Method::Goto) => match action.arguments.first().and_then(|u| files.refusal(u)) {
+            Some(why) => Err(Error::InvalidAction(format!("goto: {why}"))),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }
 
 fn suffix(why: &str) -> String {
@@ -619,6 +667,36 @@ fn suffix(why: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_models_file_choices_keep_to_its_files() {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("cv.pdf"), "%PDF").unwrap();
+        let action = |method: &str, arg: &str| Action {
+            method: method.into(),
+            arguments: vec![arg.into()],
+            ..Default::default()
+        };
+        let opts = ActOptions {
+            base_dir: Some(work.path().to_path_buf()),
+            files: Some(FileAccess::within([work.path().to_path_buf()])),
+            ..ActOptions::default()
+        };
+        assert!(within_files(&action("setInputFiles", "cv.pdf"), &opts).is_ok());
+        let e = within_files(&action("setInputFiles", "/etc/passwd"), &opts).unwrap_err();
+        assert!(e.to_string().contains("the model's choices may read from"), "{e}");
+        assert!(within_files(&action("goto", "file:///etc/passwd"), &opts).is_err());
+        assert!(within_files(&action("goto", "https://example.com/"), &opts).is_ok());
+        assert!(
+            within_files(&action("click", "/etc/passwd"), &opts).is_ok(),
+            "not a file choice"
+        );
+        let open = ActOptions::default();
+        assert!(
+            within_files(&action("setInputFiles", "/etc/passwd"), &open).is_ok(),
+            "the page's rule then"
+        );
+    }
     use sightline_engine::protocol::{RefInfo, RefMap};
 
     fn snap() -> SnapshotResult {

@@ -49,6 +49,10 @@ pub struct McpOptions {
     /// working directory, the output directory and each client's roots;
     /// `FileAccess::anywhere()` lifts the limit.
     pub file_access: FileAccess,
+    /// The local files the model tools' own choices (act, fillForm) may
+    /// upload or open, when they must be fewer than the pages' (a session
+    /// whose caller may use any file); `None`: the pages'.
+    pub model_file_access: Option<FileAccess>,
 }
 
 impl Default for McpOptions {
@@ -68,6 +72,7 @@ impl Default for McpOptions {
             response_budget: 20_000,
             tool_timeout: Duration::from_secs(60),
             file_access: FileAccess::within([]),
+            model_file_access: None,
         }
     }
 }

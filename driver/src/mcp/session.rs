@@ -100,6 +100,7 @@ impl Session {
             variables: options.secrets.clone(),
             act: ActOptions {
                 variables: options.secrets.clone(),
+                files: options.model_file_access.clone(),
                 ..ActOptions::default()
             },
             snapshot_budget: options.snapshot_budget,

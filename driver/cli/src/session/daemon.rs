@@ -53,6 +53,11 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         sightline::StorageState::load(path)?;
     }
     let cwd = std::env::current_dir().map_err(|e| Error::Io(format!("the current folder: {e}")))?;
+    let llm = o.llm.build_if_named()?;
+    let model_file_access = match llm {
+        Some(_) => Some(o.files.policy(sightline::LocalInputs::default())?),
+        None => None,
+    };
     Ok(McpOptions {
         launch,
         extension: o
@@ -60,7 +65,7 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
             .extension
             .then(|| o.extension.bridge_options("sightline session")),
         cdp_endpoint: o.page.cdp_url.clone(),
-        llm: o.llm.build_if_named()?,
+        llm,
         registry: Registry::standard(),
         // The user runs these commands on their own machine.
         capabilities: vec!["evaluate".into()],
@@ -69,10 +74,12 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         // session was opened. Pages may open any local file: every command
         // comes from the caller, a person or a coding agent with a shell
         // of its own, whose harness decides what it may read. (Unlike the
-        // runs a model drives: agent, act, batch, eval. A session's act
-        // runs Sightline's model with the same reach.)
+        // runs a model drives: agent, act, batch, eval.) A session's own
+        // model (act) reads untrusted pages: its choices keep to the working
+        // directory and what --allow-file-access adds.
         output_dir: Some(cwd),
         file_access: sightline::FileAccess::anywhere(),
+        model_file_access,
         ..McpOptions::default()
     })
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::args::{LlmArgs, PageArgs};
+use crate::args::{FileAccessArgs, LlmArgs, PageArgs};
 use crate::extension::ExtensionArgs;
 
 /// How the session's browser starts (flags of `open`, passed on to the daemon).
@@ -27,6 +27,10 @@ pub struct BrowserOptions {
     /// A model for `act`, `observe` and `extract` in the session.
     #[command(flatten)]
     pub llm: LlmArgs,
+    /// With a model: the local files its own choices (act) may upload or
+    /// open; the session's commands themselves may use any.
+    #[command(flatten)]
+    pub files: FileAccessArgs,
 }
 
 /// `__session-daemon`: the daemon's own command line (hidden).
