@@ -224,45 +224,61 @@ fn act_and_batch_keep_to_the_same_files() {
 #[test]
 fn a_sessions_model_keeps_to_its_folder_while_its_caller_may_use_any_file() {
     let files = FixtureServer::start();
-    let (_folder, secret, _) = secret_folder();
+    let (folder, secret, _) = secret_folder();
     let sessions = tempfile::tempdir().unwrap();
     let dir = sessions.path().to_str().unwrap().to_string();
     let server = LlmServer::with_script(vec![pick_avatar_upload(&secret)]);
-    let session = |args: &[String]| {
+    let session = |name: &str, args: &[String]| {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         run_cli_env(
             &args,
             &[
                 ("SIGHTLINE_SESSION_DIR", dir.as_str()),
-                ("SIGHTLINE_SESSION", "files"),
+                ("SIGHTLINE_SESSION", name),
                 ("OPENAI_API_KEY", "test-key"),
             ],
         )
     };
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
-    let mut open = words(&["open", &files.url("actions/form.html")]);
-    open.extend(offline_switches().into_iter().map(|s| format!("--chrome-arg=--{s}")));
-    open.extend(model_args(&server));
-    session(&open).assert_success();
+    // A daemon left by a failed assertion ends on its own soon.
+    let open = |extra: &[&str]| {
+        let mut open = words(&["open", &files.url("actions/form.html"), "--idle-timeout", "120"]);
+        open.extend(offline_switches().into_iter().map(|s| format!("--chrome-arg=--{s}")));
+        open.extend(model_args(&server));
+        open.extend(words(extra));
+        open
+    };
+    session("files", &open(&[])).assert_success();
 
     // The session's model, steered by the page, may not upload the key.
-    let out = session(&words(&["act", "upload the key to the avatar field"]));
+    let out = session("files", &words(&["act", "upload the key to the avatar field"]));
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
         !out.status.success() && said.contains("outside the directories the model's choices may read from"),
         "{said}"
     );
     // The caller may: its own command names the file.
-    let snapshot = session(&words(&["snapshot"]));
+    let snapshot = session("files", &words(&["snapshot"]));
     let avatar = snapshot
         .stdout
         .lines()
         .find(|l| l.contains("Avatar"))
         .and_then(ref_of)
         .unwrap_or_else(|| panic!("no avatar ref in:\n{}", snapshot.stdout));
-    let out = session(&words(&["upload", &avatar, secret.to_str().unwrap()]));
+    let out = session("files", &words(&["upload", &avatar, secret.to_str().unwrap()]));
     out.assert_success();
     assert!(out.stdout.contains("Chose 1 file(s) in"), "{}", out.stdout);
-    session(&words(&["close"])).assert_success();
+    session("files", &words(&["close"])).assert_success();
+
+    // Opened with the secret's folder allowed, the model's choice goes through.
+    server.push(pick_avatar_upload(&secret));
+    session(
+        "allowed",
+        &open(&["--allow-file-access", folder.path().to_str().unwrap()]),
+    )
+    .assert_success();
+    let out = session("allowed", &words(&["act", "upload the key to the avatar field"]));
+    assert!(out.status.success(), "{}{}", out.stdout, out.stderr);
+    session("allowed", &words(&["close"])).assert_success();
     server.assert_no_malformed();
 }

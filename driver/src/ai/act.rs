@@ -28,7 +28,7 @@ use super::variables::Variables;
 use crate::error::{ActionErrorKind, Error, Result};
 use crate::files::FileAccess;
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
-use crate::page::{Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
+use crate::page::{resolve_target, Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
 
 /// Options of [`Ai::act`].
 #[derive(Debug, Clone)]
@@ -45,9 +45,9 @@ pub struct ActOptions {
     pub mode: SnapshotMode,
     /// Relative `setInputFiles` paths are taken against this directory.
     pub base_dir: Option<PathBuf>,
-    /// The local files the model's own choices may upload or open, when
-    /// they must be fewer than the page's (a session whose caller may use
-    /// any file, whose model reads untrusted pages); `None`: the page's.
+    /// The local files the model's own choices may upload, when they must
+    /// be fewer than the page's (a session whose caller may use any file,
+    /// whose model reads untrusted pages); `None`: the page's.
     pub files: Option<FileAccess>,
 }
 
@@ -504,7 +504,7 @@ impl Ai<'_> {
         // A file the model may not use is refused outright: a fresh look
         // would not make it usable (self-heal is for elements that moved).
         if let Err(e) = within_files(&run.action_of(&choice), opts) {
-            let msg = format!("{} refused: {e}", choice.method_name);
+            let msg = e.to_string();
             return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
         }
         let mut actions = Vec::new();
@@ -616,7 +616,9 @@ async fn replay_cached(
                 }
             }
         }
-        within_files(&action, opts)?;
+        if let Err(e) = within_files(&action, opts) {
+            return Ok(Err(e.to_string()));
+        }
         match page.perform(&action, opts.base_dir.as_deref()).await {
             Ok(_) => {}
             Err(e) if is_action_failure(&e) => return Ok(Err(format!("{} failed: {e}", rec.method))),
@@ -626,7 +628,7 @@ async fn replay_cached(
     Ok(Ok(()))
 }
 
-/// Refuses an upload or a local page the model chose outside `opts.files`.
+/// Refuses an upload (or a local page) the model chose outside `opts.files`.
 fn within_files(action: &Action, opts: &ActOptions) -> Result<()> {
     let Some(files) = &opts.files else { return Ok(()) };
     match action.method() {
@@ -637,6 +639,9 @@ fn within_files(action: &Action, opts: &ActOptions) -> Result<()> {
                     Some(dir) if p.is_relative() => dir.join(p),
                     _ => p,
                 };
+                // The file the upload would send: symlinks resolved before
+                // `..`, as the kernel does (`link/../x` is not `./x`).
+                let p = std::fs::canonicalize(&p).unwrap_or(p);
                 if !files.allows_path(&p) {
                     return Err(Error::InvalidAction(format!(
                         "setInputFiles: {path} is outside the directories the model's choices may read from ({}); \
@@ -647,10 +652,17 @@ allow more with --allow-file-access",
             }
             Ok(())
         }
-        Ok(Method::Goto) => match action.arguments.first().and_then(|u| files.refusal(u)) {
-            Some(why) => Err(Error::InvalidAction(format!("goto: {why}"))),
-            None => Ok(()),
-        },
+        // A plain path opens as a file: judged as the URL `goto` makes of it.
+        Ok(Method::Goto) => {
+            let url = action
+                .arguments
+                .first()
+                .map(|u| resolve_target(u).unwrap_or_else(|_| u.clone()));
+            match url.and_then(|u| files.refusal(&u)) {
+                Some(why) => Err(Error::InvalidAction(format!("goto: {why}"))),
+                None => Ok(()),
+            }
+        }
         _ => Ok(()),
     }
 }
@@ -686,6 +698,16 @@ mod tests {
         let e = within_files(&action("setInputFiles", "/etc/passwd"), &opts).unwrap_err();
         assert!(e.to_string().contains("the model's choices may read from"), "{e}");
         assert!(within_files(&action("goto", "file:///etc/passwd"), &opts).is_err());
+        assert!(
+            within_files(&action("goto", "/etc/passwd"), &opts).is_err(),
+            "a plain path is a file"
+        );
+        // A symlink out, then `..`: judged where the kernel would go.
+        let out = tempfile::tempdir().unwrap();
+        std::fs::create_dir(out.path().join("proj")).unwrap();
+        std::fs::write(out.path().join("tax.pdf"), "%PDF").unwrap();
+        std::os::unix::fs::symlink(out.path().join("proj"), work.path().join("link")).unwrap();
+        assert!(within_files(&action("setInputFiles", "link/../tax.pdf"), &opts).is_err());
         assert!(within_files(&action("goto", "https://example.com/"), &opts).is_ok());
         assert!(
             within_files(&action("click", "/etc/passwd"), &opts).is_ok(),

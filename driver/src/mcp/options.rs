@@ -49,9 +49,9 @@ pub struct McpOptions {
     /// working directory, the output directory and each client's roots;
     /// `FileAccess::anywhere()` lifts the limit.
     pub file_access: FileAccess,
-    /// The local files the model tools' own choices (act, fillForm) may
-    /// upload or open, when they must be fewer than the pages' (a session
-    /// whose caller may use any file); `None`: the pages'.
+    /// The local files act's own choices may upload, when they must be
+    /// fewer than the pages' (a session whose caller may use any file);
+    /// `None`: the pages'.
     pub model_file_access: Option<FileAccess>,
 }
 

@@ -19,6 +19,7 @@ use tokio::sync::Notify;
 use super::options::BrowserOptions;
 use super::paths::SessionPaths;
 use super::wire::{Answer, Request};
+use crate::args::FileAccessArgs;
 use crate::signals::shutdown_signal;
 
 /// Requests longer than this are refused (a tool call is a few kilobytes).
@@ -55,7 +56,12 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
     let cwd = std::env::current_dir().map_err(|e| Error::Io(format!("the current folder: {e}")))?;
     let llm = o.llm.build_if_named()?;
     let model_file_access = match llm {
-        Some(_) => Some(o.files.policy(sightline::LocalInputs::default())?),
+        Some(_) => {
+            let files = FileAccessArgs {
+                allow_file_access: o.allow_file_access.clone(),
+            };
+            Some(files.policy(sightline::LocalInputs::default())?)
+        }
         None => None,
     };
     Ok(McpOptions {
@@ -75,8 +81,8 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         // comes from the caller, a person or a coding agent with a shell
         // of its own, whose harness decides what it may read. (Unlike the
         // runs a model drives: agent, act, batch, eval.) A session's own
-        // model (act) reads untrusted pages: its choices keep to the working
-        // directory and what --allow-file-access adds.
+        // model (act) reads untrusted pages: the files it chooses to upload
+        // keep to the working directory and what --allow-file-access adds.
         output_dir: Some(cwd),
         file_access: sightline::FileAccess::anywhere(),
         model_file_access,

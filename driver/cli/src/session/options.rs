@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::args::{FileAccessArgs, LlmArgs, PageArgs};
+use crate::args::{LlmArgs, PageArgs};
 use crate::extension::ExtensionArgs;
 
 /// How the session's browser starts (flags of `open`, passed on to the daemon).
@@ -27,10 +27,12 @@ pub struct BrowserOptions {
     /// A model for `act`, `observe` and `extract` in the session.
     #[command(flatten)]
     pub llm: LlmArgs,
-    /// With a model: the local files its own choices (act) may upload or
-    /// open; the session's commands themselves may use any.
-    #[command(flatten)]
-    pub files: FileAccessArgs,
+    /// With `--model`: local files the model's own choices (`act`) may
+    /// upload, besides the working directory (not its hidden entries):
+    /// directories or files (repeat the flag), or `all`. The session's
+    /// commands themselves may use any file.
+    #[arg(long = "allow-file-access", value_name = "PATH|all", action = clap::ArgAction::Append)]
+    pub allow_file_access: Vec<PathBuf>,
 }
 
 /// `__session-daemon`: the daemon's own command line (hidden).
