@@ -26,7 +26,7 @@ use super::record::ActRecord;
 use super::tree;
 use super::variables::Variables;
 use crate::error::{ActionErrorKind, Error, Result};
-use crate::files::FileAccess;
+use crate::files::{upload_path, FileAccess};
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
 use crate::page::{resolve_target, Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
 
@@ -634,11 +634,7 @@ fn within_files(action: &Action, opts: &ActOptions) -> Result<()> {
     match action.method() {
         Ok(Method::SetInputFiles) => {
             for path in &action.arguments {
-                let p = PathBuf::from(path);
-                let p = match &opts.base_dir {
-                    Some(dir) if p.is_relative() => dir.join(p),
-                    _ => p,
-                };
+                let p = upload_path(path, opts.base_dir.as_deref());
                 // The file the upload would send: symlinks resolved before
                 // `..`, as the kernel does (`link/../x` is not `./x`).
                 let p = std::fs::canonicalize(&p).unwrap_or(p);

@@ -67,11 +67,6 @@ impl FileAccess {
         self.grants.is_none()
     }
 
-    /// The directories (None: anywhere).
-    pub fn dirs(&self) -> Option<Vec<PathBuf>> {
-        self.grants().map(|g| g.into_iter().map(|g| g.dir).collect())
-    }
-
     fn grants(&self) -> Option<Vec<Grant>> {
         self.grants.as_ref().map(|g| g.read().unwrap().clone())
     }

@@ -17,10 +17,17 @@ impl LocalInputs {
     /// is one; for a page that is a symlink, its target's folder too (the
     /// policy compares real paths).
     pub fn page(&mut self, url: &str) {
-        let Some(folder) = folder_of_file_url(url) else { return };
-        let real = url::Url::parse(url.trim())
+        let Some(parsed) = url::Url::parse(url.trim()).ok().filter(|u| u.scheme() == "file") else {
+            return;
+        };
+        // The folder relative addresses resolve against: the page's, or
+        // the folder itself for a URL ending in `/`.
+        let Some(folder) = parsed.join(".").ok().and_then(|f| f.to_file_path().ok()) else {
+            return;
+        };
+        let real = parsed
+            .to_file_path()
             .ok()
-            .and_then(|u| u.to_file_path().ok())
             .and_then(|p| std::fs::canonicalize(p).ok())
             .and_then(|p| p.parent().map(Path::to_path_buf));
         self.folders.push(folder);
@@ -29,11 +36,17 @@ impl LocalInputs {
 
     /// A file the run uploads, relative paths taken against `base_dir`.
     pub fn upload(&mut self, path: &str, base_dir: Option<&Path>) {
-        let p = PathBuf::from(path);
-        self.files.push(match base_dir {
-            Some(dir) if p.is_relative() => dir.join(p),
-            _ => p,
-        });
+        self.files.push(upload_path(path, base_dir));
+    }
+}
+
+/// The file an upload names: a relative path taken against `base_dir`
+/// (a steps file's folder), as the upload itself takes it.
+pub(crate) fn upload_path(path: &str, base_dir: Option<&Path>) -> PathBuf {
+    let p = PathBuf::from(path);
+    match base_dir {
+        Some(dir) if p.is_relative() => dir.join(p),
+        _ => p,
     }
 }
 
@@ -44,13 +57,6 @@ pub(crate) fn folder_of(path: &Path) -> PathBuf {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-/// The folder a `file:` URL's relative addresses resolve against: the
-/// folder its page is in, or the folder itself for a URL ending in `/`.
-fn folder_of_file_url(url: &str) -> Option<PathBuf> {
-    let parsed = url::Url::parse(url.trim()).ok().filter(|u| u.scheme() == "file")?;
-    parsed.join(".").ok()?.to_file_path().ok()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ mod inputs;
 mod output;
 
 pub use access::FileAccess;
-pub(crate) use inputs::folder_of;
 pub use inputs::LocalInputs;
+pub(crate) use inputs::{folder_of, upload_path};
 pub(crate) use output::write_atomically;
 pub use output::{output_path, write_output};

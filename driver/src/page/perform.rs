@@ -18,6 +18,7 @@ use super::handle::Page;
 use super::target::Target;
 use super::viewport::ScrollAmount;
 use crate::error::{Error, Result};
+use crate::files::upload_path;
 
 /// One action on a page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -326,16 +327,7 @@ impl Page {
             Method::NextChunk => self.next_chunk(target).await,
             Method::PrevChunk => self.prev_chunk(target).await,
             Method::SetInputFiles => {
-                let files: Vec<PathBuf> = args
-                    .iter()
-                    .map(|a| {
-                        let p = PathBuf::from(a);
-                        match base_dir {
-                            Some(dir) if p.is_relative() => dir.join(p),
-                            _ => p,
-                        }
-                    })
-                    .collect();
+                let files: Vec<PathBuf> = args.iter().map(|a| upload_path(a, base_dir)).collect();
                 self.set_input_files(t(), &files).await
             }
             Method::Goto => {

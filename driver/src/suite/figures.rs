@@ -204,18 +204,27 @@ impl EvalReport {
                 })
                 .collect()
         };
+        // Each group's figures per mode, in `keys`' order; a task without
+        // a key falls under `none`.
+        let per_group = |keys: Vec<Option<String>>, key_of: &dyn Fn(&EvalRun) -> Option<String>, none: &str| {
+            keys.into_iter()
+                .map(|key| {
+                    (
+                        by_mode_of(&|r| key_of(r) == key),
+                        key.unwrap_or_else(|| none.to_string()),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
         let mut levels: Vec<Option<String>> = suite.tasks.iter().map(|t| t.level.clone()).collect();
         levels.sort_by_key(|l| level_rank(l.as_deref()));
         levels.dedup();
         let by_level = if levels.iter().all(Option::is_none) {
             Vec::new()
         } else {
-            levels
+            per_group(levels, &level_of, NO_LEVEL)
                 .into_iter()
-                .map(|level| LevelFigures {
-                    modes: by_mode_of(&|r| level_of(r) == level),
-                    level: level.unwrap_or_else(|| NO_LEVEL.to_string()),
-                })
+                .map(|(modes, level)| LevelFigures { level, modes })
                 .collect()
         };
         let mut sites: Vec<Option<String>> = suite.tasks.iter().map(|t| t.site.clone()).collect();
@@ -225,12 +234,9 @@ impl EvalReport {
         let by_site = if sites.iter().flatten().count() < 2 {
             Vec::new()
         } else {
-            sites
+            per_group(sites, &site_of, NO_SITE)
                 .into_iter()
-                .map(|site| SiteFigures {
-                    modes: by_mode_of(&|r| site_of(r) == site),
-                    site: site.unwrap_or_else(|| NO_SITE.to_string()),
-                })
+                .map(|(modes, site)| SiteFigures { site, modes })
                 .collect()
         };
         EvalReport {

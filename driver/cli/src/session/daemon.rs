@@ -55,15 +55,13 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
     }
     let cwd = std::env::current_dir().map_err(|e| Error::Io(format!("the current folder: {e}")))?;
     let llm = o.llm.build_if_named()?;
-    let model_file_access = match llm {
-        Some(_) => {
-            let files = FileAccessArgs {
-                allow_file_access: o.allow_file_access.clone(),
-            };
-            Some(files.policy(sightline::LocalInputs::default())?)
-        }
-        None => None,
+    let files = FileAccessArgs {
+        allow_file_access: o.allow_file_access.clone(),
     };
+    let model_file_access = llm
+        .as_ref()
+        .map(|_| files.policy(sightline::LocalInputs::default()))
+        .transpose()?;
     Ok(McpOptions {
         launch,
         extension: o
