@@ -1,7 +1,8 @@
-//! Errors as the protocols say: JSON-RPC's parse error and invalid params
-//! over HTTP and stdio, and a browser that dies is reported, never taken
-//! for a success (a wait during which it died fails; a call that ran in the
-//! new browser says its tabs are gone).
+//! Errors as the protocols say: JSON-RPC's parse error, invalid request and
+//! invalid params over HTTP and stdio (where junk lines are skipped), and a
+//! browser that dies is reported, never taken for a success (a wait during
+//! which it died fails; a call that ran in the new browser says its tabs are
+//! gone).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -66,8 +67,11 @@ fn http_answers_json_rpc_errors_for_bad_bodies_and_params() {
     assert!(m["error"]["message"].as_str().unwrap().contains("name"), "{m}");
 }
 
+/// Over stdio a line that is not JSON is skipped (as the official SDKs do:
+/// an answer could start an error storm with a peer that echoes), JSON that
+/// is not a message gets invalid request, and the session goes on.
 #[test]
-fn stdio_answers_invalid_params_for_a_call_without_them() {
+fn stdio_skips_junk_and_answers_invalid_request_and_invalid_params() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
         .arg("mcp")
         .env_remove("SIGHTLINE_LOG")
@@ -81,19 +85,26 @@ fn stdio_answers_invalid_params_for_a_call_without_them() {
     for line in [
         INITIALIZE,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "this is not json {",
+        r#"{"hello": "world"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call"}"#,
     ] {
         writeln!(input, "{line}").unwrap();
     }
     input.flush().unwrap();
+    let mut invalid_request = None;
     let answer = loop {
         let mut line = String::new();
         assert!(output.read_line(&mut line).unwrap() > 0, "the server closed its output");
-        let m: Value = serde_json::from_str(&line).unwrap();
-        if m["id"] == json!(2) {
+        let m: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        if m["id"].is_null() && m["error"].is_object() {
+            invalid_request = Some(m);
+        } else if m["id"] == json!(2) {
             break m;
         }
     };
+    let invalid_request = invalid_request.expect("the JSON that is no message was answered");
+    assert_eq!(invalid_request["error"]["code"], -32600, "{invalid_request}");
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
     drop(input);
     let _ = child.wait();
