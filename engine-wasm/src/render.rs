@@ -567,7 +567,9 @@ pub fn render(input: &RenderInput) -> Rendered {
         });
         out[parent_out].children.push(Item::Node(idx));
         let outlined_heading = outlined && role_str == "heading";
-        if !is_frame && !collapsed_select && !outlined_heading {
+        // A textarea's text is its default value: what it holds now is the value.
+        let field_text = e.tag == "textarea";
+        if !is_frame && !collapsed_select && !outlined_heading && !field_text {
             for &c in node.children.iter().rev() {
                 stack.push((c, idx, marked_off || !visible));
             }

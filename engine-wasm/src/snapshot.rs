@@ -620,6 +620,27 @@ mod tests {
         assert_eq!(v.offscreen.below, 1);
     }
 
+    #[test]
+    fn a_textarea_shows_what_it_holds_not_its_default_text() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        let edited = b.open_el("textarea", &[("aria-label", "Note")]);
+        b.data(edited).form.value = Some("typed since".into());
+        b.text("the default");
+        b.close();
+        let emptied = b.open_el("textarea", &[("aria-label", "Cleared")]);
+        b.data(emptied).form.value = Some(String::new());
+        b.text("was here");
+        b.close();
+        let t = b.finish();
+        let text = snapshot_tree(&t, vp(), SnapshotMode::Full).lines.join("\n");
+        assert_eq!(
+            text,
+            "- textbox \"Note\" [ref=e1]: typed since\n- textbox \"Cleared\" [ref=e2]"
+        );
+    }
+
     /// A page whose every hit test costs `ms_per_probe` and finds the
     /// target covered.
     struct SlowProbe {

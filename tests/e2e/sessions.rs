@@ -309,7 +309,11 @@ fn idle_sessions_close_and_dead_ones_are_cleaned_up() {
     let pid = s.daemon_pid("default").unwrap();
     let browsers = browsers_of(pid);
     assert!(!browsers.is_empty(), "the daemon holds a browser");
-    wait_until("the idle daemon exits", Duration::from_secs(30), || !alive(pid));
+    // (Asking how long it has been idle does not keep it alive.)
+    wait_until("the idle daemon exits", Duration::from_secs(30), || {
+        let _ = s.run(&["sessions"]);
+        !alive(pid)
+    });
     wait_until("its browser exits", Duration::from_secs(20), || {
         browsers.iter().all(|b| !alive(*b))
     });
@@ -338,9 +342,91 @@ fn idle_sessions_close_and_dead_ones_are_cleaned_up() {
         browsers.iter().all(|b| !alive(*b))
     });
     std::thread::sleep(Duration::from_millis(500));
-    let again = s.run(&["snapshot"]);
+    let again = s.run(&["snapshot", "--json"]);
     assert!(again.status.success(), "{}\n{}", again.stdout, again.stderr);
+    let again: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert!(
+        again["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("a new one was started")),
+        "--json says the browser was started anew: {again}"
+    );
     assert!(s.open("sessions/about.html", &[]).contains("About us"));
+}
+
+#[test]
+fn the_awkward_cases_a_coding_agent_meets() {
+    let s = Sessions::new();
+    let page = s.open("sessions/edge.html", &[]);
+    // Typing with nothing focused is no success in a field.
+    let typed = s.ok(&["type", "hello"]);
+    assert!(typed.contains("with nothing focused"), "{typed}");
+
+    // A textarea shows what it holds, not the text it started with.
+    assert!(
+        line_with(&page, "textbox \"Message\"").ends_with(": the default text"),
+        "{page}"
+    );
+    let message = ref_with(&page, "textbox \"Message\"");
+    let filled = s.ok(&["fill", &message, "Hello there"]);
+    assert!(filled.contains("Hello there"), "{filled}");
+    let tree = s.ok(&["snapshot"]);
+    assert!(
+        line_with(&tree, "textbox \"Message\"").ends_with(": Hello there"),
+        "{tree}"
+    );
+    assert!(!tree.contains("the default text"), "{tree}");
+
+    // A disabled option (or one in a disabled group) can't be chosen.
+    let colour = ref_with(&page, "combobox \"Colour\"");
+    for option in ["Green", "Blue"] {
+        let refused = s.run(&["select", &colour, option]);
+        assert_eq!(refused.code(), Some(1), "{option}: {}", refused.stdout);
+        assert!(refused.stdout.contains("is disabled"), "{}", refused.stdout);
+    }
+    assert!(s.ok(&["select", &colour, "Red"]).contains("→ Red"));
+
+    // A dialog is answered with its own words.
+    let asked = s.ok(&["click", &ref_with(&page, "button \"Ask\"")]);
+    assert!(asked.contains("dialog"), "{asked}");
+    let blocked = s.run(&["snapshot"]);
+    assert!(
+        blocked.stdout.contains("A confirm dialog is open") && blocked.stdout.contains("sightline handle-dialog"),
+        "{}",
+        blocked.stdout
+    );
+    s.ok(&["handle-dialog", "dismiss"]);
+    let answer = s.ok(&["eval", "document.getElementById('answer').textContent"]);
+    assert!(answer.contains("\"no\""), "dismissed: {answer}");
+
+    // JavaScript that names a URL is still the page's JavaScript.
+    let js = s.ok(&["eval", "'http://example.test/' + 'x'"]);
+    assert!(js.contains("http://example.test/x"), "{js}");
+
+    // A local file opens as the file, though the tab is on an http page.
+    let local = s.dir.path().join("local.html");
+    std::fs::write(&local, "<title>Local</title><h1>On disk</h1>").unwrap();
+    let opened = s.ok(&["open", local.to_str().unwrap()]);
+    assert!(opened.contains("On disk") && opened.contains("file://"), "{opened}");
+
+    // A tree written to a file is whole, over a model's budget.
+    s.open("sessions/edge.html?items=8000", &[]);
+    let file = s.dir.path().join("big.txt");
+    let summary = s.ok(&["snapshot", "--file", file.to_str().unwrap()]);
+    assert!(summary.contains("Saved to"), "{summary}");
+    let tree = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        tree.contains("Item number 7999 of") && !tree.contains("[truncated"),
+        "{}",
+        &tree[tree.len() - 300..]
+    );
+
+    // A session command's help shows its flags and its one-shot form.
+    let help = s.ok(&["snapshot", "--help"]);
+    assert!(
+        help.contains("--file") && help.contains("one-shot form") && help.contains("URL"),
+        "{help}"
+    );
 }
 
 /// SIGKILL or SIGTERM to `pid`.

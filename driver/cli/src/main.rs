@@ -74,6 +74,16 @@ enum Command {
     SessionDaemon(session::DaemonArgs),
 }
 
+/// The help of a one-shot command (`snapshot URL`, `eval SUITE`…), for the
+/// session command of the same name to show beside its own.
+pub(crate) fn one_shot_help(name: &str) -> Option<String> {
+    let mut command = Cli::command()
+        .find_subcommand(name)?
+        .clone()
+        .bin_name(format!("sightline {name}"));
+    Some(command.render_long_help().to_string())
+}
+
 async fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Snapshot(args) => snapshot::snapshot(args).await,

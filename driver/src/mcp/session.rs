@@ -294,6 +294,9 @@ are gone: open your page again).",
         };
         if std::mem::take(&mut st.relaunched) {
             reply.text = format!("{RELAUNCHED}\n{}", reply.text);
+            if let Some(obj) = reply.json.as_object_mut() {
+                obj.insert("note".into(), Value::String(RELAUNCHED.into()));
+            }
         }
         reply
     }
@@ -305,8 +308,14 @@ are gone: open your page again).",
             Err(e) => return Attempt::Done(self.reply(explain(&tool.mcp_name(), &e, None), true, None)),
         };
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
+            let article = if d.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "An"
+            } else {
+                "A"
+            };
             let text = format!(
-                "A {} dialog is open (\"{}\"): the page waits for it. Answer it with browser_handle_dialog first.",
+                "{article} {} dialog is open (\"{}\"): the page waits for it. Answer it first with \
+browser_handle_dialog, accept true (OK) or false (Cancel).",
                 d.kind, d.message
             );
             return Attempt::Done(self.reply(text, true, None));

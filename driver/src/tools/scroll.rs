@@ -16,12 +16,13 @@ a target: scroll that element's scrollable container instead, or (without a dire
     handle,
 )
 .changing_page()
-.with_positional(&["direction|target"]);
+// `scroll down`, `scroll e4`, `scroll e4 down` (or `down e4`).
+.with_positional(&["direction|target", "direction|target"]);
 
 fn parameters() -> Value {
     object(
         json!({
-            "direction": {"type": "string", "enum": ["up", "down", "top", "bottom"]},
+            "direction": {"type": "string", "enum": ["up", "down", "top", "bottom"], "description": "Up or down by the percentage, or to the top or bottom."},
             "percentage": {"type": "number", "minimum": 1, "maximum": 1000, "description": "Of the viewport (or container) height; default 80."},
             "target": {"type": "string", "description": "An element (ref or selector): scroll its container, or bring it into view when no direction is given."}
         }),

@@ -50,6 +50,17 @@ struct Args {
     slowly: bool,
 }
 
+/// What has focus, described in a few words (`<input name="q">`), through
+/// shadow roots; "" when nothing does (the body or the document itself).
+const FOCUSED_JS: &str = r#"(() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (!a || a === document.body || a === document.documentElement) return "";
+  const tag = a.tagName.toLowerCase();
+  const said = ["aria-label", "name", "id", "placeholder"].map(k => [k, a.getAttribute(k)]).find(([, v]) => v);
+  return said ? `<${tag} ${said[0]}="${said[1].slice(0, 40)}">` : `<${tag}>`;
+})()"#;
+
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("type", args.clone())?;
@@ -57,14 +68,24 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let shown = format!("{} characters", a.text.chars().count());
         let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
             let page = ctx.page();
+            // Keys with nothing focused go to the page (a game, a shortcut):
+            // typed all the same, but the result must not claim a field took them.
+            let focused = page
+                .evaluate_isolated(FOCUSED_JS)
+                .await
+                .unwrap_or_else(|_| Value::String("element".into()));
             page.type_text(&text).await?;
             if a.submit {
                 page.press(None, &["Enter".to_string()]).await?;
             }
-            return Ok(ToolOutput::ok(format!(
-                "Typed {shown} into the focused element{}",
-                if a.submit { ", then Enter" } else { "" }
-            )));
+            let then = if a.submit { ", then Enter" } else { "" };
+            return Ok(ToolOutput::ok(match focused.as_str() {
+                Some("") => format!(
+                    "Typed {shown}{then} with nothing focused: the keys went to the page, no field took them. \
+To type into a field, name it: its ref or a selector as the target."
+                ),
+                what => format!("Typed {shown} into the focused {}{then}", what.unwrap_or("element")),
+            }));
         };
         let el = ElementArgs {
             element: a.element.clone(),

@@ -262,6 +262,15 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
                 return Err("this <select> takes one option".into());
             }
             let chosen = choose_options(&list, &action.values)?;
+            // A user can't choose a disabled option (or one in a disabled group).
+            for &i in &chosen {
+                if opts
+                    .item(i as u32)
+                    .is_some_and(|o| o.matches(":disabled").unwrap_or(false))
+                {
+                    return Err(format!("the option \"{}\" is disabled", list[i].0));
+                }
+            }
             for i in 0..opts.length() {
                 if let Some(o) = opts
                     .item(i)

@@ -87,7 +87,10 @@ pub fn clap_command(tc: &ToolCommand, tool: &Tool) -> Command {
     if !preset.is_empty() {
         about = format!("{about} ({})", tc.preset);
     }
-    let usage_names: Vec<String> = positional
+    // (A slot named twice, as scroll's `[DIRECTION|TARGET]…`, is shown once.)
+    let mut shown = positional.clone();
+    shown.dedup();
+    let usage_names: Vec<String> = shown
         .iter()
         .map(|p| {
             p.split('|')
@@ -108,7 +111,7 @@ pub fn clap_command(tc: &ToolCommand, tool: &Tool) -> Command {
                 .num_args(0..)
                 .action(ArgAction::Append)
                 .allow_negative_numbers(true)
-                .help(positional_help(&positional, &props, tool.returns_image)),
+                .help(positional_help(&shown, &props, tool.returns_image)),
         );
     }
     let in_positional: Vec<&str> = positional.iter().flat_map(|p| p.split('|')).collect();
@@ -166,9 +169,10 @@ fn typed(raw: &str, spec: &Value) -> Result<Value, String> {
             .map(Value::from)
             .map_err(|_| format!("{raw:?} is not a number")),
         Some("boolean") => match raw {
-            "true" | "yes" | "on" | "1" => Ok(Value::Bool(true)),
-            "false" | "no" | "off" | "0" => Ok(Value::Bool(false)),
-            _ => Err(format!("{raw:?} is not true or false")),
+            // The dialog's own words too: `handle-dialog accept|dismiss`.
+            "true" | "yes" | "on" | "1" | "accept" | "ok" => Ok(Value::Bool(true)),
+            "false" | "no" | "off" | "0" | "dismiss" | "cancel" => Ok(Value::Bool(false)),
+            _ => Err(format!("{raw:?} is not true (yes, accept) or false (no, dismiss)")),
         },
         Some("object") => serde_json::from_str(raw).map_err(|e| format!("not JSON: {e}")),
         Some("array") => Ok(json!([raw])),
@@ -254,6 +258,9 @@ pub fn tool_arguments(tc: &ToolCommand, tool: &Tool, m: &ArgMatches) -> Result<(
                 (first.to_string(), v)
             }
         };
+        if args.contains_key(&key) {
+            return Err(format!("{} given twice", key.to_ascii_uppercase()));
+        }
         args.insert(key, value);
     }
     let leftover: Vec<String> = rest.collect();
@@ -380,6 +387,16 @@ mod tests {
             "a ref is a target"
         );
         assert_eq!(run(&r, &["scroll"]).unwrap().0, json!({}));
+        for line in [["scroll", "e9", "down"], ["scroll", "down", "e9"]] {
+            assert_eq!(
+                run(&r, &line).unwrap().0,
+                json!({"target": "e9", "direction": "down"}),
+                "a container scrolled: {line:?}"
+            );
+        }
+        assert!(run(&r, &["scroll", "up", "down"])
+            .unwrap_err()
+            .contains("DIRECTION given twice"));
         assert_eq!(run(&r, &["wait", "500"]).unwrap().0, json!({"ms": 500}));
         assert_eq!(
             run(&r, &["wait", "Order placed"]).unwrap().0,

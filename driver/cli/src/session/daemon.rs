@@ -118,6 +118,9 @@ pub async fn serve(name: &str, o: BrowserOptions) -> Result<()> {
     let idle = Duration::from_secs(o.idle_timeout.max(1));
     let signal = shutdown_signal();
     tokio::pin!(signal);
+    // One clock for the whole loop: a sleep started anew on every pass
+    // would never end while connections keep coming.
+    let mut idle_check = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
             conn = listener.accept() => {
@@ -127,7 +130,7 @@ pub async fn serve(name: &str, o: BrowserOptions) -> Result<()> {
                     tokio::spawn(async move { handle(stream, &d, &registry).await });
                 }
             }
-            _ = tokio::time::sleep(Duration::from_millis(500)) => {
+            _ = idle_check.tick() => {
                 if daemon.idle_for() >= idle {
                     tracing::info!("session {name}: idle for {idle:?}, closing");
                     break;
@@ -164,6 +167,9 @@ async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
             Err(e) => error(format!(
                 "an unreadable request ({e}): is this sightline the daemon's version?"
             )),
+            // Only commands keep a session alive: `sightline sessions`
+            // asking how long it has been idle must not reset the clock.
+            Ok(request @ Request::Status) => answer(d, registry, request).await,
             Ok(request) => {
                 d.running.fetch_add(1, Ordering::SeqCst);
                 let answer = answer(d, registry, request).await;

@@ -39,14 +39,20 @@ pub const SESSION_ENV: &str = "SIGHTLINE_SESSION";
 /// `eval <js>` does not take, or a first argument naming a suite file.
 const ONE_SHOT: &[&str] = &["snapshot", "unblock", "act", "observe", "extract", "eval"];
 
-/// `sightline eval suite.jsonl …`: the first argument is a suite file (JSON
-/// or JSON lines that exists), not JavaScript for the session's page.
+/// `sightline eval suite.jsonl --out FILE …`: the first argument is a suite
+/// file (JSON or JSON lines that exists), or the suite's `--out` is given;
+/// otherwise the argument is JavaScript for the session's page.
 fn names_a_suite(argv: &[OsString]) -> bool {
     let Some(first) = argv.get(2).and_then(|a| a.to_str()) else {
         return false;
     };
     let path = std::path::Path::new(first);
-    path.extension().is_some_and(|e| e == "json" || e == "jsonl") && path.is_file()
+    let suite_file = path.extension().is_some_and(|e| e == "json" || e == "jsonl") && path.is_file();
+    suite_file
+        || argv[2..]
+            .iter()
+            .filter_map(|a| a.to_str())
+            .any(|a| a == "--out" || a.starts_with("--out="))
 }
 
 fn session_flags(cmd: Command) -> Command {
@@ -158,12 +164,21 @@ pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
     let commands = tool_commands(&registry);
     let tc = commands.iter().find(|c| c.command == name)?;
     let tool = registry.get(tc.tool).expect("commands come from the registry");
-    let one_shot = ONE_SHOT.contains(&name.as_str());
+    // `eval`'s one-shot form is the suite's alone: JavaScript that names a
+    // URL or a parse error is still the session's `eval`.
+    let one_shot = ONE_SHOT.contains(&name.as_str()) && name != "eval";
     let parsed = full_command(tc, &registry)
         .bin_name(format!("sightline {name}"))
         .try_get_matches_from(&argv[1..]);
     let m = match parsed {
         Ok(m) => m,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp && ONE_SHOT.contains(&name.as_str()) => {
+            print!("{e}");
+            if let Some(other) = crate::one_shot_help(&name) {
+                println!("\nIt also has a one-shot form, which starts a browser of its own:\n\n{other}");
+            }
+            return Some(ExitCode::SUCCESS);
+        }
         Err(_) if one_shot => return None,
         Err(e) => e.exit(),
     };
@@ -183,6 +198,12 @@ pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
     {
         return None;
     }
+    // A tree written to a file is whole: the token budget is for what a
+    // model reads in its context.
+    let mut args = args;
+    if m.try_get_one::<String>("file").ok().flatten().is_some() && args.get("budget").is_none() {
+        args["budget"] = json!(u32::MAX);
+    }
     Some(call(tc, args, file, &m))
 }
 
@@ -193,33 +214,39 @@ fn session_paths(m: &ArgMatches) -> Result<SessionPaths, String> {
 
 /// A path the user typed, made absolute against the command's folder (the
 /// daemon runs in the folder where the session was opened).
-fn absolute(value: &str) -> Option<String> {
+fn absolute(value: &str) -> Option<std::path::PathBuf> {
     let p = Path::new(value);
-    if p.is_absolute() || value.contains("://") || !p.exists() {
+    if value.contains("://") || !p.exists() {
         return None;
     }
-    std::env::current_dir()
-        .ok()
-        .map(|d| d.join(p).to_string_lossy().into_owned())
+    if p.is_absolute() {
+        return Some(p.to_path_buf());
+    }
+    std::env::current_dir().ok().map(|d| d.join(p))
 }
 
+/// The arguments with the files they name made absolute; a page to open
+/// that is a file here becomes its file URL (a bare path would otherwise be
+/// taken relative to the page the tab is on, as an MCP client means it).
 fn with_absolute_paths(mut args: Value) -> Value {
-    for key in ["url", "paths", "path"] {
+    if let Some(Value::String(s)) = args.get_mut("url") {
+        if let Some(u) = absolute(s).and_then(|p| url::Url::from_file_path(p).ok()) {
+            *s = u.to_string();
+        }
+    }
+    let made_absolute = |s: &mut String| {
+        if let Some(a) = absolute(s) {
+            *s = a.to_string_lossy().into_owned();
+        }
+    };
+    for key in ["paths", "path"] {
         match args.get_mut(key) {
-            Some(Value::String(s)) => {
-                if let Some(a) = absolute(s) {
-                    *s = a;
+            Some(Value::String(s)) => made_absolute(s),
+            Some(Value::Array(items)) => items.iter_mut().for_each(|item| {
+                if let Value::String(s) = item {
+                    made_absolute(s)
                 }
-            }
-            Some(Value::Array(items)) => {
-                for item in items {
-                    if let Value::String(s) = item {
-                        if let Some(a) = absolute(s) {
-                            *s = a;
-                        }
-                    }
-                }
-            }
+            }),
             _ => {}
         }
     }
@@ -358,7 +385,11 @@ fn print_answer(
                 obj.insert(format!("{kind}_file"), json!(path));
             }
             if let Some(n) = &note {
-                obj.insert("note".into(), json!(n));
+                let said = match obj.get("note").and_then(Value::as_str) {
+                    Some(before) => format!("{before} {n}"),
+                    None => n.clone(),
+                };
+                obj.insert("note".into(), json!(said));
             }
         }
         crate::output::print_json(&answer.json);
