@@ -11,6 +11,7 @@
 //   {"op":"list"}                          → {"tools":[{name,description,inputSchema}]}
 //   {"op":"call","name":…,"args":{…}}      → {"isError","text","images","ms"}
 //   {"op":"transcript"}                    → {"messages":[…every JSON-RPC message both ways…]}
+//   {"op":"roots","roots":[uri…]}          → {"changed":true} (new roots, and roots/list_changed sent)
 //   {"op":"close"}                         → {"closed":true}, then exit
 // A failure of the client itself is answered {"error": "…"}.
 import { createInterface } from 'node:readline';
@@ -44,7 +45,7 @@ transport.send = (m, o) => {
   messages.push({ dir: 'out', m });
   return send(m, o);
 };
-const roots = process.env.MCP_CLIENT_ROOTS ? JSON.parse(process.env.MCP_CLIENT_ROOTS) : null;
+let roots = process.env.MCP_CLIENT_ROOTS ? JSON.parse(process.env.MCP_CLIENT_ROOTS) : null;
 const client = new Client(
   { name: 'sightline-tests', version: '1.0.0' },
   roots ? { capabilities: { roots: { listChanged: true } } } : {},
@@ -99,6 +100,10 @@ for await (const line of rl) {
       const text = (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
       const images = (r.content ?? []).filter((c) => c.type === 'image').length;
       out({ isError: !!r.isError, text, images, ms });
+    } else if (req.op === 'roots') {
+      roots = req.roots;
+      await client.sendRootsListChanged();
+      out({ changed: true });
     } else if (req.op === 'transcript') {
       out({ messages });
     } else if (req.op === 'close') {

@@ -119,6 +119,14 @@ impl McpClient {
         a.text
     }
 
+    /// Replaces the client's roots (it was started with `MCP_CLIENT_ROOTS`)
+    /// and tells the server they changed.
+    pub fn set_roots(&mut self, dirs: &[&std::path::Path]) {
+        let uris: Value = serde_json::from_str(&roots_env(dirs)).unwrap();
+        let v = self.ask(json!({"op": "roots", "roots": uris}));
+        assert_eq!(v["changed"], true, "{v}");
+    }
+
     /// Every JSON-RPC message so far, both ways, as one string.
     pub fn transcript(&mut self) -> String {
         self.ask(json!({"op": "transcript"}))["messages"].to_string()

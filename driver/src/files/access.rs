@@ -62,6 +62,17 @@ impl FileAccess {
         }
     }
 
+    /// [`FileAccess::detached`] without the grant of `dir` (the output
+    /// folder an MCP session over HTTP does not share with the others).
+    pub fn detached_without(&self, dir: &Path) -> FileAccess {
+        let dir = real_path(dir);
+        FileAccess {
+            grants: self
+                .grants()
+                .map(|g| Arc::new(RwLock::new(g.into_iter().filter(|g| g.dir != dir).collect()))),
+        }
+    }
+
     /// Whether any file may be read.
     pub fn is_open(&self) -> bool {
         self.grants.is_none()

@@ -48,6 +48,20 @@ enum Attempt {
     BrowserDiedDuring,
 }
 
+/// A new folder for one session's files inside the server's output
+/// directory (`session-1`, `session-2`, …; made now, so downloads land there).
+fn own_output_dir(output: &std::path::Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    loop {
+        let dir = output.join(format!("session-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        match std::fs::create_dir_all(output).and_then(|_| std::fs::create_dir(&dir)) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            // (Unwritable: the tools that write say so when they try.)
+            _ => return dir,
+        }
+    }
+}
+
 /// Said before the result of a call that ran in a browser started anew.
 const RELAUNCHED: &str = "Note: the browser had crashed or been closed, so a new one was started and this call ran \
 in a new tab: the session's earlier tabs and their pages are gone.";
@@ -87,6 +101,12 @@ pub struct Session {
     /// Local files its pages may read: the server's (shared), or a copy
     /// with the client's roots for a session with a context of its own.
     files: FileAccess,
+    /// What `files` was before any roots: a client's new roots replace its old ones.
+    files_before_roots: FileAccess,
+    /// Where its tools write (screenshots, storage states, downloads): a
+    /// folder of its own in the output directory when its context is its
+    /// own, so no other session reads its cookies there.
+    output: PathBuf,
     /// The client's roots are to be asked (before the next call).
     roots_unknown: AtomicBool,
     state: Mutex<State>,
@@ -96,6 +116,11 @@ impl Session {
     pub(super) fn new(host: Arc<BrowserHost>, options: Arc<McpOptions>, isolated: bool) -> Session {
         // The user's own browser has no contexts of ours: its shared tabs are the session's.
         let isolated = isolated && !host.is_extension();
+        let output = if isolated {
+            own_output_dir(options.output())
+        } else {
+            options.output().to_path_buf()
+        };
         let settings = ToolSettings {
             variables: options.secrets.clone(),
             act: ActOptions {
@@ -104,17 +129,21 @@ impl Session {
                 ..ActOptions::default()
             },
             snapshot_budget: options.snapshot_budget,
-            output_dir: Some(options.output().to_path_buf()),
+            output_dir: Some(output.clone()),
             // The response's page section states the title and URL.
             tree_header: false,
             ..ToolSettings::default()
         };
         let files = if isolated {
-            options.file_access.detached()
+            let own = options.file_access.detached_without(options.output());
+            own.add_workspace([output.clone()]);
+            own
         } else {
             options.file_access.clone()
         };
         Session {
+            files_before_roots: files.detached(),
+            output,
             secrets: options.secrets.secrets(),
             host,
             options,
@@ -170,12 +199,12 @@ impl Session {
         self.roots_unknown.load(Ordering::Relaxed)
     }
 
-    /// The client's roots: its pages may read files there too (with a
-    /// context of its own, they replace the roots it gave before; a shared
-    /// context gathers the roots of every client).
+    /// The client's roots: its pages may read files there too. They
+    /// replace the roots it gave before (over stdio, or with a context of
+    /// its own); a context shared over HTTP gathers the roots of every client.
     pub fn set_roots(&self, dirs: Vec<PathBuf>) {
-        if self.isolated {
-            self.files.reset_to(&self.options.file_access, dirs);
+        if self.isolated || !self.options.shared_context {
+            self.files.reset_to(&self.files_before_roots, dirs);
         } else {
             self.files.add_workspace(dirs);
         }
@@ -217,7 +246,7 @@ impl Session {
                         ..browser.options().origins.clone()
                     },
                 );
-                browser.save_downloads_to(self.options.output(), Some(&c)).await?;
+                browser.save_downloads_to(&self.output, Some(&c)).await?;
                 Some(c)
             } else {
                 None

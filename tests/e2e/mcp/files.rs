@@ -2,14 +2,14 @@
 //! directory (an absolute path, `..` or a symlink out is refused and the
 //! file outside untouched), and pages read local files (`file:` documents,
 //! frames included, and uploads) only from the server's working directory,
-//! the client's roots and the output directory, unless
-//! `--allow-file-access` widens that.
+//! the client's roots (its latest) and the output directory (over HTTP, its
+//! session's own folder there), unless `--allow-file-access` widens that.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::support::mcp_client::{roots_env, stdio, McpClient, McpHttpServer};
+use crate::support::mcp_client::{roots_env, stdio, stdio_env, McpClient, McpHttpServer};
 use crate::support::*;
 
 fn file_url(path: &Path) -> String {
@@ -120,11 +120,7 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
     let mut with_roots = McpClient::http_env(&server.url, None, &[("MCP_CLIENT_ROOTS", &roots)]);
     let mut without = McpClient::http(&server.url, None);
 
-    for path in [
-        l.work.join("page.html"),
-        l.roots.join("page.html"),
-        l.out.join("page.html"),
-    ] {
+    for path in [l.work.join("page.html"), l.roots.join("page.html")] {
         let (err, text) = navigate(&mut with_roots, &path);
         assert!(!err && text.contains("Page in"), "{}: {text}", path.display());
     }
@@ -133,6 +129,8 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
         l.elsewhere.join("page.html"),
         l.work.join("link.html"),
         l.work.parent().unwrap().to_path_buf(),
+        // Over HTTP each session has a folder of its own in the output directory.
+        l.out.join("page.html"),
     ] {
         let (err, text) = navigate(&mut with_roots, &path);
         assert!(err, "{} was read:\n{text}", path.display());
@@ -149,6 +147,38 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
     assert!(err, "{text}");
     let (err, text) = navigate(&mut without, &l.work.join("page.html"));
     assert!(!err, "{text}");
+    // Nor are its files: the cookies one session saved are not another's to read.
+    with_roots.ok(
+        "browser_navigate",
+        json!({"url": files.url("mcp/cookies.html?set=alice")}),
+    );
+    let saved = with_roots.ok("browser_storage_state", json!({"filename": "state.json"}));
+    let state = PathBuf::from(
+        saved
+            .split(" to ")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_else(|| panic!("where it was saved: {saved}"))
+            .trim(),
+    );
+    assert!(
+        state.starts_with(&l.out) && state.parent() != Some(&l.out),
+        "{}",
+        state.display()
+    );
+    let (err, text) = navigate(&mut with_roots, &state);
+    assert!(!err && text.contains("alice"), "its own file: {text}");
+    let (err, text) = navigate(&mut without, &state);
+    assert!(
+        err && !text.contains("alice"),
+        "another session's file was read: {text}"
+    );
+    let theirs = without.ok("browser_storage_state", json!({"filename": "state.json"}));
+    assert!(!theirs.contains(state.to_str().unwrap()), "{theirs}");
+    assert!(
+        std::fs::read_to_string(&state).unwrap().contains("alice"),
+        "not overwritten"
+    );
 
     // Uploads: the same directories.
     with_roots.ok("browser_navigate", json!({"url": files.url("actions/form.html")}));
@@ -166,6 +196,24 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
     let out = run_cli(&["snapshot", l.elsewhere.join("page.html").to_str().unwrap()]);
     out.assert_success();
     assert!(out.stdout.contains("SECRET-ELSEWHERE"), "{}", out.stdout);
+}
+
+#[test]
+fn a_clients_new_roots_replace_its_old_ones() {
+    let l = layout();
+    let roots = roots_env(&[&l.roots]);
+    let mut c = stdio_env(&[], &[("MCP_CLIENT_ROOTS", &roots)]);
+    let (err, text) = navigate(&mut c, &l.roots.join("page.html"));
+    assert!(!err, "{text}");
+    c.set_roots(&[&l.elsewhere]);
+    let (err, text) = navigate(&mut c, &l.elsewhere.join("page.html"));
+    assert!(!err && text.contains("SECRET-ELSEWHERE"), "the new root: {text}");
+    let (err, text) = navigate(&mut c, &l.roots.join("page.html"));
+    assert!(err, "the root it took back: {text}");
+    assert!(
+        !text.contains(&format!("{} but", l.roots.display())),
+        "no longer listed: {text}"
+    );
 }
 
 #[test]
