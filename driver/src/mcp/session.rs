@@ -343,9 +343,10 @@ are gone: open your page again).",
                 "A"
             };
             let text = format!(
-                "{article} {} dialog is open (\"{}\"): the page waits for it. Answer it first with \
+                "{article} {} dialog is open ({}): the page waits for it. Answer it first with \
 browser_handle_dialog, accept true (OK) or false (Cancel).",
-                d.kind, d.message
+                d.kind,
+                d.message_said()
             );
             return Attempt::Done(self.reply(text, true, None));
         }
@@ -373,10 +374,7 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
         st.page = Some(page.clone());
         let (text, is_error, out) = match outcome {
             None => {
-                let d = page
-                    .dialog()
-                    .map(|d| format!("{} \"{}\"", d.kind, d.message))
-                    .unwrap_or_default();
+                let d = page.dialog().map(|d| d.said()).unwrap_or_default();
                 (
                     format!("The action opened a dialog ({d}). Answer it with browser_handle_dialog."),
                     false,
@@ -536,7 +534,7 @@ still hold):\n{}\n{d}{}",
             url,
             title,
             status: page.document_status(),
-            dialog: page.dialog().map(|d| format!("{} \"{}\"", d.kind, d.message)),
+            dialog: page.dialog().map(|d| d.said()),
             ..Default::default()
         };
         let errors = page.console_messages(seen.console_mark);
@@ -544,7 +542,8 @@ still hold):\n{}\n{d}{}",
         view.console_errors = errors
             .into_iter()
             .filter(|m| m.level == "error")
-            .map(|m| m.text)
+            // (On one line: a page's error text must not fake a section.)
+            .map(|m| crate::text::clip(&crate::text::one_line(&m.text), 500))
             .collect();
         if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {
             if tabs.len() > 1 {

@@ -43,9 +43,6 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         // The page's script resumes where the dialog stopped it: let it finish.
         page.wait_ready().await?;
         let verb = if a.accept { "Accepted" } else { "Dismissed" };
-        Ok(ToolOutput::ok(format!(
-            "{verb} the {} dialog \"{}\"",
-            info.kind, info.message
-        )))
+        Ok(ToolOutput::ok(format!("{verb} the {} dialog", info.said())))
     })
 }
