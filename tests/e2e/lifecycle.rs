@@ -165,7 +165,27 @@ async fn renderer_crash_is_reported_and_recovered_from() {
             "took {:?}",
             started.elapsed()
         );
+        // Nothing else waits for the dead renderer either (CDP's own
+        // timeout is a minute).
+        let started = Instant::now();
+        assert!(matches!(page.url().await, Err(Error::PageCrashed)));
+        assert!(matches!(page.title().await, Err(Error::PageCrashed)));
+        assert!(page.screenshot().await.is_err());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "took {:?}",
+            started.elapsed()
+        );
+        // A reload brings the page back.
+        page.reload().await.expect("reload after the crash");
+        let snap = page
+            .snapshot(&SnapshotOptions::default())
+            .await
+            .expect("snapshot after the reload");
+        assert!(snap.tree.contains(r#"button "Only button""#), "{}", snap.tree);
 
+        page.goto(&server.url("long.html")).await.expect("goto");
+        let _ = tokio::time::timeout(Duration::from_secs(3), page.cdp().execute(CrashParams::default())).await;
         page.goto(&server.url("short.html"))
             .await
             .expect("goto after the crash");
@@ -174,6 +194,18 @@ async fn renderer_crash_is_reported_and_recovered_from() {
             .await
             .expect("snapshot after the crash");
         assert!(snap.tree.contains(r#"button "Only button""#), "{}", snap.tree);
+        // And back, after another crash.
+        let _ = tokio::time::timeout(Duration::from_secs(3), page.cdp().execute(CrashParams::default())).await;
+        page.back().await.expect("back after the crash");
+        let snap = page
+            .snapshot(&SnapshotOptions::default())
+            .await
+            .expect("snapshot after back");
+        assert!(
+            !snap.tree.contains(r#"button "Only button""#),
+            "long.html again: {}",
+            snap.tree
+        );
         browser.close().await.expect("close");
     })
     .await;

@@ -1,6 +1,7 @@
 //! `sightline mcp` driven by a real MCP client (the npm SDK's `Client`),
 //! over stdio and streamable HTTP, against fixture pages on 127.0.0.1.
 
+mod crash;
 mod files;
 mod hung;
 mod protocol_errors;

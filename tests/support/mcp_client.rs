@@ -119,6 +119,11 @@ impl McpClient {
         a.text
     }
 
+    /// The client's process id (the server over stdio is its child).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Replaces the client's roots (it was started with `MCP_CLIENT_ROOTS`)
     /// and tells the server they changed.
     pub fn set_roots(&mut self, dirs: &[&std::path::Path]) {

@@ -32,7 +32,9 @@ pop-ups and overlays (or close {selector} yourself), then try again."
         Error::Action { .. } => e.to_string(),
         Error::Timeout { .. } => format!("{e}. The page may still be busy: take a browser_snapshot and try again."),
         Error::PageCrashed => {
-            "The page crashed (its renderer died). Navigate again (browser_navigate) to reload it.".to_string()
+            "The page crashed (its renderer died) and answers nothing now. Load it again with browser_reload \
+(or browser_navigate to a URL, or a new tab with browser_tabs), then take a browser_snapshot."
+                .to_string()
         }
         Error::BrowserClosed => {
             "The browser crashed or was closed. The next call starts a new one (open your page again).".to_string()

@@ -48,6 +48,20 @@ enum Attempt {
     BrowserDiedDuring,
 }
 
+/// Tools that run on a tab whose renderer crashed: the first four give it
+/// a new document, the others need nothing of the page.
+const RUN_ON_A_CRASHED_TAB: &[&str] = &[
+    "goto",
+    "reload",
+    "back",
+    "forward",
+    "tabs",
+    "close",
+    "consoleMessages",
+    "networkRequests",
+    "handleDialog",
+];
+
 /// A new folder for one session's files inside the server's output
 /// directory (`session-1`, `session-2`, …; made now, so downloads land there).
 fn own_output_dir(output: &std::path::Path) -> PathBuf {
@@ -336,6 +350,12 @@ are gone: open your page again).",
             Err(Error::BrowserClosed) => return Attempt::BrowserGone,
             Err(e) => return Attempt::Done(self.reply(explain(&tool.mcp_name(), &e, None), true, None)),
         };
+        // A crashed tab answers nothing: only what gives it a new document
+        // (or needs none of it) runs; the rest says how to recover at once.
+        if page.is_crashed() && !RUN_ON_A_CRASHED_TAB.contains(&tool.name) {
+            let text = explain(&tool.mcp_name(), &Error::PageCrashed, None);
+            return Attempt::Done(self.respond(st, &browser, &page, text, true, None).await);
+        }
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
             let article = if d.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
                 "An"
@@ -509,6 +529,8 @@ still hold):\n{}\n{d}{}",
         // A dialog holds the page: it answers nothing until the dialog is
         // answered, so what the browser lists of it is all there is to say.
         let held = page.dialog().is_some();
+        // (A crashed renderer answers nothing either.)
+        let held = held || page.is_crashed();
         let viewport = if shows_tree || held {
             None
         } else {

@@ -135,8 +135,17 @@ impl Page {
 
     /// Evaluates `expression` in the engine's world of `frame` (loading the
     /// engine first if needed), retrying once when the document was replaced
-    /// under a cached context.
+    /// under a cached context. A crashed renderer fails it at once: it
+    /// would never answer, and the caller would wait out CDP's timeout.
     pub(crate) async fn engine_eval(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
+        if self.is_crashed() {
+            return Err(Error::PageCrashed);
+        }
+        self.unless_crashed(self.engine_eval_once(frame, expression, await_promise))
+            .await?
+    }
+
+    async fn engine_eval_once(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
         let mut attempt = 0;
         loop {
             let ctx = self.ensure_engine(frame).await?;

@@ -166,6 +166,12 @@ impl Page {
 
     /// Reloads the page and waits as [`Page::goto`] does.
     pub async fn reload(&self) -> Result<NavigationResponse> {
+        if self.is_crashed() {
+            // A dead renderer answers neither `location.href` nor a reload:
+            // load what the browser lists anew (goto gives the tab a new renderer).
+            let (url, _) = self.listed().await;
+            return self.goto(if url.is_empty() { "about:blank" } else { &url }).await;
+        }
         let url = self.url().await.unwrap_or_default();
         let before = self.tracker().with(|s| (s.commits, s.failures()));
         self.clear_crashed();
@@ -188,6 +194,11 @@ impl Page {
             return Ok(None);
         };
         let url = entry.url.clone();
+        if self.is_crashed() {
+            // The history entry's document gets a new renderer.
+            self.forget_contexts();
+            self.clear_crashed();
+        }
         let before = self.tracker().with(|s| (s.commits, s.failures()));
         let same_before = self.tracker().with(|s| s.same_document);
         self.begin_step();
