@@ -242,7 +242,7 @@ async fn full_purchase_flow_then_report_and_replay() {
         );
         let after_blocker = turns[1].last_user_text();
         assert!(!after_blocker.contains("# A modal is open"), "{after_blocker}");
-        assert!(after_blocker.contains("\"removed\":true"), "{after_blocker}");
+        assert!(after_blocker.contains("Closed the"), "{after_blocker}");
 
         // Page-position lines on the long list, recomputed from the page's real geometry.
         let (vh, doc) = {

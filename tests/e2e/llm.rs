@@ -377,7 +377,10 @@ async fn act_uses_the_remove_blocker_tool() {
             r.blockers
         );
         let after = server.requests()[1].last_user_text();
-        assert!(after.contains("removeBlocker was run: removed by click"), "{after}");
+        assert!(
+            after.contains("removeBlocker was run: Closed the") && after.contains("with one of its buttons"),
+            "{after}"
+        );
         assert!(
             !after.contains("Welcome to our store"),
             "a fresh snapshot without the dialog: {after}"

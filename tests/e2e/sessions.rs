@@ -402,6 +402,14 @@ fn the_awkward_cases_a_coding_agent_meets() {
     // JavaScript that names a URL is still the page's JavaScript.
     let js = s.ok(&["eval", "'http://example.test/' + 'x'"]);
     assert!(js.contains("http://example.test/x"), "{js}");
+    // A value of megabytes is cut to a tree's budget, and says so.
+    let huge = s.ok(&["eval", "'x'.repeat(2000000)"]);
+    assert!(huge.len() < 400_000, "{} chars", huge.len());
+    assert!(
+        huge.contains("[truncated: the value is 2000002 characters"),
+        "{}",
+        &huge[huge.len() - 400..]
+    );
 
     // A local file opens as the file, though the tab is on an http page.
     let local = s.dir.path().join("local.html");

@@ -285,7 +285,7 @@ impl<'a> ActRun<'a> {
                     self.blocker_calls += 1;
                     let outcome = match self.page.remove_blocker_per_config().await? {
                         Some(r) => {
-                            let text = blocker_text(&r);
+                            let text = r.summary();
                             self.blockers.push(r);
                             text
                         }
@@ -370,10 +370,8 @@ impl<'a> ActRun<'a> {
             }) if self.page.blocker_config().enabled => {
                 let r = self.page.remove_blocker_per_config().await?;
                 if let Some(r) = r {
-                    self.notes.push(format!(
-                        "target covered by {selector}; removeBlocker: {}",
-                        blocker_text(&r)
-                    ));
+                    self.notes
+                        .push(format!("target covered by {selector}; removeBlocker: {}", r.summary()));
                     self.blockers.push(r);
                 }
                 self.page.perform_once(&action, base).await?
@@ -409,21 +407,6 @@ impl<'a> ActRun<'a> {
             notes: self.notes,
         }
     }
-}
-
-fn blocker_text(r: &RemoveBlockerResult) -> String {
-    let mut s = if r.removed {
-        format!("removed by {}", r.method)
-    } else {
-        "nothing removed".to_string()
-    };
-    if let Some(sel) = &r.selector {
-        s.push_str(&format!(" ({sel})"));
-    }
-    if let Some(n) = &r.note {
-        s.push_str(&format!(": {n}"));
-    }
-    s
 }
 
 fn is_action_failure(e: &Error) -> bool {

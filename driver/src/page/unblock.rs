@@ -57,6 +57,34 @@ impl RemoveBlockerResult {
     }
 }
 
+impl RemoveBlockerResult {
+    /// The outcome in a sentence for a model or a person: what was closed
+    /// and how, or what was left alone and how to get past it.
+    pub fn summary(&self) -> String {
+        let what = self
+            .kind
+            .map_or("blocker".to_string(), |k| kind_name(k).replace('_', " "));
+        let at = self.selector.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        let note = self.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
+        if self.removed {
+            let how = match self.method.as_str() {
+                "click" => "with one of its buttons",
+                "esc" => "with Escape",
+                "remove" => "by taking it out of the page",
+                other => other,
+            };
+            format!("Closed the {what}{at} {how}{note}.")
+        } else if self.selector.is_some() {
+            format!(
+                "Left the {what}{at} in place{note}. To get past it, answer it yourself (click one of its \
+buttons), or call this tool again with aggressive: true to close or remove it."
+            )
+        } else {
+            format!("Nothing to close{note}.")
+        }
+    }
+}
+
 /// How long a closed blocker may take to go away (fade-out animations).
 const VERIFY_WINDOW: Duration = Duration::from_millis(1500);
 const VERIFY_POLL: Duration = Duration::from_millis(100);

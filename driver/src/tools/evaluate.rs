@@ -94,7 +94,17 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             None => page.evaluate(&page_call(&a.function)).await?,
         };
         let text = serde_json::to_string_pretty(&value).expect("JSON serialises");
-        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", defang(&text)));
+        // As big as a tree may be, and no bigger: a value can be megabytes.
+        let (shown, cut) = super::untrusted::cap(&text, ctx.settings.snapshot_budget.saturating_mul(4));
+        let more = if cut {
+            format!(
+                "\n[truncated: the value is {} characters; return a part of it (slice it, pick fields) for the rest]",
+                text.chars().count()
+            )
+        } else {
+            String::new()
+        };
+        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}{more}\n{CLOSE_TAG}", defang(shown)));
         out.data = Some(value);
         Ok(out)
     })

@@ -44,7 +44,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let r = page.remove_blocker(&opts).await?;
         // A refusal is a deterministic outcome too: it counts as done (and
         // replay runs it again).
-        let mut out = ToolOutput::ok(serde_json::to_string(&r).expect("a result serialises"));
+        // The sentence for the model; the result itself as data (replay, --json).
+        let mut out = ToolOutput::ok(r.summary());
         out.data = Some(serde_json::to_value(&r).expect("a result serialises"));
         Ok(out)
     })
