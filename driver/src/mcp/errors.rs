@@ -1,10 +1,15 @@
 //! Failures as a model can act on them: what went wrong and what to do.
 
 use crate::error::{ActionErrorKind, Error, NavigationErrorKind};
+use crate::tools::Tool;
 
 /// The text of a failed tool call. `navigated_to`: where the page went
-/// while the call ran, if it navigated.
-pub fn explain(tool: &str, e: &Error, navigated_to: Option<&str>) -> String {
+/// while the call ran, if it navigated. The library's own names for the
+/// tool and its page method (`goto`, `selectOptionFromDropdown`) become
+/// the name the client calls it by.
+pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
+    let internal = tool.name;
+    let tool = &tool.mcp_name();
     let mut text = match e {
         Error::Action {
             kind: ActionErrorKind::StaleRef | ActionErrorKind::UnknownRef | ActionErrorKind::UnknownFrame,
@@ -29,7 +34,16 @@ pub fn explain(tool: &str, e: &Error, navigated_to: Option<&str>) -> String {
 pop-ups and overlays (or close {selector} yourself), then try again."
             )
         }
-        Error::Action { .. } => e.to_string(),
+        Error::Action { method, .. } => {
+            let said = e.to_string();
+            match said.strip_prefix(method) {
+                Some(rest) => format!("{tool}{rest}"),
+                None => said,
+            }
+        }
+        Error::InvalidAction(why) => why
+            .replacen(&format!("for {internal}:"), &format!("for {tool}:"), 1)
+            .replacen(&format!("{internal}: "), &format!("{tool}: "), 1),
         Error::Timeout { .. } => format!("{e}. The page may still be busy: take a browser_snapshot and try again."),
         Error::PageCrashed => {
             "The page crashed (its renderer died) and answers nothing now. Load it again with browser_reload \
@@ -64,6 +78,7 @@ fn action_kind(e: &Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Registry;
 
     fn action(kind: ActionErrorKind) -> Error {
         Error::Action {
@@ -76,11 +91,30 @@ mod tests {
     }
 
     #[test]
+    fn errors_name_the_tool_as_the_client_calls_it() {
+        let r = Registry::standard();
+        let select = Error::Action {
+            method: "selectOptionFromDropdown",
+            target: "e9".into(),
+            element: None,
+            kind: ActionErrorKind::NotFound,
+            waited_ms: None,
+        };
+        let said = explain(r.get("select").unwrap(), &select, None);
+        assert!(said.starts_with("browser_select_option e9"), "{said}");
+        let bad = Error::InvalidAction("invalid arguments for goto: missing field `url`".into());
+        let said = explain(r.get("goto").unwrap(), &bad, None);
+        assert_eq!(said, "invalid arguments for browser_navigate: missing field `url`");
+    }
+
+    #[test]
     fn errors_say_what_to_do() {
-        let stale = explain("browser_click", &action(ActionErrorKind::StaleRef), None);
+        let r = Registry::standard();
+        let click = r.get("click").unwrap();
+        let stale = explain(click, &action(ActionErrorKind::StaleRef), None);
         assert!(stale.contains("e7") && stale.contains("browser_snapshot"), "{stale}");
         let covered = explain(
-            "browser_click",
+            click,
             &action(ActionErrorKind::Covered {
                 selector: "div#promo".into(),
                 description: "dialog \"Sale\"".into(),
@@ -91,15 +125,11 @@ mod tests {
             covered.contains("div#promo") && covered.contains("browser_remove_blocker"),
             "{covered}"
         );
-        let moved = explain(
-            "browser_click",
-            &action(ActionErrorKind::NotFound),
-            Some("http://a.test/b"),
-        );
+        let moved = explain(click, &action(ActionErrorKind::NotFound), Some("http://a.test/b"));
         assert!(
             moved.contains("navigated") && moved.contains("http://a.test/b"),
             "{moved}"
         );
-        assert!(explain("x", &Error::BrowserClosed, None).contains("next call"));
+        assert!(explain(click, &Error::BrowserClosed, None).contains("next call"));
     }
 }

@@ -330,7 +330,7 @@ are gone: open your page again).",
                     Attempt::Done(reply) => reply,
                     Attempt::BrowserGone | Attempt::BrowserDiedDuring => {
                         st.generation = None;
-                        return self.reply(explain(&tool.mcp_name(), &Error::BrowserClosed, None), true, None);
+                        return self.reply(explain(tool, &Error::BrowserClosed, None), true, None);
                     }
                 }
             }
@@ -348,12 +348,12 @@ are gone: open your page again).",
         let (browser, page) = match self.ensure(st).await {
             Ok(v) => v,
             Err(Error::BrowserClosed) => return Attempt::BrowserGone,
-            Err(e) => return Attempt::Done(self.reply(explain(&tool.mcp_name(), &e, None), true, None)),
+            Err(e) => return Attempt::Done(self.reply(explain(tool, &e, None), true, None)),
         };
         // A crashed tab answers nothing: only what gives it a new document
         // (or needs none of it) runs; the rest says how to recover at once.
         if page.is_crashed() && !RUN_ON_A_CRASHED_TAB.contains(&tool.name) {
-            let text = explain(&tool.mcp_name(), &Error::PageCrashed, None);
+            let text = explain(tool, &Error::PageCrashed, None);
             return Attempt::Done(self.respond(st, &browser, &page, text, true, None).await);
         }
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
@@ -427,7 +427,7 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
                 }
                 let moved = page.navigation_mark() != mark;
                 let url = if moved { page.url().await.ok() } else { None };
-                (explain(&tool.mcp_name(), &e, url.as_deref()), true, None)
+                (explain(tool, &e, url.as_deref()), true, None)
             }
             // A result from a browser that died meanwhile (a wait that ran out
             // its time) describes a page that is gone.
@@ -463,7 +463,7 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
         page.kill().await;
         let fresh = match browser.new_page_in(st.context.as_ref()).await {
             Ok(p) => p,
-            Err(err) => return self.reply(explain(&tool.mcp_name(), &err, None), true, None),
+            Err(err) => return self.reply(explain(tool, &err, None), true, None),
         };
         fresh.set_dialog_policy(DialogPolicy::Hold);
         st.page = Some(fresh);
