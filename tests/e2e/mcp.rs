@@ -187,6 +187,12 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
         got = client.ok("browser_wait_for", json!({"time": 0.25}));
     }
     assert!(got.contains("quarterly-report.txt (29 bytes) saved to"), "{got}");
+    // Opening a URL that is a download is no failed navigation.
+    let opened = client.ok(
+        "browser_navigate",
+        json!({"url": "data:application/octet-stream;base64,aGVsbG8="}),
+    );
+    assert!(opened.contains("is a download"), "{opened}");
 
     // Scroll, screenshot, console, network, back.
     client.ok("browser_navigate", json!({"url": files.url("long.html")}));

@@ -6,6 +6,8 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutput};
+use crate::browser::Browser;
+use crate::error::Error;
 
 pub const TOOL: Tool = Tool::new("goto", "Open a URL in this tab.", parameters, handle)
     .changing_page()
@@ -23,6 +25,19 @@ fn parameters() -> Value {
 #[derive(Deserialize)]
 struct Args {
     url: String,
+}
+
+/// The name of a download that began after `mark`, waiting a moment for
+/// its event (it may trail the aborted navigation).
+async fn download_since(watch: Option<(&Browser, u64)>) -> Option<String> {
+    let (browser, mark) = watch?;
+    for _ in 0..10 {
+        if let Some(d) = browser.downloads(mark).into_iter().next() {
+            return Some(d.suggested_filename);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    None
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -52,7 +67,23 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 domains.entries().join(", ")
             )));
         }
-        let r = page.goto(&url).await?;
+        let browser = ctx.browser("goto").ok();
+        let mark = browser.map(|b| b.downloads(0).last().map_or(0, |d| d.seq));
+        let r = match page.goto(&url).await {
+            Ok(r) => r,
+            // A URL that is a download aborts its navigation: for it, that is success.
+            Err(e @ Error::Navigation { .. }) if e.to_string().contains("ERR_ABORTED") => {
+                match download_since(browser.zip(mark)).await {
+                    Some(name) => {
+                        return Ok(ToolOutput::ok(format!(
+                            "{url} is a download: saving {name} (the tab stays on its page)"
+                        )))
+                    }
+                    None => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        };
         let mut out = ToolOutput::ok(format!("Opened {r}"));
         out.replay.push(RecordedCall {
             tool: "goto".into(),
