@@ -202,13 +202,12 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     s.ok(&["wait", "100"]);
     assert!(s.ok(&["wait", "Quick order"]).contains("### Result"));
 
-    // A pop-up in the way: unblock closes it.
+    // A pop-up in the way: unblock closes it (a consent bar only when asked
+    // to be aggressive; conservative unblock leaves consent alone).
     s.open("modals/cookie-bar.html", &[]);
-    let unblocked = s.ok(&["unblock"]);
-    assert!(
-        unblocked.to_lowercase().contains("closed") || unblocked.contains("removed"),
-        "{unblocked}"
-    );
+    let unblocked = s.ok(&["unblock", "--aggressive"]);
+    assert!(unblocked.contains("Closed the consent dialog"), "{unblocked}");
+    assert!(!unblocked.contains("[covered]"), "{unblocked}");
 
     // Tabs.
     let listed = s.ok(&["tabs"]);
@@ -427,6 +426,25 @@ fn the_awkward_cases_a_coding_agent_meets() {
         tree.contains("Item number 7999 of") && !tree.contains("[truncated"),
         "{}",
         &tree[tree.len() - 300..]
+    );
+
+    // A click on what a consent bar covers fails once, in the action's
+    // time (removeBlocker leaves consent alone, so no second wait), and
+    // unblock says how to get past the bar.
+    let bar = s.open("modals/cookie-bar.html", &[]);
+    let started = Instant::now();
+    let covered = s.run(&["click", &ref_with(&bar, "button \"Add to basket\"")]);
+    assert_eq!(covered.code(), Some(1), "{}", covered.stdout);
+    assert!(covered.stdout.contains("is covered by"), "{}", covered.stdout);
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "took {:?}",
+        started.elapsed()
+    );
+    let left = s.ok(&["unblock"]);
+    assert!(
+        left.contains("Left the consent dialog") && left.contains("aggressive: true"),
+        "{left}"
     );
 
     // A session command's help shows its flags and its one-shot form.

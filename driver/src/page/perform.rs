@@ -273,24 +273,27 @@ impl Page {
     /// against the current directory.
     pub async fn perform(&self, action: &Action, base_dir: Option<&Path>) -> Result<ActionResult> {
         match self.perform_once(action, base_dir).await {
-            Err(Error::Action {
-                kind: crate::error::ActionErrorKind::Covered { selector, description },
-                ..
-            }) if self.blocker_config().enabled => {
-                tracing::info!(
-                    "{}: target covered by {selector} ({description}); running removeBlocker",
-                    action.label()
-                );
-                let cleared = self.remove_blocker_per_config().await?;
-                let mut result = self.perform_once(action, base_dir).await?;
-                if let Some(r) = cleared.filter(|r| r.removed) {
-                    result.notes.push(format!(
-                        "removeBlocker cleared {} by {} first",
-                        r.selector.unwrap_or_default(),
-                        r.method
-                    ));
+            Err(
+                covered @ Error::Action {
+                    kind: crate::error::ActionErrorKind::Covered { .. },
+                    ..
+                },
+            ) if self.blocker_config().enabled => {
+                tracing::info!("{}: {covered}; running removeBlocker", action.label());
+                match self.remove_blocker_per_config().await?.filter(|r| r.removed) {
+                    Some(r) => {
+                        let mut result = self.perform_once(action, base_dir).await?;
+                        result.notes.push(format!(
+                            "removeBlocker cleared {} by {} first",
+                            r.selector.unwrap_or_default(),
+                            r.method
+                        ));
+                        Ok(result)
+                    }
+                    // Nothing was cleared: a second try would only wait out
+                    // the action's time again in front of the same cover.
+                    None => Err(covered),
                 }
-                Ok(result)
             }
             other => other,
         }

@@ -61,9 +61,13 @@ impl RemoveBlockerResult {
     /// The outcome in a sentence for a model or a person: what was closed
     /// and how, or what was left alone and how to get past it.
     pub fn summary(&self) -> String {
-        let what = self
-            .kind
-            .map_or("blocker".to_string(), |k| kind_name(k).replace('_', " "));
+        let what = match self.kind {
+            Some(BlockerKind::Consent) => "consent dialog".to_string(),
+            Some(BlockerKind::Login) => "login dialog".to_string(),
+            Some(BlockerKind::GenericModal) => "modal".to_string(),
+            Some(k) => kind_name(k).replace('_', " "),
+            None => "blocker".to_string(),
+        };
         let at = self.selector.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
         let note = self.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
         if self.removed {
@@ -398,6 +402,34 @@ impl Page {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_says_what_was_closed_or_how_to_get_past_it() {
+        let closed = RemoveBlockerResult {
+            removed: true,
+            method: "click".into(),
+            selector: Some("#promo".into()),
+            kind: Some(BlockerKind::NewsletterPromo),
+            note: Some("clicked button.close".into()),
+        };
+        assert_eq!(
+            closed.summary(),
+            "Closed the newsletter promo (#promo) with one of its buttons: clicked button.close."
+        );
+        let left = RemoveBlockerResult {
+            removed: false,
+            method: "none".into(),
+            kind: Some(BlockerKind::Consent),
+            note: Some("consent dialog left alone (conservative mode)".into()),
+            ..closed
+        };
+        assert!(left.summary().starts_with("Left the consent dialog (#promo) in place"));
+        assert!(left.summary().contains("aggressive: true"));
+        assert_eq!(
+            RemoveBlockerResult::none(Some("no blocker found".into())).summary(),
+            "Nothing to close: no blocker found."
+        );
+    }
 
     #[test]
     fn result_wire_format() {
