@@ -184,6 +184,14 @@ pub enum Error {
     #[error("the browser is closed")]
     BrowserClosed,
 
+    /// The page replaced its document under every try to read it (a fast
+    /// meta refresh, a redirect loop, a script that reloads it).
+    #[error(
+        "the page replaced its document each time it was read (it keeps reloading or redirecting itself); wait for it \
+to settle, or open another page"
+    )]
+    DocumentKeptChanging,
+
     /// An element action failed; `element` describes the element when it was found.
     #[error("{method} {target}{}: {kind}{}", .element.as_deref().map(|e| format!(" ({e})")).unwrap_or_default(), .waited_ms.map(|w| format!(" (waited {:.1}s)", f64::from(w) / 1000.0)).unwrap_or_default())]
     Action {

@@ -210,3 +210,26 @@ async fn renderer_crash_is_reported_and_recovered_from() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_page_that_keeps_replacing_its_document_gets_a_clear_error() {
+    use sightline::{Error, SnapshotOptions, WaitUntil};
+    with_timeout("refresh loop", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.set_wait_until(WaitUntil::Load);
+        page.goto(&server.url("hung/refresh-loop.html")).await.expect("goto");
+        // Read while it reloads ten times a second: the tree of one of its
+        // documents, or an error that says what the page does (not CDP's
+        // "cannot find context").
+        for _ in 0..2 {
+            match page.snapshot(&SnapshotOptions::default()).await {
+                Ok(snap) => assert!(snap.tree.contains("Never still"), "{}", snap.tree),
+                Err(e) => assert!(matches!(e, Error::DocumentKeptChanging), "{e}"),
+            }
+        }
+        browser.close().await.expect("close");
+    })
+    .await;
+}

@@ -547,10 +547,12 @@ still hold):\n{}\n{d}{}",
             // Read in the same look as the tree.
             (v.url.clone(), v.title.clone())
         } else {
-            (
-                page.url().await.unwrap_or_default(),
-                page.title().await.unwrap_or_default(),
-            )
+            match (page.url().await, page.title().await) {
+                (Ok(url), Ok(title)) => (url, title),
+                // The document would not say (replaced meanwhile, gone):
+                // what the browser lists still does.
+                _ => page.listed().await,
+            }
         };
         let mut view = PageView {
             url,

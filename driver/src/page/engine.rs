@@ -148,18 +148,31 @@ impl Page {
     async fn engine_eval_once(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
         let mut attempt = 0;
         loop {
-            let ctx = self.ensure_engine(frame).await?;
-            match self.evaluate_in(frame, ctx, expression, await_promise).await {
+            let outcome = match self.ensure_engine(frame).await {
+                Ok(ctx) => self.evaluate_in(frame, ctx, expression, await_promise).await,
+                Err(e) => Err(e),
+            };
+            match outcome {
                 Ok(v) => return Ok(v),
-                Err(e) if e.is_stale_context() && attempt == 0 => {
+                // A document replaced under the call (a navigation, a reload):
+                // the next one is read instead, a few times over.
+                Err(e) if e.is_stale_context() && attempt < STALE_RETRIES => {
                     self.forget_context(frame);
                     attempt += 1;
                 }
+                // A page that keeps replacing its document (a fast meta
+                // refresh, a redirect loop): said as such, not as CDP's words.
+                Err(e) if e.is_stale_context() => return Err(Error::DocumentKeptChanging),
                 Err(e) => return Err(e),
             }
         }
     }
+}
 
+/// How often an engine call follows a document replaced under it.
+const STALE_RETRIES: u32 = 3;
+
+impl Page {
     /// Runs the engine's `snapshot` in one frame.
     pub(crate) async fn frame_snapshot(
         &self,
