@@ -322,14 +322,32 @@ fn compact(out: &mut [OutNode]) {
 
 /// Computes per-node "intersects the clip". Boxless nodes (text,
 /// `display:contents`, empty inline wrappers) inherit from their parent.
+/// A scroll container shows its content only inside its own box: what is
+/// scrolled out of it is out of view, though inside the viewport. (Fixed
+/// content escapes it.)
 fn compute_in_view(tree: &DomTree, clip: &Rect) -> Vec<bool> {
     let mut in_view = vec![true; tree.len()];
+    // Per node: the nearest scroll container its content shows in (ROOT: none).
+    let mut scroller = vec![DomTree::ROOT; tree.len()];
     for id in tree.descendants(DomTree::ROOT) {
-        let parent = tree.parent(id).map(|p| in_view[p]).unwrap_or(true);
+        let up = tree.parent(id).unwrap_or(DomTree::ROOT);
+        let mut sc = scroller[up];
         in_view[id] = match tree.element(id) {
-            Some(e) if !e.rect.is_empty() => e.rect.intersects(clip),
-            _ => parent,
+            Some(e) if !e.rect.is_empty() => {
+                let style = e.style.as_ref();
+                if style.is_some_and(|s| s.position == crate::dom::Position::Fixed) {
+                    sc = DomTree::ROOT;
+                }
+                let box_shows = |c: &crate::dom::ElementData| in_view[sc] && e.rect.intersects(&c.rect);
+                let visible = e.rect.intersects(clip) && tree.element(sc).is_none_or(box_shows);
+                if style.is_some_and(|s| s.scrollable) {
+                    sc = id;
+                }
+                visible
+            }
+            _ => in_view[up],
         };
+        scroller[id] = sc;
     }
     in_view
 }

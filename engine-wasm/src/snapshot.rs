@@ -621,6 +621,47 @@ mod tests {
     }
 
     #[test]
+    fn a_viewport_snapshot_leaves_out_what_a_scroll_container_hides() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        let list = b.open_el("div", &[("aria-label", "Messages"), ("tabindex", "0")]);
+        b.data(list).rect = Rect::new(0.0, 200.0, 300.0, 200.0);
+        b.data(list).style = Some(Style {
+            scrollable: true,
+            ..Default::default()
+        });
+        for i in 0..10 {
+            let p = b.open_el("p", &[]);
+            b.data(p).rect = Rect::new(0.0, 200.0 + 50.0 * f64::from(i), 300.0, 50.0);
+            b.text(&format!("Message {i}"));
+            b.close();
+        }
+        let pinned = b.open_el("button", &[]);
+        b.data(pinned).rect = Rect::new(0.0, 600.0, 100.0, 30.0);
+        b.data(pinned).style = Some(Style {
+            position: crate::dom::Position::Fixed,
+            ..Default::default()
+        });
+        b.text("Chat");
+        b.close();
+        b.close();
+        let t = b.finish();
+        let text = snapshot_tree(&t, vp(), SnapshotMode::Viewport).lines.join("\n");
+        // Four messages fit the box; the rest lie in the viewport but are
+        // scrolled out of it. A fixed button inside escapes its clip.
+        for i in 0..4 {
+            assert!(text.contains(&format!("Message {i}")), "{text}");
+        }
+        for i in 4..10 {
+            assert!(!text.contains(&format!("Message {i}")), "{text}");
+        }
+        assert!(text.contains("button \"Chat\""), "{text}");
+        let full = snapshot_tree(&t, vp(), SnapshotMode::Full).lines.join("\n");
+        assert!(full.contains("Message 9"), "{full}");
+    }
+
+    #[test]
     fn a_textarea_shows_what_it_holds_not_its_default_text() {
         let mut b = TreeBuilder::new();
         b.open_el("html", &[]);

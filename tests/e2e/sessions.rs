@@ -447,6 +447,14 @@ fn the_awkward_cases_a_coding_agent_meets() {
         "{left}"
     );
 
+    // A scroll container shows only what is scrolled into its box, and
+    // `scroll REF down` scrolls it.
+    let list = s.open("actions/scroll.html", &[]);
+    assert!(list.contains("Message 4") && !list.contains("Message 5"), "{list}");
+    let scrolled = s.ok(&["scroll", &ref_with(&list, "\"Messages\""), "down"]);
+    assert!(scrolled.contains("of its container's height"), "{scrolled}");
+    assert!(scrolled.contains("+   - paragraph: Message 5"), "{scrolled}");
+
     // A session command's help shows its flags and its one-shot form.
     let help = s.ok(&["snapshot", "--help"]);
     assert!(

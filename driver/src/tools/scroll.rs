@@ -53,12 +53,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             (direction, t) => {
                 let up = direction == Some("up");
                 let amount = ScrollAmount::ViewportPercent(if up { -percentage } else { percentage });
-                let r = match t {
-                    Some(t) => page.scroll_container(t, amount).await?,
-                    None => page.scroll(amount).await?,
+                let (r, of) = match t {
+                    Some(t) => (page.scroll_container(t, amount).await?, "its container's height"),
+                    None => (page.scroll(amount).await?, "the viewport"),
                 };
                 let way = if up { "up" } else { "down" };
-                (r, format!("Scrolled {way} {percentage}% of the viewport"))
+                (r, format!("Scrolled {way} {percentage}% of {of}"))
             }
         };
         let mut out = ToolOutput::ok(format!(

@@ -263,13 +263,11 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
             }
             let chosen = choose_options(&list, &action.values)?;
             // A user can't choose a disabled option (or one in a disabled group).
-            for &i in &chosen {
-                if opts
-                    .item(i as u32)
-                    .is_some_and(|o| o.matches(":disabled").unwrap_or(false))
-                {
-                    return Err(format!("the option \"{}\" is disabled", list[i].0));
-                }
+            if chosen
+                .iter()
+                .any(|&i| opts.item(i as u32).is_some_and(|o| is_disabled(&o)))
+            {
+                return Err("the option is disabled".into());
             }
             for i in 0..opts.length() {
                 if let Some(o) = opts
