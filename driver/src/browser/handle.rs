@@ -497,6 +497,15 @@ impl Browser {
         Ok(out)
     }
 
+    /// Leaves the tab `target_id` out of tab lists from now on: it is being
+    /// closed (a hung tab whose target lingers after its renderer was killed).
+    pub fn forget_tab(&self, target_id: &str) {
+        let mut book = self.book.lock().unwrap();
+        for e in book.entries.iter_mut().filter(|e| e.id == target_id) {
+            e.gone = true;
+        }
+    }
+
     /// Closes `page`'s tab and waits until the browser no longer lists it
     /// (its `Page.close` answers before the target is gone), a moment at
     /// most: tab lists taken after it leave the tab out.

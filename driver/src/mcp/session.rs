@@ -460,6 +460,7 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
     async fn replace_hung_tab(&self, st: &mut State, browser: &Browser, page: Page, tool: &Tool, e: &Error) -> Reply {
         let (url, _) = page.listed().await;
         st.seen.remove(page.target_id());
+        browser.forget_tab(page.target_id());
         page.kill().await;
         let fresh = match browser.new_page_in(st.context.as_ref()).await {
             Ok(p) => p,

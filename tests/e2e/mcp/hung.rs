@@ -72,6 +72,9 @@ fn a_hung_page_ends_its_call_in_time_and_the_session_goes_on() {
     assert!(clicked.is_error, "{}", clicked.text);
     assert!(clicked.text.contains("not responding"), "{}", clicked.text);
     assert!(clicked.text.contains("new, blank tab"), "{}", clicked.text);
+    // The closed tab is gone from the list at once (its target lingers a while).
+    let tabs = c.ok("browser_tabs", json!({}));
+    assert!(!tabs.contains("hangs the page"), "{tabs}");
 
     // The next calls work at once, in the fresh tab.
     let t = Instant::now();
