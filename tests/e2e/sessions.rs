@@ -416,6 +416,13 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let opened = s.ok(&["open", local.to_str().unwrap()]);
     assert!(opened.contains("On disk") && opened.contains("file://"), "{opened}");
 
+    // A web address typed without its scheme is that address, not a path
+    // on the current site.
+    let bare = s.files.url("sessions/about.html").replacen("http://", "", 1);
+    s.open("sessions/edge.html", &[]);
+    let opened = s.ok(&["open", &bare]);
+    assert!(opened.contains("About us"), "{opened}");
+
     // A tree written to a file is whole, over a model's budget.
     s.open("sessions/edge.html?items=8000", &[]);
     let file = s.dir.path().join("big.txt");

@@ -15,6 +15,34 @@ pub(crate) fn path_and_query(url: &str) -> Option<&str> {
     rest.find('/').map(|i| &rest[i..])
 }
 
+/// A web address typed without its scheme, with the scheme it most likely
+/// means: `127.0.0.1:8080/x` and `localhost:3000` (a port, a local host)
+/// over http, `www.example.com/a` over https. `None` for anything else
+/// (`page.html`, `docs/a.html`, `example.com` could be files or paths).
+pub fn scheme_less_web_address(input: &str) -> Option<String> {
+    let s = input.trim();
+    if s.contains("://") || s.contains([' ', '\\']) {
+        return None;
+    }
+    let host_port = s.split(['/', '?', '#']).next().unwrap_or("");
+    let (host, port) = match host_port.rsplit_once(':') {
+        Some((h, p)) if !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) => (h, Some(p)),
+        _ => (host_port, None),
+    };
+    let label = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
+    if host.is_empty() || !host.chars().all(label) {
+        return None;
+    }
+    let local = host == "localhost" || host.split('.').count() == 4 && host.split('.').all(|p| p.parse::<u8>().is_ok());
+    if port.is_some() || local {
+        Some(format!("http://{s}"))
+    } else if host.starts_with("www.") && host.len() > 4 {
+        Some(format!("https://{s}"))
+    } else {
+        None
+    }
+}
+
 /// Turns what a user typed (a URL, or a path to a local file) into the URL to load.
 ///
 /// Paths, relative or absolute, must name an existing file and become `file://` URLs.
@@ -49,8 +77,8 @@ pub fn resolve_target(input: &str) -> Result<String> {
                     return file_url(Path::new(trimmed), input);
                 }
                 let mut reason = format!("unsupported URL scheme \"{other}:\" (use {})", URL_SCHEMES.join(", "));
-                if !trimmed.contains("://") {
-                    reason.push_str(&format!("; for a web page, write http://{trimmed}"));
+                if let Some(web) = scheme_less_web_address(trimmed) {
+                    reason.push_str(&format!("; for a web page, write {web}"));
                 }
                 Err(invalid(reason))
             }
@@ -65,7 +93,9 @@ pub fn resolve_target(input: &str) -> Result<String> {
                 && !trimmed.rsplit('.').next().is_some_and(|ext| {
                     ["html", "htm", "xhtml", "svg", "xml", "txt"].contains(&ext.to_ascii_lowercase().as_str())
                 });
-            let hint = looks_like_host.then(|| format!(" (for a web page, include the scheme: https://{trimmed})"));
+            let web =
+                scheme_less_web_address(trimmed).or_else(|| looks_like_host.then(|| format!("https://{trimmed}")));
+            let hint = web.map(|w| format!(" (for a web page, include the scheme: {w})"));
             Err(Error::NoSuchFile {
                 path: PathBuf::from(trimmed),
                 hint,
@@ -119,6 +149,42 @@ mod tests {
         }
         let e = resolve_target("localhost:8080").unwrap_err();
         assert!(e.to_string().contains("http://localhost:8080"), "{e}");
+        for (typed, meant) in [
+            ("127.0.0.1:8765/x", "http://127.0.0.1:8765/x"),
+            ("www.example.com/path", "https://www.example.com/path"),
+        ] {
+            let e = resolve_target(typed).unwrap_err();
+            assert!(e.to_string().contains(meant), "{e}");
+        }
+        // A script is no web page to suggest.
+        let e = resolve_target("javascript:alert(1)").unwrap_err();
+        assert!(!e.to_string().contains("http://"), "{e}");
+    }
+
+    #[test]
+    fn scheme_less_web_addresses() {
+        assert_eq!(
+            scheme_less_web_address("localhost:3000").as_deref(),
+            Some("http://localhost:3000")
+        );
+        assert_eq!(
+            scheme_less_web_address("10.0.0.2/a").as_deref(),
+            Some("http://10.0.0.2/a")
+        );
+        assert_eq!(
+            scheme_less_web_address("www.a.test").as_deref(),
+            Some("https://www.a.test")
+        );
+        for not in [
+            "page.html",
+            "docs/a.html",
+            "example.com",
+            "javascript:alert(1)",
+            "a b:80",
+            "/x:80",
+        ] {
+            assert_eq!(scheme_less_web_address(not), None, "{not}");
+        }
     }
 
     #[test]

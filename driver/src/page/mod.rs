@@ -35,7 +35,7 @@ mod unblock;
 mod viewport;
 
 pub use actions::{ActionResult, ClickOptions};
-pub use address::resolve_target;
+pub use address::{resolve_target, scheme_less_web_address};
 pub use annotate::{AnnotatedScreenshot, RefBox};
 pub use bundle::{ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};
 pub use events::{ConsoleMessage, DialogInfo, DialogPolicy, NetworkRecord};

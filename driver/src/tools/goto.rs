@@ -50,7 +50,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         // A relative URL is taken against the page's (as the browser lists
         // it: asking the page would cost a fresh tab its engine's start).
         let wanted = a.url.trim();
-        let url = if url::Url::parse(wanted).is_ok() {
+        // (`127.0.0.1:8080/x`, `www.a.test`: a web address without its
+        // scheme, not a path on the current site.)
+        let url = if let Some(web) = crate::page::scheme_less_web_address(wanted) {
+            web
+        } else if url::Url::parse(wanted).is_ok() {
             wanted.to_string()
         } else {
             let (base, _) = page.listed().await;
