@@ -154,6 +154,10 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     if e.form.content_editable && !parent_is_editable(tree, id) {
         return true;
     }
+    // Something to drag (a card, a list item to reorder) is a drag's target.
+    if e.attr("draggable") == Some("true") {
+        return true;
+    }
     // The page itself (`<html>`, `<body>`) is a target only as a scroll
     // container: a listener ("click outside to close" menus), a pointer
     // cursor or a tabindex there would make a ref that wraps everything.
@@ -233,11 +237,13 @@ mod tests {
         let tab = b.el("div", &[("tabindex", "0")]);
         let neg_tab = b.el("div", &[("tabindex", "-1")]);
         let bad_tab = b.el("div", &[("tabindex", "x")]);
+        let card = b.el("li", &[("draggable", "true")]);
+        let not_card = b.el("li", &[("draggable", "false")]);
         let t = b.finish();
         let sem = Semantics::compute(&t);
         let i = compute_interactive(&sem);
-        assert!(i[btn] && i[link] && i[clicky] && i[pointer] && i[tab] && i[neg_tab]);
-        assert!(!i[anchor] && !i[div] && !i[inner] && !i[zero] && !i[hidden_input] && !i[bad_tab]);
+        assert!(i[btn] && i[link] && i[clicky] && i[pointer] && i[tab] && i[neg_tab] && i[card]);
+        assert!(!i[anchor] && !i[div] && !i[inner] && !i[zero] && !i[hidden_input] && !i[bad_tab] && !i[not_card]);
     }
 
     #[test]

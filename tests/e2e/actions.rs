@@ -358,6 +358,13 @@ async fn drag_and_drop(cx: &Ctx) {
     // Upwards, by refs... of list items found by selector: Delta onto Bravo.
     page.drag_and_drop("#h-d", "#h-b").await.expect("html5 drag up");
     assert_eq!(eval(&page, "order('html5')").await, "Delta,Bravo,Charlie,Alpha");
+    // What is draggable has a ref: a model drags by the snapshot alone.
+    let snap = page.snapshot(&SnapshotOptions::default()).await.expect("snapshot");
+    let (alpha, delta) = (ref_with(&snap.tree, "Alpha"), ref_with(&snap.tree, "Delta"));
+    page.drag_and_drop(alpha.as_str(), delta.as_str())
+        .await
+        .expect("drag by refs");
+    assert_eq!(eval(&page, "order('html5')").await, "Alpha,Delta,Bravo,Charlie");
     page.close().await.unwrap();
 }
 

@@ -532,6 +532,7 @@ pub const RELEVANT_ATTRS: &[&str] = &[
     "data-cy",
     "popover",
     "headers",
+    "draggable",
 ];
 
 /// Prefixes of relevant attribute names.
