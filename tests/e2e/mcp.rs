@@ -58,6 +58,16 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
         assert!(names.iter().any(|t| t == n), "{n} is listed: {names:?}");
     }
     assert!(!names.iter().any(|t| t == "browser_evaluate"), "evaluate is opt-in");
+    // Read-only tools say so (a client may run them without asking).
+    let tools = client.tools();
+    let read_only = |name: &str| {
+        let t = tools.iter().find(|t| t["name"] == name).unwrap();
+        t["annotations"]["readOnlyHint"].as_bool()
+    };
+    assert_eq!(read_only("browser_snapshot"), Some(true));
+    assert_eq!(read_only("browser_console_messages"), Some(true));
+    assert_eq!(read_only("browser_click"), Some(false));
+    assert_eq!(read_only("browser_navigate"), Some(false));
     assert!(!names.iter().any(|t| t == "browser_act"), "act needs a model");
 
     // A modal over the shop: the page behind it is obscured, refs only in the modal.

@@ -215,6 +215,7 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     s.ok(&["tabs", "new"]);
     let two = s.ok(&["tabs", "list"]);
     assert!(two.contains("- 1:"), "{two}");
+    assert!(!two.contains("### Open tabs"), "the list once: {two}");
     s.ok(&["tabs", "select", "0"]);
     s.ok(&["tabs", "close", "1"]);
 

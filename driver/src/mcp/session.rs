@@ -572,7 +572,11 @@ still hold):\n{}\n{d}{}",
             .collect();
         if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {
             if tabs.len() > 1 {
-                view.tabs = Some(tabs::list(&tabs, page).await);
+                let list = tabs::list(&tabs, page).await;
+                // (Not again after a result that is the list: browser_tabs.)
+                if !text.contains(list.trim_end()) {
+                    view.tabs = Some(list);
+                }
             }
         }
         for d in browser.downloads(st.download_mark) {
