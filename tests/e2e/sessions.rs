@@ -216,6 +216,9 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     let two = s.ok(&["tabs", "list"]);
     assert!(two.contains("- 1:"), "{two}");
     assert!(!two.contains("### Open tabs"), "the list once: {two}");
+    let listed: Value = serde_json::from_str(&s.ok(&["tabs", "--json"])).unwrap();
+    assert_eq!(listed["data"].as_array().map(Vec::len), Some(2), "{listed}");
+    assert_eq!(listed["data"][1]["current"], true, "{listed}");
     s.ok(&["tabs", "select", "0"]);
     s.ok(&["tabs", "close", "1"]);
 
@@ -402,6 +405,8 @@ fn the_awkward_cases_a_coding_agent_meets() {
     // JavaScript that names a URL is still the page's JavaScript.
     let js = s.ok(&["eval", "'http://example.test/' + 'x'"]);
     assert!(js.contains("http://example.test/x"), "{js}");
+    let value: Value = serde_json::from_str(&s.ok(&["eval", "({sum: 1 + 2})", "--json"])).unwrap();
+    assert_eq!(value["data"]["sum"], 3, "the value itself for JSON callers: {value}");
     // A value of megabytes is cut to a tree's budget, and says so.
     let huge = s.ok(&["eval", "'x'.repeat(2000000)"]);
     assert!(huge.len() < 400_000, "{} chars", huge.len());

@@ -117,6 +117,10 @@ pub struct PageFacts {
 pub struct Response {
     pub ok: bool,
     pub result: String,
+    /// The result as data when it has a shape (an evaluated value, extracted
+    /// data, removeBlocker's outcome): for `--json` callers, not the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<PageFacts>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -128,6 +132,7 @@ pub fn respond(result: &str, is_error: bool, page: Option<&PageView>, tree: Tree
     let mut response = Response {
         ok: !is_error,
         result: result.trim_end().to_string(),
+        data: None,
         page: None,
         snapshot: None,
     };

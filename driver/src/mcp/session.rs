@@ -601,7 +601,8 @@ still hold):\n{}\n{d}{}",
             },
             None => TreePart::None,
         };
-        let parts = respond(&text, is_error, Some(&view), tree_part);
+        let mut parts = respond(&text, is_error, Some(&view), tree_part);
+        parts.data = out.as_ref().and_then(|o| o.data.clone());
         if let Some(v) = viewport {
             seen.viewport = Some(v.tree);
         }

@@ -111,12 +111,21 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             _ => String::new(),
         };
         let tabs = browser.pages_in(ctx.context()).await?;
-        let listing = list(&tabs, &ctx.page()).await;
+        let current = ctx.page();
+        let listing = list(&tabs, &current).await;
         let text = if said.is_empty() {
             listing
         } else {
             format!("{said}.\n{listing}")
         };
-        Ok(ToolOutput::ok(text.trim_end()))
+        let mut out = ToolOutput::ok(text.trim_end());
+        // The same as data, for callers that read JSON.
+        let mut data = Vec::new();
+        for (index, t) in tabs.iter().enumerate() {
+            let (url, title) = t.listed().await;
+            data.push(json!({"index": index, "url": url, "title": title, "current": *t == current}));
+        }
+        out.data = Some(Value::Array(data));
+        Ok(out)
     })
 }
