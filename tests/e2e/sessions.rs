@@ -265,6 +265,7 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     let pid = s.daemon_pid("default").expect("a pid file");
     s.ok(&["close"]);
     wait_until("the daemon exits on close", Duration::from_secs(20), || !alive(pid));
+    assert!(!s.dir().join("default.log").exists(), "a clean close leaves no log");
     let after = s.run(&["snapshot"]);
     assert_eq!(after.code(), Some(1));
     assert!(s.ok(&["sessions"]).contains("No browser session"));

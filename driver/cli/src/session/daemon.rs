@@ -154,6 +154,8 @@ fn remove_own_files(paths: &SessionPaths) {
         .unwrap_or(true);
     if ours {
         paths.remove_stale();
+        // A clean end leaves nothing behind (a crash keeps its log to read).
+        let _ = std::fs::remove_file(&paths.log);
     }
 }
 

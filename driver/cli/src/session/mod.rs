@@ -290,7 +290,8 @@ fn no_session(paths: &SessionPaths) -> String {
 
 fn fail(m: &ArgMatches, message: &str) -> ExitCode {
     if m.get_flag("json") {
-        crate::output::print_json(&json!({"ok": false, "error": message}));
+        // The shape of every answer (`ok`, `result`).
+        crate::output::print_json(&json!({"ok": false, "result": message}));
     } else {
         eprintln!("error: {message}");
     }
