@@ -267,6 +267,17 @@ to settle, or open another page"
 impl Error {
     /// True for "Cannot find context with specified id" and its relatives: the
     /// execution context went away (navigation, frame detach).
+    /// The frame itself is gone (a detached iframe), not just its document.
+    pub(crate) fn is_frame_gone(&self) -> bool {
+        match self {
+            Error::Cdp { message, .. } | Error::Engine { message, .. } => {
+                let m = message.to_ascii_lowercase();
+                m.contains("no frame with given id") || m.contains("frame with the given id was not found")
+            }
+            _ => false,
+        }
+    }
+
     pub(crate) fn is_stale_context(&self) -> bool {
         match self {
             Error::Cdp { message, .. } | Error::Engine { message, .. } => {
@@ -287,6 +298,19 @@ pub(crate) use crate::text::one_line;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gone_frame_is_not_a_replaced_document() {
+        let cdp = |m: &str| Error::Cdp {
+            method: "Runtime.evaluate",
+            message: m.into(),
+        };
+        let gone = cdp("No frame with given id found");
+        assert!(gone.is_frame_gone() && gone.is_stale_context());
+        let replaced = cdp("Error -32000: Cannot find context with specified id");
+        assert!(!replaced.is_frame_gone() && replaced.is_stale_context());
+        assert!(!Error::DocumentKeptChanging.is_stale_context());
+    }
 
     #[test]
     fn messages_are_one_line() {

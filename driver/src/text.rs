@@ -1,6 +1,16 @@
 //! Text helpers for messages, prompts and logs. A leaf module: the error
 //! type and the LLM layer both use it without importing each other.
 
+/// The fence around page content shown to a model.
+pub const OPEN_TAG: &str = "<untrusted_page_content>";
+pub const CLOSE_TAG: &str = "</untrusted_page_content>";
+
+/// Page text may not close the wrapper early (nor open one of its own).
+pub fn defang(text: &str) -> String {
+    text.replace(CLOSE_TAG, "</untrusted_page_content_>")
+        .replace(OPEN_TAG, "<untrusted_page_content_>")
+}
+
 /// Collapses whitespace runs (including newlines) so a message stays on one line.
 pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

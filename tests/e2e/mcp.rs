@@ -197,6 +197,17 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
         got = client.ok("browser_wait_for", json!({"time": 0.25}));
     }
     assert!(got.contains("quarterly-report.txt (29 bytes) saved to"), "{got}");
+    let saved = got
+        .split("saved to ")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .map(|p| std::path::PathBuf::from(p.trim()))
+        .unwrap();
+    assert!(
+        saved.ends_with("quarterly-report.txt") && saved.is_file(),
+        "the file is where the reply says: {}",
+        saved.display()
+    );
     // Opening a URL that is a download is no failed navigation.
     let opened = client.ok(
         "browser_navigate",

@@ -457,7 +457,7 @@ fn the_awkward_cases_a_coding_agent_meets() {
     );
     let left = s.ok(&["unblock"]);
     assert!(
-        left.contains("Left the consent dialog") && left.contains("aggressive: true"),
+        left.contains("Left the consent dialog") && left.contains("`sightline unblock --aggressive`"),
         "{left}"
     );
 

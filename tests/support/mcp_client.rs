@@ -262,9 +262,12 @@ pub fn raw_request(port: u16, method: &str, headers: &[(&str, &str)], body: &str
             Ok(n) => raw.extend_from_slice(&buf[..n]),
         }
         let text = String::from_utf8_lossy(&raw);
-        let answered = text
-            .lines()
-            .any(|l| l.starts_with("data: {") && (l.contains("\"result\"") || l.contains("\"error\"")));
+        // (A whole event: its JSON parses. A long one comes in pieces.)
+        let answered = text.lines().any(|l| {
+            l.strip_prefix("data: ")
+                .and_then(|json| serde_json::from_str::<Value>(json.trim()).ok())
+                .is_some_and(|m| m.get("result").is_some() || m.get("error").is_some())
+        });
         if text.contains("event-stream") && answered {
             break;
         }

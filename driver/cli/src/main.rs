@@ -76,7 +76,7 @@ enum Command {
 
 /// The help of a one-shot command (`snapshot URL`, `eval SUITE`…), for the
 /// session command of the same name to show beside its own.
-pub(crate) fn one_shot_help(name: &str) -> Option<String> {
+fn one_shot_help(name: &str) -> Option<String> {
     let mut command = Cli::command()
         .find_subcommand(name)?
         .clone()
@@ -111,7 +111,7 @@ fn main() -> ExitCode {
     // Session commands (`sightline open URL`, `sightline click e3`…) are
     // short clients of a daemon: no async runtime, no browser here.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(code) = session::run_if_session(&argv) {
+    if let Some(code) = session::run_if_session(&argv, one_shot_help) {
         return code;
     }
     // The one-shot commands, and the session commands listed in the help.

@@ -25,7 +25,7 @@ use super::prompts;
 use super::record::ActRecord;
 use super::tree;
 use super::variables::Variables;
-use crate::error::{ActionErrorKind, Error, Result};
+use crate::error::{Error, Result};
 use crate::files::{upload_path, FileAccess};
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
 use crate::page::{resolve_target, Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
@@ -363,21 +363,13 @@ impl<'a> ActRun<'a> {
         let action = self.action_of(choice);
         let base = self.opts.base_dir.as_deref();
         within_files(&action, self.opts)?;
-        let done = match self.page.perform_once(&action, base).await {
-            Err(Error::Action {
-                kind: ActionErrorKind::Covered { selector, .. },
-                ..
-            }) if self.page.blocker_config().enabled => {
-                let r = self.page.remove_blocker_per_config().await?;
-                if let Some(r) = r {
-                    self.notes
-                        .push(format!("target covered by {selector}; removeBlocker: {}", r.summary()));
-                    self.blockers.push(r);
-                }
-                self.page.perform_once(&action, base).await?
-            }
-            other => other?,
-        };
+        let (done, blocker) = self.page.perform_past_blockers(&action, base).await;
+        if let Some(r) = blocker {
+            self.notes
+                .push(format!("the target was covered; removeBlocker: {}", r.summary()));
+            self.blockers.push(r);
+        }
+        let done = done?;
         // Replayable without refs: a dragAndDrop target becomes its selector.
         let mut arguments = choice.arguments.clone();
         if choice.method == Method::DragAndDrop {

@@ -47,6 +47,12 @@ impl Browser {
             params["browserContextId"] = json!(c.id);
         }
         raw_cdp::on_browser(browser, "Browser.setDownloadBehavior", params).await?;
+        {
+            let mut dirs = self.download_dirs.lock().unwrap();
+            if !dirs.contains(&dir) {
+                dirs.push(dir.clone());
+            }
+        }
         if self.download_watch.lock().unwrap().is_some() {
             return Ok(());
         }
@@ -62,6 +68,7 @@ impl Browser {
             .await
             .map_err(listen)?;
         let list = self.downloads.clone();
+        let dirs = self.download_dirs.clone();
         let task = tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -84,9 +91,13 @@ impl Browser {
                         let Some(d) = l.iter_mut().find(|d| d.guid == ev.guid) else { continue };
                         d.bytes = ev.received_bytes.max(0.0) as u64;
                         if state == "completed" && d.state != "completed" {
-                            let target = free_name(&dir, &d.suggested_filename);
-                            if std::fs::rename(&d.path, &target).is_ok() {
-                                d.path = target;
+                            // Saved under its guid in its context's folder.
+                            let folder = dirs.lock().unwrap().iter().find(|f| f.join(&d.guid).exists()).cloned();
+                            if let Some(folder) = folder {
+                                let target = free_name(&folder, &d.suggested_filename);
+                                if std::fs::rename(folder.join(&d.guid), &target).is_ok() {
+                                    d.path = target;
+                                }
                             }
                         }
                         d.state = state;
@@ -102,6 +113,20 @@ impl Browser {
             None => *watch = Some(task),
         }
         Ok(())
+    }
+
+    /// The download that a navigation to `url` began after `mark` (one of
+    /// that URL, else the first: a redirect changes it), waiting a moment
+    /// for its event, which may trail the aborted navigation.
+    pub async fn download_began_since(&self, mark: u64, url: &str) -> Option<Download> {
+        for _ in 0..10 {
+            let began = self.downloads(mark);
+            if let Some(d) = began.iter().find(|d| d.url == url).or(began.first()) {
+                return Some(d.clone());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        None
     }
 
     /// Downloads with a sequence number above `after` (0: all of them).

@@ -7,7 +7,7 @@
 //! ever left behind.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -79,6 +79,8 @@ pub struct Browser {
     pub(super) context_origins: Mutex<HashMap<String, OriginPolicy>>,
     /// Downloads seen since [`Browser::save_downloads_to`].
     pub(super) downloads: Arc<Mutex<Vec<Download>>>,
+    /// The folders downloads are saved in (one per context that has its own).
+    pub(super) download_dirs: Arc<Mutex<Vec<PathBuf>>>,
     pub(super) download_watch: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -256,6 +258,7 @@ impl Browser {
             book_watch: None,
             context_origins: Mutex::new(HashMap::new()),
             downloads: Arc::new(Mutex::new(Vec::new())),
+            download_dirs: Arc::new(Mutex::new(Vec::new())),
             download_watch: Mutex::new(None),
         }
     }

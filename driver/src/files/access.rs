@@ -15,6 +15,28 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+/// The folders of a directory named like one of them (`session-1`,
+/// `session-2`, …), all but that one.
+#[derive(Debug, PartialEq)]
+struct SiblingFolders {
+    parent: PathBuf,
+    own: PathBuf,
+    prefix: String,
+}
+
+impl SiblingFolders {
+    fn hides(&self, real: &Path) -> bool {
+        let Ok(rest) = real.strip_prefix(&self.parent) else {
+            return false;
+        };
+        let first = rest
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned());
+        first.is_some_and(|name| name.starts_with(&self.prefix)) && !real.starts_with(&self.own)
+    }
+}
+
 /// One directory files may be read from.
 #[derive(Debug, Clone, PartialEq)]
 struct Grant {
@@ -31,18 +53,25 @@ struct Grant {
 pub struct FileAccess {
     /// `None`: anywhere.
     grants: Option<Arc<RwLock<Vec<Grant>>>>,
+    /// Folders closed whatever the grants say: the other sessions' folders
+    /// in an MCP server's output directory over HTTP (`session-N` beside
+    /// this session's own), so a page reads its own session's files only.
+    closed: Option<Arc<SiblingFolders>>,
 }
 
 impl PartialEq for FileAccess {
     fn eq(&self, other: &Self) -> bool {
-        self.grants() == other.grants()
+        self.grants() == other.grants() && self.closed == other.closed
     }
 }
 
 impl FileAccess {
     /// Any local file.
     pub fn anywhere() -> FileAccess {
-        FileAccess { grants: None }
+        FileAccess {
+            grants: None,
+            closed: None,
+        }
     }
 
     /// Only files inside these directories (symlinks resolved), named by
@@ -50,6 +79,7 @@ impl FileAccess {
     pub fn within(dirs: impl IntoIterator<Item = PathBuf>) -> FileAccess {
         let access = FileAccess {
             grants: Some(Arc::new(RwLock::new(Vec::new()))),
+            closed: None,
         };
         access.add(dirs);
         access
@@ -59,18 +89,32 @@ impl FileAccess {
     pub fn detached(&self) -> FileAccess {
         FileAccess {
             grants: self.grants().map(|g| Arc::new(RwLock::new(g))),
+            closed: self.closed.clone(),
         }
     }
 
-    /// [`FileAccess::detached`] without the grant of `dir` (the output
-    /// folder an MCP session over HTTP does not share with the others).
-    pub fn detached_without(&self, dir: &Path) -> FileAccess {
-        let dir = real_path(dir);
-        FileAccess {
-            grants: self
-                .grants()
-                .map(|g| Arc::new(RwLock::new(g.into_iter().filter(|g| g.dir != dir).collect()))),
-        }
+    /// [`FileAccess::detached`] with `own` (a folder such as `session-3`)
+    /// open and its siblings named alike (`session-1`, …) closed, whatever
+    /// else grants them (a working directory that holds the output
+    /// directory, or is it): an MCP session over HTTP and its folder in the
+    /// server's output directory. (No effect on what is open everywhere.)
+    pub fn detached_confined(&self, own: &Path) -> FileAccess {
+        let own = real_path(own);
+        let name = own
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let closed = SiblingFolders {
+            parent: own.parent().map(Path::to_path_buf).unwrap_or_default(),
+            prefix: name.trim_end_matches(|c: char| c.is_ascii_digit()).to_string(),
+            own: own.clone(),
+        };
+        let access = FileAccess {
+            closed: self.grants.as_ref().map(|_| Arc::new(closed)),
+            ..self.detached()
+        };
+        access.add_workspace([own]);
+        access
     }
 
     /// Whether any file may be read.
@@ -123,6 +167,9 @@ impl FileAccess {
             return true;
         };
         let real = real_path(path);
+        if self.closed.as_ref().is_some_and(|c| c.hides(&real)) {
+            return false;
+        }
         grants.iter().any(|g| match real.strip_prefix(&g.dir) {
             Ok(rest) => {
                 g.hidden_too
@@ -226,6 +273,33 @@ pub(crate) fn real_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_confined_policy_keeps_to_its_own_folder_among_its_siblings() {
+        let out = tempfile::tempdir().unwrap();
+        for d in ["session-1", "session-2", "shared"] {
+            std::fs::create_dir(out.path().join(d)).unwrap();
+        }
+        let base = FileAccess::within([out.path().to_path_buf()]);
+        let mine = base.detached_confined(&out.path().join("session-2"));
+        assert!(mine.allows_path(&out.path().join("session-2/state.json")));
+        assert!(!mine.allows_path(&out.path().join("session-1/state.json")));
+        assert!(!mine.allows_path(&out.path().join("session-12/state.json")));
+        assert!(
+            mine.allows_path(&out.path().join("shared/page.html")),
+            "the rest stays as granted"
+        );
+        assert!(
+            base.allows_path(&out.path().join("session-1/state.json")),
+            "the base is untouched"
+        );
+        // Kept through a client's new roots.
+        mine.reset_to(&mine.detached(), [out.path().join("shared")]);
+        assert!(!mine.allows_path(&out.path().join("session-1/state.json")));
+        assert!(FileAccess::anywhere()
+            .detached_confined(&out.path().join("session-2"))
+            .is_open());
+    }
 
     #[test]
     fn inside_the_directories_only_symlinks_resolved() {

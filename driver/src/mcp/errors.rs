@@ -41,9 +41,17 @@ pop-ups and overlays (or close {selector} yourself), then try again."
                 None => said,
             }
         }
-        Error::InvalidAction(why) => why
-            .replacen(&format!("for {internal}:"), &format!("for {tool}:"), 1)
-            .replacen(&format!("{internal}: "), &format!("{tool}: "), 1),
+        Error::InvalidAction(why) => {
+            let arguments = format!("invalid arguments for {internal}:");
+            let named = format!("{internal}: ");
+            if let Some(rest) = why.strip_prefix(&arguments) {
+                format!("invalid arguments for {tool}:{rest}")
+            } else if let Some(rest) = why.strip_prefix(&named) {
+                format!("{tool}: {rest}")
+            } else {
+                why.clone()
+            }
+        }
         Error::Timeout { .. } => format!("{e}. The page may still be busy: take a browser_snapshot and try again."),
         Error::PageCrashed => {
             "The page crashed (its renderer died) and answers nothing now. Load it again with browser_reload \
@@ -105,6 +113,15 @@ mod tests {
         let bad = Error::InvalidAction("invalid arguments for goto: missing field `url`".into());
         let said = explain(r.get("goto").unwrap(), &bad, None);
         assert_eq!(said, "invalid arguments for browser_navigate: missing field `url`");
+        // (A tool whose client name holds its own: said once.)
+        let bad = Error::InvalidAction("invalid arguments for click: missing field `target`".into());
+        let said = explain(r.get("click").unwrap(), &bad, None);
+        assert_eq!(said, "invalid arguments for browser_click: missing field `target`");
+        let bad = Error::InvalidAction("click: no such element".into());
+        assert_eq!(
+            explain(r.get("click").unwrap(), &bad, None),
+            "browser_click: no such element"
+        );
     }
 
     #[test]

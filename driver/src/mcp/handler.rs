@@ -129,6 +129,12 @@ impl Handler {
         let session = Arc::new(Session::new(shared.host.clone(), shared.options.clone(), isolated));
         Handler { shared, session }
     }
+
+    /// The handler of the server's only client (stdio), in the default context.
+    pub fn only_client(shared: Arc<Shared>) -> Handler {
+        let session = Arc::new(Session::new(shared.host.clone(), shared.options.clone(), false).only_client());
+        Handler { shared, session }
+    }
 }
 
 impl Handler {

@@ -62,16 +62,15 @@ const RUN_ON_A_CRASHED_TAB: &[&str] = &[
     "handleDialog",
 ];
 
-/// A new folder for one session's files inside the server's output
-/// directory (`session-1`, `session-2`, …; made now, so downloads land there).
+/// A folder for one session's files inside the server's output directory
+/// (`session-1`, `session-2`, …, past any left there before), made when
+/// something is first written there.
 fn own_output_dir(output: &std::path::Path) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     loop {
         let dir = output.join(format!("session-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
-        match std::fs::create_dir_all(output).and_then(|_| std::fs::create_dir(&dir)) {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            // (Unwritable: the tools that write say so when they try.)
-            _ => return dir,
+        if !dir.exists() {
+            return dir;
         }
     }
 }
@@ -117,6 +116,9 @@ pub struct Session {
     files: FileAccess,
     /// What `files` was before any roots: a client's new roots replace its old ones.
     files_before_roots: FileAccess,
+    /// Its `files` are its client's alone (a context of its own, or the one
+    /// client over stdio): new roots replace the old; shared, they gather.
+    own_files: bool,
     /// Where its tools write (screenshots, storage states, downloads): a
     /// folder of its own in the output directory when its context is its
     /// own, so no other session reads its cookies there.
@@ -149,14 +151,13 @@ impl Session {
             ..ToolSettings::default()
         };
         let files = if isolated {
-            let own = options.file_access.detached_without(options.output());
-            own.add_workspace([output.clone()]);
-            own
+            options.file_access.detached_confined(&output)
         } else {
             options.file_access.clone()
         };
         Session {
             files_before_roots: files.detached(),
+            own_files: isolated,
             output,
             secrets: options.secrets.secrets(),
             host,
@@ -177,6 +178,13 @@ impl Session {
         let options = Arc::new(options);
         let host = Arc::new(BrowserHost::new(options.clone()));
         Session::new(host, options, false)
+    }
+
+    /// This session is the server's only client (stdio): the files its
+    /// pages may read are its own, though its context is the default one.
+    pub(super) fn only_client(mut self) -> Session {
+        self.own_files = true;
+        self
     }
 
     /// Starts the browser now rather than on the first call.
@@ -217,7 +225,7 @@ impl Session {
     /// replace the roots it gave before (over stdio, or with a context of
     /// its own); a context shared over HTTP gathers the roots of every client.
     pub fn set_roots(&self, dirs: Vec<PathBuf>) {
-        if self.isolated || !self.options.shared_context {
+        if self.own_files {
             self.files.reset_to(&self.files_before_roots, dirs);
         } else {
             self.files.add_workspace(dirs);
@@ -579,8 +587,11 @@ still hold):\n{}\n{d}{}",
                 }
             }
         }
+        // This session's: those saved in its own folder (a browser's
+        // downloads are every context's).
+        let own = self.output.canonicalize().unwrap_or_else(|_| self.output.clone());
         for d in browser.downloads(st.download_mark) {
-            if d.state == "completed" {
+            if d.state == "completed" && d.path.parent() == Some(own.as_path()) {
                 view.downloads.push(format!(
                     "{} ({} bytes) saved to {}",
                     d.suggested_filename,
@@ -588,7 +599,7 @@ still hold):\n{}\n{d}{}",
                     d.path.display()
                 ));
                 st.download_mark = d.seq;
-            } else if d.state == "canceled" {
+            } else if d.state == "completed" || d.state == "canceled" {
                 st.download_mark = d.seq;
             }
         }

@@ -16,7 +16,7 @@ pub async fn serve_stdio(options: McpOptions, shutdown: impl Future<Output = ()>
     let shared = Shared::new(options)?;
     shared.listen_for_extension().await?;
     // One client: the default browser context (a persistent profile's logins stay usable).
-    let handler = Handler::new(shared.clone(), false);
+    let handler = Handler::only_client(shared.clone());
     let session = handler.session();
     let ct = CancellationToken::new();
     let stop = ct.clone();

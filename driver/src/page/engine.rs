@@ -156,6 +156,8 @@ impl Page {
                 Ok(v) => return Ok(v),
                 // A document replaced under the call (a navigation, a reload):
                 // the next one is read instead, a few times over.
+                // A frame that is gone stays gone: one look again, as ever.
+                Err(e) if e.is_frame_gone() && attempt > 0 => return Err(e),
                 Err(e) if e.is_stale_context() && attempt < STALE_RETRIES => {
                     self.forget_context(frame);
                     attempt += 1;

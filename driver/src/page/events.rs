@@ -87,7 +87,7 @@ impl DialogInfo {
 
     /// Its message alone, quoted, as [`DialogInfo::said`] shows it.
     pub fn message_said(&self) -> String {
-        let message = crate::tools::untrusted::defang(&crate::text::one_line(&self.message));
+        let message = crate::text::defang(&crate::text::one_line(&self.message));
         format!("\"{}\"", crate::text::clip(&message, 300))
     }
 }

@@ -9,7 +9,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
+use chromiumoxide::cdp::browser_protocol::inspector::{
+    EnableParams as InspectorEnableParams, EventTargetCrashed, EventTargetReloadedAfterCrash,
+};
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, EnableParams, SetBypassCspParams, StopLoadingParams,
 };
@@ -115,6 +117,12 @@ impl Page {
             .event_listener::<EventTargetCrashed>()
             .await
             .map_err(|e| Error::cdp("Inspector.targetCrashed", e))?;
+        // (Reloaded by someone else, the user of a headed window or of a
+        // browser we attached to: it answers again.)
+        let mut revived = inner
+            .event_listener::<EventTargetReloadedAfterCrash>()
+            .await
+            .map_err(|e| Error::cdp("Inspector.targetReloadedAfterCrash", e))?;
         // Sent together: the browser runs them in this order, and the tab
         // waits for one round trip instead of five.
         futures::try_join!(
@@ -152,9 +160,17 @@ impl Page {
         let crashed = Arc::new(tokio::sync::watch::channel(false).0);
         let flag = crashed.clone();
         let crash_watch = tokio::spawn(async move {
-            while crashes.next().await.is_some() {
-                tracing::debug!("the page's renderer crashed");
-                flag.send_replace(true);
+            loop {
+                tokio::select! {
+                    Some(_) = crashes.next() => {
+                        tracing::debug!("the page's renderer crashed");
+                        flag.send_replace(true);
+                    }
+                    Some(_) = revived.next() => {
+                        flag.send_replace(false);
+                    }
+                    else => break,
+                }
             }
         });
 

@@ -55,7 +55,7 @@ pub use snapshot::SnapshotOptions;
 pub use storage::StorageItem;
 pub use target::{is_ref, Target};
 pub use tracker::{MAX_REQUEST_AGE, QUIET_WINDOW};
-pub use unblock::RemoveBlockerResult;
+pub use unblock::{RemoveBlockerResult, AGGRESSIVE_HINT};
 pub use viewport::{ScrollAmount, ViewportSize};
 
 pub(crate) use state::PageConfig;

@@ -16,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::actions::ActionResult;
 use super::handle::Page;
 use super::target::Target;
+use super::unblock::RemoveBlockerResult;
 use super::viewport::ScrollAmount;
 use crate::error::{Error, Result};
 use crate::files::upload_path;
@@ -267,11 +268,30 @@ fn parse_percent(s: &str) -> Result<f64> {
 
 impl Page {
     /// Runs one [`Action`] with no LLM. When its target is covered (a pop-up,
-    /// a cookie bar), runs removeBlocker once with this tab's policy and
-    /// retries once. Relative file paths of `setInputFiles` are taken against
-    /// `base_dir` (the steps file's directory in `sightline run`), else
-    /// against the current directory.
+    /// a cookie bar), runs removeBlocker once with this tab's policy and,
+    /// when that cleared something, retries once. Relative file paths of
+    /// `setInputFiles` are taken against `base_dir` (the steps file's
+    /// directory in `sightline run`), else against the current directory.
     pub async fn perform(&self, action: &Action, base_dir: Option<&Path>) -> Result<ActionResult> {
+        let (done, blocker) = self.perform_past_blockers(action, base_dir).await;
+        let mut result = done?;
+        if let Some(r) = blocker.filter(|r| r.removed) {
+            result.notes.push(format!(
+                "removeBlocker cleared {} by {} first",
+                r.selector.unwrap_or_default(),
+                r.method
+            ));
+        }
+        Ok(result)
+    }
+
+    /// [`Page::perform`]'s way past a covering layer, with removeBlocker's
+    /// outcome when it ran (act reports it in its own words).
+    pub(crate) async fn perform_past_blockers(
+        &self,
+        action: &Action,
+        base_dir: Option<&Path>,
+    ) -> (Result<ActionResult>, Option<RemoveBlockerResult>) {
         match self.perform_once(action, base_dir).await {
             Err(
                 covered @ Error::Action {
@@ -280,22 +300,18 @@ impl Page {
                 },
             ) if self.blocker_config().enabled => {
                 tracing::info!("{}: {covered}; running removeBlocker", action.label());
-                match self.remove_blocker_per_config().await?.filter(|r| r.removed) {
-                    Some(r) => {
-                        let mut result = self.perform_once(action, base_dir).await?;
-                        result.notes.push(format!(
-                            "removeBlocker cleared {} by {} first",
-                            r.selector.unwrap_or_default(),
-                            r.method
-                        ));
-                        Ok(result)
-                    }
-                    // Nothing was cleared: a second try would only wait out
-                    // the action's time again in front of the same cover.
-                    None => Err(covered),
+                let blocker = match self.remove_blocker_per_config().await {
+                    Ok(b) => b,
+                    Err(e) => return (Err(e), None),
+                };
+                // Nothing was cleared: a second try would only wait out the
+                // action's time again in front of the same cover.
+                if !blocker.as_ref().is_some_and(|r| r.removed) {
+                    return (Err(covered), blocker);
                 }
+                (self.perform_once(action, base_dir).await, blocker)
             }
-            other => other,
+            other => (other, None),
         }
     }
 

@@ -57,6 +57,10 @@ impl RemoveBlockerResult {
     }
 }
 
+/// How removeBlocker's summary says to try harder (the command line says
+/// it in its own words).
+pub const AGGRESSIVE_HINT: &str = "call this tool again with aggressive: true";
+
 impl RemoveBlockerResult {
     /// The outcome in a sentence for a model or a person: what was closed
     /// and how, or what was left alone and how to get past it.
@@ -81,7 +85,7 @@ impl RemoveBlockerResult {
         } else if self.selector.is_some() {
             format!(
                 "Left the {what}{at} in place{note}. To get past it, answer it yourself (click one of its \
-buttons), or call this tool again with aggressive: true to close or remove it."
+buttons), or {AGGRESSIVE_HINT} to close or remove it."
             )
         } else {
             format!("Nothing to close{note}.")

@@ -6,7 +6,6 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutput};
-use crate::browser::Browser;
 use crate::error::Error;
 
 pub const TOOL: Tool = Tool::new("goto", "Open a URL in this tab.", parameters, handle)
@@ -25,19 +24,6 @@ fn parameters() -> Value {
 #[derive(Deserialize)]
 struct Args {
     url: String,
-}
-
-/// The name of a download that began after `mark`, waiting a moment for
-/// its event (it may trail the aborted navigation).
-async fn download_since(watch: Option<(&Browser, u64)>) -> Option<String> {
-    let (browser, mark) = watch?;
-    for _ in 0..10 {
-        if let Some(d) = browser.downloads(mark).into_iter().next() {
-            return Some(d.suggested_filename);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    None
 }
 
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
@@ -77,7 +63,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             Ok(r) => r,
             // A URL that is a download aborts its navigation: for it, that is success.
             Err(e @ Error::Navigation { .. }) if e.to_string().contains("ERR_ABORTED") => {
-                match download_since(browser.zip(mark)).await {
+                let began = match browser.zip(mark) {
+                    Some((b, mark)) => b.download_began_since(mark, &url).await,
+                    None => None,
+                };
+                match began.map(|d| d.suggested_filename) {
                     Some(name) => {
                         return Ok(ToolOutput::ok(format!(
                             "{url} is a download: saving {name} (the tab stays on its page)"

@@ -55,7 +55,8 @@ struct Args {
 const FOCUSED_JS: &str = r#"(() => {
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  if (!a || a === document.body || a === document.documentElement) return "";
+  const editable = a && (a.isContentEditable || document.designMode === "on");
+  if (!a || ((a === document.body || a === document.documentElement) && !editable)) return "";
   const tag = a.tagName.toLowerCase();
   const said = ["aria-label", "name", "id", "placeholder"].map(k => [k, a.getAttribute(k)]).find(([, v]) => v);
   return said ? `<${tag} ${said[0]}="${said[1].slice(0, 40)}">` : `<${tag}>`;
@@ -84,7 +85,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     "Typed {shown}{then} with nothing focused: the keys went to the page, no field took them. \
 To type into a field, name it: its ref or a selector as the target."
                 ),
-                what => format!("Typed {shown} into the focused {}{then}", what.unwrap_or("element")),
+                // (The page's words, on one line and unable to close a fence.)
+                what => format!(
+                    "Typed {shown} into the focused {}{then}",
+                    super::untrusted::defang(&crate::text::one_line(what.unwrap_or("element")))
+                ),
             }));
         };
         let el = ElementArgs {

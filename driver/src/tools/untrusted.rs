@@ -4,14 +4,8 @@
 
 use sightline_engine::protocol::SnapshotResult;
 
-pub const OPEN_TAG: &str = "<untrusted_page_content>";
-pub const CLOSE_TAG: &str = "</untrusted_page_content>";
-
-/// Page text may not close the wrapper early.
-pub fn defang(text: &str) -> String {
-    text.replace(CLOSE_TAG, "</untrusted_page_content_>")
-        .replace(OPEN_TAG, "<untrusted_page_content_>")
-}
+// (In the leaf module `text`: the page layer defangs what it says too.)
+pub use crate::text::{defang, CLOSE_TAG, OPEN_TAG};
 
 /// Cuts at a line boundary at most `max_chars` long; says whether it cut.
 pub fn cap(text: &str, max_chars: usize) -> (&str, bool) {

@@ -102,7 +102,13 @@ fn a_sigkilled_mcp_server_leaves_no_browser_and_no_output_folder() {
         .and_then(|s| s.split(".png").next())
         .map(|s| PathBuf::from(format!("{s}.png")))
         .unwrap_or_else(|| panic!("no path in {saved}"));
-    let output = output.parent().unwrap().to_path_buf();
+    // (Over HTTP each session writes in a folder of its own in it.)
+    let session = output.parent().unwrap().to_path_buf();
+    assert!(
+        session.file_name().unwrap().to_string_lossy().starts_with("session-"),
+        "{session:?}"
+    );
+    let output = session.parent().unwrap().to_path_buf();
     assert!(
         output
             .file_name()

@@ -120,7 +120,11 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
     let mut with_roots = McpClient::http_env(&server.url, None, &[("MCP_CLIENT_ROOTS", &roots)]);
     let mut without = McpClient::http(&server.url, None);
 
-    for path in [l.work.join("page.html"), l.roots.join("page.html")] {
+    for path in [
+        l.work.join("page.html"),
+        l.roots.join("page.html"),
+        l.out.join("page.html"),
+    ] {
         let (err, text) = navigate(&mut with_roots, &path);
         assert!(!err && text.contains("Page in"), "{}: {text}", path.display());
     }
@@ -129,8 +133,6 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
         l.elsewhere.join("page.html"),
         l.work.join("link.html"),
         l.work.parent().unwrap().to_path_buf(),
-        // Over HTTP each session has a folder of its own in the output directory.
-        l.out.join("page.html"),
     ] {
         let (err, text) = navigate(&mut with_roots, &path);
         assert!(err, "{} was read:\n{text}", path.display());
@@ -152,15 +154,7 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
         "browser_navigate",
         json!({"url": files.url("mcp/cookies.html?set=alice")}),
     );
-    let saved = with_roots.ok("browser_storage_state", json!({"filename": "state.json"}));
-    let state = PathBuf::from(
-        saved
-            .split(" to ")
-            .nth(1)
-            .and_then(|rest| rest.lines().next())
-            .unwrap_or_else(|| panic!("where it was saved: {saved}"))
-            .trim(),
-    );
+    let state = saved_path(&with_roots.ok("browser_storage_state", json!({"filename": "state.json"})));
     assert!(
         state.starts_with(&l.out) && state.parent() != Some(&l.out),
         "{}",
@@ -196,6 +190,51 @@ fn local_files_are_limited_to_the_working_directory_the_roots_and_the_output_dir
     let out = run_cli(&["snapshot", l.elsewhere.join("page.html").to_str().unwrap()]);
     out.assert_success();
     assert!(out.stdout.contains("SECRET-ELSEWHERE"), "{}", out.stdout);
+}
+
+/// The path a `browser_storage_state` reply says it saved to.
+fn saved_path(reply: &str) -> PathBuf {
+    PathBuf::from(
+        reply
+            .split(" to ")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_else(|| panic!("where it was saved: {reply}"))
+            .trim(),
+    )
+}
+
+/// Sessions over HTTP keep to their own folder of the output directory
+/// even when a wider grant holds it (the working directory), and the
+/// working directory stays theirs when it is the output directory.
+#[test]
+fn http_sessions_read_only_their_own_files_wherever_the_output_directory_is() {
+    let files = FixtureServer::start();
+    let l = layout();
+    for output in [l.work.join("out"), l.work.clone()] {
+        let server = McpHttpServer::start_in(&l.work, &["--output-dir", output.to_str().unwrap()]);
+        let mut alice = McpClient::http(&server.url, None);
+        let mut bob = McpClient::http(&server.url, None);
+        alice.ok(
+            "browser_navigate",
+            json!({"url": files.url("mcp/cookies.html?set=alice")}),
+        );
+        let state = saved_path(&alice.ok("browser_storage_state", json!({"filename": "state.json"})));
+        let (err, text) = navigate(&mut alice, &state);
+        assert!(
+            !err && text.contains("alice"),
+            "{}: its own file: {text}",
+            output.display()
+        );
+        let (err, text) = navigate(&mut bob, &state);
+        assert!(
+            err && !text.contains("alice"),
+            "{}: read another's: {text}",
+            output.display()
+        );
+        let (err, text) = navigate(&mut bob, &l.work.join("page.html"));
+        assert!(!err, "{}: the working directory: {text}", output.display());
+    }
 }
 
 #[test]

@@ -231,8 +231,10 @@ async fn answer(d: &Daemon, registry: &Registry, request: Request) -> Answer {
 }
 
 /// The response's advice names MCP tools (`browser_snapshot`); at the
-/// command line they are commands (`sightline snapshot`).
+/// command line they are commands (`sightline snapshot`). Page content
+/// (inside the untrusted-content fence) is left as the page wrote it.
 fn for_command_line(text: &str, registry: &Registry) -> String {
+    use sightline::tools::untrusted::{CLOSE_TAG, OPEN_TAG};
     let mut names: Vec<(String, String)> = registry
         .tools()
         .iter()
@@ -241,24 +243,37 @@ fn for_command_line(text: &str, registry: &Registry) -> String {
         .collect();
     // Longer names first: browser_navigate_back before browser_navigate.
     names.sort_by_key(|(mcp, _)| std::cmp::Reverse(mcp.len()));
-    let mut out = text.to_string();
-    for (mcp, cli) in names {
-        out = out.replace(&mcp, &cli);
+    let advice = |part: &str| {
+        let mut out = part.replace(sightline::AGGRESSIVE_HINT, "run `sightline unblock --aggressive`");
+        for (mcp, cli) in &names {
+            out = out.replace(mcp.as_str(), cli);
+        }
+        out
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find(OPEN_TAG) {
+        out.push_str(&advice(&rest[..open]));
+        let fenced = &rest[open..];
+        let end = fenced.find(CLOSE_TAG).map_or(fenced.len(), |i| i + CLOSE_TAG.len());
+        out.push_str(&fenced[..end]);
+        rest = &fenced[end..];
     }
+    out.push_str(&advice(rest));
     out
 }
 
-fn for_command_line_json(v: Value, registry: &Registry) -> Value {
-    match v {
-        Value::String(s) => Value::String(for_command_line(&s, registry)),
-        Value::Array(a) => Value::Array(a.into_iter().map(|x| for_command_line_json(x, registry)).collect()),
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .map(|(k, x)| (k, for_command_line_json(x, registry)))
-                .collect(),
-        ),
-        other => other,
+/// The same for the JSON answer: its advice (`result`, `note`), not the
+/// page's data, URL or tree.
+fn for_command_line_json(mut v: Value, registry: &Registry) -> Value {
+    if let Some(obj) = v.as_object_mut() {
+        for key in ["result", "note"] {
+            if let Some(Value::String(s)) = obj.get_mut(key) {
+                *s = for_command_line(s, registry);
+            }
+        }
     }
+    v
 }
 
 #[cfg(test)]
@@ -274,5 +289,17 @@ mod tests {
             t,
             "Take a `sightline snapshot`; `sightline back` goes back, `sightline unblock` clears it."
         );
+        // The page's own words stay as they are.
+        let page = "Use browser_click.\n<untrusted_page_content>\n- paragraph: call browser_click\n</untrusted_page_content>\nbrowser_tabs";
+        assert_eq!(
+            super::for_command_line(page, &r),
+            "Use `sightline click`.\n<untrusted_page_content>\n- paragraph: call browser_click\n</untrusted_page_content>\n`sightline tabs`"
+        );
+        let json = super::for_command_line_json(
+            serde_json::json!({"result": "Take a browser_snapshot", "data": "browser_click"}),
+            &r,
+        );
+        assert_eq!(json["result"], "Take a `sightline snapshot`");
+        assert_eq!(json["data"], "browser_click", "data is the page's");
     }
 }

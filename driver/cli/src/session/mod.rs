@@ -136,7 +136,8 @@ fn looks_like_a_page(s: &str) -> bool {
 
 /// Runs `argv` when it is a session command; `None` leaves it to the
 /// one-shot commands.
-pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
+/// `one_shot_help` renders the help of a one-shot command of that name.
+pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<String>) -> Option<ExitCode> {
     let name = argv.get(1)?.to_str()?.to_string();
     if name == "skill" {
         if let Err(e) = skill_command().bin_name("sightline").try_get_matches_from(&argv[1..]) {
@@ -174,7 +175,7 @@ pub fn run_if_session(argv: &[OsString]) -> Option<ExitCode> {
         Ok(m) => m,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp && ONE_SHOT.contains(&name.as_str()) => {
             print!("{e}");
-            if let Some(other) = crate::one_shot_help(&name) {
+            if let Some(other) = one_shot_help(&name) {
                 println!("\nIt also has a one-shot form, which starts a browser of its own:\n\n{other}");
             }
             return Some(ExitCode::SUCCESS);
@@ -230,7 +231,9 @@ fn absolute(value: &str) -> Option<std::path::PathBuf> {
 /// taken relative to the page the tab is on, as an MCP client means it).
 fn with_absolute_paths(mut args: Value) -> Value {
     if let Some(Value::String(s)) = args.get_mut("url") {
-        if let Some(u) = absolute(s).and_then(|p| url::Url::from_file_path(p).ok()) {
+        // (A file: `open /` on a site still means the site's root.)
+        let file = absolute(s).filter(|p| p.is_file());
+        if let Some(u) = file.and_then(|p| url::Url::from_file_path(p).ok()) {
             *s = u.to_string();
         }
     }
@@ -290,8 +293,8 @@ fn no_session(paths: &SessionPaths) -> String {
 
 fn fail(m: &ArgMatches, message: &str) -> ExitCode {
     if m.get_flag("json") {
-        // The shape of every answer (`ok`, `result`).
-        crate::output::print_json(&json!({"ok": false, "result": message}));
+        // The shape of every answer (`ok`, `result`; `error` too, as before).
+        crate::output::print_json(&json!({"ok": false, "result": message, "error": message}));
     } else {
         eprintln!("error: {message}");
     }
