@@ -57,7 +57,8 @@ pub fn report(verb: &str, r: &ActionResult) -> String {
         s.push_str(e);
     }
     if let Some(v) = &r.value {
-        s.push_str(&format!(" → {v}"));
+        // (Several options chosen come one per line.)
+        s.push_str(&format!(" → {}", v.replace('\n', ", ")));
     }
     if !r.notes.is_empty() {
         s.push_str(&format!(" ({})", r.notes.join("; ")));

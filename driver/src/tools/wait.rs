@@ -13,7 +13,7 @@ use crate::page::Page;
 pub const TOOL: Tool = Tool::new(
     "wait",
     "Wait for the page: a number of milliseconds (ms) or seconds (time), or until a text appears \
-(text) or disappears (textGone).",
+(text) or disappears (textGone), for up to 20 s (or up to ms/time when given as well).",
     parameters,
     handle,
 )
@@ -75,7 +75,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     } else {
                         "is still there"
                     };
-                    return Ok(ToolOutput::failed(format!("{text:?} {what} after waiting")));
+                    let waited = pause.unwrap_or(TEXT_TIMEOUT).as_secs_f64();
+                    return Ok(ToolOutput::failed(format!(
+                        "{text:?} {what} after waiting {waited:.1} s (give ms or time to wait longer, up to 30 s)"
+                    )));
                 }
                 pause_for(ctx, &page, POLL).await?;
             }
