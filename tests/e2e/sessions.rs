@@ -441,6 +441,11 @@ fn the_awkward_cases_a_coding_agent_meets() {
         "{}",
         &tree[tree.len() - 300..]
     );
+    // A page taller than one image holds: its top, and the reply says so.
+    let shot = s.dir.path().join("tall.png");
+    let said = s.ok(&["screenshot", shot.to_str().unwrap(), "--full-page"]);
+    assert!(said.contains("first 16000 px of"), "{said}");
+    assert_eq!(png_size(&shot), (1280, 16000));
 
     // A click on what a consent bar covers fails once, in the action's
     // time (removeBlocker leaves consent alone, so no second wait), and

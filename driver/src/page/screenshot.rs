@@ -31,6 +31,10 @@ fn png(bytes: Vec<u8>) -> Result<Vec<u8>> {
         })
     }
 }
+/// The tallest (and widest) full-page screenshot, in CSS pixels: below
+/// Chromium's texture limit at a device scale of 1.
+pub const FULL_PAGE_MAX_HEIGHT: f64 = 16_000.0;
+
 impl Page {
     async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool, fast: bool) -> Result<Vec<u8>> {
         // A hidden tab paints nothing to capture.
@@ -96,10 +100,20 @@ impl Page {
 
     /// A PNG of the whole page, beyond the viewport.
     pub async fn screenshot_full_page(&self) -> Result<Vec<u8>> {
+        Ok(self.screenshot_full_page_at_most().await?.0)
+    }
+
+    /// [`Page::screenshot_full_page`], and the page's height when it was
+    /// cut: Chromium captures no image taller than its largest texture
+    /// (16,384 px), so a longer page is taken down to [`FULL_PAGE_MAX_HEIGHT`].
+    pub async fn screenshot_full_page_at_most(&self) -> Result<(Vec<u8>, Option<f64>)> {
         let m = self.layout_metrics().await?;
         let size = &m.css_content_size;
-        let clip = clip_rect(0.0, 0.0, size.width.ceil(), size.height.ceil());
-        self.capture(Some(clip), true, false).await
+        let height = size.height.ceil();
+        let shown = height.min(FULL_PAGE_MAX_HEIGHT);
+        let clip = clip_rect(0.0, 0.0, size.width.ceil().min(FULL_PAGE_MAX_HEIGHT), shown);
+        let png = self.capture(Some(clip), true, false).await?;
+        Ok((png, (height > shown).then_some(height)))
     }
 
     /// A PNG of one element's box (scrolled into view first).

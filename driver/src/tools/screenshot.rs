@@ -75,7 +75,17 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     page.screenshot_element(Target::parse(t)).await?,
                     format!("the element {t}"),
                 ),
-                None if a.full_page => (page.screenshot_full_page().await?, "the whole page".to_string()),
+                None if a.full_page => match page.screenshot_full_page_at_most().await? {
+                    (png, None) => (png, "the whole page".to_string()),
+                    (png, Some(height)) => (
+                        png,
+                        format!(
+                            "the page's first {:.0} px of {height:.0} (the most one image holds; scroll and take \
+the viewport for the rest)",
+                            crate::page::FULL_PAGE_MAX_HEIGHT
+                        ),
+                    ),
+                },
                 None => (page.screenshot().await?, "the viewport".to_string()),
             };
             (png, format!("Screenshot of {what} attached."))
