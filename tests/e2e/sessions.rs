@@ -362,6 +362,15 @@ fn idle_sessions_close_and_dead_ones_are_cleaned_up() {
 fn the_awkward_cases_a_coding_agent_meets() {
     let s = Sessions::new();
     let page = s.open("sessions/edge.html", &[]);
+    // A model's command in a session opened without one says how to give it one.
+    let no_model = s.run(&["act", "click the Ask button"]);
+    assert_eq!(no_model.code(), Some(1), "{}", no_model.stdout);
+    assert!(
+        no_model.stdout.contains("sightline open URL --model"),
+        "{}",
+        no_model.stdout
+    );
+
     // Typing with nothing focused is no success in a field.
     let typed = s.ok(&["type", "hello"]);
     assert!(typed.contains("with nothing focused"), "{typed}");

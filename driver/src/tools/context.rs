@@ -56,6 +56,10 @@ pub struct ToolContext<'a> {
     pub settings: &'a ToolSettings,
 }
 
+/// How a tool that needs a model says to give it one (the session
+/// commands say it in their own words: the model comes with `open`).
+pub const CONFIGURE_A_MODEL: &str = "configure one (--model or $SIGHTLINE_MODEL)";
+
 impl<'a> ToolContext<'a> {
     pub fn new(page: Page, settings: &'a ToolSettings) -> ToolContext<'a> {
         ToolContext {
@@ -112,13 +116,10 @@ impl<'a> ToolContext<'a> {
         self.context
     }
 
-    /// The model, or an error a caller can act on.
+    /// The model, or an error a caller can act on (see [`CONFIGURE_A_MODEL`]).
     pub fn llm(&self, tool: &str) -> Result<&'a Llm> {
-        self.llm.ok_or_else(|| {
-            Error::InvalidAction(format!(
-                "{tool} needs a model: configure one (--model or $SIGHTLINE_MODEL)"
-            ))
-        })
+        self.llm
+            .ok_or_else(|| Error::InvalidAction(format!("{tool} needs a model: {CONFIGURE_A_MODEL}")))
     }
 
     pub fn has_llm(&self) -> bool {

@@ -50,7 +50,7 @@ pub mod untrusted;
 pub mod upload;
 pub mod wait;
 
-pub use context::{ToolContext, ToolSettings};
+pub use context::{ToolContext, ToolSettings, CONFIGURE_A_MODEL};
 pub use point::VISION;
 pub use registry::{specs, validate, Registry};
 pub use tool::{

@@ -244,7 +244,13 @@ fn for_command_line(text: &str, registry: &Registry) -> String {
     // Longer names first: browser_navigate_back before browser_navigate.
     names.sort_by_key(|(mcp, _)| std::cmp::Reverse(mcp.len()));
     let advice = |part: &str| {
-        let mut out = part.replace(sightline::AGGRESSIVE_HINT, "run `sightline unblock --aggressive`");
+        let mut out = part
+            .replace(sightline::AGGRESSIVE_HINT, "run `sightline unblock --aggressive`")
+            .replace(
+                sightline::tools::CONFIGURE_A_MODEL,
+                "a session takes its model when it opens (`sightline close`, then `sightline open URL --model \
+PROVIDER/MODEL`, or set $SIGHTLINE_MODEL first)",
+            );
         for (mcp, cli) in &names {
             out = out.replace(mcp.as_str(), cli);
         }
