@@ -482,6 +482,9 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let scrolled = s.ok(&["scroll", &ref_with(&list, "\"Messages\""), "down"]);
     assert!(scrolled.contains("of its container's height"), "{scrolled}");
     assert!(scrolled.contains("+   - paragraph: Message 5"), "{scrolled}");
+    // A blank stretch of the page says so.
+    let blank = s.ok(&["scroll", "down"]);
+    assert!(blank.contains("Nothing is in view here"), "{blank}");
 
     // A session command's help shows its flags and its one-shot form.
     let help = s.ok(&["snapshot", "--help"]);

@@ -244,6 +244,10 @@ their refs still hold):\n",
                     );
                     push_wrapped(&mut s, &tree.text, tree.cut);
                 }
+                // (A blank stretch of a page: say so rather than show an empty fence.)
+                SnapshotKind::Tree if tree.text.trim().is_empty() => s.push_str(
+                    "\n### Snapshot\nNothing is in view here: the page position says where the content is; scroll to it.\n",
+                ),
                 SnapshotKind::Tree => {
                     s.push_str("\n### Snapshot\n");
                     push_wrapped(&mut s, &tree.text, tree.cut);
