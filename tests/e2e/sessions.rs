@@ -359,6 +359,35 @@ fn idle_sessions_close_and_dead_ones_are_cleaned_up() {
 }
 
 #[test]
+fn a_session_types_secrets_it_never_shows() {
+    let s = Sessions::new();
+    let file = s.dir.path().join("secrets.env");
+    std::fs::write(&file, "SHOP_NAME=Hidden Hopper\n").unwrap();
+    let page = s.open("sessions/order.html", &["--secrets", file.to_str().unwrap()]);
+    let filled = s.ok(&["fill", &ref_with(&page, "textbox \"Full name\""), "%SHOP_NAME%"]);
+    assert!(!filled.contains("Hidden Hopper"), "{filled}");
+    let length = s.ok(&["eval", "document.querySelector('input[name=name]').value.length"]);
+    assert!(length.contains("13"), "the value was typed: {length}");
+    let shown = s.ok(&["eval", "document.querySelector('input[name=name]').value"]);
+    assert!(!shown.contains("Hidden Hopper"), "redacted: {shown}");
+    let missing = s.run(&[
+        "open",
+        &s.files.url("sessions/order.html"),
+        "--session",
+        "other",
+        "--secrets",
+        "/nonexistent.env",
+    ]);
+    assert_eq!(missing.code(), Some(1), "{}", missing.stdout);
+    assert!(
+        format!("{}{}", missing.stdout, missing.stderr).contains("nonexistent.env"),
+        "{}\n{}",
+        missing.stdout,
+        missing.stderr
+    );
+}
+
+#[test]
 fn the_awkward_cases_a_coding_agent_meets() {
     let s = Sessions::new();
     let page = s.open("sessions/edge.html", &[]);

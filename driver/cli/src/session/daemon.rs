@@ -84,6 +84,10 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         output_dir: Some(cwd),
         file_access: sightline::FileAccess::anywhere(),
         model_file_access,
+        secrets: match &o.secrets {
+            Some(path) => sightline::mcp::read_secrets(path)?,
+            None => Default::default(),
+        },
         ..McpOptions::default()
     })
 }

@@ -24,6 +24,11 @@ pub struct BrowserOptions {
     /// Close the session after this many seconds without a command.
     #[arg(long, value_name = "SECS", env = "SIGHTLINE_IDLE_TIMEOUT", default_value_t = 1800)]
     pub idle_timeout: u64,
+    /// A dotenv file of secrets (`NAME=value`): `fill e3 %NAME%` types one,
+    /// and its value is redacted from every answer (a coding agent never
+    /// sees the password it types).
+    #[arg(long, value_name = "FILE")]
+    pub secrets: Option<PathBuf>,
     /// A model for `act`, `observe` and `extract` in the session.
     #[command(flatten)]
     pub llm: LlmArgs,
