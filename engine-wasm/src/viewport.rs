@@ -63,22 +63,18 @@ pub fn offscreen_hint_lines(above: u32, below: u32) -> Vec<String> {
     let mut out = Vec::new();
     let noun = |n: u32| {
         if n == 1 {
-            "interactive element"
+            ("interactive element", "it")
         } else {
-            "interactive elements"
+            ("interactive elements", "them")
         }
     };
     if below > 0 {
-        out.push(format!(
-            "# {below} {} below the viewport; scroll down to see them.",
-            noun(below)
-        ));
+        let (what, it) = noun(below);
+        out.push(format!("# {below} {what} below the viewport; scroll down to see {it}."));
     }
     if above > 0 {
-        out.push(format!(
-            "# {above} {} above the viewport; scroll up to see them.",
-            noun(above)
-        ));
+        let (what, it) = noun(above);
+        out.push(format!("# {above} {what} above the viewport; scroll up to see {it}."));
     }
     out
 }
@@ -135,5 +131,9 @@ mod tests {
             ]
         );
         assert!(offscreen_hint_lines(0, 0).is_empty());
+        assert_eq!(
+            offscreen_hint_lines(0, 1),
+            vec!["# 1 interactive element below the viewport; scroll down to see it.".to_string()]
+        );
     }
 }

@@ -316,7 +316,8 @@ fn call(tc: &ToolCommand, args: Value, file: Option<String>, m: &ArgMatches) -> 
             }
         } else if !flags.is_empty() {
             note = Some(format!(
-                "(The session's browser was already running: {} apply to a new session; `sightline close` first.)",
+                "(The session's browser was already running, so these flags wait for a new session: {}; \
+`sightline close` first.)",
                 flags
                     .iter()
                     .filter(|f| f.starts_with("--"))
