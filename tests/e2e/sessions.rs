@@ -461,6 +461,17 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let opened = s.ok(&["open", local.to_str().unwrap()]);
     assert!(opened.contains("On disk") && opened.contains("file://"), "{opened}");
 
+    // A load that fails says so, with no tree of the browser's error page.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let refused = s.run(&["open", &format!("http://127.0.0.1:{closed}/")]);
+    assert_eq!(refused.code(), Some(1), "{}", refused.stdout);
+    assert!(refused.stdout.contains("connection refused"), "{}", refused.stdout);
+    assert!(!refused.stdout.contains("### Snapshot"), "{}", refused.stdout);
+
     // A web address typed without its scheme is that address, not a path
     // on the current site.
     let bare = s.files.url("sessions/about.html").replacen("http://", "", 1);

@@ -540,7 +540,7 @@ still hold):\n{}\n{d}{}",
         let held = page.dialog().is_some();
         // (A crashed renderer answers nothing either.)
         let held = held || page.is_crashed();
-        let viewport = if shows_tree || held {
+        let mut viewport = if shows_tree || held {
             None
         } else {
             page.snapshot(&SnapshotOptions {
@@ -563,6 +563,11 @@ still hold):\n{}\n{d}{}",
                 _ => page.listed().await,
             }
         };
+        // The browser's own error page after a failed load: its Reload and
+        // Details buttons are no page to act on.
+        if url.starts_with("chrome-error://") {
+            viewport = None;
+        }
         let mut view = PageView {
             url,
             title,
