@@ -284,6 +284,8 @@ impl Error {
                 let m = message.to_ascii_lowercase();
                 m.contains("cannot find context")
                     || m.contains("execution context was destroyed")
+                    // (The evaluation's document went while it ran.)
+                    || m.contains("inspected target navigated or closed")
                     || m.contains("no frame with given id")
                     || m.contains("frame with the given id was not found")
                     || m.contains("cannot find default execution context")
@@ -307,8 +309,12 @@ mod tests {
         };
         let gone = cdp("No frame with given id found");
         assert!(gone.is_frame_gone() && gone.is_stale_context());
-        let replaced = cdp("Error -32000: Cannot find context with specified id");
-        assert!(!replaced.is_frame_gone() && replaced.is_stale_context());
+        for replaced in [
+            cdp("Error -32000: Cannot find context with specified id"),
+            cdp("Error -32000: Inspected target navigated or closed"),
+        ] {
+            assert!(!replaced.is_frame_gone() && replaced.is_stale_context(), "{replaced}");
+        }
         assert!(!Error::DocumentKeptChanging.is_stale_context());
     }
 
