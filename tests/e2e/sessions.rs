@@ -143,6 +143,9 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     // The whole tree whenever asked, and to a file for big pages.
     let snap = s.ok(&["snapshot"]);
     assert!(snap.contains(&format!("[ref={place}]")), "{snap}");
+    // One element's subtree.
+    let part = s.ok(&["snapshot", &place]);
+    assert!(part.contains("Place order") && !part.contains("Full name"), "{part}");
     let tree_file = s.dir.path().join("tree.txt");
     let summary = s.ok(&["snapshot", "--file", tree_file.to_str().unwrap()]);
     assert!(summary.contains("Saved to") && summary.contains("refs"), "{summary}");

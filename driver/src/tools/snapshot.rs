@@ -17,7 +17,9 @@ or one element's subtree. Costly on big pages: use when the viewport is not enou
     parameters,
     handle,
 )
-.with_aliases(&["ariaTree"]);
+.with_aliases(&["ariaTree"])
+// `snapshot e4`: that element's subtree (`snapshot URL` stays the one-shot form).
+.with_positional(&["target"]);
 
 fn parameters() -> Value {
     object(

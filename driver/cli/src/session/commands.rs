@@ -411,6 +411,7 @@ mod tests {
             run(&r, &["snapshot", "--mode", "viewport", "--diff"]).unwrap().0,
             json!({"mode": "viewport", "diff": true})
         );
+        assert_eq!(run(&r, &["snapshot", "e4"]).unwrap().0, json!({"target": "e4"}));
         assert_eq!(
             run(&r, &["eval", "document.title"]).unwrap().0,
             json!({"function": "document.title"})
