@@ -278,6 +278,20 @@ impl Error {
         }
     }
 
+    /// A stale context that the call never reached: nothing of it ran
+    /// (unlike a document that went while it ran).
+    pub(crate) fn ran_nowhere(&self) -> bool {
+        match self {
+            Error::Cdp { message, .. } | Error::Engine { message, .. } => {
+                let m = message.to_ascii_lowercase();
+                m.contains("cannot find context")
+                    || m.contains("cannot find default execution context")
+                    || self.is_frame_gone()
+            }
+            _ => false,
+        }
+    }
+
     pub(crate) fn is_stale_context(&self) -> bool {
         match self {
             Error::Cdp { message, .. } | Error::Engine { message, .. } => {
@@ -315,6 +329,10 @@ mod tests {
         ] {
             assert!(!replaced.is_frame_gone() && replaced.is_stale_context(), "{replaced}");
         }
+        // An action is run again only where it never ran.
+        assert!(cdp("Error -32000: Cannot find context with specified id").ran_nowhere());
+        assert!(!cdp("Error -32000: Inspected target navigated or closed").ran_nowhere());
+        assert!(!cdp("Execution context was destroyed.").ran_nowhere());
         assert!(!Error::DocumentKeptChanging.is_stale_context());
     }
 

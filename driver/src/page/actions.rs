@@ -521,7 +521,7 @@ impl Page {
             None => {
                 let main = self.main_frame_id().await?;
                 let expression = format!("({SCROLL_JS})(null, {args})");
-                self.engine_eval(&main, &expression, false).await?
+                self.engine_act(&main, &expression, false).await?
             }
         };
         result.value = Some(format!(

@@ -138,37 +138,71 @@ impl Page {
     /// under a cached context. A crashed renderer fails it at once: it
     /// would never answer, and the caller would wait out CDP's timeout.
     pub(crate) async fn engine_eval(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
+        self.engine_eval_as(frame, expression, await_promise, Effect::Read)
+            .await
+    }
+
+    /// [`Page::engine_eval`] of an expression that changes the page (a DOM
+    /// action): tried again only when it cannot have run, so a document
+    /// replaced while it ran (the action may be why) never gets it twice.
+    pub(crate) async fn engine_act(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
+        self.engine_eval_as(frame, expression, await_promise, Effect::Act).await
+    }
+
+    async fn engine_eval_as(
+        &self,
+        frame: &FrameId,
+        expression: &str,
+        await_promise: bool,
+        effect: Effect,
+    ) -> Result<Value> {
         if self.is_crashed() {
             return Err(Error::PageCrashed);
         }
-        self.unless_crashed(self.engine_eval_once(frame, expression, await_promise))
+        self.unless_crashed(self.engine_eval_once(frame, expression, await_promise, effect))
             .await?
     }
 
-    async fn engine_eval_once(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
+    async fn engine_eval_once(
+        &self,
+        frame: &FrameId,
+        expression: &str,
+        await_promise: bool,
+        effect: Effect,
+    ) -> Result<Value> {
         let mut attempt = 0;
         loop {
             let outcome = match self.ensure_engine(frame).await {
                 Ok(ctx) => self.evaluate_in(frame, ctx, expression, await_promise).await,
                 Err(e) => Err(e),
             };
+            let again = |e: &Error| effect == Effect::Read || e.ran_nowhere();
             match outcome {
                 Ok(v) => return Ok(v),
-                // A document replaced under the call (a navigation, a reload):
-                // the next one is read instead, a few times over.
                 // A frame that is gone stays gone: one look again, as ever.
                 Err(e) if e.is_frame_gone() && attempt > 0 => return Err(e),
-                Err(e) if e.is_stale_context() && attempt < STALE_RETRIES => {
+                // A document replaced under the call (a navigation, a reload):
+                // the next one is read instead, a few times over.
+                Err(e) if e.is_stale_context() && again(&e) && attempt < STALE_RETRIES => {
                     self.forget_context(frame);
                     attempt += 1;
                 }
                 // A page that keeps replacing its document (a fast meta
                 // refresh, a redirect loop): said as such, not as CDP's words.
-                Err(e) if e.is_stale_context() => return Err(Error::DocumentKeptChanging),
+                Err(e) if e.is_stale_context() && effect == Effect::Read => return Err(Error::DocumentKeptChanging),
                 Err(e) => return Err(e),
             }
         }
     }
+}
+
+/// What an engine evaluation does to the page.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// Reads it: safe to run again in the document that replaced it.
+    Read,
+    /// Changes it: run again only where it cannot have run.
+    Act,
 }
 
 /// How often an engine call follows a document replaced under it.

@@ -789,7 +789,7 @@ impl Page {
     pub(crate) async fn dom_action(&self, loc: &Located, action: Value) -> Result<Option<String>> {
         let literal = serde_json::to_string(&action.to_string()).expect("string serialises");
         let v = self
-            .engine_eval(
+            .engine_act(
                 &loc.frame,
                 &format!("globalThis.__sightline.domAction({literal})"),
                 false,
@@ -818,7 +818,8 @@ impl Page {
             "(() => {{ const el = globalThis.__sightline.resolve({target}); \
              if (!el) throw new Error('the element is gone'); return ({function_js})(el, {arg}); }})()"
         );
-        self.engine_eval(&loc.frame, &expression, true).await
+        // (Functions on an element may change the page: focus it, scroll it.)
+        self.engine_act(&loc.frame, &expression, true).await
     }
 }
 
