@@ -115,13 +115,13 @@ impl Browser {
         Ok(())
     }
 
-    /// The download that a navigation to `url` began after `mark` (one of
-    /// that URL, else the first: a redirect changes it), waiting a moment
-    /// for its event, which may trail the aborted navigation.
+    /// The download that a navigation to `url` began after `mark`, waiting
+    /// a moment for its event, which may trail the aborted navigation.
     pub async fn download_began_since(&self, mark: u64, url: &str) -> Option<Download> {
         for _ in 0..10 {
             let began = self.downloads(mark);
-            if let Some(d) = began.iter().find(|d| d.url == url).or(began.first()) {
+            // (Of this URL only: another session's download is not its to report.)
+            if let Some(d) = began.iter().find(|d| d.url == url) {
                 return Some(d.clone());
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;

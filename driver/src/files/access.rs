@@ -33,7 +33,12 @@ impl SiblingFolders {
             .components()
             .next()
             .map(|c| c.as_os_str().to_string_lossy().into_owned());
-        first.is_some_and(|name| name.starts_with(&self.prefix)) && !real.starts_with(&self.own)
+        // (`session-41-2`, not the user's own `session-notes`.)
+        let sibling = first.is_some_and(|name| {
+            name.strip_prefix(self.prefix.as_str())
+                .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '-'))
+        });
+        sibling && !real.starts_with(&self.own)
     }
 }
 
@@ -106,7 +111,11 @@ impl FileAccess {
             .unwrap_or_default();
         let closed = SiblingFolders {
             parent: own.parent().map(Path::to_path_buf).unwrap_or_default(),
-            prefix: name.trim_end_matches(|c: char| c.is_ascii_digit()).to_string(),
+            // (`session-41-2` → `session-`.)
+            prefix: name
+                .trim_end_matches(|c: char| c.is_ascii_digit() || c == '-')
+                .to_string()
+                + "-",
             own: own.clone(),
         };
         let access = FileAccess {
@@ -277,7 +286,7 @@ mod tests {
     #[test]
     fn a_confined_policy_keeps_to_its_own_folder_among_its_siblings() {
         let out = tempfile::tempdir().unwrap();
-        for d in ["session-1", "session-2", "shared"] {
+        for d in ["session-1", "session-2", "shared", "session-notes"] {
             std::fs::create_dir(out.path().join(d)).unwrap();
         }
         let base = FileAccess::within([out.path().to_path_buf()]);
@@ -289,6 +298,11 @@ mod tests {
             mine.allows_path(&out.path().join("shared/page.html")),
             "the rest stays as granted"
         );
+        assert!(
+            mine.allows_path(&out.path().join("session-notes/a.md")),
+            "the user's own"
+        );
+        assert!(!mine.allows_path(&out.path().join("session-77-3/state.json")));
         assert!(
             base.allows_path(&out.path().join("session-1/state.json")),
             "the base is untouched"

@@ -265,11 +265,12 @@ fn push_wrapped(s: &mut String, shown: &str, cut: bool) {
     if !shown.ends_with('\n') {
         s.push('\n');
     }
+    s.push_str(CLOSE_TAG);
+    s.push('\n');
+    // (Our advice, outside the page's fence.)
     if cut {
         s.push_str("[cut at the token budget: browser_snapshot, browser_scroll or browser_page_text show more]\n");
     }
-    s.push_str(CLOSE_TAG);
-    s.push('\n');
 }
 
 #[cfg(test)]

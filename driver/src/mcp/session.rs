@@ -62,13 +62,15 @@ const RUN_ON_A_CRASHED_TAB: &[&str] = &[
     "handleDialog",
 ];
 
-/// A folder for one session's files inside the server's output directory
-/// (`session-1`, `session-2`, …, past any left there before), made when
-/// something is first written there.
+/// A folder for one session's files inside the server's output directory,
+/// made when something is first written there: `session-<pid>-<n>`, so two
+/// servers sharing an output directory never pick the same one, past any
+/// left there before.
 fn own_output_dir(output: &std::path::Path) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     loop {
-        let dir = output.join(format!("session-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = output.join(format!("session-{}-{n}", std::process::id()));
         if !dir.exists() {
             return dir;
         }
@@ -596,6 +598,10 @@ still hold):\n{}\n{d}{}",
         // downloads are every context's).
         let own = self.output.canonicalize().unwrap_or_else(|_| self.output.clone());
         for d in browser.downloads(st.download_mark) {
+            // (The mark stops at one still under way: it is told when done.)
+            if d.state != "completed" && d.state != "canceled" {
+                break;
+            }
             if d.state == "completed" && d.path.parent() == Some(own.as_path()) {
                 view.downloads.push(format!(
                     "{} ({} bytes) saved to {}",

@@ -35,7 +35,8 @@ impl Page {
             let ctx = self.user_context(&main).await?;
             match self.evaluate_in(&main, ctx, expression, true).await {
                 Ok(v) => return Ok(v),
-                Err(e) if e.is_stale_context() && attempt == 0 => {
+                // (A caller's script may change the page: again only where it never ran.)
+                Err(e) if e.ran_nowhere() && attempt == 0 => {
                     self.state().user_contexts.remove(main.inner());
                     attempt += 1;
                 }

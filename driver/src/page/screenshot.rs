@@ -31,9 +31,10 @@ fn png(bytes: Vec<u8>) -> Result<Vec<u8>> {
         })
     }
 }
-/// The tallest (and widest) full-page screenshot, in CSS pixels: below
-/// Chromium's texture limit at a device scale of 1.
-pub const FULL_PAGE_MAX_HEIGHT: f64 = 16_000.0;
+
+/// The tallest (and widest) full-page screenshot, in device pixels: below
+/// Chromium's largest texture.
+const FULL_PAGE_MAX_HEIGHT: f64 = 16_000.0;
 
 impl Page {
     async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool, fast: bool) -> Result<Vec<u8>> {
@@ -103,17 +104,27 @@ impl Page {
         Ok(self.screenshot_full_page_at_most().await?.0)
     }
 
-    /// [`Page::screenshot_full_page`], and the page's height when it was
-    /// cut: Chromium captures no image taller than its largest texture
-    /// (16,384 px), so a longer page is taken down to [`FULL_PAGE_MAX_HEIGHT`].
-    pub async fn screenshot_full_page_at_most(&self) -> Result<(Vec<u8>, Option<f64>)> {
+    /// [`Page::screenshot_full_page`], and (what it shows, the page's
+    /// height) when it was cut: Chromium captures no image taller than its
+    /// largest texture (16,384 device px), so a longer page is taken down
+    /// to [`FULL_PAGE_MAX_HEIGHT`] device pixels.
+    pub async fn screenshot_full_page_at_most(&self) -> Result<(Vec<u8>, Option<(f64, f64)>)> {
         let m = self.layout_metrics().await?;
         let size = &m.css_content_size;
+        // The limit is in device pixels: a HiDPI screen's CSS pixel holds several.
+        let scale = self
+            .evaluate_isolated("devicePixelRatio")
+            .await
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(1.0)
+            .max(1.0);
+        let most = (FULL_PAGE_MAX_HEIGHT / scale).floor();
         let height = size.height.ceil();
-        let shown = height.min(FULL_PAGE_MAX_HEIGHT);
-        let clip = clip_rect(0.0, 0.0, size.width.ceil().min(FULL_PAGE_MAX_HEIGHT), shown);
+        let shown = height.min(most);
+        let clip = clip_rect(0.0, 0.0, size.width.ceil().min(most), shown);
         let png = self.capture(Some(clip), true, false).await?;
-        Ok((png, (height > shown).then_some(height)))
+        Ok((png, (height > shown).then_some((shown, height))))
     }
 
     /// A PNG of one element's box (scrolled into view first).

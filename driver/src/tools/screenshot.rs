@@ -77,12 +77,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 ),
                 None if a.full_page => match page.screenshot_full_page_at_most().await? {
                     (png, None) => (png, "the whole page".to_string()),
-                    (png, Some(height)) => (
+                    (png, Some((shown, height))) => (
                         png,
                         format!(
-                            "the page's first {:.0} px of {height:.0} (the most one image holds; scroll and take \
-the viewport for the rest)",
-                            crate::page::FULL_PAGE_MAX_HEIGHT
+                            "the page's first {shown:.0} px of {height:.0} (the most one image holds; scroll and \
+take the viewport for the rest)"
                         ),
                     ),
                 },
