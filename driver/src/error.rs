@@ -267,45 +267,37 @@ to settle, or open another page"
 impl Error {
     /// True for "Cannot find context with specified id" and its relatives: the
     /// execution context went away (navigation, frame detach).
-    /// The frame itself is gone (a detached iframe), not just its document.
-    pub(crate) fn is_frame_gone(&self) -> bool {
+    /// Whether the browser's (or the engine's) message says any of `what`
+    /// (lower case).
+    fn says_any(&self, what: &[&str]) -> bool {
         match self {
             Error::Cdp { message, .. } | Error::Engine { message, .. } => {
                 let m = message.to_ascii_lowercase();
-                m.contains("no frame with given id") || m.contains("frame with the given id was not found")
+                what.iter().any(|w| m.contains(w))
             }
             _ => false,
         }
+    }
+
+    /// The frame itself is gone (a detached iframe), not just its document.
+    pub(crate) fn is_frame_gone(&self) -> bool {
+        self.says_any(&["no frame with given id", "frame with the given id was not found"])
     }
 
     /// A stale context that the call never reached: nothing of it ran
     /// (unlike a document that went while it ran).
     pub(crate) fn ran_nowhere(&self) -> bool {
-        match self {
-            Error::Cdp { message, .. } | Error::Engine { message, .. } => {
-                let m = message.to_ascii_lowercase();
-                m.contains("cannot find context")
-                    || m.contains("cannot find default execution context")
-                    || self.is_frame_gone()
-            }
-            _ => false,
-        }
+        self.says_any(&["cannot find context", "cannot find default execution context"]) || self.is_frame_gone()
     }
 
+    /// The call's document or frame is gone, before it ran or while it ran.
     pub(crate) fn is_stale_context(&self) -> bool {
-        match self {
-            Error::Cdp { message, .. } | Error::Engine { message, .. } => {
-                let m = message.to_ascii_lowercase();
-                m.contains("cannot find context")
-                    || m.contains("execution context was destroyed")
-                    // (The evaluation's document went while it ran.)
-                    || m.contains("inspected target navigated or closed")
-                    || m.contains("no frame with given id")
-                    || m.contains("frame with the given id was not found")
-                    || m.contains("cannot find default execution context")
-            }
-            _ => false,
-        }
+        // (The evaluation's document went while it ran.)
+        self.ran_nowhere()
+            || self.says_any(&[
+                "execution context was destroyed",
+                "inspected target navigated or closed",
+            ])
     }
 }
 

@@ -342,7 +342,6 @@ impl<'a> ActRun<'a> {
         Ok((decision, snapshot))
     }
 
-    /// Runs the choice; a covered target gets one removeBlocker run and one retry.
     /// The action the model chose, its variables substituted.
     fn action_of(&self, choice: &Choice) -> Action {
         Action {
@@ -358,6 +357,8 @@ impl<'a> ActRun<'a> {
         }
     }
 
+    /// Runs the choice; a covered target gets one removeBlocker run, and
+    /// one retry when that cleared something.
     async fn execute(&mut self, choice: &Choice, snapshot: &SnapshotResult) -> Result<ActRecord> {
         let info = snapshot.refs.get(&choice.element_id).cloned().unwrap_or_default();
         let action = self.action_of(choice);

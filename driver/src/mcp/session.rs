@@ -595,22 +595,24 @@ still hold):\n{}\n{d}{}",
             }
         }
         // This session's: those saved in its own folder (a browser's
-        // downloads are every context's).
-        let own = self.output.canonicalize().unwrap_or_else(|_| self.output.clone());
-        for d in browser.downloads(st.download_mark) {
-            // (The mark stops at one still under way: it is told when done.)
-            if d.state != "completed" && d.state != "canceled" {
-                break;
-            }
-            if d.state == "completed" && d.path.parent() == Some(own.as_path()) {
-                view.downloads.push(format!(
-                    "{} ({} bytes) saved to {}",
-                    d.suggested_filename,
-                    d.bytes,
-                    d.path.display()
-                ));
-                st.download_mark = d.seq;
-            } else if d.state == "completed" || d.state == "canceled" {
+        // downloads are every context's). The mark stops at one still
+        // under way: it is told when done.
+        let finished: Vec<_> = browser
+            .downloads(st.download_mark)
+            .into_iter()
+            .take_while(|d| d.state == "completed" || d.state == "canceled")
+            .collect();
+        if !finished.is_empty() {
+            let own = self.output.canonicalize().unwrap_or_else(|_| self.output.clone());
+            for d in finished {
+                if d.state == "completed" && d.path.parent() == Some(own.as_path()) {
+                    view.downloads.push(format!(
+                        "{} ({} bytes) saved to {}",
+                        d.suggested_filename,
+                        d.bytes,
+                        d.path.display()
+                    ));
+                }
                 st.download_mark = d.seq;
             }
         }

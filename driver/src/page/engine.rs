@@ -133,10 +133,10 @@ impl Page {
         Ok(())
     }
 
-    /// Evaluates `expression` in the engine's world of `frame` (loading the
-    /// engine first if needed), retrying once when the document was replaced
-    /// under a cached context. A crashed renderer fails it at once: it
-    /// would never answer, and the caller would wait out CDP's timeout.
+    /// Evaluates `expression`, which reads the page, in the engine's world
+    /// of `frame` (loading the engine first if needed), following a document
+    /// replaced under it a few times. A crashed renderer fails it at once:
+    /// it would never answer, and the caller would wait out CDP's timeout.
     pub(crate) async fn engine_eval(&self, frame: &FrameId, expression: &str, await_promise: bool) -> Result<Value> {
         self.engine_eval_as(frame, expression, await_promise, Effect::Read)
             .await
@@ -159,11 +159,12 @@ impl Page {
         if self.is_crashed() {
             return Err(Error::PageCrashed);
         }
-        self.unless_crashed(self.engine_eval_once(frame, expression, await_promise, effect))
+        self.unless_crashed(self.engine_eval_following(frame, expression, await_promise, effect))
             .await?
     }
 
-    async fn engine_eval_once(
+    /// One evaluation, following a replaced document as `effect` allows.
+    async fn engine_eval_following(
         &self,
         frame: &FrameId,
         expression: &str,
