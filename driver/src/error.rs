@@ -192,6 +192,15 @@ to settle, or open another page"
     )]
     DocumentKeptChanging,
 
+    /// A script or an action that may change the page ran, and its document
+    /// went away before it answered (a navigation or a reload, perhaps its
+    /// own doing). It is not run again: it may have done its work.
+    #[error(
+        "the page navigated while {what} ran, so no answer came back; it was not run again, since it may have done \
+its work"
+    )]
+    NavigatedWhileRunning { what: &'static str },
+
     /// An element action failed; `element` describes the element when it was found.
     #[error("{method} {target}{}: {kind}{}", .element.as_deref().map(|e| format!(" ({e})")).unwrap_or_default(), .waited_ms.map(|w| format!(" (waited {:.1}s)", f64::from(w) / 1000.0)).unwrap_or_default())]
     Action {
@@ -265,8 +274,6 @@ to settle, or open another page"
 }
 
 impl Error {
-    /// True for "Cannot find context with specified id" and its relatives: the
-    /// execution context went away (navigation, frame detach).
     /// Whether the browser's (or the engine's) message says any of `what`
     /// (lower case).
     fn says_any(&self, what: &[&str]) -> bool {
@@ -299,6 +306,16 @@ impl Error {
                 "inspected target navigated or closed",
             ])
     }
+
+    /// This error, or [`Error::NavigatedWhileRunning`] when it says that the
+    /// document of `what` (a call that may change the page) went while it ran.
+    pub(crate) fn or_navigated_while(self, what: &'static str) -> Error {
+        if self.is_stale_context() && !self.ran_nowhere() {
+            Error::NavigatedWhileRunning { what }
+        } else {
+            self
+        }
+    }
 }
 
 pub(crate) use crate::text::one_line;
@@ -326,6 +343,14 @@ mod tests {
         assert!(!cdp("Error -32000: Inspected target navigated or closed").ran_nowhere());
         assert!(!cdp("Execution context was destroyed.").ran_nowhere());
         assert!(!Error::DocumentKeptChanging.is_stale_context());
+        // A call that ran when its document went is said as such; one that never ran is left to be tried again.
+        let went = cdp("Error -32000: Inspected target navigated or closed").or_navigated_while("the script");
+        assert!(
+            matches!(went, Error::NavigatedWhileRunning { what: "the script" }),
+            "{went}"
+        );
+        let never = cdp("Error -32000: Cannot find context with specified id").or_navigated_while("the script");
+        assert!(never.ran_nowhere(), "{never}");
     }
 
     #[test]

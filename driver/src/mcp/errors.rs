@@ -67,7 +67,12 @@ pop-ups and overlays (or close {selector} yourself), then try again."
         } => format!("Navigation refused: {why}."),
         other => other.to_string(),
     };
-    if let Some(url) = navigated_to {
+    if let (Some(url), Error::NavigatedWhileRunning { what }) = (navigated_to, e) {
+        text = format!(
+            "The page navigated (now at {url}) while {tool} ran {what}, so no answer came back. It was not run \
+again, since it may have done its work: take a browser_snapshot before going on."
+        );
+    } else if let Some(url) = navigated_to {
         text = format!(
             "The page navigated while {tool} ran (now at {url}), so the action may not have happened. \
 Take a browser_snapshot before acting again. ({text})"
@@ -148,5 +153,12 @@ mod tests {
             "{moved}"
         );
         assert!(explain(click, &Error::BrowserClosed, None).contains("next call"));
+        let went = Error::NavigatedWhileRunning { what: "the script" };
+        let said = explain(r.get("evaluate").unwrap(), &went, Some("http://a.test/b"));
+        assert_eq!(
+            said,
+            "The page navigated (now at http://a.test/b) while browser_evaluate ran the script, so no answer came \
+back. It was not run again, since it may have done its work: take a browser_snapshot before going on."
+        );
     }
 }

@@ -435,7 +435,8 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
                     return Attempt::BrowserDiedDuring;
                 }
-                let moved = page.navigation_mark() != mark;
+                // (The browser may tell of the navigation after the error that it caused.)
+                let moved = page.navigation_mark() != mark || matches!(e, Error::NavigatedWhileRunning { .. });
                 let url = if moved { page.url().await.ok() } else { None };
                 (explain(tool, &e, url.as_deref()), true, None)
             }

@@ -191,6 +191,7 @@ impl Page {
                 // A page that keeps replacing its document (a fast meta
                 // refresh, a redirect loop): said as such, not as CDP's words.
                 Err(e) if e.is_stale_context() && effect == Effect::Read => return Err(Error::DocumentKeptChanging),
+                Err(e) if effect == Effect::Act => return Err(e.or_navigated_while("the action")),
                 Err(e) => return Err(e),
             }
         }

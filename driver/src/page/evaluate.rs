@@ -6,6 +6,8 @@ use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, Fram
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams, RemoteObjectId,
 };
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::bundle::USER_WORLD_NAME;
@@ -18,10 +20,21 @@ impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
     /// frame and returns its JSON value; promises are awaited.
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
-        let mut p = EvaluateParams::new(expression);
-        p.return_by_value = Some(true);
-        p.await_promise = Some(true);
-        self.evaluate_params(p, || "the main world".into()).await
+        let mut attempt = 0;
+        loop {
+            let mut p = EvaluateParams::new(expression);
+            p.return_by_value = Some(true);
+            p.await_promise = Some(true);
+            match self.evaluate_params(p, || "the main world".into()).await {
+                Ok(v) => return Ok(v),
+                // (No document to run in yet, mid-navigation: again, as it never ran.)
+                Err(e) if e.ran_nowhere() && attempt == 0 => {
+                    attempt += 1;
+                    self.wait(Duration::from_millis(100)).await?;
+                }
+                Err(e) => return Err(e.or_navigated_while("the script")),
+            }
+        }
     }
 
     /// Evaluates `expression` in the main frame, in an isolated world of its
@@ -40,7 +53,7 @@ impl Page {
                     self.state().user_contexts.remove(main.inner());
                     attempt += 1;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.or_navigated_while("the script")),
             }
         }
     }
@@ -127,7 +140,8 @@ impl Page {
         };
         let value = self
             .call_and_release(object, function, vec![element], || "the main world".into())
-            .await?;
+            .await
+            .map_err(|e| e.or_navigated_while("the function"))?;
         Ok(value.unwrap_or(Value::Null))
     }
 

@@ -64,8 +64,14 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             );
             let deadline = Instant::now() + pause.unwrap_or(TEXT_TIMEOUT);
             loop {
-                let present = page.evaluate_isolated(&probe).await?.as_bool().unwrap_or(false);
-                if present == want_present {
+                let present = match page.evaluate_isolated(&probe).await {
+                    Ok(v) => Some(v.as_bool().unwrap_or(false)),
+                    // A document replaced under the probe (the page navigating,
+                    // reloading) is not read yet: look again at the next one.
+                    Err(e) if e.is_stale_context() || matches!(e, Error::NavigatedWhileRunning { .. }) => None,
+                    Err(e) => return Err(e),
+                };
+                if present == Some(want_present) {
                     let what = if want_present { "appeared" } else { "is gone" };
                     return Ok(ToolOutput::ok(format!("{text:?} {what}")));
                 }
