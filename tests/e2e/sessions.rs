@@ -458,11 +458,48 @@ fn the_awkward_cases_a_coding_agent_meets() {
         &huge[huge.len() - 400..]
     );
 
-    // A local file opens as the file, though the tab is on an http page.
+    // A script that navigates while it awaits: said as such, where the page
+    // went, and run once (not again in the new document).
+    let went = s.run(&[
+        "eval",
+        "(async () => { sessionStorage.runs = (+sessionStorage.runs || 0) + 1; location.href = 'about.html'; \
+         await new Promise(r => setTimeout(r, 5000)); return 'never'; })()",
+    ]);
+    assert_eq!(went.code(), Some(1), "{}", went.stdout);
+    assert!(
+        went.stdout.contains("The page navigated (now at http://")
+            && went
+                .stdout
+                .contains("about.html) while `sightline eval` ran the script")
+            && !went.stdout.contains("protocol error"),
+        "{}",
+        went.stdout
+    );
+    assert!(s.ok(&["eval", "sessionStorage.runs"]).contains("\"1\""));
+
+    // Waiting on a page that keeps replacing its document reads each
+    // document it can, and gives up at its time, not at the first reload.
+    // (Its answer may be the tree of one document, or that it kept changing.)
+    s.run(&["open", &s.files.url("hung/refresh-loop.html")]);
+    let waited = s.run(&["wait", "No such words", "--time", "2"]);
+    assert_eq!(waited.code(), Some(1), "{}", waited.stdout);
+    assert!(
+        waited.stdout.contains("did not appear after waiting 2.0 s"),
+        "{}",
+        waited.stdout
+    );
+
+    // A local file opens as the file, though the tab is on an http page,
+    // and though that page's own reload lands just after ours (as its 0.1 s
+    // refresh does): ours is sent again, not reported as opened while the
+    // tab shows the page it left.
     let local = s.dir.path().join("local.html");
     std::fs::write(&local, "<title>Local</title><h1>On disk</h1>").unwrap();
     let opened = s.ok(&["open", local.to_str().unwrap()]);
-    assert!(opened.contains("On disk") && opened.contains("file://"), "{opened}");
+    assert!(
+        opened.contains("On disk") && opened.contains("- URL: file://"),
+        "{opened}"
+    );
 
     // A load that fails says so, with no tree of the browser's error page.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")

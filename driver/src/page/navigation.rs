@@ -75,37 +75,74 @@ impl Page {
                 kind: NavigationErrorKind::Blocked(why),
             });
         }
+        let deadline = Instant::now() + self.navigation_timeout();
+        // The page being left may have a navigation of its own under way (a
+        // meta refresh, a timer) that lands just after ours and takes its place.
+        let leaving = self.tracker().with(|s| s.committed_url()).filter(|u| *u != url);
+        let mut sends = 0;
+        loop {
+            sends += 1;
+            let commits_before = self.tracker().with(|s| s.commits);
+            let loader = self.send_goto(&url, deadline).await?;
+            self.tracker().sync().await;
+            self.wait_for_document(deadline).await.map_err(|e| match e {
+                Error::Timeout { .. } => Error::Navigation {
+                    url: url.clone(),
+                    kind: NavigationErrorKind::Timeout,
+                },
+                other => other,
+            })?;
+            let replaced = || {
+                self.tracker().with(|s| {
+                    s.commits > commits_before
+                        && s.last_loader != loader
+                        && leaving.is_some()
+                        && s.committed_url() == leaving
+                })
+            };
+            let response = self.response_for(loader.as_deref(), &url).await;
+            // Ours is sent once more (seen before the wait, at no wait's cost).
+            if sends < 2 && replaced() {
+                continue;
+            }
+            let ready = self.wait_ready().await;
+            if sends < 2 && replaced() {
+                continue;
+            }
+            ready?;
+            self.unblock_after_navigation().await;
+            return Ok(response);
+        }
+    }
+
+    /// Sends one navigation of [`Page::goto`] to `url` (the tab readied for
+    /// it); returns its loader (none for a same-document one).
+    async fn send_goto(&self, url: &str, deadline: Instant) -> Result<Option<String>> {
         self.forget_contexts();
         // Navigating a crashed tab gives it a new renderer.
         self.clear_crashed();
         self.begin_step();
-        let deadline = Instant::now() + self.navigation_timeout();
-        let nav_err = |kind| Error::Navigation { url: url.clone(), kind };
-        let navigate = tokio::time::timeout(self.navigation_timeout(), self.send_navigate(&url));
+        let nav_err = |kind| Error::Navigation {
+            url: url.to_string(),
+            kind,
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let navigate = tokio::time::timeout(left, self.send_navigate(url));
         let navigated = match self.unless_crashed(navigate).await {
             Ok(n) => n,
             Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
         };
-        let loader = match navigated {
+        match navigated {
             Err(_) | Ok(Err(Error::Timeout { .. })) => {
                 self.abandon_navigation().await;
-                return Err(nav_err(NavigationErrorKind::Timeout));
+                Err(nav_err(NavigationErrorKind::Timeout))
             }
-            Ok(Err(e)) => return Err(e),
+            Ok(Err(e)) => Err(e),
             Ok(Ok(Sent {
                 error_text: Some(text), ..
-            })) => return Err(nav_err(NavigationErrorKind::from_error_text(&text))),
-            Ok(Ok(Sent { loader, .. })) => loader,
-        };
-        self.tracker().sync().await;
-        self.wait_for_document(deadline).await.map_err(|e| match e {
-            Error::Timeout { .. } => nav_err(NavigationErrorKind::Timeout),
-            other => other,
-        })?;
-        let response = self.response_for(loader.as_deref(), &url).await;
-        self.wait_ready().await?;
-        self.unblock_after_navigation().await;
-        Ok(response)
+            })) => Err(nav_err(NavigationErrorKind::from_error_text(&text))),
+            Ok(Ok(Sent { loader, .. })) => Ok(loader),
+        }
     }
 
     /// Sends `Page.navigate`: over the side channel (answered when the

@@ -105,6 +105,8 @@ pub(crate) struct NetState {
     document_failures: Vec<(String, String)>,
     /// Loader of the main frame's current document.
     pub last_loader: Option<String>,
+    /// URL of the main frame's current document, as committed.
+    committed_url: Option<String>,
     /// Child frames that started loading a document and have not stopped:
     /// marked `[loading]` in snapshots.
     loading_frames: HashMap<String, Instant>,
@@ -129,6 +131,7 @@ impl NetState {
             document_requests: HashMap::new(),
             document_failures: Vec::new(),
             last_loader: None,
+            committed_url: None,
             loading_frames: HashMap::new(),
             content_finished: None,
             dom_ready_at: None,
@@ -210,6 +213,11 @@ impl NetState {
     /// The newest main-frame document response.
     pub fn last_document(&self) -> Option<DocumentResponse> {
         self.documents.last().map(|(_, d)| d.clone())
+    }
+
+    /// The URL of the main frame's current document, as last committed.
+    pub fn committed_url(&self) -> Option<String> {
+        self.committed_url.clone()
     }
 
     pub fn document(&self, loader_id: &str) -> Option<DocumentResponse> {
@@ -493,6 +501,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             if frame == st.main_frame {
                 st.commits += 1;
                 st.last_loader = Some(e.frame.loader_id.inner().clone());
+                st.committed_url = Some(e.frame.url.clone());
                 // Whatever was requested before the commit is this document or gone.
                 st.requested = None;
             }
