@@ -164,6 +164,8 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
     with_timeout("act variables", async {
         let ctx = Ctx::new().await;
         let server = LlmServer::with_script(vec![
+            // A misspelt placeholder first: refused, not typed as it stands.
+            perform("textbox \"Password\"", "fill", &["%pasword%"], false),
             perform("textbox \"Email\"", "fill", &["%email%"], false),
             perform("textbox \"Password\"", "fill", &["%password%"], false),
             perform("button \"Sign in\"", "click", &[], false),
@@ -182,6 +184,13 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
             variables: vars,
             ..ActOptions::default()
         };
+        let typo = Ai::new(&llm)
+            .act(&page, "type %password% into the Password field", &opts)
+            .await
+            .unwrap();
+        assert!(!typo.success, "{typo:?}");
+        assert!(typo.message.contains("did you mean %password%?"), "{typo:?}");
+        assert_eq!(js(&page, "document.querySelector('#password').value").await, json!(""));
         for instruction in [
             "type %email% into the Email field",
             "type %password% into the Password field",
@@ -201,7 +210,7 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
         // The email field shows its value in later snapshots: redacted on the way out.
         server.assert_never_saw(SECRET_PASSWORD);
         server.assert_never_saw(SECRET_EMAIL);
-        let second = server.requests()[1].prompt_text();
+        let second = server.requests()[2].prompt_text();
         assert!(
             second.contains("%email%") || second.contains("[redacted"),
             "the filled field is shown redacted: {second}"

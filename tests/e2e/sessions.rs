@@ -373,6 +373,12 @@ fn a_session_types_secrets_it_never_shows() {
     assert!(length.contains("13"), "the value was typed: {length}");
     let shown = s.ok(&["eval", "document.querySelector('input[name=name]').value"]);
     assert!(!shown.contains("Hidden Hopper"), "redacted: {shown}");
+    // A misspelt placeholder is refused, not typed into the field as it stands.
+    let typo = s.run(&["fill", &ref_with(&page, "textbox \"Full name\""), "%SHOP_NAM%"]);
+    assert_eq!(typo.code(), Some(1), "{}", typo.stdout);
+    assert!(typo.stdout.contains("did you mean %SHOP_NAME%?"), "{}", typo.stdout);
+    let kept = s.ok(&["eval", "document.querySelector('input[name=name]').value.length"]);
+    assert!(kept.contains("13"), "the field kept its value: {kept}");
     let missing = s.run(&[
         "open",
         &s.files.url("sessions/order.html"),

@@ -342,26 +342,27 @@ impl<'a> ActRun<'a> {
         Ok((decision, snapshot))
     }
 
-    /// The action the model chose, its variables substituted.
-    fn action_of(&self, choice: &Choice) -> Action {
-        Action {
+    /// The action the model chose, its variables substituted (a misspelt
+    /// one refused).
+    fn action_of(&self, choice: &Choice) -> Result<Action> {
+        Ok(Action {
             method: choice.method_name.clone(),
             ref_: Some(choice.element_id.clone()).filter(|r| !r.is_empty()),
             arguments: choice
                 .arguments
                 .iter()
                 .map(|a| self.opts.variables.substitute(a))
-                .collect(),
+                .collect::<Result<_>>()?,
             description: Some(choice.description.clone()),
             ..Default::default()
-        }
+        })
     }
 
     /// Runs the choice; a covered target gets one removeBlocker run, and
     /// one retry when that cleared something.
     async fn execute(&mut self, choice: &Choice, snapshot: &SnapshotResult) -> Result<ActRecord> {
         let info = snapshot.refs.get(&choice.element_id).cloned().unwrap_or_default();
-        let action = self.action_of(choice);
+        let action = self.action_of(choice)?;
         let base = self.opts.base_dir.as_deref();
         within_files(&action, self.opts)?;
         let (done, blocker) = self.page.perform_past_blockers(&action, base).await;
@@ -479,7 +480,7 @@ impl Ai<'_> {
 
         // A file the model may not use is refused outright: a fresh look
         // would not make it usable (self-heal is for elements that moved).
-        if let Err(e) = within_files(&run.action_of(&choice), opts) {
+        if let Err(e) = run.action_of(&choice).and_then(|action| within_files(&action, opts)) {
             let msg = e.to_string();
             return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
         }

@@ -30,7 +30,7 @@ impl ActRecord {
             selector: Some(self.selector.clone()).filter(|s| !s.is_empty()),
             ref_: None,
             frame: self.frame.clone(),
-            arguments: self.arguments.iter().map(|a| variables.substitute(a)).collect(),
+            arguments: self.arguments.iter().map(|a| variables.fill_in(a)).collect(),
             description: Some(self.description.clone()),
         }
     }

@@ -55,13 +55,55 @@ impl Variables {
         self.0.keys().cloned().collect()
     }
 
-    /// Replaces known `%name%` placeholders by their values.
-    pub fn substitute(&self, text: &str) -> String {
+    /// Replaces known `%name%` placeholders by their values. A placeholder
+    /// that misspells a known one (`%pasword%`, `%PASSWORD%` for
+    /// `%password%`) is refused: typed as it stands, it would put the
+    /// placeholder in the field and look like success. Other `%…%` text
+    /// stays as written (`100%sure%` is text).
+    pub fn substitute(&self, text: &str) -> Result<String> {
+        if let Some((wrote, meant)) = self.misspelt_placeholder(text) {
+            return Err(Error::InvalidAction(format!(
+                "%{wrote}% is no variable: did you mean %{meant}%? (the variables are {})",
+                self.names()
+                    .iter()
+                    .map(|n| format!("%{n}%"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(self.fill_in(text))
+    }
+
+    /// Replaces known `%name%` placeholders, leaving any other `%…%` as
+    /// written: for recorded actions, checked when they were made.
+    pub fn fill_in(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (name, value) in &self.0 {
             out = out.replace(&format!("%{name}%"), value);
         }
         out
+    }
+
+    /// The first `%name%` in `text` that is not a variable but is within two
+    /// edits (or a change of case) of one: (written, meant).
+    fn misspelt_placeholder(&self, text: &str) -> Option<(String, String)> {
+        let mut rest = text;
+        while let Some(start) = rest.find('%') {
+            let after = &rest[start + 1..];
+            let Some(end) = after.find('%') else { break };
+            let name = &after[..end];
+            if valid_name(name) && !self.0.contains_key(name) {
+                let near = self.0.keys().find(|known| {
+                    known.eq_ignore_ascii_case(name) || (name.len() > 3 && edit_distance(known, name) <= 2)
+                });
+                if let Some(known) = near {
+                    return Some((name.to_string(), known.clone()));
+                }
+            }
+            // The closing % may open the next placeholder.
+            rest = after;
+        }
+        None
     }
 
     /// Every value, for redaction of outgoing requests.
@@ -82,6 +124,22 @@ impl Variables {
     }
 }
 
+/// Levenshtein distance over bytes (names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,8 +147,17 @@ mod tests {
     #[test]
     fn substitution_and_notes() {
         let v = Variables::new(BTreeMap::from([("password".into(), "hunter2".into())])).unwrap();
-        assert_eq!(v.substitute("%password%!"), "hunter2!");
-        assert_eq!(v.substitute("%other%"), "%other%");
+        assert_eq!(v.substitute("%password%!").unwrap(), "hunter2!");
+        assert_eq!(v.substitute("%other%").unwrap(), "%other%");
+        assert_eq!(v.substitute("100%sure% %password%").unwrap(), "100%sure% hunter2");
+        // A misspelt placeholder would be typed as it stands: refused, with the right one.
+        for typo in ["%pasword%", "%PASSWORD%", "x %passwrd% y", "50% %passwort%"] {
+            let e = v.substitute(typo).unwrap_err().to_string();
+            assert!(e.contains("did you mean %password%?"), "{typo}: {e}");
+        }
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        // No variables: every %…% is text.
+        assert_eq!(Variables::default().substitute("%pasword%").unwrap(), "%pasword%");
         assert!(v.prompt_note().unwrap().contains("%password%"));
         assert!(!v.prompt_note().unwrap().contains("hunter2"));
         assert!(!format!("{v:?}").contains("hunter2"));

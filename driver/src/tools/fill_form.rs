@@ -158,7 +158,15 @@ async fn fill_direct(ctx: &ToolContext<'_>, i: usize, field: &Field, target: &st
         target: target.to_string(),
         frame: None,
     };
-    let value = ctx.settings.variables.substitute(&field.value);
+    let label = field.name.clone().unwrap_or_else(|| target.to_string());
+    let value = match ctx.settings.variables.substitute(&field.value) {
+        Ok(v) => v,
+        Err(e) => {
+            p.all_ok = false;
+            p.lines.push(format!("{}: {label} failed: {e}", i + 1));
+            return Ok(());
+        }
+    };
     let (tool, method, arguments, record_args) = match field.kind.as_deref().unwrap_or("textbox") {
         "checkbox" | "radio" => {
             let on = !matches!(value.trim().to_ascii_lowercase().as_str(), "false" | "0" | "no" | "off");
@@ -178,7 +186,6 @@ async fn fill_direct(ctx: &ToolContext<'_>, i: usize, field: &Field, target: &st
             json!({"target": target, "value": field.value}),
         ),
     };
-    let label = field.name.clone().unwrap_or_else(|| target.to_string());
     match element::perform(ctx, &el.action(method, arguments)).await {
         Ok(r) => {
             p.filled += 1;
@@ -225,7 +232,7 @@ async fn fill_described(
             .arguments
             .iter()
             .map(|v| ctx.settings.variables.substitute(v))
-            .collect();
+            .collect::<Result<_>>()?;
         return match page.perform(&real, ctx.settings.base_dir.as_deref()).await {
             Ok(done) => {
                 p.out.rect = done.rect.or(p.out.rect);

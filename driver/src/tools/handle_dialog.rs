@@ -37,7 +37,10 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("handleDialog", args)?;
-        let text = a.prompt_text.as_deref().map(|t| ctx.settings.variables.substitute(t));
+        let text = match a.prompt_text.as_deref() {
+            Some(t) => Some(ctx.settings.variables.substitute(t)?),
+            None => None,
+        };
         let page = ctx.page();
         let info = page.handle_dialog(a.accept, text.as_deref()).await?;
         // The page's script resumes where the dialog stopped it: let it finish.

@@ -37,7 +37,11 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("select", args.clone())?;
-        let values = a.values.iter().map(|v| ctx.settings.variables.substitute(v)).collect();
+        let values = a
+            .values
+            .iter()
+            .map(|v| ctx.settings.variables.substitute(v))
+            .collect::<crate::error::Result<_>>()?;
         let action = a.element.action("selectOptionFromDropdown", values);
         let r = element::perform(ctx, &action).await?;
         Ok(element::outcome("select", "Selected in", &args, r))
