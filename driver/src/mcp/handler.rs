@@ -71,11 +71,8 @@ impl Shared {
                 let serde_json::Value::Object(schema) = (t.parameters)() else {
                     unreachable!("registry schemas are objects (checked by the registry tests)")
                 };
-                // Clients may run read-only tools without asking (the page
-                // stays as it is; storageState writes a file).
-                let read_only = !t.changes_page && t.name != "storageState";
                 McpTool::new(t.mcp_name(), t.description, schema)
-                    .annotate(ToolAnnotations::new().read_only(read_only).open_world(true))
+                    .annotate(ToolAnnotations::new().read_only(t.read_only()).open_world(true))
             })
             .collect();
         let stateless = Arc::new(Session::new(host.clone(), options.clone(), !options.shared_context));

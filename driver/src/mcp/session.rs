@@ -48,20 +48,6 @@ enum Attempt {
     BrowserDiedDuring,
 }
 
-/// Tools that run on a tab whose renderer crashed: the first four give it
-/// a new document, the others need nothing of the page.
-const RUN_ON_A_CRASHED_TAB: &[&str] = &[
-    "goto",
-    "reload",
-    "back",
-    "forward",
-    "tabs",
-    "close",
-    "consoleMessages",
-    "networkRequests",
-    "handleDialog",
-];
-
 /// A folder for one session's files inside the server's output directory,
 /// made when something is first written there: `session-<pid>-<n>`, so two
 /// servers sharing an output directory never pick the same one, past any
@@ -362,7 +348,7 @@ are gone: open your page again).",
         };
         // A crashed tab answers nothing: only what gives it a new document
         // (or needs none of it) runs; the rest says how to recover at once.
-        if page.is_crashed() && !RUN_ON_A_CRASHED_TAB.contains(&tool.name) {
+        if page.is_crashed() && !tool.runs_on_a_crashed_tab {
             let text = explain(tool, &Error::PageCrashed, None);
             return Attempt::Done(self.respond(st, &browser, &page, text, true, None).await);
         }

@@ -7,6 +7,7 @@ use super::tool::{boxed, object, Tool, ToolFuture, ToolOutput};
 
 pub const TOOL: Tool = Tool::new("back", "Go back to the previous page.", parameters, handle)
     .changing_page()
+    .running_on_a_crashed_tab()
     .with_aliases(&["navback", "goBack"])
     .with_mcp_name("browser_navigate_back");
 

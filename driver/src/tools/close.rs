@@ -13,6 +13,7 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
+.running_on_a_crashed_tab()
 .offered_to(Offered::MCP_ONLY)
 .with_command("close-tabs", &[]);
 

@@ -12,6 +12,7 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
+.running_on_a_crashed_tab()
 .with_aliases(&["goForward"])
 .with_mcp_name("browser_navigate_forward");
 

@@ -10,6 +10,7 @@ use crate::error::Error;
 
 pub const TOOL: Tool = Tool::new("goto", "Open a URL in this tab.", parameters, handle)
     .changing_page()
+    .running_on_a_crashed_tab()
     .with_aliases(&["navigate"])
     .with_command("open", &["url"])
     .with_mcp_name("browser_navigate");

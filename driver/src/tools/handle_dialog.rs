@@ -14,6 +14,7 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
+.running_on_a_crashed_tab()
 .offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {

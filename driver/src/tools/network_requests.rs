@@ -12,6 +12,7 @@ pub const TOOL: Tool = Tool::new(
     parameters,
     handle,
 )
+.running_on_a_crashed_tab()
 .offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {

@@ -249,6 +249,18 @@ mod tests {
             .for_mcp(false, &["vision".into()])
             .iter()
             .any(|t| t.mcp_name() == "browser_mouse_click_xy"));
+        // Read-only: neither the page nor a file of the user's changes.
+        let read_only = |name: &str| r.get(name).unwrap().read_only();
+        assert!(read_only("snapshot") && read_only("consoleMessages"));
+        assert!(!read_only("click") && !read_only("storageState"));
+        // On a crashed tab: what gives it a new document, or needs nothing of the page.
+        let on_crashed = |name: &str| r.get(name).unwrap().runs_on_a_crashed_tab;
+        assert!(["goto", "reload", "back", "tabs", "consoleMessages"]
+            .iter()
+            .all(|t| on_crashed(t)));
+        assert!(!["click", "snapshot", "evaluate", "screenshot"]
+            .iter()
+            .any(|t| on_crashed(t)));
     }
 
     #[test]

@@ -5,7 +5,9 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, Tool, ToolFuture, ToolOutput};
 
-pub const TOOL: Tool = Tool::new("reload", "Reload the current page.", parameters, handle).changing_page();
+pub const TOOL: Tool = Tool::new("reload", "Reload the current page.", parameters, handle)
+    .changing_page()
+    .running_on_a_crashed_tab();
 
 fn parameters() -> Value {
     object(json!({}), &[])

@@ -18,6 +18,7 @@ pub const TOOL: Tool = Tool::new(
     parameters,
     handle,
 )
+.writing_files()
 .offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {

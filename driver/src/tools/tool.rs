@@ -66,6 +66,13 @@ pub struct Tool {
     pub needs_llm: bool,
     /// Returns an image: offered to an agent only when its model reads images.
     pub returns_image: bool,
+    /// Writes a file of the user's (storage state): not read-only, though
+    /// the page stays as it is.
+    pub writes_files: bool,
+    /// Runs on a tab whose renderer crashed: it gives the tab a new document
+    /// (goto, reload) or needs nothing of the page (tabs, console messages).
+    /// Other tools answer at once that the tab crashed.
+    pub runs_on_a_crashed_tab: bool,
     /// Offered only when the user grants this capability (`--caps evaluate`).
     pub capability: Option<&'static str>,
     pub offered: Offered,
@@ -114,6 +121,8 @@ impl Tool {
             changes_page: false,
             needs_llm: false,
             returns_image: false,
+            writes_files: false,
+            runs_on_a_crashed_tab: false,
             capability: None,
             offered: Offered::EVERYWHERE,
             command: CommandShape {
@@ -177,6 +186,24 @@ impl Tool {
     pub const fn returning_image(mut self) -> Tool {
         self.returns_image = true;
         self
+    }
+
+    /// It writes a file of the user's.
+    pub const fn writing_files(mut self) -> Tool {
+        self.writes_files = true;
+        self
+    }
+
+    /// It runs on a tab whose renderer crashed.
+    pub const fn running_on_a_crashed_tab(mut self) -> Tool {
+        self.runs_on_a_crashed_tab = true;
+        self
+    }
+
+    /// Neither the page nor the user's files change: a client may run it
+    /// without asking.
+    pub fn read_only(&self) -> bool {
+        !self.changes_page && !self.writes_files
     }
 
     /// Older names it still answers to.
