@@ -185,3 +185,35 @@ async fn viewport_mode_in_the_middle_counts_both_directions() {
     })
     .await;
 }
+
+/// A page with no doctype (quirks mode, common on old and CMS-made pages):
+/// the root element is as tall as the document there, so its client box is
+/// no viewport. The position, a page scroll and a click below the fold read
+/// the viewport from the body, as the browser does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quirks_mode_page_has_a_position_scrolls_and_clicks_below_the_fold() {
+    use sightline::ScrollAmount;
+    with_timeout("quirks mode", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("long-quirks.html")).await.expect("goto");
+        assert_eq!(page.evaluate("document.compatMode").await.unwrap(), "BackCompat");
+        let top = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_eq!(top.viewport.viewport_height, 720.0);
+        assert_position(&top, 0, 9, true, false);
+        let scrolled = page.scroll(ScrollAmount::ViewportPercent(100.0)).await.unwrap();
+        assert_eq!(
+            scrolled.value.as_deref(),
+            Some("page scrolled to y=720 of 6480"),
+            "{scrolled:?}"
+        );
+        let below = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_position(&below, 1, 8, false, false);
+        let last = ref_of(line_with(&below.tree, r#"button "Button 10""#)).unwrap();
+        page.click(last.as_str()).await.expect("click below the fold");
+        assert_eq!(page.evaluate("window.clicked").await.unwrap(), "Button 10");
+        browser.close().await.expect("close");
+    })
+    .await;
+}

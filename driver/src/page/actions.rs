@@ -112,7 +112,9 @@ pub(crate) const SCROLL_JS: &str = "(el, o) => {
     if (scrollable(e)) { c = e; break; }
   }
   const box = c || page;
-  const view = c ? c.clientHeight : (document.documentElement.clientHeight || innerHeight);
+  // (The page's viewport: the scrolling element's client box, the body's in
+  // quirks mode, where the root's is the whole document.)
+  const view = c ? c.clientHeight : (page.clientHeight || innerHeight);
   const max = Math.max(0, box.scrollHeight - view);
   let top;
   if (o.percent !== null) top = max * Math.min(100, Math.max(0, o.percent)) / 100;

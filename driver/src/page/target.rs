@@ -249,7 +249,8 @@ const PROBE_JS: &str = r#"(async (o) => {
   }
   let info = ask(false);
   if (!o.wait && o.scroll && info.found && info.attached && info.visible) {
-    const de = document.documentElement;
+    // (In quirks mode the body, not the root, has the viewport's size.)
+    const de = document.scrollingElement || document.documentElement;
     const vw = de.clientWidth || innerWidth, vh = de.clientHeight || innerHeight;
     const r = info.rect;
     const inside = r.x >= 0 && r.y >= 0 && r.x + r.width <= vw + 0.5 && r.y + r.height <= vh + 0.5;
@@ -286,7 +287,7 @@ const PROBE_JS: &str = r#"(async (o) => {
 const FRAME_OWNER_JS: &str = r##"function (scroll, x, y) {
   if (scroll) {
     const r = this.getBoundingClientRect();
-    const de = document.documentElement;
+    const de = document.scrollingElement || document.documentElement;
     if (r.top < 0 || r.left < 0 || r.bottom > (de.clientHeight || innerHeight) || r.right > (de.clientWidth || innerWidth))
       this.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   }

@@ -56,16 +56,19 @@ impl RefAllocator for LiveAllocator<'_> {
 pub(crate) fn page_facts(doc: &web_sys::Document) -> PageFacts {
     let window = web_sys::window().expect("window");
     let root = doc.document_element();
+    // The viewport's size is the scrolling element's client box: the body's
+    // in quirks mode, where the root's is the whole document.
+    let viewer = doc.scrolling_element().or_else(|| root.clone());
     let body_h = doc.body().map(|b| b.scroll_height()).unwrap_or(0) as f64;
     let body_w = doc.body().map(|b| b.scroll_width()).unwrap_or(0) as f64;
-    let (mut vw, mut vh, doc_w, doc_h) = match &root {
-        Some(r) => (
-            r.client_width() as f64,
-            r.client_height() as f64,
+    let (mut vw, mut vh, doc_w, doc_h) = match (&root, &viewer) {
+        (Some(r), Some(v)) => (
+            v.client_width() as f64,
+            v.client_height() as f64,
             (r.scroll_width() as f64).max(body_w),
             (r.scroll_height() as f64).max(body_h),
         ),
-        None => (0.0, 0.0, body_w, body_h),
+        _ => (0.0, 0.0, body_w, body_h),
     };
     if vw <= 0.0 || vh <= 0.0 {
         vw = window.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
