@@ -525,6 +525,13 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let opened = s.ok(&["open", &bare]);
     assert!(opened.contains("About us"), "{opened}");
 
+    // An error status belongs to its page: said there, and gone after back.
+    let missing = s.ok(&["open", &s.files.url("sessions/no-such-page.html")]);
+    assert!(missing.contains("- HTTP status: 404"), "{missing}");
+    let back = s.ok(&["back"]);
+    assert!(back.contains("About us") && !back.contains("HTTP status"), "{back}");
+    assert!(!s.ok(&["snapshot"]).contains("HTTP status"));
+
     // A tree written to a file is whole, over a model's budget.
     s.open("sessions/edge.html?items=8000", &[]);
     let file = s.dir.path().join("big.txt");

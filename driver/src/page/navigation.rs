@@ -185,8 +185,10 @@ impl Page {
     /// over HTTP (`None` for files, `about:` pages and history entries
     /// served from memory).
     pub fn document_status(&self) -> Option<u16> {
+        // The committed document's response: the newest response may be
+        // another's (a 404 that `back` left, a download, a 204).
         self.tracker()
-            .with(|s| s.last_document())
+            .with(|s| s.current_document())
             .map(|d| d.status)
             .filter(|s| *s > 0)
     }

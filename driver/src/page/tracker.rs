@@ -210,9 +210,10 @@ impl NetState {
             .map(|(_, e)| e.clone())
     }
 
-    /// The newest main-frame document response.
-    pub fn last_document(&self) -> Option<DocumentResponse> {
-        self.documents.last().map(|(_, d)| d.clone())
+    /// The response of the main frame's committed document, when it had
+    /// one (not a page restored from memory).
+    pub fn current_document(&self) -> Option<DocumentResponse> {
+        self.document(self.last_loader.as_deref()?)
     }
 
     /// The URL of the main frame's current document, as last committed.
