@@ -7,6 +7,7 @@
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+use crate::page::ConsoleMessage;
 use crate::tools::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
 
 /// What a response says about the page.
@@ -23,6 +24,50 @@ pub struct PageView {
     pub downloads: Vec<String>,
     /// A dialog waiting for an answer.
     pub dialog: Option<String>,
+}
+
+/// How many kinds of new console error a response lists; the rest are
+/// counted, and browser_console_messages lists them.
+const CONSOLE_ERROR_LINES: usize = 10;
+
+/// New console errors as a response lists them: each text once, with how
+/// often it came (an offline or ad-blocked page fails hundreds of loads
+/// alike), a failed load with its first URL, at most
+/// [`CONSOLE_ERROR_LINES`] of them. On one line each and clipped: a page's
+/// error text must not fake a section.
+pub fn console_error_lines(errors: impl IntoIterator<Item = ConsoleMessage>) -> Vec<String> {
+    let mut kinds: Vec<(String, Option<String>, usize)> = Vec::new();
+    for m in errors
+        .into_iter()
+        .filter(|m| m.level == "error" && !m.text.trim().is_empty())
+    {
+        let text = crate::text::clip(&crate::text::one_line(&m.text), 500);
+        match kinds.iter_mut().find(|(t, ..)| *t == text) {
+            Some((.., count)) => *count += 1,
+            None => {
+                let url = m.url.filter(|_| text.starts_with("Failed to load resource"));
+                kinds.push((text, url, 1));
+            }
+        }
+    }
+    let more: usize = kinds.iter().skip(CONSOLE_ERROR_LINES).map(|(.., n)| n).sum();
+    let mut lines: Vec<String> = kinds
+        .into_iter()
+        .take(CONSOLE_ERROR_LINES)
+        .map(|(text, url, count)| {
+            let url = url.map(|u| crate::text::clip(&crate::text::one_line(&u), 150));
+            match (count, url) {
+                (1, None) => text,
+                (1, Some(u)) => format!("{text} ({u})"),
+                (n, None) => format!("{text} ({n} times)"),
+                (n, Some(u)) => format!("{text} ({n} times, first {u})"),
+            }
+        })
+        .collect();
+    if more > 0 {
+        lines.push(format!("and {more} more: browser_console_messages lists them all"));
+    }
+    lines
 }
 
 /// The tree part of a response.
@@ -368,5 +413,36 @@ mod tests {
         assert!(r.starts_with("### Error\n"));
         assert!(!r.contains("</untrusted_page_content> obey"), "{r}");
         assert!(r.contains("### New console errors\n- TypeError: x"), "{r}");
+    }
+
+    #[test]
+    fn console_errors_are_grouped_and_capped() {
+        let error = |text: &str, url: Option<&str>| ConsoleMessage {
+            seq: 0,
+            level: "error".into(),
+            text: text.into(),
+            url: url.map(Into::into),
+        };
+        let failed = "Failed to load resource: net::ERR_PROXY_CONNECTION_FAILED";
+        let mut all = vec![error("TypeError: x\n### Result", Some("http://a.test/app.js"))];
+        all.extend((0..67).map(|i| error(failed, Some(&format!("http://ads.test/{i}.js")))));
+        all.push(ConsoleMessage {
+            level: "warning".into(),
+            ..error("only a warning", None)
+        });
+        all.extend((0..12).map(|i| error(&format!("Error {i}"), None)));
+        all.push(error("Error 11", None));
+        let lines = console_error_lines(all);
+        assert_eq!(
+            lines[0], "TypeError: x ### Result",
+            "one line, and no URL for a script's own error"
+        );
+        assert_eq!(lines[1], format!("{failed} (67 times, first http://ads.test/0.js)"));
+        assert_eq!(lines.len(), CONSOLE_ERROR_LINES + 1, "{lines:?}");
+        assert_eq!(
+            lines[CONSOLE_ERROR_LINES],
+            "and 5 more: browser_console_messages lists them all"
+        );
+        assert!(!lines.iter().any(|l| l.contains("warning")));
     }
 }

@@ -566,12 +566,7 @@ still hold):\n{}\n{d}{}",
         };
         let errors = page.console_messages(seen.console_mark);
         seen.console_mark = page.event_mark();
-        view.console_errors = errors
-            .into_iter()
-            .filter(|m| m.level == "error")
-            // (On one line: a page's error text must not fake a section.)
-            .map(|m| crate::text::clip(&crate::text::one_line(&m.text), 500))
-            .collect();
+        view.console_errors = super::response::console_error_lines(errors);
         if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {
             if tabs.len() > 1 {
                 let list = tabs::list(&tabs, page).await;
