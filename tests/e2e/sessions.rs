@@ -517,6 +517,19 @@ fn the_awkward_cases_a_coding_agent_meets() {
     assert_eq!(refused.code(), Some(1), "{}", refused.stdout);
     assert!(refused.stdout.contains("connection refused"), "{}", refused.stdout);
     assert!(!refused.stdout.contains("### Snapshot"), "{}", refused.stdout);
+    // So does a click whose link leads there: the address and the reason,
+    // not only the browser's error page.
+    let link = format!(
+        "document.body.insertAdjacentHTML('afterbegin', '<a id=dead href=\"http://127.0.0.1:{closed}/x\">Dead</a>')"
+    );
+    s.ok(&["eval", &link]);
+    let clicked = s.ok(&["click", "#dead"]);
+    assert!(
+        clicked.contains(&format!(
+            "it opened http://127.0.0.1:{closed}/x, which could not load (net::ERR_CONNECTION_REFUSED)"
+        )),
+        "{clicked}"
+    );
 
     // A web address typed without its scheme is that address, not a path
     // on the current site.

@@ -654,7 +654,14 @@ impl Page {
         }
         if self.tracker().with(|s| s.commits) > commits {
             if let Ok(url) = self.url().await {
-                result.notes.push(format!("navigated to {url}"));
+                // The browser's error page stands for the load that failed.
+                let failed = self.tracker().with(|s| s.last_failure());
+                match failed.filter(|_| url.starts_with("chrome-error://")) {
+                    Some((wanted, error)) => result
+                        .notes
+                        .push(format!("it opened {wanted}, which could not load ({error})")),
+                    None => result.notes.push(format!("navigated to {url}")),
+                }
             }
         }
         Ok(())

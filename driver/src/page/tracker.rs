@@ -49,6 +49,15 @@ struct Request {
     url: String,
 }
 
+/// A main-frame document load that failed.
+struct DocumentFailure {
+    /// Its place among the tab's failed loads (0 first).
+    seq: usize,
+    url: String,
+    /// Chromium's error text (`net::ERR_NAME_NOT_RESOLVED`).
+    error: String,
+}
+
 /// What a request means for readiness (`ready`; the rules are in readiness.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RequestRole {
@@ -101,8 +110,10 @@ pub(crate) struct NetState {
     documents: Vec<(String, DocumentResponse)>,
     /// Main-frame document requests in flight: request id → loader id.
     document_requests: HashMap<String, String>,
-    /// Main-frame document loads that failed: (loader id, Chromium's error text).
-    document_failures: Vec<(String, String)>,
+    /// Main-frame document loads that failed, the last few.
+    document_failures: Vec<DocumentFailure>,
+    /// Main-frame document loads that failed so far.
+    failed_loads: usize,
     /// Loader of the main frame's current document.
     pub last_loader: Option<String>,
     /// URL of the main frame's current document, as committed.
@@ -130,6 +141,7 @@ impl NetState {
             documents: Vec::new(),
             document_requests: HashMap::new(),
             document_failures: Vec::new(),
+            failed_loads: 0,
             last_loader: None,
             committed_url: None,
             loading_frames: HashMap::new(),
@@ -198,16 +210,32 @@ impl NetState {
             .count()
     }
 
-    /// The latest main-frame document failure, if any came after `failures_before` of them.
+    /// Main-frame document loads that failed so far (a mark for [`NetState::failure_since`]).
     pub fn failures(&self) -> usize {
-        self.document_failures.len()
+        self.failed_loads
     }
 
+    /// Chromium's error text of the latest main-frame document failure, if
+    /// any came after `failures_before` of them.
     pub fn failure_since(&self, failures_before: usize) -> Option<String> {
         self.document_failures
-            .get(failures_before..)?
             .last()
-            .map(|(_, e)| e.clone())
+            .filter(|f| f.seq >= failures_before)
+            .map(|f| f.error.clone())
+    }
+
+    fn note_failed_load(&mut self, url: String, error: String) {
+        let seq = self.failed_loads;
+        self.failed_loads += 1;
+        self.document_failures.push(DocumentFailure { seq, url, error });
+        if self.document_failures.len() > 16 {
+            self.document_failures.remove(0);
+        }
+    }
+
+    /// The latest main-frame document failure: (its URL, Chromium's error text).
+    pub fn last_failure(&self) -> Option<(String, String)> {
+        self.document_failures.last().map(|f| (f.url.clone(), f.error.clone()))
     }
 
     /// The response of the main frame's committed document, when it had
@@ -434,13 +462,13 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             finish(&mut st, e.request_id.inner(), now)
         }
         Event::Failed(e) => {
-            if let Some(loader) = st.document_requests.remove(e.request_id.inner()) {
-                if e.canceled != Some(true) {
-                    st.document_failures.push((loader, e.error_text.clone()));
-                    if st.document_failures.len() > 16 {
-                        st.document_failures.remove(0);
-                    }
-                }
+            if st.document_requests.remove(e.request_id.inner()).is_some() && e.canceled != Some(true) {
+                let url = st
+                    .inflight
+                    .get(e.request_id.inner())
+                    .map(|r| r.url.clone())
+                    .unwrap_or_default();
+                st.note_failed_load(url, e.error_text.clone());
             }
             finish(&mut st, e.request_id.inner(), now)
         }
@@ -681,6 +709,24 @@ mod tests {
             }
         }
         all
+    }
+
+    /// A tab's failed loads are told apart however many came before (only
+    /// the last few are kept).
+    #[test]
+    fn a_failed_load_is_found_after_many() {
+        let mut s = st();
+        for i in 0..40 {
+            let before = s.failures();
+            assert_eq!(s.failure_since(before), None);
+            s.note_failed_load(format!("http://a.test/{i}"), "net::ERR_FAILED".into());
+            assert_eq!(
+                s.failure_since(before).as_deref(),
+                Some("net::ERR_FAILED"),
+                "failure {i}"
+            );
+            assert_eq!(s.last_failure().unwrap().0, format!("http://a.test/{i}"));
+        }
     }
 
     /// chromiumoxide hands over a burst's events kind by kind in any
