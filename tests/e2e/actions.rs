@@ -506,6 +506,16 @@ async fn hazards(cx: &Ctx) {
     page.click("#pay").await.expect("uncovered");
     assert_eq!(eval(&page, "window.clicks['Pay now']").await, 1);
 
+    // A link broken over two lines is neither covered nor missed: the
+    // pointer aims at its first line box, not between them.
+    let lines = eval(&page, "document.getElementById('wrapped').getClientRects().length").await;
+    assert_eq!(lines, 2, "the fixture's link wraps");
+    let snap = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+    let link = line_with(&snap.tree, r#"link "a link that wraps over two lines""#);
+    assert!(!link.contains("[covered]"), "{link}");
+    page.click(ref_of(link).unwrap().as_str()).await.expect("wrapped link");
+    assert_eq!(eval(&page, "window.wrappedClicks").await, 1);
+
     // A stale ref after a re-render: an error, and no click on anything else.
     let old = snap_ref(&page, r#"button "Archive order 2""#).await;
     page.click("#rerender").await.expect("re-render");

@@ -118,8 +118,7 @@ pub fn target_info(st: &EngineState, req: &TargetRequest) -> TargetInfo {
     }
     // (A control the pointer can't reach is clicked through its label.)
     let clicked = super::reads::click_box(&el);
-    let r = clicked.get_bounding_client_rect();
-    info.rect = Rect::new(r.x(), r.y(), r.width(), r.height());
+    info.rect = super::reads::aim_rect(&clicked);
     let styled_visible = window()
         .get_computed_style(&el)
         .ok()

@@ -127,6 +127,15 @@
       c.hasAttribute("aria-labelledby")
     );
   };
+  // Writes a box where `bind` said (x, y, width, height).
+  const put = (r) => {
+    // A grown memory detaches the old view (its length drops to 0).
+    if (box.length === 0) box = new Float64Array(memory.buffer, at, 4);
+    box[0] = r.x;
+    box[1] = r.y;
+    box[2] = r.width;
+    box[3] = r.height;
+  };
   return {
     shadowRoot: shadowRootOf,
     // `ptr`: where `rect` writes four f64s in the module's memory.
@@ -204,13 +213,16 @@
     },
     // x, y, width, height of getBoundingClientRect().
     rect(el) {
-      const r = el.getBoundingClientRect();
-      // A grown memory detaches the old view (its length drops to 0).
-      if (box.length === 0) box = new Float64Array(memory.buffer, at, 4);
-      box[0] = r.x;
-      box[1] = r.y;
-      box[2] = r.width;
-      box[3] = r.height;
+      put(el.getBoundingClientRect());
+    },
+    // The box a pointer aims at, written as `rect` writes: for an inline
+    // box broken over lines, the first of its line boxes with an area in
+    // the viewport (the centre of their union may fall between them, on
+    // other text); else its bounding box.
+    aim(el) {
+      const lines = [...el.getClientRects()];
+      const inView = (q) => q.width * q.height > 0.99 && q.right > 0 && q.bottom > 0 && q.left < innerWidth && q.top < innerHeight;
+      put((lines.length > 1 && lines.find(inView)) || el.getBoundingClientRect());
     },
     // getComputedStyle(el) keywords as bits (layout in reads.rs); the
     // declaration stays available through `last()` for rarer reads.

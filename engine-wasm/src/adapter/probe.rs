@@ -175,17 +175,12 @@ impl PageProbe for LiveProbe<'_> {
         Some(owners)
     }
 
-    fn covered_by(&mut self, tree: &DomTree, node: NodeId, refs: &NodeMap<String>) -> Option<String> {
+    fn covered_by(&mut self, _tree: &DomTree, node: NodeId, refs: &NodeMap<String>) -> Option<String> {
         let t0 = now_ms();
         let result = (|| {
             let own = self.elements[node].as_ref()?;
             let clicked = super::reads::click_box(own);
-            let rect = if &clicked == own {
-                tree.element(node)?.rect
-            } else {
-                let r = clicked.get_bounding_client_rect();
-                Rect::new(r.x(), r.y(), r.width(), r.height())
-            };
+            let rect = super::reads::aim_rect(&clicked);
             let el = &clicked;
             let r = clip_rect(&rect, &self.viewport)?;
             // Centre first; two inner points as fallbacks for partly covered targets.

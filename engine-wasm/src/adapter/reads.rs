@@ -35,6 +35,8 @@ extern "C" {
     fn js_tag_name(id: u32) -> String;
     #[wasm_bindgen(js_name = rect)]
     fn js_rect(el: &Element);
+    #[wasm_bindgen(js_name = aim)]
+    fn js_aim(el: &Element);
     #[wasm_bindgen(js_name = style)]
     fn js_style(el: &Element, want: u32) -> u32;
     #[wasm_bindgen(js_name = last)]
@@ -192,6 +194,15 @@ pub fn tag_name(id: u32) -> String {
 pub fn rect(el: &Element) -> Rect {
     js_rect(el);
     // Volatile: the write happened outside Rust's view.
+    let [x, y, w, h] = unsafe { std::ptr::read_volatile(RECT.0.get()) };
+    Rect::new(x, y, w, h)
+}
+
+/// The box a pointer aims at: an inline box broken over lines aims at its
+/// first line box in view, not the middle of their union (see `aim` in
+/// `dom_reads.js`).
+pub fn aim_rect(el: &Element) -> Rect {
+    js_aim(el);
     let [x, y, w, h] = unsafe { std::ptr::read_volatile(RECT.0.get()) };
     Rect::new(x, y, w, h)
 }
