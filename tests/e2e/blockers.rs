@@ -268,6 +268,13 @@ async fn blocker_fixtures_are_handled_conservatively() {
         );
         assert_eq!(r.kind, Some(sightline::BlockerKind::Consent));
 
+        // A layer no one sees is nothing to close: not "closed with Escape"
+        // because it reads as hidden before and after.
+        open(&page, &server.url("blockers/invisible-layer.html")).await;
+        let r = page.remove_blocker(&default()).await.unwrap();
+        assert_eq!((r.removed, r.method.as_str()), (false, "none"), "{r:?}");
+        assert!(r.note.as_deref().unwrap_or("").contains("is not visible"), "{r:?}");
+
         // A page without a blocker: unchanged, and fast on a warm engine.
         open(&page, &server.url("blockers/no-blocker.html")).await;
         let before = js(&page, "document.documentElement.outerHTML").await;

@@ -251,7 +251,8 @@ impl Response {
         }
         if p.covered > 0 {
             s.push_str(&format!(
-                "- {} element(s) in view are [covered] by another layer: browser_remove_blocker may clear it\n",
+                "- {} element(s) in view are [covered] by another layer (a pop-up, or a bar over the page): \
+browser_remove_blocker closes pop-ups, not the page's own bars\n",
                 p.covered
             ));
         }

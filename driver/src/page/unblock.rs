@@ -231,8 +231,14 @@ impl Page {
             if cand.kind == BlockerKind::Tooltip {
                 continue;
             }
-            let allowed = self.allow_listed(cand, &opts.allowed_selectors).await?;
             let kind = kind_name(cand.kind);
+            // A layer no one sees (opacity 0, say) may still be in the scan;
+            // "closing" it would change nothing and read as a success.
+            if self.blocker_op(BlockerOp::State, &cand.target).await? == "gone: hidden" {
+                skipped.push(format!("{kind} {} is not visible", cand.selector));
+                continue;
+            }
+            let allowed = self.allow_listed(cand, &opts.allowed_selectors).await?;
             // Conservative: without both kinds of evidence, only the
             // caller's allow list makes a candidate removable.
             let evident = cand.size_evidence && cand.modal_evidence;
