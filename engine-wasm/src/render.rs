@@ -333,13 +333,21 @@ fn compute_in_view(tree: &DomTree, clip: &Rect) -> Vec<bool> {
         let up = tree.parent(id).unwrap_or(DomTree::ROOT);
         let mut sc = scroller[up];
         in_view[id] = match tree.element(id) {
-            Some(e) if !e.rect.is_empty() => {
+            // A box with a place, if no area (a zero-height dialog left in
+            // the page): where it lies, edges included, not where its
+            // parent does. (No box at all, `display: contents`: the parent's.)
+            Some(e) if e.rect.width > 0.0 || e.rect.height > 0.0 => {
                 let style = e.style.as_ref();
                 if style.is_some_and(|s| s.position == crate::dom::Position::Fixed) {
                     sc = DomTree::ROOT;
                 }
-                let box_shows = |c: &crate::dom::ElementData| in_view[sc] && e.rect.intersects(&c.rect);
-                let visible = e.rect.intersects(clip) && tree.element(sc).is_none_or(box_shows);
+                let r = &e.rect;
+                let meets = |c: &Rect| match r.is_empty() {
+                    true => r.x <= c.right() && c.x <= r.right() && r.y <= c.bottom() && c.y <= r.bottom(),
+                    false => r.intersects(c),
+                };
+                let box_shows = |c: &crate::dom::ElementData| in_view[sc] && meets(&c.rect);
+                let visible = meets(clip) && tree.element(sc).is_none_or(box_shows);
                 if style.is_some_and(|s| s.scrollable) {
                     sc = id;
                 }

@@ -662,6 +662,32 @@ mod tests {
     }
 
     #[test]
+    fn a_box_without_height_is_in_view_where_it_lies() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        let body = b.open_el("body", &[]);
+        b.data(body).rect = Rect::new(0.0, 0.0, 1280.0, 5000.0);
+        let flat = b.open_el("div", &[("role", "dialog"), ("aria-label", "search")]);
+        b.data(flat).rect = Rect::new(8.0, 2000.0, 1264.0, 0.0);
+        b.close();
+        let top = b.open_el("div", &[("role", "dialog"), ("aria-label", "at the top")]);
+        b.data(top).rect = Rect::new(0.0, 0.0, 1280.0, 0.0);
+        b.close();
+        // No box at all (display: contents): shown with what it holds.
+        b.open_el("div", &[("role", "group"), ("aria-label", "contents")]);
+        let inside = b.open_el("button", &[]);
+        b.data(inside).rect = Rect::new(10.0, 100.0, 80.0, 30.0);
+        b.text("Inside");
+        b.close();
+        b.close();
+        let t = b.finish();
+        let text = snapshot_tree(&t, vp(), SnapshotMode::Viewport).lines.join("\n");
+        assert!(!text.contains("search"), "2000 px down, out of view: {text}");
+        assert!(text.contains("dialog \"at the top\""), "{text}");
+        assert!(text.contains("group \"contents\""), "{text}");
+    }
+
+    #[test]
     fn a_textarea_shows_what_it_holds_not_its_default_text() {
         let mut b = TreeBuilder::new();
         b.open_el("html", &[]);
