@@ -274,6 +274,53 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     assert!(s.ok(&["sessions"]).contains("No browser session"));
 }
 
+/// Daemons of `session` running anywhere (their command line names it).
+fn daemons_of(session: &str) -> Vec<u32> {
+    let needle = format!("__session-daemon\0--session\0{session}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|pid| alive(*pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+        })
+        .collect()
+}
+
+/// Agents run tool calls in parallel: four `open`s at once on a new
+/// session start one daemon and one browser, and all four use it.
+#[test]
+fn opens_at_once_share_one_daemon() {
+    let s = Sessions::new();
+    let session = format!("race{}", std::process::id());
+    let mut args = vec![
+        "open".to_string(),
+        s.files.url("short.html"),
+        "--session".into(),
+        session.clone(),
+    ];
+    args.extend(offline_switches().iter().map(|w| format!("--chrome-arg=--{w}")));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let outs: Vec<CliOutput> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..4).map(|_| scope.spawn(|| s.run(&args))).collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for out in &outs {
+        out.assert_success();
+        assert!(out.stdout.contains("Opened"), "{}", out.stdout);
+    }
+    let daemons = daemons_of(&session);
+    assert_eq!(daemons.len(), 1, "one daemon for the session: {daemons:?}");
+    assert_eq!(browsers_of(daemons[0]).len(), 1);
+    let listed = s.ok(&["sessions"]);
+    assert!(listed.contains("short.html"), "{listed}");
+    s.ok(&["close", "--session", &session]);
+    wait_until("the daemon ends", Duration::from_secs(20), || {
+        daemons_of(&session).is_empty()
+    });
+}
+
 #[test]
 fn sessions_are_isolated_and_private() {
     let s = Sessions::new();

@@ -73,11 +73,35 @@ pub fn is_running(paths: &SessionPaths) -> bool {
     }
 }
 
+/// Starts the session's daemon unless one runs; true when this call started
+/// it. One starter at a time, under the session's lock: of several `open`s
+/// at once on a new session, one starts the daemon and the others wait and
+/// use it (each starting its own left all but one browser unreachable).
+pub fn ensure_daemon(paths: &SessionPaths, daemon_args: &[String]) -> Result<bool, String> {
+    if is_running(paths) {
+        return Ok(false);
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&paths.lock)
+        .map_err(|e| format!("cannot open {}: {e}", paths.lock.display()))?;
+    lock.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", paths.lock.display()))?;
+    // Another starter may have finished while this one waited.
+    if is_running(paths) {
+        return Ok(false);
+    }
+    start_daemon(paths, daemon_args)?;
+    Ok(true)
+}
+
 /// Starts the session's daemon (this binary, detached in a process group
 /// of its own so the terminal's Ctrl-C and hang-up do not reach it) with
 /// `daemon_args`, and waits until it listens. Its early errors (a browser
 /// that cannot start, a bad flag) come back from its log.
-pub fn start_daemon(paths: &SessionPaths, daemon_args: &[String]) -> Result<(), String> {
+fn start_daemon(paths: &SessionPaths, daemon_args: &[String]) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the sightline binary: {e}"))?;
     let log = std::fs::File::create(&paths.log).map_err(|e| format!("cannot write {}: {e}", paths.log.display()))?;
     let mut child = Command::new(exe)

@@ -160,6 +160,7 @@ fn remove_own_files(paths: &SessionPaths) {
         paths.remove_stale();
         // A clean end leaves nothing behind (a crash keeps its log to read).
         let _ = std::fs::remove_file(&paths.log);
+        let _ = std::fs::remove_file(&paths.lock);
     }
 }
 

@@ -310,11 +310,11 @@ fn call(tc: &ToolCommand, args: Value, file: Option<String>, m: &ArgMatches) -> 
     let flags = if opening { browser_flags(m) } else { Vec::new() };
     let mut note = None;
     if opening {
-        if !client::is_running(&paths) {
-            if let Err(e) = client::start_daemon(&paths, &flags) {
-                return fail(m, &e);
-            }
-        } else if !flags.is_empty() {
+        let started = match client::ensure_daemon(&paths, &flags) {
+            Ok(started) => started,
+            Err(e) => return fail(m, &e),
+        };
+        if !started && !flags.is_empty() {
             note = Some(format!(
                 "(The session's browser was already running, so these flags wait for a new session: {}; \
 `sightline close` first.)",

@@ -1,7 +1,8 @@
 //! Where a session's daemon listens: a Unix socket only the user can open,
 //! in `$XDG_RUNTIME_DIR/sightline/` or, without one, a private folder
 //! `sightline-<uid>` under the temporary directory (`$SIGHTLINE_SESSION_DIR`
-//! overrides both). Next to the socket: the daemon's pid and its log.
+//! overrides both). Next to the socket: the daemon's pid, its log, and the
+//! lock its starter holds.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,8 @@ pub struct SessionPaths {
     pub socket: PathBuf,
     pub pid: PathBuf,
     pub log: PathBuf,
+    /// Held while a daemon is started: one starter at a time.
+    pub lock: PathBuf,
 }
 
 /// Whether `name` can name a session (it becomes a file name).
@@ -78,6 +81,7 @@ impl SessionPaths {
             socket: dir.join(format!("{name}.sock")),
             pid: dir.join(format!("{name}.pid")),
             log: dir.join(format!("{name}.log")),
+            lock: dir.join(format!("{name}.lock")),
         })
     }
 
