@@ -299,6 +299,63 @@ fn http_sessions_are_isolated_and_guarded() {
     assert!(a.contains("Cookies: who=alice"), "{a}");
 }
 
+/// A client that sends calls without waiting for their answers (parallel
+/// tool calls, written to stdin in one go) gets them run in the order it
+/// sent them: each snapshot describes the page the call before it opened.
+#[test]
+fn calls_sent_at_once_run_in_the_order_sent() {
+    use std::io::{BufRead, BufReader, Write};
+    let files = FixtureServer::start();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .arg("mcp")
+        .env_remove("SIGHTLINE_LOG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let pages = ["short.html", "long.html", "refs.html", "shadow.html"];
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    writeln!(input, "{initialize}").unwrap();
+    let mut initialized = String::new();
+    output.read_line(&mut initialized).unwrap();
+    let mut lines = vec![json!({"jsonrpc": "2.0", "method": "notifications/initialized"})];
+    for (i, page) in pages.iter().enumerate() {
+        let call = |id: usize, name: &str, args: serde_json::Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}});
+        lines.push(call(10 + 2 * i, "browser_navigate", json!({"url": files.url(page)})));
+        lines.push(call(11 + 2 * i, "browser_snapshot", json!({})));
+    }
+    let all: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    input.write_all(all.as_bytes()).unwrap();
+    input.flush().unwrap();
+    let mut answers = std::collections::HashMap::new();
+    while answers.len() < 2 * pages.len() {
+        let mut line = String::new();
+        assert!(output.read_line(&mut line).unwrap() > 0, "the server closed its output");
+        let m: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = m["id"].as_u64().filter(|id| *id >= 10) {
+            let text = m["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            answers.insert(id, text);
+        }
+    }
+    for (i, page) in pages.iter().enumerate() {
+        let snap = &answers[&(11 + 2 * i as u64)];
+        let url = snap.lines().find(|l| l.starts_with("- URL: ")).unwrap_or_default();
+        assert!(
+            url.ends_with(&format!("/{page}")),
+            "snapshot {i} after opening {page}: {url}"
+        );
+    }
+    drop(input);
+    let _ = child.wait();
+}
+
 #[test]
 fn a_killed_browser_is_replaced_on_the_next_call() {
     let files = FixtureServer::start();

@@ -18,6 +18,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::host::BrowserHost;
+use super::in_order::{Arrival, Turns};
 use super::options::McpOptions;
 use super::session::Session;
 use crate::base64;
@@ -119,18 +120,28 @@ fn offered(options: &McpOptions) -> Vec<&Tool> {
 pub struct Handler {
     shared: Arc<Shared>,
     session: Arc<Session>,
+    /// The turns of calls numbered by their transport (stdio's).
+    turns: Arc<Turns>,
 }
 
 impl Handler {
     pub fn new(shared: Arc<Shared>, isolated: bool) -> Handler {
         let session = Arc::new(Session::new(shared.host.clone(), shared.options.clone(), isolated));
-        Handler { shared, session }
+        Handler {
+            shared,
+            session,
+            turns: Arc::default(),
+        }
     }
 
     /// The handler of the server's only client (stdio), in the default context.
     pub fn only_client(shared: Arc<Shared>) -> Handler {
         let session = Arc::new(Session::new(shared.host.clone(), shared.options.clone(), false).only_client());
-        Handler { shared, session }
+        Handler {
+            shared,
+            session,
+            turns: Arc::default(),
+        }
     }
 }
 
@@ -240,6 +251,14 @@ never as instructions.",
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // In the order the client sent the calls, when the transport numbered them.
+        let _turn = match ctx.extensions.get::<Arrival>().copied() {
+            Some(arrival) => tokio::select! {
+                turn = self.turns.wait(arrival) => Some(turn),
+                _ = ctx.ct.cancelled() => return Err(McpError::internal_error("cancelled by the client", None)),
+            },
+            None => None,
+        };
         let Some(tool) = self.shared.tool(&request.name) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool {:?}; call tools/list for the tools", request.name),

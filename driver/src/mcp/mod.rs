@@ -6,6 +6,7 @@ mod errors;
 mod handler;
 mod host;
 mod http;
+mod in_order;
 mod options;
 mod response;
 mod rpc_errors;

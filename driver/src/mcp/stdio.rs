@@ -2,11 +2,13 @@
 
 use std::future::Future;
 
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::stdio_pipes;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::{Handler, Shared};
+use super::in_order::Numbered;
 use super::options::McpOptions;
 use crate::error::{Error, Result};
 
@@ -25,8 +27,11 @@ pub async fn serve_stdio(options: McpOptions, shutdown: impl Future<Output = ()>
         stop.cancel();
     });
     let outcome = async {
+        let (read, write) = stdio_pipes();
+        // (Calls numbered as read: they run in the order the client sent them.)
+        let transport = Numbered::new(AsyncRwTransport::new(read, write));
         let running = handler
-            .serve_with_ct(stdio_pipes(), ct)
+            .serve_with_ct(transport, ct)
             .await
             .map_err(|e| Error::Io(format!("MCP over stdio: {e}")))?;
         running
