@@ -144,7 +144,7 @@ pub enum Error {
     BrowserLaunch { executable: PathBuf, reason: String },
 
     /// The target is neither a usable URL nor a path.
-    #[error("invalid URL {input:?}: {reason}")]
+    #[error("invalid URL {:?}: {reason}", crate::text::shown_url(.input))]
     InvalidUrl { input: String, reason: String },
 
     /// A local path that does not exist.
@@ -152,7 +152,7 @@ pub enum Error {
     NoSuchFile { path: PathBuf, hint: Option<String> },
 
     /// The page could not be loaded.
-    #[error("could not load {url}: {kind}")]
+    #[error("could not load {}: {kind}", crate::text::shown_url(.url))]
     Navigation { url: String, kind: NavigationErrorKind },
 
     /// The in-page engine failed or is missing in a frame.

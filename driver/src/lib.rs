@@ -71,6 +71,7 @@ pub use page::{
     StorageItem, Target, ViewportSize, AGGRESSIVE_HINT, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW,
     ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, QUIET_WINDOW_READY, USER_WORLD_NAME,
 };
+pub use text::shown_url;
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};
 
 /// Raw Chrome DevTools Protocol types, for use with [`Page::cdp`].

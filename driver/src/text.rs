@@ -25,6 +25,21 @@ pub(crate) fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// How much of a URL a message shows.
+const URL_SHOWN: usize = 300;
+
+/// A URL as a message shows it: whole up to a few hundred characters, else
+/// its start and its length (a `data:` URL of megabytes would otherwise be
+/// repeated in every answer about its page).
+pub fn shown_url(url: &str) -> std::borrow::Cow<'_, str> {
+    let n = url.chars().count();
+    if n <= URL_SHOWN {
+        url.into()
+    } else {
+        format!("{}… ({n} characters)", url.chars().take(URL_SHOWN).collect::<String>()).into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,5 +49,9 @@ mod tests {
         assert_eq!(clip("abcdef", 6), "abcdef");
         assert_eq!(clip("abcdéf", 4), "abcd…");
         assert_eq!(one_line(" a\n  b\tc "), "a b c");
+        assert_eq!(shown_url("http://a.test/"), "http://a.test/");
+        let long = format!("data:text/html,{}", "x".repeat(100_000));
+        let shown = shown_url(&long);
+        assert!(shown.len() < 400 && shown.ends_with("… (100015 characters)"), "{shown}");
     }
 }

@@ -592,6 +592,22 @@ fn the_awkward_cases_a_coding_agent_meets() {
     assert!(back.contains("About us") && !back.contains("HTTP status"), "{back}");
     assert!(!s.ok(&["snapshot"]).contains("HTTP status"));
 
+    // A URL of megabytes is not repeated in every answer about its page;
+    // and a page's text cannot steer the terminal (ESC sequences, bidi overrides).
+    let data = format!(
+        "data:text/html,<meta charset=utf-8><title>Data</title><p>%1B[31mred%1B[0m %E2%80%AEdesrever</p><button>ok</button><!--{}-->",
+        "x".repeat(100_000)
+    );
+    let opened = s.ok(&["open", &data]);
+    assert!(opened.len() < 5_000, "{} chars", opened.len());
+    assert!(opened.contains("… (100"), "{opened}");
+    let tree = s.ok(&["snapshot"]);
+    assert!(tree.len() < 5_000 && tree.contains("button \"ok\""), "{tree}");
+    assert!(
+        !tree.contains('\u{1b}') && !tree.contains('\u{202e}') && tree.contains("\u{fffd}[31mred"),
+        "{tree}"
+    );
+
     // A tree written to a file is whole, over a model's budget.
     s.open("sessions/edge.html?items=8000", &[]);
     let file = s.dir.path().join("big.txt");

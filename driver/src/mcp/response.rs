@@ -241,7 +241,11 @@ impl Response {
             return s;
         };
         s.push_str("\n### Page\n");
-        s.push_str(&format!("- URL: {}\n- Title: {}\n", defang(&p.url), defang(&p.title)));
+        s.push_str(&format!(
+            "- URL: {}\n- Title: {}\n",
+            defang(&crate::text::shown_url(&p.url)),
+            defang(&p.title)
+        ));
         // Only an error status says something the page itself may not.
         if let Some(status) = p.status.filter(|s| *s >= 400) {
             s.push_str(&format!("- HTTP status: {status}\n"));

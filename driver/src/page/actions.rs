@@ -660,7 +660,9 @@ impl Page {
                     Some((wanted, error)) => result
                         .notes
                         .push(format!("it opened {wanted}, which could not load ({error})")),
-                    None => result.notes.push(format!("navigated to {url}")),
+                    None => result
+                        .notes
+                        .push(format!("navigated to {}", crate::text::shown_url(&url))),
                 }
             }
         }

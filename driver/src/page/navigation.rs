@@ -42,10 +42,11 @@ impl NavigationResponse {
 
 impl std::fmt::Display for NavigationResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = crate::text::shown_url(&self.url);
         match self.status {
-            Some(s) if self.status_text.is_empty() => write!(f, "{} (HTTP {s})", self.url),
-            Some(s) => write!(f, "{} (HTTP {s} {})", self.url, self.status_text),
-            None => f.write_str(&self.url),
+            Some(s) if self.status_text.is_empty() => write!(f, "{url} (HTTP {s})"),
+            Some(s) => write!(f, "{url} (HTTP {s} {})", self.status_text),
+            None => f.write_str(&url),
         }
     }
 }

@@ -51,6 +51,7 @@ pub async fn list(tabs: &[Page], current: &Page) -> String {
         let mark = if t == current { "(current) " } else { "" };
         // What the browser lists: a tab whose page hangs must not hold the list.
         let (url, title) = t.listed().await;
+        let url = crate::text::shown_url(&url);
         out.push_str(&format!("- {i}: {mark}[{title}]({url})\n"));
     }
     out

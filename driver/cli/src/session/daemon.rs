@@ -215,7 +215,7 @@ async fn answer(d: &Daemon, registry: &Registry, request: Request) -> Answer {
             let (url, title) = d.session.current_page().await.unwrap_or_default();
             let idle = d.idle_for().as_secs();
             Answer {
-                text: format!("{url}\t{title}\tidle {idle} s"),
+                text: format!("{}\t{title}\tidle {idle} s", sightline::shown_url(&url)),
                 json: json!({"url": url, "title": title, "idle_secs": idle, "pid": std::process::id()}),
                 ..Answer::default()
             }
