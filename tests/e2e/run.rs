@@ -248,6 +248,37 @@ fn steps_follow_a_new_tab() {
     assert_eq!(v["title"], "Help");
 }
 
+/// A step that opens a dialog says what became of it: dismissed when no
+/// step answers dialogs; held open for the handleDialog step that follows
+/// when one does (a transcript of MCP calls replays as it ran).
+#[test]
+fn steps_say_what_became_of_a_dialog() {
+    let server = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let page = server.url("sessions/edge.html");
+    let answer = json!({"tool": "evaluate", "function": "() => document.getElementById('answer').textContent"});
+    let steps = write_steps(dir.path(), &json!([{"tool": "click", "target": "#ask"}, answer]));
+    let v = json_out(&run_cli(&["run", &page, "--steps", &steps, "--json"]));
+    let notes = v["steps"][0]["notes"].to_string();
+    assert!(notes.contains(r#"confirm \"Sure?\" dialog was dismissed"#), "{v}");
+    assert!(v["steps"][1]["value"].to_string().contains("no"), "{v}");
+
+    let steps = write_steps(
+        dir.path(),
+        &json!([{"tool": "click", "target": "#ask"}, {"tool": "handleDialog", "accept": true}, answer]),
+    );
+    let out = run_cli(&["run", &page, "--steps", &steps, "--json"]);
+    out.assert_success();
+    let v = json_out(&out);
+    assert!(
+        v["steps"][0]["notes"]
+            .to_string()
+            .contains("held open for the next handleDialog step"),
+        "{v}"
+    );
+    assert!(v["steps"][2]["value"].to_string().contains("yes"), "{v}");
+}
+
 /// Live processes whose parent is `ppid` and whose command line mentions `needle`.
 fn children_mentioning(ppid: u32, needle: &str) -> Vec<u32> {
     let mut out = Vec::new();

@@ -5,6 +5,12 @@
 //! that uses a ref, and takes again after the page navigated. When a step
 //! opens a new tab (a popup, a `target=_blank` link), the following steps run
 //! in that tab. The run stops at the first failing step.
+//!
+//! JavaScript dialogs: steps that answer them (a `handleDialog` step) find
+//! them held open, and the step that opened one ends there and says so, as
+//! over MCP. Without such steps they are dismissed at once, and the step
+//! that opened one says that too (a cancelled confirm, a navigation a
+//! `beforeunload` prompt kept from leaving).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -15,7 +21,7 @@ use super::file::{target_of, Step};
 use crate::browser::Browser;
 use crate::error::{Error, Result};
 use crate::llm::Llm;
-use crate::page::{ActionResult, Page, SnapshotOptions, Target};
+use crate::page::{ActionResult, DialogPolicy, Page, SnapshotOptions, Target};
 use crate::tools::{Registry, ToolContext, ToolSettings};
 
 /// What one step did.
@@ -59,6 +65,8 @@ pub struct Runner<'b> {
     settings: ToolSettings,
     /// Main-frame commits when the last snapshot was taken, and its refs' selectors.
     snapshot: Option<(u64, Vec<(String, String)>)>,
+    /// The steps answer dialogs: they are held open for them.
+    holds_dialogs: bool,
 }
 
 impl<'b> Runner<'b> {
@@ -75,6 +83,7 @@ impl<'b> Runner<'b> {
                 ..ToolSettings::default()
             },
             snapshot: None,
+            holds_dialogs: false,
         }
     }
 
@@ -111,6 +120,10 @@ impl<'b> Runner<'b> {
     ) -> (RunReport, Option<Error>) {
         let mut reports = Vec::new();
         let mut failure = None;
+        self.holds_dialogs = steps.iter().any(|s| self.answers_dialogs(s));
+        if self.holds_dialogs {
+            self.page.set_dialog_policy(DialogPolicy::Hold);
+        }
         for (i, step) in steps.iter().enumerate() {
             let started = Instant::now();
             let outcome = self.step(step).await;
@@ -154,6 +167,9 @@ impl<'b> Runner<'b> {
                         Ok(Some(p)) => {
                             let url = p.url().await.unwrap_or_default();
                             report.notes.push(format!("continuing in the new tab {url}"));
+                            if self.holds_dialogs {
+                                p.set_dialog_policy(DialogPolicy::Hold);
+                            }
                             self.page = p;
                             self.snapshot = None;
                         }
@@ -185,7 +201,48 @@ impl<'b> Runner<'b> {
         )
     }
 
+    /// Whether `step` answers a dialog.
+    fn answers_dialogs(&self, step: &Step) -> bool {
+        matches!(step, Step::Tool { name, .. } if self.registry.get(name).is_some_and(|t| t.name == "handleDialog"))
+    }
+
+    /// Runs one step, and says what became of a dialog it opened.
     async fn step(&mut self, step: &Step) -> Result<ActionResult> {
+        let answering = self.answers_dialogs(step);
+        let page = self.page.clone();
+        if let (Some(open), false) = (page.dialog(), answering) {
+            return Err(Error::InvalidAction(format!(
+                "a {} dialog is open: a handleDialog step answers it, and must come before this one",
+                open.said()
+            )));
+        }
+        let mark = page.event_mark();
+        let mut result = if self.holds_dialogs && !answering {
+            tokio::select! {
+                r = self.perform_step(step) => r?,
+                _ = page.dialog_opened() => ActionResult {
+                    notes: vec![format!(
+                        "it opened a {} dialog, held open for the next handleDialog step",
+                        page.dialog().map(|d| d.said()).unwrap_or_default()
+                    )],
+                    ..ActionResult::default()
+                },
+            }
+        } else {
+            self.perform_step(step).await?
+        };
+        // Dialogs the default policy answered: said, never silent.
+        for m in page.console_messages(mark) {
+            if let Some(said) = m.text.strip_prefix("dialog dismissed: ") {
+                result.notes.push(format!(
+                    "the page's {said} dialog was dismissed (a handleDialog step after this one answers it instead)"
+                ));
+            }
+        }
+        Ok(result)
+    }
+
+    async fn perform_step(&mut self, step: &Step) -> Result<ActionResult> {
         if step.uses_ref() {
             let commits = self.page.tracker().with(|s| s.commits);
             if self.snapshot.as_ref().map(|(c, _)| *c) != Some(commits) {
