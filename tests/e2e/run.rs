@@ -279,6 +279,30 @@ fn steps_say_what_became_of_a_dialog() {
     assert!(v["steps"][2]["value"].to_string().contains("yes"), "{v}");
 }
 
+/// A step that hangs the page fails once its page stops answering, and the
+/// run ends then: the report's URL and title come from the browser's list,
+/// not from the page (which would have held the run for a minute more).
+#[test]
+fn a_run_ends_soon_after_a_step_hangs_the_page() {
+    let server = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let steps = write_steps(
+        dir.path(),
+        &json!([{"tool": "click", "target": "#spin"}, {"tool": "snapshot"}]),
+    );
+    let started = Instant::now();
+    let out = run_cli(&["run", &server.url("hung/loop-button.html"), "--steps", &steps, "--json"]);
+    let took = started.elapsed();
+    assert_eq!(out.code(), Some(1), "{}", out.stdout);
+    assert!(took < Duration::from_secs(30), "the run took {took:?}");
+    let v = json_out(&out);
+    assert!(
+        v["steps"][0]["error"].as_str().unwrap().contains("not responding"),
+        "{v}"
+    );
+    assert!(v["url"].as_str().unwrap().ends_with("hung/loop-button.html"), "{v}");
+}
+
 /// Live processes whose parent is `ppid` and whose command line mentions `needle`.
 fn children_mentioning(ppid: u32, needle: &str) -> Vec<u32> {
     let mut out = Vec::new();

@@ -189,8 +189,15 @@ impl<'b> Runner<'b> {
                 break;
             }
         }
-        let url = self.page.url().await.unwrap_or_default();
-        let title = self.page.title().await.unwrap_or_default();
+        let (url, title) = match &failure {
+            // A page that stopped answering (or died) would not say: what the
+            // browser lists still does, at once.
+            Some(Error::PageNotResponding { .. } | Error::PageCrashed) => self.page.listed().await,
+            _ => (
+                self.page.url().await.unwrap_or_default(),
+                self.page.title().await.unwrap_or_default(),
+            ),
+        };
         (
             RunReport {
                 steps: reports,
