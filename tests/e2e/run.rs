@@ -223,6 +223,20 @@ fn bad_steps_are_rejected_before_starting_a_browser() {
     ])
     .assert_one_line_error();
     assert_eq!(line, "error: no such file: /nonexistent/steps.json");
+    // A file that is there but no text is said to be so.
+    let binary = dir.path().join("binary.json");
+    std::fs::write(&binary, [0x89u8, 0x50, 0xff, 0x00, 0xfe]).unwrap();
+    let line = run_cli(&[
+        "run",
+        "../../tests/fixtures/short.html",
+        "--steps",
+        binary.to_str().unwrap(),
+    ])
+    .assert_one_line_error();
+    assert!(
+        line.ends_with("binary.json: not a steps file: it is not UTF-8 text"),
+        "{line}"
+    );
 }
 
 #[test]

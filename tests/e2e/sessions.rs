@@ -487,6 +487,11 @@ fn the_awkward_cases_a_coding_agent_meets() {
     // A dialog is answered with its own words.
     let asked = s.ok(&["click", &ref_with(&page, "button \"Ask\"")]);
     assert!(asked.contains("dialog"), "{asked}");
+    // The advice can be typed as said: `sightline handle-dialog true|false`.
+    assert!(
+        asked.contains("`sightline handle-dialog`: accept true (OK) or false (Cancel)"),
+        "{asked}"
+    );
     let blocked = s.run(&["snapshot"]);
     assert!(
         blocked.stdout.contains("A confirm dialog is open") && blocked.stdout.contains("sightline handle-dialog"),

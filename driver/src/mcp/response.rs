@@ -262,7 +262,7 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
         }
         if let Some(d) = &p.dialog {
             s.push_str(&format!(
-                "- A dialog is open: {d}. Answer it with browser_handle_dialog.\n"
+                "- A dialog is open: {d}. Answer it with browser_handle_dialog: accept true (OK) or false (Cancel).\n"
             ));
         }
         if let Some(tabs) = &p.tabs {

@@ -392,7 +392,10 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
             None => {
                 let d = page.dialog().map(|d| d.said()).unwrap_or_default();
                 (
-                    format!("The action opened a dialog ({d}). Answer it with browser_handle_dialog."),
+                    format!(
+                        "The action opened a dialog ({d}). Answer it with browser_handle_dialog: accept true (OK) or \
+false (Cancel)."
+                    ),
                     false,
                     None,
                 )

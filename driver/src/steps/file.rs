@@ -97,9 +97,15 @@ pub fn read_steps(path: &Path) -> Result<Vec<Step>> {
             .map_err(|e| Error::InvalidAction(format!("cannot read steps from stdin: {e}")))?;
         s
     } else {
-        std::fs::read_to_string(path).map_err(|_| Error::NoSuchFile {
-            path: path.to_path_buf(),
-            hint: None,
+        std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NoSuchFile {
+                path: path.to_path_buf(),
+                hint: None,
+            },
+            std::io::ErrorKind::InvalidData => {
+                Error::InvalidAction(format!("{}: not a steps file: it is not UTF-8 text", path.display()))
+            }
+            _ => Error::InvalidAction(format!("cannot read {}: {e}", path.display())),
         })?
     };
     parse_steps(&text).map_err(|e| match e {
@@ -108,29 +114,44 @@ pub fn read_steps(path: &Path) -> Result<Vec<Step>> {
     })
 }
 
-/// Parses and validates steps (without a page).
+/// Parses and validates steps (without a page): a JSON list of steps,
+/// `{"steps": [...]}`, `sightline observe --json` output (`{"actions":
+/// [...]}`), or one step alone. A byte-order mark before it is skipped.
 pub fn parse_steps(text: &str) -> Result<Vec<Step>> {
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum File {
-        List(Vec<serde_json::Value>),
-        Object {
-            steps: Vec<serde_json::Value>,
+    const EXPECTED: &str = "expected [{\"method\":\"click\",\"selector\":\"#go\"}, …]";
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| Error::InvalidAction(format!("not a JSON list of steps ({e}); {EXPECTED}")))?;
+    let raw = match value {
+        Value::Array(steps) => steps,
+        Value::Object(mut o) => match (o.remove("steps"), o.remove("actions")) {
+            (Some(Value::Array(steps)), _) | (None, Some(Value::Array(steps))) => steps,
+            (None, None) if o.contains_key("tool") || o.contains_key("method") => vec![Value::Object(o)],
+            _ => {
+                return Err(Error::InvalidAction(format!(
+                    "not a list of steps: an object needs a \"steps\" list; {EXPECTED}"
+                )))
+            }
         },
-        /// `sightline observe --json` output: its actions run as steps.
-        Observed {
-            actions: Vec<serde_json::Value>,
-        },
-    }
-    let file: File = serde_json::from_str(text).map_err(|e| {
-        Error::InvalidAction(format!(
-            "not a JSON list of steps ({e}); expected [{{\"method\":\"click\",\"selector\":\"#go\"}}, …]"
-        ))
-    })?;
-    let raw = match file {
-        File::List(v) | File::Object { steps: v } | File::Observed { actions: v } => v,
+        other => {
+            return Err(Error::InvalidAction(format!(
+                "not a list of steps: the file holds a JSON {}; {EXPECTED}",
+                json_kind(&other)
+            )))
+        }
     };
     steps_from_values(raw)
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+    }
 }
 
 /// Validates steps already parsed as JSON (a batch task's `"steps"` list).
@@ -237,6 +258,14 @@ mod tests {
         assert!(e.to_string().contains("step 2: unknown method \"fly\""), "{e}");
         assert!(parse_steps("[]").is_err());
         assert!(parse_steps("{").unwrap_err().to_string().contains("not a JSON list"));
+        // One step alone, and a file that starts with a byte-order mark.
+        let one = parse_steps(r##"{"tool":"click","target":"#go"}"##).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(parse_steps("\u{feff}[{\"method\":\"reload\"}]").unwrap().len(), 1);
+        let e = parse_steps(r#"{"hello":1}"#).unwrap_err().to_string();
+        assert!(e.contains("an object needs a \"steps\" list"), "{e}");
+        let e = parse_steps("42").unwrap_err().to_string();
+        assert!(e.contains("the file holds a JSON number"), "{e}");
     }
 
     #[test]
