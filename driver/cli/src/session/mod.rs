@@ -128,9 +128,15 @@ pub fn help_commands(registry: &Registry) -> Vec<Command> {
 
 /// Whether a lone argument names a page rather than an instruction.
 fn looks_like_a_page(s: &str) -> bool {
+    // (Schemes no page is opened by are still addresses: the one-shot form
+    // says why it won't open them, instead of "no session is open".)
+    const OTHER_SCHEMES: &[&str] = &["javascript:", "mailto:", "tel:", "view-source:", "blob:", "chrome:"];
     s.contains("://")
         || s.starts_with("about:")
         || s.starts_with("data:")
+        || OTHER_SCHEMES
+            .iter()
+            .any(|p| s.len() > p.len() && s.get(..p.len()).is_some_and(|head| head.eq_ignore_ascii_case(p)))
         || (!s.contains(' ') && (Path::new(s).exists() || s.ends_with(".html") || s.ends_with(".htm")))
 }
 
@@ -549,5 +555,7 @@ mod tests {
         );
         assert!(looks_like_a_page("https://a.test") && looks_like_a_page("page.html"));
         assert!(!looks_like_a_page("the prices of the shoes"));
+        assert!(looks_like_a_page("javascript:alert(1)") && looks_like_a_page("mailto:a@b.c"));
+        assert!(!looks_like_a_page("e4") && !looks_like_a_page("javascript:") && !looks_like_a_page("jäväscript:x"));
     }
 }
