@@ -14,7 +14,9 @@ pub enum NavigationErrorKind {
     ConnectionRefused,
     /// The host name does not resolve (`net::ERR_NAME_NOT_RESOLVED`).
     NameNotResolved,
-    /// The load event did not come in time.
+    /// The server sent no response in time.
+    NoResponse,
+    /// The response came, but the page did not load in time.
     Timeout,
     /// A local file that vanished between the check and the load.
     FileNotFound,
@@ -44,7 +46,8 @@ impl fmt::Display for NavigationErrorKind {
         match self {
             Self::ConnectionRefused => f.write_str("connection refused (net::ERR_CONNECTION_REFUSED)"),
             Self::NameNotResolved => f.write_str("host name not resolved (net::ERR_NAME_NOT_RESOLVED)"),
-            Self::Timeout => f.write_str("timed out waiting for the load event"),
+            Self::NoResponse => f.write_str("the server sent no response within the navigation timeout"),
+            Self::Timeout => f.write_str("timed out waiting for the page to load"),
             Self::FileNotFound => f.write_str("file not found (net::ERR_FILE_NOT_FOUND)"),
             Self::Crashed => f.write_str("the page crashed while loading"),
             Self::Blocked(why) => write!(f, "blocked: {why}"),

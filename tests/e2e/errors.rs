@@ -77,6 +77,10 @@ fn bad_viewport_is_a_usage_error() {
     assert_eq!(out.code(), Some(2), "stderr:\n{}", out.stderr);
     assert!(out.stderr.contains("--viewport"), "{}", out.stderr);
     assert!(out.stdout.is_empty());
+    // A navigation timeout of nothing would fail every page at once.
+    let out = run_cli(&["snapshot", "../../tests/fixtures/short.html", "--navigation-timeout", "0"]);
+    assert_eq!(out.code(), Some(2), "stderr:\n{}", out.stderr);
+    assert!(out.stderr.contains("--navigation-timeout"), "{}", out.stderr);
 }
 
 /// A page that never answers: a typed timeout, and the page stays usable.
@@ -104,7 +108,7 @@ async fn navigation_timeout_is_typed_and_the_page_recovers() {
             matches!(
                 &err,
                 Error::Navigation {
-                    kind: NavigationErrorKind::Timeout,
+                    kind: NavigationErrorKind::NoResponse,
                     ..
                 }
             ),
@@ -112,7 +116,7 @@ async fn navigation_timeout_is_typed_and_the_page_recovers() {
         );
         assert_eq!(
             err.to_string(),
-            format!("could not load {hang}: timed out waiting for the load event")
+            format!("could not load {hang}: the server sent no response within the navigation timeout")
         );
 
         let started = Instant::now();

@@ -40,7 +40,7 @@ pub struct PageArgs {
     #[arg(long, value_name = "WHEN")]
     pub wait_until: Option<WaitUntil>,
     /// How long navigations wait for their document.
-    #[arg(long, value_name = "MS", default_value_t = 30000)]
+    #[arg(long, value_name = "MS", default_value_t = 30000, value_parser = clap::value_parser!(u64).range(1..))]
     pub navigation_timeout: u64,
     /// An extra Chromium switch, without the leading `--` (repeatable).
     #[arg(long = "chrome-arg", value_name = "SWITCH")]

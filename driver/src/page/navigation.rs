@@ -128,6 +128,7 @@ impl Page {
             kind,
         };
         let left = deadline.saturating_duration_since(Instant::now());
+        let responses = self.tracker().with(|s| s.responses);
         let navigate = tokio::time::timeout(left, self.send_navigate(url));
         let navigated = match self.unless_crashed(navigate).await {
             Ok(n) => n,
@@ -136,7 +137,13 @@ impl Page {
         match navigated {
             Err(_) | Ok(Err(Error::Timeout { .. })) => {
                 self.abandon_navigation().await;
-                Err(nav_err(NavigationErrorKind::Timeout))
+                // (chromiumoxide's way answers only once the page loaded.)
+                let answered = self.tracker().with(|s| s.responses) > responses;
+                Err(nav_err(if answered {
+                    NavigationErrorKind::Timeout
+                } else {
+                    NavigationErrorKind::NoResponse
+                }))
             }
             Ok(Err(e)) => Err(e),
             Ok(Ok(Sent {

@@ -108,6 +108,8 @@ pub(crate) struct NetState {
     pub loads_started: u64,
     /// Main-frame document responses by loader id (the last few).
     documents: Vec<(String, DocumentResponse)>,
+    /// Main-frame document responses so far.
+    pub responses: u64,
     /// Main-frame document requests in flight: request id → loader id.
     document_requests: HashMap<String, String>,
     /// Main-frame document loads that failed, the last few.
@@ -139,6 +141,7 @@ impl NetState {
             same_document: 0,
             loads_started: 0,
             documents: Vec::new(),
+            responses: 0,
             document_requests: HashMap::new(),
             document_failures: Vec::new(),
             failed_loads: 0,
@@ -488,6 +491,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                     status_text: e.response.status_text.clone(),
                 };
                 st.documents.push((e.loader_id.inner().clone(), doc));
+                st.responses += 1;
                 if st.documents.len() > 16 {
                     st.documents.remove(0);
                 }
