@@ -78,7 +78,12 @@ fn bad_viewport_is_a_usage_error() {
     assert!(out.stderr.contains("--viewport"), "{}", out.stderr);
     assert!(out.stdout.is_empty());
     // A navigation timeout of nothing would fail every page at once.
-    let out = run_cli(&["snapshot", "../../tests/fixtures/short.html", "--navigation-timeout", "0"]);
+    let out = run_cli(&[
+        "snapshot",
+        "../../tests/fixtures/short.html",
+        "--navigation-timeout",
+        "0",
+    ]);
     assert_eq!(out.code(), Some(2), "stderr:\n{}", out.stderr);
     assert!(out.stderr.contains("--navigation-timeout"), "{}", out.stderr);
 }

@@ -321,6 +321,32 @@ fn opens_at_once_share_one_daemon() {
     });
 }
 
+/// `close` while a command runs ends that command too: it says the session
+/// was closed, and no daemon is left driving the browser it closed.
+#[test]
+fn close_ends_a_command_that_is_running() {
+    let s = Sessions::new();
+    s.open("short.html", &[]);
+    let pid = s.daemon_pid("default").unwrap();
+    let waited = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| s.run(&["wait", "20000"]));
+        std::thread::sleep(Duration::from_millis(1000));
+        s.ok(&["close"]);
+        let started = Instant::now();
+        let out = waiting.join().unwrap();
+        (out, started.elapsed())
+    });
+    let (out, took) = waited;
+    assert_eq!(out.code(), Some(1), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("the session was closed while this command ran"),
+        "{}",
+        out.stdout
+    );
+    assert!(took < Duration::from_secs(10), "the wait went on for {took:?}");
+    wait_until("the daemon ends", Duration::from_secs(10), || !alive(pid));
+}
+
 #[test]
 fn sessions_are_isolated_and_private() {
     let s = Sessions::new();

@@ -32,6 +32,9 @@ struct Daemon {
     running: AtomicUsize,
     last_activity: Mutex<Instant>,
     closing: Notify,
+    /// Set when the daemon ends: commands still running stop and say so
+    /// (a `close` must not leave one driving the browser it closes).
+    ended: tokio::sync::watch::Sender<bool>,
 }
 
 impl Daemon {
@@ -109,6 +112,7 @@ pub async fn serve(name: &str, o: BrowserOptions) -> Result<()> {
         running: AtomicUsize::new(0),
         last_activity: Mutex::new(Instant::now()),
         closing: Notify::new(),
+        ended: tokio::sync::watch::Sender::new(false),
     });
     // The browser starts now: the command that started the daemon is on its way.
     {
@@ -147,6 +151,7 @@ pub async fn serve(name: &str, o: BrowserOptions) -> Result<()> {
     // New commands start a new daemon from here on.
     remove_own_files(&paths);
     drop(listener);
+    daemon.ended.send_replace(true);
     daemon.session.close().await;
     Ok(())
 }
@@ -179,7 +184,13 @@ async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
             Ok(request @ Request::Status) => answer(d, registry, request).await,
             Ok(request) => {
                 d.running.fetch_add(1, Ordering::SeqCst);
-                let answer = answer(d, registry, request).await;
+                let mut ended = d.ended.subscribe();
+                let answer = tokio::select! {
+                    a = answer(d, registry, request) => a,
+                    _ = ended.wait_for(|e| *e) => error(
+                        "the session was closed while this command ran (its browser is gone)".into()
+                    ),
+                };
                 d.running.fetch_sub(1, Ordering::SeqCst);
                 d.touch();
                 answer
