@@ -347,6 +347,33 @@ fn close_ends_a_command_that_is_running() {
     wait_until("the daemon ends", Duration::from_secs(10), || !alive(pid));
 }
 
+/// A command whose client went away (Ctrl-C, a killed agent) stops: the
+/// next command neither waits for it nor finds the tab stuck in a
+/// navigation to a server that never answers.
+#[test]
+fn a_command_whose_client_went_away_stops() {
+    let s = Sessions::new();
+    s.open("short.html", &[]);
+    let mut opening = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["open", &s.files.url("__hang")])
+        .envs(s.env())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    opening.kill().unwrap();
+    let _ = opening.wait();
+    let started = Instant::now();
+    let tree = s.ok(&["snapshot"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(tree.contains("Only button"), "{tree}");
+}
+
 #[test]
 fn sessions_are_isolated_and_private() {
     let s = Sessions::new();

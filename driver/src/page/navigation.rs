@@ -59,6 +59,23 @@ struct Sent {
     error_text: Option<String>,
 }
 
+/// Stops the navigation still pending when dropped before [`Self::disarm`].
+struct AbandonOnDrop(Option<Page>);
+
+impl AbandonOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        if let (Some(page), Ok(rt)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
+            rt.spawn(async move { page.abandon_navigation().await });
+        }
+    }
+}
+
 /// Reads the page's URL in the engine world (no round trip through chromiumoxide's frame tracking).
 const LOCATION_JS: &str = "location.href";
 
@@ -130,10 +147,15 @@ impl Page {
         let left = deadline.saturating_duration_since(Instant::now());
         let responses = self.tracker().with(|s| s.responses);
         let navigate = tokio::time::timeout(left, self.send_navigate(url));
+        // A caller that gives up while the server has not answered (a
+        // cancelled call, Ctrl-C) leaves no navigation pending: it would
+        // hold the tab's next commands as a hung page does.
+        let pending = AbandonOnDrop(Some(self.clone()));
         let navigated = match self.unless_crashed(navigate).await {
             Ok(n) => n,
             Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
         };
+        pending.disarm();
         match navigated {
             Err(_) | Ok(Err(Error::Timeout { .. })) => {
                 self.abandon_navigation().await;

@@ -185,11 +185,23 @@ async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
             Ok(request) => {
                 d.running.fetch_add(1, Ordering::SeqCst);
                 let mut ended = d.ended.subscribe();
+                // A client that went away (Ctrl-C) wants the command no more:
+                // it stops, and the next command does not wait for it.
+                let client_gone = async {
+                    let mut byte = [0u8; 1];
+                    while let Ok(1..) = reader.read(&mut byte).await {}
+                };
                 let answer = tokio::select! {
                     a = answer(d, registry, request) => a,
                     _ = ended.wait_for(|e| *e) => error(
                         "the session was closed while this command ran (its browser is gone)".into()
                     ),
+                    _ = client_gone => {
+                        d.running.fetch_sub(1, Ordering::SeqCst);
+                        d.touch();
+                        tracing::info!("a command's client went away: the command stopped");
+                        return;
+                    }
                 };
                 d.running.fetch_sub(1, Ordering::SeqCst);
                 d.touch();
