@@ -171,7 +171,7 @@ pub enum Error {
     Cdp { method: &'static str, message: String },
 
     /// A driver-side wait ran out of time.
-    #[error("timed out after {}s waiting for {what}", .after.as_secs_f64())]
+    #[error("timed out after {} s waiting for {what}", crate::time::seconds(*.after))]
     Timeout { what: String, after: Duration },
 
     /// The tab's renderer process crashed.
@@ -308,6 +308,11 @@ impl Error {
                 "execution context was destroyed",
                 "inspected target navigated or closed",
             ])
+    }
+
+    /// The browser gave no answer within the request timeout.
+    pub(crate) fn is_reply_timeout(&self) -> bool {
+        matches!(self, Error::Cdp { .. }) && self.says_any(&["did not reply in time"])
     }
 
     /// This error, or [`Error::NavigatedWhileRunning`] when it says that the

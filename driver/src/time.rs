@@ -1,5 +1,17 @@
 //! Timestamps for audit lines and agent results, without a date-time
-//! dependency: RFC 3339 in UTC with milliseconds.
+//! dependency: RFC 3339 in UTC with milliseconds; and durations as
+//! messages say them.
+
+/// A duration as messages say it: whole seconds when whole, else to a tenth
+/// ("30", "1.5"), not "30.002458249".
+pub(crate) fn seconds(d: std::time::Duration) -> String {
+    let tenths = (d.as_secs_f64() * 10.0).round() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0}")
+    } else {
+        format!("{tenths:.1}")
+    }
+}
 
 /// Now as RFC 3339 UTC with milliseconds.
 pub(crate) fn timestamp_now() -> String {
@@ -34,6 +46,14 @@ pub(crate) fn rfc3339(ms: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn durations_read_as_seconds() {
+        use std::time::Duration;
+        assert_eq!(super::seconds(Duration::from_millis(30_002)), "30");
+        assert_eq!(super::seconds(Duration::from_millis(1_460)), "1.5");
+        assert_eq!(super::seconds(Duration::from_millis(20)), "0");
+    }
+
     #[test]
     fn timestamps() {
         let now = super::timestamp_now();

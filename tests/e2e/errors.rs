@@ -139,3 +139,35 @@ async fn navigation_timeout_is_typed_and_the_page_recovers() {
     })
     .await;
 }
+
+/// A caller's script whose promise never settles is said as such, not as
+/// CDP's "the browser did not reply" (an endless loop is a page that
+/// stopped answering: see mcp/hung.rs).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_promise_that_never_settles_says_so() {
+    use sightline::{Browser, Error, LaunchOptions};
+    use std::time::Duration;
+    with_timeout("unending scripts", async {
+        let server = FixtureServer::start();
+        let options = LaunchOptions {
+            request_timeout: Duration::from_secs(3),
+            ..Default::default()
+        };
+        let browser = Browser::launch(options).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("short.html")).await.expect("goto");
+        let e = page.evaluate("new Promise(() => {})").await.expect_err("never settles");
+        assert!(
+            matches!(&e, Error::Timeout { what, .. } if what.contains("promise that never settles")),
+            "{e}"
+        );
+        let said = e.to_string();
+        assert!(
+            said.starts_with("timed out after ") && said.contains(" s waiting for the script"),
+            "{e}"
+        );
+        assert_eq!(page.evaluate("1 + 1").await.unwrap(), 2, "the page still answers");
+        browser.close().await.expect("close");
+    })
+    .await;
+}

@@ -6,13 +6,14 @@ use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, Fram
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams, RemoteObjectId,
 };
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::bundle::USER_WORLD_NAME;
 use super::engine::threw;
 use super::handle::Page;
+use super::readiness::UNRESPONSIVE_GRACE;
 use super::target::{Needs, Target};
 use crate::error::{Error, Result};
 
@@ -20,6 +21,32 @@ impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
     /// frame and returns its JSON value; promises are awaited.
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
+        let asked = Instant::now();
+        let value = self.evaluate_main_world(expression).await;
+        self.said_of_a_script(value, asked).await
+    }
+
+    /// A caller's script that got no answer in time: a page that stopped
+    /// answering (an endless loop) is said as such, else the script did not
+    /// finish (a promise that never settles), not "the browser did not reply".
+    async fn said_of_a_script(&self, value: Result<Value>, asked: Instant) -> Result<Value> {
+        match value {
+            Err(e) if e.is_reply_timeout() => {
+                let after = asked.elapsed();
+                Err(if self.responds_within(UNRESPONSIVE_GRACE).await {
+                    Error::Timeout {
+                        what: "the script to finish (a promise that never settles?)".into(),
+                        after,
+                    }
+                } else {
+                    Error::PageNotResponding { after }
+                })
+            }
+            other => other,
+        }
+    }
+
+    async fn evaluate_main_world(&self, expression: &str) -> Result<Value> {
         let mut attempt = 0;
         loop {
             let mut p = EvaluateParams::new(expression);
@@ -138,11 +165,13 @@ impl Page {
             object_id: Some(object.clone()),
             ..Default::default()
         };
+        let asked = Instant::now();
         let value = self
             .call_and_release(object, function, vec![element], || "the main world".into())
             .await
-            .map_err(|e| e.or_navigated_while("the function"))?;
-        Ok(value.unwrap_or(Value::Null))
+            .map(|v| v.unwrap_or(Value::Null))
+            .map_err(|e| e.or_navigated_while("the function"));
+        self.said_of_a_script(value, asked).await
     }
 
     /// Calls `function` with `this` = `object` (resolved for this call, and
