@@ -59,6 +59,14 @@ struct Sent {
     error_text: Option<String>,
 }
 
+/// How often `goto` sends its navigation when the page it leaves lands one
+/// of its own after it.
+const SENDS: u32 = 3;
+
+/// How long `goto` looks, after its page is ready, for a navigation the page
+/// it left had under way to land (only when that page was navigating).
+const LEFTOVER_GRACE: Duration = Duration::from_millis(300);
+
 /// Stops the navigation still pending when dropped before [`Self::disarm`].
 struct AbandonOnDrop(Option<Page>);
 
@@ -100,7 +108,7 @@ impl Page {
         let mut sends = 0;
         loop {
             sends += 1;
-            let commits_before = self.tracker().with(|s| s.commits);
+            let (commits_before, requests_before) = self.tracker().with(|s| (s.commits, s.page_requests));
             let loader = self.send_goto(&url, deadline).await?;
             self.tracker().sync().await;
             self.wait_for_document(deadline).await.map_err(|e| match e {
@@ -119,12 +127,20 @@ impl Page {
                 })
             };
             let response = self.response_for(loader.as_deref(), &url).await;
-            // Ours is sent once more (seen before the wait, at no wait's cost).
-            if sends < 2 && replaced() {
+            // Ours is sent again (seen before the wait, at no wait's cost).
+            if sends < SENDS && replaced() {
                 continue;
             }
             let ready = self.wait_ready().await;
-            if sends < 2 && replaced() {
+            // A navigation a page asked for meanwhile (the one left, or ours
+            // redirecting) may commit a moment after ours was ready.
+            if leaving.is_some() && self.tracker().with(|s| s.page_requests) > requests_before {
+                let until = Instant::now() + LEFTOVER_GRACE;
+                while !replaced() && Instant::now() < until {
+                    self.tracker().changed_or(until).await;
+                }
+            }
+            if sends < SENDS && replaced() {
                 continue;
             }
             ready?;

@@ -110,6 +110,9 @@ pub(crate) struct NetState {
     documents: Vec<(String, DocumentResponse)>,
     /// Main-frame document responses so far.
     pub responses: u64,
+    /// Navigations of the main frame its page asked for so far (a link, a
+    /// script, a meta refresh).
+    pub page_requests: u64,
     /// Main-frame document requests in flight: request id → loader id.
     document_requests: HashMap<String, String>,
     /// Main-frame document loads that failed, the last few.
@@ -142,6 +145,7 @@ impl NetState {
             loads_started: 0,
             documents: Vec::new(),
             responses: 0,
+            page_requests: 0,
             document_requests: HashMap::new(),
             document_failures: Vec::new(),
             failed_loads: 0,
@@ -504,6 +508,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                     at: now,
                     load_started: false,
                 });
+                st.page_requests += 1;
             }
         }
         Event::StartedLoading(e) => {
