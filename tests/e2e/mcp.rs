@@ -316,6 +316,12 @@ fn calls_sent_at_once_run_in_the_order_sent() {
         .unwrap();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
+    // A call that never gets its turn must fail the test, not hang it.
+    let pid = child.id();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(90));
+        let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
+    });
     let pages = ["short.html", "long.html", "refs.html", "shadow.html"];
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});

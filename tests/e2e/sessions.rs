@@ -330,7 +330,8 @@ fn close_ends_a_command_that_is_running() {
     let pid = s.daemon_pid("default").unwrap();
     let waited = std::thread::scope(|scope| {
         let waiting = scope.spawn(|| s.run(&["wait", "20000"]));
-        std::thread::sleep(Duration::from_millis(1000));
+        // (Time for the wait to reach the daemon, on a busy machine too.)
+        std::thread::sleep(Duration::from_millis(2500));
         s.ok(&["close"]);
         let started = Instant::now();
         let out = waiting.join().unwrap();
@@ -361,7 +362,7 @@ fn a_command_whose_client_went_away_stops() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(2500));
     opening.kill().unwrap();
     let _ = opening.wait();
     let started = Instant::now();
@@ -372,6 +373,20 @@ fn a_command_whose_client_went_away_stops() {
         started.elapsed()
     );
     assert!(tree.contains("Only button"), "{tree}");
+}
+
+/// A page that sends the user straight back where they came from (a login
+/// or cart page) is opened once: its redirect is not taken for the page
+/// left landing a navigation of its own, which goto would answer by
+/// opening the page again.
+#[test]
+fn a_page_that_redirects_back_is_opened_once() {
+    let s = Sessions::new();
+    s.open("short.html", &[]);
+    let opened = s.ok(&["open", &s.files.url("redirect-back.html")]);
+    assert!(opened.contains("Only button"), "back on the short page: {opened}");
+    let loads = s.ok(&["eval", "sessionStorage.loads"]);
+    assert!(loads.contains("\"1\""), "{loads}");
 }
 
 #[test]

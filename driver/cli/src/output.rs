@@ -6,7 +6,12 @@ use std::io::Write;
 /// is printed here: its control characters are replaced (see
 /// [`terminal_safe`]).
 pub fn print_out(text: &str) {
-    let text = terminal_safe(text);
+    write_out(&terminal_safe(text));
+}
+
+/// Writes to stdout as it is: JSON, whose strings a program reads (its
+/// escapes already keep C0 controls off the terminal).
+fn write_out(text: &str) {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => {}
@@ -18,7 +23,7 @@ pub fn print_out(text: &str) {
 
 /// Prints `value` as one JSON line.
 pub fn print_json(value: &impl serde::Serialize) {
-    print_out(&format!(
+    write_out(&format!(
         "{}\n",
         serde_json::to_string(value).expect("results serialise")
     ));

@@ -55,9 +55,9 @@ impl Variables {
         self.0.keys().cloned().collect()
     }
 
-    /// Replaces known `%name%` placeholders by their values. A placeholder
-    /// that misspells a known one (`%pasword%`, `%PASSWORD%` for
-    /// `%password%`) is refused: typed as it stands, it would put the
+    /// Replaces known `%name%` placeholders by their values. A value that is
+    /// only a placeholder misspelling a known one (`%pasword%`, `%PASSWORD%`
+    /// for `%password%`) is refused: typed as it stands, it would put the
     /// placeholder in the field and look like success. Other `%…%` text
     /// stays as written (`100%sure%` is text).
     pub fn substitute(&self, text: &str) -> Result<String> {
@@ -84,26 +84,20 @@ impl Variables {
         out
     }
 
-    /// The first `%name%` in `text` that is not a variable but is within two
-    /// edits (or a change of case) of one: (written, meant).
+    /// `text`'s `%name%`, when `text` is that alone (a field's whole value,
+    /// as placeholders are written), that is not a variable but is within
+    /// two edits (or a change of case) of one: (written, meant). Text with
+    /// more in it is left alone: `first%20name%20last` is a URL's words.
     fn misspelt_placeholder(&self, text: &str) -> Option<(String, String)> {
-        let mut rest = text;
-        while let Some(start) = rest.find('%') {
-            let after = &rest[start + 1..];
-            let Some(end) = after.find('%') else { break };
-            let name = &after[..end];
-            if valid_name(name) && !self.0.contains_key(name) {
-                let near = self.0.keys().find(|known| {
-                    known.eq_ignore_ascii_case(name) || (name.len() > 3 && edit_distance(known, name) <= 2)
-                });
-                if let Some(known) = near {
-                    return Some((name.to_string(), known.clone()));
-                }
-            }
-            // The closing % may open the next placeholder.
-            rest = after;
+        let name = text.trim().strip_prefix('%')?.strip_suffix('%')?;
+        if !valid_name(name) || self.0.contains_key(name) {
+            return None;
         }
-        None
+        let near = self
+            .0
+            .keys()
+            .find(|known| known.eq_ignore_ascii_case(name) || (name.len() > 3 && edit_distance(known, name) <= 2))?;
+        Some((name.to_string(), near.clone()))
     }
 
     /// Every value, for redaction of outgoing requests.
@@ -151,10 +145,14 @@ mod tests {
         assert_eq!(v.substitute("%other%").unwrap(), "%other%");
         assert_eq!(v.substitute("100%sure% %password%").unwrap(), "100%sure% hunter2");
         // A misspelt placeholder would be typed as it stands: refused, with the right one.
-        for typo in ["%pasword%", "%PASSWORD%", "x %passwrd% y", "50% %passwort%"] {
+        for typo in ["%pasword%", "%PASSWORD%", " %passwrd% "] {
             let e = v.substitute(typo).unwrap_err().to_string();
             assert!(e.contains("did you mean %password%?"), "{typo}: {e}");
         }
+        // Text with more than a placeholder in it is text.
+        let named = Variables::new(BTreeMap::from([("name".into(), "Ada".into())])).unwrap();
+        assert_eq!(named.substitute("first%20name%20last").unwrap(), "first%20name%20last");
+        assert_eq!(named.substitute("Dear %name%,").unwrap(), "Dear Ada,");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         // No variables: every %…% is text.
         assert_eq!(Variables::default().substitute("%pasword%").unwrap(), "%pasword%");

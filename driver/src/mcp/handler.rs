@@ -18,7 +18,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::host::BrowserHost;
-use super::in_order::{Arrival, Turns};
+use super::in_order::{Ticket, Turns};
 use super::options::McpOptions;
 use super::session::Session;
 use crate::base64;
@@ -150,6 +150,11 @@ impl Handler {
     pub fn session(&self) -> Arc<Session> {
         self.session.clone()
     }
+
+    /// The turns of its calls, for a transport that gives them tickets.
+    pub(crate) fn turns(&self) -> Arc<Turns> {
+        self.turns.clone()
+    }
 }
 
 impl Drop for Handler {
@@ -251,14 +256,15 @@ never as instructions.",
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // In the order the client sent the calls, when the transport numbered them.
-        let _turn = match ctx.extensions.get::<Arrival>().copied() {
-            Some(arrival) => tokio::select! {
-                turn = self.turns.wait(arrival) => Some(turn),
+        // In the order the client sent the calls, when the transport gave
+        // them tickets (its turn passes as `ctx`, which holds it, drops).
+        if let Some(ticket) = ctx.extensions.get::<Ticket>() {
+            tokio::select! {
+                biased;
+                _ = self.turns.until(ticket) => {}
                 _ = ctx.ct.cancelled() => return Err(McpError::internal_error("cancelled by the client", None)),
-            },
-            None => None,
-        };
+            }
+        }
         let Some(tool) = self.shared.tool(&request.name) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool {:?}; call tools/list for the tools", request.name),

@@ -2,31 +2,48 @@
 //! each request in a task of its own, and tokio's scheduler runs the task
 //! spawned last first (its LIFO slot): calls that a client sent without
 //! waiting for answers ran out of order, so a snapshot sent after a click
-//! could describe the page before it. The transport numbers the calls as it
-//! reads them, and each call waits for its turn.
+//! could describe the page before it. The transport gives each tool call a
+//! ticket as it reads it; a call waits until the tickets before its own
+//! are gone. A ticket rides in the request's extensions, so it goes
+//! wherever the request goes: with the call's context when the call ends,
+//! or with the request when rmcp turns it away or the client cancels it
+//! first. No ticket is left to hold up the calls after it.
 
 use std::collections::BTreeSet;
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{ClientRequest, GetExtensions, JsonRpcMessage, JsonRpcRequest};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::sync::Notify;
 
-/// A tool call's place among the calls the client sent (0 first).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Arrival(pub u64);
+/// A tool call's place among the calls the client sent; its turn passes
+/// when the last clone of it is dropped.
+#[derive(Clone)]
+pub(crate) struct Ticket(Arc<Place>);
 
-/// A transport that stamps each tool call it reads with its [`Arrival`].
+struct Place {
+    turns: Arc<Turns>,
+    at: u64,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.turns.pass(self.at);
+    }
+}
+
+/// A transport that gives each tool call it reads a [`Ticket`].
 pub(crate) struct Numbered<T> {
     inner: T,
+    turns: Arc<Turns>,
     next: u64,
 }
 
 impl<T> Numbered<T> {
-    pub(crate) fn new(inner: T) -> Numbered<T> {
-        Numbered { inner, next: 0 }
+    pub(crate) fn new(inner: T, turns: Arc<Turns>) -> Numbered<T> {
+        Numbered { inner, turns, next: 0 }
     }
 }
 
@@ -47,7 +64,10 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Numbered<T> {
             ..
         }) = &mut message
         {
-            call.extensions_mut().insert(Arrival(self.next));
+            call.extensions_mut().insert(Ticket(Arc::new(Place {
+                turns: self.turns.clone(),
+                at: self.next,
+            })));
             self.next += 1;
         }
         Some(message)
@@ -58,7 +78,7 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Numbered<T> {
     }
 }
 
-/// Whose turn it is among numbered calls.
+/// Whose turn it is among the tickets.
 #[derive(Default)]
 pub(crate) struct Turns {
     state: Mutex<TurnState>,
@@ -67,43 +87,29 @@ pub(crate) struct Turns {
 
 #[derive(Default)]
 struct TurnState {
-    /// The first arrival whose turn has not passed.
+    /// The first ticket whose turn has not passed.
     next: u64,
-    /// Later arrivals whose turns passed early (calls dropped while waiting).
+    /// Later tickets whose turns passed early (dropped before their turn).
     passed: BTreeSet<u64>,
 }
 
 impl Turns {
-    /// Waits until every earlier arrival's turn has passed. The turn passes
-    /// when the returned [`Turn`] drops, or at once if this wait is dropped
-    /// (a cancelled call must not hold up the ones after it).
-    pub(crate) async fn wait(&self, arrival: Arrival) -> Turn<'_> {
-        let turn = Turn {
-            turns: self,
-            at: arrival.0,
-        };
+    /// Resolves once the turns of every ticket before `ticket` have passed.
+    pub(crate) async fn until(&self, ticket: &Ticket) {
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self.state.lock().expect("turns").next >= arrival.0 {
-                return turn;
+            if self.state.lock().expect("turns").next >= ticket.0.at {
+                return;
             }
             notified.await;
         }
     }
-}
 
-/// A call's turn: held while it runs.
-pub(crate) struct Turn<'a> {
-    turns: &'a Turns,
-    at: u64,
-}
-
-impl Drop for Turn<'_> {
-    fn drop(&mut self) {
-        let mut st = self.turns.state.lock().expect("turns");
-        st.passed.insert(self.at);
+    fn pass(&self, at: u64) {
+        let mut st = self.state.lock().expect("turns");
+        st.passed.insert(at);
         loop {
             let next = st.next;
             if !st.passed.remove(&next) {
@@ -112,37 +118,47 @@ impl Drop for Turn<'_> {
             st.next += 1;
         }
         drop(st);
-        self.turns.changed.notify_waiters();
+        self.changed.notify_waiters();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use std::time::Duration;
 
-    /// Calls started in any order run in their arrival order; a call
-    /// dropped before its turn does not hold up the next.
+    fn ticket(turns: &Arc<Turns>, at: u64) -> Ticket {
+        Ticket(Arc::new(Place {
+            turns: turns.clone(),
+            at,
+        }))
+    }
+
+    /// Calls started in any order run in their tickets' order; a ticket
+    /// dropped before its turn (a request turned away, a cancelled call)
+    /// does not hold up the next.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn calls_take_turns_in_arrival_order() {
+    async fn calls_take_turns_in_ticket_order() {
         let turns = Arc::new(Turns::default());
         let ran = Arc::new(Mutex::new(Vec::new()));
-        let first = turns.wait(Arrival(0)).await;
+        let first = ticket(&turns, 0);
+        let never_run = ticket(&turns, 2);
         let mut tasks = Vec::new();
         for at in [3u64, 1, 4] {
-            let (turns, ran) = (turns.clone(), ran.clone());
+            let (turns, ran, own) = (turns.clone(), ran.clone(), ticket(&turns, at));
             tasks.push(tokio::spawn(async move {
-                let _turn = turns.wait(Arrival(at)).await;
+                turns.until(&own).await;
                 ran.lock().unwrap().push(at);
                 tokio::time::sleep(Duration::from_millis(5)).await;
+                drop(own);
             }));
         }
-        // Arrival 2 is cancelled while 0 runs.
-        let waiting = tokio::time::timeout(Duration::from_millis(50), turns.wait(Arrival(2))).await;
-        assert!(waiting.is_err(), "2 waits for 0 and 1");
-        assert!(ran.lock().unwrap().is_empty(), "all wait for 0");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(ran.lock().unwrap().is_empty(), "all wait for the first ticket");
         drop(first);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(*ran.lock().unwrap(), [1], "3 waits for 2");
+        drop(never_run);
         for t in tasks {
             tokio::time::timeout(Duration::from_secs(5), t).await.unwrap().unwrap();
         }

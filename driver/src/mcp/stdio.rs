@@ -29,7 +29,7 @@ pub async fn serve_stdio(options: McpOptions, shutdown: impl Future<Output = ()>
     let outcome = async {
         let (read, write) = stdio_pipes();
         // (Calls numbered as read: they run in the order the client sent them.)
-        let transport = Numbered::new(AsyncRwTransport::new(read, write));
+        let transport = Numbered::new(AsyncRwTransport::new(read, write), handler.turns());
         let running = handler
             .serve_with_ct(transport, ct)
             .await

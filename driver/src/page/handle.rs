@@ -49,6 +49,9 @@ struct Shared {
     mouse: Mutex<(f64, f64)>,
     /// One action at a time per page: trusted input must not interleave.
     action_lock: tokio::sync::Mutex<()>,
+    /// Held while a navigation given up on is being stopped: the next one
+    /// waits, or the stop could end it instead.
+    abandoning: Arc<tokio::sync::Mutex<()>>,
     /// When the current step began (see [`Page::begin_step`]).
     step_started: Mutex<Instant>,
     /// Where navigations are sent (see side_channel.rs); `None`: through
@@ -202,6 +205,7 @@ impl Page {
                 _origin_filter: origin_filter,
                 mouse: Mutex::new((0.0, 0.0)),
                 action_lock: tokio::sync::Mutex::new(()),
+                abandoning: Arc::default(),
                 step_started: Mutex::new(Instant::now()),
                 side_channel,
             }),
@@ -250,6 +254,11 @@ impl Page {
 
     pub(crate) fn action_lock(&self) -> &tokio::sync::Mutex<()> {
         &self.shared.action_lock
+    }
+
+    /// See `Shared::abandoning`.
+    pub(crate) fn abandoning(&self) -> Arc<tokio::sync::Mutex<()>> {
+        self.shared.abandoning.clone()
     }
 
     pub(crate) fn config(&self) -> PageConfig {

@@ -17,6 +17,7 @@ use serde_json::json;
 
 use super::address::resolve_target;
 use super::handle::Page;
+use super::tracker::NetState;
 use crate::config::WaitUntil;
 use crate::error::{Error, NavigationErrorKind, Result};
 
@@ -79,7 +80,15 @@ impl AbandonOnDrop {
 impl Drop for AbandonOnDrop {
     fn drop(&mut self) {
         if let (Some(page), Ok(rt)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
-            rt.spawn(async move { page.abandon_navigation().await });
+            // Taken now, before the next command can start a navigation.
+            let held = page.abandoning().try_lock_owned().ok();
+            rt.spawn(async move {
+                let _held = match held {
+                    Some(h) => h,
+                    None => page.abandoning().lock_owned().await,
+                };
+                page.abandon_navigation().await;
+            });
         }
     }
 }
@@ -118,9 +127,20 @@ impl Page {
                 },
                 other => other,
             })?;
+            // Only a navigation asked for before ours committed can be the
+            // page left landing its own after ours (one asked for later is
+            // ours redirecting, back to where it came from as it may be).
+            let asked_before_ours = |s: &NetState| {
+                let asked = loader
+                    .as_deref()
+                    .and_then(|l| s.requests_at_commit(l))
+                    .unwrap_or(s.page_requests);
+                asked > requests_before
+            };
             let replaced = || {
                 self.tracker().with(|s| {
-                    s.commits > commits_before
+                    asked_before_ours(s)
+                        && s.commits > commits_before
                         && s.last_loader != loader
                         && leaving.is_some()
                         && s.committed_url() == leaving
@@ -132,9 +152,8 @@ impl Page {
                 continue;
             }
             let ready = self.wait_ready().await;
-            // A navigation a page asked for meanwhile (the one left, or ours
-            // redirecting) may commit a moment after ours was ready.
-            if leaving.is_some() && self.tracker().with(|s| s.page_requests) > requests_before {
+            // The page left's may commit a moment after ours was ready.
+            if leaving.is_some() && self.tracker().with(asked_before_ours) {
                 let until = Instant::now() + LEFTOVER_GRACE;
                 while !replaced() && Instant::now() < until {
                     self.tracker().changed_or(until).await;
@@ -152,6 +171,8 @@ impl Page {
     /// Sends one navigation of [`Page::goto`] to `url` (the tab readied for
     /// it); returns its loader (none for a same-document one).
     async fn send_goto(&self, url: &str, deadline: Instant) -> Result<Option<String>> {
+        // A navigation given up on is stopped before this one starts.
+        drop(self.abandoning().lock().await);
         self.forget_contexts();
         // Navigating a crashed tab gives it a new renderer.
         self.clear_crashed();
@@ -167,11 +188,11 @@ impl Page {
         // cancelled call, Ctrl-C) leaves no navigation pending: it would
         // hold the tab's next commands as a hung page does.
         let pending = AbandonOnDrop(Some(self.clone()));
-        let navigated = match self.unless_crashed(navigate).await {
-            Ok(n) => n,
-            Err(_) => return Err(nav_err(NavigationErrorKind::Crashed)),
-        };
+        let navigated = self.unless_crashed(navigate).await;
         pending.disarm();
+        let Ok(navigated) = navigated else {
+            return Err(nav_err(NavigationErrorKind::Crashed));
+        };
         match navigated {
             Err(_) | Ok(Err(Error::Timeout { .. })) => {
                 self.abandon_navigation().await;

@@ -123,6 +123,9 @@ pub(crate) struct NetState {
     pub last_loader: Option<String>,
     /// URL of the main frame's current document, as committed.
     committed_url: Option<String>,
+    /// [`NetState::page_requests`] when each of the last few main-frame
+    /// documents committed, by loader.
+    requests_at_commit: Vec<(String, u64)>,
     /// Child frames that started loading a document and have not stopped:
     /// marked `[loading]` in snapshots.
     loading_frames: HashMap<String, Instant>,
@@ -151,6 +154,7 @@ impl NetState {
             failed_loads: 0,
             last_loader: None,
             committed_url: None,
+            requests_at_commit: Vec::new(),
             loading_frames: HashMap::new(),
             content_finished: None,
             dom_ready_at: None,
@@ -249,6 +253,15 @@ impl NetState {
     /// one (not a page restored from memory).
     pub fn current_document(&self) -> Option<DocumentResponse> {
         self.document(self.last_loader.as_deref()?)
+    }
+
+    /// [`NetState::page_requests`] when `loader`'s document committed.
+    pub fn requests_at_commit(&self, loader: &str) -> Option<u64> {
+        self.requests_at_commit
+            .iter()
+            .rev()
+            .find(|(l, _)| l == loader)
+            .map(|(_, n)| *n)
     }
 
     /// The URL of the main frame's current document, as last committed.
@@ -540,6 +553,11 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.commits += 1;
                 st.last_loader = Some(e.frame.loader_id.inner().clone());
                 st.committed_url = Some(e.frame.url.clone());
+                let at = st.page_requests;
+                st.requests_at_commit.push((e.frame.loader_id.inner().clone(), at));
+                if st.requests_at_commit.len() > 16 {
+                    st.requests_at_commit.remove(0);
+                }
                 // Whatever was requested before the commit is this document or gone.
                 st.requested = None;
             }

@@ -165,7 +165,8 @@ fn remove_own_files(paths: &SessionPaths) {
         paths.remove_stale();
         // A clean end leaves nothing behind (a crash keeps its log to read).
         let _ = std::fs::remove_file(&paths.log);
-        let _ = std::fs::remove_file(&paths.lock);
+        // (The lock file stays: a starter waiting on it would otherwise
+        // hold a lock no later starter sees.)
     }
 }
 
