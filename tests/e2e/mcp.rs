@@ -316,11 +316,17 @@ fn calls_sent_at_once_run_in_the_order_sent() {
         .unwrap();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
-    // A call that never gets its turn must fail the test, not hang it.
+    // A call that never gets its turn must fail the test, not hang it
+    // (the server is ended, so its output closes; only while it runs: its
+    // pid may be another process's afterwards).
     let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let finished = done.clone();
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_secs(90));
-        let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
+        if !finished.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
+        }
     });
     let pages = ["short.html", "long.html", "refs.html", "shadow.html"];
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -360,6 +366,7 @@ fn calls_sent_at_once_run_in_the_order_sent() {
     }
     drop(input);
     let _ = child.wait();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 #[test]

@@ -67,7 +67,8 @@ pop-ups and overlays (or close {selector} yourself), then try again."
         } => format!("Navigation refused: {why}."),
         other => other.to_string(),
     };
-    if let (Some(url), Error::NavigatedWhileRunning { what }) = (navigated_to, e) {
+    let navigated_to = navigated_to.map(crate::text::shown_url);
+    if let (Some(url), Error::NavigatedWhileRunning { what }) = (&navigated_to, e) {
         text = format!(
             "The page navigated (now at {url}) while {tool} ran {what}, so no answer came back. It was not run \
 again, since it may have done its work: take a browser_snapshot before going on."

@@ -159,8 +159,18 @@ impl Page {
                     self.tracker().changed_or(until).await;
                 }
             }
-            if sends < SENDS && replaced() {
-                continue;
+            if replaced() {
+                if sends < SENDS {
+                    continue;
+                }
+                // Said, not "opened" while the tab shows the page it left.
+                return Err(Error::Navigation {
+                    url: url.clone(),
+                    kind: NavigationErrorKind::Other(format!(
+                        "the page being left landed a navigation of its own after this one, {SENDS} times (does it \
+keep reloading itself?)"
+                    )),
+                });
             }
             ready?;
             self.unblock_after_navigation().await;

@@ -234,7 +234,12 @@ impl Page {
             let kind = kind_name(cand.kind);
             // A layer no one sees (opacity 0, say) may still be in the scan;
             // "closing" it would change nothing and read as a success.
-            if self.blocker_op(BlockerOp::State, &cand.target).await? == "gone: hidden" {
+            // (A candidate that cannot be looked at again is tried as before.)
+            let state = self
+                .blocker_op(BlockerOp::State, &cand.target)
+                .await
+                .unwrap_or_default();
+            if state == "gone: hidden" {
                 skipped.push(format!("{kind} {} is not visible", cand.selector));
                 continue;
             }
