@@ -36,7 +36,7 @@ pub fn shown_url(url: &str) -> std::borrow::Cow<'_, str> {
     if n <= URL_SHOWN {
         url.into()
     } else {
-        format!("{}… ({n} characters)", url.chars().take(URL_SHOWN).collect::<String>()).into()
+        format!("{} ({n} characters)", clip(url, URL_SHOWN)).into()
     }
 }
 

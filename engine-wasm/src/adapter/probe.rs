@@ -1,7 +1,7 @@
 //! Hit-testing the live page: which modal is on top, and whether a ref'd
 //! element actually receives a click at its action point.
 use super::state::EngineState;
-use crate::dom::{DomTree, NodeId, NodeMap};
+use crate::dom::{Display, DomTree, NodeId, NodeMap};
 use crate::modal::ModalFinding;
 use crate::protocol::Rect;
 use crate::selector::{css_escape_ident, SHADOW_SEPARATOR};
@@ -175,12 +175,20 @@ impl PageProbe for LiveProbe<'_> {
         Some(owners)
     }
 
-    fn covered_by(&mut self, _tree: &DomTree, node: NodeId, refs: &NodeMap<String>) -> Option<String> {
+    fn covered_by(&mut self, tree: &DomTree, node: NodeId, refs: &NodeMap<String>) -> Option<String> {
         let t0 = now_ms();
         let result = (|| {
             let own = self.elements[node].as_ref()?;
+            let walked = tree.element(node)?;
             let clicked = super::reads::click_box(own);
-            let rect = super::reads::aim_rect(&clicked);
+            // Only an inline box breaks over lines: another's box is the one
+            // the walk read (no second read for it).
+            let inline = walked.style.as_ref().is_some_and(|s| s.display == Display::Inline);
+            let rect = if &clicked == own && !inline {
+                walked.rect
+            } else {
+                super::reads::aim_rect(&clicked)
+            };
             let el = &clicked;
             let r = clip_rect(&rect, &self.viewport)?;
             // Centre first; two inner points as fallbacks for partly covered targets.

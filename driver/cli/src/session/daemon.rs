@@ -193,19 +193,18 @@ async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
                     while let Ok(1..) = reader.read(&mut byte).await {}
                 };
                 let answer = tokio::select! {
-                    a = answer(d, registry, request) => a,
-                    _ = ended.wait_for(|e| *e) => error(
+                    a = answer(d, registry, request) => Some(a),
+                    _ = ended.wait_for(|e| *e) => Some(error(
                         "the session was closed while this command ran (its browser is gone)".into()
-                    ),
-                    _ = client_gone => {
-                        d.running.fetch_sub(1, Ordering::SeqCst);
-                        d.touch();
-                        tracing::info!("a command's client went away: the command stopped");
-                        return;
-                    }
+                    )),
+                    _ = client_gone => None,
                 };
                 d.running.fetch_sub(1, Ordering::SeqCst);
                 d.touch();
+                let Some(answer) = answer else {
+                    tracing::info!("a command's client went away: the command stopped");
+                    return;
+                };
                 answer
             }
         },
