@@ -171,7 +171,7 @@ pub enum Error {
     Cdp { method: &'static str, message: String },
 
     /// A driver-side wait ran out of time.
-    #[error("timed out after {} s waiting for {what}", crate::time::seconds(*.after))]
+    #[error("timed out after {} waiting for {what}", crate::time::spoken(*.after))]
     Timeout { what: String, after: Duration },
 
     /// The tab's renderer process crashed.

@@ -2,14 +2,18 @@
 //! dependency: RFC 3339 in UTC with milliseconds; and durations as
 //! messages say them.
 
-/// A duration as messages say it: whole seconds when whole, else to a tenth
-/// ("30", "1.5"), not "30.002458249".
-pub(crate) fn seconds(d: std::time::Duration) -> String {
+/// A duration as messages say it, with its unit: whole seconds when whole,
+/// else to a tenth ("30 s", "1.5 s", not "30.002458249s"); under a second
+/// in milliseconds ("20 ms", not "0 s").
+pub(crate) fn spoken(d: std::time::Duration) -> String {
+    if d < std::time::Duration::from_millis(950) {
+        return format!("{} ms", d.as_millis());
+    }
     let tenths = (d.as_secs_f64() * 10.0).round() / 10.0;
     if tenths.fract() == 0.0 {
-        format!("{tenths:.0}")
+        format!("{tenths:.0} s")
     } else {
-        format!("{tenths:.1}")
+        format!("{tenths:.1} s")
     }
 }
 
@@ -49,9 +53,10 @@ mod tests {
     #[test]
     fn durations_read_as_seconds() {
         use std::time::Duration;
-        assert_eq!(super::seconds(Duration::from_millis(30_002)), "30");
-        assert_eq!(super::seconds(Duration::from_millis(1_460)), "1.5");
-        assert_eq!(super::seconds(Duration::from_millis(20)), "0");
+        assert_eq!(super::spoken(Duration::from_millis(30_002)), "30 s");
+        assert_eq!(super::spoken(Duration::from_millis(1_460)), "1.5 s");
+        assert_eq!(super::spoken(Duration::from_millis(960)), "1 s");
+        assert_eq!(super::spoken(Duration::from_millis(20)), "20 ms");
     }
 
     #[test]

@@ -314,7 +314,8 @@ fn failures_rerun_only_when_asked_and_reports_link_each_agent_run() {
             json!({"id": "vars", "url": item_url(&files, 24), "steps": [
                 {"tool": "fill", "target": "#name", "value": "%who%"},
                 {"tool": "click", "target": "#save"},
-                {"tool": "wait", "text": "Saved Ada"}
+                {"tool": "wait", "text": "Saved Ada"},
+                {"tool": "evaluate", "function": "() => document.querySelector('#name').value.length"}
             ], "vars": {"who": "Ada"}, "allowed_domains": ["127.0.0.1"]}),
         ],
     );
@@ -349,6 +350,9 @@ fn failures_rerun_only_when_asked_and_reports_link_each_agent_run() {
         "{}",
         results["vars"]
     );
+    // The last step's value is kept: the task was run for it.
+    let value = results["vars"]["output"]["value"].as_str().unwrap_or_default();
+    assert!(value.contains("\n3\n"), "{}", results["vars"]);
     let broken = &results["broken"];
     assert_eq!(broken["status"], "failed", "{broken}");
     assert!(

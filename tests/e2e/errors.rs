@@ -163,7 +163,7 @@ async fn a_promise_that_never_settles_says_so() {
         );
         let said = e.to_string();
         assert!(
-            said.starts_with("timed out after ") && said.contains(" s waiting for the script"),
+            said.starts_with("timed out after ") && said.contains(" waiting for the script"),
             "{e}"
         );
         assert_eq!(page.evaluate("1 + 1").await.unwrap(), 2, "the page still answers");

@@ -98,6 +98,17 @@ async fn dropping_an_unclosed_browser_kills_chromium() {
 
 #[test]
 fn ctrl_c_closes_the_browser() {
+    stopping_closes_the_browser("-INT", 130);
+}
+
+/// SIGTERM (a supervisor stopping the command) closes the browser too, and
+/// the exit status says which signal it was, as shells do.
+#[test]
+fn sigterm_closes_the_browser() {
+    stopping_closes_the_browser("-TERM", 143);
+}
+
+fn stopping_closes_the_browser(signal: &str, exit_status: i32) {
     let server = FixtureServer::start();
     let child = Command::new(env!("CARGO_BIN_EXE_sightline"))
         .args(["snapshot", &server.url("__hang")])
@@ -126,15 +137,15 @@ fn ctrl_c_closes_the_browser() {
     std::thread::sleep(Duration::from_millis(1500));
 
     let status = Command::new("kill")
-        .args(["-INT", &cli.to_string()])
+        .args([signal, &cli.to_string()])
         .status()
-        .expect("kill -INT");
+        .expect("kill");
     assert!(status.success());
     let output = child.wait_with_output().expect("wait sightline");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(130), "stderr:\n{stderr}");
+    assert_eq!(output.status.code(), Some(exit_status), "stderr:\n{stderr}");
     assert_eq!(stderr.trim_end(), "error: interrupted");
-    assert!(!alive(chrome_pid), "chromium {chrome_pid} survived Ctrl-C");
+    assert!(!alive(chrome_pid), "chromium {chrome_pid} survived kill {signal}");
     wait_until("chromium's helpers are gone", Duration::from_secs(15), || {
         processes_mentioning(&profile).is_empty()
     });

@@ -283,6 +283,26 @@ async fn popups(cx: &Ctx) {
     page.close().await.unwrap();
 }
 
+/// Steps that answer dialogs hold them open while they run, and leave the
+/// tab as they found it: a dialog after the run is dismissed again.
+async fn steps_leave_the_dialog_policy(cx: &Ctx) {
+    use sightline::steps::{parse_steps, Runner};
+    use sightline::DialogPolicy;
+    let page = cx.browser.new_page().await.unwrap();
+    page.goto(&cx.server.url("sessions/edge.html")).await.unwrap();
+    let steps =
+        parse_steps(r##"[{"tool": "click", "target": "#ask"}, {"tool": "handleDialog", "accept": true}]"##).unwrap();
+    let mut runner = Runner::new(&cx.browser, page.clone(), None);
+    let (report, failure) = runner.run(&steps, |_, _| {}).await;
+    assert!(failure.is_none(), "{failure:?} {report:?}");
+    assert_eq!(
+        eval(&page, "document.getElementById('answer').textContent").await,
+        "yes"
+    );
+    assert_eq!(page.set_dialog_policy(DialogPolicy::Dismiss), DialogPolicy::Dismiss);
+    page.close().await.unwrap();
+}
+
 async fn scenario<'a, F>(name: &str, failures: &mut Vec<String>, f: F)
 where
     F: Future<Output = ()> + 'a,
@@ -319,6 +339,12 @@ async fn navigation_readiness_and_popups() {
         scenario("queued navigations", &mut failures, queued_navigations(&cx)).await;
         scenario("readiness", &mut failures, readiness(&cx)).await;
         scenario("popups", &mut failures, popups(&cx)).await;
+        scenario(
+            "steps leave the dialog policy",
+            &mut failures,
+            steps_leave_the_dialog_policy(&cx),
+        )
+        .await;
         cx.browser.close().await.expect("close");
         assert!(
             failures.is_empty(),

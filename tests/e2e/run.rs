@@ -115,7 +115,8 @@ fn a_checkout_by_registry_tool_steps() {
             {"tool": "fill", "target": "#email", "value": "a@b.c", "element": "the email field"},
             {"tool": "type", "target": qty, "text": "3"},
             {"tool": "check", "target": "#gift"},
-            {"tool": "select", "args": {"target": "xpath=//select[@name='size']", "values": ["Large"]}},
+            // A bare XPath, as models write them.
+            {"tool": "select", "args": {"target": "//select[@name='size']", "values": ["Large"]}},
             {"tool": "upload", "target": "#receipt", "paths": ["receipt.txt"]},
             {"tool": "snapshot", "mode": "viewport"},
             {"tool": "click", "target": "#buy"}

@@ -187,7 +187,11 @@ fn json_shape_and_text_output_of_the_example_shop() {
     let obj = raw.as_object().expect("a JSON object");
     let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
     keys.sort();
-    assert_eq!(keys, ["modal", "refs", "stats", "title", "tree", "url", "viewport"]);
+    assert_eq!(
+        keys,
+        ["modal", "refs", "stats", "status", "title", "tree", "url", "viewport"]
+    );
+    assert_eq!(raw["status"], 200);
     assert_eq!(snap.url, url);
     assert_eq!(snap.title, "Northwind Outfitters – Outdoor gear");
     assert!(raw["modal"].is_null());
@@ -232,6 +236,18 @@ fn json_shape_and_text_output_of_the_example_shop() {
     // Text mode prints exactly the tree.
     let text = snapshot_text(&url, &[]);
     assert_eq!(text.trim_end(), tree.trim_end());
+
+    // A server's error page is told from content: the status in --json, a
+    // note on stderr beside the text.
+    let missing = server.url("example/no-such-page.html");
+    let (raw, _) = snapshot_json(&missing, &[]);
+    assert_eq!(raw["status"], 404);
+    let out = run_cli(&["snapshot", &missing]);
+    out.assert_success();
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!("note: {missing} (HTTP 404 Not Found): this is the server's error page")
+    );
 }
 
 /// A page that breaks `Array.prototype.push/splice` *before* registering a

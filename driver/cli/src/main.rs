@@ -144,9 +144,9 @@ fn main() -> ExitCode {
     match runtime.block_on(dispatch(cli.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", output::terminal_safe(&e.to_string()));
             match e {
-                Error::Interrupted => ExitCode::from(130),
+                Error::Interrupted => ExitCode::from(signals::interrupted_exit_status()),
                 _ => ExitCode::FAILURE,
             }
         }

@@ -2,8 +2,22 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use sightline::{Error, Result};
+
+/// Whether the signal that stopped the command was SIGTERM (the exit
+/// status says which, as shells do: 130 for Ctrl-C, 143 for SIGTERM).
+static TERMINATED: AtomicBool = AtomicBool::new(false);
+
+/// The exit status of a command stopped by a signal.
+pub fn interrupted_exit_status() -> u8 {
+    if TERMINATED.load(Ordering::Relaxed) {
+        128 + 15
+    } else {
+        128 + 2
+    }
+}
 
 /// Resolves on Ctrl-C (or SIGTERM).
 pub async fn shutdown_signal() {
@@ -17,7 +31,7 @@ pub async fn shutdown_signal() {
     };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+        _ = term.recv() => TERMINATED.store(true, Ordering::Relaxed),
     }
 }
 
@@ -55,7 +69,7 @@ impl ShutdownSignals {
     pub async fn next(&mut self) {
         tokio::select! {
             _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
+            _ = self.terminate.recv() => TERMINATED.store(true, Ordering::Relaxed),
         }
     }
 }

@@ -86,17 +86,24 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
     };
     let outcome = interruptible(signal.as_mut(), async {
         let page = browser.new_page().await?;
-        page.goto(&url).await?;
-        page.snapshot(&options).await
+        let response = page.goto(&url).await?;
+        Ok((response, page.snapshot(&options).await?))
     })
     .await;
     // Always close: no Chromium outlives the command, whatever happened.
     browser.close().await?;
-    let result = outcome?;
+    let (response, result) = outcome?;
 
     let mut text = if args.output.json {
-        serde_json::to_string(&result).expect("snapshot serialises")
+        // The HTTP status rides along, so a script can tell a server's
+        // error page from content (null: no HTTP, as for files).
+        let mut object = serde_json::to_value(&result).expect("snapshot serialises");
+        object["status"] = response.status.into();
+        object.to_string()
     } else {
+        if !response.ok() {
+            eprintln!("note: {response}: this is the server's error page");
+        }
         result.tree
     };
     if !text.ends_with('\n') {

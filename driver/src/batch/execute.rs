@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::result::TaskStatus;
 use super::task::{Task, TaskKind};
@@ -15,7 +15,7 @@ use crate::error::{Error, NavigationErrorKind, Result};
 use crate::eval::Verdict;
 use crate::llm::{Llm, LlmError};
 use crate::page::Page;
-use crate::steps::Runner;
+use crate::steps::{RunReport, Runner};
 use crate::tools::ToolSettings;
 
 /// What every task of a batch shares.
@@ -123,7 +123,7 @@ pub(crate) async fn execute(
                     )
                 }),
                 result: Some(format!("{played} step(s); ended at {}", report.url)),
-                output: Some(json!({"url": report.url, "title": report.title})),
+                output: Some(steps_output(&report)),
                 steps: played as u32,
                 ..Done::default()
             })
@@ -145,6 +145,16 @@ pub(crate) async fn execute(
             })
         }
     }
+}
+
+/// Where a steps run ended, and what its last step gave (a task that ends
+/// with an `evaluate` or a `snapshot` is run for that value).
+fn steps_output(report: &RunReport) -> Value {
+    let mut output = json!({"url": report.url, "title": report.title});
+    if let Some(value) = report.steps.last().and_then(|s| s.value.as_ref()) {
+        output["value"] = value.clone().into();
+    }
+    output
 }
 
 /// Errors that mean the tab or the browser died, not that the task failed.

@@ -189,7 +189,7 @@ impl Worker {
                     }
                     Some(Err(_)) => {
                         result.status = TaskStatus::Timeout;
-                        result.error = Some(format!("timed out after {}s", shared.task_timeout.as_secs()));
+                        result.error = Some(format!("timed out after {}", crate::time::spoken(shared.task_timeout)));
                         unhealthy = true;
                     }
                     None => {

@@ -14,7 +14,14 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
         .map(|e| {
             let path = e.instance_path().to_string();
             let at = if path.is_empty() { "the root".to_string() } else { path };
-            format!("at {at}: {e}")
+            match e.kind() {
+                // The validator names only the first few choices; a model
+                // fixing its call needs them all.
+                jsonschema::error::ValidationErrorKind::Enum { options } => {
+                    format!("at {at}: {} is not one of {options}", e.instance())
+                }
+                _ => format!("at {at}: {e}"),
+            }
         })
         .collect();
     if problems.is_empty() {
@@ -145,6 +152,9 @@ mod tests {
         let e = validate(&s, &json!({})).unwrap_err();
         assert!(e.contains("required") || e.contains("\"n\""), "{e}");
         assert!(check_schema(&json!({"type": "nonsense"})).is_err());
+        let actions = json!({"type": "object", "properties": {"action": {"enum": ["list", "new", "select", "close"]}}});
+        let e = validate(&actions, &json!({"action": "fly"})).unwrap_err();
+        assert_eq!(e, r#"at /action: "fly" is not one of ["list","new","select","close"]"#);
     }
 
     #[test]

@@ -407,11 +407,11 @@ false (Cancel)."
                     };
                     return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
                 }
-                let secs = self.options.tool_timeout.as_secs();
                 (
                     format!(
-                        "{} timed out after {secs} s. Take a browser_snapshot to see where the page is.",
-                        tool.mcp_name()
+                        "{} timed out after {}. Take a browser_snapshot to see where the page is.",
+                        tool.mcp_name(),
+                        crate::time::spoken(self.options.tool_timeout)
                     ),
                     true,
                     None,

@@ -28,9 +28,10 @@ impl Page {
         self.events().log.lock().unwrap().next_seq
     }
 
-    /// What happens to JavaScript dialogs from now on.
-    pub fn set_dialog_policy(&self, policy: DialogPolicy) {
-        self.events().log.lock().unwrap().policy = policy;
+    /// What happens to JavaScript dialogs from now on; returns the policy
+    /// it replaces (to set it back).
+    pub fn set_dialog_policy(&self, policy: DialogPolicy) -> DialogPolicy {
+        std::mem::replace(&mut self.events().log.lock().unwrap().policy, policy)
     }
 
     /// The dialog that is open (and held), if one is.

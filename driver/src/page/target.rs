@@ -100,6 +100,18 @@ impl From<&Target> for Target {
     }
 }
 
+/// The selector as the engine reads it. One that starts as only an XPath
+/// can (`//button`, `(//a)[2]`, `..`) is taken as one, as Playwright does:
+/// models write them bare, and as CSS they would be refused.
+fn engine_selector(selector: &str) -> String {
+    let s = selector.trim_start();
+    if ["//", "(//", ".."].iter().any(|p| s.starts_with(p)) {
+        format!("xpath={s}")
+    } else {
+        selector.to_string()
+    }
+}
+
 /// `e12` or `f3e12`.
 pub fn is_ref(s: &str) -> bool {
     split_ref(s).is_some()
@@ -377,7 +389,7 @@ impl Page {
                     ))))
                 }
             },
-            Target::Selector { selector, frame: None } => (main.clone(), selector.clone(), false),
+            Target::Selector { selector, frame: None } => (main.clone(), engine_selector(selector), false),
             Target::Selector {
                 selector,
                 frame: Some(f),
@@ -388,7 +400,7 @@ impl Page {
                 } else {
                     self.frame_by_owner_selector(&main, f).await?
                 };
-                (frame, selector.clone(), false)
+                (frame, engine_selector(selector), false)
             }
         };
         let mut chain = Vec::new();
@@ -850,6 +862,11 @@ mod tests {
             assert!(matches!(Target::parse(sel), Target::Selector { .. }), "{sel}");
         }
         assert_eq!(Target::in_frame("#go", "f1").label(), "#go (in frame f1)");
+        assert_eq!(engine_selector(" //button[1]"), "xpath=//button[1]");
+        assert_eq!(engine_selector("(//a)[2]"), "xpath=(//a)[2]");
+        for css in ["#email", "xpath=//a", "css=a", "a > b"] {
+            assert_eq!(engine_selector(css), css);
+        }
         assert!(is_frame_prefix("f12"));
         assert!(!is_frame_prefix("iframe#x"));
     }

@@ -121,8 +121,11 @@ impl<'b> Runner<'b> {
         let mut reports = Vec::new();
         let mut failure = None;
         self.holds_dialogs = steps.iter().any(|s| self.answers_dialogs(s));
+        // The tabs whose dialogs the run held, with the policy each had:
+        // set back at the end, so the page is left as it was given.
+        let mut held = Vec::new();
         if self.holds_dialogs {
-            self.page.set_dialog_policy(DialogPolicy::Hold);
+            held.push((self.page.clone(), self.page.set_dialog_policy(DialogPolicy::Hold)));
         }
         for (i, step) in steps.iter().enumerate() {
             let started = Instant::now();
@@ -168,7 +171,7 @@ impl<'b> Runner<'b> {
                             let url = p.url().await.unwrap_or_default();
                             report.notes.push(format!("continuing in the new tab {url}"));
                             if self.holds_dialogs {
-                                p.set_dialog_policy(DialogPolicy::Hold);
+                                held.push((p.clone(), p.set_dialog_policy(DialogPolicy::Hold)));
                             }
                             self.page = p;
                             self.snapshot = None;
@@ -188,6 +191,9 @@ impl<'b> Runner<'b> {
             if failure.is_some() {
                 break;
             }
+        }
+        for (page, policy) in held {
+            page.set_dialog_policy(policy);
         }
         let (url, title) = match &failure {
             // A page that stopped answering (or died) would not say: what the

@@ -339,7 +339,7 @@ pub fn element_properties(target_help: &str) -> Value {
 }
 
 /// Help text of `target` for element tools.
-pub const TARGET_HELP: &str = "The element: a ref from the snapshot (e12, f1e3) or a selector.";
+pub const TARGET_HELP: &str = "The element: a ref from the snapshot (e12, f1e3), or a CSS or XPath selector.";
 
 /// Adds `more` properties to an object of properties.
 pub fn with(mut properties: Value, more: Value) -> Value {
