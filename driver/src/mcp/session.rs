@@ -381,10 +381,7 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
         let outcome = if tool.name == "handleDialog" {
             Some(run.await)
         } else {
-            tokio::select! {
-                r = run => Some(r),
-                _ = page.dialog_opened() => None,
-            }
+            page.unless_a_dialog_opens(run).await
         };
         let page = ctx.page();
         st.page = Some(page.clone());

@@ -39,10 +39,14 @@ impl Page {
         self.events().dialog.borrow().clone()
     }
 
-    /// Resolves when a held dialog opens.
-    pub async fn dialog_opened(&self) {
+    /// Runs `work` unless a held dialog opens first (`None` then): the
+    /// dialog stops the page, so the work would only wait for its answer.
+    pub async fn unless_a_dialog_opens<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
         let mut rx = self.events().dialog.subscribe();
-        let _ = rx.wait_for(Option::is_some).await;
+        tokio::select! {
+            r = work => Some(r),
+            _ = rx.wait_for(Option::is_some) => None,
+        }
     }
 
     /// Answers the open dialog: accept (OK, with `prompt_text` for a prompt) or dismiss.

@@ -231,9 +231,9 @@ impl<'b> Runner<'b> {
         }
         let mark = page.event_mark();
         let mut result = if self.holds_dialogs && !answering {
-            tokio::select! {
-                r = self.perform_step(step) => r?,
-                _ = page.dialog_opened() => ActionResult {
+            match page.unless_a_dialog_opens(self.perform_step(step)).await {
+                Some(r) => r?,
+                None => ActionResult {
                     notes: vec![format!(
                         "it opened a {} dialog, held open for the next handleDialog step",
                         page.dialog().map(|d| d.said()).unwrap_or_default()
