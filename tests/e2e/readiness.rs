@@ -117,6 +117,42 @@ fn every_behaviour_class_is_ready_in_the_first_response() {
     );
 }
 
+/// Replies that come a moment after the input are in the action's own
+/// response: a debounced search (each key sets the timer again), an Enter
+/// handler's timer (set on keydown, before the key's release), a menu that
+/// opens 250 ms after mouseenter (also on a new document under a mouse
+/// that has not moved), and a feed's next posts loaded by an intersection
+/// observer after a scroll.
+#[test]
+fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
+    let files = FixtureServer::start();
+    let url = files.url("living/replies.html");
+    let mut client = stdio(&[]);
+    let page = client.ok("browser_navigate", json!({"url": url}));
+    let find = ref_in(&page, "textbox \"Find a trail\"");
+    let typed = client.ok("browser_type", json!({"target": find, "text": "ri", "slowly": true}));
+    assert!(typed.contains("River walk") && typed.contains("Ridge loop"), "{typed}");
+    assert!(!typed.contains("Summit path"), "{typed}");
+
+    let ask = ref_in(&page, "textbox \"Ask a ranger\"");
+    client.ok("browser_fill", json!({"target": ask, "value": "Is the pass open?"}));
+    let (answered, took) = timed(&mut client, "browser_press_key", json!({"key": "Enter"}));
+    assert!(answered.contains("The ranger answered: Is the pass open?"), "{answered}");
+    assert_within("the Enter reply", took, Duration::from_secs(3), &answered);
+
+    for visit in ["first", "second"] {
+        if visit == "second" {
+            // A new document; the mouse is still where the first hover left it.
+            client.ok("browser_navigate", json!({"url": url}));
+        }
+        let hovered = client.ok("browser_hover", json!({"target": "#trails"}));
+        assert!(hovered.contains("Alpine trails"), "{visit} hover: {hovered}");
+    }
+
+    let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
+    assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
+}
+
 /// The older waits stay available: `load` waits for the load event after
 /// navigations, `networkidle` for 500 ms without requests.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -211,7 +211,7 @@ impl Page {
         let ready = self.actionable("hover", &target, Needs::HOVER).await?;
         let (x, y) = ready.point.expect("a hit test found a point");
         // Usually already there: the mouse moves while stability is checked.
-        if *self.mouse().lock().unwrap() != (x, y) {
+        if !self.mouse_is_at((x, y)) {
             self.mouse_move(x, y).await?;
         }
         let mut result = ActionResult::of(&ready);
@@ -473,6 +473,7 @@ impl Page {
             ..Needs::ATTACHED
         };
         let ready = self.actionable("scrollIntoView", &target, needs).await?;
+        self.step_scrolled();
         self.dom_action(
             &ready.loc,
             json!({"op": "scrollIntoView", "target": ready.loc.engine_target}),
@@ -514,6 +515,7 @@ impl Page {
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
         let mut result = ActionResult::default();
+        self.step_scrolled();
         let pos = match &target {
             Some(t) => {
                 let ready = self.actionable(method, t, Needs::ATTACHED).await?;
@@ -634,7 +636,7 @@ impl Page {
     /// A step begins: returns [`Page::navigation_mark`] for
     /// [`Page::after_action`].
     pub(crate) fn begin_action(&self) -> u64 {
-        self.begin_step();
+        self.begin_action_step();
         self.navigation_mark()
     }
 

@@ -133,7 +133,7 @@ impl Page {
                     }
                     self.drag_event(DispatchDragEventType::DragOver, to, &data).await?;
                     self.drag_event(DispatchDragEventType::Drop, to, &data).await?;
-                    *self.mouse().lock().unwrap() = to;
+                    self.set_mouse_position(to);
                     Ok::<_, Error>("HTML5 drag and drop")
                 }
                 None => {
@@ -160,7 +160,7 @@ impl Page {
     pub async fn drag_points(&self, from: (f64, f64), to: (f64, f64)) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let main = self.main_frame_id().await?;
         let kind = self.drag_between(&main, from, to).await?;
         let mut result = ActionResult {
@@ -182,7 +182,7 @@ impl Page {
     async fn drag_event(&self, ty: DispatchDragEventType, at: (f64, f64), data: &DragData) -> Result<()> {
         let mut p = DispatchDragEventParams::new(ty, at.0, at.1, data.clone());
         p.modifiers = Some(0);
-        self.begin_step();
+        self.input_begins();
         self.cdp()
             .execute(p)
             .await

@@ -45,18 +45,29 @@ struct Shared {
     origins: OriginPolicy,
     /// Enforces `origins` on every document request (None: no restriction).
     _origin_filter: Option<OriginFilter>,
-    /// Where the mouse is (top-level viewport CSS pixels).
-    mouse: Mutex<(f64, f64)>,
+    /// Where the mouse is (top-level viewport CSS pixels), and the main
+    /// frame's commit count when it got there (see [`Page::mouse_is_at`]).
+    mouse: Mutex<((f64, f64), u64)>,
     /// One action at a time per page: trusted input must not interleave.
     action_lock: tokio::sync::Mutex<()>,
     /// Held while a navigation given up on is being stopped: the next one
     /// waits, or the stop could end it instead.
     abandoning: Arc<tokio::sync::Mutex<()>>,
     /// When the current step began (see [`Page::begin_step`]).
-    step_started: Mutex<Instant>,
+    step: Mutex<StepClock>,
     /// Where navigations are sent (see side_channel.rs); `None`: through
     /// chromiumoxide, which holds them until every frame has loaded.
     side_channel: Option<Arc<SideChannel>>,
+}
+
+/// The current step's start (see [`Page::step_started`]).
+struct StepClock {
+    started: Instant,
+    /// The next input event begins the step anew: the step was begun by an
+    /// action whose first input is still to come, or the page was waited for.
+    awaiting_input: bool,
+    /// The step scrolled (see [`Page::step_scrolled`]).
+    scrolled: bool,
 }
 
 impl Drop for Shared {
@@ -203,10 +214,14 @@ impl Page {
                 events,
                 origins,
                 _origin_filter: origin_filter,
-                mouse: Mutex::new((0.0, 0.0)),
+                mouse: Mutex::new(((0.0, 0.0), 0)),
                 action_lock: tokio::sync::Mutex::new(()),
                 abandoning: Arc::default(),
-                step_started: Mutex::new(Instant::now()),
+                step: Mutex::new(StepClock {
+                    started: Instant::now(),
+                    awaiting_input: false,
+                    scrolled: false,
+                }),
                 side_channel,
             }),
         })
@@ -248,8 +263,24 @@ impl Page {
         &self.shared.events
     }
 
-    pub(crate) fn mouse(&self) -> &Mutex<(f64, f64)> {
-        &self.shared.mouse
+    /// Where the mouse is (top-level viewport CSS pixels).
+    pub fn mouse_position(&self) -> (f64, f64) {
+        self.shared.mouse.lock().unwrap().0
+    }
+
+    /// The mouse was moved to `at` (in the current document).
+    pub(crate) fn set_mouse_position(&self, at: (f64, f64)) {
+        let document = self.tracker().with(|s| s.commits);
+        *self.shared.mouse.lock().unwrap() = (at, document);
+    }
+
+    /// Whether the mouse is at `at` as the current document knows: one that
+    /// came after its last move has not seen the mouse arrive, so its
+    /// element under it gets mouseenter (a hover menu opens) only from the
+    /// next move.
+    pub(crate) fn mouse_is_at(&self, at: (f64, f64)) -> bool {
+        let document = self.tracker().with(|s| s.commits);
+        *self.shared.mouse.lock().unwrap() == (at, document)
     }
 
     pub(crate) fn action_lock(&self) -> &tokio::sync::Mutex<()> {
@@ -288,13 +319,56 @@ impl Page {
 
     /// When the current step began: its first input, or its navigation.
     pub(crate) fn step_started(&self) -> Instant {
-        *self.shared.step_started.lock().unwrap()
+        self.shared.step.lock().unwrap().started
     }
 
-    /// A step begins now: what the page does from here on is its doing
-    /// (readiness waits for the requests and timers it starts).
+    /// A step begins now (a navigation): what the page does from here on is
+    /// its doing (readiness waits for the requests and timers it starts).
     pub(crate) fn begin_step(&self) {
-        *self.shared.step_started.lock().unwrap() = Instant::now();
+        *self.shared.step.lock().unwrap() = StepClock {
+            started: Instant::now(),
+            awaiting_input: false,
+            scrolled: false,
+        };
+    }
+
+    /// An action begins: its step begins now, and again at its first input
+    /// event if one comes (the wait for its element is not the page's reply).
+    pub(crate) fn begin_action_step(&self) {
+        *self.shared.step.lock().unwrap() = StepClock {
+            started: Instant::now(),
+            awaiting_input: true,
+            scrolled: false,
+        };
+    }
+
+    /// The step scrolled: the page's reply (its scroll listeners, its
+    /// intersection observers, which load the next items of a feed) comes
+    /// after the next frame, not in the next task.
+    pub(crate) fn step_scrolled(&self) {
+        self.shared.step.lock().unwrap().scrolled = true;
+    }
+
+    /// Whether the step scrolled since this was last asked.
+    pub(crate) fn take_step_scrolled(&self) -> bool {
+        std::mem::take(&mut self.shared.step.lock().unwrap().scrolled)
+    }
+
+    /// The page was waited for: the next input event begins a new step
+    /// (keys sent on their own, outside an action, begin one too).
+    pub(crate) fn next_input_begins_step(&self) {
+        self.shared.step.lock().unwrap().awaiting_input = true;
+    }
+
+    /// An input event is about to be sent. Only a step's first begins it:
+    /// a key's release, the next character or the next mouse move must not
+    /// end the step that the press began, or the timers its handlers set
+    /// would fall before the step and go unwaited.
+    pub(crate) fn input_begins(&self) {
+        let mut step = self.shared.step.lock().unwrap();
+        if std::mem::take(&mut step.awaiting_input) {
+            step.started = Instant::now();
+        }
     }
 
     /// How long element actions retry transient failures (default 5 s).

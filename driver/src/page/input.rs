@@ -282,7 +282,7 @@ pub enum ClickButton {
 impl Page {
     async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
         // Before the event: what its handlers start belongs to this step.
-        self.begin_step();
+        self.input_begins();
         self.answered("Input.dispatchKeyEvent", self.cdp().execute(p)).await
     }
 
@@ -339,7 +339,7 @@ impl Page {
     /// Inserts text at the caret like an input method (`Input.insertText`):
     /// one `beforeinput`/`input`, no key events.
     pub async fn insert_text(&self, text: &str) -> Result<()> {
-        self.begin_step();
+        self.input_begins();
         self.answered("Input.insertText", self.cdp().execute(InsertTextParams::new(text)))
             .await
     }
@@ -356,7 +356,7 @@ impl Page {
         click_count: i64,
         modifiers: i64,
     ) -> Result<()> {
-        self.begin_step();
+        self.input_begins();
         let mut p = DispatchMouseEventParams::new(ty, x, y);
         p.button = button;
         p.buttons = Some(buttons);
@@ -401,13 +401,13 @@ impl Page {
         let button = (buttons != 0).then_some(MouseButton::Left);
         self.mouse_event(DispatchMouseEventType::MouseMoved, x, y, button, buttons, 0, 0)
             .await?;
-        *self.mouse().lock().unwrap() = (x, y);
+        self.set_mouse_position((x, y));
         Ok(())
     }
 
     /// Presses the left button where the mouse is.
     pub async fn mouse_down(&self, click_count: i64) -> Result<()> {
-        let (x, y) = *self.mouse().lock().unwrap();
+        let (x, y) = self.mouse_position();
         self.mouse_event(
             DispatchMouseEventType::MousePressed,
             x,
@@ -422,7 +422,7 @@ impl Page {
 
     /// Releases the left button where the mouse is.
     pub async fn mouse_up(&self, click_count: i64) -> Result<()> {
-        let (x, y) = *self.mouse().lock().unwrap();
+        let (x, y) = self.mouse_position();
         self.mouse_event(
             DispatchMouseEventType::MouseReleased,
             x,
@@ -470,7 +470,7 @@ impl Page {
         // Already there (actionability moved it while checking stability):
         // no move, whose answer would wait for the next frame.
         let mut events = Vec::new();
-        if *self.mouse().lock().unwrap() != (x, y) {
+        if !self.mouse_is_at((x, y)) {
             events.push(
                 self.mouse_event(DispatchMouseEventType::MouseMoved, x, y, None, 0, 0, held)
                     .boxed(),
@@ -504,7 +504,7 @@ impl Page {
         }
         // join_all polls in order, so the commands leave in order.
         let results = futures::future::join_all(events).await;
-        *self.mouse().lock().unwrap() = (x, y);
+        self.set_mouse_position((x, y));
         for k in held_keys.iter().rev() {
             held &= !modifier_bit(&k.key);
             self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, k, held, None))

@@ -79,7 +79,7 @@ impl Page {
     pub async fn click_point(&self, x: f64, y: f64, click: &PointClick) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         self.click_at(
             x,
             y,
@@ -98,7 +98,7 @@ impl Page {
     pub async fn move_mouse(&self, x: f64, y: f64, left_held: bool) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         self.mouse_move_buttons(x, y, i64::from(left_held)).await?;
         let mut result = ActionResult::default();
         self.after_action(&mut result, mark).await?;
@@ -110,7 +110,7 @@ impl Page {
     pub async fn mouse_button(&self, down: bool, at: Option<(f64, f64)>) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         if let Some((x, y)) = at {
             self.mouse_move_buttons(x, y, i64::from(!down)).await?;
         }
@@ -124,11 +124,6 @@ impl Page {
         Ok(result)
     }
 
-    /// Where the mouse is (top-level viewport CSS pixels).
-    pub fn mouse_position(&self) -> (f64, f64) {
-        *self.mouse().lock().unwrap()
-    }
-
     /// Turns the mouse wheel at (x, y) by `dx`, `dy` CSS pixels (positive:
     /// right, down): the page or the container under the pointer scrolls as
     /// for a user. Returns once the scroll has landed.
@@ -136,14 +131,16 @@ impl Page {
         let bits = modifier_bits(modifiers)?;
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
-        if self.mouse_position() != (x, y) {
+        let mark = self.begin_action();
+        if !self.mouse_is_at((x, y)) {
             self.mouse_move_buttons(x, y, 0).await?;
         }
         let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseWheel, x, y);
         p.delta_x = Some(dx);
         p.delta_y = Some(dy);
         p.modifiers = Some(bits);
+        self.input_begins();
+        self.step_scrolled();
         self.cdp()
             .execute(p)
             .await
@@ -172,7 +169,7 @@ impl Page {
     pub async fn type_keys(&self, text: &str) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         self.type_text(text).await?;
         let mut result = ActionResult::default();
         self.after_action(&mut result, mark).await?;
@@ -186,7 +183,7 @@ impl Page {
         let k = key_by_name(key).ok_or_else(|| Error::InvalidAction(format!("unknown key {key:?}")))?;
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
-        let mark = self.navigation_mark();
+        let mark = self.begin_action();
         let event = |ty: DispatchKeyEventType| {
             let mut p = DispatchKeyEventParams::new(ty);
             p.key = Some(k.key.clone());

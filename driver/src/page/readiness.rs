@@ -69,6 +69,11 @@ const CONSENT_LOAD_LIMIT: Duration = Duration::from_secs(3);
 /// At most this many looks in a step wait for frames the page asked for
 /// (a page that asks again from outside its frame callbacks, each time).
 const MAX_FRAMES_WAITED: u32 = 4;
+/// The page is told the step began this much earlier than it did: the
+/// look reaches it a moment after the step's age is taken (longer on a
+/// busy machine), and a timer set by a handler of the step's first input
+/// must count.
+const STEP_CLOCK_SLACK: Duration = Duration::from_millis(50);
 /// Longest pause between two looks at the page.
 const POLL: Duration = Duration::from_millis(50);
 /// A page that left a look unanswered gets this long to answer a trivial
@@ -199,10 +204,12 @@ impl Page {
                 pending: vec!["a dialog to be answered".into()],
             });
         }
-        match self.wait_until() {
+        let report = match self.wait_until() {
             WaitUntil::NetworkIdle => self.network_idle_within(budget).await,
             WaitUntil::Ready | WaitUntil::Load => self.ready_within(budget).await,
-        }
+        };
+        self.next_input_begins_step();
+        report
     }
 
     async fn ready_within(&self, budget: Duration) -> Result<ReadyReport> {
@@ -213,8 +220,14 @@ impl Page {
         let mut late_until: Option<Instant> = None;
         let mut look_for_busy = false;
         let mut pending: Vec<String> = Vec::new();
-        // The first look lets the tasks queued in reply to the step's input run.
-        let mut echo = Echo::Turn;
+        // The first look lets the tasks queued in reply to the step's input
+        // run; after a scroll, the next frame is drawn first (scroll events
+        // and intersection observers are delivered with it).
+        let mut echo = if self.take_step_scrolled() {
+            Echo::Frame
+        } else {
+            Echo::Turn
+        };
         let mut frames_waited = 0;
         loop {
             let Some((probe, now)) = self
@@ -419,7 +432,10 @@ impl Page {
         step: Instant,
         echo: Echo,
     ) -> Result<Option<Probe>> {
-        let step_ms = step.elapsed().as_millis();
+        // The page counts back from when the look reaches it, a moment after
+        // this is taken: without the slack, timers its handlers set in the
+        // step's first milliseconds would fall before the step.
+        let step_ms = (step.elapsed() + STEP_CLOCK_SLACK).as_millis();
         let probe = |ms: &str| format!("globalThis.__sightline.readiness({look_for_busy}, {ms})");
         // The step's age grows by the echo's wait before the probe runs.
         let js = match echo {

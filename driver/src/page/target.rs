@@ -703,7 +703,7 @@ impl Page {
             // the element (a move is answered on the next frame too).
             let second = self.look(loc, needs, true, needs.state);
             let (second, moved) = match first_point.filter(|_| needs.pre_move) {
-                Some((x, y)) if *self.mouse().lock().unwrap() != (x, y) => {
+                Some((x, y)) if !self.mouse_is_at((x, y)) => {
                     let (s, m) = futures::join!(second, self.mouse_move(x, y));
                     (s, Some(m))
                 }
