@@ -168,8 +168,28 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
             && selected.contains("popup-target.html?via=link"),
         "{selected}"
     );
+    // Back on the opener: its tree again, not "unchanged" (the tree the
+    // client saw last was the other tab's, whose refs differ).
+    let opener_index = listed
+        .lines()
+        .find(|l| l.contains("popup.html"))
+        .and_then(|l| l.trim_start_matches("- ").split(':').next())
+        .unwrap()
+        .parse::<u64>()
+        .unwrap();
+    let back = client.ok("browser_tabs", json!({"action": "select", "index": opener_index}));
+    assert!(
+        back.contains("Open help in a new tab") && !back.contains("Unchanged since"),
+        "{back}"
+    );
+    client.ok(
+        "browser_tabs",
+        json!({"action": "select", "index": index.parse::<u64>().unwrap()}),
+    );
     let closed = client.ok("browser_tabs", json!({"action": "close"}));
-    assert!(!closed.contains("popup-target.html"), "{closed}");
+    assert!(!closed.contains("- 1:") && !closed.contains("(Help)"), "{closed}");
+    // The opener is shown again: the client last saw the closed tab.
+    assert!(closed.contains("link \"Open help in a new tab\" [ref=e1]"), "{closed}");
 
     // A dialog holds the page until it is answered.
     let page = client.ok("browser_navigate", json!({"url": files.url("mcp/dialog.html")}));

@@ -137,7 +137,10 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     let ask = ref_in(&page, "textbox \"Ask a ranger\"");
     client.ok("browser_fill", json!({"target": ask, "value": "Is the pass open?"}));
     let (answered, took) = timed(&mut client, "browser_press_key", json!({"key": "Enter"}));
-    assert!(answered.contains("The ranger answered: Is the pass open?"), "{answered}");
+    assert!(
+        answered.contains("The ranger answered: Is the pass open?"),
+        "{answered}"
+    );
     assert_within("the Enter reply", took, Duration::from_secs(3), &answered);
 
     for visit in ["first", "second"] {

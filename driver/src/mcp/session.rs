@@ -84,6 +84,8 @@ struct State {
     context: Option<BrowserContext>,
     page: Option<Page>,
     seen: HashMap<String, Seen>,
+    /// The tab the client was last shown (its target id).
+    last_shown: Option<String>,
     download_mark: u64,
     /// The browser this session used died (the next one is a replacement).
     browser_lost: bool,
@@ -496,8 +498,13 @@ blank tab: open a page again with browser_navigate.",
         let shows_tree = out.as_ref().is_some_and(|o| o.tree);
         let target = page.target_id().to_string();
         let document = page.navigation_mark();
+        // Another tab was shown since this one: its trees are not the last
+        // the client saw, and a diff against them would say refs hold that
+        // now name the other tab's elements.
+        let switched = st.last_shown.as_ref() != Some(&target);
+        st.last_shown = Some(target.clone());
         let seen = st.seen.entry(target).or_default();
-        if seen.document != document {
+        if seen.document != document || switched {
             *seen = Seen {
                 document,
                 console_mark: seen.console_mark,
