@@ -122,7 +122,9 @@ fn every_behaviour_class_is_ready_in_the_first_response() {
 /// handler's timer (set on keydown, before the key's release), a menu that
 /// opens 250 ms after mouseenter (also on a new document under a mouse
 /// that has not moved), and a feed's next posts loaded by an intersection
-/// observer after a scroll.
+/// observer after a scroll; the reply to a form posted to `/subscribe`
+/// (a push channel's word, but a POST), and a view whose code loads under a
+/// loading indicator for longer than a young request is waited for.
 #[test]
 fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     let files = FixtureServer::start();
@@ -151,6 +153,23 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         let hovered = client.ok("browser_hover", json!({"target": "#trails"}));
         assert!(hovered.contains("Alpine trails"), "{visit} hover: {hovered}");
     }
+
+    let email = ref_in(&page, "textbox \"Newsletter email\"");
+    client.ok("browser_fill", json!({"target": email, "value": "ada@example.com"}));
+    // The hover menu is still open above the form: moving the mouse to the
+    // button closes it and shifts the page up, and the press must follow.
+    let subscribe = ref_in(&page, "button \"Subscribe\"");
+    let subscribed = client.ok("browser_click", json!({"target": subscribe}));
+    assert!(
+        subscribed.contains("You are subscribed"),
+        "a POST to /subscribe: {subscribed}"
+    );
+    let map = ref_in(&page, "button \"Show the map\"");
+    let shown = client.ok("browser_click", json!({"target": map}));
+    assert!(
+        shown.contains("Map of the Alpine trails"),
+        "code loaded under a spinner: {shown}"
+    );
 
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");

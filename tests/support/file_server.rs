@@ -23,7 +23,8 @@ use crate::fixtures_dir;
 /// - `/__stream…` answers at once with a chunked body that never ends (a
 ///   line every 300 ms);
 /// - `/__collect…` answers any method with 204 (beacons, pixels);
-/// - `/__slow?ms=N` answers `ok` after N milliseconds.
+/// - `/__slow?ms=N` (and any path under `/__slow/`, any method) answers
+///   `ok` after N milliseconds.
 pub struct FixtureServer {
     pub port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -217,7 +218,29 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    let head = String::from_utf8_lossy(&buf);
+    let head = String::from_utf8_lossy(&buf).into_owned();
+    // A request body (a form's POST) is read before answering: a server
+    // that closes with it unread resets the connection, and the page's
+    // fetch fails instead of getting its answer.
+    let header_end = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(buf.len(), |p| p + 4);
+    let body_length = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(1 << 20);
+    let mut unread = body_length.saturating_sub(buf.len() - header_end);
+    while unread > 0 {
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 {
+            break;
+        }
+        unread = unread.saturating_sub(n);
+    }
     let mut parts = head.lines().next().unwrap_or("").split_whitespace();
     let method = parts.next().unwrap_or("").to_string();
     let target = parts.next().unwrap_or("/").to_string();
@@ -239,7 +262,7 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     if let Some(ms) = query_number(&target, "delay") {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    if path == "/__slow" {
+    if path == "/__slow" || path.starts_with("/__slow/") {
         // Answers "ok" after ?ms=N milliseconds: for readiness tests.
         let ms = query_number(&target, "ms").unwrap_or(1000);
         tokio::time::sleep(Duration::from_millis(ms)).await;

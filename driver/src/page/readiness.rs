@@ -9,7 +9,7 @@
 //!    submission's queued navigation has been given its turn);
 //! 2. what the content waits on has arrived: Code and Data requests of the
 //!    page's own site ([`RequestRole`]) while they are young
-//!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches for as long as the
+//!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches and code for as long as the
 //!    page shows a loading indicator in the viewport;
 //! 3. the content in and near the viewport has not changed for
 //!    [`QUIET_WINDOW_READY`] since DOMContentLoaded (regions that change at
@@ -208,6 +208,13 @@ impl Page {
             WaitUntil::NetworkIdle => self.network_idle_within(budget).await,
             WaitUntil::Ready | WaitUntil::Load => self.ready_within(budget).await,
         };
+        if report.as_ref().is_ok_and(|r| r.timed_out) {
+            // What held this wait to its end is not waited for again by the
+            // snapshot that follows, nor by the next command's: they wait
+            // only for what starts from here (a request that never ends
+            // under a spinner would cost every later call its whole budget).
+            self.begin_step();
+        }
         self.next_input_begins_step();
         report
     }
@@ -244,9 +251,13 @@ impl Page {
             };
 
             let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
+            // The step's own requests: its fetches, and the code it loads
+            // (a route's chunk, fetched when a link of a client-side app is
+            // clicked).
+            let of_step = |r: &PendingRequest| r.role != RequestRole::Background && r.started >= step;
             let step_fetches_old = requests
                 .iter()
-                .any(|r| r.role == RequestRole::Data && r.started >= step && now >= r.started + CONTENT_REQUEST_AGE);
+                .any(|r| of_step(r) && now >= r.started + CONTENT_REQUEST_AGE);
             if step_fetches_old && !look_for_busy {
                 // Whether the page shows it is waiting decides: look again.
                 look_for_busy = true;
@@ -255,10 +266,7 @@ impl Page {
             look_for_busy = step_fetches_old;
             let holding: Vec<&PendingRequest> = requests
                 .iter()
-                .filter(|r| {
-                    now < r.started + CONTENT_REQUEST_AGE
-                        || (probe.busy && r.role == RequestRole::Data && r.started >= step)
-                })
+                .filter(|r| now < r.started + CONTENT_REQUEST_AGE || (probe.busy && of_step(r)))
                 .collect();
             if !holding.is_empty() {
                 pending = describe(&holding);

@@ -709,14 +709,30 @@ impl Page {
                 }
                 _ => (second.await, None),
             };
-            if let Some(Err(e)) = moved {
-                return Err(Failure::Fatal(e));
-            }
+            let moved = match moved {
+                Some(Err(e)) => return Err(Failure::Fatal(e)),
+                Some(Ok(())) => true,
+                None => false,
+            };
             let (b, state) = second?;
             self.check_look(loc, needs, &b)?;
-            if !same_box(&a.rect, &b.rect) {
+            let unstable = |b: &TargetInfo| {
                 let element = (!b.description.is_empty()).then(|| b.description.clone());
-                return Err(Failure::Element(ActionErrorKind::NotStable, element));
+                Err(Failure::Element(ActionErrorKind::NotStable, element))
+            };
+            if !same_box(&a.rect, &b.rect) {
+                return unstable(&b);
+            }
+            // The move itself may have moved the element: leaving a hover
+            // menu above it closes the menu and shifts the page, and the
+            // press would land where the element was. One more look, with
+            // the mouse there (no frame to wait for: the hit test lays out).
+            if moved {
+                let (c, _) = self.look(loc, needs, false, false).await?;
+                self.check_look(loc, needs, &c)?;
+                if !same_box(&b.rect, &c.rect) {
+                    return unstable(&c);
+                }
             }
             let offset = if b.point == a.point {
                 (dx, dy)

@@ -464,7 +464,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                     .insert(e.request_id.inner().clone(), e.loader_id.inner().clone());
             }
             let role = if main {
-                request_role(e.r#type.as_ref(), &e.request.url, &e.document_url)
+                request_role(e.r#type.as_ref(), &e.request.method, &e.request.url, &e.document_url)
             } else {
                 RequestRole::Background
             };
@@ -614,11 +614,21 @@ const CONSENT_HOSTS: &[&str] = &[
 /// Words that name push channels in request URLs (socket.io's
 /// `transport=polling`, `/longpoll`, `/comet`, `/subscribe`, `/stream`):
 /// a request to one is held open by design, waiting for news, not content.
-const PUSH_CHANNEL_WORDS: &[&str] = &["poll", "comet", "subscribe", "stream"];
+/// Whole words of the path and query only: `/api/polls/vote` and
+/// `/upstream-sync` are content.
+const PUSH_CHANNEL_WORDS: &[&str] = &[
+    "poll",
+    "polling",
+    "longpoll",
+    "comet",
+    "subscribe",
+    "stream",
+    "streaming",
+];
 
 /// What a main-frame request of `kind` to `url`, made by the document at
 /// `document_url`, means for readiness.
-pub(crate) fn request_role(kind: Option<&ResourceType>, url: &str, document_url: &str) -> RequestRole {
+pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str, document_url: &str) -> RequestRole {
     let role = match kind {
         Some(ResourceType::Script | ResourceType::Stylesheet) => RequestRole::Code,
         Some(ResourceType::Fetch | ResourceType::Xhr) => RequestRole::Data,
@@ -634,9 +644,12 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, url: &str, document_url:
     if site_of(host) != site_of(host_of(document_url)) && !document_url.is_empty() {
         return RequestRole::Background;
     }
-    if role == RequestRole::Data {
+    // A push channel is read, never sent to: a POST to `/api/subscribe` is
+    // a form the user sent, whose answer the page is about to show.
+    if role == RequestRole::Data && method.eq_ignore_ascii_case("GET") {
         let rest = url.split_once(host).map_or(url, |(_, r)| r).to_ascii_lowercase();
-        if PUSH_CHANNEL_WORDS.iter().any(|w| rest.contains(w)) {
+        let mut words = rest.split(|c: char| !c.is_ascii_alphanumeric());
+        if words.any(|w| PUSH_CHANNEL_WORDS.contains(&w)) {
             return RequestRole::Background;
         }
     }
@@ -808,7 +821,7 @@ mod tests {
     fn what_content_waits_on() {
         use RequestRole::*;
         let page = "https://shop.example.com/cart";
-        let role = |kind, url| request_role(Some(&kind), url, page);
+        let role = |kind, url| request_role(Some(&kind), "GET", url, page);
         assert_eq!(role(ResourceType::Fetch, "https://shop.example.com/api/items"), Data);
         assert_eq!(
             role(ResourceType::Xhr, "https://api.example.com/v1/items"),
@@ -851,15 +864,34 @@ mod tests {
             role(ResourceType::Fetch, "https://shop.example.com/api/stream"),
             Background
         );
-        assert_eq!(request_role(None, "https://shop.example.com/x", page), Background);
-        // Ports do not make a site; other hosts on loopback do.
-        let local = "http://127.0.0.1:8080/index.html";
+        // Content that only looks like a push channel: a form's POST, words
+        // that contain a push word.
+        let post = |url| request_role(Some(&ResourceType::Fetch), "POST", url, page);
+        assert_eq!(post("https://shop.example.com/api/subscribe"), Data);
         assert_eq!(
-            request_role(Some(&ResourceType::Fetch), "http://127.0.0.1:9090/api", local),
+            role(ResourceType::Fetch, "https://shop.example.com/api/polls/vote"),
             Data
         );
         assert_eq!(
-            request_role(Some(&ResourceType::Fetch), "http://localhost:8080/api", local),
+            role(ResourceType::Fetch, "https://shop.example.com/api/upstream-sync"),
+            Data
+        );
+        assert_eq!(
+            role(ResourceType::Fetch, "https://shop.example.com/longpoll?id=2"),
+            Background
+        );
+        assert_eq!(
+            request_role(None, "GET", "https://shop.example.com/x", page),
+            Background
+        );
+        // Ports do not make a site; other hosts on loopback do.
+        let local = "http://127.0.0.1:8080/index.html";
+        assert_eq!(
+            request_role(Some(&ResourceType::Fetch), "GET", "http://127.0.0.1:9090/api", local),
+            Data
+        );
+        assert_eq!(
+            request_role(Some(&ResourceType::Fetch), "GET", "http://localhost:8080/api", local),
             Background
         );
         assert_eq!(site_of("www.bbc.co.uk"), "bbc.co.uk");
