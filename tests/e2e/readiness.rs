@@ -175,6 +175,30 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
 }
 
+/// A request that never ends under a spinner costs one budget: the
+/// navigation waits it out, and neither its reply's snapshot nor the next
+/// call waits for it again.
+#[test]
+fn a_wait_that_ran_out_is_not_waited_again() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&["--ready-timeout", "2000"]);
+    let url = files.url("living/stuck.html");
+    let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url}));
+    assert!(page.contains("Loading your orders"), "{page}");
+    assert!(
+        took >= Duration::from_millis(1900),
+        "the budget is waited out: {took:?}"
+    );
+    assert_within(
+        "the navigation and its snapshot",
+        took,
+        Duration::from_millis(3500),
+        &page,
+    );
+    let (again, took) = timed(&mut client, "browser_snapshot", json!({}));
+    assert_within("the next snapshot", took, Duration::from_millis(1500), &again);
+}
+
 /// The older waits stay available: `load` waits for the load event after
 /// navigations, `networkidle` for 500 ms without requests.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
