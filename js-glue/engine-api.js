@@ -79,6 +79,24 @@ const __sl_readiness = (() => {
     }
     return r.target;
   };
+  // Status messages (live regions): what they said and when, so that a
+  // toast gone before the step is ready ("Saved!", an error snackbar) is
+  // still told. Regions that change at a beat (a clock) are left out.
+  const LIVE = '[aria-live]:not([aria-live="off"]),[role="status"],[role="alert"],[role="log"],output';
+  const MAX_SAID = 8;
+  let said = [];
+  const textOf = (el) => (el.textContent || "").replace(/\s+/g, " ").trim();
+  const shown = (el) => el.isConnected && textOf(el) !== ""
+    && (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true }));
+  const noteSaid = (node, t) => {
+    const region = node && node.nodeType === 1 ? node.closest(LIVE) : null;
+    if (!region || !shown(region)) return;
+    const text = textOf(region).slice(0, 200);
+    const last = said[said.length - 1];
+    if (last && last[0] === region && last[1] === text) return;
+    if (said.length >= MAX_SAID) said.shift();
+    said.push([region, text, t]);
+  };
   const observer = new MutationObserver((records) => {
     const t = now();
     // The parser at work: the step waits for DOMContentLoaded anyway, and
@@ -90,6 +108,8 @@ const __sl_readiness = (() => {
       if (seen.has(region)) continue;
       seen.add(region);
       if (onBeat(region, t)) continue;
+      noteSaid(r.type === "characterData" ? r.target.parentElement : r.target, t);
+      for (const n of r.type === "childList" ? r.addedNodes : []) noteSaid(n, t);
       const node = measured(r);
       if (!node) continue;
       if (unplaced.length >= MAX_UNPLACED) unplaced = unplaced.slice(MAX_UNPLACED / 2);
@@ -144,9 +164,19 @@ const __sl_readiness = (() => {
     }
     return false;
   };
+  // What live regions said since `since` and no longer show (emptied,
+  // hidden, removed): the status messages the final tree will not have.
+  const gone = (since) => {
+    const out = [];
+    for (const [region, text, t] of said) {
+      if (t >= since && !shown(region) && !out.includes(text)) out.push(text);
+    }
+    return out.slice(-3);
+  };
   return {
     // [readyState, ms since the latest change that counts (-1: none),
-    //  "timers due soon,ms to the next,consent", a busy indicator in view]
+    //  "timers due soon,ms to the next,consent", a busy indicator in view,
+    //  status messages of the step already gone]
     probe: (withBusy, stepMs) => {
       timers = "";
       document.dispatchEvent(new CustomEvent("__sightline_timers", { detail: stepMs }));
@@ -156,6 +186,7 @@ const __sl_readiness = (() => {
         lastChange < 0 ? -1 : Math.round(now() - lastChange),
         timers,
         withBusy ? busy() : false,
+        gone(now() - stepMs),
       ];
     },
   };
@@ -193,13 +224,14 @@ const __sl_api = Object.freeze({
   /** Readiness probe (the step began `stepMs` ago): [readyState, submit queued,
    *  ms since the page last changed in view (-1: never), "timers due soon,ms to
    *  the next,consent manager state,frames asked for and not drawn,ms since
-   *  one of those timers ran", a busy indicator in view]. */
+   *  one of those timers ran", a busy indicator in view, status messages
+   *  the step's live regions said and no longer show]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;
     const submitting = e !== null && !e.defaultPrevented;
-    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false];
-    return [p[0], submitting, p[1], p[2], p[3]];
+    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false, []];
+    return [p[0], submitting, p[1], p[2], p[3], p[4]];
   },
   /** The page's echo of a step: resolves, with the ms it took, after one
    *  turn of the event loop, and first after the next frame when `frame`. */

@@ -124,7 +124,8 @@ fn every_behaviour_class_is_ready_in_the_first_response() {
 /// that has not moved), and a feed's next posts loaded by an intersection
 /// observer after a scroll; the reply to a form posted to `/subscribe`
 /// (a push channel's word, but a POST), and a view whose code loads under a
-/// loading indicator for longer than a young request is waited for.
+/// loading indicator for longer than a young request is waited for; a
+/// toast that is gone by the time the page settles is told all the same.
 #[test]
 fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     let files = FixtureServer::start();
@@ -169,6 +170,14 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     assert!(
         shown.contains("Map of the Alpine trails"),
         "code loaded under a spinner: {shown}"
+    );
+
+    // A toast cleared 800 ms later: waited out, and still told.
+    let save = ref_in(&page, "button \"Save this route\"");
+    let saved = client.ok("browser_click", json!({"target": save}));
+    assert!(
+        saved.contains("a status message said \"Route saved to your list\" and is gone by now"),
+        "{saved}"
     );
 
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));

@@ -646,6 +646,13 @@ impl Page {
         let commits = mark;
         if !self.ready_timeout().is_zero() {
             let report = self.wait_ready().await?;
+            for said in &report.said_and_gone {
+                // (The page's words, on one line and unable to close a fence.)
+                let said = crate::text::defang(&crate::text::clip(&crate::text::one_line(said), 120));
+                result
+                    .notes
+                    .push(format!("a status message said \"{said}\" and is gone by now"));
+            }
             if report.timed_out {
                 result.notes.push(format!(
                     "the page was still busy after {:.1}s (waiting on {})",

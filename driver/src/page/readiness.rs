@@ -90,14 +90,19 @@ pub struct ReadyReport {
     /// What it was still waiting on when it returned (empty when ready):
     /// `request /api/items`, `the document`, `the page to stop changing`…
     pub pending: Vec<String>,
+    /// What the page's status messages (live regions: a toast, an error
+    /// snackbar) said during the step and no longer show: the final tree
+    /// will not have it.
+    pub said_and_gone: Vec<String>,
 }
 
 impl ReadyReport {
-    fn ready(started: Instant) -> ReadyReport {
+    fn ready(started: Instant, said_and_gone: Vec<String>) -> ReadyReport {
         ReadyReport {
             waited: started.elapsed(),
             timed_out: false,
             pending: Vec::new(),
+            said_and_gone,
         }
     }
 }
@@ -120,6 +125,8 @@ struct Probe {
     frames_due: u32,
     /// How long ago a timer of the step (one that counts) ran.
     timer_ran_ago: Option<Duration>,
+    /// Status messages of the step already gone (see [`ReadyReport`]).
+    said_and_gone: Vec<String>,
 }
 
 /// What a look lets the page do first.
@@ -153,6 +160,10 @@ impl Probe {
             busy: v[4].as_bool().unwrap_or(false),
             frames_due,
             timer_ran_ago,
+            said_and_gone: v[5]
+                .as_array()
+                .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+                .unwrap_or_default(),
         }
     }
 }
@@ -202,6 +213,7 @@ impl Page {
                 waited: Duration::ZERO,
                 timed_out: false,
                 pending: vec!["a dialog to be answered".into()],
+                said_and_gone: Vec::new(),
             });
         }
         let report = match self.wait_until() {
@@ -347,13 +359,14 @@ impl Page {
                     started.elapsed()
                 );
             }
-            return Ok(ReadyReport::ready(started));
+            return Ok(ReadyReport::ready(started, probe.said_and_gone));
         }
         tracing::debug!(?pending, "readiness: the budget of {budget:?} ran out");
         Ok(ReadyReport {
             waited: started.elapsed(),
             timed_out: true,
             pending,
+            said_and_gone: Vec::new(),
         })
     }
 
@@ -373,7 +386,7 @@ impl Page {
                 break;
             };
             match tracker.with(|s| s.quiet_at(now)) {
-                None => return Ok(ReadyReport::ready(started)),
+                None => return Ok(ReadyReport::ready(started, Vec::new())),
                 Some(at) => {
                     // Re-check on every change, or when the quiet window could have passed.
                     tracker.changed_or(deadline.min(at)).await;
@@ -389,6 +402,7 @@ impl Page {
                 "{active} request(s) younger than {} s",
                 MAX_REQUEST_AGE.as_secs()
             )],
+            said_and_gone: Vec::new(),
         })
     }
 
