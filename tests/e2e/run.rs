@@ -405,3 +405,29 @@ fn bench_actions_reports_click_and_fill() {
         out.stdout
     );
 }
+
+/// A fill says what the field kept when that differs from the text (a
+/// number field drops what is not a number), and fails when the field
+/// refused it all, rather than reporting "Filled".
+#[test]
+fn a_fill_says_what_the_field_kept() {
+    let server = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let steps = write_steps(
+        dir.path(),
+        &json!([
+            {"tool": "fill", "target": "#qty", "value": "1,5"},
+            {"tool": "fill", "target": "#qty", "value": "many"}
+        ]),
+    );
+    let out = run_cli(&["run", &server.url("actions/order.html"), "--steps", &steps, "--json"]);
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    let v = json_out(&out);
+    let kept = v["steps"][0]["value"].as_str().unwrap_or_default();
+    assert!(kept.contains(r#"the field kept "15", not the text as given"#), "{v}");
+    let refused = v["steps"][1]["error"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("refused the text and is empty (a number field takes only a number"),
+        "{v}"
+    );
+}

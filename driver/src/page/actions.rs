@@ -272,6 +272,31 @@ impl Page {
                 .await?;
         }
         self.after_action(&mut result, mark).await?;
+        let typed_into = |kind: &str| ready.info.tag == "input" && ready.info.input_type == kind;
+        if ready.info.tag == "input" && !value.is_empty() && !typed_into("password") {
+            // What the field kept: a number field drops what is not a
+            // number, a mask reformats, maxlength cuts. (The value asked
+            // for is not repeated: it may be a secret variable's.)
+            let kept = self.on_element(loc, "(el) => el.value", Value::Null).await;
+            match kept.ok().as_ref().and_then(Value::as_str) {
+                Some("") => {
+                    let why = if typed_into("number") {
+                        "a number field takes only a number, such as 12 or 1.5"
+                    } else {
+                        "the page cleared it"
+                    };
+                    let kind = ActionErrorKind::Unsupported(format!("the field refused the text and is empty ({why})"));
+                    return Err(self.action_error("fill", &target, &ready.info, kind));
+                }
+                Some(kept) if kept != value => {
+                    let kept = crate::text::defang(&crate::text::clip(kept, 80));
+                    result
+                        .notes
+                        .push(format!("the field kept \"{kept}\", not the text as given"));
+                }
+                _ => {}
+            }
+        }
         Ok(result)
     }
 
