@@ -17,8 +17,9 @@
 //
 // 3. Work the page has scheduled soon (for readiness; the rules are in
 //    driver/src/page/readiness.rs): one-shot timers due within a second,
-//    registered outside timer callbacks (a timer set from a timer callback is
-//    a ticker or a polling loop, not content on its way), animation frames
+//    at most two links down a chain of timers set from timer callbacks (a
+//    longer chain, or a handler set again soon after it ran, is a ticker or
+//    a polling loop, not content on its way), animation frames
 //    asked for outside frame callbacks and not drawn yet, and whether an IAB
 //    TCF consent manager is still loading (its `__tcfapi` stub answers `ping`
 //    with cmpLoaded false until its dialog can show). Reported on request as
@@ -114,6 +115,11 @@
   let ranAt = -1;
   // How deep the page is in its timer and frame callbacks.
   const depth = { timer: 0, frame: 0 };
+  // A timer set from a timer's callback is one link further down a chain
+  // (show, then settle: 400 ms then 400 ms); links past MAX_CHAIN are a
+  // ticker made of timers, not a reply on its way.
+  const MAX_CHAIN = 2;
+  let chain = 0;
   // A handler that ran as a timer lately and is set again, outside the
   // page's handling of user input, is a polling loop (fetch → then →
   // setTimeout(poll)): it does not count. A debounced search set again by
@@ -146,7 +152,8 @@
     const ms = +delay > 0 ? +delay : 0;
     const ran = apply(mapGet, lastRun, [handler]);
     const looping = ran !== undefined && now() - ran < LOOP_MS && !handlingInput();
-    const soon = depth.timer === 0 && ms <= SOON_MS && !looping;
+    const link = depth.timer > 0 ? chain + 1 : 0;
+    const soon = link <= MAX_CHAIN && ms <= SOON_MS && !looping;
     let id = 0;
     args[0] = function () {
       if (soon) {
@@ -156,7 +163,13 @@
         delete born[id];
       }
       apply(mapSet, lastRun, [handler, now()]);
-      return run("timer", handler, this, arguments);
+      const outer = chain;
+      chain = link;
+      try {
+        return run("timer", handler, this, arguments);
+      } finally {
+        chain = outer;
+      }
     };
     id = apply(origSetTimeout, w, args);
     if (soon) {

@@ -172,6 +172,10 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         "code loaded under a spinner: {shown}"
     );
 
+    let plan = ref_in(&page, "button \"Plan a trip\"");
+    let planned = client.ok("browser_click", json!({"target": plan}));
+    assert!(planned.contains("Trip planned for Saturday"), "two links of timers: {planned}");
+
     // A toast cleared 800 ms later: waited out, and still told.
     let save = ref_in(&page, "button \"Save this route\"");
     let saved = client.ok("browser_click", json!({"target": save}));
