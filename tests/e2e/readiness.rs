@@ -172,9 +172,20 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         "code loaded under a spinner: {shown}"
     );
 
+    // An answer slower than a request is waited for, with nothing saying it
+    // is coming: the step returns, and says what is still loading.
+    let weather = ref_in(&page, "button \"Check the weather\"");
+    let asked = client.ok("browser_click", json!({"target": weather}));
+    assert!(
+        asked.contains("it started request /__slow/api/weather?ms=1800 that was still loading"),
+        "{asked}"
+    );
     let plan = ref_in(&page, "button \"Plan a trip\"");
     let planned = client.ok("browser_click", json!({"target": plan}));
-    assert!(planned.contains("Trip planned for Saturday"), "two links of timers: {planned}");
+    assert!(
+        planned.contains("Trip planned for Saturday"),
+        "two links of timers: {planned}"
+    );
 
     // A toast cleared 800 ms later: waited out, and still told.
     let save = ref_in(&page, "button \"Save this route\"");
@@ -186,6 +197,12 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
 
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
+    // A client-side route change keeping the old view while its data
+    // loads (1.8 s, no indicator): the user waits for the next view.
+    let home = client.ok("browser_navigate", json!({"url": files.url("living/slow-route.html")}));
+    let boots = ref_in(&home, "link \"Boots\"");
+    let routed = client.ok("browser_click", json!({"target": boots}));
+    assert!(routed.contains("Alpine Boot, $189"), "{routed}");
 }
 
 /// A request that never ends under a spinner costs one budget: the

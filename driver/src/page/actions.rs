@@ -678,6 +678,12 @@ impl Page {
                     .notes
                     .push(format!("a status message said \"{said}\" and is gone by now"));
             }
+            if !report.left_loading.is_empty() {
+                result.notes.push(format!(
+                    "it started {} that was still loading when the page looked settled: wait for what it brings",
+                    report.left_loading.join(", ")
+                ));
+            }
             if report.timed_out {
                 result.notes.push(format!(
                     "the page was still busy after {:.1}s (waiting on {})",

@@ -68,6 +68,8 @@ struct StepClock {
     awaiting_input: bool,
     /// The step scrolled (see [`Page::step_scrolled`]).
     scrolled: bool,
+    /// The tracker's route changes when the step began.
+    routes: u64,
 }
 
 impl Drop for Shared {
@@ -221,6 +223,7 @@ impl Page {
                     started: Instant::now(),
                     awaiting_input: false,
                     scrolled: false,
+                    routes: 0,
                 }),
                 side_channel,
             }),
@@ -325,20 +328,24 @@ impl Page {
     /// A step begins now (a navigation): what the page does from here on is
     /// its doing (readiness waits for the requests and timers it starts).
     pub(crate) fn begin_step(&self) {
+        let routes = self.tracker().with(|s| s.routes);
         *self.shared.step.lock().unwrap() = StepClock {
             started: Instant::now(),
             awaiting_input: false,
             scrolled: false,
+            routes,
         };
     }
 
     /// An action begins: its step begins now, and again at its first input
     /// event if one comes (the wait for its element is not the page's reply).
     pub(crate) fn begin_action_step(&self) {
+        let routes = self.tracker().with(|s| s.routes);
         *self.shared.step.lock().unwrap() = StepClock {
             started: Instant::now(),
             awaiting_input: true,
             scrolled: false,
+            routes,
         };
     }
 
@@ -347,6 +354,14 @@ impl Page {
     /// after the next frame, not in the next task.
     pub(crate) fn step_scrolled(&self) {
         self.shared.step.lock().unwrap().scrolled = true;
+    }
+
+    /// Whether a client-side app changed its route during the step (the
+    /// history API, back, forward): the user is waiting for the next view,
+    /// as under a loading indicator.
+    pub(crate) fn routed_during_step(&self) -> bool {
+        let before = self.shared.step.lock().unwrap().routes;
+        self.tracker().with(|s| s.routes) > before
     }
 
     /// Whether the step scrolled since this was last asked.

@@ -9,8 +9,9 @@
 //!    submission's queued navigation has been given its turn);
 //! 2. what the content waits on has arrived: Code and Data requests of the
 //!    page's own site ([`RequestRole`]) while they are young
-//!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches and code for as long as the
-//!    page shows a loading indicator in the viewport;
+//!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches and code for as
+//!    long as the page shows a loading indicator in the viewport or the
+//!    step changed a client-side app's route;
 //! 3. the content in and near the viewport has not changed for
 //!    [`QUIET_WINDOW_READY`] since DOMContentLoaded (regions that change at
 //!    a steady beat, such as clocks, tickers and carousels, do not count),
@@ -94,15 +95,20 @@ pub struct ReadyReport {
     /// snackbar) said during the step and no longer show: the final tree
     /// will not have it.
     pub said_and_gone: Vec<String>,
+    /// Requests the step started that were still loading when the page
+    /// looked settled (older than [`CONTENT_REQUEST_AGE`], with no loading
+    /// indicator in view): what they bring shows up later.
+    pub left_loading: Vec<String>,
 }
 
 impl ReadyReport {
-    fn ready(started: Instant, said_and_gone: Vec<String>) -> ReadyReport {
+    fn ready(started: Instant) -> ReadyReport {
         ReadyReport {
             waited: started.elapsed(),
             timed_out: false,
             pending: Vec::new(),
-            said_and_gone,
+            said_and_gone: Vec::new(),
+            left_loading: Vec::new(),
         }
     }
 }
@@ -214,6 +220,7 @@ impl Page {
                 timed_out: false,
                 pending: vec!["a dialog to be answered".into()],
                 said_and_gone: Vec::new(),
+                left_loading: Vec::new(),
             });
         }
         let report = match self.wait_until() {
@@ -270,15 +277,20 @@ impl Page {
             let step_fetches_old = requests
                 .iter()
                 .any(|r| of_step(r) && now >= r.started + CONTENT_REQUEST_AGE);
-            if step_fetches_old && !look_for_busy {
+            // A route change of the step says the next view is on its way,
+            // as a loading indicator does (framework transitions keep the
+            // old view, with no indicator, until its data has come).
+            let routed = self.routed_during_step();
+            if step_fetches_old && !look_for_busy && !routed {
                 // Whether the page shows it is waiting decides: look again.
                 look_for_busy = true;
                 continue;
             }
-            look_for_busy = step_fetches_old;
+            look_for_busy = step_fetches_old && !routed;
+            let awaited = probe.busy || routed;
             let holding: Vec<&PendingRequest> = requests
                 .iter()
-                .filter(|r| now < r.started + CONTENT_REQUEST_AGE || (probe.busy && of_step(r)))
+                .filter(|r| now < r.started + CONTENT_REQUEST_AGE || (awaited && of_step(r)))
                 .collect();
             if !holding.is_empty() {
                 pending = describe(&holding);
@@ -359,14 +371,19 @@ impl Page {
                     started.elapsed()
                 );
             }
-            return Ok(ReadyReport::ready(started, probe.said_and_gone));
+            let left: Vec<&PendingRequest> = requests.iter().filter(|r| of_step(r)).collect();
+            return Ok(ReadyReport {
+                said_and_gone: probe.said_and_gone,
+                left_loading: describe(&left),
+                ..ReadyReport::ready(started)
+            });
         }
         tracing::debug!(?pending, "readiness: the budget of {budget:?} ran out");
         Ok(ReadyReport {
             waited: started.elapsed(),
             timed_out: true,
             pending,
-            said_and_gone: Vec::new(),
+            ..ReadyReport::ready(started)
         })
     }
 
@@ -386,7 +403,7 @@ impl Page {
                 break;
             };
             match tracker.with(|s| s.quiet_at(now)) {
-                None => return Ok(ReadyReport::ready(started, Vec::new())),
+                None => return Ok(ReadyReport::ready(started)),
                 Some(at) => {
                     // Re-check on every change, or when the quiet window could have passed.
                     tracker.changed_or(deadline.min(at)).await;
@@ -402,7 +419,7 @@ impl Page {
                 "{active} request(s) younger than {} s",
                 MAX_REQUEST_AGE.as_secs()
             )],
-            said_and_gone: Vec::new(),
+            ..ReadyReport::ready(started)
         })
     }
 

@@ -15,6 +15,7 @@ use chromiumoxide::cdp::browser_protocol::network::{
 use chromiumoxide::cdp::browser_protocol::page::{
     ClientNavigationDisposition, EventDomContentEventFired, EventFrameDetached, EventFrameNavigated,
     EventFrameRequestedNavigation, EventFrameStartedLoading, EventFrameStoppedLoading, EventNavigatedWithinDocument,
+    NavigatedWithinDocumentNavigationType,
 };
 use futures::stream::{BoxStream, StreamExt};
 use futures::FutureExt;
@@ -104,6 +105,9 @@ pub(crate) struct NetState {
     pub commits: u64,
     /// Main-frame same-document navigations (history API, fragments) so far.
     pub same_document: u64,
+    /// Those of them that are a client-side app's route changes (the
+    /// history API, back and forward), not a jump to a fragment.
+    pub routes: u64,
     /// Main-frame loads started so far (navigations requested, whether they commit or not).
     pub loads_started: u64,
     /// Main-frame document responses by loader id (the last few).
@@ -145,6 +149,7 @@ impl NetState {
             requested: None,
             commits: 0,
             same_document: 0,
+            routes: 0,
             loads_started: 0,
             documents: Vec::new(),
             responses: 0,
@@ -568,6 +573,9 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         Event::SameDocument(e) => {
             if e.frame_id.inner() == &st.main_frame {
                 st.same_document += 1;
+                if e.navigation_type != NavigatedWithinDocumentNavigationType::Fragment {
+                    st.routes += 1;
+                }
                 st.requested = None;
             }
         }
