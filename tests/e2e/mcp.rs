@@ -235,6 +235,14 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     );
     assert!(opened.contains("is a download"), "{opened}");
 
+    // Words are not a URL: refused as such, not joined to the page's URL.
+    let words = client.call("browser_navigate", json!({"url": "the pricing page"}));
+    assert!(
+        words.is_error && words.text.contains("\"the pricing page\" is not a URL"),
+        "{}",
+        words.text
+    );
+
     // Scroll, screenshot, console, network, back.
     client.ok("browser_navigate", json!({"url": files.url("long.html")}));
     let scrolled = client.ok("browser_scroll", json!({"direction": "down"}));

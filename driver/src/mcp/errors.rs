@@ -16,7 +16,7 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
             target,
             ..
         } => format!(
-            "{target} is not a ref of the current page ({}). Take a new browser_snapshot and use a ref from it.",
+            "{target} is not a ref of the current page: {}. Take a new browser_snapshot and use a ref from it.",
             action_kind(e)
         ),
         Error::Action {

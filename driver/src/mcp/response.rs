@@ -294,10 +294,17 @@ their refs still hold):\n",
                     );
                     push_wrapped(&mut s, &tree.text, tree.cut);
                 }
-                // (A blank stretch of a page: say so rather than show an empty fence.)
-                SnapshotKind::Tree if tree.text.trim().is_empty() => s.push_str(
-                    "\n### Snapshot\nNothing is in view here: the page position says where the content is; scroll to it.\n",
-                ),
+                // (A blank stretch of a page: say so rather than show an
+                // empty fence. A page wholly in view that shows nothing has
+                // nowhere to scroll: it has not drawn its content yet.)
+                SnapshotKind::Tree if tree.text.trim().is_empty() => {
+                    let whole = p.notes.iter().any(|n| n.contains("the whole page is in view"));
+                    s.push_str(if whole {
+                        "\n### Snapshot\nThe page shows nothing yet (its content may still be loading): wait, then take a snapshot.\n"
+                    } else {
+                        "\n### Snapshot\nNothing is in view here: the page position says where the content is; scroll to it.\n"
+                    })
+                }
                 SnapshotKind::Tree => {
                     s.push_str("\n### Snapshot\n");
                     push_wrapped(&mut s, &tree.text, tree.cut);
@@ -357,6 +364,23 @@ mod tests {
             "{r}"
         );
         assert!(r.contains("### Snapshot\n<untrusted_page_content>\n- main:"), "{r}");
+    }
+
+    #[test]
+    fn an_empty_view_says_whether_to_scroll_or_to_wait() {
+        let view = PageView::default();
+        let blank = |tree: &'static str| {
+            let tree = TreePart::Tree {
+                tree,
+                seen: None,
+                budget_tokens: 1000,
+            };
+            compose("ok", false, Some(&view), tree)
+        };
+        let stretch = blank("# Page position: 1 viewport above, 2 viewports below.\n");
+        assert!(stretch.contains("Nothing is in view here"), "{stretch}");
+        let unrendered = blank("# Page position: the whole page is in view.\n");
+        assert!(unrendered.contains("The page shows nothing yet"), "{unrendered}");
     }
 
     #[test]

@@ -43,6 +43,15 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             web
         } else if url::Url::parse(wanted).is_ok() {
             wanted.to_string()
+        } else if wanted.contains(char::is_whitespace)
+            && !["/", "./", "../", "?", "#"].iter().any(|p| wanted.starts_with(p))
+        {
+            // Words, not an address: joined to the page's URL they would
+            // load something no one asked for, and fail for another reason.
+            return Ok(ToolOutput::failed(format!(
+                "{:?} is not a URL: give a full address (https://example.com/page) or a path on the current site (/page)",
+                crate::text::clip(wanted, 100)
+            )));
         } else {
             let (base, _) = page.listed().await;
             url::Url::parse(&base)

@@ -13,7 +13,7 @@ use crate::page::Page;
 pub const TOOL: Tool = Tool::new(
     "wait",
     "Wait for the page: a number of milliseconds (ms) or seconds (time), or until a text appears \
-(text) or disappears (textGone), for up to 20 s (or up to ms/time when given as well).",
+(text) or disappears (textGone), for up to 20 s (or up to ms/time, at most 30 s, when given as well).",
     parameters,
     handle,
 )
