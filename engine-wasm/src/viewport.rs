@@ -7,8 +7,19 @@ const EDGE_TOLERANCE_PX: f64 = 2.0;
 pub fn viewport_info(scroll_x: f64, scroll_y: f64, vw: f64, vh: f64, doc_w: f64, doc_h: f64) -> ViewportInfo {
     let vh_safe = if vh > 0.0 { vh } else { 1.0 };
     let doc_h = doc_h.max(vh);
-    let pages_above = (scroll_y.max(0.0) / vh_safe).floor() as u32;
-    let pages_below = ((doc_h - scroll_y - vh).max(0.0) / vh_safe).floor() as u32;
+    let at_top = scroll_y <= EDGE_TOLERANCE_PX;
+    let at_bottom = scroll_y + vh >= doc_h - EDGE_TOLERANCE_PX;
+    // Viewports to an edge, rounded; a part of one counts as one, so that
+    // "0 above" means the top has been reached, and nothing less.
+    let viewports = |px: f64, at_edge: bool| {
+        if at_edge {
+            0
+        } else {
+            ((px / vh_safe).round() as u32).max(1)
+        }
+    };
+    let pages_above = viewports(scroll_y, at_top);
+    let pages_below = viewports(doc_h - scroll_y - vh, at_bottom);
     ViewportInfo {
         scroll_x,
         scroll_y,
@@ -18,8 +29,8 @@ pub fn viewport_info(scroll_x: f64, scroll_y: f64, vw: f64, vh: f64, doc_w: f64,
         doc_height: doc_h,
         pages_above,
         pages_below,
-        at_top: scroll_y <= EDGE_TOLERANCE_PX,
-        at_bottom: scroll_y + vh >= doc_h - EDGE_TOLERANCE_PX,
+        at_top,
+        at_bottom,
     }
 }
 
@@ -99,9 +110,14 @@ mod tests {
         let mid = viewport_info(0.0, 1000.0, 1280.0, 720.0, 1280.0, 3000.0);
         assert_eq!(
             (mid.pages_above, mid.pages_below, mid.at_top, mid.at_bottom),
-            (1, 1, false, false)
+            (1, 2, false, false),
+            "1.4 above and 1.8 below, rounded"
         );
         assert_eq!(position_lines(&mid).len(), 1);
+        // Parts of a viewport on both sides: one each, not "0 … 0" with
+        // neither edge reached.
+        let partial = viewport_info(0.0, 576.0, 1280.0, 720.0, 1280.0, 1462.0);
+        assert_eq!((partial.pages_above, partial.pages_below), (1, 1));
 
         let bottom = viewport_info(0.0, 2280.0, 1280.0, 720.0, 1280.0, 3000.0);
         assert_eq!((bottom.pages_above, bottom.pages_below, bottom.at_bottom), (3, 0, true));

@@ -92,8 +92,16 @@ fn position_line(text: &str) -> &str {
 
 /// The engine's position line for a scroll offset (floor of whole viewports).
 fn expected_position(scroll_y: f64, viewport: f64, doc: f64) -> String {
-    let above = (scroll_y / viewport).floor() as u32;
-    let below = ((doc - scroll_y - viewport).max(0.0) / viewport).floor() as u32;
+    // Rounded, and a part of a viewport short of an edge is one.
+    let viewports = |px: f64| {
+        if px <= 2.0 {
+            0
+        } else {
+            ((px / viewport).round() as u32).max(1)
+        }
+    };
+    let above = viewports(scroll_y);
+    let below = viewports(doc - scroll_y - viewport);
     let p = |n: u32| if n == 1 { "viewport" } else { "viewports" };
     format!(
         "# Page position: {above} {} above, {below} {} below.",
