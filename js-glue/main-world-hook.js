@@ -63,7 +63,8 @@
     defineProperty(ElementProto, "attachShadow", { value: attachShadow, writable: true, configurable: true });
   }
 
-  const CLICK_TYPES = { click: 1, mousedown: 1, mouseup: 1, pointerdown: 1, pointerup: 1, dblclick: 1 };
+  // (A drop listener makes a drop zone: `drag` needs a ref to drop onto.)
+  const CLICK_TYPES = { click: 1, mousedown: 1, mouseup: 1, pointerdown: 1, pointerup: 1, dblclick: 1, drop: 1 };
   // A plain index-addressed list: no Array.prototype methods involved.
   let pending = [];
   let count = 0;

@@ -361,6 +361,8 @@ async fn drag_and_drop(cx: &Ctx) {
     // What is draggable has a ref: a model drags by the snapshot alone.
     let snap = page.snapshot(&SnapshotOptions::default()).await.expect("snapshot");
     let (alpha, delta) = (ref_with(&snap.tree, "Alpha"), ref_with(&snap.tree, "Delta"));
+    // So has the drop zone (a drop listener): a column to drop onto.
+    ref_with(&snap.tree, "list \"HTML5 list\"");
     page.drag_and_drop(alpha.as_str(), delta.as_str())
         .await
         .expect("drag by refs");
