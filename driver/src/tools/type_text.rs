@@ -12,9 +12,9 @@ use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 
 pub const TOOL: Tool = Tool::new(
     "type",
-    "Type text into an element (its ref or selector), or into the focused element when no target is \
-given. %name% variables are filled in here, never shown. submit presses Enter afterwards; slowly types key by key \
-(keeping the current text).",
+    "Type text into an element (its ref or selector), replacing its text, or into the focused element when \
+no target is given. %name% variables are filled in here, never shown. submit presses Enter afterwards; slowly types \
+key by key after the current text.",
     parameters,
     handle,
 )
@@ -103,7 +103,9 @@ To type into a field, name it: its ref or a selector as the target."
             let enter = element::perform(ctx, &el.action("press", vec!["Enter".into()])).await?;
             r.notes.extend(enter.notes);
         }
-        let verb = format!("Typed {shown}{} into", if a.submit { " and Enter" } else { "" });
+        // Said as it is: without `slowly` the text replaced what the field held.
+        let how = if a.slowly { "into" } else { "replacing the text of" };
+        let verb = format!("Typed {shown}{} {how}", if a.submit { " and Enter" } else { "" });
         Ok(element::outcome("type", &verb, &args, r))
     })
 }
