@@ -98,21 +98,75 @@ fn body(tree: &str) -> String {
 }
 
 /// Changed lines of `new` against `old` (`+ ` added, `- ` removed), or
-/// `None` when nothing changed.
+/// `None` when nothing changed. A line is matched with the line it sits
+/// under, so an item moved to another parent (a card dragged to another
+/// column) is removed there and added here, not left as if unchanged. Each
+/// run of changes is placed by up to two unchanged lines before it (`  `):
+/// the line it sits under, and the one it follows at its own depth (where a
+/// reordered item went).
 pub fn changes(old: &str, new: &str) -> Option<String> {
-    let diff = TextDiff::from_lines(old, new);
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let (old_keys, new_keys) = (keyed(&old_lines), keyed(&new_lines));
+    let old_keys: Vec<&str> = old_keys.iter().map(String::as_str).collect();
+    let new_keys: Vec<&str> = new_keys.iter().map(String::as_str).collect();
+    let diff = TextDiff::from_slices(&old_keys, &new_keys);
+    // (tag, line) in diff order.
+    let all: Vec<(ChangeTag, &str)> = diff
+        .iter_all_changes()
+        .map(|c| {
+            let line = match (c.old_index(), c.new_index()) {
+                (_, Some(n)) => new_lines[n],
+                (Some(o), None) => old_lines[o],
+                (None, None) => "",
+            };
+            (c.tag(), line)
+        })
+        .collect();
+    let depth = |line: &str| line.len() - line.trim_start().len();
     let mut out = String::new();
-    for change in diff.iter_all_changes() {
-        let sign = match change.tag() {
+    let mut placed = 0;
+    for (i, (tag, line)) in all.iter().enumerate() {
+        let sign = match tag {
             ChangeTag::Equal => continue,
             ChangeTag::Delete => "- ",
             ChangeTag::Insert => "+ ",
         };
+        if i == 0 || all[i - 1].0 == ChangeTag::Equal {
+            let own = depth(line);
+            let unchanged = |j: &usize| all[*j].0 == ChangeTag::Equal && *j >= placed;
+            let parent = (0..i).rev().filter(unchanged).find(|j| depth(all[*j].1) < own);
+            let sibling = (i > 0 && unchanged(&(i - 1)) && depth(all[i - 1].1) == own).then(|| i - 1);
+            for j in [parent, sibling].into_iter().flatten() {
+                out.push_str("  ");
+                out.push_str(all[j].1);
+                out.push('\n');
+                placed = j + 1;
+            }
+        }
         out.push_str(sign);
-        out.push_str(change.value().trim_end_matches('\n'));
+        out.push_str(line);
         out.push('\n');
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Each line with the line it sits under (its nearest shallower line, a
+/// trailing colon aside: a list that gains its first item keeps its key).
+fn keyed(lines: &[&str]) -> Vec<String> {
+    let mut parents: Vec<(usize, &str)> = Vec::new();
+    lines
+        .iter()
+        .map(|line| {
+            let depth = line.len() - line.trim_start().len();
+            while parents.last().is_some_and(|(d, _)| *d >= depth) {
+                parents.pop();
+            }
+            let parent = parents.last().map_or("", |(_, p)| p);
+            let key = format!("{parent}\u{1}{line}");
+            parents.push((depth, line.trim().trim_end_matches(':')));
+            key
+        })
+        .collect()
 }
 
 /// What a tree part of a response shows.
@@ -289,7 +343,7 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
                 }
                 SnapshotKind::Changes => {
                     s.push_str(
-                        "\n### Snapshot changes\nSince the last snapshot you saw (+ added, - removed; other lines and \
+                        "\n### Snapshot changes\nSince the last snapshot you saw (+ added, - removed, unmarked: where they are; other lines and \
 their refs still hold):\n",
                     );
                     push_wrapped(&mut s, &tree.text, tree.cut);
@@ -381,6 +435,27 @@ mod tests {
         assert!(stretch.contains("Nothing is in view here"), "{stretch}");
         let unrendered = blank("# Page position: the whole page is in view.\n");
         assert!(unrendered.contains("The page shows nothing yet"), "{unrendered}");
+    }
+
+    #[test]
+    fn changes_are_placed_by_the_lines_they_sit_under_and_follow() {
+        let old = "- main:\n  - list \"To do\":\n    - listitem [ref=e1]: Write tests\n    - listitem [ref=e2]: Fix bug\n  - list \"Done\" [ref=e3]\n";
+        let new = "- main:\n  - list \"To do\":\n    - listitem [ref=e2]: Fix bug\n  - list \"Done\" [ref=e3]:\n    - listitem [ref=e1]: Write tests\n";
+        let d = changes(old, new).unwrap();
+        // The card moved: removed under "To do", added under "Done".
+        assert_eq!(
+            d,
+            "    - list \"To do\":\n-     - listitem [ref=e1]: Write tests\n-   - list \"Done\" [ref=e3]\n\
++   - list \"Done\" [ref=e3]:\n+     - listitem [ref=e1]: Write tests\n"
+        );
+        // A reorder in one list: the moved item is placed after its new
+        // neighbour.
+        let old = "- list:\n  - listitem: Alpha\n  - listitem: Bravo\n  - listitem: Charlie\n";
+        let new = "- list:\n  - listitem: Bravo\n  - listitem: Charlie\n  - listitem: Alpha\n";
+        assert_eq!(
+            changes(old, new).unwrap(),
+            "  - list:\n-   - listitem: Alpha\n    - listitem: Charlie\n+   - listitem: Alpha\n"
+        );
     }
 
     #[test]
