@@ -294,7 +294,19 @@ async fn widgets(cx: &Ctx) {
         .select_option("#fruit", &["Apple".into()])
         .await
         .expect_err("not a native select");
-    assert!(e.to_string().contains("not a native <select>"), "{e}");
+    assert!(
+        e.to_string().contains("not a native <select>; click it to open it"),
+        "{e}"
+    );
+    // An autocomplete offers its options as text is typed.
+    let e = page
+        .select_option("#city", &["Paris".into()])
+        .await
+        .expect_err("an autocomplete");
+    assert!(e.to_string().contains("type into it, then click the option"), "{e}");
+    // A slider of the page's own takes keys, and fill says so.
+    let e = page.fill("#volume", "7").await.expect_err("a slider");
+    assert!(e.to_string().contains("press ArrowRight or ArrowLeft"), "{e}");
 
     // contenteditable: fill replaces, type appends.
     page.fill("#editor", "Fresh notes").await.expect("fill editable");

@@ -238,7 +238,20 @@ impl Page {
                 if probe.info.tag == "select" {
                     return self.select_ready(&target, probe, &[value.to_string()], mark).await;
                 }
-                return Err(self.action_error("fill", &target, &probe.info, ActionErrorKind::NotEditable));
+                // A slider of the page's own (role=slider) moves by keys.
+                let role = self
+                    .on_element(&probe.loc, "(el) => el.getAttribute('role')", Value::Null)
+                    .await;
+                let kind = if role.ok().as_ref().and_then(Value::as_str) == Some("slider") {
+                    ActionErrorKind::Unsupported(
+                        "a slider is not typed into: press ArrowRight or ArrowLeft (Home, End for its ends) with it \
+as the target"
+                            .into(),
+                    )
+                } else {
+                    ActionErrorKind::NotEditable
+                };
+                return Err(self.action_error("fill", &target, &probe.info, kind));
             }
             other => other?,
         };
@@ -377,13 +390,18 @@ impl Page {
         let loc = &ready.loc;
         let label = target.label();
         if ready.info.tag != "select" {
+            // An editable combobox (an autocomplete) offers its options
+            // as text is typed; a list box of the page's own opens on a click.
+            let how = if ready.info.editable {
+                "type into it, then click the option it offers"
+            } else {
+                "click it to open it, then click the option"
+            };
             return Err(Error::Action {
                 method: "selectOptionFromDropdown",
                 target: label,
                 element: Some(ready.info.description.clone()),
-                kind: ActionErrorKind::Unsupported(
-                    "not a native <select>; click it to open it, then click the option".into(),
-                ),
+                kind: ActionErrorKind::Unsupported(format!("not a native <select>; {how}")),
                 waited_ms: None,
             });
         }
