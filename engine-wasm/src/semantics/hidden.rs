@@ -22,8 +22,11 @@
 //! layer's call, and their text still names things.
 use crate::dom::{among, Display, DomTree, ElementData, NodeId, NodeKind};
 
-/// Elements whose whole subtree never reaches the accessibility tree.
+/// Elements whose whole subtree never reaches the accessibility tree
+/// (`datalist`: its options are the browser's suggestions for an input, not
+/// a list box on the page; its style is not read, see the walk).
 const EXCLUDED_TAGS: &[&str] = &[
+    "datalist",
     "script",
     "style",
     "template",
@@ -134,6 +137,16 @@ mod tests {
         let h = compute_hidden(&t);
         assert!(!h[0] && !h[body] && !h[vis]);
         assert!(h[d] && h[inner] && h[txt] && h[unstyled]);
+    }
+
+    #[test]
+    fn a_datalist_is_no_list_box_on_the_page() {
+        let mut b = TreeBuilder::new();
+        let list = b.open_el("datalist", &[]);
+        let option = b.el("option", &[]);
+        let t = b.finish();
+        let h = compute_hidden(&t);
+        assert!(h[list] && h[option]);
     }
 
     #[test]
