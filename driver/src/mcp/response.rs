@@ -100,10 +100,10 @@ fn body(tree: &str) -> String {
 /// Changed lines of `new` against `old` (`+ ` added, `- ` removed), or
 /// `None` when nothing changed. A line is matched with the line it sits
 /// under, so an item moved to another parent (a card dragged to another
-/// column) is removed there and added here, not left as if unchanged. Each
-/// run of changes is placed by up to two unchanged lines before it (`  `):
-/// the line it sits under, and the one it follows at its own depth (where a
-/// reordered item went).
+/// column) is removed there and added here, not left as if unchanged. A run
+/// of changes that adds lines (more than it removes) is placed by up to two
+/// unchanged lines before it (`  `): the line it sits under, and the one it
+/// follows at its own depth (where a new or reordered item went).
 pub fn changes(old: &str, new: &str) -> Option<String> {
     let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
     let (old_keys, new_keys) = (keyed(&old_lines), keyed(&new_lines));
@@ -131,7 +131,14 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
             ChangeTag::Delete => "- ",
             ChangeTag::Insert => "+ ",
         };
-        if i == 0 || all[i - 1].0 == ChangeTag::Equal {
+        // A run that adds more than it replaces is placed: a line changed
+        // in place is placed by its own removed line.
+        let run = all[i..].iter().take_while(|(t, _)| *t != ChangeTag::Equal);
+        let (added, removed) = run.fold((0, 0), |(a, r), (t, _)| match t {
+            ChangeTag::Insert => (a + 1, r),
+            _ => (a, r + 1),
+        });
+        if (i == 0 || all[i - 1].0 == ChangeTag::Equal) && added > removed {
             let own = depth(line);
             let unchanged = |j: &usize| all[*j].0 == ChangeTag::Equal && *j >= placed;
             let parent = (0..i).rev().filter(unchanged).find(|j| depth(all[*j].1) < own);
@@ -148,6 +155,16 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
         out.push('\n');
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// How to read [`changes`]' lines; the unmarked lines are explained only
+/// when there are some.
+pub fn changes_key(diff: &str) -> &'static str {
+    if diff.lines().any(|l| l.starts_with("  ")) {
+        "+ added, - removed, unmarked: where they are; other lines and their refs still hold"
+    } else {
+        "+ added, - removed; other lines and their refs still hold"
+    }
 }
 
 /// Each line with the line it sits under (its nearest shallower line, a
@@ -342,10 +359,10 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
                     s.push_str("\n### Snapshot\nUnchanged since the last snapshot you saw: its refs still hold.\n")
                 }
                 SnapshotKind::Changes => {
-                    s.push_str(
-                        "\n### Snapshot changes\nSince the last snapshot you saw (+ added, - removed, unmarked: where they are; other lines and \
-their refs still hold):\n",
-                    );
+                    s.push_str(&format!(
+                        "\n### Snapshot changes\nSince the last snapshot you saw ({}):\n",
+                        changes_key(&tree.text)
+                    ));
                     push_wrapped(&mut s, &tree.text, tree.cut);
                 }
                 // (A blank stretch of a page: say so rather than show an
@@ -445,8 +462,15 @@ mod tests {
         // The card moved: removed under "To do", added under "Done".
         assert_eq!(
             d,
-            "    - list \"To do\":\n-     - listitem [ref=e1]: Write tests\n-   - list \"Done\" [ref=e3]\n\
+            "-     - listitem [ref=e1]: Write tests\n  - main:\n-   - list \"Done\" [ref=e3]\n\
 +   - list \"Done\" [ref=e3]:\n+     - listitem [ref=e1]: Write tests\n"
+        );
+        // A line changed in place is placed by its removed line: no context.
+        let old = "- main:\n  - textbox \"Name\" [ref=e1]\n";
+        let new = "- main:\n  - textbox \"Name\" [ref=e1]: Ada\n";
+        assert_eq!(
+            changes(old, new).unwrap(),
+            "-   - textbox \"Name\" [ref=e1]\n+   - textbox \"Name\" [ref=e1]: Ada\n"
         );
         // A reorder in one list: the moved item is placed after its new
         // neighbour.
@@ -454,7 +478,7 @@ mod tests {
         let new = "- list:\n  - listitem: Bravo\n  - listitem: Charlie\n  - listitem: Alpha\n";
         assert_eq!(
             changes(old, new).unwrap(),
-            "  - list:\n-   - listitem: Alpha\n    - listitem: Charlie\n+   - listitem: Alpha\n"
+            "-   - listitem: Alpha\n  - list:\n    - listitem: Charlie\n+   - listitem: Alpha\n"
         );
     }
 

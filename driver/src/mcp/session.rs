@@ -520,8 +520,8 @@ blank tab: open a page again with browser_navigate.",
                     None => text = "The page is unchanged since the last snapshot you saw: its refs still hold.".into(),
                     Some(d) if d.len() < text.len() => {
                         text = format!(
-                            "Changes since the last snapshot you saw (+ added, - removed, unmarked: where they are; other lines and their refs \
-still hold):\n{}\n{d}{}",
+                            "Changes since the last snapshot you saw ({}):\n{}\n{d}{}",
+                            super::response::changes_key(&d),
                             crate::tools::untrusted::OPEN_TAG,
                             crate::tools::untrusted::CLOSE_TAG
                         );
