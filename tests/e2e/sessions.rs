@@ -385,6 +385,9 @@ fn a_page_that_redirects_back_is_opened_once() {
     s.open("short.html", &[]);
     let opened = s.ok(&["open", &s.files.url("redirect-back.html")]);
     assert!(opened.contains("Only button"), "back on the short page: {opened}");
+    // The result says where the page went, not only the page section.
+    let went_on = format!("; the page then went on to {}", s.files.url("short.html"));
+    assert!(opened.contains(&went_on), "{opened}");
     let loads = s.ok(&["eval", "sessionStorage.loads"]);
     assert!(loads.contains("\"1\""), "{loads}");
 }

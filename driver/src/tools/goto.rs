@@ -88,7 +88,17 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             }
             Err(e) => return Err(e),
         };
-        let mut out = ToolOutput::ok(format!("Opened {r}"));
+        // A page that sends its visitor on by script (a login gate, a
+        // consent wall) lands elsewhere while the step waits: said here, not
+        // only in the page section's URL.
+        let (landed, _) = page.listed().await;
+        let same = |a: &str, b: &str| a.split('#').next() == b.split('#').next();
+        let went_on = if landed.is_empty() || same(&landed, &r.url) {
+            String::new()
+        } else {
+            format!("; the page then went on to {}", crate::text::shown_url(&landed))
+        };
+        let mut out = ToolOutput::ok(format!("Opened {r}{went_on}"));
         out.replay.push(RecordedCall {
             tool: "goto".into(),
             args: json!({"url": url}),
