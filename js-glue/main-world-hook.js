@@ -188,8 +188,16 @@
     const args = arguments;
     const handler = callback;
     if (typeof handler === "function") {
+      // What an interval's callback sets is a ticker's doing (a carousel's
+      // slide animation): past the end of any chain.
       args[0] = function () {
-        return run("timer", handler, this, arguments);
+        const outer = chain;
+        chain = MAX_CHAIN;
+        try {
+          return run("timer", handler, this, arguments);
+        } finally {
+          chain = outer;
+        }
       };
     }
     return apply(origSetInterval, w, args);
@@ -251,9 +259,34 @@
   // frames asked for in the last `detail` ms
   // (since the step began): the engine dispatches `__sightline_timers` and
   // reads the answer event's detail.
+  // When the user's input acted (a press, a key, text input, the wheel),
+  // the last few times: a step that acted counts from its first such input,
+  // on the page's own clock. The driver's age of the step reaches the page
+  // a moment late (it asks a little further back), and would take in what
+  // the mouse's way to a button set off (a tooltip's timer).
+  const ACTING = ["pointerdown", "mousedown", "keydown", "beforeinput", "wheel", "dragstart", "touchstart"];
+  const acted = [];
+  let actedAt = 0;
+  for (let i = 0; i < ACTING.length; i++) {
+    apply(origAdd, w, [ACTING[i], (e) => {
+      if (e.isTrusted !== true) return;
+      acted[actedAt % 16] = now();
+      actedAt += 1;
+    }, true]);
+  }
+  const firstActedSince = (since) => {
+    let first = -1;
+    for (let i = 0; i < 16 && i < actedAt; i++) {
+      const a = acted[i];
+      if (a >= since && (first < 0 || a < first)) first = a;
+    }
+    return first;
+  };
   apply(origAdd, doc, ["__sightline_timers", (e) => {
     const t = now();
-    const since = t - (+e.detail >= 0 ? +e.detail : 0);
+    const asked = t - (+e.detail >= 0 ? +e.detail : 0);
+    const first = firstActedSince(asked);
+    const since = first >= 0 ? first - 1 : asked;
     let count = 0;
     let next = -1;
     for (const id in due) {

@@ -212,6 +212,8 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
 fn a_wait_that_ran_out_is_not_waited_again() {
     let files = FixtureServer::start();
     let mut client = stdio(&["--ready-timeout", "2000"]);
+    // The browser starts with the first call: not timed.
+    client.ok("browser_navigate", json!({"url": files.url("short.html")}));
     let url = files.url("living/stuck.html");
     let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url}));
     assert!(page.contains("Loading your orders"), "{page}");

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::result::TaskStatus;
 use super::task::{Task, TaskKind};
 use crate::agent::{Agent, AgentOptions, EvaluateOptions};
-use crate::ai::{Ai, ExtractOptions};
+use crate::ai::{Ai, ExtractOptions, Variables};
 use crate::browser::Browser;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, NavigationErrorKind, Result};
@@ -123,7 +123,7 @@ pub(crate) async fn execute(
                     )
                 }),
                 result: Some(format!("{played} step(s); ended at {}", report.url)),
-                output: Some(steps_output(&report)),
+                output: Some(steps_output(&report, &task.vars)),
                 steps: played as u32,
                 ..Done::default()
             })
@@ -148,11 +148,13 @@ pub(crate) async fn execute(
 }
 
 /// Where a steps run ended, and what its last step gave (a task that ends
-/// with an `evaluate` or a `snapshot` is run for that value).
-fn steps_output(report: &RunReport) -> Value {
+/// with an `evaluate` or a `snapshot` is run for that value), with the
+/// task's variable values shown as their `%name%` (a tree shows what a field
+/// was filled with).
+fn steps_output(report: &RunReport, vars: &Variables) -> Value {
     let mut output = json!({"url": report.url, "title": report.title});
     if let Some(value) = report.steps.last().and_then(|s| s.value.as_ref()) {
-        output["value"] = value.clone().into();
+        output["value"] = vars.secrets().redact(value).into();
     }
     output
 }

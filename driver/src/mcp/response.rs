@@ -106,7 +106,13 @@ fn body(tree: &str) -> String {
 /// follows at its own depth (where a new or reordered item went).
 pub fn changes(old: &str, new: &str) -> Option<String> {
     let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
-    let (old_keys, new_keys) = (keyed(&old_lines), keyed(&new_lines));
+    // A parent is a place only when it is in both trees: a row whose name
+    // (its cells) changed would otherwise take all its children with it.
+    let identity = |line: &str| line.trim().trim_end_matches(':').to_string();
+    let old_ids: std::collections::HashSet<String> = old_lines.iter().map(|l| identity(l)).collect();
+    let new_ids: std::collections::HashSet<String> = new_lines.iter().map(|l| identity(l)).collect();
+    let places = |id: &str| old_ids.contains(id) && new_ids.contains(id);
+    let (old_keys, new_keys) = (keyed(&old_lines, &places), keyed(&new_lines, &places));
     let old_keys: Vec<&str> = old_keys.iter().map(String::as_str).collect();
     let new_keys: Vec<&str> = new_keys.iter().map(String::as_str).collect();
     let diff = TextDiff::from_slices(&old_keys, &new_keys);
@@ -142,7 +148,13 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
             let own = depth(line);
             let unchanged = |j: &usize| all[*j].0 == ChangeTag::Equal && *j >= placed;
             let parent = (0..i).rev().filter(unchanged).find(|j| depth(all[*j].1) < own);
-            let sibling = (i > 0 && unchanged(&(i - 1)) && depth(all[i - 1].1) == own).then(|| i - 1);
+            // The unchanged line it follows at its depth (past that line's
+            // children), unless its parent comes first.
+            let sibling = (0..i)
+                .rev()
+                .take_while(|j| depth(all[*j].1) >= own)
+                .find(|j| depth(all[*j].1) == own)
+                .filter(unchanged);
             for j in [parent, sibling].into_iter().flatten() {
                 out.push_str("  ");
                 out.push_str(all[j].1);
@@ -168,8 +180,9 @@ pub fn changes_key(diff: &str) -> &'static str {
 }
 
 /// Each line with the line it sits under (its nearest shallower line, a
-/// trailing colon aside: a list that gains its first item keeps its key).
-fn keyed(lines: &[&str]) -> Vec<String> {
+/// trailing colon aside: a list that gains its first item keeps its key),
+/// when that parent `places` (is in both trees).
+fn keyed(lines: &[&str], places: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut parents: Vec<(usize, &str)> = Vec::new();
     lines
         .iter()
@@ -179,6 +192,7 @@ fn keyed(lines: &[&str]) -> Vec<String> {
                 parents.pop();
             }
             let parent = parents.last().map_or("", |(_, p)| p);
+            let parent = if places(parent) { parent } else { "" };
             let key = format!("{parent}\u{1}{line}");
             parents.push((depth, line.trim().trim_end_matches(':')));
             key
@@ -462,8 +476,16 @@ mod tests {
         // The card moved: removed under "To do", added under "Done".
         assert_eq!(
             d,
-            "-     - listitem [ref=e1]: Write tests\n  - main:\n-   - list \"Done\" [ref=e3]\n\
+            "-     - listitem [ref=e1]: Write tests\n  - main:\n    - list \"To do\":\n-   - list \"Done\" [ref=e3]\n\
 +   - list \"Done\" [ref=e3]:\n+     - listitem [ref=e1]: Write tests\n"
+        );
+        // A parent whose own line changed (a row named by its cells) is no
+        // place: its unchanged children stay unchanged.
+        let old = "- row \"Ada 2\":\n  - cell: Ada\n  - cell: 2\n  - button \"Remove\" [ref=e4]\n";
+        let new = "- row \"Ada 3\":\n  - cell: Ada\n  - cell: 3\n  - button \"Remove\" [ref=e4]\n";
+        assert_eq!(
+            changes(old, new).unwrap(),
+            "- - row \"Ada 2\":\n+ - row \"Ada 3\":\n-   - cell: 2\n+   - cell: 3\n"
         );
         // A line changed in place is placed by its removed line: no context.
         let old = "- main:\n  - textbox \"Name\" [ref=e1]\n";

@@ -288,25 +288,25 @@ as the target"
         let typed_into = |kind: &str| ready.info.tag == "input" && ready.info.input_type == kind;
         if ready.info.tag == "input" && !value.is_empty() && !typed_into("password") {
             // What the field kept: a number field drops what is not a
-            // number, a mask reformats, maxlength cuts. (The value asked
-            // for is not repeated: it may be a secret variable's.)
+            // number, a mask reformats, maxlength cuts. Neither the text nor
+            // what was kept is repeated: either may be a secret variable's
+            // (the tree shows the field as the page does).
             let kept = self.on_element(loc, "(el) => el.value", Value::Null).await;
             match kept.ok().as_ref().and_then(Value::as_str) {
-                Some("") => {
-                    let why = if typed_into("number") {
-                        "a number field takes only a number, such as 12 or 1.5"
-                    } else {
-                        "the page cleared it"
-                    };
-                    let kind = ActionErrorKind::Unsupported(format!("the field refused the text and is empty ({why})"));
+                Some("") if typed_into("number") => {
+                    let kind = ActionErrorKind::Unsupported(
+                        "the number field refused the text and is empty: it takes only a number, such as 12 or 1.5"
+                            .into(),
+                    );
                     return Err(self.action_error("fill", &target, &ready.info, kind));
                 }
-                Some(kept) if kept != value => {
-                    let kept = crate::text::defang(&crate::text::clip(kept, 80));
-                    result
-                        .notes
-                        .push(format!("the field kept \"{kept}\", not the text as given"));
-                }
+                // (A tag or chip input takes the text into a chip and empties.)
+                Some("") => result
+                    .notes
+                    .push("the field is empty again: the page took the text elsewhere or cleared it".into()),
+                Some(kept) if kept != value => result
+                    .notes
+                    .push("the field holds other text than was given: it reformats or limits what it takes".into()),
                 _ => {}
             }
         }
@@ -698,7 +698,7 @@ as the target"
             }
             if !report.left_loading.is_empty() {
                 result.notes.push(format!(
-                    "it started {} that was still loading when the page looked settled: wait for what it brings",
+                    "it started {} that was still loading when the page looked settled (its answer may change the page)",
                     report.left_loading.join(", ")
                 ));
             }

@@ -70,6 +70,10 @@ struct StepClock {
     scrolled: bool,
     /// The tracker's route changes when the step began.
     routes: u64,
+    /// The tracker's main-frame commits when the step began.
+    commits: u64,
+    /// Input being sent prepares the action (see [`Page::preparing_input`]).
+    preparing: bool,
 }
 
 impl Drop for Shared {
@@ -224,6 +228,8 @@ impl Page {
                     awaiting_input: false,
                     scrolled: false,
                     routes: 0,
+                    commits: 0,
+                    preparing: false,
                 }),
                 side_channel,
             }),
@@ -328,24 +334,28 @@ impl Page {
     /// A step begins now (a navigation): what the page does from here on is
     /// its doing (readiness waits for the requests and timers it starts).
     pub(crate) fn begin_step(&self) {
-        let routes = self.tracker().with(|s| s.routes);
+        let (routes, commits) = self.tracker().with(|s| (s.routes, s.commits));
         *self.shared.step.lock().unwrap() = StepClock {
             started: Instant::now(),
             awaiting_input: false,
             scrolled: false,
             routes,
+            commits,
+            preparing: false,
         };
     }
 
     /// An action begins: its step begins now, and again at its first input
     /// event if one comes (the wait for its element is not the page's reply).
     pub(crate) fn begin_action_step(&self) {
-        let routes = self.tracker().with(|s| s.routes);
+        let (routes, commits) = self.tracker().with(|s| (s.routes, s.commits));
         *self.shared.step.lock().unwrap() = StepClock {
             started: Instant::now(),
             awaiting_input: true,
             scrolled: false,
             routes,
+            commits,
+            preparing: false,
         };
     }
 
@@ -360,8 +370,14 @@ impl Page {
     /// history API, back, forward): the user is waiting for the next view,
     /// as under a loading indicator.
     pub(crate) fn routed_during_step(&self) -> bool {
-        let before = self.shared.step.lock().unwrap().routes;
-        self.tracker().with(|s| s.routes) > before
+        // In the document the step began in: a new document routing itself
+        // as it starts (a router settling on its first URL) is no view the
+        // user asked for, and its requests are the page load's.
+        let (routes, commits) = {
+            let step = self.shared.step.lock().unwrap();
+            (step.routes, step.commits)
+        };
+        self.tracker().with(|s| s.commits == commits && s.routes > routes)
     }
 
     /// Whether the step scrolled since this was last asked.
@@ -381,9 +397,29 @@ impl Page {
     /// would fall before the step and go unwaited.
     pub(crate) fn input_begins(&self) {
         let mut step = self.shared.step.lock().unwrap();
-        if std::mem::take(&mut step.awaiting_input) {
+        if !step.preparing && std::mem::take(&mut step.awaiting_input) {
             step.started = Instant::now();
         }
+    }
+
+    /// Runs `input` as preparation when `preparing` (the mouse moving to
+    /// what a click will press): it does not begin the step, so what the
+    /// page does on the way (a tooltip's timer, a hover prefetch) and while
+    /// the element is waited for is not the click's reply.
+    pub(crate) async fn preparing_input<T>(&self, preparing: bool, input: impl std::future::Future<Output = T>) -> T {
+        if !preparing {
+            return input.await;
+        }
+        // Reset however the input ends (a cancelled action drops it).
+        struct Prepared<'a>(&'a Mutex<StepClock>);
+        impl Drop for Prepared<'_> {
+            fn drop(&mut self) {
+                self.0.lock().unwrap().preparing = false;
+            }
+        }
+        self.shared.step.lock().unwrap().preparing = true;
+        let _reset = Prepared(&self.shared.step);
+        input.await
     }
 
     /// How long element actions retry transient failures (default 5 s).

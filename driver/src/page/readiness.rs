@@ -74,7 +74,7 @@ const MAX_FRAMES_WAITED: u32 = 4;
 /// look reaches it a moment after the step's age is taken (longer on a
 /// busy machine), and a timer set by a handler of the step's first input
 /// must count.
-const STEP_CLOCK_SLACK: Duration = Duration::from_millis(50);
+const STEP_CLOCK_SLACK: Duration = Duration::from_millis(100);
 /// Longest pause between two looks at the page.
 const POLL: Duration = Duration::from_millis(50);
 /// A page that left a look unanswered gets this long to answer a trivial
@@ -255,6 +255,10 @@ impl Page {
             Echo::Turn
         };
         let mut frames_waited = 0;
+        // When the first look came back, and whether the page's immediate
+        // reply has had its frame to go on in (see below).
+        let mut first_look_at: Option<Instant> = None;
+        let mut reply_framed = false;
         loop {
             let Some((probe, now)) = self
                 .look_once_parsed(
@@ -269,6 +273,7 @@ impl Page {
                 break;
             };
 
+            first_look_at.get_or_insert(now);
             let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
             // The step's own requests: its fetches, and the code it loads
             // (a route's chunk, fetched when a link of a client-side app is
@@ -307,8 +312,22 @@ impl Page {
             // The content in view has stopped changing.
             let changed_at = probe.changed_ago.and_then(|ago| now.checked_sub(ago));
             let (response_at, parsed_at) = tracker.with(|s| (s.content_finished, s.dom_ready_at));
+            // A change of the step the first look already saw, on a document
+            // parsed before the step, is the page's immediate reply to the input (a
+            // handler that rendered at once): the next frame shows whether
+            // more is coming (a scheduler's next chunk, which would be a
+            // later change and wait the whole quiet window), not 60 ms.
+            let first_look = first_look_at.unwrap_or(now);
+            let immediate_reply =
+                parsed_at.is_some_and(|p| p <= step) && changed_at.is_some_and(|c| c >= step && c <= first_look);
+            if immediate_reply && !reply_framed {
+                reply_framed = true;
+                echo = Echo::Frame;
+                pending = vec!["the page to stop changing".into()];
+                continue;
+            }
             let quiet_from = [
-                changed_at.map(|t| t + QUIET_WINDOW_READY),
+                changed_at.filter(|_| !immediate_reply).map(|t| t + QUIET_WINDOW_READY),
                 response_at.map(|t| t + RESPONSE_GRACE),
             ]
             .into_iter()

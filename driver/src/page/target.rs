@@ -156,6 +156,9 @@ pub(crate) struct Needs {
     pub state: bool,
     /// Move the mouse to the element while checking that it is stable.
     pub pre_move: bool,
+    /// That move is the action itself (hover): it begins the step. Before
+    /// a click it only prepares, and the step begins at the press.
+    pub moving_acts: bool,
 }
 
 impl Needs {
@@ -169,10 +172,12 @@ impl Needs {
         scroll: true,
         state: false,
         pre_move: true,
+        moving_acts: false,
     };
     /// hover: disabled elements can be hovered.
     pub const HOVER: Needs = Needs {
         enabled: false,
+        moving_acts: true,
         ..Needs::POINTER
     };
     /// fill, type: like Playwright, no hit test (the field is focused directly).
@@ -185,6 +190,7 @@ impl Needs {
         scroll: true,
         state: false,
         pre_move: false,
+        moving_acts: false,
     };
     /// selectOptionFromDropdown.
     pub const SELECT: Needs = Needs {
@@ -196,6 +202,7 @@ impl Needs {
         scroll: true,
         state: false,
         pre_move: false,
+        moving_acts: false,
     };
     /// Only that it exists (setInputFiles, press, scroll targets).
     pub const ATTACHED: Needs = Needs {
@@ -207,6 +214,7 @@ impl Needs {
         scroll: false,
         state: false,
         pre_move: false,
+        moving_acts: false,
     };
 }
 
@@ -704,7 +712,8 @@ impl Page {
             let second = self.look(loc, needs, true, needs.state);
             let (second, moved) = match first_point.filter(|_| needs.pre_move) {
                 Some((x, y)) if !self.mouse_is_at((x, y)) => {
-                    let (s, m) = futures::join!(second, self.mouse_move(x, y));
+                    let (s, m) =
+                        futures::join!(second, self.preparing_input(!needs.moving_acts, self.mouse_move(x, y)));
                     (s, Some(m))
                 }
                 _ => (second.await, None),

@@ -105,9 +105,13 @@ pub(crate) struct NetState {
     pub commits: u64,
     /// Main-frame same-document navigations (history API, fragments) so far.
     pub same_document: u64,
-    /// Those of them that are a client-side app's route changes (the
-    /// history API, back and forward), not a jump to a fragment.
+    /// Those of them that are a client-side app's route changes: the
+    /// history API, back and forward, to another URL (not a jump to a
+    /// fragment, nor a router's `replaceState` of the URL it is at).
     pub routes: u64,
+    /// The main frame's URL after its last same-document navigation (None:
+    /// none since the last commit).
+    routed_url: Option<String>,
     /// Main-frame loads started so far (navigations requested, whether they commit or not).
     pub loads_started: u64,
     /// Main-frame document responses by loader id (the last few).
@@ -150,6 +154,7 @@ impl NetState {
             commits: 0,
             same_document: 0,
             routes: 0,
+            routed_url: None,
             loads_started: 0,
             documents: Vec::new(),
             responses: 0,
@@ -558,6 +563,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.commits += 1;
                 st.last_loader = Some(e.frame.loader_id.inner().clone());
                 st.committed_url = Some(e.frame.url.clone());
+                st.routed_url = None;
                 let at = st.page_requests;
                 st.requests_at_commit.push((e.frame.loader_id.inner().clone(), at));
                 if st.requests_at_commit.len() > 16 {
@@ -573,9 +579,12 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         Event::SameDocument(e) => {
             if e.frame_id.inner() == &st.main_frame {
                 st.same_document += 1;
-                if e.navigation_type != NavigatedWithinDocumentNavigationType::Fragment {
+                let was = st.routed_url.clone().or_else(|| st.committed_url.clone());
+                if e.navigation_type != NavigatedWithinDocumentNavigationType::Fragment && was.as_ref() != Some(&e.url)
+                {
                     st.routes += 1;
                 }
+                st.routed_url = Some(e.url.clone());
                 st.requested = None;
             }
         }
@@ -622,17 +631,13 @@ const CONSENT_HOSTS: &[&str] = &[
 /// Words that name push channels in request URLs (socket.io's
 /// `transport=polling`, `/longpoll`, `/comet`, `/subscribe`, `/stream`):
 /// a request to one is held open by design, waiting for news, not content.
-/// Whole words of the path and query only: `/api/polls/vote` and
-/// `/upstream-sync` are content.
-const PUSH_CHANNEL_WORDS: &[&str] = &[
-    "poll",
-    "polling",
-    "longpoll",
-    "comet",
-    "subscribe",
-    "stream",
-    "streaming",
-];
+/// Whole words of the path and query only (`/api/polls/vote` and
+/// `/upstream-sync` are content), and only in a GET: a POST to
+/// `/api/subscribe` is a form being sent.
+const PUSH_CHANNEL_WORDS: &[&str] = &["poll", "comet", "subscribe", "stream", "streaming"];
+/// Words that name a long poll whatever its method (CometD's and
+/// socket.io's are POSTs too).
+const LONG_POLL_WORDS: &[&str] = &["cometd", "longpoll", "longpolling", "polling"];
 
 /// What a main-frame request of `kind` to `url`, made by the document at
 /// `document_url`, means for readiness.
@@ -652,12 +657,11 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str,
     if site_of(host) != site_of(host_of(document_url)) && !document_url.is_empty() {
         return RequestRole::Background;
     }
-    // A push channel is read, never sent to: a POST to `/api/subscribe` is
-    // a form the user sent, whose answer the page is about to show.
-    if role == RequestRole::Data && method.eq_ignore_ascii_case("GET") {
+    if role == RequestRole::Data {
+        let get = method.eq_ignore_ascii_case("GET");
         let rest = url.split_once(host).map_or(url, |(_, r)| r).to_ascii_lowercase();
         let mut words = rest.split(|c: char| !c.is_ascii_alphanumeric());
-        if words.any(|w| PUSH_CHANNEL_WORDS.contains(&w)) {
+        if words.any(|w| LONG_POLL_WORDS.contains(&w) || (get && PUSH_CHANNEL_WORDS.contains(&w))) {
             return RequestRole::Background;
         }
     }

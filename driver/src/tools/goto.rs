@@ -69,6 +69,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         }
         let browser = ctx.browser("goto").ok();
         let mark = browser.map(|b| b.downloads(0).last().map_or(0, |d| d.seq));
+        let documents_before = page.navigation_mark();
         let r = match page.goto(&url).await {
             Ok(r) => r,
             // A URL that is a download aborts its navigation: for it, that is success.
@@ -91,12 +92,17 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         // A page that sends its visitor on by script (a login gate, a
         // consent wall) lands elsewhere while the step waits: said here, not
         // only in the page section's URL.
-        let (landed, _) = page.listed().await;
-        let same = |a: &str, b: &str| a.split('#').next() == b.split('#').next();
-        let went_on = if landed.is_empty() || same(&landed, &r.url) {
-            String::new()
+        // (Another document after ours: a router rewriting its URL in
+        // place loads none, and is no going on.)
+        let went_on = if page.navigation_mark() > documents_before + 1 {
+            let (landed, _) = page.listed().await;
+            let same = |a: &str, b: &str| a.split('#').next() == b.split('#').next();
+            match landed.is_empty() || same(&landed, &r.url) {
+                true => String::new(),
+                false => format!("; the page then went on to {}", crate::text::shown_url(&landed)),
+            }
         } else {
-            format!("; the page then went on to {}", crate::text::shown_url(&landed))
+            String::new()
         };
         let mut out = ToolOutput::ok(format!("Opened {r}{went_on}"));
         out.replay.push(RecordedCall {
