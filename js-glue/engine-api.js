@@ -82,9 +82,14 @@ const __sl_readiness = (() => {
   // Status messages (live regions): what they said and when, so that a
   // toast gone before the step is ready ("Saved!", an error snackbar) is
   // still told. Regions that change at a beat (a clock) are left out.
-  const LIVE = '[aria-live]:not([aria-live="off"]),[role="status"],[role="alert"],[role="log"],output';
+  // (Not role=log: a chat transcript grows, it does not come and go, and
+  // reading it whole on every token would cost the page.)
+  const LIVE = '[aria-live]:not([aria-live="off"]):not([role="log"]),[role="status"],[role="alert"],output';
   const MAX_SAID = 8;
   let said = [];
+  // What each region said last: a region is noted again only when its
+  // text changes (a toast's exit animation is no new message).
+  const lastSaid = new WeakMap();
   const textOf = (el) => (el.textContent || "").replace(/\s+/g, " ").trim();
   const shown = (el) => el.isConnected && textOf(el) !== ""
     && (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true }));
@@ -92,8 +97,8 @@ const __sl_readiness = (() => {
     const region = node && node.nodeType === 1 ? node.closest(LIVE) : null;
     if (!region || !shown(region)) return;
     const text = textOf(region).slice(0, 200);
-    const last = said[said.length - 1];
-    if (last && last[0] === region && last[1] === text) return;
+    if (lastSaid.get(region) === text) return;
+    lastSaid.set(region, text);
     if (said.length >= MAX_SAID) said.shift();
     said.push([region, text, t]);
   };

@@ -177,7 +177,7 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     let weather = ref_in(&page, "button \"Check the weather\"");
     let asked = client.ok("browser_click", json!({"target": weather}));
     assert!(
-        asked.contains("it started request /__slow/api/weather?ms=1800 that was still loading"),
+        asked.contains("it started request /__slow/api/weather?ms=3000, which was still loading"),
         "{asked}"
     );
     let plan = ref_in(&page, "button \"Plan a trip\"");
@@ -187,7 +187,7 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         "two links of timers: {planned}"
     );
 
-    // A toast cleared 800 ms later: waited out, and still told.
+    // A toast cleared 600 ms later: waited out, and still told.
     let save = ref_in(&page, "button \"Save this route\"");
     let saved = client.ok("browser_click", json!({"target": save}));
     assert!(

@@ -385,7 +385,8 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
                 SnapshotKind::Tree if tree.text.trim().is_empty() => {
                     let whole = p.notes.iter().any(|n| n.contains("the whole page is in view"));
                     s.push_str(if whole {
-                        "\n### Snapshot\nThe page shows nothing yet (its content may still be loading): wait, then take a snapshot.\n"
+                        "\n### Snapshot\nThe page shows nothing the tree can hold: its content may still be loading (wait, then take a \
+snapshot), or be drawn where only a screenshot sees it (a canvas, an image).\n"
                     } else {
                         "\n### Snapshot\nNothing is in view here: the page position says where the content is; scroll to it.\n"
                     })
@@ -465,7 +466,10 @@ mod tests {
         let stretch = blank("# Page position: 1 viewport above, 2 viewports below.\n");
         assert!(stretch.contains("Nothing is in view here"), "{stretch}");
         let unrendered = blank("# Page position: the whole page is in view.\n");
-        assert!(unrendered.contains("The page shows nothing yet"), "{unrendered}");
+        assert!(
+            unrendered.contains("The page shows nothing the tree can hold"),
+            "{unrendered}"
+        );
     }
 
     #[test]

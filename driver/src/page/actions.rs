@@ -286,7 +286,8 @@ as the target"
         }
         self.after_action(&mut result, mark).await?;
         let typed_into = |kind: &str| ready.info.tag == "input" && ready.info.input_type == kind;
-        if ready.info.tag == "input" && !value.is_empty() && !typed_into("password") {
+        // (Not while a dialog the fill opened holds the page: nothing answers.)
+        if ready.info.tag == "input" && !value.is_empty() && !typed_into("password") && self.dialog().is_none() {
             // What the field kept: a number field drops what is not a
             // number, a mask reformats, maxlength cuts. Neither the text nor
             // what was kept is repeated: either may be a secret variable's
@@ -696,10 +697,17 @@ as the target"
                     .notes
                     .push(format!("a status message said \"{said}\" and is gone by now"));
             }
-            if !report.left_loading.is_empty() {
+            // (Not after a navigation: the new page's slow requests are its
+            // load, not the action's reply.)
+            let navigated = self.tracker().with(|s| s.commits) > commits;
+            if !report.left_loading.is_empty() && !navigated {
+                let (list, were) = match report.left_loading.len() {
+                    1 => (report.left_loading[0].clone(), "was"),
+                    _ => (report.left_loading.join(", "), "were"),
+                };
                 result.notes.push(format!(
-                    "it started {} that was still loading when the page looked settled (its answer may change the page)",
-                    report.left_loading.join(", ")
+                    "it started {list}, which {were} still loading when the page looked settled (the answer may change \
+the page)"
                 ));
             }
             if report.timed_out {

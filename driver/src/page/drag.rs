@@ -132,8 +132,9 @@ impl Page {
                         self.drag_event(DispatchDragEventType::DragOver, p, &data).await?;
                     }
                     self.drag_event(DispatchDragEventType::DragOver, to, &data).await?;
+                    let document = self.navigation_mark();
                     self.drag_event(DispatchDragEventType::Drop, to, &data).await?;
-                    self.set_mouse_position(to);
+                    self.set_mouse_position(to, document);
                     Ok::<_, Error>("HTML5 drag and drop")
                 }
                 None => {

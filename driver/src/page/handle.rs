@@ -277,9 +277,10 @@ impl Page {
         self.shared.mouse.lock().unwrap().0
     }
 
-    /// The mouse was moved to `at` (in the current document).
-    pub(crate) fn set_mouse_position(&self, at: (f64, f64)) {
-        let document = self.tracker().with(|s| s.commits);
+    /// The mouse was moved to `at` in `document` (the commit count read
+    /// before the move was sent: a click that navigates at once must not
+    /// stamp the new document as having seen the mouse arrive).
+    pub(crate) fn set_mouse_position(&self, at: (f64, f64), document: u64) {
         *self.shared.mouse.lock().unwrap() = (at, document);
     }
 

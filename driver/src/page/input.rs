@@ -399,9 +399,10 @@ impl Page {
 
     pub(crate) async fn mouse_move_buttons(&self, x: f64, y: f64, buttons: i64) -> Result<()> {
         let button = (buttons != 0).then_some(MouseButton::Left);
+        let document = self.navigation_mark();
         self.mouse_event(DispatchMouseEventType::MouseMoved, x, y, button, buttons, 0, 0)
             .await?;
-        self.set_mouse_position((x, y));
+        self.set_mouse_position((x, y), document);
         Ok(())
     }
 
@@ -503,8 +504,9 @@ impl Page {
             );
         }
         // join_all polls in order, so the commands leave in order.
+        let document = self.navigation_mark();
         let results = futures::future::join_all(events).await;
-        self.set_mouse_position((x, y));
+        self.set_mouse_position((x, y), document);
         for k in held_keys.iter().rev() {
             held &= !modifier_bit(&k.key);
             self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, k, held, None))

@@ -192,7 +192,7 @@ impl<'b> Runner<'b> {
                 break;
             }
         }
-        for (page, policy) in held {
+        for (page, policy) in held.into_iter().rev() {
             page.set_dialog_policy(policy);
         }
         let (url, title) = match &failure {

@@ -43,9 +43,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             web
         } else if url::Url::parse(wanted).is_ok() {
             wanted.to_string()
-        } else if wanted.contains(char::is_whitespace)
-            && !["/", "./", "../", "?", "#"].iter().any(|p| wanted.starts_with(p))
-        {
+        } else if wanted.contains(char::is_whitespace) && !wanted.contains(['/', '?', '.', '#']) {
             // Words, not an address: joined to the page's URL they would
             // load something no one asked for, and fail for another reason.
             return Ok(ToolOutput::failed(format!(
