@@ -95,7 +95,12 @@ const __sl_readiness = (() => {
     && (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true }));
   const noteSaid = (node, t) => {
     const region = node && node.nodeType === 1 ? node.closest(LIVE) : null;
-    if (!region || !shown(region)) return;
+    if (!region) return;
+    if (!shown(region)) {
+      // Cleared: the same message said again later is a new one.
+      lastSaid.delete(region);
+      return;
+    }
     const text = textOf(region).slice(0, 200);
     if (lastSaid.get(region) === text) return;
     lastSaid.set(region, text);

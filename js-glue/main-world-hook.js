@@ -255,10 +255,6 @@
     }
     return state;
   };
-  // `count,msToNextDue,consent,framesDue,msSinceOneRan` of the timers and
-  // frames asked for in the last `detail` ms
-  // (since the step began): the engine dispatches `__sightline_timers` and
-  // reads the answer event's detail.
   // When the user's input acted (a press, a key, text input, the wheel),
   // the last few times: a step that acted counts from its first such input,
   // on the page's own clock. The driver's age of the step reaches the page
@@ -282,6 +278,10 @@
     }
     return first;
   };
+  // `count,msToNextDue,consent,framesDue,msSinceOneRan` of the timers and
+  // frames asked for in the last `detail` ms
+  // (since the step began): the engine dispatches `__sightline_timers` and
+  // reads the answer event's detail.
   apply(origAdd, doc, ["__sightline_timers", (e) => {
     const t = now();
     const asked = t - (+e.detail >= 0 ? +e.detail : 0);

@@ -189,11 +189,14 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
 
     // A toast cleared 600 ms later: waited out, and still told.
     let save = ref_in(&page, "button \"Save this route\"");
-    let saved = client.ok("browser_click", json!({"target": save}));
-    assert!(
-        saved.contains("a status message said \"Route saved to your list\" and is gone by now"),
-        "{saved}"
-    );
+    for time in ["first", "second"] {
+        // (The same message again is a new one: told again.)
+        let saved = client.ok("browser_click", json!({"target": save}));
+        assert!(
+            saved.contains("a status message said \"Route saved to your list\" and is gone by now"),
+            "{time} save: {saved}"
+        );
+    }
 
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
