@@ -136,12 +136,16 @@
     return !!e && e.isTrusted === true;
   };
   const LOOP_MS = 2000;
-  const run = (kind, handler, self, args) => {
+  // Runs a callback `depth` deep in its kind, at `link` of a timer chain.
+  const run = (kind, handler, self, args, link) => {
+    const outer = chain;
     depth[kind] += 1;
+    chain = link;
     try {
       return apply(handler, self, args);
     } finally {
       depth[kind] -= 1;
+      chain = outer;
     }
   };
   // (`arguments` of these sloppy-mode functions is mapped to their
@@ -164,13 +168,7 @@
         delete born[id];
       }
       apply(mapSet, lastRun, [handler, now()]);
-      const outer = chain;
-      chain = link;
-      try {
-        return run("timer", handler, this, arguments);
-      } finally {
-        chain = outer;
-      }
+      return run("timer", handler, this, arguments, link);
     };
     id = apply(origSetTimeout, w, args);
     if (soon) {
@@ -191,13 +189,7 @@
       // What an interval's callback sets is a ticker's doing (a carousel's
       // slide animation): past the end of any chain.
       args[0] = function () {
-        const outer = chain;
-        chain = MAX_CHAIN;
-        try {
-          return run("timer", handler, this, arguments);
-        } finally {
-          chain = outer;
-        }
+        return run("timer", handler, this, arguments, MAX_CHAIN);
       };
     }
     return apply(origSetInterval, w, args);
@@ -227,7 +219,7 @@
       let id = 0;
       args[0] = function () {
         if (tracked) delete frames[id];
-        return run("frame", handler, this, arguments);
+        return run("frame", handler, this, arguments, chain);
       };
       id = apply(origFrame, w, args);
       if (tracked) frames[id] = now();

@@ -22,6 +22,11 @@ fn timed(client: &mut McpClient, tool: &str, args: serde_json::Value) -> (String
     (text, t.elapsed())
 }
 
+/// Clicks the element on `page`'s line with `line` in it; the reply.
+fn click_on(client: &mut McpClient, page: &str, line: &str) -> String {
+    client.ok("browser_click", json!({"target": ref_in(page, line)}))
+}
+
 fn assert_within(what: &str, took: Duration, limit: Duration, text: &str) {
     assert!(took < limit, "{what} took {took:?} (limit {limit:?}):\n{text}");
 }
@@ -159,14 +164,12 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     client.ok("browser_fill", json!({"target": email, "value": "ada@example.com"}));
     // The hover menu is still open above the form: moving the mouse to the
     // button closes it and shifts the page up, and the press must follow.
-    let subscribe = ref_in(&page, "button \"Subscribe\"");
-    let subscribed = client.ok("browser_click", json!({"target": subscribe}));
+    let subscribed = click_on(&mut client, &page, "button \"Subscribe\"");
     assert!(
         subscribed.contains("You are subscribed"),
         "a POST to /subscribe: {subscribed}"
     );
-    let map = ref_in(&page, "button \"Show the map\"");
-    let shown = client.ok("browser_click", json!({"target": map}));
+    let shown = click_on(&mut client, &page, "button \"Show the map\"");
     assert!(
         shown.contains("Map of the Alpine trails"),
         "code loaded under a spinner: {shown}"
@@ -174,24 +177,21 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
 
     // An answer slower than a request is waited for, with nothing saying it
     // is coming: the step returns, and says what is still loading.
-    let weather = ref_in(&page, "button \"Check the weather\"");
-    let asked = client.ok("browser_click", json!({"target": weather}));
+    let asked = click_on(&mut client, &page, "button \"Check the weather\"");
     assert!(
         asked.contains("it started request /__slow/api/weather?ms=3000, which was still loading"),
         "{asked}"
     );
-    let plan = ref_in(&page, "button \"Plan a trip\"");
-    let planned = client.ok("browser_click", json!({"target": plan}));
+    let planned = click_on(&mut client, &page, "button \"Plan a trip\"");
     assert!(
         planned.contains("Trip planned for Saturday"),
         "two links of timers: {planned}"
     );
 
     // A toast cleared 600 ms later: waited out, and still told.
-    let save = ref_in(&page, "button \"Save this route\"");
     for time in ["first", "second"] {
         // (The same message again is a new one: told again.)
-        let saved = client.ok("browser_click", json!({"target": save}));
+        let saved = click_on(&mut client, &page, "button \"Save this route\"");
         assert!(
             saved.contains("a status message said \"Route saved to your list\" and is gone by now"),
             "{time} save: {saved}"
@@ -203,8 +203,7 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     // A client-side route change keeping the old view while its data
     // loads (1.8 s, no indicator): the user waits for the next view.
     let home = client.ok("browser_navigate", json!({"url": files.url("living/slow-route.html")}));
-    let boots = ref_in(&home, "link \"Boots\"");
-    let routed = client.ok("browser_click", json!({"target": boots}));
+    let routed = click_on(&mut client, &home, "link \"Boots\"");
     assert!(routed.contains("Alpine Boot, $189"), "{routed}");
 }
 

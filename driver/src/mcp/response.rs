@@ -128,7 +128,6 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
             (c.tag(), line)
         })
         .collect();
-    let depth = |line: &str| line.len() - line.trim_start().len();
     let mut out = String::new();
     let mut placed = 0;
     for (i, (tag, line)) in all.iter().enumerate() {
@@ -169,6 +168,11 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
+/// A tree line's depth: its indentation.
+fn depth(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
 /// How to read [`changes`]' lines; the unmarked lines are explained only
 /// when there are some.
 pub fn changes_key(diff: &str) -> &'static str {
@@ -187,7 +191,7 @@ fn keyed(lines: &[&str], places: &dyn Fn(&str) -> bool) -> Vec<String> {
     lines
         .iter()
         .map(|line| {
-            let depth = line.len() - line.trim_start().len();
+            let depth = depth(line);
             while parents.last().is_some_and(|(d, _)| *d >= depth) {
                 parents.pop();
             }

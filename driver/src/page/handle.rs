@@ -76,6 +76,21 @@ struct StepClock {
     preparing: bool,
 }
 
+impl StepClock {
+    /// A step beginning now, when the tracker has seen `routes` route
+    /// changes and `commits` commits.
+    fn starting((routes, commits): (u64, u64), awaiting_input: bool) -> StepClock {
+        StepClock {
+            started: Instant::now(),
+            awaiting_input,
+            scrolled: false,
+            routes,
+            commits,
+            preparing: false,
+        }
+    }
+}
+
 impl Drop for Shared {
     fn drop(&mut self) {
         self.crash_watch.abort();
@@ -223,14 +238,7 @@ impl Page {
                 mouse: Mutex::new(((0.0, 0.0), 0)),
                 action_lock: tokio::sync::Mutex::new(()),
                 abandoning: Arc::default(),
-                step: Mutex::new(StepClock {
-                    started: Instant::now(),
-                    awaiting_input: false,
-                    scrolled: false,
-                    routes: 0,
-                    commits: 0,
-                    preparing: false,
-                }),
+                step: Mutex::new(StepClock::starting((0, 0), false)),
                 side_channel,
             }),
         })
@@ -335,29 +343,15 @@ impl Page {
     /// A step begins now (a navigation): what the page does from here on is
     /// its doing (readiness waits for the requests and timers it starts).
     pub(crate) fn begin_step(&self) {
-        let (routes, commits) = self.tracker().with(|s| (s.routes, s.commits));
-        *self.shared.step.lock().unwrap() = StepClock {
-            started: Instant::now(),
-            awaiting_input: false,
-            scrolled: false,
-            routes,
-            commits,
-            preparing: false,
-        };
+        let seen = self.tracker().with(|s| (s.routes, s.commits));
+        *self.shared.step.lock().unwrap() = StepClock::starting(seen, false);
     }
 
     /// An action begins: its step begins now, and again at its first input
     /// event if one comes (the wait for its element is not the page's reply).
     pub(crate) fn begin_action_step(&self) {
-        let (routes, commits) = self.tracker().with(|s| (s.routes, s.commits));
-        *self.shared.step.lock().unwrap() = StepClock {
-            started: Instant::now(),
-            awaiting_input: true,
-            scrolled: false,
-            routes,
-            commits,
-            preparing: false,
-        };
+        let seen = self.tracker().with(|s| (s.routes, s.commits));
+        *self.shared.step.lock().unwrap() = StepClock::starting(seen, true);
     }
 
     /// The step scrolled: the page's reply (its scroll listeners, its
