@@ -231,6 +231,14 @@ fn a_wait_that_ran_out_is_not_waited_again() {
     );
     let (again, took) = timed(&mut client, "browser_snapshot", json!({}));
     assert_within("the next snapshot", took, Duration::from_millis(1500), &again);
+
+    // A step that runs out of budget still tells what its toast said.
+    let retried = click_on(&mut client, &again, "button \"Try again\"");
+    assert!(
+        retried.contains("still busy")
+            && retried.contains("a status message said \"Asking the orders service again\" and is gone by now"),
+        "{retried}"
+    );
 }
 
 /// The older waits stay available: `load` waits for the load event after

@@ -259,6 +259,9 @@ impl Page {
         // reply has had its frame to go on in (see below).
         let mut first_look_at: Option<Instant> = None;
         let mut reply_framed = false;
+        // What the last look heard status messages say: a wait that runs
+        // out still tells them (the toast will not be in the tree either).
+        let mut said_and_gone: Vec<String> = Vec::new();
         loop {
             let Some((probe, now)) = self
                 .look_once_parsed(
@@ -274,6 +277,7 @@ impl Page {
             };
 
             first_look_at.get_or_insert(now);
+            said_and_gone.clone_from(&probe.said_and_gone);
             let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
             // The step's own requests: its fetches, and the code it loads
             // (a route's chunk, fetched when a link of a client-side app is
@@ -402,6 +406,7 @@ impl Page {
             waited: started.elapsed(),
             timed_out: true,
             pending,
+            said_and_gone,
             ..ReadyReport::ready(started)
         })
     }
