@@ -93,8 +93,7 @@ const __sl_readiness = (() => {
   const textOf = (el) => (el.textContent || "").replace(/\s+/g, " ").trim();
   const shown = (el) => el.isConnected && textOf(el) !== ""
     && (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true, opacityProperty: true }));
-  const noteSaid = (node, t) => {
-    const region = node && node.nodeType === 1 ? node.closest(LIVE) : null;
+  const noteSaid = (region, t) => {
     if (!region) return;
     if (!shown(region)) {
       // Cleared: the same message said again later is a new one.
@@ -118,8 +117,13 @@ const __sl_readiness = (() => {
       if (seen.has(region)) continue;
       seen.add(region);
       if (onBeat(region, t)) continue;
-      noteSaid(r.type === "characterData" ? r.target.parentElement : r.target, t);
-      for (const n of r.type === "childList" ? r.addedNodes : []) noteSaid(n, t);
+      const changed = r.type === "characterData" ? r.target.parentElement : r.target;
+      noteSaid(changed && changed.closest(LIVE), t);
+      // A toast rendered into a new portal (a container appended with the
+      // alert inside it) is a region below the added node, not above it.
+      for (const n of r.type === "childList" ? r.addedNodes : []) {
+        if (n.nodeType === 1) noteSaid(n.matches(LIVE) ? n : n.querySelector(LIVE), t);
+      }
       const node = measured(r);
       if (!node) continue;
       if (unplaced.length >= MAX_UNPLACED) unplaced = unplaced.slice(MAX_UNPLACED / 2);

@@ -198,6 +198,12 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         );
     }
 
+    let copied = click_on(&mut client, &page, "button \"Copy the link\"");
+    assert!(
+        copied.contains("a status message said \"Link copied\" and is gone by now"),
+        "a toast in a portal: {copied}"
+    );
+
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
     // A client-side route change keeping the old view while its data
