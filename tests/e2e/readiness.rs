@@ -204,6 +204,12 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         "a toast in a portal: {copied}"
     );
 
+    let prepared = click_on(&mut client, &page, "button \"Prepare the GPX file\"");
+    assert!(
+        prepared.contains("GPX file ready"),
+        "a body slower than its headers, under a spinner: {prepared}"
+    );
+
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
     // A client-side route change keeping the old view while its data

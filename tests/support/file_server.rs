@@ -24,7 +24,8 @@ use crate::fixtures_dir;
 ///   line every 300 ms);
 /// - `/__collect…` answers any method with 204 (beacons, pixels);
 /// - `/__slow?ms=N` (and any path under `/__slow/`, any method) answers
-///   `ok` after N milliseconds.
+///   `ok` after N milliseconds; with `&head=1`, its headers come at once
+///   and its body (`"ok"`, JSON) after N milliseconds.
 pub struct FixtureServer {
     pub port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -265,6 +266,16 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     if path == "/__slow" || path.starts_with("/__slow/") {
         // Answers "ok" after ?ms=N milliseconds: for readiness tests.
         let ms = query_number(&target, "ms").unwrap_or(1000);
+        if query_number(&target, "head") == Some(1) {
+            // Headers at once, the body after the wait (a server that
+            // flushes its headers first).
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+            sock.write_all(head.as_bytes()).await?;
+            sock.flush().await?;
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            sock.write_all(b"4\r\n\"ok\"\r\n0\r\n\r\n").await?;
+            return sock.shutdown().await;
+        }
         tokio::time::sleep(Duration::from_millis(ms)).await;
         let out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nCache-Control: no-store\r\nConnection: close\r\n\r\nok";
         sock.write_all(out.as_bytes()).await?;

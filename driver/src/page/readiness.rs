@@ -47,7 +47,8 @@ pub const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(5);
 /// holds a step while it is younger than this; a fetch the step started
 /// holds it longer while a loading indicator is in view.
 pub const CONTENT_REQUEST_AGE: Duration = Duration::from_millis(1000);
-/// A response that keeps coming this long after its headers is a stream.
+/// A feed (a response of a stream's type) that keeps coming this long after
+/// its headers no longer holds a step.
 pub const STREAM_GRACE: Duration = Duration::from_millis(250);
 /// After a content request ends, the page gets this long to render what it
 /// brought before the DOM is judged quiet.

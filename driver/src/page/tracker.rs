@@ -44,8 +44,11 @@ struct Request {
     ignored: bool,
     /// What the page's content may be waiting on (`ready` readiness).
     role: RequestRole,
-    /// When its response headers arrived: a body still coming after that is a stream.
-    response_at: Option<Instant>,
+    /// When its response headers arrived, when they say a stream comes
+    /// (server-sent events, NDJSON): a body still coming after that is the
+    /// page's live feed. Other slow bodies (a big JSON, a framework's
+    /// streamed route payload) are content.
+    stream_since: Option<Instant>,
     /// The URL, for saying what a step still waits on.
     url: String,
 }
@@ -173,13 +176,14 @@ impl NetState {
 
     /// Requests the page's content may still be waiting on, oldest first
     /// (`ready` readiness): Code and Data requests still running, except
-    /// those whose response began streaming more than `stream_grace` ago.
+    /// those whose response began streaming (a stream's type) more than
+    /// `stream_grace` ago.
     pub(crate) fn content_requests(&self, now: Instant, stream_grace: Duration) -> Vec<PendingRequest> {
         let mut out: Vec<PendingRequest> = self
             .inflight
             .values()
             .filter(|r| r.role != RequestRole::Background)
-            .filter(|r| r.response_at.is_none_or(|at| now < at + stream_grace))
+            .filter(|r| r.stream_since.is_none_or(|at| now < at + stream_grace))
             .map(|r| PendingRequest {
                 url: r.url.clone(),
                 started: r.started,
@@ -483,7 +487,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 started: now,
                 ignored,
                 role,
-                response_at: None,
+                stream_since: None,
                 url: e.request.url.chars().take(200).collect(),
             });
         }
@@ -504,7 +508,9 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
         }
         Event::Response(e) => {
             if let Some(r) = st.inflight.get_mut(e.request_id.inner()) {
-                r.response_at = Some(now);
+                if is_stream_type(&e.response.mime_type) {
+                    r.stream_since = Some(now);
+                }
             }
             let main = e
                 .frame_id
@@ -628,6 +634,23 @@ const CONSENT_HOSTS: &[&str] = &[
     "termly.io",
 ];
 
+/// Response types that are feeds, not documents: a body that keeps coming.
+fn is_stream_type(mime: &str) -> bool {
+    let mime = mime.trim().to_ascii_lowercase();
+    [
+        "text/event-stream",
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/json-seq",
+        "application/stream+json",
+        "multipart/x-mixed-replace",
+        "application/grpc-web",
+    ]
+    .iter()
+    .any(|t| mime.starts_with(t))
+}
+
 /// Words that name push channels in request URLs (socket.io's
 /// `transport=polling`, `/longpoll`, `/comet`, `/subscribe`, `/stream`):
 /// a request to one is held open by design, waiting for news, not content.
@@ -711,7 +734,7 @@ mod tests {
             started,
             ignored,
             role: RequestRole::Data,
-            response_at: None,
+            stream_since: None,
             url: "http://a.test/api".into(),
         }
     }
@@ -943,5 +966,19 @@ mod tests {
         // Once it is old it stops counting, and the quiet window runs from then.
         assert!(s.quiet_at(later).is_some());
         assert_eq!(s.quiet_at(later + QUIET_WINDOW), None);
+    }
+
+    #[test]
+    fn only_a_feed_type_makes_a_slow_body_a_stream() {
+        for feed in [
+            "text/event-stream",
+            "application/x-ndjson",
+            "Multipart/X-Mixed-Replace; boundary=x",
+        ] {
+            assert!(is_stream_type(feed), "{feed}");
+        }
+        for content in ["application/json", "text/x-component", "text/html", "text/plain", ""] {
+            assert!(!is_stream_type(content), "{content}");
+        }
     }
 }
