@@ -16,7 +16,7 @@ use sightline_engine::protocol::{Rect, SnapshotMode};
 
 use super::handle::Page;
 use super::snapshot::SnapshotOptions;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The element under a point.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,16 +79,30 @@ struct Named {
 
 impl Page {
     /// The element at (x, y) in top-level viewport CSS pixels, named for a
-    /// replay (see the module docs); None where nothing is (outside the
-    /// page). Takes a viewport snapshot for the refs.
+    /// replay (see the module docs); None where nothing is. A point outside
+    /// the viewport is an error: no one sees it, and a model that sent one
+    /// mixed up its coordinates (the page's for the viewport's, an image's
+    /// for CSS pixels). Takes a viewport snapshot for the refs.
     pub async fn element_at(&self, x: f64, y: f64) -> Result<Option<PointTarget>> {
+        let viewport = self.layout_metrics().await?.css_visual_viewport;
+        if x >= viewport.client_width || y >= viewport.client_height {
+            return Err(Error::InvalidAction(format!(
+                "({x:.0}, {y:.0}) is outside the {:.0}×{:.0} viewport: points are the viewport's (the \
+screenshot's) pixels. Scroll to bring what is there into view, then take a new screenshot",
+                viewport.client_width, viewport.client_height
+            )));
+        }
         let snap = self
             .snapshot(&SnapshotOptions {
                 mode: SnapshotMode::Viewport,
                 ..Default::default()
             })
             .await?;
-        let mut p = GetNodeForLocationParams::new(x.round() as i64, y.round() as i64);
+        // Chromium's hit test takes the point in the document's coordinates.
+        let mut p = GetNodeForLocationParams::new(
+            (x + viewport.page_x).round() as i64,
+            (y + viewport.page_y).round() as i64,
+        );
         p.include_user_agent_shadow_dom = Some(false);
         p.ignore_pointer_events_none = Some(true);
         let Ok(hit) = self.cdp().execute(p).await else {

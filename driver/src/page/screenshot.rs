@@ -91,7 +91,7 @@ impl Page {
     }
 
     /// The viewport's and the document's sizes and the scroll offset, in CSS pixels.
-    async fn layout_metrics(&self) -> Result<GetLayoutMetricsReturns> {
+    pub(crate) async fn layout_metrics(&self) -> Result<GetLayoutMetricsReturns> {
         self.cdp()
             .execute(GetLayoutMetricsParams::default())
             .await

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::point::{self, Aim, VISION};
 use super::tool::{boxed, object, parse, with, Tool, ToolFuture};
+use crate::error::Error;
 use crate::page::PointClick;
 
 pub const TOOL: Tool = Tool::new(
@@ -49,6 +50,23 @@ struct Args {
     frame: Option<String>,
 }
 
+/// null when the focused element takes text (a text field, a
+/// contenteditable, a custom text widget, or a frame: what has focus inside
+/// it is its own); else what has focus, as `<tag id="…">`.
+const FOCUS_TAKES_TEXT_JS: &str = r#"(() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (!a) return "<body>";
+  const tag = a.localName;
+  const notText = ["button", "checkbox", "radio", "range", "color", "file", "submit", "reset", "image", "hidden"];
+  const takes = a.isContentEditable || document.designMode === "on" || tag === "textarea" || tag === "iframe"
+    || tag === "frame" || (tag === "input" && !notText.includes(a.type))
+    || ["textbox", "searchbox", "combobox", "spinbutton"].includes(a.getAttribute("role"));
+  if (takes) return null;
+  const said = ["id", "aria-label", "name"].map(k => [k, a.getAttribute(k)]).find(([, v]) => v);
+  return said ? `<${tag} ${said[0]}="${said[1].slice(0, 40)}">` : `<${tag}>`;
+})()"#;
+
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("typeAt", args.clone())?;
@@ -62,6 +80,18 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             Aim::Element(target) => {
                 page.click(target.clone()).await?;
             }
+        }
+        // Keys with no field focused go to the page: the text would be lost
+        // while the result said it was typed (a model that aimed a few
+        // pixels off, at a cover or a label).
+        let focus = page.evaluate_isolated(FOCUS_TAKES_TEXT_JS).await?;
+        if let Some(on) = focus.as_str() {
+            return Err(Error::InvalidAction(format!(
+                "nothing that takes text has focus after the click {} (the focus is on {}): typed nothing. \
+Aim at the field itself (take a new screenshot), or type into it by its ref",
+                point::describe(a.x, a.y, &aim),
+                super::untrusted::defang(&crate::text::one_line(on))
+            )));
         }
         if a.clear {
             // Select-all then delete, as a person would (works in inputs,

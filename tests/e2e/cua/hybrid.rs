@@ -153,4 +153,20 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
     );
     let state = client.ok("browser_snapshot", json!({}));
     assert!(state.contains("Subscribed: ada@example.org"), "{state}");
+
+    // Scrolled by 150 px, the field sits at y 50..90 of the viewport: the
+    // point is the viewport's, and so is the element named under it.
+    client.ok("browser_mouse_wheel", json!({"x": 300, "y": 400, "deltaY": 150}));
+    let clicked = client.ok("browser_mouse_click_xy", json!({"x": 300, "y": 70}));
+    assert!(clicked.contains("on textbox \"Email\""), "{clicked}");
+    // Text aimed at empty space is not typed, and not said to be.
+    let typed = client.call("browser_type_xy", json!({"x": 800, "y": 600, "text": "lost words"}));
+    assert!(typed.is_error && typed.text.contains("typed nothing"), "{}", typed.text);
+    // A point below the viewport is a mixed-up coordinate, not a click.
+    let outside = client.call("browser_mouse_click_xy", json!({"x": 320, "y": 1250}));
+    assert!(
+        outside.is_error && outside.text.contains("outside the 1280×720 viewport"),
+        "{}",
+        outside.text
+    );
 }
