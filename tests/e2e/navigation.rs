@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 use futures::FutureExt;
-use serde_json::Value;
+use serde_json::{json, Value};
 use sightline::{Browser, Error, LaunchOptions, NavigationErrorKind, Page, SnapshotOptions};
 
 struct Ctx {
@@ -439,4 +439,52 @@ async fn connect_to_a_running_browser() {
         drop(remote);
     })
     .await;
+}
+
+/// In the user's own browser (`--cdp-endpoint`), the tabs it had hold the
+/// user's work: closing the session's tabs leaves them, closing one of them
+/// by index is refused, and the session's end leaves the browser a tab.
+#[test]
+fn the_users_own_tabs_are_not_closed() {
+    let server = FixtureServer::start();
+    let remote = RemoteChrome::start();
+    let users_tab = server.url("short.html?mine");
+    remote.open_tab(&users_tab);
+    let endpoint = format!("http://127.0.0.1:{}", remote.port);
+    let mut client = crate::support::mcp_client::stdio(&["--cdp-endpoint", &endpoint]);
+    client.ok("browser_navigate", json!({"url": server.url("long.html")}));
+    let tabs = client.ok("browser_tabs", json!({}));
+    let index = tabs
+        .lines()
+        .find(|l| l.contains("short.html?mine"))
+        .and_then(|l| l.trim_start_matches("- ").split(':').next())
+        .unwrap_or_else(|| panic!("the user's tab is listed: {tabs}"))
+        .to_string();
+    let refused = client.call(
+        "browser_tabs",
+        json!({"action": "close", "index": index.parse::<u64>().unwrap()}),
+    );
+    assert!(
+        refused.is_error && refused.text.contains("before Sightline connected"),
+        "{}",
+        refused.text
+    );
+    let closed = client.ok("browser_close", json!({}));
+    assert!(closed.contains("stay open"), "{closed}");
+    let urls = remote.tab_urls();
+    assert!(urls.contains(&users_tab), "{urls:?}");
+    assert!(!urls.iter().any(|u| u.contains("long.html")), "{urls:?}");
+    // The user closes their own tabs: the session's end leaves the last
+    // tab (a headed browser quits when its last window closes).
+    client.ok("browser_navigate", json!({"url": server.url("long.html")}));
+    remote.close_tabs_at(&users_tab);
+    remote.close_tabs_at("about:blank");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while remote.tab_urls().len() > 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(client);
+    std::thread::sleep(Duration::from_millis(500));
+    let urls = remote.tab_urls();
+    assert!(urls.len() == 1 && urls[0].contains("long.html"), "{urls:?}");
 }

@@ -329,6 +329,30 @@ impl Browser {
         self.remote.is_some()
     }
 
+    /// Whether the tab `target_id` is Sightline's to close: any tab of a
+    /// browser it launched; in a browser it connected to (the user's own),
+    /// only the tabs it opened, the tabs of contexts it made, and the
+    /// popups those opened. The user's own tabs hold their work.
+    pub fn opened_here(&self, target_id: &str, context: Option<&BrowserContext>) -> bool {
+        if self.remote.is_none() || context.is_some() {
+            return true;
+        }
+        let created = self.created.lock().unwrap();
+        let book = self.book.lock().unwrap();
+        let mut id = target_id.to_string();
+        // Up the opener chain (bounded: a chain never loops, but a book might).
+        for _ in 0..32 {
+            if created.contains(&id) {
+                return true;
+            }
+            match book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone()) {
+                Some(opener) => id = opener,
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// The options this browser was launched with.
     pub fn options(&self) -> &LaunchOptions {
         &self.options
@@ -596,7 +620,19 @@ impl Browser {
         if self.remote.is_some() {
             // Not ours to close: close the tabs we opened, then disconnect.
             if let Some(browser) = self.inner.take() {
-                let created: Vec<String> = std::mem::take(&mut *self.created.lock().unwrap());
+                let mut created: Vec<String> = std::mem::take(&mut *self.created.lock().unwrap());
+                // A browser whose last tab closes quits (a headed one): when
+                // only our tabs are open, the last one stays.
+                let others_open = self
+                    .book
+                    .lock()
+                    .unwrap()
+                    .entries
+                    .iter()
+                    .any(|e| !e.gone && !created.contains(&e.id));
+                if !others_open {
+                    created.pop();
+                }
                 for id in &created {
                     let close =
                         chromiumoxide::cdp::browser_protocol::target::CloseTargetParams::new(TargetId::new(id.clone()));

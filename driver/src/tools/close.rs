@@ -1,5 +1,6 @@
 //! `close`: closes the session's tabs and leaves one blank tab, so the
-//! session starts over (the browser stays up for the next call).
+//! session starts over (the browser stays up for the next call). In the
+//! user's own browser (`--cdp-url`), the tabs it had stay.
 
 use serde_json::{json, Value};
 
@@ -24,15 +25,23 @@ fn parameters() -> Value {
 fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let browser = ctx.browser("close")?;
-        let tabs = browser.pages_in(ctx.context()).await?;
+        let (tabs, users): (Vec<_>, Vec<_>) = browser
+            .pages_in(ctx.context())
+            .await?
+            .into_iter()
+            .partition(|t| browser.opened_here(t.target_id(), ctx.context()));
         let fresh = browser.new_page_in(ctx.context()).await?;
         for t in &tabs {
             let _ = browser.close_page(t.clone()).await;
         }
         ctx.set_page(fresh);
-        Ok(ToolOutput::ok(format!(
-            "Closed {} tab(s); a blank tab is open",
-            tabs.len()
-        )))
+        let mut said = format!("Closed {} tab(s); a blank tab is open", tabs.len());
+        if !users.is_empty() {
+            said.push_str(&format!(
+                ". The {} tab(s) your browser had open before Sightline connected stay open",
+                users.len()
+            ));
+        }
+        Ok(ToolOutput::ok(said))
     })
 }

@@ -96,6 +96,13 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     Some(i) => pick(&tabs, i)?,
                     None => current.clone(),
                 };
+                if !browser.opened_here(victim.target_id(), ctx.context()) {
+                    return Err(Error::InvalidAction(format!(
+                        "tab {} was open in your browser before Sightline connected: Sightline closes only the tabs \
+it opened (its work may be unsaved; close it yourself if you mean to)",
+                        a.index.map_or("(the current one)".to_string(), |i| i.to_string())
+                    )));
+                }
                 let was_current = victim == current;
                 let closed_id = victim.target_id().to_string();
                 browser.close_page(victim).await?;

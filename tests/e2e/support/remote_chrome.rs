@@ -59,12 +59,47 @@ impl RemoteChrome {
         }
     }
 
+    /// Opens a tab of the browser's own, as its user would (`/json/new`).
+    pub fn open_tab(&self, url: &str) {
+        self.devtools("PUT", &format!("/json/new?{url}"));
+    }
+
+    /// Closes its tabs showing `url`, as its user would (`/json/close`).
+    pub fn close_tabs_at(&self, url: &str) {
+        for (id, _) in self.tabs().iter().filter(|(_, u)| u == url) {
+            self.devtools("GET", &format!("/json/close/{id}"));
+        }
+    }
+
     /// The URLs of its open tabs (`/json/list`).
     pub fn tab_urls(&self) -> Vec<String> {
+        self.tabs().into_iter().map(|(_, url)| url).collect()
+    }
+
+    /// Its open tabs: (id, URL).
+    fn tabs(&self) -> Vec<(String, String)> {
+        let body = self.devtools("GET", "/json/list");
+        let list: Vec<Value> = serde_json::from_str(&body).unwrap();
+        list.iter()
+            .filter(|t| t["type"] == "page")
+            .map(|t| {
+                let text = |k: &str| t[k].as_str().unwrap_or_default().to_string();
+                (text("id"), text("url"))
+            })
+            .collect()
+    }
+
+    /// The body of DevTools' answer to an HTTP request.
+    fn devtools(&self, method: &str, path: &str) -> String {
         // DevTools answers HTTP/1.1 only, and keeps the connection open:
         // read the head, then Content-Length bytes.
         let mut sock = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(sock, "GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", self.port).unwrap();
+        write!(
+            sock,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            self.port
+        )
+        .unwrap();
         let mut raw = Vec::new();
         let mut chunk = [0u8; 8192];
         let body = loop {
@@ -87,11 +122,7 @@ impl RemoteChrome {
                 }
             }
         };
-        let list: Vec<Value> = serde_json::from_str(&body).unwrap();
-        list.iter()
-            .filter(|t| t["type"] == "page")
-            .map(|t| t["url"].as_str().unwrap_or_default().to_string())
-            .collect()
+        body
     }
 }
 
