@@ -8,7 +8,8 @@ import { initScript } from "./engine-source.js";
 import { playwright } from "./host-playwright.js";
 import { puppeteer } from "./host-puppeteer.js";
 import { removeBlocker } from "./remove-blocker.js";
-import { refFrame } from "./selectors.js";
+import { guardedLocator } from "./guarded-locator.js";
+import { refFrame, SHADOW_SEPARATOR } from "./selectors.js";
 import { FrameNumbers, snapshotPage } from "./snapshot-plan.js";
 import { stitch } from "./stitch-node.js";
 
@@ -87,10 +88,31 @@ class Sightline {
     return frame;
   }
 
-  /** Playwright: a Locator for a ref of the last snapshot (by the engine's selector). */
+  /**
+   * Playwright: a Locator for a ref of the last snapshot (by the engine's
+   * selector). Its actions fail, as elementHandle(ref) does, once the ref's
+   * element is gone or the selector finds another (see guarded-locator.js).
+   */
   locator(ref) {
     if (!this.lib.locator) throw new Error("locator() is Playwright's; with Puppeteer use elementHandle(ref)");
-    return this.lib.locator(this.frameOfRef(ref), this.last.refs[ref].selector);
+    const frame = this.frameOfRef(ref);
+    const selector = this.last.refs[ref].selector;
+    const check = async () => {
+      const state = await this.lib.evaluate(
+        frame,
+        ([r, s]) => {
+          const S = globalThis.__sightline;
+          const el = S && S.resolve(r);
+          if (!el) return "gone";
+          return S.resolve(s) === el ? "same" : "moved";
+        },
+        [ref, selector],
+      );
+      if (state === "gone") throw new Error(`${ref} is no longer on the page: take a new snapshot`);
+      if (state === "moved") throw new Error(`${ref}'s selector now finds another element: take a new snapshot`);
+    };
+    const viaHandle = selector.includes(SHADOW_SEPARATOR) ? () => this.elementHandle(ref) : null;
+    return guardedLocator(this.lib.locator(frame, selector), check, viaHandle);
   }
 
   /** An ElementHandle for a ref of the last snapshot (the very element the engine numbered). */

@@ -98,6 +98,15 @@ fn check_library(library: &str) {
     );
     assert_eq!(seen["topClicks"], 0, "{library}: nothing at the top level was clicked");
 
+    // A ref whose element went with a reload fails; it clicks nothing else.
+    assert!(
+        seen["staleRef"].as_str().is_some_and(|m| m.contains("no longer on the page")),
+        "{library}: {}",
+        seen["staleRef"]
+    );
+    assert_eq!(seen["clickedAfterReload"], Value::Null, "{library}");
+    assert_eq!(seen["shadowClicked"], "Before slot", "{library}");
+
     // Strict CSP: the JS build by default, the documented error without it.
     assert_eq!(seen["cspBuild"], "js", "{library}");
     let (driver, _) = snapshot_json(&server.url("csp.html"), &[]);

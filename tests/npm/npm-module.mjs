@@ -99,6 +99,30 @@ try {
     await page.close();
   }
   {
+    // A ref after a reload that reordered its list: an error, not a click
+    // on whatever button now sits where it was.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("actions/shuffled.html"));
+    const archive = refNamed(await sl.snapshot(), "button", "Archive order");
+    await page.reload();
+    try {
+      await (await element(sl, archive)).click();
+      out.staleRef = "clicked";
+    } catch (e) {
+      out.staleRef = e.message;
+    }
+    out.clickedAfterReload = await page.evaluate(() => window.clicked || null);
+    // A shadow-root button beside slotted light content: that very button.
+    await browser.goto(page, url("shadow.html"));
+    await page.evaluate(() => {
+      document.addEventListener("click", (e) => { window.clickedText = e.composedPath()[0].textContent; }, true);
+    });
+    await (await element(sl, refNamed(await sl.snapshot(), "button", "Before slot"))).click();
+    out.shadowClicked = await page.evaluate(() => window.clickedText || null);
+    await page.close();
+  }
+  {
     // A strict CSP (no 'wasm-unsafe-eval'): the JS build by default, the
     // documented error with `jsBuild: false`.
     const page = await browser.newPage();
