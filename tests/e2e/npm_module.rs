@@ -100,7 +100,9 @@ fn check_library(library: &str) {
 
     // A ref whose element went with a reload fails; it clicks nothing else.
     assert!(
-        seen["staleRef"].as_str().is_some_and(|m| m.contains("no longer on the page")),
+        seen["staleRef"]
+            .as_str()
+            .is_some_and(|m| m.contains("no longer on the page")),
         "{library}: {}",
         seen["staleRef"]
     );
