@@ -264,6 +264,18 @@ fn bad_task_files_fail_before_anything_runs() {
     let line = run.assert_one_line_error();
     assert!(line.contains("line 1: id \"a\" (agent task): no model given"), "{line}");
     assert!(!out.exists());
+
+    // Results are never appended to the task file itself, nor given no time.
+    std::fs::write(&file, "{\"id\": \"a\", \"steps\": [{\"method\": \"reload\"}]}\n").unwrap();
+    let before = std::fs::read_to_string(&file).unwrap();
+    let run = batch(&file, &dir.path().join(".").join("tasks.jsonl"), &[], None);
+    let line = run.assert_one_line_error();
+    assert!(line.contains("is the task file itself"), "{line}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let run = batch(&file, &out, &["--task-timeout", "0"], None);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("--task-timeout"), "{}", run.stderr);
+    assert!(!out.exists());
 }
 
 #[test]

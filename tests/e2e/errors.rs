@@ -171,3 +171,21 @@ async fn a_promise_that_never_settles_says_so() {
     })
     .await;
 }
+
+/// `sightline snapshot --help | head`: a reader that went away is no panic.
+#[test]
+fn help_into_a_closed_pipe_is_no_panic() {
+    for args in [&["snapshot", "--help"][..], &["click", "--help"][..], &["--help"][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before the help is written.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

@@ -54,6 +54,13 @@ async fn run(args: BatchArgs) -> Result<()> {
         return Err(Error::Batch("give a task file and --out".into()));
     };
     let pool = &args.pool;
+    // Results are appended to --out: into the task file, they would spoil it.
+    if same_file(&tasks, &out) {
+        return Err(Error::Batch(format!(
+            "--out {} is the task file itself: results are appended to --out, so name another file",
+            out.display()
+        )));
+    }
     // Everything that can be checked without a browser, first.
     let file = TaskFile::read(&tasks)?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(Stop::Run);
@@ -92,5 +99,14 @@ async fn run(args: BatchArgs) -> Result<()> {
             s.tasks,
             out.display()
         )))
+    }
+}
+
+/// Whether two paths name one file (through links and `..`).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }

@@ -26,8 +26,8 @@ pub struct PoolArgs {
     /// and hung browsers are replaced at once).
     #[arg(long, value_name = "K", default_value_t = 25)]
     pub recycle_after: u32,
-    /// Time limit of one task.
-    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    /// Time limit of one task (at least 1).
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub task_timeout: u64,
     /// Also run again the tasks whose result is `failed` or `timeout`.
     #[arg(long)]
@@ -96,7 +96,7 @@ impl PoolArgs {
             llm: self.llm.options(),
             judge: self.judge.options(&self.llm),
             recycle_after: self.recycle_after,
-            task_timeout: Duration::from_secs(self.task_timeout.max(1)),
+            task_timeout: Duration::from_secs(self.task_timeout),
             out,
             retry_failed: self.retry_failed,
             shard: self.shard,

@@ -180,10 +180,14 @@ pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<Strin
     let m = match parsed {
         Ok(m) => m,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp && ONE_SHOT.contains(&name.as_str()) => {
-            print!("{e}");
+            let mut help = e.to_string();
             if let Some(other) = one_shot_help(&name) {
-                println!("\nIt also has a one-shot form, which starts a browser of its own:\n\n{other}");
+                help.push_str(&format!(
+                    "\nIt also has a one-shot form, which starts a browser of its own:\n\n{other}\n"
+                ));
             }
+            // (`| head` may close the pipe early: not a panic.)
+            crate::output::print_out(&help);
             return Some(ExitCode::SUCCESS);
         }
         Err(_) if one_shot => return None,
