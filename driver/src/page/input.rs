@@ -304,6 +304,24 @@ impl Page {
             .await
     }
 
+    /// Presses (`down`) or releases one key and leaves it so: a computer-use
+    /// model's `key_down` … `key_up`. `held`: the keys it holds already
+    /// (their modifier bits go with the event).
+    pub async fn key_hold(&self, name: &str, down: bool, held: &[String]) -> Result<()> {
+        let k = key_by_name(name).ok_or_else(|| Error::InvalidAction(format!("unknown key {name:?}")))?;
+        let mut bits = held
+            .iter()
+            .filter_map(|h| key_by_name(h))
+            .fold(0, |b, h| b | modifier_bit(&h.key));
+        let kind = if down {
+            bits |= modifier_bit(&k.key);
+            DispatchKeyEventType::RawKeyDown
+        } else {
+            DispatchKeyEventType::KeyUp
+        };
+        self.dispatch_key(key_event(kind, &k, bits, None)).await
+    }
+
     /// Presses a key or a combination (`Enter`, `Control+A`, `Shift+Tab`) in
     /// whatever has focus, as trusted key events.
     pub async fn press_key(&self, combo: &str) -> Result<()> {

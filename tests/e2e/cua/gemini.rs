@@ -199,3 +199,60 @@ async fn gemini_browser_functions_reach_the_page() {
     })
     .await
 }
+
+/// Gemini 3.5 Flash's function set (`click`, `type`, `hotkey`, `scroll`,
+/// `key_down`…, each with an `intent`), each checked in the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_3_5_functions_reach_the_page() {
+    with_timeout("gemini 3.5 functions", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let g = |p: (f64, f64)| ((p.0 / 1280.0 * 1000.0).round(), (p.1 / 720.0 * 1000.0).round());
+        let at = |p: (f64, f64), intent: &str| json!({"x": g(p).0, "y": g(p).1, "intent": intent});
+        let (knob, end, pad) = (g((510.0, 350.0)), g((700.0, 350.0)), (250.0, 395.0));
+        let server = LlmServer::with_script(vec![
+            Reply::tool("click", at(CLOSE, "close the promo")),
+            Reply::tool("move", at((200.0, 80.0), "look at the heading")),
+            Reply::tool("click", at(EMAIL, "focus the email field")),
+            Reply::tool("type", json!({"text": ADDRESS, "press_enter": true, "intent": "subscribe"})),
+            Reply::tool("key_down", json!({"key": "shift", "intent": "hold shift"})),
+            Reply::tool("click", at(pad, "shift-click the pad")),
+            Reply::tool("key_up", json!({"key": "shift", "intent": "release shift"})),
+            Reply::tool("click", at(pad, "click the pad")),
+            Reply::tool("right_click", at(pad, "open the context menu")),
+            Reply::tool("middle_click", at(pad, "middle click")),
+            Reply::tool("press_key", json!({"key": "Escape", "intent": "close it"})),
+            Reply::tool("drag_and_drop", json!({"start_x": knob.0, "start_y": knob.1, "end_x": end.0, "end_y": end.1, "intent": "slide"})),
+            Reply::tool("scroll", json!({"x": g((640.0, 400.0)).0, "y": g((640.0, 400.0)).1, "direction": "down", "magnitude_in_pixels": 150, "intent": "scroll a bit"})),
+            Reply::tool("wait", json!({"seconds": 1, "intent": "let it settle"})),
+            // (Last: a drag inside a selection would drag its text.)
+            Reply::tool("hotkey", json!({"keys": ["control", "a"], "intent": "select all"})),
+            Reply::tool("take_screenshot", json!({"intent": "look"})),
+            Reply::text("Done."),
+        ]);
+        let llm = llm("google/gemini-3.5-flash", server.gemini_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = sightline::AgentOptions {
+            mode: sightline::AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            ..sightline::AgentOptions::default()
+        };
+        let result = sightline::Agent::new(&page, &llm, opts).execute("Try the controls").await.unwrap();
+        assert!(result.success, "{}\n{:#?}", result.message, result.actions);
+        assert_eq!(js(&page, "window.subscribed").await, json!(ADDRESS), "typed, then Enter");
+        assert!(js(&page, "window.hovered").await.as_u64().unwrap() >= 1);
+        let clicks = js(&page, "window.padClicks.map((c) => c[3])").await;
+        assert_eq!(clicks, json!([true, false]), "Shift held for the first click only");
+        assert_eq!(js(&page, "window.contextMenus").await, json!(1));
+        assert_eq!(js(&page, "window.middleClicks").await, json!(1));
+        let keys = js(&page, "window.keys.join(' ')").await;
+        assert!(keys.as_str().unwrap().contains("Escape"), "{keys}");
+        let slider = js(&page, "window.sliderValue").await.as_i64().unwrap();
+        assert!((49..=51).contains(&slider), "{slider}");
+        assert_eq!(js(&page, "window.scrollY").await, json!(150), "150 screenshot pixels");
+        let selected = js(&page, "String(getSelection()).includes('Spring newsletter')").await;
+        assert_eq!(selected, json!(true), "Control+A");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}

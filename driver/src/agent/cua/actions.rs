@@ -55,6 +55,10 @@ pub enum ComputerAction {
         key: String,
         duration: Duration,
     },
+    /// A key pressed and left down until [`ComputerAction::KeyUp`] (a
+    /// modifier held goes with the clicks and scrolls in between).
+    KeyDown(String),
+    KeyUp(String),
     /// The wheel at a point (None: where the mouse is), CSS pixels.
     Scroll {
         at: Option<(f64, f64)>,
@@ -131,6 +135,8 @@ impl ComputerAction {
             ComputerAction::TypeAt { .. } => "type_at",
             ComputerAction::Keys(_) => "keys",
             ComputerAction::HoldKey { .. } => "hold_key",
+            ComputerAction::KeyDown(_) => "key_down",
+            ComputerAction::KeyUp(_) => "key_up",
             ComputerAction::Scroll { .. } => "scroll",
             ComputerAction::ScrollPage { .. } => "scroll_page",
             ComputerAction::Wait(_) => "wait",
@@ -140,6 +146,43 @@ impl ComputerAction {
             ComputerAction::Screenshot => "screenshot",
             ComputerAction::CursorPosition => "cursor_position",
             ComputerAction::OpenBrowser => "open_web_browser",
+        }
+    }
+
+    /// The action with the modifier keys the model holds down (`held`,
+    /// from key_down) added to a click's or a scroll's own.
+    pub fn with_held(&self, held: &[String]) -> ComputerAction {
+        let add = |own: &[String]| {
+            let mut all = own.to_vec();
+            for h in held
+                .iter()
+                .filter(|h| ["Shift", "Control", "Alt", "Meta"].contains(&h.as_str()))
+            {
+                if !all.contains(h) {
+                    all.push(h.clone());
+                }
+            }
+            all
+        };
+        match self {
+            ComputerAction::Click {
+                at,
+                button,
+                clicks,
+                modifiers,
+            } => ComputerAction::Click {
+                at: *at,
+                button: *button,
+                clicks: *clicks,
+                modifiers: add(modifiers),
+            },
+            ComputerAction::Scroll { at, dx, dy, modifiers } => ComputerAction::Scroll {
+                at: *at,
+                dx: *dx,
+                dy: *dy,
+                modifiers: add(modifiers),
+            },
+            other => other.clone(),
         }
     }
 
@@ -218,6 +261,8 @@ impl ComputerAction {
             ComputerAction::Forward => vec![tool("forward", json!({}))],
             ComputerAction::MouseDown { .. }
             | ComputerAction::MouseUp { .. }
+            | ComputerAction::KeyDown(_)
+            | ComputerAction::KeyUp(_)
             | ComputerAction::Screenshot
             | ComputerAction::CursorPosition
             | ComputerAction::OpenBrowser => vec![Step::Page],

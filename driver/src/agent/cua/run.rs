@@ -39,6 +39,7 @@ pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
         previous_response_id: None,
         unsent_from: 0,
         pressed_at: None,
+        held_keys: Vec::new(),
     };
     let end = run.turns(first).await;
     Ok(run.h.finish(end).await)
@@ -57,6 +58,8 @@ struct CuaLoop<'a> {
     unsent_from: usize,
     /// Where the left button went down in a drag by hand (mouse down … up).
     pressed_at: Option<(f64, f64)>,
+    /// Keys the model holds down (key_down … key_up), in Sightline's names.
+    held_keys: Vec<String>,
 }
 
 /// What one computer call did.
@@ -262,6 +265,8 @@ impl<'a> CuaLoop<'a> {
                     break;
                 }
             };
+            let held = self.held_keys.clone();
+            let action = &action.with_held(&held);
             let steps = action.steps(
                 self.h.page.mouse_position(),
                 self.display.css_size(),
@@ -346,6 +351,28 @@ impl<'a> CuaLoop<'a> {
                 );
                 out.point = Some((*x, *y));
                 (json!({"x": x, "y": y}), out)
+            }
+            ComputerAction::KeyDown(key) => {
+                let out = done(
+                    page.key_hold(key, true, &self.held_keys)
+                        .await
+                        .map(|_| Default::default()),
+                    format!("Holding {key} down"),
+                );
+                if out.ok && !self.held_keys.contains(key) {
+                    self.held_keys.push(key.clone());
+                }
+                (json!({"key": key}), out)
+            }
+            ComputerAction::KeyUp(key) => {
+                self.held_keys.retain(|k| k != key);
+                let out = done(
+                    page.key_hold(key, false, &self.held_keys)
+                        .await
+                        .map(|_| Default::default()),
+                    format!("Released {key}"),
+                );
+                (json!({"key": key}), out)
             }
             ComputerAction::CursorPosition => {
                 let (x, y) = page.mouse_position();
