@@ -55,6 +55,10 @@ impl<'a> Agent<'a> {
 struct ToolLoop<'a> {
     h: Harness<'a>,
     hybrid: bool,
+    /// Hybrid: the scale of the last screenshot sent (below 1 when the
+    /// provider takes no image as large as the viewport); the model's points
+    /// are in its pixels.
+    image_scale: f64,
     specs: Vec<ToolSpec>,
     conv: Conversation,
 }
@@ -76,6 +80,7 @@ impl<'a> ToolLoop<'a> {
             specs: specs(&h.opts.tools.for_agent_with(reads_images, caps)),
             conv: Conversation::new(h.opts.keep_screenshots),
             hybrid,
+            image_scale: 1.0,
             h,
         }
     }
@@ -105,8 +110,30 @@ impl<'a> ToolLoop<'a> {
         self.h.finish(end).await
     }
 
+    /// A coordinate tool's points (and distances) in the screenshot's
+    /// pixels, as the model gives them, in the viewport's CSS pixels.
+    fn in_css_pixels(&self, tool: &str, args: &serde_json::Value) -> serde_json::Value {
+        let scale = self.image_scale;
+        let vision = self
+            .h
+            .opts
+            .tools
+            .get(tool)
+            .is_some_and(|t| t.capability == Some(VISION));
+        if !self.hybrid || scale >= 1.0 || !vision {
+            return args.clone();
+        }
+        let mut css = args.clone();
+        for key in ["x", "y", "startX", "startY", "endX", "endY", "deltaX", "deltaY"] {
+            if let Some(v) = args[key].as_f64() {
+                css[key] = serde_json::json!((v / scale).round());
+            }
+        }
+        css
+    }
+
     /// The viewport page message (and its annotated screenshot in hybrid mode).
-    async fn page_message(&self) -> PageMessage {
+    async fn page_message(&mut self) -> PageMessage {
         let snap = self
             .h
             .page
@@ -120,7 +147,12 @@ impl<'a> ToolLoop<'a> {
                 let text = prompts::page_message(&s, self.h.opts.page_message_budget.saturating_mul(4));
                 let placeholder = prompts::stale_page(&s.title, &s.url);
                 let image = if self.hybrid {
-                    match self.h.page.annotate_screenshot(s).await {
+                    let scale = match self.h.page.screenshot_area().await {
+                        Ok((w, h)) => cua::image_scale(self.h.llm.provider(), w, h),
+                        Err(_) => 1.0,
+                    };
+                    self.image_scale = scale;
+                    match self.h.page.annotate_screenshot_scaled(s, scale).await {
                         Ok(a) => Some(base64::encode(&a.png)),
                         Err(e) => {
                             tracing::warn!("hybrid: no annotated screenshot: {e}");
@@ -202,7 +234,8 @@ impl<'a> ToolLoop<'a> {
             let mut trees = Vec::new();
             let tools = self.h.opts.tools.clone();
             for call in &response.tool_calls {
-                let Some(applied) = self.h.apply(&tools, &call.name, &call.arguments).await else {
+                let arguments = self.in_css_pixels(&call.name, &call.arguments);
+                let Some(applied) = self.h.apply(&tools, &call.name, &arguments).await else {
                     return End::Interrupted;
                 };
                 let mut outcome = applied.output;
@@ -218,7 +251,7 @@ impl<'a> ToolLoop<'a> {
                 self.h
                     .record(
                         call.name.clone(),
-                        call.arguments.clone(),
+                        arguments,
                         &outcome,
                         step,
                         reasoning.clone(),

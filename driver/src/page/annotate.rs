@@ -73,8 +73,22 @@ impl Page {
     /// The viewport screenshot annotated with the refs of `snapshot` (taken
     /// just before, so the labels match the tree a model reads).
     pub async fn annotate_screenshot(&self, snapshot: SnapshotResult) -> Result<AnnotatedScreenshot> {
+        self.annotate_screenshot_scaled(snapshot, 1.0).await
+    }
+
+    /// [`Page::annotate_screenshot`] rendered at `scale` (below 1: an image
+    /// smaller than the viewport, for a model that takes no larger one).
+    pub async fn annotate_screenshot_scaled(
+        &self,
+        snapshot: SnapshotResult,
+        scale: f64,
+    ) -> Result<AnnotatedScreenshot> {
         let boxes = self.ref_boxes(&snapshot).await?;
-        let png = self.screenshot().await?;
+        let png = if scale < 1.0 {
+            self.screenshot_scaled(scale).await?
+        } else {
+            self.screenshot().await?
+        };
         let (css_w, _) = self.screenshot_area().await?;
         let mut canvas = Canvas::from_png(&png)?;
         // Device pixels per CSS pixel (1 unless the browser has a higher DPR).

@@ -90,6 +90,46 @@ async fn hybrid_agent_reads_labelled_refs_and_acts_at_points() {
     .await
 }
 
+/// A viewport larger than the provider takes an image: the screenshot is
+/// sent at its size (OpenAI: a short side of 768 px), and the model's
+/// points, in that image's pixels, are mapped back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hybrid_screenshots_fit_the_provider_and_points_map_back() {
+    with_timeout("hybrid large", async {
+        let ctx = Ctx::new(1920, 1080).await;
+        let scale = 768.0 / 1080.0;
+        let shown = |p: (f64, f64)| ((p.0 * scale).round(), (p.1 * scale).round());
+        let (close, email) = (shown(CLOSE), shown(EMAIL));
+        let server = LlmServer::with_script(vec![
+            Reply::tool("clickAt", json!({"x": close.0, "y": close.1})),
+            Reply::tool(
+                "typeAt",
+                json!({"x": email.0, "y": email.1, "text": ADDRESS, "submit": true}),
+            ),
+            Reply::tool("done", json!({"reasoning": "Subscribed.", "taskComplete": true})),
+        ]);
+        let llm = llm("openai/gpt-4.1-mini", server.openai_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Hybrid,
+            start_url: Some(ctx.url()),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts)
+            .execute("Subscribe ada@example.org")
+            .await
+            .unwrap();
+        assert!(result.success, "{}\n{:#?}", result.message, result.actions);
+        assert_eq!(js(&page, "window.subscribed").await, json!(ADDRESS));
+        let first = server.requests()[0].screenshots();
+        let shot = first.last().expect("an annotated screenshot");
+        assert_eq!((shot.width, shot.height), (1365, 768));
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 fn system_prompt_mentions_labels(r: &Recorded) -> bool {
     r.prompt_text()
         .contains("its ref (e12) written at the box's top-left corner")

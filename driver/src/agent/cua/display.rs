@@ -67,6 +67,24 @@ impl Fit {
     }
 }
 
+/// The scale at which a provider takes a plain image (hybrid mode's
+/// annotated screenshots) as it is: its API shrinks a larger one, and the
+/// model then answers in the shrunk image's pixels. Anthropic: a long edge
+/// of 1568 px and about 1.15 megapixels; OpenAI: a short side of 768 px;
+/// Gemini gives no such limit.
+pub fn image_scale(provider: crate::llm::Provider, width: f64, height: f64) -> f64 {
+    use crate::llm::Provider;
+    if width <= 0.0 || height <= 0.0 {
+        return 1.0;
+    }
+    let scale = match provider {
+        Provider::Anthropic => (1568.0 / width.max(height)).min((1_150_000.0 / (width * height)).sqrt()),
+        Provider::OpenAi => Fit::openai(width, height).scale(width, height),
+        Provider::Google => 1.0,
+    };
+    scale.min(1.0)
+}
+
 /// The display of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Display {

@@ -22,6 +22,8 @@ mod prompts;
 mod provider;
 mod run;
 
+pub(super) use display::image_scale;
+
 use super::harness::Harness;
 use super::result::AgentResult;
 use crate::error::Result;
