@@ -32,6 +32,8 @@ pub struct AnnotatedScreenshot {
     pub png: Vec<u8>,
     /// What was drawn, in the snapshot's order.
     pub boxes: Vec<RefBox>,
+    /// Refs whose tag found no free place (drawn over another tag).
+    pub crowded: Vec<String>,
     /// The snapshot the labels belong to.
     pub snapshot: SnapshotResult,
 }
@@ -48,13 +50,41 @@ const PALETTE: [Rgb; 8] = [
     [240, 50, 230],
 ];
 
-/// In a frame's engine world: the viewport box of each ref's element (null when gone).
-const BOXES_JS: &str = "((refs) => refs.map((r) => {
-  const el = globalThis.__sightline.resolve(r);
-  if (!el) return null;
-  const b = el.getBoundingClientRect();
-  return [b.x, b.y, b.width, b.height];
-}))";
+/// In a frame's engine world: the visible part of each ref's element box,
+/// in the frame's viewport (null when gone): the box cut by the ancestors
+/// that clip their content (overflow other than visible: a scroll box, a
+/// hidden overflow) and by the viewport, so that a box's centre is on what
+/// is seen of it. A fixed element is cut by the viewport only.
+const BOXES_JS: &str = "((refs) => {
+  const clips = new Map();
+  const clipOf = (e) => {
+    if (!clips.has(e)) {
+      const s = getComputedStyle(e);
+      clips.set(e, [s.position, s.overflowX !== 'visible' || s.overflowY !== 'visible']);
+    }
+    return clips.get(e);
+  };
+  const up = (e) => e.assignedSlot || e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null);
+  return refs.map((r) => {
+    const el = globalThis.__sightline.resolve(r);
+    if (!el) return null;
+    const b = el.getBoundingClientRect();
+    let [l, t, rr, bb] = [b.left, b.top, b.right, b.bottom];
+    if (clipOf(el)[0] !== 'fixed') {
+      for (let a = up(el); a && a !== document.documentElement && a !== document.body; a = up(a)) {
+        const [position, clips] = clipOf(a);
+        if (clips) {
+          const c = a.getBoundingClientRect();
+          const cl = c.left + a.clientLeft, ct = c.top + a.clientTop;
+          l = Math.max(l, cl); t = Math.max(t, ct); rr = Math.min(rr, cl + a.clientWidth); bb = Math.min(bb, ct + a.clientHeight);
+        }
+        if (position === 'fixed') break;
+      }
+    }
+    l = Math.max(l, 0); t = Math.max(t, 0); rr = Math.min(rr, innerWidth); bb = Math.min(bb, innerHeight);
+    return [l, t, Math.max(0, rr - l), Math.max(0, bb - t)];
+  });
+})";
 
 impl Page {
     /// A viewport snapshot and the screenshot annotated with its refs (the
@@ -97,10 +127,11 @@ impl Page {
         } else {
             1.0
         };
-        draw(&mut canvas, &boxes, ratio);
+        let crowded = draw(&mut canvas, &boxes, ratio);
         Ok(AnnotatedScreenshot {
             png: canvas.to_png(),
             boxes,
+            crowded,
             snapshot,
         })
     }
@@ -182,22 +213,73 @@ impl Page {
     }
 }
 
-/// Outlines every box and writes its ref in a filled tag at its top-left
-/// corner (above the box when there is room, else inside).
-fn draw(canvas: &mut Canvas, boxes: &[RefBox], ratio: f64) {
+/// Outlines every box and writes its ref in a filled tag at a corner or
+/// beside it: of its places (above its top-left corner; left of it; inside
+/// at the top left; above or inside at the top right; below; inside at the
+/// bottom), the first that covers no tag drawn before and the least of the
+/// boxes, its own among them (a tag on a box hides the words a model reads).
+/// Returns the refs whose tag could go nowhere free of other tags (drawn
+/// over one).
+fn draw(canvas: &mut Canvas, boxes: &[RefBox], ratio: f64) -> Vec<String> {
     let scale = if ratio >= 1.5 { 3 } else { 2 };
     let border = (2.0 * ratio).round().max(1.0) as i64;
+    let px = |v: f64| (v * ratio).round() as i64;
+    let rects: Vec<(i64, i64, i64, i64)> = boxes
+        .iter()
+        .map(|b| (px(b.rect.x), px(b.rect.y), px(b.rect.width), px(b.rect.height)))
+        .collect();
+    let overlap = |a: (i64, i64, i64, i64), b: (i64, i64, i64, i64)| {
+        let w = (a.0 + a.2).min(b.0 + b.2) - a.0.max(b.0);
+        let h = (a.1 + a.3).min(b.1 + b.3) - a.1.max(b.1);
+        w.max(0) * h.max(0)
+    };
+    let mut tags: Vec<(i64, i64, i64, i64)> = Vec::new();
+    let mut crowded = Vec::new();
     for (i, b) in boxes.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let px = |v: f64| (v * ratio).round() as i64;
-        let (x, y, w, h) = (px(b.rect.x), px(b.rect.y), px(b.rect.width), px(b.rect.height));
+        let (x, y, w, h) = rects[i];
         canvas.stroke(x, y, w.max(2), h.max(2), border, color);
         let (tw, th) = Canvas::text_size(&b.ref_, scale);
         let (tw, th) = (i64::from(tw) + 4, i64::from(th) + 4);
-        let ty = if y - th >= 0 { y - th } else { y };
-        canvas.fill(x, ty, tw, th, color);
-        canvas.text(x + 2, ty + 2, &b.ref_, scale, [255, 255, 255]);
+        let right = x + w.max(tw) - tw;
+        let places = [
+            (x, y - th),
+            (x - tw, y),
+            (x, y),
+            (right, y - th),
+            (right, y),
+            (x, y + h),
+            (x, y + h - th),
+        ];
+        let fits = |&(tx, ty): &(i64, i64)| {
+            tx >= 0 && ty >= 0 && tx + tw <= i64::from(canvas.width) && ty + th <= i64::from(canvas.height)
+        };
+        // (Over a tag, then how much of the other boxes it covers.)
+        let cost = |&(tx, ty): &(i64, i64)| {
+            let tag = (tx, ty, tw, th);
+            let on_tag = tags.iter().any(|t| overlap(*t, tag) > 0);
+            let on_boxes: i64 = rects.iter().map(|r| overlap(*r, tag)).sum();
+            (on_tag, on_boxes)
+        };
+        let best = places
+            .iter()
+            .filter(|p| fits(p))
+            .map(|p| (cost(p), *p))
+            .min_by_key(|(c, _)| *c);
+        let (tx, ty) = match best {
+            Some(((on_tag, _), p)) => {
+                if on_tag {
+                    crowded.push(b.ref_.clone());
+                }
+                p
+            }
+            None => (x.max(0), y.max(0)),
+        };
+        tags.push((tx, ty, tw, th));
+        canvas.fill(tx, ty, tw, th, color);
+        canvas.text(tx + 2, ty + 2, &b.ref_, scale, [255, 255, 255]);
     }
+    crowded
 }
 
 #[cfg(test)]
@@ -221,12 +303,35 @@ mod tests {
                 rect: Rect::new(100.0, 0.0, 60.0, 20.0),
             },
         ];
-        draw(&mut c, &boxes, 1.0);
+        assert!(draw(&mut c, &boxes, 1.0).is_empty());
         let first = [PALETTE[0][0], PALETTE[0][1], PALETTE[0][2], 255];
         assert_eq!(c.pixel(10, 45), first, "left border of e1");
         assert_eq!(c.pixel(11, 39), first, "e1's tag is above its box");
         assert_eq!(c.pixel(40, 50), [255, 255, 255, 255], "the box is not filled");
         let second = [PALETTE[1][0], PALETTE[1][1], PALETTE[1][2], 255];
         assert_eq!(c.pixel(101, 1), second, "e2's tag is inside (no room above)");
+    }
+
+    #[test]
+    fn tags_go_where_no_tag_is_and_crowded_ones_are_named() {
+        let mut c = Canvas {
+            width: 200,
+            height: 100,
+            rgba: vec![255; 200 * 100 * 4],
+        };
+        let at = |r: &str, x: f64| RefBox {
+            ref_: r.into(),
+            rect: Rect::new(x, 40.0, 60.0, 20.0),
+        };
+        // Two boxes at one place: the second tag goes above the top right
+        // corner (no room on the left; inside it would hide the box).
+        assert!(draw(&mut c, &[at("e1", 10.0), at("e2", 10.0)], 1.0).is_empty());
+        let second = [PALETTE[1][0], PALETTE[1][1], PALETTE[1][2], 255];
+        assert_eq!(c.pixel(68, 38), second, "e2's tag is above the top right corner");
+        assert_eq!(c.pixel(20, 48), [255, 255, 255, 255], "nothing inside");
+        // Seven at one place: five places apart (inside at the bottom
+        // would touch the tag inside at the top), so two are crowded.
+        let many: Vec<RefBox> = (1..=7).map(|i| at(&format!("e{i}"), 10.0)).collect();
+        assert_eq!(draw(&mut c, &many, 1.0), vec!["e6".to_string(), "e7".to_string()]);
     }
 }

@@ -59,7 +59,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 ));
             }
             let shot = page.annotated_screenshot().await?;
-            let text = format!(
+            let mut text = format!(
                 "Screenshot of the viewport with {} refs labelled on their boxes ({}).",
                 shot.boxes.len(),
                 shot.boxes
@@ -68,6 +68,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     .collect::<Vec<_>>()
                     .join(", ")
             );
+            if !shot.crowded.is_empty() {
+                text.push_str(&format!(
+                    " Too crowded to label apart: the tags of {} sit over other tags (their refs are in the tree).",
+                    shot.crowded.join(", ")
+                ));
+            }
             (shot.png, text)
         } else {
             let (png, what) = match target {

@@ -130,6 +130,42 @@ async fn hybrid_screenshots_fit_the_provider_and_points_map_back() {
     .await
 }
 
+/// Boxes are drawn as far as they show (a scroll box, overflow: hidden,
+/// the viewport's edge cut them), and tags too crowded to place apart are
+/// named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn annotated_boxes_are_cut_to_what_shows() {
+    with_timeout("annotate clipped", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let page = ctx.browser.new_page().await.unwrap();
+        page.goto(&ctx.files.url("cua/clipped.html")).await.unwrap();
+        let shot = page.annotated_screenshot().await.unwrap();
+        let rect_of = |name: &str| {
+            let r = shot
+                .snapshot
+                .refs
+                .iter()
+                .find(|(_, i)| i.name == name)
+                .map(|(r, _)| r.clone())
+                .unwrap_or_else(|| panic!("{name}: {}", shot.snapshot.tree));
+            shot.boxes.iter().find(|b| b.ref_ == r).expect("drawn").rect
+        };
+        let wide = rect_of("Wider than its box");
+        assert!(wide.x + wide.width <= 401.0, "the scroll box ends at 401: {wide:?}");
+        let cut = rect_of("A link cut by its box");
+        assert!(cut.x + cut.width <= 700.5, "overflow: hidden ends at 700: {cut:?}");
+        let edge = rect_of("Half out");
+        assert!(edge.x + edge.width <= 1280.0, "the viewport ends at 1280: {edge:?}");
+        assert!(
+            !shot.crowded.is_empty(),
+            "24 one-letter links 2 px apart: {:?}",
+            shot.boxes
+        );
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 fn system_prompt_mentions_labels(r: &Recorded) -> bool {
     r.prompt_text()
         .contains("its ref (e12) written at the box's top-left corner")
