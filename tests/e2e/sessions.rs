@@ -680,6 +680,17 @@ fn the_awkward_cases_a_coding_agent_meets() {
         "{}",
         &tree[tree.len() - 300..]
     );
+    // Printed, it is cut at what one MCP call may give Claude Code, and
+    // says how to get the rest; a larger budget gives it whole.
+    let cut = s.ok(&["snapshot"]);
+    assert!(
+        cut.contains("over the 20000-token budget") && cut.contains("larger budget"),
+        "{}",
+        &cut[cut.len().saturating_sub(600)..]
+    );
+    assert!(cut.len() < 90_000, "{}", cut.len());
+    let whole = s.ok(&["snapshot", "--budget", "200000"]);
+    assert!(whole.contains("Item number 7999 of"), "{}", &whole[whole.len() - 300..]);
     // A page taller than one image holds: its top, and the reply says so.
     let shot = s.dir.path().join("tall.png");
     let said = s.ok(&["screenshot", shot.to_str().unwrap(), "--full-page"]);

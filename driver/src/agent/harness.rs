@@ -64,6 +64,8 @@ impl<'a> Harness<'a> {
             snapshot_budget: opts.snapshot_budget,
             output_dir: None,
             tree_header: true,
+            // (Screenshots go to the model.)
+            images_to_files: false,
         };
         let task = task.trim().to_string();
         Harness {

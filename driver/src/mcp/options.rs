@@ -39,10 +39,15 @@ pub struct McpOptions {
     pub output_dir: Option<PathBuf>,
     /// HTTP sessions share one browser context (cookies) instead of one each.
     pub shared_context: bool,
-    /// Token budget (chars/4) of `browser_snapshot`.
+    /// Token budget (chars/4) of `browser_snapshot` and `browser_page_text`
+    /// (a call may ask for more with `budget`). The default stays under the
+    /// 25,000 tokens Claude Code takes from one MCP call.
     pub snapshot_budget: usize,
     /// Token budget of the viewport tree shown after an action.
     pub response_budget: usize,
+    /// Screenshots go to files, not to a model (the session commands'
+    /// daemon): see [`crate::tools::ToolSettings::images_to_files`].
+    pub images_to_files: bool,
     /// Longest a tool call may take.
     pub tool_timeout: Duration,
     /// Local files pages may load (`file:`) and upload besides those in the
@@ -68,8 +73,9 @@ impl Default for McpOptions {
             storage_state: None,
             output_dir: None,
             shared_context: false,
-            snapshot_budget: 70_000,
+            snapshot_budget: 20_000,
             response_budget: 20_000,
+            images_to_files: false,
             tool_timeout: Duration::from_secs(60),
             file_access: FileAccess::within([]),
             model_file_access: None,

@@ -135,6 +135,7 @@ impl Session {
                 ..ActOptions::default()
             },
             snapshot_budget: options.snapshot_budget,
+            images_to_files: options.images_to_files,
             output_dir: Some(output.clone()),
             // The response's page section states the title and URL.
             tree_header: false,

@@ -50,6 +50,7 @@ pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
     UNRESPONSIVE_GRACE,
 };
+pub use screenshot::MODEL_IMAGE_MAX_SIDE;
 pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;
 pub use storage::StorageItem;

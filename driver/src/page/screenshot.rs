@@ -35,6 +35,9 @@ fn png(bytes: Vec<u8>) -> Result<Vec<u8>> {
 /// The tallest (and widest) full-page screenshot, in device pixels: below
 /// Chromium's largest texture.
 const FULL_PAGE_MAX_HEIGHT: f64 = 16_000.0;
+/// The longest side of an image a model's API takes (Anthropic refuses
+/// larger ones, and the conversation with them).
+pub const MODEL_IMAGE_MAX_SIDE: f64 = 8_000.0;
 
 impl Page {
     async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool, fast: bool) -> Result<Vec<u8>> {
@@ -101,14 +104,15 @@ impl Page {
 
     /// A PNG of the whole page, beyond the viewport.
     pub async fn screenshot_full_page(&self) -> Result<Vec<u8>> {
-        Ok(self.screenshot_full_page_at_most().await?.0)
+        Ok(self.screenshot_full_page_at_most(None).await?.0)
     }
 
     /// [`Page::screenshot_full_page`], and (what it shows, the page's
     /// height) when it was cut: Chromium captures no image taller than its
     /// largest texture (16,384 device px), so a longer page is taken down
-    /// to [`FULL_PAGE_MAX_HEIGHT`] device pixels.
-    pub async fn screenshot_full_page_at_most(&self) -> Result<(Vec<u8>, Option<(f64, f64)>)> {
+    /// to [`FULL_PAGE_MAX_HEIGHT`] device pixels, or to `most` CSS pixels
+    /// when that is less (an image for a model: [`MODEL_IMAGE_MAX_SIDE`]).
+    pub async fn screenshot_full_page_at_most(&self, most: Option<f64>) -> Result<(Vec<u8>, Option<(f64, f64)>)> {
         let m = self.layout_metrics().await?;
         let size = &m.css_content_size;
         // The limit is in device pixels: a HiDPI screen's CSS pixel holds several.
@@ -119,7 +123,7 @@ impl Page {
             .and_then(|v| v.as_f64())
             .unwrap_or(1.0)
             .max(1.0);
-        let most = (FULL_PAGE_MAX_HEIGHT / scale).floor();
+        let most = (FULL_PAGE_MAX_HEIGHT / scale).floor().min(most.unwrap_or(f64::MAX));
         let height = size.height.ceil();
         let shown = height.min(most);
         let clip = clip_rect(0.0, 0.0, size.width.ceil().min(most), shown);

@@ -29,6 +29,10 @@ pub struct ToolSettings {
     /// Snapshot results begin with the page's title and URL; false where
     /// the caller's response states the page itself (MCP's page section).
     pub tree_header: bool,
+    /// Images go to files the caller reads, not into a model's context
+    /// (the session commands): a full-page screenshot may be as tall as
+    /// Chromium draws, not only what a model's API takes.
+    pub images_to_files: bool,
 }
 
 impl Default for ToolSettings {
@@ -41,6 +45,7 @@ impl Default for ToolSettings {
             base_dir: None,
             output_dir: None,
             tree_header: true,
+            images_to_files: false,
         }
     }
 }

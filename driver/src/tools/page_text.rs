@@ -68,7 +68,9 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             defang(shown)
         );
         if cut {
-            body.push_str("\n[cut at the token budget]");
+            body.push_str(&format!(
+                "\n[cut at the {budget}-token budget: ask again with a larger budget, or one part (target: a ref)]"
+            ));
         }
         let mut out = ToolOutput::ok(format!("{}\n{CLOSE_TAG}", body.trim_end()));
         out.tree = true;

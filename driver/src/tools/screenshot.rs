@@ -81,16 +81,19 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     page.screenshot_element(Target::parse(t)).await?,
                     format!("the element {t}"),
                 ),
-                None if a.full_page => match page.screenshot_full_page_at_most().await? {
-                    (png, None) => (png, "the whole page".to_string()),
-                    (png, Some((shown, height))) => (
-                        png,
-                        format!(
-                            "the page's first {shown:.0} px of {height:.0} (the most one image holds; scroll and \
+                None if a.full_page => {
+                    let most = (!ctx.settings.images_to_files).then_some(crate::page::MODEL_IMAGE_MAX_SIDE);
+                    match page.screenshot_full_page_at_most(most).await? {
+                        (png, None) => (png, "the whole page".to_string()),
+                        (png, Some((shown, height))) => (
+                            png,
+                            format!(
+                                "the page's first {shown:.0} px of {height:.0} (the most one image holds; scroll and \
 take the viewport for the rest)"
+                            ),
                         ),
-                    ),
-                },
+                    }
+                }
                 None => (page.screenshot().await?, "the viewport".to_string()),
             };
             (png, format!("Screenshot of {what} attached."))

@@ -41,7 +41,8 @@ pub fn wrapped_tree(snapshot: &SnapshotResult, tree: &str, token_budget: usize, 
     if cut {
         s.push_str(&format!(
             "[truncated: the tree is about {total} tokens, over the {token_budget}-token budget; the rest is cut. \
-Scroll and use the viewport snapshots, or extract, for what follows]\n"
+Scroll and use the viewport snapshots, take one part (target: a ref), ask again with a larger budget, or \
+extract, for what follows]\n"
         ));
     }
     s.push_str(CLOSE_TAG);

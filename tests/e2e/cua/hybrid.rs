@@ -245,4 +245,15 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
         "{}",
         outside.text
     );
+
+    // A tall page's full-page screenshot is no taller than a model's API
+    // takes an image (the session commands, saving files, go to 16000).
+    client.ok(
+        "browser_navigate",
+        json!({"url": files.url("sessions/edge.html?items=8000")}),
+    );
+    let tall = client.call("browser_take_screenshot", json!({"fullPage": true}));
+    assert!(tall.text.contains("first 8000 px of"), "{}", tall.text);
+    let png = last_image(&client.transcript());
+    assert_eq!((png.width, png.height), (1280, 8000));
 }

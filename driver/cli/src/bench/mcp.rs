@@ -110,6 +110,8 @@ fn pick_field(snapshot: &str) -> Option<String> {
 }
 
 const TYPED: &str = "sightline bench";
+/// A budget no corpus page reaches: its whole tree, as Playwright MCP gives it.
+const WHOLE_TREE: u64 = 1_000_000;
 
 /// The page URL a response reports (`- URL: …`, or Playwright's `- Page URL: …`).
 fn page_url(response: &str) -> Option<String> {
@@ -142,7 +144,8 @@ fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
     };
     let nav = client.call("browser_navigate", json!({"url": url}));
     record("navigate", &nav, Some(!nav.is_error));
-    let snap = client.call("browser_snapshot", json!({}));
+    // The whole tree, as Playwright MCP gives it (the default budget cuts big pages).
+    let snap = client.call("browser_snapshot", json!({"budget": WHOLE_TREE}));
     record("snapshot", &snap, Some(!snap.is_error && snap.text.contains("[ref=")));
     let mut field = pick_field(&snap.text);
     match pick_link(&snap.text) {
@@ -180,7 +183,7 @@ fn run_page(client: &mut McpClient, name: &str, url: &str) -> PageRun {
             ..Default::default()
         }),
     }
-    let again = client.call("browser_snapshot", json!({}));
+    let again = client.call("browser_snapshot", json!({"budget": WHOLE_TREE}));
     steps.push(StepFigure {
         step: "snapshot2".into(),
         chars: again.text.chars().count(),

@@ -85,6 +85,8 @@ fn options(o: &BrowserOptions) -> Result<McpOptions> {
         // model (act) reads untrusted pages: the files it chooses to upload
         // keep to the working directory and what --allow-file-access adds.
         output_dir: Some(cwd),
+        // Screenshots are saved to files the caller names.
+        images_to_files: true,
         file_access: sightline::FileAccess::anywhere(),
         model_file_access,
         secrets: match &o.secrets {
