@@ -111,7 +111,9 @@ impl Cli for Sightline {
     }
 
     fn snapshot_args(&self) -> Vec<&'static str> {
-        vec!["snapshot"]
+        // The whole tree, as agent-browser prints it (by default a big
+        // page's is cut at what one MCP call gives Claude Code).
+        vec!["snapshot", "--budget", "1000000"]
     }
 
     fn target(&self, r: &str) -> String {
