@@ -17,13 +17,35 @@ use super::readiness::UNRESPONSIVE_GRACE;
 use super::target::{Needs, Target};
 use crate::error::{Error, Result};
 
+/// How long a caller's script runs before the page is asked whether it
+/// still answers (see [`Page::evaluate`]).
+const SCRIPT_WATCH: Duration = Duration::from_secs(5);
+
 impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
     /// frame and returns its JSON value; promises are awaited.
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
         let asked = Instant::now();
-        let value = self.evaluate_main_world(expression).await;
+        let value = self.unless_stuck(self.evaluate_main_world(expression), asked).await;
         self.said_of_a_script(value, asked).await
+    }
+
+    /// `script`, unless the page stops answering while it runs: a script in
+    /// an endless loop holds the page's one thread, so the page answers
+    /// nothing else either. Checked every [`SCRIPT_WATCH`]; a script that
+    /// waits (a promise, a timer) leaves the page answering and runs on.
+    async fn unless_stuck<T>(&self, script: impl std::future::Future<Output = Result<T>>, asked: Instant) -> Result<T> {
+        tokio::pin!(script);
+        loop {
+            tokio::select! {
+                done = &mut script => return done,
+                _ = tokio::time::sleep(SCRIPT_WATCH) => {
+                    if self.dialog().is_none() && !self.responds_within(UNRESPONSIVE_GRACE).await {
+                        return Err(Error::PageNotResponding { after: asked.elapsed() });
+                    }
+                }
+            }
+        }
     }
 
     /// A caller's script that got no answer in time: a page that stopped
@@ -69,6 +91,11 @@ impl Page {
     /// tamper with it, and it sees the page's DOM but not its JS globals.
     /// Promises are awaited; the JSON value is returned.
     pub async fn evaluate_isolated(&self, expression: &str) -> Result<Value> {
+        let asked = Instant::now();
+        self.unless_stuck(self.evaluate_in_user_world(expression), asked).await
+    }
+
+    async fn evaluate_in_user_world(&self, expression: &str) -> Result<Value> {
         let main = self.main_frame_id().await?;
         let mut attempt = 0;
         loop {

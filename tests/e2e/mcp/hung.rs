@@ -100,3 +100,29 @@ fn a_hung_page_ends_its_call_in_time_and_the_session_goes_on() {
     // The hung renderers were ended: none burns a core.
     assert_eq!(busy_renderers(), 0, "a hung renderer is still running");
 }
+
+/// A script of the caller's in an endless loop is found in seconds, not at
+/// the end of the call's time (nor at the browser connection's 30 s).
+#[test]
+fn a_script_in_an_endless_loop_is_found_in_seconds() {
+    let files = FixtureServer::start();
+    let mut c = stdio(&["--caps", "evaluate"]);
+    c.ok("browser_navigate", json!({"url": files.url("short.html")}));
+    // A script that waits is no hung page.
+    let waited = c.ok(
+        "browser_evaluate",
+        json!({"function": "() => new Promise((r) => setTimeout(() => r('waited'), 6500))"}),
+    );
+    assert!(waited.contains("waited"), "{waited}");
+    let t = Instant::now();
+    let stuck = c.call("browser_evaluate", json!({"function": "() => { while (true) {} }"}));
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(15), "found after {took:?}");
+    assert!(
+        stuck.is_error && stuck.text.contains("not responding"),
+        "{}",
+        stuck.text
+    );
+    let snap = c.ok("browser_snapshot", json!({}));
+    assert!(snap.contains("about:blank"), "the session goes on in a new tab: {snap}");
+}
