@@ -560,7 +560,7 @@ fn the_awkward_cases_a_coding_agent_meets() {
     assert!(asked.contains("dialog"), "{asked}");
     // The advice can be typed as said: `sightline handle-dialog true|false`.
     assert!(
-        asked.contains("`sightline handle-dialog`: accept true (OK) or false (Cancel)"),
+        asked.contains("`sightline handle-dialog true` (OK) or `sightline handle-dialog false` (Cancel)"),
         "{asked}"
     );
     let blocked = s.run(&["snapshot"]);

@@ -7,6 +7,10 @@
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+/// How every response says to answer an open dialog (the command line
+/// says it in its own words).
+pub const ANSWER_THE_DIALOG: &str = "Answer it with browser_handle_dialog: accept true (OK) or false (Cancel)";
+
 use crate::page::ConsoleMessage;
 use crate::tools::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
 
@@ -350,9 +354,7 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
             ));
         }
         if let Some(d) = &p.dialog {
-            s.push_str(&format!(
-                "- A dialog is open: {d}. Answer it with browser_handle_dialog: accept true (OK) or false (Cancel).\n"
-            ));
+            s.push_str(&format!("- A dialog is open: {d}. {ANSWER_THE_DIALOG}.\n"));
         }
         if let Some(tabs) = &p.tabs {
             s.push_str("\n### Open tabs\n");

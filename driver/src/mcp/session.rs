@@ -15,7 +15,7 @@ use tokio::sync::Mutex;
 use super::errors::explain;
 use super::host::BrowserHost;
 use super::options::McpOptions;
-use super::response::{changes, respond, PageView, Response, TreePart};
+use super::response::{changes, respond, PageView, Response, TreePart, ANSWER_THE_DIALOG};
 use crate::ai::ActOptions;
 use crate::browser::{Browser, BrowserContext, StorageState};
 use crate::domains::OriginPolicy;
@@ -362,8 +362,7 @@ are gone: open your page again).",
                 "A"
             };
             let text = format!(
-                "{article} {} dialog is open ({}): the page waits for it. Answer it first with \
-browser_handle_dialog, accept true (OK) or false (Cancel).",
+                "{article} {} dialog is open ({}): the page waits for it. {ANSWER_THE_DIALOG}.",
                 d.kind,
                 d.message_said()
             );
@@ -392,10 +391,7 @@ browser_handle_dialog, accept true (OK) or false (Cancel).",
             None => {
                 let d = page.dialog().map(|d| d.said()).unwrap_or_default();
                 (
-                    format!(
-                        "The action opened a dialog ({d}). Answer it with browser_handle_dialog: accept true (OK) or \
-false (Cancel)."
-                    ),
+                    format!("The action opened a dialog ({d}). {ANSWER_THE_DIALOG}."),
                     false,
                     None,
                 )

@@ -96,7 +96,7 @@ take the viewport for the rest)"
                 }
                 None => (page.screenshot().await?, "the viewport".to_string()),
             };
-            (png, format!("Screenshot of {what} attached."))
+            (png, format!("Screenshot of {what}."))
         };
         let saved = match (a.filename.as_deref(), &ctx.settings.output_dir) {
             (None, _) => String::new(),

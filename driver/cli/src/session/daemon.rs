@@ -277,6 +277,10 @@ fn for_command_line(text: &str, registry: &Registry) -> String {
         let mut out = part
             .replace(sightline::AGGRESSIVE_HINT, "run `sightline unblock --aggressive`")
             .replace(
+                sightline::mcp::ANSWER_THE_DIALOG,
+                "Answer it with `sightline handle-dialog true` (OK) or `sightline handle-dialog false` (Cancel)",
+            )
+            .replace(
                 sightline::tools::CONFIGURE_A_MODEL,
                 "a session takes its model when it opens (`sightline close`, then `sightline open URL --model \
 PROVIDER/MODEL`, or set $SIGHTLINE_MODEL first)",
