@@ -10,7 +10,7 @@ use std::time::Duration;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
 };
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::actions::ActionResult;
 use super::handle::Page;
@@ -40,22 +40,76 @@ impl Default for PointClick {
 /// Resolves when the scroll positions of the page and of the scroll
 /// container under (x, y) have stayed put for two frames (a wheel scroll
 /// may be animated), or after 600 ms; then says where the page is.
-const WHEEL_SETTLED_JS: &str = "((x, y) => new Promise((resolve) => {
-  let box = document.elementFromPoint(x, y);
+/// Before a wheel turn, in the engine world: what the wheel at (x, y) may
+/// scroll (the nearest scrollable box under the point, or the page) and
+/// where both are, kept for [`WHEEL_SETTLED_JS`].
+const WHEEL_BEFORE_JS: &str = "((x, y) => {
+  const hit = document.elementFromPoint(x, y);
   const page = document.scrollingElement || document.documentElement;
+  let box = hit;
   while (box && box !== page && !(box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1)) box = box.parentElement;
+  if (box === page || box === document.body) box = null;
+  globalThis.__slWheel = { box, frame: !!hit && (hit.localName === 'iframe' || hit.localName === 'frame'),
+    page: [scrollX, scrollY], inner: box ? [box.scrollLeft, box.scrollTop] : [0, 0] };
+  return 0;
+})";
+
+/// After a wheel turn: waits until the scroll stops (two frames without a
+/// change, at most 600 ms) and says what moved: the page, the box under
+/// the point, or nothing.
+const WHEEL_SETTLED_JS: &str = "(() => new Promise((resolve) => {
+  const w = globalThis.__slWheel || { box: null, frame: false, page: [scrollX, scrollY], inner: [0, 0] };
+  const box = w.box;
+  const page = document.scrollingElement || document.documentElement;
   const pos = () => [scrollX, scrollY, box ? box.scrollLeft : 0, box ? box.scrollTop : 0].join(',');
   let last = pos(), same = 0;
   const start = performance.now();
+  const name = (e) => e.localName + (e.id ? '#' + e.id : (typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/)[0] : ''));
   const tick = () => {
     const p = pos();
     same = p === last ? same + 1 : 0;
     last = p;
-    if (same >= 2 || performance.now() - start > 600) resolve({ x: scrollX, y: scrollY, max: page.scrollHeight - innerHeight });
+    if (same >= 2 || performance.now() - start > 600) resolve({
+      x: scrollX, y: scrollY, max: page.scrollHeight - innerHeight, maxX: page.scrollWidth - innerWidth,
+      pageMoved: scrollX !== w.page[0] || scrollY !== w.page[1],
+      box: box && (box.scrollLeft !== w.inner[0] || box.scrollTop !== w.inner[1]) ? { name: name(box),
+        x: box.scrollLeft, y: box.scrollTop, maxX: box.scrollWidth - box.clientWidth, max: box.scrollHeight - box.clientHeight } : null,
+      frame: w.frame,
+    });
     else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 }))";
+
+/// What a wheel turn moved, in words (see [`WHEEL_SETTLED_JS`]).
+fn wheel_said(landed: &Value, sideways: bool) -> Option<String> {
+    let n = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0).max(0.0).round();
+    let at = |v: &Value| {
+        let y = format!("y={} of {}", n(v, "y"), n(v, "max"));
+        if sideways {
+            format!("x={} of {}, {y}", n(v, "x"), n(v, "maxX"))
+        } else {
+            y
+        }
+    };
+    landed["y"].as_f64()?;
+    let page = format!("page at {}", at(landed));
+    Some(if landed["box"].is_object() {
+        let inner = &landed["box"];
+        let name = crate::text::clip(inner["name"].as_str().unwrap_or("a box"), 60);
+        let mut said = format!("scrolled {name} to {}", at(inner));
+        if landed["pageMoved"] == true {
+            said.push_str(&format!("; {page}"));
+        }
+        said
+    } else if landed["pageMoved"] == true {
+        page
+    } else if landed["frame"] == true {
+        format!("the wheel went into a frame (its own scrolling is not read here); {page}")
+    } else {
+        format!("nothing scrolled (at its end?); {page}")
+    })
+}
 
 /// CDP's modifier bit of a key held during a wheel turn.
 fn modifier_bits(modifiers: &[String]) -> Result<i64> {
@@ -139,25 +193,22 @@ impl Page {
         p.delta_x = Some(dx);
         p.delta_y = Some(dy);
         p.modifiers = Some(bits);
+        let main = self.main_frame_id().await?;
+        let _ = self
+            .engine_eval(&main, &format!("({WHEEL_BEFORE_JS})({x}, {y})"), false)
+            .await;
         self.input_begins();
         self.step_scrolled();
         self.cdp()
             .execute(p)
             .await
             .map_err(|e| Error::cdp("Input.dispatchMouseEvent", e))?;
-        let main = self.main_frame_id().await?;
         let landed = self
-            .engine_eval(&main, &format!("({WHEEL_SETTLED_JS})({x}, {y})"), true)
+            .engine_eval(&main, &format!("({WHEEL_SETTLED_JS})()"), true)
             .await
             .unwrap_or(json!(null));
         let mut result = ActionResult {
-            value: landed["y"].as_f64().map(|top| {
-                format!(
-                    "page at y={} of {}",
-                    top.round(),
-                    landed["max"].as_f64().unwrap_or(0.0).max(0.0).round()
-                )
-            }),
+            value: wheel_said(&landed, dx != 0.0),
             ..Default::default()
         };
         self.after_action(&mut result, mark).await?;

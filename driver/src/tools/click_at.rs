@@ -85,9 +85,14 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             2 => "Double-clicked",
             3 => "Triple-clicked",
             _ if button == ClickButton::Right => "Right-clicked",
+            _ if button == ClickButton::Middle => "Middle-clicked",
             _ => "Clicked",
         };
-        let said = format!("{verb} {}", point::describe(a.x, a.y, &aim));
+        let held = match a.modifiers.as_slice() {
+            [] => String::new(),
+            keys => format!(" with {} held", keys.join("+")),
+        };
+        let said = format!("{verb}{held} {}", point::describe(a.x, a.y, &aim));
         Ok(point::outcome("clickAt", said, &args, &aim, (a.x, a.y), r))
     })
 }

@@ -232,7 +232,8 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
 
     // Scrolled by 150 px, the field sits at y 50..90 of the viewport: the
     // point is the viewport's, and so is the element named under it.
-    client.ok("browser_mouse_wheel", json!({"x": 300, "y": 400, "deltaY": 150}));
+    let wheeled = client.ok("browser_mouse_wheel", json!({"x": 300, "y": 400, "deltaY": 150}));
+    assert!(wheeled.contains("page at y=150 of"), "{wheeled}");
     let clicked = client.ok("browser_mouse_click_xy", json!({"x": 300, "y": 70}));
     assert!(clicked.contains("on textbox \"Email\""), "{clicked}");
     // Text aimed at empty space is not typed, and not said to be.
@@ -245,6 +246,13 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
         "{}",
         outside.text
     );
+
+    // The wheel says what it moved: a box under the point, or nothing.
+    client.ok("browser_navigate", json!({"url": files.url("cua/clipped.html")}));
+    let inner = client.ok("browser_mouse_wheel", json!({"x": 250, "y": 175, "deltaX": 100}));
+    assert!(inner.contains("scrolled div#scroller to x=100 of"), "{inner}");
+    let still = client.ok("browser_mouse_wheel", json!({"x": 640, "y": 600, "deltaY": -100}));
+    assert!(still.contains("nothing scrolled"), "{still}");
 
     // A tall page's full-page screenshot is no taller than a model's API
     // takes an image (the session commands, saving files, go to 16000).
