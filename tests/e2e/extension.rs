@@ -422,7 +422,7 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
         let shared = share_frame_host_for_cli().await;
         let (tab, token) = (&shared.tab, shared.token.clone());
         let port = shared.port.to_string();
-        let (snapshot, clicked) = tokio::task::spawn_blocking(move || {
+        let (client, snapshot, clicked) = tokio::task::spawn_blocking(move || {
             let mut client = crate::support::mcp_client::stdio(&[
                 "--extension",
                 "--extension-port",
@@ -433,7 +433,7 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             let snapshot = client.ok("browser_snapshot", json!({}));
             let button = crate::support::mcp_client::ref_in(&snapshot, "Top-level button");
             let clicked = client.ok("browser_click", json!({"target": button}));
-            (snapshot, clicked)
+            (client, snapshot, clicked)
         })
         .await
         .unwrap();
@@ -443,6 +443,18 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             eval(tab, "window.topClicks").await,
             json!(1),
             "the click landed in the user's tab"
+        );
+        // The user closes the shared tab: no browser crashed, none is started.
+        tab.clone().close().await.unwrap();
+        let after = tokio::task::spawn_blocking(move || {
+            let mut client = client;
+            client.call("browser_snapshot", json!({})).text
+        })
+        .await
+        .unwrap();
+        assert!(
+            !after.contains("crashed") && !after.contains("new one") && after.contains("shared"),
+            "{after}"
         );
     })
     .await

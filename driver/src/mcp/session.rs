@@ -66,6 +66,10 @@ fn own_output_dir(output: &std::path::Path) -> PathBuf {
 /// Said before the result of a call that ran in a browser started anew.
 const RELAUNCHED: &str = "Note: the browser had crashed or been closed, so a new one was started and this call ran \
 in a new tab: the session's earlier tabs and their pages are gone.";
+/// The same through the extension: no browser was started, the user
+/// shared a tab again.
+const RESHARED: &str = "Note: the tab shared before was closed or is no longer shared; this call ran in the tab \
+shared now.";
 
 /// What the client has seen of one tab.
 #[derive(Default)]
@@ -315,11 +319,19 @@ impl Session {
             Attempt::BrowserDiedDuring if tool.name != "goto" => {
                 st.generation = None;
                 st.browser_lost = true;
-                let text = format!(
-                    "The browser crashed or was closed while {} ran. The next call starts a new one (its tabs \
+                let text = if self.host.is_extension() {
+                    format!(
+                        "The shared tab was closed or is no longer shared while {} ran: share a tab in the \
+Sightline panel to go on.",
+                        tool.mcp_name()
+                    )
+                } else {
+                    format!(
+                        "The browser crashed or was closed while {} ran. The next call starts a new one (its tabs \
 are gone: open your page again).",
-                    tool.mcp_name()
-                );
+                        tool.mcp_name()
+                    )
+                };
                 return self.reply(text, true, None);
             }
             Attempt::BrowserGone | Attempt::BrowserDiedDuring => {
@@ -335,9 +347,10 @@ are gone: open your page again).",
             }
         };
         if std::mem::take(&mut st.relaunched) {
-            reply.text = format!("{RELAUNCHED}\n{}", reply.text);
+            let note = if self.host.is_extension() { RESHARED } else { RELAUNCHED };
+            reply.text = format!("{note}\n{}", reply.text);
             if let Some(obj) = reply.json.as_object_mut() {
-                obj.insert("note".into(), Value::String(RELAUNCHED.into()));
+                obj.insert("note".into(), Value::String(note.into()));
             }
         }
         reply
