@@ -41,7 +41,8 @@ pub struct McpArgs {
     /// Load cookies and local storage from this file (Playwright's storage-state format).
     #[arg(long, value_name = "FILE")]
     pub storage_state: Option<PathBuf>,
-    /// Attach to a running browser (`ws://…` or `http://host:port`) instead of launching one.
+    /// Attach to a running browser (`ws://…` or `http://host:port`) instead of launching one
+    /// (the same as --cdp-url).
     #[arg(long, value_name = "URL")]
     pub cdp_endpoint: Option<String>,
     /// Downloads and files written by tools go here, and nowhere else

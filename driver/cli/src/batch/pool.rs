@@ -36,7 +36,7 @@ pub struct PoolArgs {
     #[arg(long, value_name = "DIR")]
     pub reports: Option<PathBuf>,
     /// Run workers on browsers that are already running (`ws://…` or
-    /// `http://host:port`); repeatable.
+    /// `http://host:port`); repeatable (--cdp-url adds one more).
     #[arg(long = "cdp-endpoint", value_name = "URL")]
     pub cdp_endpoints: Vec<String>,
     /// Give each task a Chromium session of this Selenium Grid 4 (e.g. `http://127.0.0.1:4444`).
@@ -51,7 +51,8 @@ pub struct PoolArgs {
     /// Time limit of one agent tool call.
     #[arg(long, value_name = "SECS", default_value_t = 45)]
     pub tool_timeout: u64,
-    /// An extra Chromium switch for every browser (local and grid); repeatable.
+    /// An extra Chromium switch for every browser (local and grid), as
+    /// --chrome-arg (both count); repeatable.
     #[arg(long = "browser-arg", value_name = "SWITCH", allow_hyphen_values = true)]
     pub browser_args: Vec<String>,
     /// No live progress on stderr.
