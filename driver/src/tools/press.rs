@@ -26,7 +26,7 @@ fn parameters() -> Value {
             "target": {"type": "string", "description": "Focus this element first: a ref from the snapshot or a selector. Default: the focused element."},
             "element": {"type": "string", "description": "That element in words."},
             "repeat": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many times (default 1)."},
-            "holdMs": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "Hold the key down this long instead (one key, no combination)."}
+            "holdMs": {"type": "integer", "minimum": 1, "maximum": 30000, "description": "Hold the key down this long instead (one key, no combination)."}
         }),
         &["key"],
     )

@@ -234,7 +234,7 @@ impl ComputerAction {
             ComputerAction::Keys(combos) => combos.iter().map(|k| tool("press", json!({"key": k}))).collect(),
             ComputerAction::HoldKey { key, duration } => vec![tool(
                 "press",
-                json!({"key": key, "holdMs": duration.as_millis().clamp(1, 10_000) as u64}),
+                json!({"key": key, "holdMs": duration.as_millis().clamp(1, 30_000) as u64}),
             )],
             ComputerAction::Scroll { at, dx, dy, modifiers } => {
                 let (x, y) = at.unwrap_or(mouse);

@@ -38,6 +38,28 @@ pub fn key_name(raw: &str) -> Result<String> {
         "bracketleft" => "[",
         "bracketright" => "]",
         "del" | "delete" => "Delete",
+        // xdotool's keysyms for the keys that have no plain name.
+        "caps_lock" => "CapsLock",
+        "num_lock" => "NumLock",
+        "scroll_lock" => "ScrollLock",
+        "print" | "sys_req" => "PrintScreen",
+        "menu" => "ContextMenu",
+        "iso_left_tab" => "Tab",
+        "kp_add" => "+",
+        "kp_subtract" => "-",
+        "kp_multiply" => "*",
+        "kp_divide" => "/",
+        "kp_decimal" | "kp_separator" => ".",
+        "kp_home" => "Home",
+        "kp_end" => "End",
+        "kp_up" => "ArrowUp",
+        "kp_down" => "ArrowDown",
+        "kp_left" => "ArrowLeft",
+        "kp_right" => "ArrowRight",
+        "kp_page_up" | "kp_prior" => "PageUp",
+        "kp_page_down" | "kp_next" => "PageDown",
+        "kp_insert" => "Insert",
+        "kp_delete" => "Delete",
         _ => "",
     };
     let name = if !mapped.is_empty() {
@@ -144,6 +166,10 @@ mod tests {
         assert_eq!(xdotool("ctrl+a BackSpace").unwrap(), ["Control+a", "Backspace"]);
         assert_eq!(xdotool("ctrl+shift+t").unwrap(), ["Control+Shift+t"]);
         assert!(xdotool("Hyper_Q").is_err());
+        assert_eq!(xdotool("Caps_Lock").unwrap(), ["CapsLock"]);
+        assert_eq!(xdotool("Print Menu").unwrap(), ["PrintScreen", "ContextMenu"]);
+        assert_eq!(xdotool("shift+ISO_Left_Tab").unwrap(), ["Shift+Tab"]);
+        assert_eq!(xdotool("KP_Add KP_Enter").unwrap(), ["+", "Enter"]);
     }
 
     #[test]
