@@ -21,7 +21,7 @@ pub fn read(call: &ToolCall, display: &Display) -> ModelCall {
         (_, a @ Value::Object(_)) => vec![a],
         _ => Vec::new(),
     };
-    let mut read: Vec<Result<ComputerAction, String>> = actions.iter().map(|a| action(a, display)).collect();
+    let mut read: Vec<Result<ComputerAction, String>> = actions.iter().flat_map(|a| by_hand(a, display)).collect();
     if read.is_empty() {
         read.push(Err("the computer call has no action".into()));
     }
@@ -41,6 +41,35 @@ pub fn read(call: &ToolCall, display: &Display) -> ModelCall {
         actions: read,
         safety,
     }
+}
+
+/// The action, or a drag along a path of more than two points as the hand
+/// makes it: press at the first, move through the others, release at the
+/// last (a drawn stroke, a drag that must pass over a drop zone).
+fn by_hand(a: &Value, display: &Display) -> Vec<Result<ComputerAction, String>> {
+    let path = drag_path(a, display);
+    if a["type"] != "drag" || path.len() <= 2 {
+        return vec![action(a, display)];
+    }
+    let (first, last) = (path[0], path[path.len() - 1]);
+    let mut hand = vec![Ok(ComputerAction::MouseDown { at: Some(first) })];
+    hand.extend(
+        path[1..path.len() - 1]
+            .iter()
+            .map(|&(x, y)| Ok(ComputerAction::Move { x, y })),
+    );
+    hand.push(Ok(ComputerAction::MouseUp { at: Some(last) }));
+    hand
+}
+
+/// A drag's `path`, in viewport CSS pixels.
+fn drag_path(a: &Value, display: &Display) -> Vec<(f64, f64)> {
+    a["path"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some(display.css_point(p["x"].as_f64()?, p["y"].as_f64()?)))
+        .collect()
 }
 
 fn at(a: &Value, display: &Display) -> Result<(f64, f64), String> {
@@ -107,12 +136,7 @@ fn action(a: &Value, display: &Display) -> Result<ComputerAction, String> {
             Ok(ComputerAction::Move { x, y })
         }
         "drag" => {
-            let path: Vec<(f64, f64)> = a["path"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| Some(display.css_point(p["x"].as_f64()?, p["y"].as_f64()?)))
-                .collect();
+            let path = drag_path(a, display);
             match (path.first(), path.last()) {
                 (Some(from), Some(to)) if path.len() >= 2 => Ok(ComputerAction::Drag {
                     from: Some(*from),
@@ -166,18 +190,20 @@ mod tests {
                 {"type": "drag", "path": [{"x": 0, "y": 0}]}]}),
         };
         let m = read(&batch, &d);
-        assert_eq!(m.actions.len(), 10);
+        assert_eq!(m.actions.len(), 12);
         assert!(m.safety.is_empty());
         assert_eq!(m.actions[3], Ok(ComputerAction::Keys(vec!["Control+a".into()])));
+        // A path of three points: pressed, moved through the middle, released.
         assert_eq!(
-            m.actions[5],
-            Ok(ComputerAction::Drag {
-                from: Some((0.0, 0.0)),
-                to: (9.0, 9.0)
-            })
+            m.actions[5..8],
+            [
+                Ok(ComputerAction::MouseDown { at: Some((0.0, 0.0)) }),
+                Ok(ComputerAction::Move { x: 5.0, y: 5.0 }),
+                Ok(ComputerAction::MouseUp { at: Some((9.0, 9.0)) }),
+            ]
         );
-        assert_eq!(m.actions[6], Ok(ComputerAction::Wait(WAIT)));
-        assert_eq!(m.actions[8], Ok(ComputerAction::Back));
-        assert!(m.actions[9].is_err());
+        assert_eq!(m.actions[8], Ok(ComputerAction::Wait(WAIT)));
+        assert_eq!(m.actions[10], Ok(ComputerAction::Back));
+        assert!(m.actions[11].is_err());
     }
 }
