@@ -51,8 +51,9 @@ struct Args {
 }
 
 /// null when the focused element takes text (a text field, a
-/// contenteditable, a custom text widget, or a frame: what has focus inside
-/// it is its own); else what has focus, as `<tag id="…">`.
+/// contenteditable, a custom text widget, or a frame or a custom element:
+/// what has focus inside it, a closed shadow root's field, is not seen from
+/// here); else what has focus, as `<tag id="…">`.
 const FOCUS_TAKES_TEXT_JS: &str = r#"(() => {
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -60,7 +61,7 @@ const FOCUS_TAKES_TEXT_JS: &str = r#"(() => {
   const tag = a.localName;
   const notText = ["button", "checkbox", "radio", "range", "color", "file", "submit", "reset", "image", "hidden"];
   const takes = a.isContentEditable || document.designMode === "on" || tag === "textarea" || tag === "iframe"
-    || tag === "frame" || (tag === "input" && !notText.includes(a.type))
+    || tag === "frame" || tag.includes("-") || (tag === "input" && !notText.includes(a.type))
     || ["textbox", "searchbox", "combobox", "spinbutton"].includes(a.getAttribute("role"));
   if (takes) return null;
   const said = ["id", "aria-label", "name"].map(k => [k, a.getAttribute(k)]).find(([, v]) => v);

@@ -253,6 +253,9 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
     assert!(inner.contains("scrolled div#scroller to x=100 of"), "{inner}");
     let still = client.ok("browser_mouse_wheel", json!({"x": 640, "y": 600, "deltaY": -100}));
     assert!(still.contains("nothing scrolled"), "{still}");
+    // A field in a closed shadow root: its host has the focus, and it types.
+    let coded = client.ok("browser_type_xy", json!({"x": 800, "y": 515, "text": "4711"}));
+    assert!(coded.contains("textbox \"Code\"") && coded.contains("4711"), "{coded}");
 
     // A tall page's full-page screenshot is no taller than a model's API
     // takes an image (the session commands, saving files, go to 16000).
