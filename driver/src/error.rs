@@ -219,6 +219,15 @@ its work"
     #[error("invalid action: {0}")]
     InvalidAction(String),
 
+    /// A coordinate action's point lies outside the viewport: no one sees
+    /// it, and a model that sent one mixed up its coordinates (the page's
+    /// for the viewport's, an image's for CSS pixels).
+    #[error(
+        "({x:.0}, {y:.0}) is outside the {width:.0}×{height:.0} viewport: points are the viewport's (the \
+screenshot's) pixels. Scroll to bring what is there into view, then take a new screenshot"
+    )]
+    OutsideViewport { x: f64, y: f64, width: f64, height: f64 },
+
     /// A step of `sightline run` failed (the run stopped there).
     #[error("step {step} of {total} ({action}) failed: {source}")]
     StepFailed {

@@ -4,13 +4,16 @@
 // second button of a list that now comes in another order), and the click
 // would land there silently. So each action first asks the engine whether
 // the ref's element is still in the page and still the one the selector
-// finds, and fails as elementHandle(ref) does when it is not.
+// finds, and fails as elementHandle(ref) does when it is not. Questions
+// (isVisible, count, waitFor, textContent…) and expect() are left as they
+// are: they answer about whatever the selector finds, and "gone" is often
+// the answer sought.
 
-/** Locator methods that return a Locator (or the Page): no page work of their own. */
-const BUILDERS = new Set([
-  "locator", "first", "last", "nth", "filter", "and", "or", "describe", "page", "frameLocator", "contentFrame",
-  "getByRole", "getByText", "getByLabel", "getByPlaceholder", "getByAltText", "getByTitle", "getByTestId",
-  "toString",
+/** The Locator methods that act on the element. */
+const ACTIONS = new Set([
+  "click", "dblclick", "tap", "hover", "focus", "blur", "fill", "clear", "type", "pressSequentially", "press",
+  "check", "uncheck", "setChecked", "selectOption", "selectText", "setInputFiles", "dragTo", "dispatchEvent",
+  "scrollIntoViewIfNeeded",
 ]);
 
 /**
@@ -25,8 +28,7 @@ export function guardedLocator(locator, check, handle) {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      // Builders, and the library's own internals (`_expect`…), as they are.
-      if (typeof prop !== "string" || BUILDERS.has(prop) || prop.startsWith("_")) return value.bind(target);
+      if (!ACTIONS.has(prop)) return prop === "constructor" ? value : value.bind(target);
       return async (...args) => {
         await check();
         if (handle) {

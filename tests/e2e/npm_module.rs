@@ -107,6 +107,13 @@ fn check_library(library: &str) {
         seen["staleRef"]
     );
     assert_eq!(seen["clickedAfterReload"], Value::Null, "{library}");
+    if library == "playwright" {
+        assert_eq!(seen["locatorType"], "Locator");
+        assert_eq!(
+            seen["countAfterReload"], 1,
+            "count() answers about what the selector finds"
+        );
+    }
     assert_eq!(seen["shadowClicked"], "Before slot", "{library}");
 
     // Strict CSP: the JS build by default, the documented error without it.

@@ -113,6 +113,12 @@ try {
       out.staleRef = e.message;
     }
     out.clickedAfterReload = await page.evaluate(() => window.clicked || null);
+    if (config.library === "playwright") {
+      // Questions still answer (and expect() still takes it as a Locator).
+      const loc = sl.locator(archive);
+      out.locatorType = loc.constructor.name;
+      out.countAfterReload = await loc.count();
+    }
     // A shadow-root button beside slotted light content: that very button.
     await browser.goto(page, url("shadow.html"));
     await page.evaluate(() => {

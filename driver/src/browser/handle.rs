@@ -621,17 +621,16 @@ impl Browser {
             // Not ours to close: close the tabs we opened, then disconnect.
             if let Some(browser) = self.inner.take() {
                 let mut created: Vec<String> = std::mem::take(&mut *self.created.lock().unwrap());
-                // A browser whose last tab closes quits (a headed one): when
-                // only our tabs are open, the last one stays.
-                let others_open = self
-                    .book
-                    .lock()
-                    .unwrap()
-                    .entries
-                    .iter()
-                    .any(|e| !e.gone && !created.contains(&e.id));
-                if !others_open {
-                    created.pop();
+                {
+                    // A browser whose last tab closes quits (a headed one):
+                    // when only our tabs are open, the last of them stays.
+                    let book = self.book.lock().unwrap();
+                    let open = |id: &String| book.entries.iter().any(|e| &e.id == id && !e.gone);
+                    created.retain(open);
+                    let others_open = book.entries.iter().any(|e| !e.gone && !created.contains(&e.id));
+                    if !others_open {
+                        created.pop();
+                    }
                 }
                 for id in &created {
                     let close =

@@ -22,7 +22,7 @@ use crate::domains::OriginPolicy;
 use crate::error::{Error, Result};
 use crate::files::FileAccess;
 use crate::llm::Secrets;
-use crate::page::{DialogPolicy, Page, SnapshotOptions, UNRESPONSIVE_GRACE};
+use crate::page::{DialogPolicy, Page, SnapshotOptions};
 use crate::tools::{tabs, Tool, ToolContext, ToolOutput, ToolSettings};
 
 /// The least time a response gets to be built, even when the call used up
@@ -410,7 +410,7 @@ are gone: open your page again).",
                 )
             }
             Some(Err(_)) => {
-                if page.dialog().is_none() && !page.responds_within(UNRESPONSIVE_GRACE).await {
+                if page.is_hung().await {
                     let e = Error::PageNotResponding {
                         after: self.options.tool_timeout,
                     };
@@ -449,7 +449,7 @@ are gone: open your page again).",
         let image = out.as_ref().and_then(|o| o.image_png.clone());
         match tokio::time::timeout(left, self.respond(st, &browser, &page, text.clone(), is_error, out)).await {
             Ok(reply) => Attempt::Done(reply),
-            Err(_) if page.dialog().is_none() && !page.responds_within(UNRESPONSIVE_GRACE).await => {
+            Err(_) if page.is_hung().await => {
                 let e = Error::PageNotResponding {
                     after: self.options.tool_timeout,
                 };
@@ -469,8 +469,12 @@ are gone: open your page again).",
     async fn replace_hung_tab(&self, st: &mut State, browser: &Browser, page: Page, tool: &Tool, e: &Error) -> Reply {
         let (url, _) = page.listed().await;
         st.seen.remove(page.target_id());
-        browser.forget_tab(page.target_id());
-        page.kill().await;
+        // A tab of the user's own browser is theirs to end.
+        let ours = browser.opened_here(page.target_id(), st.context.as_ref());
+        if ours {
+            browser.forget_tab(page.target_id());
+            page.kill().await;
+        }
         let fresh = match browser.new_page_in(st.context.as_ref()).await {
             Ok(p) => p,
             Err(err) => return self.reply(explain(tool, &err, None), true, None),
@@ -484,10 +488,15 @@ are gone: open your page again).",
         };
         self.reply(
             format!(
-                "{} failed: {whose} is not responding ({}). Its tab was closed and the session goes on in a new, \
-blank tab: open a page again with browser_navigate.",
+                "{} failed: {whose} is not responding ({}). {} the session goes on in a new, blank tab: open a \
+page again with browser_navigate.",
                 tool.mcp_name(),
-                e.to_string().trim_start_matches("the page is not responding: ")
+                e.to_string().trim_start_matches("the page is not responding: "),
+                if ours {
+                    "Its tab was closed and"
+                } else {
+                    "It is a tab of your own browser, left as it is;"
+                }
             ),
             true,
             None,

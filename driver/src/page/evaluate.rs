@@ -13,13 +13,12 @@ use serde_json::Value;
 use super::bundle::USER_WORLD_NAME;
 use super::engine::threw;
 use super::handle::Page;
-use super::readiness::UNRESPONSIVE_GRACE;
 use super::target::{Needs, Target};
 use crate::error::{Error, Result};
 
 /// How long a caller's script runs before the page is asked whether it
 /// still answers (see [`Page::evaluate`]).
-const SCRIPT_WATCH: Duration = Duration::from_secs(5);
+const SCRIPT_WATCH: Duration = Duration::from_secs(8);
 
 impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
@@ -32,15 +31,16 @@ impl Page {
 
     /// `script`, unless the page stops answering while it runs: a script in
     /// an endless loop holds the page's one thread, so the page answers
-    /// nothing else either. Checked every [`SCRIPT_WATCH`]; a script that
-    /// waits (a promise, a timer) leaves the page answering and runs on.
+    /// nothing else either. Checked every [`SCRIPT_WATCH`] ([`Page::is_hung`]:
+    /// a script busy for some seconds more, or one that waits on a promise
+    /// or a timer, runs on).
     async fn unless_stuck<T>(&self, script: impl std::future::Future<Output = Result<T>>, asked: Instant) -> Result<T> {
         tokio::pin!(script);
         loop {
             tokio::select! {
                 done = &mut script => return done,
                 _ = tokio::time::sleep(SCRIPT_WATCH) => {
-                    if self.dialog().is_none() && !self.responds_within(UNRESPONSIVE_GRACE).await {
+                    if self.is_hung().await {
                         return Err(Error::PageNotResponding { after: asked.elapsed() });
                     }
                 }
@@ -55,7 +55,7 @@ impl Page {
         match value {
             Err(e) if e.is_reply_timeout() => {
                 let after = asked.elapsed();
-                Err(if self.responds_within(UNRESPONSIVE_GRACE).await {
+                Err(if !self.is_hung().await {
                     Error::Timeout {
                         what: "the script to finish (a promise that never settles?)".into(),
                         after,

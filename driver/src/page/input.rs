@@ -400,9 +400,7 @@ impl Page {
             Ok(Err(crashed)) => Err(crashed),
             Ok(Ok(Ok(_))) => Ok(()),
             Ok(Ok(Err(e))) => Err(Error::cdp(method, e)),
-            Err(_) if !self.responds_within(super::readiness::UNRESPONSIVE_GRACE).await => {
-                Err(Error::PageNotResponding { after: asked.elapsed() })
-            }
+            Err(_) if self.is_hung().await => Err(Error::PageNotResponding { after: asked.elapsed() }),
             Err(_) => Err(Error::Timeout {
                 what: format!("{method} to be handled"),
                 after: self.action_timeout(),

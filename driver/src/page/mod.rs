@@ -48,7 +48,6 @@ pub use point::PointTarget;
 pub use pointer::PointClick;
 pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
-    UNRESPONSIVE_GRACE,
 };
 pub use screenshot::MODEL_IMAGE_MAX_SIDE;
 pub(crate) use side_channel::SideChannel;

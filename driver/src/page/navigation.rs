@@ -424,7 +424,7 @@ keep reloading itself?)"
             .await;
             match state {
                 Err(_) => {
-                    if !self.responds_within(super::readiness::UNRESPONSIVE_GRACE).await {
+                    if self.is_hung().await {
                         return Err(Error::PageNotResponding { after: asked.elapsed() });
                     }
                     break;

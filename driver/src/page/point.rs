@@ -84,24 +84,27 @@ impl Page {
     /// mixed up its coordinates (the page's for the viewport's, an image's
     /// for CSS pixels). Takes a viewport snapshot for the refs.
     pub async fn element_at(&self, x: f64, y: f64) -> Result<Option<PointTarget>> {
-        let viewport = self.layout_metrics().await?.css_visual_viewport;
-        if x >= viewport.client_width || y >= viewport.client_height {
-            return Err(Error::InvalidAction(format!(
-                "({x:.0}, {y:.0}) is outside the {:.0}×{:.0} viewport: points are the viewport's (the \
-screenshot's) pixels. Scroll to bring what is there into view, then take a new screenshot",
-                viewport.client_width, viewport.client_height
-            )));
-        }
         let snap = self
             .snapshot(&SnapshotOptions {
                 mode: SnapshotMode::Viewport,
                 ..Default::default()
             })
             .await?;
+        // (The snapshot's, taken once the page is ready: a scroll still
+        // running before it would leave an old offset.)
+        let viewport = &snap.viewport;
+        if x < 0.0 || y < 0.0 || x >= viewport.viewport_width || y >= viewport.viewport_height {
+            return Err(Error::OutsideViewport {
+                x,
+                y,
+                width: viewport.viewport_width,
+                height: viewport.viewport_height,
+            });
+        }
         // Chromium's hit test takes the point in the document's coordinates.
         let mut p = GetNodeForLocationParams::new(
-            (x + viewport.page_x).round() as i64,
-            (y + viewport.page_y).round() as i64,
+            (x + viewport.scroll_x).round() as i64,
+            (y + viewport.scroll_y).round() as i64,
         );
         p.include_user_agent_shadow_dom = Some(false);
         p.ignore_pointer_events_none = Some(true);

@@ -44,10 +44,22 @@ impl Default for PointClick {
 /// scroll (the nearest scrollable box under the point, or the page) and
 /// where both are, kept for [`WHEEL_SETTLED_JS`].
 const WHEEL_BEFORE_JS: &str = "((x, y) => {
-  const hit = document.elementFromPoint(x, y);
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot && hit.shadowRoot.elementFromPoint) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
   const page = document.scrollingElement || document.documentElement;
+  const scrolls = (o) => /^(auto|scroll|overlay)$/.test(o);
+  const scroller = (e) => {
+    const s = getComputedStyle(e);
+    return (e.scrollHeight > e.clientHeight + 1 && scrolls(s.overflowY))
+      || (e.scrollWidth > e.clientWidth + 1 && scrolls(s.overflowX));
+  };
+  const up = (e) => e.assignedSlot || e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null);
   let box = hit;
-  while (box && box !== page && !(box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1)) box = box.parentElement;
+  while (box && box !== page && !scroller(box)) box = up(box);
   if (box === page || box === document.body) box = null;
   globalThis.__slWheel = { box, frame: !!hit && (hit.localName === 'iframe' || hit.localName === 'frame'),
     page: [scrollX, scrollY], inner: box ? [box.scrollLeft, box.scrollTop] : [0, 0] };
@@ -59,6 +71,7 @@ const WHEEL_BEFORE_JS: &str = "((x, y) => {
 /// the point, or nothing.
 const WHEEL_SETTLED_JS: &str = "(() => new Promise((resolve) => {
   const w = globalThis.__slWheel || { box: null, frame: false, page: [scrollX, scrollY], inner: [0, 0] };
+  delete globalThis.__slWheel;
   const box = w.box;
   const page = document.scrollingElement || document.documentElement;
   const pos = () => [scrollX, scrollY, box ? box.scrollLeft : 0, box ? box.scrollTop : 0].join(',');
@@ -110,6 +123,20 @@ fn wheel_said(landed: &Value, sideways: bool) -> Option<String> {
         format!("nothing scrolled (at its end?); {page}")
     })
 }
+
+/// See [`Page::focus_takes_no_text`]: null, or what has the focus.
+const FOCUS_TAKES_NO_TEXT_JS: &str = r#"(() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (a && (a.isContentEditable || document.designMode === "on")) return null;
+  const tag = a ? a.localName : "body";
+  const notText = ["button", "checkbox", "radio", "range", "color", "file", "submit", "reset", "image", "hidden"];
+  const none = !a || a === document.body || a === document.documentElement || tag === "button" || tag === "a"
+    || (tag === "input" && notText.includes(a.type));
+  if (!none) return null;
+  const said = a && ["id", "aria-label", "name"].map(k => [k, a.getAttribute(k)]).find(([, v]) => v);
+  return said ? `<${tag} ${said[0]}="${said[1].slice(0, 40)}">` : `<${tag}>`;
+})()"#;
 
 /// CDP's modifier bit of a key held during a wheel turn.
 fn modifier_bits(modifiers: &[String]) -> Result<i64> {
@@ -213,6 +240,18 @@ impl Page {
         };
         self.after_action(&mut result, mark).await?;
         Ok(result)
+    }
+
+    /// What has the focus when it takes no text, as `<tag id="…">`: nothing
+    /// (the document's body), a button, a link or a control that is no text
+    /// field. None when keys would reach something that reads them: a text
+    /// field, a contenteditable, a select, a focusable widget or canvas with
+    /// key handlers of its own, a frame or a custom element (what has focus
+    /// inside them, a closed shadow root's field, is not seen from here).
+    pub async fn focus_takes_no_text(&self) -> Result<Option<String>> {
+        let main = self.main_frame_id().await?;
+        let on = self.engine_eval(&main, FOCUS_TAKES_NO_TEXT_JS, false).await?;
+        Ok(on.as_str().map(str::to_string))
     }
 
     /// Types `text` into whatever has focus (trusted key presses; text input

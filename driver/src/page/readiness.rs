@@ -519,7 +519,7 @@ impl Page {
         };
         match tokio::time::timeout_at(deadline.into(), look).await {
             Err(_) => {
-                if !self.responds_within(UNRESPONSIVE_GRACE).await {
+                if self.is_hung().await {
                     return Err(Error::PageNotResponding { after: asked.elapsed() });
                 }
                 Ok(None)
@@ -554,8 +554,24 @@ impl Page {
         if self.is_crashed() {
             return true;
         }
+        // (An error is an answer: between documents there may be no
+        // context to run in, but the renderer said so.)
         let ask = self.unless_crashed(self.cdp().execute(EvaluateParams::new("0")));
-        !matches!(tokio::time::timeout(limit, ask).await, Err(_) | Ok(Ok(Err(_))))
+        tokio::time::timeout(limit, ask).await.is_ok()
+    }
+
+    /// Whether the page is hung (a script in an endless loop holds its one
+    /// thread): it left a trivial question unanswered for
+    /// [`UNRESPONSIVE_GRACE`] twice in a row, with no dialog open before or
+    /// after (a dialog holds the page too, and is no hang). The one rule for
+    /// every caller that waited too long for the page.
+    pub async fn is_hung(&self) -> bool {
+        for _ in 0..2 {
+            if self.dialog().is_some() || self.responds_within(UNRESPONSIVE_GRACE).await {
+                return false;
+            }
+        }
+        self.dialog().is_none()
     }
 
     /// Waits (the `wait` tool), failing early only if the page crashes.

@@ -94,7 +94,7 @@ impl Page {
     }
 
     /// The viewport's and the document's sizes and the scroll offset, in CSS pixels.
-    pub(crate) async fn layout_metrics(&self) -> Result<GetLayoutMetricsReturns> {
+    async fn layout_metrics(&self) -> Result<GetLayoutMetricsReturns> {
         self.cdp()
             .execute(GetLayoutMetricsParams::default())
             .await

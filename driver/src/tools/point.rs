@@ -45,8 +45,14 @@ pub enum Aim {
 /// The element under (x, y), checked against the recorded one (replays).
 pub async fn aim(ctx: &ToolContext<'_>, x: f64, y: f64, recorded: Option<&str>, frame: Option<&str>) -> Result<Aim> {
     let page = ctx.page();
-    let hit = page.element_at(x, y).await?;
-    let Some(selector) = recorded.filter(|s| !s.trim().is_empty()) else {
+    let recorded = recorded.filter(|s| !s.trim().is_empty());
+    let hit = match page.element_at(x, y).await {
+        // A replay in a smaller viewport, or after the layout moved: the
+        // recorded element, wherever it now is.
+        Err(Error::OutsideViewport { .. }) if recorded.is_some() => None,
+        hit => hit?,
+    };
+    let Some(selector) = recorded else {
         return Ok(Aim::Point(hit));
     };
     let frame = frame.filter(|f| !f.trim().is_empty()).map(str::to_string);

@@ -50,30 +50,13 @@ struct Args {
     frame: Option<String>,
 }
 
-/// null when the focused element takes text (a text field, a
-/// contenteditable, a custom text widget, or a frame or a custom element:
-/// what has focus inside it, a closed shadow root's field, is not seen from
-/// here); else what has focus, as `<tag id="…">`.
-const FOCUS_TAKES_TEXT_JS: &str = r#"(() => {
-  let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  if (!a) return "<body>";
-  const tag = a.localName;
-  const notText = ["button", "checkbox", "radio", "range", "color", "file", "submit", "reset", "image", "hidden"];
-  const takes = a.isContentEditable || document.designMode === "on" || tag === "textarea" || tag === "iframe"
-    || tag === "frame" || tag.includes("-") || (tag === "input" && !notText.includes(a.type))
-    || ["textbox", "searchbox", "combobox", "spinbutton"].includes(a.getAttribute("role"));
-  if (takes) return null;
-  const said = ["id", "aria-label", "name"].map(k => [k, a.getAttribute(k)]).find(([, v]) => v);
-  return said ? `<${tag} ${said[0]}="${said[1].slice(0, 40)}">` : `<${tag}>`;
-})()"#;
-
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("typeAt", args.clone())?;
         let text = ctx.settings.variables.substitute(&a.text)?;
         let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
         let page = ctx.page();
+        let mark = page.navigation_mark();
         match &aim {
             Aim::Point(_) => {
                 page.click_point(a.x, a.y, &PointClick::default()).await?;
@@ -85,13 +68,19 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         // Keys with no field focused go to the page: the text would be lost
         // while the result said it was typed (a model that aimed a few
         // pixels off, at a cover or a label).
-        let focus = page.evaluate_isolated(FOCUS_TAKES_TEXT_JS).await?;
-        if let Some(on) = focus.as_str() {
+        if page.navigation_mark() != mark {
+            return Err(Error::InvalidAction(format!(
+                "the click {} changed the page (now {}): typed nothing. Take a new screenshot",
+                point::describe(a.x, a.y, &aim),
+                crate::text::shown_url(&page.url().await.unwrap_or_default())
+            )));
+        }
+        if let Some(on) = page.focus_takes_no_text().await? {
             return Err(Error::InvalidAction(format!(
                 "nothing that takes text has focus after the click {} (the focus is on {}): typed nothing. \
 Aim at the field itself (take a new screenshot), or type into it by its ref",
                 point::describe(a.x, a.y, &aim),
-                super::untrusted::defang(&crate::text::one_line(on))
+                super::untrusted::defang(&crate::text::one_line(&on))
             )));
         }
         if a.clear {

@@ -251,6 +251,9 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
     client.ok("browser_navigate", json!({"url": files.url("cua/clipped.html")}));
     let inner = client.ok("browser_mouse_wheel", json!({"x": 250, "y": 175, "deltaX": 100}));
     assert!(inner.contains("scrolled div#scroller to x=100 of"), "{inner}");
+    // (Over a child that overflows but does not scroll: its scroll box moves.)
+    let outer = client.ok("browser_mouse_wheel", json!({"x": 950, "y": 120, "deltaY": 60}));
+    assert!(outer.contains("scrolled div#outer to y=60 of"), "{outer}");
     let still = client.ok("browser_mouse_wheel", json!({"x": 640, "y": 600, "deltaY": -100}));
     assert!(still.contains("nothing scrolled"), "{still}");
     // A field in a closed shadow root: its host has the focus, and it types.

@@ -108,16 +108,22 @@ fn a_script_in_an_endless_loop_is_found_in_seconds() {
     let files = FixtureServer::start();
     let mut c = stdio(&["--caps", "evaluate"]);
     c.ok("browser_navigate", json!({"url": files.url("short.html")}));
-    // A script that waits is no hung page.
+    // A script that waits is no hung page, and one busy for a few
+    // seconds past the first look is not either.
     let waited = c.ok(
         "browser_evaluate",
-        json!({"function": "() => new Promise((r) => setTimeout(() => r('waited'), 6500))"}),
+        json!({"function": "() => new Promise((r) => setTimeout(() => r('waited'), 9000))"}),
     );
     assert!(waited.contains("waited"), "{waited}");
+    let busy = c.ok(
+        "browser_evaluate",
+        json!({"function": "() => { const end = Date.now() + 9000; while (Date.now() < end) {} return 'busy'; }"}),
+    );
+    assert!(busy.contains("busy"), "{busy}");
     let t = Instant::now();
     let stuck = c.call("browser_evaluate", json!({"function": "() => { while (true) {} }"}));
     let took = t.elapsed();
-    assert!(took < Duration::from_secs(15), "found after {took:?}");
+    assert!(took < Duration::from_secs(20), "found after {took:?}");
     assert!(
         stuck.is_error && stuck.text.contains("not responding"),
         "{}",
