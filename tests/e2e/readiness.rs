@@ -210,6 +210,16 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         "a body slower than its headers, under a spinner: {prepared}"
     );
 
+    let started = Instant::now();
+    let guided = click_on(&mut client, &page, "button \"Ask the guide\"");
+    assert_within(
+        "a slow body with nothing saying it comes",
+        started.elapsed(),
+        Duration::from_secs(3),
+        &guided,
+    );
+    assert!(guided.contains("which was still loading"), "{guided}");
+
     let scrolled = client.ok("browser_scroll", json!({"direction": "bottom"}));
     assert!(scrolled.contains("Trip report 9"), "the next posts: {scrolled}");
     // A client-side route change keeping the old view while its data

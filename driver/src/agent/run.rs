@@ -55,9 +55,10 @@ impl<'a> Agent<'a> {
 struct ToolLoop<'a> {
     h: Harness<'a>,
     hybrid: bool,
-    /// Hybrid: the scale of the last screenshot sent (below 1 when the
-    /// provider takes no image as large as the viewport); the model's points
-    /// are in its pixels.
+    /// Hybrid: the scale of the last screenshot sent, its pixels per CSS
+    /// pixel (below 1 when the provider takes no image as large as the
+    /// viewport, above on a HiDPI screen); the model's points are in its
+    /// pixels.
     image_scale: f64,
     specs: Vec<ToolSpec>,
     conv: Conversation,
@@ -120,7 +121,7 @@ impl<'a> ToolLoop<'a> {
             .tools
             .get(tool)
             .is_some_and(|t| t.capability == Some(VISION));
-        if !self.hybrid || scale >= 1.0 || !vision {
+        if !self.hybrid || (scale - 1.0).abs() < 1e-3 || scale <= 0.0 || !vision {
             return args.clone();
         }
         let mut css = args.clone();
@@ -151,9 +152,13 @@ impl<'a> ToolLoop<'a> {
                         Ok((w, h)) => cua::image_scale(self.h.llm.provider(), w, h),
                         Err(_) => 1.0,
                     };
-                    self.image_scale = scale;
                     match self.h.page.annotate_screenshot_scaled(s, scale).await {
-                        Ok(a) => Some(base64::encode(&a.png)),
+                        Ok(a) => {
+                            // (What the image came out at: a HiDPI screen's
+                            // is larger than the viewport at scale 1.)
+                            self.image_scale = a.scale;
+                            Some(base64::encode(&a.png))
+                        }
                         Err(e) => {
                             tracing::warn!("hybrid: no annotated screenshot: {e}");
                             None

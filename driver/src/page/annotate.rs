@@ -34,6 +34,10 @@ pub struct AnnotatedScreenshot {
     pub boxes: Vec<RefBox>,
     /// Refs whose tag found no free place (drawn over another tag).
     pub crowded: Vec<String>,
+    /// The image's pixels per CSS pixel (below 1 when rendered smaller,
+    /// above on a HiDPI screen): a point on the image over this is a point
+    /// of the viewport.
+    pub scale: f64,
     /// The snapshot the labels belong to.
     pub snapshot: SnapshotResult,
 }
@@ -52,17 +56,24 @@ const PALETTE: [Rgb; 8] = [
 
 /// In a frame's engine world: the visible part of each ref's element box,
 /// in the frame's viewport (null when gone): the box cut by the ancestors
-/// that clip their content (overflow other than visible: a scroll box, a
+/// that clip it (overflow other than visible on a block: a scroll box, a
 /// hidden overflow) and by the viewport, so that a box's centre is on what
-/// is seen of it. A fixed element is cut by the viewport only.
+/// is seen of it. A positioned box escapes the ancestors below its
+/// containing block (a dropdown out of an overflow: hidden bar): an
+/// absolute one up to the nearest positioned or transformed ancestor, a
+/// fixed one up to the nearest transformed one.
 const BOXES_JS: &str = "((refs) => {
-  const clips = new Map();
-  const clipOf = (e) => {
-    if (!clips.has(e)) {
+  const styles = new Map();
+  const style = (e) => {
+    if (!styles.has(e)) {
       const s = getComputedStyle(e);
-      clips.set(e, [s.position, s.overflowX !== 'visible' || s.overflowY !== 'visible']);
+      styles.set(e, {
+        position: s.position,
+        clips: (s.overflowX !== 'visible' || s.overflowY !== 'visible') && s.display !== 'inline' && s.display !== 'contents',
+        contains: s.transform !== 'none' || s.filter !== 'none' || /paint|layout|strict|content/.test(s.contain),
+      });
     }
-    return clips.get(e);
+    return styles.get(e);
   };
   const up = (e) => e.assignedSlot || e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null);
   return refs.map((r) => {
@@ -70,16 +81,18 @@ const BOXES_JS: &str = "((refs) => {
     if (!el) return null;
     const b = el.getBoundingClientRect();
     let [l, t, rr, bb] = [b.left, b.top, b.right, b.bottom];
-    if (clipOf(el)[0] !== 'fixed') {
-      for (let a = up(el); a && a !== document.documentElement && a !== document.body; a = up(a)) {
-        const [position, clips] = clipOf(a);
-        if (clips) {
-          const c = a.getBoundingClientRect();
-          const cl = c.left + a.clientLeft, ct = c.top + a.clientTop;
-          l = Math.max(l, cl); t = Math.max(t, ct); rr = Math.min(rr, cl + a.clientWidth); bb = Math.min(bb, ct + a.clientHeight);
-        }
-        if (position === 'fixed') break;
+    let position = style(el).position;
+    for (let a = up(el); a && a !== document.documentElement && a !== document.body; a = up(a)) {
+      const s = style(a);
+      const containing = position === 'absolute' ? s.position !== 'static' || s.contains
+        : position === 'fixed' ? s.contains : true;
+      if (!containing) continue;
+      if (s.clips) {
+        const c = a.getBoundingClientRect();
+        const cl = c.left + a.clientLeft, ct = c.top + a.clientTop;
+        l = Math.max(l, cl); t = Math.max(t, ct); rr = Math.min(rr, cl + a.clientWidth); bb = Math.min(bb, ct + a.clientHeight);
       }
+      position = s.position;
     }
     l = Math.max(l, 0); t = Math.max(t, 0); rr = Math.min(rr, innerWidth); bb = Math.min(bb, innerHeight);
     return [l, t, Math.max(0, rr - l), Math.max(0, bb - t)];
@@ -132,6 +145,7 @@ impl Page {
             png: canvas.to_png(),
             boxes,
             crowded,
+            scale: ratio,
             snapshot,
         })
     }
@@ -273,7 +287,13 @@ fn draw(canvas: &mut Canvas, boxes: &[RefBox], ratio: f64) -> Vec<String> {
                 }
                 p
             }
-            None => (x.max(0), y.max(0)),
+            None => {
+                let p = (x.max(0), y.max(0));
+                if tags.iter().any(|t| overlap(*t, (p.0, p.1, tw, th)) > 0) {
+                    crowded.push(b.ref_.clone());
+                }
+                p
+            }
         };
         tags.push((tx, ty, tw, th));
         canvas.fill(tx, ty, tw, th, color);

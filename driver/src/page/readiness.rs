@@ -278,7 +278,11 @@ impl Page {
             };
 
             first_look_at.get_or_insert(now);
-            said_and_gone.clone_from(&probe.said_and_gone);
+            // (The page's list only grows within a step; a look that got no
+            // answer, mid-navigation, has none.)
+            if !probe.said_and_gone.is_empty() {
+                said_and_gone.clone_from(&probe.said_and_gone);
+            }
             let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
             // The step's own requests: its fetches, and the code it loads
             // (a route's chunk, fetched when a link of a client-side app is

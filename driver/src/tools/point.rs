@@ -20,8 +20,8 @@ pub const VISION: &str = "vision";
 /// Properties of a point, in words for the model.
 pub fn point_properties(x: &str, y: &str) -> Value {
     json!({
-        x: {"type": "number", "minimum": 0, "description": "From the left edge of the viewport, in CSS pixels (the screenshot's pixels)."},
-        y: {"type": "number", "minimum": 0, "description": "From the top edge of the viewport, in CSS pixels."},
+        x: {"type": "number", "minimum": 0, "description": "From the left edge of the viewport, in the screenshot's pixels."},
+        y: {"type": "number", "minimum": 0, "description": "From the top edge of the viewport, in the screenshot's pixels."},
     })
 }
 

@@ -161,6 +161,12 @@ async fn annotated_boxes_are_cut_to_what_shows() {
             "24 one-letter links 2 px apart: {:?}",
             shot.boxes
         );
+        // Not cut by what does not clip them: an inline span's overflow, an
+        // overflow: hidden bar below a positioned item's containing block.
+        let span = rect_of("A link in a truncating span");
+        assert!(span.width > 50.0 && span.height > 10.0, "{span:?}");
+        let item = rect_of("An item of an open menu");
+        assert!(item.y >= 639.0 && item.height > 10.0, "{item:?}");
         ctx.browser.close().await.unwrap();
     })
     .await

@@ -95,6 +95,19 @@ pub struct ModelCall {
 }
 
 impl ModelCall {
+    /// A call that is several actions, or one reason it cannot run.
+    pub fn many(call: &ToolCall, actions: Result<Vec<ComputerAction>, String>) -> ModelCall {
+        ModelCall {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            actions: match actions {
+                Ok(list) => list.into_iter().map(Ok).collect(),
+                Err(why) => vec![Err(why)],
+            },
+            safety: Vec::new(),
+        }
+    }
+
     pub fn one(call: &ToolCall, action: Result<ComputerAction, String>) -> ModelCall {
         ModelCall {
             call_id: call.id.clone(),
@@ -150,40 +163,38 @@ impl ComputerAction {
     }
 
     /// The action with the modifier keys the model holds down (`held`,
-    /// from key_down) added to a click's or a scroll's own.
+    /// from key_down) added: to a click's or a scroll's own, and in front of
+    /// each key pressed (Shift held, ArrowDown selects).
     pub fn with_held(&self, held: &[String]) -> ComputerAction {
-        let add = |own: &[String]| {
-            let mut all = own.to_vec();
-            for h in held
-                .iter()
-                .filter(|h| ["Shift", "Control", "Alt", "Meta"].contains(&h.as_str()))
-            {
-                if !all.contains(h) {
-                    all.push(h.clone());
+        let mut action = self.clone();
+        let held: Vec<&str> = held
+            .iter()
+            .map(String::as_str)
+            .filter(|h| ["Shift", "Control", "Alt", "Meta"].contains(h))
+            .collect();
+        match &mut action {
+            ComputerAction::Click { modifiers, .. } | ComputerAction::Scroll { modifiers, .. } => {
+                for h in &held {
+                    if !modifiers.iter().any(|m| m == h) {
+                        modifiers.push(h.to_string());
+                    }
                 }
             }
-            all
-        };
-        match self {
-            ComputerAction::Click {
-                at,
-                button,
-                clicks,
-                modifiers,
-            } => ComputerAction::Click {
-                at: *at,
-                button: *button,
-                clicks: *clicks,
-                modifiers: add(modifiers),
-            },
-            ComputerAction::Scroll { at, dx, dy, modifiers } => ComputerAction::Scroll {
-                at: *at,
-                dx: *dx,
-                dy: *dy,
-                modifiers: add(modifiers),
-            },
-            other => other.clone(),
+            ComputerAction::Keys(combos) => {
+                for combo in combos.iter_mut() {
+                    let missing: Vec<&str> = held
+                        .iter()
+                        .copied()
+                        .filter(|h| !combo.split('+').any(|part| part == *h))
+                        .collect();
+                    if !missing.is_empty() {
+                        *combo = format!("{}+{combo}", missing.join("+"));
+                    }
+                }
+            }
+            _ => {}
         }
+        action
     }
 
     /// The registry calls that carry the action out (in order), given where
@@ -338,5 +349,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn held_modifiers_go_with_clicks_and_keys() {
+        let held = vec!["Shift".to_string(), "a".to_string()];
+        let keys = ComputerAction::Keys(vec!["ArrowDown".into(), "Shift".into(), "Control+Shift+End".into()]);
+        assert_eq!(
+            keys.with_held(&held),
+            ComputerAction::Keys(vec![
+                "Shift+ArrowDown".into(),
+                "Shift".into(),
+                "Control+Shift+End".into()
+            ])
+        );
+        let click = ComputerAction::Click {
+            at: None,
+            button: ClickButton::Left,
+            clicks: 1,
+            modifiers: vec!["Shift".into()],
+        };
+        assert_eq!(click.with_held(&held), click, "Shift once, and no letter key");
+        assert_eq!(ComputerAction::Back.with_held(&held), ComputerAction::Back);
     }
 }

@@ -21,11 +21,7 @@ const DEFAULT_PIXELS: f64 = 300.0;
 
 pub fn read(call: &ToolCall, display: &Display) -> ModelCall {
     let args = &call.arguments;
-    let mut m = ModelCall::one(call, Err(String::new()));
-    m.actions = match actions(&call.name, args, display) {
-        Ok(list) => list.into_iter().map(Ok).collect(),
-        Err(why) => vec![Err(why)],
-    };
+    let mut m = ModelCall::many(call, actions(&call.name, args, display));
     let decision = &args["safety_decision"];
     if decision["decision"] == "require_confirmation" {
         m.safety.push(SafetyCheck {

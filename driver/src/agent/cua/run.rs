@@ -42,6 +42,10 @@ pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
         held_keys: Vec::new(),
     };
     let end = run.turns(first).await;
+    // Keys the model left held would stay down in the page.
+    for key in std::mem::take(&mut run.held_keys) {
+        let _ = run.h.page.key_hold(&key, false, &[]).await;
+    }
     Ok(run.h.finish(end).await)
 }
 
