@@ -6,6 +6,15 @@ mod font;
 
 use crate::error::{Error, Result};
 
+/// Width and height from a PNG's header.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let n = |i: usize| u32::from_be_bytes([png[i], png[i + 1], png[i + 2], png[i + 3]]);
+    Some((n(16), n(20)))
+}
+
 /// An RGBA image being drawn on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Canvas {

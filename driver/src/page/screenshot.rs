@@ -38,6 +38,9 @@ const FULL_PAGE_MAX_HEIGHT: f64 = 16_000.0;
 /// The longest side of an image a model's API takes (Anthropic refuses
 /// larger ones, and the conversation with them).
 pub const MODEL_IMAGE_MAX_SIDE: f64 = 8_000.0;
+/// The most bytes of a PNG for a model: Anthropic takes 5 MB of base64
+/// (four thirds of the bytes), with room to spare.
+pub const MODEL_IMAGE_MAX_BYTES: usize = 3_500_000;
 
 impl Page {
     async fn capture(&self, clip: Option<Viewport>, beyond_viewport: bool, fast: bool) -> Result<Vec<u8>> {

@@ -179,6 +179,11 @@ fn system_prompt_mentions_labels(r: &Recorded) -> bool {
 
 /// The base64 data of the last image in an MCP transcript.
 fn last_image(transcript: &str) -> Png {
+    Png::from_base64(&last_image_base64(transcript)).unwrap()
+}
+
+/// The last image a tool answered with, as the base64 the client got.
+fn last_image_base64(transcript: &str) -> String {
     let messages: Value = serde_json::from_str(transcript).unwrap();
     let mut data = None;
     for m in messages.as_array().unwrap() {
@@ -189,7 +194,7 @@ fn last_image(transcript: &str) -> Png {
             }
         }
     }
-    Png::from_base64(&data.expect("an image in the transcript")).unwrap()
+    data.expect("an image in the transcript")
 }
 
 #[test]
@@ -276,4 +281,10 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
     assert!(tall.text.contains("first 8000 px of"), "{}", tall.text);
     let png = last_image(&client.transcript());
     assert_eq!((png.width, png.height), (1280, 8000));
+    // Nor of more bytes than one image may have (noise does not compress).
+    client.ok("browser_navigate", json!({"url": files.url("cua/noise.html")}));
+    let noisy = client.call("browser_take_screenshot", json!({"fullPage": true}));
+    assert!(noisy.text.contains("px of 6000"), "{}", noisy.text);
+    let base64 = last_image_base64(&client.transcript()).len();
+    assert!(base64 <= 5_000_000, "{base64} characters of base64");
 }

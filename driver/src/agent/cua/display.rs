@@ -98,14 +98,7 @@ pub struct Display {
     scale: f64,
 }
 
-/// Width and height from a PNG's header.
-pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
-    if png.len() < 24 || &png[12..16] != b"IHDR" {
-        return None;
-    }
-    let n = |i: usize| u32::from_be_bytes([png[i], png[i + 1], png[i + 2], png[i + 3]]);
-    Some((n(16), n(20)))
-}
+pub use crate::image::png_size;
 
 impl Display {
     /// Measures the viewport, picks the scale that fits `fit`, and takes the
