@@ -350,7 +350,7 @@ async fn share_frame_host_for_cli() -> SharedForCli {
     let url = files.url("actions/frame-host.html");
     let tab = chrome.open(&url).await;
     let panel = chrome.panel(&url).await;
-    let token = panel.text("token").await;
+    let token = panel.token().await;
     assert!(token.len() >= 20, "the panel shows the extension's token: {token:?}");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -444,7 +444,31 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             json!(1),
             "the click landed in the user's tab"
         );
-        // The user closes the shared tab: no browser crashed, none is started.
+        // The user shares another tab: the next call is about that one.
+        let other_url = shared._files.url("short.html");
+        let other = shared._chrome.open(&other_url).await;
+        let other_panel = shared._chrome.panel(&other_url).await;
+        share(&other_panel, shared.port).await;
+        let (client, now) = tokio::task::spawn_blocking(move || {
+            let mut client = client;
+            // (The extension tells the bridge of the share a moment later.)
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while !client.call("browser_tabs", json!({})).text.contains("short.html")
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let now = client.call("browser_snapshot", json!({})).text;
+            (client, now)
+        })
+        .await
+        .unwrap();
+        assert!(
+            now.contains(&format!("- URL: {other_url}")),
+            "the tab shared last: {now}"
+        );
+        // The user closes it: no browser crashed, none is started.
+        other.close().await.unwrap();
         tab.clone().close().await.unwrap();
         let after = tokio::task::spawn_blocking(move || {
             let mut client = client;

@@ -96,6 +96,8 @@ struct State {
     /// The session's browser was replaced since the client last heard: the
     /// next reply says so.
     relaunched: bool,
+    /// Through the extension: the shared tabs the last call saw.
+    tabs_seen: Vec<String>,
 }
 
 pub struct Session {
@@ -276,7 +278,7 @@ impl Session {
             // The user's own browser: the tab they shared. Any other browser:
             // a tab of the session's own (a browser we launch starts with none).
             let page = if self.host.is_extension() {
-                first_tab(&browser)
+                newest_shared_tab(&browser)
                     .await?
                     .ok_or_else(|| Error::Extension("no tab is shared in the extension's panel".into()))?
             } else {
@@ -292,6 +294,19 @@ impl Session {
         // Every tab of the session holds its dialogs for the client to answer.
         for t in &tabs {
             t.set_dialog_policy(DialogPolicy::Hold);
+        }
+        // The user's own browser: a tab shared since the last call is the
+        // one they mean now.
+        if self.host.is_extension() {
+            let known = std::mem::replace(
+                &mut st.tabs_seen,
+                tabs.iter().map(|t| t.target_id().to_string()).collect(),
+            );
+            if !known.is_empty() {
+                if let Some(shared) = tabs.iter().rev().find(|t| !known.iter().any(|k| k == t.target_id())) {
+                    st.page = Some(shared.clone());
+                }
+            }
         }
         // The current tab may have closed itself (window.close()).
         let page = match st.page.clone().filter(|p| tabs.contains(p)) {
@@ -662,6 +677,7 @@ page again with browser_navigate.",
 
 /// The first tab the browser has (through the extension: the first one the
 /// user shared).
-async fn first_tab(browser: &Browser) -> Result<Option<Page>> {
-    Ok(browser.pages().await?.into_iter().next())
+/// The tab the user shared last (a share means "this one").
+async fn newest_shared_tab(browser: &Browser) -> Result<Option<Page>> {
+    Ok(browser.pages().await?.pop())
 }

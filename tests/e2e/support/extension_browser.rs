@@ -215,6 +215,19 @@ impl Panel {
             .to_string()
     }
 
+    /// The extension's token, once the panel shows it (the panel asks the
+    /// service worker for it after it loads: a busy machine takes a while).
+    pub async fn token(&self) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        loop {
+            let token = self.text("token").await;
+            if !token.is_empty() || std::time::Instant::now() >= deadline {
+                return token;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
     /// The snapshot lines the panel lists.
     pub async fn lines(&self) -> Vec<String> {
         let v = self
