@@ -116,7 +116,7 @@ try {
     if (config.library === "playwright") {
       // Questions still answer (and expect() still takes it as a Locator).
       const loc = sl.locator(archive);
-      out.locatorType = loc.constructor.name;
+      out.locatorType = loc.constructor === page.locator("body").constructor ? "Locator" : loc.constructor.name;
       out.countAfterReload = await loc.count();
     }
     // A shadow-root button beside slotted light content: that very button.

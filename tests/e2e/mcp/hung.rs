@@ -15,9 +15,27 @@ use crate::support::*;
 const TOOL_TIMEOUT_SECS: u64 = 10;
 const MARGIN: Duration = Duration::from_secs(4);
 
-fn busy_renderers() -> usize {
-    // Renderer processes that burned most of a second of CPU over the last
-    // second: a hung page's renderer does.
+/// The parent of a process (None when it is gone).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..32 {
+        match parent_of(pid) {
+            Some(p) if p == ancestor => return true,
+            Some(p) if p > 1 => pid = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Renderer processes of `server`'s browser that burned most of a second
+/// of CPU over the last second: a hung page's renderer does. (Only its own:
+/// another test's busy page is not this one's.)
+fn busy_renderers(server: u32) -> usize {
     let sample = || -> Vec<(u32, u64)> {
         let mut out = Vec::new();
         for e in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -25,7 +43,7 @@ fn busy_renderers() -> usize {
                 continue;
             };
             let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if !(cmd.contains("chromium") && cmd.contains("--type=renderer")) {
+            if !(cmd.contains("chromium") && cmd.contains("--type=renderer")) || !descends_from(pid, server) {
                 continue;
             }
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -98,7 +116,7 @@ fn a_hung_page_ends_its_call_in_time_and_the_session_goes_on() {
     assert!(snap.contains("about:blank"), "the session goes on in a new tab: {snap}");
 
     // The hung renderers were ended: none burns a core.
-    assert_eq!(busy_renderers(), 0, "a hung renderer is still running");
+    assert_eq!(busy_renderers(c.pid()), 0, "a hung renderer is still running");
 }
 
 /// A script of the caller's in an endless loop is found in seconds, not at
