@@ -70,7 +70,7 @@ impl<'t> SelectorIndex<'t> {
                 }
             }
         }
-        keys.sort_unstable();
+        crate::sort::sort_u64(&mut keys);
         SelectorIndex {
             tree,
             keys,
