@@ -323,15 +323,18 @@ impl Session {
 
     /// Runs one tool call and composes its response. When the browser turns
     /// out to be dead (crashed, killed) before the tool runs, a new one is
-    /// started and the call runs there, once; so does a navigation during
-    /// which it died (its outcome does not depend on the lost page). Any
-    /// other call during which the browser died fails: what it waited for
-    /// or acted on is gone. A reply from a new browser says so.
+    /// started and the call runs there, once; so does a navigation or a
+    /// call that only reads during which it died (their outcome does not
+    /// depend on the lost page). Any other call during which the browser
+    /// died fails: what it acted on is gone. A reply from a new browser
+    /// says so.
     pub async fn call(&self, tool: &Tool, args: Value) -> Reply {
         let mut st = self.state.lock().await;
         let mut reply = match self.call_once(&mut st, tool, args.clone()).await {
             Attempt::Done(reply) => reply,
-            Attempt::BrowserDiedDuring if tool.name != "goto" => {
+            // (A call that only reads, such as a snapshot, runs again in the
+            // new browser, as it would had the death been seen before it.)
+            Attempt::BrowserDiedDuring if tool.name != "goto" && tool.changes_page => {
                 st.generation = None;
                 st.browser_lost = true;
                 let text = if self.host.is_extension() {
