@@ -66,6 +66,9 @@ fn own_output_dir(output: &std::path::Path) -> PathBuf {
 /// Said before the result of a call that ran in a browser started anew.
 const RELAUNCHED: &str = "Note: the browser had crashed or been closed, so a new one was started and this call ran \
 in a new tab: the session's earlier tabs and their pages are gone.";
+/// Through the extension, when no tab is shared any more.
+const NO_SHARED_TAB: &str = "No tab is shared any more (the shared tab was closed or unshared): share a tab in the \
+Sightline panel to go on.";
 /// The same through the extension: no browser was started, the user
 /// shared a tab again.
 const RESHARED: &str = "Note: the tab shared before was closed or is no longer shared; this call ran in the tab \
@@ -359,7 +362,12 @@ are gone: open your page again).",
                     Attempt::Done(reply) => reply,
                     Attempt::BrowserGone | Attempt::BrowserDiedDuring => {
                         st.generation = None;
-                        return self.reply(explain(tool, &Error::BrowserClosed, None), true, None);
+                        let text = if self.host.is_extension() {
+                            NO_SHARED_TAB.to_string()
+                        } else {
+                            explain(tool, &Error::BrowserClosed, None)
+                        };
+                        return self.reply(text, true, None);
                     }
                 }
             }
