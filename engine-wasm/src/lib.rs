@@ -9,8 +9,8 @@
 //!   `stitch`: the pure pipeline from a `DomTree` to a `FrameSnapshot`, and
 //!   frames into one page (also for hosts other than the driver).
 //! - `actions`, `blockers`: the pure rules of actions and removeBlocker.
-//! - `css_content`, `url_resolve`, `box_guess`, `number`, `words`, `sort`:
-//!   small pure helpers.
+//! - `css_content`, `url_resolve`, `box_guess`, `number`, `words`: small pure
+//!   helpers.
 //! - `adapter` (wasm32 only): the one thin layer that reads the DOM, plus the
 //!   exported JS API.
 
@@ -28,7 +28,6 @@ pub mod render;
 pub mod selector;
 pub mod semantics;
 pub mod snapshot;
-pub mod sort;
 pub mod stitch;
 pub mod url_resolve;
 pub mod viewport;

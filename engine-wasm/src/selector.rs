@@ -70,7 +70,7 @@ impl<'t> SelectorIndex<'t> {
                 }
             }
         }
-        crate::sort::sort_u64(&mut keys);
+        keys.sort_unstable();
         SelectorIndex {
             tree,
             keys,

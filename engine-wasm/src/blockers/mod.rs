@@ -278,22 +278,22 @@ fn close_buttons(sem: &Semantics, interactive: &[bool], id: NodeId, cand: &Rect)
 }
 
 /// `items` ordered by `rank` (lowest first), ties by node id (unique per
-/// item): by sorting plain `u64` keys with the engine's one sort
-/// (`crate::sort`); a sort with a comparator of its own would add ~2–3 KB of
-/// .wasm per call site. Memory stays in proportion to the items.
+/// item): by sorting plain `u64` keys, whose sort the selector index has
+/// already; a sort with a comparator of its own would add ~2–3 KB of .wasm
+/// per call site. Memory stays in proportion to the items.
 fn order_by<T>(items: Vec<(NodeId, T)>, rank: impl Fn(&T) -> u32) -> Vec<(NodeId, T)> {
     let mut keys: Vec<u64> = items
         .iter()
         .map(|(id, t)| (u64::from(rank(t)) << 32) | *id as u64)
         .collect();
-    crate::sort::sort_u64(&mut keys);
+    keys.sort_unstable();
     // Node id → position in `items`, found by binary search.
     let mut positions: Vec<u64> = items
         .iter()
         .enumerate()
         .map(|(i, (id, _))| ((*id as u64) << 32) | i as u64)
         .collect();
-    crate::sort::sort_u64(&mut positions);
+    positions.sort_unstable();
     let mut slots: Vec<Option<(NodeId, T)>> = items.into_iter().map(Some).collect();
     keys.into_iter()
         .filter_map(|k| {
