@@ -10,17 +10,8 @@ for tool in wasm-pack wasm-bindgen wasm-opt node; do
 done
 # Own target dir: keeps the nested build (from build.rs) off the outer cargo's lock.
 export CARGO_TARGET_DIR="$SIGHTLINE_ROOT/target/engine-wasm"
-# wasm-pack runs cargo and wasm-bindgen; wasm-opt runs here (the profile in
-# engine-wasm/Cargo.toml turns wasm-pack's off).
 wasm-pack --quiet build engine-wasm --target no-modules --profile wasm-release \
   --out-dir pkg --no-typescript --no-pack >&2
-# --low-memory-unused: the low 1 KB of memory is the far end of the 1 MB stack
-# (data starts at 1 MB), reached only as the stack overflows; binaryen may then
-# fold `p + C` (C < 1024) into a load's offset. --strip-target-features: the
-# section only tells tools which features the module uses.
-wasm-opt engine-wasm/pkg/sightline_engine_bg.wasm -o engine-wasm/pkg/sightline_engine_bg.wasm \
-  -Oz --converge --low-memory-unused --strip-debug --strip-producers --strip-target-features \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 node js-glue/build-bundle.mjs engine-wasm/pkg engine-wasm/pkg/sightline-engine.bundle.js >&2
 # The module the bundle embeds (import names shortened by build-bundle.mjs).
 size=$(stat -c %s engine-wasm/pkg/sightline-engine.wasm)
