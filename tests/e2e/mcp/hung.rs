@@ -43,7 +43,7 @@ fn busy_renderers(server: u32) -> usize {
                 continue;
             };
             let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if !(cmd.contains("chromium") && cmd.contains("--type=renderer")) || !descends_from(pid, server) {
+            if !(cmd.contains("chromium") && cmd.contains("--type=renderer") && descends_from(pid, server)) {
                 continue;
             }
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
