@@ -36,6 +36,16 @@ fn bad_png(e: impl std::fmt::Display) -> Error {
 
 impl Canvas {
     /// Decodes a PNG (any bit depth or colour type) to RGBA.
+    /// A white canvas (for tests that draw on one).
+    #[cfg(test)]
+    pub(crate) fn blank(width: u32, height: u32) -> Canvas {
+        Canvas {
+            width,
+            height,
+            rgba: vec![255; width as usize * height as usize * 4],
+        }
+    }
+
     pub fn from_png(bytes: &[u8]) -> Result<Canvas> {
         let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
         decoder.set_transformations(png::Transformations::normalize_to_color8());
@@ -135,11 +145,7 @@ mod tests {
 
     #[test]
     fn draws_and_round_trips_through_png() {
-        let mut c = Canvas {
-            width: 40,
-            height: 30,
-            rgba: vec![255; 40 * 30 * 4],
-        };
+        let mut c = Canvas::blank(40, 30);
         c.stroke(5, 5, 20, 10, 2, [255, 0, 0]);
         c.text(8, 18, "e1", 1, [0, 0, 255]);
         assert_eq!(c.pixel(5, 5), [255, 0, 0, 255]);

@@ -308,11 +308,7 @@ mod tests {
 
     #[test]
     fn labels_sit_above_boxes_with_room_and_inside_at_the_top() {
-        let mut c = Canvas {
-            width: 200,
-            height: 100,
-            rgba: vec![255; 200 * 100 * 4],
-        };
+        let mut c = Canvas::blank(200, 100);
         let boxes = vec![
             RefBox {
                 ref_: "e1".into(),
@@ -334,11 +330,7 @@ mod tests {
 
     #[test]
     fn tags_go_where_no_tag_is_and_crowded_ones_are_named() {
-        let mut c = Canvas {
-            width: 200,
-            height: 100,
-            rgba: vec![255; 200 * 100 * 4],
-        };
+        let mut c = Canvas::blank(200, 100);
         let at = |r: &str, x: f64| RefBox {
             ref_: r.into(),
             rect: Rect::new(x, 40.0, 60.0, 20.0),

@@ -49,7 +49,6 @@ pub use pointer::PointClick;
 pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
 };
-pub use screenshot::{MODEL_IMAGE_MAX_BYTES, MODEL_IMAGE_MAX_SIDE};
 pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;
 pub use storage::StorageItem;

@@ -134,6 +134,23 @@ impl Page {
         Ok((png, (height > shown).then_some((shown, height))))
     }
 
+    /// [`Page::screenshot_full_page_at_most`] for a model's API: at most
+    /// [`MODEL_IMAGE_MAX_SIDE`] tall, and taken again shorter until its PNG
+    /// has at most [`MODEL_IMAGE_MAX_BYTES`] (a busy page's image).
+    pub async fn screenshot_full_page_for_a_model(&self) -> Result<(Vec<u8>, Option<(f64, f64)>)> {
+        let mut shot = self.screenshot_full_page_at_most(Some(MODEL_IMAGE_MAX_SIDE)).await?;
+        while shot.0.len() > MODEL_IMAGE_MAX_BYTES {
+            let tall = crate::image::png_size(&shot.0).map_or(MODEL_IMAGE_MAX_SIDE, |(_, h)| f64::from(h));
+            let shown = shot.1.map_or(tall, |(shown, _)| shown);
+            let fewer = (shown * MODEL_IMAGE_MAX_BYTES as f64 / shot.0.len() as f64 * 0.9).floor();
+            if fewer < 100.0 {
+                break;
+            }
+            shot = self.screenshot_full_page_at_most(Some(fewer)).await?;
+        }
+        Ok(shot)
+    }
+
     /// A PNG of one element's box (scrolled into view first).
     pub async fn screenshot_element(&self, target: impl Into<Target>) -> Result<Vec<u8>> {
         let target = target.into();

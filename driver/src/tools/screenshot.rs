@@ -82,24 +82,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     format!("the element {t}"),
                 ),
                 None if a.full_page => {
-                    let for_a_model = !ctx.settings.images_to_files;
-                    let mut most = for_a_model.then_some(crate::page::MODEL_IMAGE_MAX_SIDE);
-                    let mut shot = page.screenshot_full_page_at_most(most).await?;
-                    // A model's API also refuses an image of too many bytes
-                    // (a busy page's PNG): a shorter cut, as many times as
-                    // it takes.
-                    while for_a_model && shot.0.len() > crate::page::MODEL_IMAGE_MAX_BYTES {
-                        let tall = crate::image::png_size(&shot.0)
-                            .map_or(crate::page::MODEL_IMAGE_MAX_SIDE, |(_, h)| f64::from(h));
-                        let shown = shot.1.map_or(tall, |(shown, _)| shown);
-                        let fewer =
-                            (shown * crate::page::MODEL_IMAGE_MAX_BYTES as f64 / shot.0.len() as f64 * 0.9).floor();
-                        if fewer < 100.0 {
-                            break;
-                        }
-                        most = Some(fewer);
-                        shot = page.screenshot_full_page_at_most(most).await?;
-                    }
+                    // (Images for a model's API have its limits; files the caller reads, Chromium's.)
+                    let shot = if ctx.settings.images_to_files {
+                        page.screenshot_full_page_at_most(None).await?
+                    } else {
+                        page.screenshot_full_page_for_a_model().await?
+                    };
                     match shot {
                         (png, None) => (png, "the whole page".to_string()),
                         (png, Some((shown, height))) => (
