@@ -172,6 +172,46 @@ async fn a_promise_that_never_settles_says_so() {
     .await;
 }
 
+/// A renderer that crashes while a command waits on it (here one busy in a
+/// long script) never answers that command: it fails at once as a crash,
+/// not after the DevTools timeout as "the browser did not reply" (a batch
+/// task on a page that crashed its renderer took 30 s so, on a busy machine).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_waiting_on_a_renderer_that_crashes_fails_at_once() {
+    use crate::support::world::cdp;
+    use serde_json::json;
+    use sightline::{Browser, Error, LaunchOptions};
+    use std::time::{Duration, Instant};
+    with_timeout("a crash under a waiting command", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("short.html")).await.expect("goto");
+        // The renderer's main thread is held for 8 s from now: a question
+        // to the page waits for it.
+        page.evaluate("setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} }, 0); 0")
+            .await
+            .expect("the loop is set");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let crasher = page.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            // (Runs on the renderer's IO thread: the loop cannot hold it.)
+            let _ = tokio::time::timeout(Duration::from_secs(2), cdp(&crasher, "Page.crash", json!({}))).await;
+        });
+        let asked = Instant::now();
+        let answer = page.evaluate_in_frames("1").await;
+        assert!(matches!(answer, Err(Error::PageCrashed)), "{answer:?}");
+        assert!(
+            asked.elapsed() < Duration::from_secs(6),
+            "failed only after {:?} (the loop holds 8 s, the DevTools timeout is 30 s)",
+            asked.elapsed()
+        );
+        let _ = browser.close().await;
+    })
+    .await;
+}
+
 /// `sightline snapshot --help | head`: a reader that went away is no panic.
 #[test]
 fn help_into_a_closed_pipe_is_no_panic() {

@@ -640,9 +640,9 @@ as the target"
             .ok_or_else(|| self.action_error("setInputFiles", &target, &ready.info, ActionErrorKind::NotAttached))?;
         let mut p = SetFileInputFilesParams::new(absolute.clone());
         p.object_id = Some(object.clone());
-        let set = self.cdp().execute(p).await;
-        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
-        set.map_err(|e| Error::cdp("DOM.setFileInputFiles", e))?;
+        let set = self.send(p).await;
+        let _ = self.send(ReleaseObjectParams::new(object)).await;
+        set?;
         let mut result = ActionResult::of(&ready);
         result.value = Some(
             absolute

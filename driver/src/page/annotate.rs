@@ -14,7 +14,7 @@ use sightline_engine::protocol::{Rect, SnapshotMode, SnapshotResult};
 
 use super::handle::Page;
 use super::snapshot::SnapshotOptions;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::image::{Canvas, Rgb};
 
 /// One labelled box.
@@ -208,20 +208,12 @@ impl Page {
     /// Where a child frame's viewport starts in top-level viewport
     /// coordinates: its `<iframe>`'s content box.
     async fn frame_origin(&self, frame: &FrameId) -> Result<(f64, f64)> {
-        let owner = self
-            .cdp()
-            .execute(GetFrameOwnerParams::new(frame.clone()))
-            .await
-            .map_err(|e| Error::cdp("DOM.getFrameOwner", e))?;
+        let owner = self.send(GetFrameOwnerParams::new(frame.clone())).await?;
         let p = GetBoxModelParams {
             backend_node_id: Some(owner.result.backend_node_id),
             ..Default::default()
         };
-        let model = self
-            .cdp()
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("DOM.getBoxModel", e))?;
+        let model = self.send(p).await?;
         let quad = model.result.model.content.inner();
         Ok((quad[0], quad[1]))
     }

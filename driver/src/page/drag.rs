@@ -173,21 +173,13 @@ impl Page {
     }
 
     async fn set_intercept_drags(&self, on: bool) -> Result<()> {
-        self.cdp()
-            .execute(SetInterceptDragsParams::new(on))
-            .await
-            .map(|_| ())
-            .map_err(|e| Error::cdp("Input.setInterceptDrags", e))
+        self.send(SetInterceptDragsParams::new(on)).await.map(|_| ())
     }
 
     async fn drag_event(&self, ty: DispatchDragEventType, at: (f64, f64), data: &DragData) -> Result<()> {
         let mut p = DispatchDragEventParams::new(ty, at.0, at.1, data.clone());
         p.modifiers = Some(0);
         self.input_begins();
-        self.cdp()
-            .execute(p)
-            .await
-            .map(|_| ())
-            .map_err(|e| Error::cdp("Input.dispatchDragEvent", e))
+        self.send(p).await.map(|_| ())
     }
 }

@@ -47,11 +47,7 @@ impl Page {
         }
         let mut p = CreateIsolatedWorldParams::new(frame.clone());
         p.world_name = Some(WORLD_NAME.to_string());
-        let resp = self
-            .inner
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Page.createIsolatedWorld", e))?;
+        let resp = self.send(p).await?;
         let ctx = resp.result.execution_context_id;
         self.state().contexts.insert(frame.inner().clone(), ctx);
         Ok(ctx)
@@ -75,11 +71,7 @@ impl Page {
 
     /// Runs `Runtime.evaluate` and returns the JSON value, or what it threw.
     pub(crate) async fn evaluate_params(&self, p: EvaluateParams, frame: impl FnOnce() -> String) -> Result<Value> {
-        let resp = self
-            .inner
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
+        let resp = self.send(p).await?;
         threw(&resp.result.exception_details, frame)?;
         Ok(resp.result.result.value.clone().unwrap_or(Value::Null))
     }
@@ -262,21 +254,13 @@ impl Page {
         parent_ctx: ExecutionContextId,
         child: &FrameId,
     ) -> Result<Option<String>> {
-        let owner = self
-            .inner
-            .execute(GetFrameOwnerParams::new(child.clone()))
-            .await
-            .map_err(|e| Error::cdp("DOM.getFrameOwner", e))?;
+        let owner = self.send(GetFrameOwnerParams::new(child.clone())).await?;
         let resolve = ResolveNodeParams {
             backend_node_id: Some(owner.result.backend_node_id),
             execution_context_id: Some(parent_ctx),
             ..Default::default()
         };
-        let node = self
-            .inner
-            .execute(resolve)
-            .await
-            .map_err(|e| Error::cdp("DOM.resolveNode", e))?;
+        let node = self.send(resolve).await?;
         let Some(object_id) = node.result.object.object_id.clone() else {
             return Ok(None);
         };
@@ -284,13 +268,9 @@ impl Page {
         call.object_id = Some(object_id.clone());
         call.return_by_value = Some(true);
         call.silent = Some(true);
-        let called = self
-            .inner
-            .execute(call)
-            .await
-            .map_err(|e| Error::cdp("Runtime.callFunctionOn", e));
+        let called = self.send(call).await;
         // Best effort: the wrapper would otherwise live as long as the document.
-        let _ = self.inner.execute(ReleaseObjectParams::new(object_id)).await;
+        let _ = self.send(ReleaseObjectParams::new(object_id)).await;
         let called = called?;
         threw(&called.result.exception_details, || frame_label(parent))?;
         Ok(called

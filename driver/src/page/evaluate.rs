@@ -118,11 +118,7 @@ impl Page {
         }
         let mut p = CreateIsolatedWorldParams::new(frame.clone());
         p.world_name = Some(USER_WORLD_NAME.to_string());
-        let resp = self
-            .cdp()
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Page.createIsolatedWorld", e))?;
+        let resp = self.send(p).await?;
         let ctx = resp.result.execution_context_id;
         self.state().user_contexts.insert(frame.inner().clone(), ctx);
         Ok(ctx)
@@ -164,26 +160,19 @@ impl Page {
             .ok_or_else(|| Error::InvalidAction(format!("{} no longer resolves", target.label())))?;
         // The engine's world holds the element; the page's world needs its own handle to it.
         let described = self
-            .cdp()
-            .execute(DescribeNodeParams {
+            .send(DescribeNodeParams {
                 object_id: Some(engine_object.clone()),
                 ..Default::default()
             })
             .await;
-        let _ = self.cdp().execute(ReleaseObjectParams::new(engine_object)).await;
-        let backend = described
-            .map_err(|e| Error::cdp("DOM.describeNode", e))?
-            .result
-            .node
-            .backend_node_id;
+        let _ = self.send(ReleaseObjectParams::new(engine_object)).await;
+        let backend = described?.result.node.backend_node_id;
         let resolved = self
-            .cdp()
-            .execute(ResolveNodeParams {
+            .send(ResolveNodeParams {
                 backend_node_id: Some(backend),
                 ..Default::default()
             })
-            .await
-            .map_err(|e| Error::cdp("DOM.resolveNode", e))?;
+            .await?;
         let object = resolved.result.object.object_id.clone().ok_or_else(|| Error::Engine {
             frame: "the main world".into(),
             message: "the element has no handle in the page's world".into(),
@@ -217,9 +206,9 @@ impl Page {
         call.return_by_value = Some(true);
         call.await_promise = Some(true);
         call.silent = Some(true);
-        let called = self.cdp().execute(call).await;
-        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
-        let called = called.map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
+        let called = self.send(call).await;
+        let _ = self.send(ReleaseObjectParams::new(object)).await;
+        let called = called?;
         threw(&called.result.exception_details, world)?;
         Ok(called.result.result.value.clone())
     }

@@ -4,16 +4,12 @@
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree, GetFrameTreeParams};
 
 use super::handle::Page;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 impl Page {
     /// The current frame tree.
     pub(crate) async fn frame_tree(&self) -> Result<FrameTree> {
-        let resp = self
-            .inner
-            .execute(GetFrameTreeParams::default())
-            .await
-            .map_err(|e| Error::cdp("Page.getFrameTree", e))?;
+        let resp = self.send(GetFrameTreeParams::default()).await?;
         Ok(resp.result.frame_tree.clone())
     }
 

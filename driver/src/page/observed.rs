@@ -56,10 +56,7 @@ impl Page {
             .ok_or_else(|| Error::InvalidAction("no dialog is open".into()))?;
         let mut params = HandleJavaScriptDialogParams::new(accept);
         params.prompt_text = prompt_text.map(str::to_string);
-        self.cdp()
-            .execute(params)
-            .await
-            .map_err(|e| Error::cdp("Page.handleJavaScriptDialog", e))?;
+        self.send(params).await?;
         self.events().dialog.send_replace(None);
         Ok(info)
     }

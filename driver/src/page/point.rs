@@ -108,7 +108,7 @@ impl Page {
         );
         p.include_user_agent_shadow_dom = Some(false);
         p.ignore_pointer_events_none = Some(true);
-        let Ok(hit) = self.cdp().execute(p).await else {
+        let Ok(hit) = self.send(p).await else {
             // Nothing there (outside the document), or the page is changing.
             return Ok(None);
         };
@@ -131,7 +131,7 @@ impl Page {
             execution_context_id: Some(ctx),
             ..Default::default()
         };
-        let Ok(node) = self.cdp().execute(resolve).await else {
+        let Ok(node) = self.send(resolve).await else {
             return Ok(None);
         };
         let Some(object) = node.result.object.object_id.clone() else {

@@ -226,10 +226,7 @@ impl Page {
             .await;
         self.input_begins();
         self.step_scrolled();
-        self.cdp()
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Input.dispatchMouseEvent", e))?;
+        self.send(p).await?;
         let landed = self
             .engine_eval(&main, &format!("({WHEEL_SETTLED_JS})()"), true)
             .await
@@ -282,13 +279,7 @@ impl Page {
             p.native_virtual_key_code = Some(k.key_code);
             p
         };
-        let send = |p: DispatchKeyEventParams| async move {
-            self.cdp()
-                .execute(p)
-                .await
-                .map(|_| ())
-                .map_err(|e| Error::cdp("Input.dispatchKeyEvent", e))
-        };
+        let send = |p: DispatchKeyEventParams| async move { self.send(p).await.map(|_| ()) };
         send(event(DispatchKeyEventType::RawKeyDown)).await?;
         // The hold itself is the action asked for, not a wait for the page.
         let held = self.wait(duration).await;

@@ -53,10 +53,7 @@ impl Page {
             optimize_for_speed: fast.then_some(true),
             ..Default::default()
         };
-        let resp = self
-            .unless_crashed(self.cdp().execute(p))
-            .await?
-            .map_err(|e| Error::cdp("Page.captureScreenshot", e))?;
+        let resp = self.send(p).await?;
         let data: &str = resp.result.data.as_ref();
         png(base64::decode(data).ok_or_else(|| Error::Cdp {
             method: "Page.captureScreenshot",
@@ -98,11 +95,7 @@ impl Page {
 
     /// The viewport's and the document's sizes and the scroll offset, in CSS pixels.
     async fn layout_metrics(&self) -> Result<GetLayoutMetricsReturns> {
-        self.cdp()
-            .execute(GetLayoutMetricsParams::default())
-            .await
-            .map(|m| m.result)
-            .map_err(|e| Error::cdp("Page.getLayoutMetrics", e))
+        self.send(GetLayoutMetricsParams::default()).await.map(|m| m.result)
     }
 
     /// A PNG of the whole page, beyond the viewport.

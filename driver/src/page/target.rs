@@ -451,7 +451,7 @@ impl Page {
         };
         match self.engine_object(&loc.frame, &loc.engine_target).await {
             Ok(Some(object)) => {
-                let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+                let _ = self.send(ReleaseObjectParams::new(object)).await;
                 Ok(true)
             }
             Ok(None) => Ok(false),
@@ -479,9 +479,9 @@ impl Page {
             object_id: Some(object.clone()),
             ..Default::default()
         };
-        let described = self.cdp().execute(p).await;
-        let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
-        let node = described.map_err(|e| Error::cdp("DOM.describeNode", e))?;
+        let described = self.send(p).await;
+        let _ = self.send(ReleaseObjectParams::new(object)).await;
+        let node = described?;
         node.result
             .node
             .frame_id
@@ -498,11 +498,7 @@ impl Page {
         let mut p = EvaluateParams::new(format!("globalThis.__sightline.resolve({literal})"));
         p.context_id = Some(ctx);
         p.silent = Some(true);
-        let resp = self
-            .cdp()
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Runtime.evaluate", e))?;
+        let resp = self.send(p).await?;
         threw(&resp.result.exception_details, || format!("frame {}", frame.inner()))?;
         Ok(resp.result.result.object_id.clone())
     }
@@ -549,7 +545,7 @@ impl Page {
         let owners = self.frame_owners(loc).await?;
         let outcome = self.probe_with_owners(loc, needs, &owners).await;
         for (_, object) in owners {
-            let _ = self.cdp().execute(ReleaseObjectParams::new(object)).await;
+            let _ = self.send(ReleaseObjectParams::new(object)).await;
         }
         outcome
     }
@@ -768,22 +764,14 @@ impl Page {
         let mut out = Vec::new();
         let mut parent = self.main_frame_id().await?;
         for child in &loc.chain {
-            let owner = self
-                .cdp()
-                .execute(GetFrameOwnerParams::new(child.clone()))
-                .await
-                .map_err(|e| Error::cdp("DOM.getFrameOwner", e))?;
+            let owner = self.send(GetFrameOwnerParams::new(child.clone())).await?;
             let ctx = self.ensure_engine(&parent).await?;
             let resolve = ResolveNodeParams {
                 backend_node_id: Some(owner.result.backend_node_id),
                 execution_context_id: Some(ctx),
                 ..Default::default()
             };
-            let node = self
-                .cdp()
-                .execute(resolve)
-                .await
-                .map_err(|e| Error::cdp("DOM.resolveNode", e))?;
+            let node = self.send(resolve).await?;
             let Some(object) = node.result.object.object_id.clone() else {
                 return Err(Error::Engine {
                     frame: format!("frame {}", parent.inner()),
@@ -810,11 +798,7 @@ impl Page {
             arg(at.map(|p| json!(p.0)).unwrap_or(Value::Null)),
             arg(at.map(|p| json!(p.1)).unwrap_or(Value::Null)),
         ]);
-        let resp = self
-            .cdp()
-            .execute(call)
-            .await
-            .map_err(|e| Error::cdp("Runtime.callFunctionOn", e))?;
+        let resp = self.send(call).await?;
         threw(&resp.result.exception_details, || "a parent frame".into())?;
         let v = resp.result.result.value.clone().unwrap_or(Value::Null);
         serde_json::from_value(v).map_err(|e| Error::Engine {

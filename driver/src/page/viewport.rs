@@ -121,10 +121,7 @@ impl Page {
     /// Resizes the viewport (CSS pixels, device scale factor 1).
     pub async fn set_viewport(&self, size: ViewportSize) -> Result<()> {
         let p = SetDeviceMetricsOverrideParams::new(i64::from(size.width), i64::from(size.height), 1.0, false);
-        self.cdp()
-            .execute(p)
-            .await
-            .map_err(|e| Error::cdp("Emulation.setDeviceMetricsOverride", e))?;
+        self.send(p).await?;
         Ok(())
     }
 
