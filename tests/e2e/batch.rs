@@ -118,7 +118,9 @@ pub fn batch_on_a_terminal(tasks: &Path, out: &Path, extra: &[&str]) -> CliOutpu
         line.push_str(&quote(&a));
     }
     let mut cmd = std::process::Command::new("script");
-    cmd.args(["-qefc", &line, "/dev/null"]).env_remove("SIGHTLINE_LOG");
+    cmd.args(["-qefc", &line, "/dev/null"])
+        .env_remove("SIGHTLINE_LOG")
+        .env_remove("RUST_MIN_STACK");
     run_with_limit(cmd, "sightline batch on a terminal")
 }
 

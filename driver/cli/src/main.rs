@@ -134,7 +134,16 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // Workers get 16 MB of stack, as the tests' threads do (.cargo/config.toml):
+    // an unoptimised build keeps each await's temporaries in the poll
+    // function's frame, and a batch task (agent → tool → page) overflowed
+    // the default 2 MB when the binary was run outside cargo. (Only address
+    // space: pages are committed as they are used.)
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(16 * 1024 * 1024)
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -85,7 +85,9 @@ pub fn run_cli(args: &[&str]) -> CliOutput {
 pub fn run_cli_env(args: &[&str], envs: &[(&str, &str)]) -> CliOutput {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sightline"));
     cmd.args(args);
-    cmd.env_remove("SIGHTLINE_LOG");
+    // Run as a user runs it, outside cargo: without the tests' larger
+    // thread stacks (.cargo/config.toml), which hid a debug build's overflow.
+    cmd.env_remove("SIGHTLINE_LOG").env_remove("RUST_MIN_STACK");
     for (k, v) in envs {
         cmd.env(k, v);
     }
