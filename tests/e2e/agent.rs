@@ -478,6 +478,11 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
             turn("scroll", json!({"direction": "sideways"})),
             turn("wait", json!({"ms": 3000})),
             turn("extract", json!({"instruction": "prices", "schema": {"type": 5}})),
+            // done beside a failing action, in one turn: not accepted.
+            Reply::tools(vec![
+                ("click", json!({"target": "e999"})),
+                ("done", json!({"reasoning": "Clicked it.", "taskComplete": true})),
+            ]),
             turn("scroll", json!({"direction": "down", "percentage": 100})),
             turn("done", json!({"reasoning": "Scrolled.", "taskComplete": true})),
         ]);
@@ -504,7 +509,15 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
             "{results:?}"
         );
         assert!(results[2].0.contains("extract: schema") && !results[2].1, "{results:?}");
-        assert!(results[3].1, "{results:?}");
+        assert!(!results[3].1, "{results:?}");
+        assert!(
+            results[4]
+                .0
+                .contains("done was not accepted: click failed in this same turn")
+                && !results[4].1,
+            "{results:?}"
+        );
+        assert!(results[5].1, "{results:?}");
         let turns = agent_turns(&server);
         let fed_back = &turns[1];
         assert!(fed_back.last_user_text().contains("invalid arguments for scroll"));
@@ -512,10 +525,11 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
             fed_back.raw.contains("\"is_error\":true"),
             "Anthropic tool_result marked as an error"
         );
+        assert!(turns[4].raw.contains("done was not accepted"), "the model is told why");
         assert!(
-            turns[4].last_user_text().contains("# Page position: 1 viewport above"),
+            turns[5].last_user_text().contains("# Page position: 1 viewport above"),
             "{}",
-            turns[4].last_user_text()
+            turns[5].last_user_text()
         );
         server.assert_no_malformed();
         browser.close().await.unwrap();

@@ -244,7 +244,24 @@ impl<'a> ToolLoop<'a> {
                     return End::Interrupted;
                 };
                 let mut outcome = applied.output;
-                let finish = outcome.finish.take();
+                let mut finish = outcome.finish.take();
+                // `done` sent beside an action that failed, in one turn: the
+                // model claimed the task before it saw the failure.
+                let failed_before: Vec<&str> = response.tool_calls[..results.len()]
+                    .iter()
+                    .zip(&results)
+                    .filter(|(_, (_, _, failed))| *failed)
+                    .map(|(c, _)| c.name.as_str())
+                    .collect();
+                if finish.as_ref().is_some_and(|f| f.complete) && !failed_before.is_empty() {
+                    finish = None;
+                    outcome.ok = false;
+                    outcome.text = format!(
+                        "done was not accepted: {} failed in this same turn (see its result). Call done only once \
+the task is done.",
+                        failed_before.join(", ")
+                    );
+                }
                 page_changed |= applied.changed_page;
                 if let Some(png) = outcome.image_png.take() {
                     images.push(base64::encode(&png));

@@ -316,6 +316,7 @@ impl<'a> ActRun<'a> {
                 Some(_) => "removeBlocker may not be called again; call performAction".to_string(),
                 None => "answer by calling performAction (or removeBlocker)".to_string(),
             };
+            let problem = response.explain(problem);
             if fed_back {
                 return Ok(Decision::Invalid(problem));
             }

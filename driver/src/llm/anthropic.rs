@@ -198,6 +198,7 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         Some("end_turn") | Some("stop_sequence") => StopReason::EndTurn,
         Some("tool_use") => StopReason::ToolUse,
         Some("max_tokens") => StopReason::MaxTokens,
+        Some("refusal") => StopReason::Refused,
         _ => StopReason::Other,
     };
     let u = body.get("usage").cloned().unwrap_or(Value::Null);
@@ -333,6 +334,8 @@ mod tests {
         let m = messages(&[Message::user("go"), r.to_message()]);
         assert_eq!(m[1]["content"], body["content"]);
         // A plain answer is rebuilt from its parts as before.
+        let refused = json!({"content": [], "stop_reason": "refusal", "usage": {}});
+        assert_eq!(parse_response(&refused).unwrap().stop, StopReason::Refused);
         let plain = json!({"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": {}});
         assert!(parse_response(&plain).unwrap().native.is_none());
     }

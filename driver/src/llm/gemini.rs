@@ -214,6 +214,9 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         _ if !tool_calls.is_empty() => StopReason::ToolUse,
         None | Some("STOP") => StopReason::EndTurn,
         Some("MAX_TOKENS") => StopReason::MaxTokens,
+        Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY") => {
+            StopReason::Refused
+        }
         Some(_) => StopReason::Other,
     };
     let u = body.get("usageMetadata").cloned().unwrap_or(Value::Null);
@@ -301,6 +304,8 @@ mod tests {
             "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "thoughtsTokenCount": 2}});
         let r = parse_response(&answer).unwrap();
         assert_eq!(r.stop, StopReason::ToolUse);
+        let blocked = json!({"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "SAFETY"}]});
+        assert_eq!(parse_response(&blocked).unwrap().stop, StopReason::Refused);
         assert_eq!(r.usage.output_tokens, 7);
         assert_eq!(r.tool_calls[0].name, "click_at");
         let results = Message {

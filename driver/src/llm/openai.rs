@@ -24,9 +24,16 @@ pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("messages".into(), Value::Array(messages));
-    body.insert("max_tokens".into(), json!(req.max_tokens.unwrap_or(max_tokens)));
-    if let Some(t) = temperature {
-        body.insert("temperature".into(), json!(t));
+    let limit = req.max_tokens.unwrap_or(max_tokens);
+    if is_reasoning_model(model) {
+        // OpenAI's reasoning models refuse `max_tokens` (400, "use
+        // max_completion_tokens") and any temperature but the default.
+        body.insert("max_completion_tokens".into(), json!(limit));
+    } else {
+        body.insert("max_tokens".into(), json!(limit));
+        if let Some(t) = temperature {
+            body.insert("temperature".into(), json!(t));
+        }
     }
     if !req.tools.is_empty() {
         let tools: Vec<Value> = req
@@ -57,6 +64,15 @@ pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature
     Value::Object(body)
 }
 
+/// OpenAI's reasoning models by name: the o-series and gpt-5 (not
+/// gpt-5-chat). Names with a vendor prefix (`openai/gpt-5` on a router)
+/// are the router's to translate.
+fn is_reasoning_model(model: &str) -> bool {
+    let o_series = model.len() > 1 && model.starts_with('o') && model.as_bytes()[1].is_ascii_digit();
+    let gpt5 = model.starts_with("gpt-5") && !model.starts_with("gpt-5-chat");
+    !model.contains('/') && (o_series || gpt5)
+}
+
 /// One neutral message becomes one or more wire messages: tool results are
 /// separate `tool` messages, and must directly follow the assistant message
 /// that called the tools.
@@ -81,6 +97,12 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
                     _ => None,
                 })
                 .collect();
+            if text.is_empty() && calls.is_empty() {
+                // (An empty answer: OpenAI refuses an assistant message with
+                // neither content nor tool calls, as the other formats leave
+                // such a turn out.)
+                return;
+            }
             let mut msg = Map::new();
             msg.insert("role".into(), json!("assistant"));
             msg.insert(
@@ -145,6 +167,12 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         ),
         _ => None,
     };
+    // A refusal comes in its own field, with no content.
+    let refusal = message
+        .get("refusal")
+        .and_then(Value::as_str)
+        .filter(|r| !r.trim().is_empty());
+    let text = text.filter(|t| !t.is_empty()).or(refusal.map(str::to_string));
     let mut tool_calls = Vec::new();
     if let Some(Value::Array(calls)) = message.get("tool_calls") {
         for c in calls {
@@ -162,6 +190,8 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         }
     }
     let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+        _ if refusal.is_some() && tool_calls.is_empty() => StopReason::Refused,
+        Some("content_filter") => StopReason::Refused,
         Some("stop") => StopReason::EndTurn,
         Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
         Some("length") => StopReason::MaxTokens,
@@ -217,6 +247,76 @@ pub fn is_unknown_model(status: u16, body: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasoning_models_get_max_completion_tokens_and_no_temperature() {
+        let req = ChatRequest::default();
+        for model in ["gpt-5", "gpt-5-mini", "o3", "o4-mini", "o1"] {
+            let b = request_body(model, &req, 100, Some(0.2));
+            assert_eq!(b["max_completion_tokens"], json!(100), "{model}");
+            assert!(
+                b.get("max_tokens").is_none() && b.get("temperature").is_none(),
+                "{model}: {b}"
+            );
+        }
+        for model in [
+            "gpt-4.1-mini",
+            "gpt-5-chat-latest",
+            "openai/gpt-5",
+            "omni-local",
+            "llama3",
+        ] {
+            let b = request_body(model, &req, 100, Some(0.2));
+            assert_eq!(
+                (b["max_tokens"].clone(), b["temperature"].clone()),
+                (json!(100), json!(0.2_f32)),
+                "{model}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_read_and_an_empty_turn_is_not_sent_back() {
+        let body = json!({"choices": [{"message": {"role": "assistant", "content": null,
+            "refusal": "I can't help with that."}, "finish_reason": "stop"}]});
+        let r = parse_response(&body).unwrap();
+        assert_eq!(
+            (r.text.as_deref(), r.stop),
+            (Some("I can't help with that."), StopReason::Refused)
+        );
+        assert_eq!(r.stopped_short().unwrap(), "the model refused: I can't help with that.");
+        // Its words go back as the assistant's turn; an empty answer is left out
+        // (OpenAI refuses an assistant message with neither content nor tool calls).
+        let empty = ChatResponse {
+            text: None,
+            tool_calls: vec![],
+            stop: StopReason::EndTurn,
+            usage: Usage::default(),
+            id: None,
+            native: None,
+        };
+        let req = ChatRequest {
+            messages: vec![
+                Message::user("hi"),
+                r.to_message(),
+                empty.to_message(),
+                Message::user("again"),
+            ],
+            ..Default::default()
+        };
+        let b = request_body("m", &req, 100, None);
+        let messages = b["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3, "{b}");
+        assert_eq!(
+            messages[1],
+            json!({"role": "assistant", "content": "I can't help with that."})
+        );
+        let cut = json!({"choices": [{"message": {"content": "{\"a\": "}, "finish_reason": "length"}]});
+        let r = parse_response(&cut).unwrap();
+        assert!(r
+            .explain("not JSON".into())
+            .starts_with("the answer was cut off at the model's output limit"));
+    }
 
     #[test]
     fn tool_results_follow_their_calls_as_tool_messages() {

@@ -202,6 +202,7 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
         .and_then(Value::as_array)
         .ok_or_else(|| "the response has no output".to_string())?;
     let mut text = Vec::new();
+    let mut refused = false;
     let mut tool_calls = Vec::new();
     for item in output {
         match item.get("type").and_then(Value::as_str) {
@@ -209,6 +210,9 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
                 for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
                     if let Some(t) = part.get("text").and_then(Value::as_str) {
                         text.push(t.to_string());
+                    } else if let Some(r) = part.get("refusal").and_then(Value::as_str) {
+                        refused = true;
+                        text.push(r.to_string());
                     }
                 }
             }
@@ -242,6 +246,8 @@ pub fn parse_response(body: &Value) -> Result<ChatResponse, String> {
     let incomplete = body.get("status").and_then(Value::as_str) == Some("incomplete");
     let stop = if !tool_calls.is_empty() {
         StopReason::ToolUse
+    } else if refused || (incomplete && body["incomplete_details"]["reason"] == "content_filter") {
+        StopReason::Refused
     } else if incomplete && body["incomplete_details"]["reason"] == "max_output_tokens" {
         StopReason::MaxTokens
     } else if incomplete {
@@ -392,6 +398,13 @@ mod tests {
             "usage": {"input_tokens": 1, "output_tokens": 1}});
         let r = parse_response(&done).unwrap();
         assert_eq!((r.text.as_deref(), r.stop), (Some("Done"), StopReason::EndTurn));
+        let refused = json!({"output": [{"type": "message", "role": "assistant", "content": [
+            {"type": "refusal", "refusal": "I cannot assist with that."}]}], "status": "completed"});
+        let r = parse_response(&refused).unwrap();
+        assert_eq!(
+            (r.text.as_deref(), r.stop),
+            (Some("I cannot assist with that."), StopReason::Refused)
+        );
     }
 
     #[test]

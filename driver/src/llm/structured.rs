@@ -102,6 +102,7 @@ impl Llm {
             match checked {
                 Ok(value) => return Ok(StructuredReply { value, usage }),
                 Err(problem) => {
+                    let problem = response.explain(problem);
                     tracing::info!("{purpose}: answer rejected (attempt {}): {problem}", attempt + 1);
                     messages.push(response.to_message());
                     messages.push(feedback(&response, &problem));

@@ -187,6 +187,9 @@ pub enum StopReason {
     EndTurn,
     ToolUse,
     MaxTokens,
+    /// The model declined (OpenAI's `refusal`, Anthropic's `refusal` stop,
+    /// Gemini's safety stops); the text, when any, is its words.
+    Refused,
     Other,
 }
 
@@ -249,5 +252,28 @@ impl ChatResponse {
             });
         }
         Message::assistant(parts)
+    }
+
+    /// Why an answer stopped short of what was asked, when it says so: a
+    /// refusal (with the model's words) or the output limit.
+    pub fn stopped_short(&self) -> Option<String> {
+        let words = self.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        match self.stop {
+            StopReason::Refused => Some(match words {
+                Some(w) => format!("the model refused: {}", crate::text::clip(w, 200)),
+                None => "the model refused".into(),
+            }),
+            StopReason::MaxTokens => Some("the answer was cut off at the model's output limit (max_tokens)".into()),
+            _ => None,
+        }
+    }
+
+    /// `problem` with the reason the answer stopped short put first, when
+    /// there is one (a refusal reads as one, not as a malformed answer).
+    pub fn explain(&self, problem: String) -> String {
+        match self.stopped_short() {
+            Some(why) => format!("{why} ({problem})"),
+            None => problem,
+        }
     }
 }

@@ -174,3 +174,29 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
     })
     .await
 }
+
+/// A computer-use model ends by answering, but a refusal, or a turn with
+/// neither an action nor an answer, is no sign the task was done: the run
+/// ends as not completed, with the model's words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_or_an_empty_answer_is_no_success() {
+    with_timeout("openai refusal", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let usage = json!({"input_tokens": 5, "output_tokens": 3, "total_tokens": 8});
+        let refusal = json!({"id": "resp_r", "object": "response", "status": "completed", "usage": usage,
+            "output": [{"type": "message", "id": "msg_r", "role": "assistant", "status": "completed",
+                "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]});
+        let empty = json!({"id": "resp_e", "object": "response", "status": "completed", "usage": usage, "output": []});
+        for (answer, said) in [
+            (refusal, "the model refused: I can't help with that."),
+            (empty, "the model ended its turn with neither an action nor an answer"),
+        ] {
+            let server = LlmServer::with_script(vec![click(CLOSE), Reply::raw(answer.to_string())]);
+            let (result, _) = run(&ctx, &server, SafetyChecks::Deny).await;
+            assert!(!result.success && !result.completed, "{}", result.message);
+            assert_eq!(result.message, said);
+            assert_eq!(result.actions.len(), 1, "the click before it is kept");
+        }
+    })
+    .await
+}

@@ -136,9 +136,17 @@ impl<'a> CuaLoop<'a> {
             }
             let reasoning = response.text.clone().filter(|t| !t.trim().is_empty());
             if response.tool_calls.is_empty() {
+                // A computer-use model ends by answering. A refusal, an
+                // answer cut off at the output limit, or no answer at all
+                // is no sign the task was done.
+                if let Some(why) = response.stopped_short() {
+                    return End::NotCompleted(why);
+                }
                 return match (reasoning, response.stop) {
                     (Some(text), _) => End::Answered(text),
-                    (None, StopReason::EndTurn) => End::Answered(String::new()),
+                    (None, StopReason::EndTurn) => {
+                        End::NotCompleted("the model ended its turn with neither an action nor an answer".into())
+                    }
                     (None, stop) => End::NotCompleted(format!("the model stopped without an answer ({stop:?})")),
                 };
             }
