@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::errors::{LlmError, LlmErrorKind};
 use super::retry::{backoff_delay, retry_after};
+pub use super::secrets::Secrets;
 use super::types::*;
 use super::{anthropic, gemini, openai, openai_responses};
 use crate::text::{clip, one_line};
@@ -118,49 +119,6 @@ impl fmt::Debug for LlmOptions {
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
             .finish_non_exhaustive()
-    }
-}
-
-/// Values that must never reach the model: each occurrence in a request is
-/// replaced by its `%name%` placeholder before sending.
-#[derive(Clone, Default)]
-pub struct Secrets {
-    pairs: Vec<(String, String)>,
-}
-
-impl fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.pairs.iter().map(|(n, _)| n.as_str()).collect();
-        write!(f, "Secrets({names:?})")
-    }
-}
-
-impl Secrets {
-    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Secrets {
-        let mut pairs: Vec<(String, String)> = pairs.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-        // Longest first, so a value that contains another is replaced whole.
-        pairs.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
-        Secrets { pairs }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
-
-    /// Replaces every secret value by `%name%`, both raw and as it appears
-    /// escaped inside JSON text.
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for (name, value) in &self.pairs {
-            let placeholder = format!("%{name}%");
-            out = out.replace(value.as_str(), &placeholder);
-            let escaped = serde_json::to_string(value).unwrap_or_default();
-            let escaped = escaped.trim_matches('"');
-            if escaped != value {
-                out = out.replace(escaped, &placeholder);
-            }
-        }
-        out
     }
 }
 
@@ -674,15 +632,6 @@ mod tests {
             ..Default::default()
         });
         assert!(ok.is_ok(), "local servers need no key");
-    }
-
-    #[test]
-    fn secrets_are_redacted_raw_and_escaped() {
-        let s = Secrets::new(vec![("pw".to_string(), "hun\"ter2".to_string())]);
-        let body = serde_json::json!({"content": "type hun\"ter2 now"}).to_string();
-        let red = s.redact(&body);
-        assert!(!red.contains("ter2"), "{red}");
-        assert!(red.contains("%pw%"));
     }
 
     #[test]

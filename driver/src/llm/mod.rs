@@ -22,6 +22,7 @@ mod openai;
 mod openai_responses;
 mod retry;
 pub mod schema;
+mod secrets;
 mod structured;
 mod turns;
 mod types;

@@ -1,0 +1,145 @@
+//! Values that must never reach the model (`--var name=value`): each
+//! occurrence in a request is replaced by its `%name%` placeholder before
+//! sending, in every form a page or a tool result may carry it.
+
+use std::fmt;
+
+/// See the module docs.
+#[derive(Clone, Default)]
+pub struct Secrets {
+    /// (name, the forms of its value), longest value first.
+    pairs: Vec<(String, Vec<String>)>,
+}
+
+impl fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.pairs.iter().map(|(n, _)| n.as_str()).collect();
+        write!(f, "Secrets({names:?})")
+    }
+}
+
+impl Secrets {
+    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Secrets {
+        let mut pairs: Vec<(String, String)> = pairs.into_iter().filter(|(_, v)| !v.is_empty()).collect();
+        // Longest first, so a value that contains another is replaced whole.
+        pairs.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        Secrets {
+            pairs: pairs.into_iter().map(|(name, value)| (name, forms(&value))).collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Replaces every secret value by `%name%`: as typed, escaped inside
+    /// JSON text, and percent- or form-encoded as URLs carry it (a GET
+    /// form, a login redirect); letters in any case (a page that echoes
+    /// the value upper-cased, a URL with lower-case escapes).
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (name, forms) in &self.pairs {
+            let placeholder = format!("%{name}%");
+            for form in forms {
+                out = replace_ignoring_ascii_case(&out, form, &placeholder);
+            }
+        }
+        out
+    }
+}
+
+/// The forms of `value` to look for, longest first.
+fn forms(value: &str) -> Vec<String> {
+    let json = serde_json::to_string(value).unwrap_or_default();
+    let mut forms = vec![
+        value.to_string(),
+        json.trim_matches('"').to_string(),
+        percent_encoded(value, b"-_.~", false),
+        // encodeURIComponent leaves these too.
+        percent_encoded(value, b"-_.~!'()*", false),
+        // application/x-www-form-urlencoded, as a form submits it.
+        percent_encoded(value, b"-_.*", true),
+    ];
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.dedup();
+    forms
+}
+
+/// `value` with every byte but ASCII letters, digits and `keep` as `%XX`
+/// (a space as `+` when `space_as_plus`).
+fn percent_encoded(value: &str, keep: &[u8], space_as_plus: bool) -> String {
+    let mut out = String::with_capacity(value.len() * 3);
+    for &b in value.as_bytes() {
+        if b.is_ascii_alphanumeric() || keep.contains(&b) {
+            out.push(b as char);
+        } else if b == b' ' && space_as_plus {
+            out.push('+');
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `haystack` with each occurrence of `needle` replaced, ASCII letters
+/// matched in any case. (ASCII lower-casing keeps every byte where it
+/// is, so offsets found in the lower-cased text hold in the original.)
+fn replace_ignoring_ascii_case(haystack: &str, needle: &str, with: &str) -> String {
+    if needle.is_empty() {
+        return haystack.to_string();
+    }
+    let lower_haystack = haystack.to_ascii_lowercase();
+    let lower_needle = needle.to_ascii_lowercase();
+    let mut out = String::with_capacity(haystack.len());
+    let mut from = 0;
+    while let Some(at) = lower_haystack[from..].find(&lower_needle) {
+        out.push_str(&haystack[from..from + at]);
+        out.push_str(with);
+        from += at + needle.len();
+    }
+    out.push_str(&haystack[from..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_raw_and_escaped() {
+        let s = Secrets::new(vec![("pw".to_string(), "hun\"ter2".to_string())]);
+        let body = serde_json::json!({"content": "type hun\"ter2 now"}).to_string();
+        let red = s.redact(&body);
+        assert!(!red.contains("ter2"), "{red}");
+        assert!(red.contains("%pw%"));
+    }
+
+    #[test]
+    fn secrets_in_urls_and_echoed_in_another_case_are_redacted() {
+        let s = Secrets::new(vec![
+            ("email".to_string(), "john.doe+vip@corp.com".to_string()),
+            ("phrase".to_string(), "open sesame (now)".to_string()),
+        ]);
+        for text in [
+            "URL: http://x/form?email=john.doe%2Bvip%40corp.com&go=1",
+            "URL: http://x/form?email=john.doe%2bvip%40corp.com",
+            "Thanks, JOHN.DOE+VIP@CORP.COM!",
+        ] {
+            let red = s.redact(text);
+            assert!(red.contains("%email%") && !red.to_lowercase().contains("corp"), "{red}");
+        }
+        for text in [
+            "q=open+sesame+%28now%29",
+            "q=open%20sesame%20(now)",
+            "q=open%20sesame%20%28now%29",
+        ] {
+            let red = s.redact(text);
+            assert_eq!(red, "q=%phrase%", "{text}");
+        }
+        // Text around a match keeps its own case and bytes.
+        assert_eq!(
+            s.redact("Ünïcode john.doe+vip@corp.com Ünïcode"),
+            "Ünïcode %email% Ünïcode"
+        );
+    }
+}
