@@ -38,7 +38,7 @@ pub(super) async fn judge(
         .unwrap_or_else(|| task_question(&result.task));
     match judge.judge_page(page, evidence(question, result)).await {
         Ok(verdict) => verdict,
-        Err(e) => Verdict::invalid(format!("the run could not be judged: {e}")),
+        Err(e) => Verdict::unjudged(format!("the run could not be judged: {e}")),
     }
 }
 

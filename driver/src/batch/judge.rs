@@ -40,7 +40,7 @@ pub(crate) async fn judge_task(
     let judge = Evaluator::new(judge).with_secrets(task.vars.secrets());
     match judge.judge_page(page, evidence.reasoning(account)).await {
         Ok(verdict) => verdict,
-        Err(e) => Verdict::invalid(format!("the task could not be judged: {e}")),
+        Err(e) => Verdict::unjudged(format!("the task could not be judged: {e}")),
     }
 }
 

@@ -59,7 +59,9 @@ pub struct Plan {
 impl Plan {
     /// Plans a run of `tasks` against the results already in `log`: tasks with
     /// no result, or a crashed or skipped one, run; `failed` and `timeout`
-    /// run again only with `retry_failed`; `ok` never.
+    /// run again only with `retry_failed`, and so does an `ok` one the judge
+    /// could not be asked about (its verdict is the run's point, and the
+    /// outage says nothing of the run); any other `ok` never.
     pub fn new(tasks: &[Task], shard: Option<Shard>, log: &ResultLog, retry_failed: bool) -> Plan {
         let tasks: Vec<Task> = tasks
             .iter()
@@ -73,7 +75,9 @@ impl Plan {
             let previous = log.get(&task.id);
             let run = match previous.map(|r| r.status) {
                 None => true,
-                Some(TaskStatus::Ok) => false,
+                Some(TaskStatus::Ok) => {
+                    retry_failed && previous.is_some_and(|r| r.verdict.as_ref().is_some_and(|v| v.unjudged))
+                }
                 Some(TaskStatus::Failed | TaskStatus::Timeout) => retry_failed,
                 Some(status) => !status.is_final(),
             };

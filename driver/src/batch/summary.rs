@@ -31,6 +31,9 @@ pub struct Summary {
     pub judged_yes: usize,
     pub judged_no: usize,
     pub judged_invalid: usize,
+    /// Of the INVALID verdicts, those the judge could not be asked for
+    /// (an outage, a timeout): `--retry-failed` asks again.
+    pub unjudged: usize,
     /// `judged_yes / evaluated`, 0 to 1: a task that asks and got no verdict
     /// (timed out, crashed, not run) counts as not done. None when no task asks.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,6 +78,11 @@ impl Summary {
             judged_yes,
             judged_no: verdicts(Evaluation::No),
             judged_invalid: verdicts(Evaluation::Invalid),
+            unjudged: results
+                .iter()
+                .filter(|r| asking.contains(&r.id.as_str()))
+                .filter(|r| r.verdict.as_ref().is_some_and(|v| v.unjudged))
+                .count(),
             judged_success_rate: (!asking.is_empty()).then(|| judged_yes as f64 / asking.len() as f64),
         }
     }
@@ -86,8 +94,14 @@ impl Summary {
         if self.judged_no > 0 {
             others.push(format!("{} NO", self.judged_no));
         }
-        if self.judged_invalid > 0 {
-            others.push(format!("{} INVALID", self.judged_invalid));
+        if self.judged_invalid > self.unjudged {
+            others.push(format!("{} INVALID", self.judged_invalid - self.unjudged));
+        }
+        if self.unjudged > 0 {
+            others.push(format!(
+                "{} the judge could not be asked about: --retry-failed asks again",
+                self.unjudged
+            ));
         }
         let unjudged = self.evaluated - self.judged_yes - self.judged_no - self.judged_invalid;
         if unjudged > 0 {
@@ -160,6 +174,7 @@ mod tests {
         results[1].verdict = Some(crate::eval::Verdict {
             evaluation: Evaluation::Yes,
             reasoning: "green".into(),
+            unjudged: false,
             judged: None,
         });
         let s = Summary::new(&tasks, &results);

@@ -207,7 +207,7 @@ impl Worker {
                         let judging = judge_task(&page, task, finished.as_ref(), result.error.as_deref(), judge);
                         result.verdict = tokio::select! {
                             v = tokio::time::timeout(shared.task_timeout, judging) => Some(v.unwrap_or_else(|_| {
-                                Verdict::invalid(format!("the judge did not answer within {}s", shared.task_timeout.as_secs()))
+                                Verdict::unjudged(format!("the judge did not answer within {}s", shared.task_timeout.as_secs()))
                             })),
                             _ = shared.cancelled() => None,
                         };

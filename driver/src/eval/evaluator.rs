@@ -188,6 +188,7 @@ fn verdict_from(v: &Value) -> Verdict {
     Verdict {
         evaluation,
         reasoning: v["reasoning"].as_str().unwrap_or_default().trim().to_string(),
+        unjudged: false,
         judged: None,
     }
 }

@@ -40,6 +40,11 @@ impl fmt::Display for Evaluation {
 pub struct Verdict {
     pub evaluation: Evaluation,
     pub reasoning: String,
+    /// The judge could not be asked (its call failed or ran out of time, or
+    /// the final page could not be captured): an INVALID verdict that says
+    /// nothing of the run, asked again by a rerun with `--retry-failed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unjudged: bool,
     /// What the judge was shown and asked, for reports (not part of the JSON;
     /// boxed: screenshots and prompts are large, results are passed around).
     #[serde(skip)]
@@ -52,7 +57,17 @@ impl Verdict {
         Verdict {
             evaluation: Evaluation::Invalid,
             reasoning: reasoning.into(),
+            unjudged: false,
             judged: None,
+        }
+    }
+
+    /// The verdict of a run the judge could not be asked about, and why
+    /// (see [`Verdict::unjudged`]).
+    pub fn unjudged(reasoning: impl Into<String>) -> Verdict {
+        Verdict {
+            unjudged: true,
+            ..Verdict::invalid(reasoning)
         }
     }
 

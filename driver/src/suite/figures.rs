@@ -31,6 +31,9 @@ pub struct Figures {
     pub judged_yes: usize,
     pub judged_no: usize,
     pub judged_invalid: usize,
+    /// Of the INVALID verdicts, those the judge could not be asked for
+    /// (an outage, a timeout): `--retry-failed` asks again.
+    pub unjudged: usize,
     /// `judged_yes / runs`, 0 to 1: a run without a verdict (timed out,
     /// crashed, not run) counts as not done.
     pub success_rate: f64,
@@ -89,6 +92,10 @@ impl Figures {
             judged_yes,
             judged_no: verdicts(Evaluation::No),
             judged_invalid: verdicts(Evaluation::Invalid),
+            unjudged: finished
+                .iter()
+                .filter(|r| r.verdict.as_ref().is_some_and(|v| v.unjudged))
+                .count(),
             success_rate: rate(judged_yes),
             claimed,
             claimed_rate: rate(claimed),
@@ -310,6 +317,7 @@ mod tests {
         r.verdict = evaluation.map(|evaluation| Verdict {
             evaluation,
             reasoning: String::new(),
+            unjudged: false,
             judged: None,
         });
         r

@@ -129,3 +129,49 @@ fn batch_with(file: &std::path::Path, out: &std::path::Path, model: &LlmServer, 
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_cli_env(&args, &[("ANTHROPIC_API_KEY", "test-key")])
 }
+
+/// A judge that cannot be asked (an outage) gives no verdict on the run:
+/// the line says so apart from a judge's unreadable answer, the summary
+/// says how to ask again, a plain rerun leaves it, and `--retry-failed`
+/// runs the task again and judges it.
+#[test]
+fn a_judge_outage_is_not_a_verdict_and_retry_failed_asks_again() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let files = FixtureServer::start();
+    let outage = Arc::new(AtomicBool::new(true));
+    let down = outage.clone();
+    let model = LlmServer::answering(move |rec: &Recorded| {
+        if down.load(Ordering::SeqCst) {
+            return Reply::status(500);
+        }
+        judge::verdict(rec)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let order = json!([{"tool": "click", "target": "#buy"}]);
+    let tasks =
+        [json!({"id": "lamp", "url": shop(&files, "item=lamp"), "steps": order, "evaluate": "Was the order placed?"})];
+    let file = write_tasks(dir.path(), &tasks);
+    let out = dir.path().join("results.jsonl");
+    let run = batch_with(&file, &out, &model, &["--llm-retries", "0"]);
+    let line = &latest(&out)["lamp"];
+    assert_eq!(line["status"], "ok", "{line}");
+    assert_eq!(line["verdict"]["evaluation"], "INVALID", "{line}");
+    assert_eq!(line["verdict"]["unjudged"], true, "{line}");
+    assert!(
+        run.stdout
+            .contains("1 the judge could not be asked about: --retry-failed asks again"),
+        "{}",
+        run.stdout
+    );
+
+    outage.store(false, Ordering::SeqCst);
+    let asked = model.request_count();
+    batch_with(&file, &out, &model, &[]);
+    assert_eq!(model.request_count(), asked, "a plain rerun leaves an ok task alone");
+    let again = batch_with(&file, &out, &model, &["--retry-failed"]);
+    let line = &latest(&out)["lamp"];
+    assert_eq!(line["verdict"]["evaluation"], "YES", "{line}\n{}", again.stdout);
+    assert!(line.get("verdict").unwrap().get("unjudged").is_none(), "{line}");
+    assert_eq!(line["attempts"], 2, "{line}");
+}

@@ -29,7 +29,8 @@ pub struct PoolArgs {
     /// Time limit of one task (at least 1).
     #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub task_timeout: u64,
-    /// Also run again the tasks whose result is `failed` or `timeout`.
+    /// Also run again the tasks whose result is `failed` or `timeout`, and those the judge could not be
+    /// asked about (an outage: their verdict is INVALID with `unjudged`).
     #[arg(long)]
     pub retry_failed: bool,
     /// Write each agent task's HTML trace report here, and an index.html.

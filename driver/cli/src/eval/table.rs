@@ -51,7 +51,11 @@ fn aligned(rows: &[Vec<String>]) -> String {
 fn mode_row(name: String, f: &Figures, tasks: usize) -> Vec<String> {
     vec![
         name,
-        percent(f.judged_yes, f.runs),
+        if f.unjudged > 0 {
+            format!("{} ({} not judged)", percent(f.judged_yes, f.runs), f.unjudged)
+        } else {
+            percent(f.judged_yes, f.runs)
+        },
         percent(f.claimed, f.runs),
         format!("{} of {tasks}", f.tasks_solved),
         format!("{:.1}", f.mean_steps),
@@ -115,6 +119,13 @@ pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>) -> String {
     s.push_str(&judged_per(r, "site", sites));
     s.push('\n');
     let mut files = vec![vec!["results".to_string(), out.display().to_string()]];
+    let unjudged: usize = r.by_mode.iter().map(|m| m.figures.unjudged).sum();
+    if unjudged > 0 {
+        files.push(vec![
+            "not judged".into(),
+            format!("{unjudged} run(s): the judge could not be asked (see their verdicts); --retry-failed asks again"),
+        ]);
+    }
     if let Some(dir) = reports {
         files.push(vec!["reports".into(), dir.join("index.html").display().to_string()]);
     }
