@@ -138,12 +138,9 @@ impl<'a> Harness<'a> {
         let ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
         let run = tokio::time::timeout(timeout, tools.call(&ctx, name, args.clone()));
         let mut output = match self.unless_cancelled(run).await? {
-            Err(_) => ToolOutput::failed(format!(
-                "Error: {name} timed out after {}",
-                crate::time::spoken(timeout)
-            )),
+            Err(_) => ToolOutput::failed(format!("{name} timed out after {}", crate::time::spoken(timeout))),
             Ok(Ok(o)) => o,
-            Ok(Err(e)) => ToolOutput::failed(format!("Error: {e}")),
+            Ok(Err(e)) => ToolOutput::failed(e.to_string()),
         };
         // A tool may have moved the session to another tab.
         self.page = ctx.page();

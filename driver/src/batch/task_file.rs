@@ -89,6 +89,8 @@ fn base_dir(path: &Path) -> PathBuf {
 /// number: each of a line's problems, and a duplicate id even on a line
 /// with other problems.
 pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>, String> {
+    // (A byte-order mark, as spreadsheets and Windows tools write one, is no JSON.)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut tasks = Vec::new();
     let mut problems = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -352,6 +354,15 @@ mod tests {
 
     fn parse(text: &str) -> std::result::Result<Vec<Task>, String> {
         parse_tasks(text, Path::new("."))
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_problem() {
+        let tasks = parse(
+            "\u{feff}{\"id\": \"a\", \"url\": \"http://127.0.0.1:8/\", \"steps\": [{\"tool\": \"snapshot\"}]}\r\n",
+        )
+        .unwrap();
+        assert_eq!(tasks[0].id, "a");
     }
 
     #[test]

@@ -372,14 +372,18 @@ impl Llm {
             Api::Messages => anthropic::beta_header(&self.inner.model, req),
             _ => None,
         };
-        let started = Instant::now();
+        // Time spent on the model's answers: every attempt, not the pauses
+        // between them (a Retry-After of 3 s is no model latency).
+        let mut waited = Duration::ZERO;
         let mut attempt: u32 = 0;
         loop {
             attempt += 1;
+            let asked = Instant::now();
             let outcome = self.send_once(api, beta, &body).await;
+            waited += asked.elapsed();
             match outcome {
                 Ok(mut response) => {
-                    response.usage.inference_ms = started.elapsed().as_millis() as u64;
+                    response.usage.inference_ms = waited.as_millis() as u64;
                     response.usage.calls = 1;
                     self.record(&req.purpose, response.usage, attempt, true);
                     return Ok(response);
@@ -396,7 +400,7 @@ impl Llm {
                         continue;
                     }
                     let usage = Usage {
-                        inference_ms: started.elapsed().as_millis() as u64,
+                        inference_ms: waited.as_millis() as u64,
                         ..Default::default()
                     };
                     self.record(&req.purpose, usage, attempt, false);

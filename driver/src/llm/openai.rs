@@ -93,7 +93,7 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
                 .iter()
                 .filter_map(|p| match p {
                     Part::ToolCall(c) => Some(json!({"id": c.id, "type": "function",
-                        "function": {"name": c.name, "arguments": c.arguments.to_string()}})),
+                        "function": {"name": c.name, "arguments": c.arguments_text()}})),
                     _ => None,
                 })
                 .collect();

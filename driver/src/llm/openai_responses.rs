@@ -130,7 +130,7 @@ fn assistant_items(m: &Message, items: &mut Vec<Value>) {
                 items.push(call);
             } else {
                 items.push(json!({"type": "function_call", "call_id": c.id, "name": c.name,
-                                  "arguments": c.arguments.to_string()}));
+                                  "arguments": c.arguments_text()}));
             }
         }
     }

@@ -154,6 +154,18 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
+impl ToolCall {
+    /// The arguments as the JSON text the OpenAI formats carry: arguments
+    /// that were junk (kept as the model's string, see the parsers) go
+    /// back as that very text, not re-quoted.
+    pub fn arguments_text(&self) -> String {
+        match &self.arguments {
+            Value::String(junk) => junk.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// Structured output: the reply must be JSON matching `schema`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResponseSchema {
@@ -199,7 +211,8 @@ pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cached_input_tokens: u64,
-    /// Wall time spent waiting for the model (all attempts of a call).
+    /// Wall time spent waiting for the model's answers (every attempt of a
+    /// call, not the back-off pauses between them).
     pub inference_ms: u64,
     /// Successful model calls.
     #[serde(default)]

@@ -66,6 +66,8 @@ pub fn parse(
     base: &WebBase,
     suite_dir: &Path,
 ) -> std::result::Result<(SuiteFormat, Vec<SuiteTask>), String> {
+    // (A byte-order mark, as spreadsheets and Windows tools write one, is no JSON.)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let records = records(text).map_err(joined)?;
     let Some(first) = records.first() else {
         return Err("no tasks (WebVoyager or Online-Mind2Web records, or Sightline task lines)".into());
@@ -116,6 +118,13 @@ mod tests {
 
     fn read(text: &str) -> std::result::Result<(SuiteFormat, Vec<SuiteTask>), String> {
         parse(text, &base(), Path::new("."))
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_problem() {
+        let line = r#"{"web_name": "Shop", "id": "Shop--1", "ques": "Buy the lamp.", "web": "shop.html"}"#;
+        let (format, tasks) = read(&format!("\u{feff}{line}\r\n")).unwrap();
+        assert_eq!((format, tasks.len()), (SuiteFormat::WebVoyager, 1));
     }
 
     #[test]

@@ -263,7 +263,7 @@ impl<'a> CuaLoop<'a> {
                 Ok(a) => a,
                 Err(why) => {
                     outcome.error = Some(why.clone());
-                    let out = ToolOutput::failed(format!("Error: {why}"));
+                    let out = ToolOutput::failed(why.to_string());
                     self.h
                         .record(
                             call.name.clone(),
@@ -316,7 +316,7 @@ impl<'a> CuaLoop<'a> {
         let page = self.h.page.clone();
         let done = |r: crate::error::Result<crate::page::ActionResult>, said: String| match r {
             Ok(_) => ToolOutput::ok(said),
-            Err(e) => ToolOutput::failed(format!("Error: {e}")),
+            Err(e) => ToolOutput::failed(e.to_string()),
         };
         match action {
             ComputerAction::MouseDown { at } => {
@@ -395,7 +395,7 @@ impl<'a> CuaLoop<'a> {
             ComputerAction::OpenBrowser => (json!({}), ToolOutput::ok("The browser is open.")),
             other => (
                 json!({}),
-                ToolOutput::failed(format!("Error: {} cannot run here", other.name())),
+                ToolOutput::failed(format!("{} cannot run here", other.name())),
             ),
         }
     }
