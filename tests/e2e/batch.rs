@@ -486,3 +486,41 @@ fn bench_batch_reports_throughput_and_memory_per_worker() {
     assert_eq!(v["goal_speedup_at_2"], 1.6);
     assert_eq!(v["grid_skipped"], "--no-grid");
 }
+
+/// An agent task out of time is asked to stop, and its line keeps what it
+/// did: its steps and its trace report (they were lost with the run).
+#[test]
+fn an_agent_task_out_of_time_keeps_what_it_did() {
+    let files = FixtureServer::start();
+    let model = LlmServer::with_script(vec![
+        Reply::tool("scroll", json!({"direction": "down"})),
+        Reply::delay(
+            60_000,
+            Reply::tool("done", json!({"reasoning": "late", "taskComplete": true})),
+        ),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = [json!({"id": "slow-agent", "task": "Scroll down.", "url": item_url(&files, 1)})];
+    let file = write_tasks(dir.path(), &tasks);
+    let out = dir.path().join("results.jsonl");
+    let reports = dir.path().join("reports");
+    let started = std::time::Instant::now();
+    let run = batch(
+        &file,
+        &out,
+        &["--task-timeout", "4", "--reports", reports.to_str().unwrap()],
+        Some(&model),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(40),
+        "the late answer (60 s) was not waited for"
+    );
+    let r = &latest(&out)["slow-agent"];
+    assert_eq!(r["status"], "timeout", "{r}");
+    let error = r["error"].as_str().unwrap();
+    assert!(error.starts_with("timed out after 4 s, stopped after "), "{r}");
+    assert!(r["steps"].as_u64().unwrap() >= 1, "{r}");
+    let report = std::fs::read_to_string(reports.join(r["report"].as_str().expect("a report"))).unwrap();
+    assert!(report.contains("scroll"), "the trace has the step it took");
+}

@@ -29,6 +29,14 @@ pub(crate) struct TaskEnv {
     pub reports: Option<PathBuf>,
 }
 
+/// What one run of a task gets from its worker besides the task.
+pub(crate) struct ThisRun<'a> {
+    /// Its trace report's file name under `--reports`.
+    pub report_name: &'a str,
+    /// Set when its time ran out: an agent ends early and keeps its steps.
+    pub stop: tokio::sync::watch::Receiver<bool>,
+}
+
 /// A task that ran to its end (ok or not).
 #[derive(Debug, Default)]
 pub(crate) struct Done {
@@ -54,8 +62,9 @@ pub(crate) async fn execute(
     llm: Option<&Llm>,
     judge: Option<&Llm>,
     env: &TaskEnv,
-    report_name: &str,
+    this_run: ThisRun<'_>,
 ) -> Result<Done> {
+    let ThisRun { report_name, stop } = this_run;
     let need = || Error::Llm(LlmError::Setup(format!("task {:?} needs a model", task.id)));
     match &task.kind {
         TaskKind::Agent { task: goal } => {
@@ -73,6 +82,9 @@ pub(crate) async fn execute(
                 variables: task.vars.clone(),
                 screenshots: report.is_some(),
                 start_url: task.url.clone(),
+                // The task's time ran out: it ends as interrupted, and keeps
+                // what it did (its steps, its trace report).
+                cancel: Some(stop),
                 ..AgentOptions::default()
             };
             let r = Agent::new(page, llm, opts).execute(goal).await?;

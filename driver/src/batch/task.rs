@@ -22,6 +22,12 @@ pub enum TaskKind {
 }
 
 impl TaskKind {
+    /// Whether a run of this kind ends early when asked, and hands over
+    /// what it did (the agent does; steps and extract are dropped).
+    pub fn stops_when_asked(&self) -> bool {
+        matches!(self, TaskKind::Agent { .. })
+    }
+
     /// `agent`, `steps` or `extract`.
     pub fn name(&self) -> &'static str {
         match self {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
-use super::execute::{error_status, execute, write_report, TaskEnv};
+use super::execute::{error_status, execute, write_report, TaskEnv, ThisRun};
 use super::grid::KEEPALIVE_EVERY;
 use super::judge::judge_task;
 use super::lease::{Lease, Source};
@@ -164,15 +164,41 @@ impl Worker {
             }
             Ok(page) => {
                 let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
-                let run = execute(browser, &page, task, llm.as_ref(), judge.as_ref(), &shared.env, &name);
+                let (stop, stopped) = tokio::sync::watch::channel(false);
+                let this_run = ThisRun {
+                    report_name: &name,
+                    stop: stopped,
+                };
+                let run = execute(
+                    browser,
+                    &page,
+                    task,
+                    llm.as_ref(),
+                    judge.as_ref(),
+                    &shared.env,
+                    this_run,
+                );
                 let keep_alive = keep_alive(lease);
                 let outcome = tokio::select! {
-                    r = tokio::time::timeout(shared.task_timeout, run) => Some(r),
+                    r = within(shared.task_timeout, run, &stop, task.kind.stops_when_asked()) => Some(r),
                     _ = keep_alive => None,
                     _ = shared.cancelled() => None,
                 };
                 let mut finished = None;
                 match outcome {
+                    Some(Err(Some(Ok(mut partial)))) => {
+                        // Out of time, stopped: what it did is kept.
+                        result.status = TaskStatus::Timeout;
+                        result.error = Some(format!(
+                            "timed out after {}, stopped after {} step(s)",
+                            crate::time::spoken(shared.task_timeout),
+                            partial.steps
+                        ));
+                        result.result = partial.result.take();
+                        result.steps = partial.steps;
+                        result.report = partial.report.take();
+                        unhealthy = true;
+                    }
                     Some(Ok(Ok(mut done))) => {
                         result.status = if done.ok { TaskStatus::Ok } else { TaskStatus::Failed };
                         result.result = done.result.clone();
@@ -314,4 +340,28 @@ async fn keep_alive(lease: &Lease) {
             tracing::debug!("grid keep-alive: {e}");
         }
     }
+}
+
+/// How long a task that was asked to stop (its time ran out) has to end and
+/// hand over what it did, before it is dropped.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `run` within `limit`. Out of time, a task that stops when asked
+/// (`stoppable`) is asked to, and its partial outcome comes back as
+/// `Err(Some(outcome))`; `Err(None)` when it had nothing to hand over.
+async fn within<T>(
+    limit: std::time::Duration,
+    run: impl std::future::Future<Output = T>,
+    stop: &tokio::sync::watch::Sender<bool>,
+    stoppable: bool,
+) -> std::result::Result<T, Option<T>> {
+    tokio::pin!(run);
+    if let Ok(done) = tokio::time::timeout(limit, &mut run).await {
+        return Ok(done);
+    }
+    if !stoppable {
+        return Err(None);
+    }
+    let _ = stop.send(true);
+    Err(tokio::time::timeout(STOP_GRACE, run).await.ok())
 }
