@@ -524,3 +524,45 @@ fn an_agent_task_out_of_time_keeps_what_it_did() {
     let report = std::fs::read_to_string(reports.join(r["report"].as_str().expect("a report"))).unwrap();
     assert!(report.contains("scroll"), "the trace has the step it took");
 }
+
+/// A result line names the model that ran it; a rerun with another model
+/// does not keep it as its own (eval figures would be the old model's
+/// under the new name), and says so before anything runs.
+#[test]
+fn a_rerun_with_another_model_does_not_keep_the_old_models_results() {
+    let files = FixtureServer::start();
+    let model = heading_model();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = [
+        json!({"id": "agent", "task": "Report the page's main heading.", "url": item_url(&files, 4)}),
+        steps_task(&files, "steps", 5),
+    ];
+    let file = write_tasks(dir.path(), &tasks);
+    let out = dir.path().join("results.jsonl");
+    batch(&file, &out, &[], Some(&model)).assert_success();
+    let results = latest(&out);
+    assert_eq!(results["agent"]["model"], "openai/gpt-4.1-mini", "{}", results["agent"]);
+    assert!(
+        results["steps"].get("model").is_none(),
+        "no model ran it: {}",
+        results["steps"]
+    );
+
+    let asked = model.request_count();
+    let mut args = batch_args(&file, &out, &[], None);
+    args.extend(["--model", "openai/gpt-4.1", "--base-url"].map(String::from));
+    args.push(model.openai_base_url());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let other = run_cli_env(&args, &[("OPENAI_API_KEY", "test-key")]);
+    assert_ne!(other.code(), Some(0));
+    assert!(
+        other
+            .stderr
+            .contains(r#"id "agent": its model was openai/gpt-4.1-mini, this run's is openai/gpt-4.1"#)
+            && other.stderr.contains("Give another --out"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(model.request_count(), asked, "nothing ran");
+    assert_eq!(result_lines(&out).len(), 2, "the results file is as it was");
+}

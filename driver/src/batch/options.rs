@@ -51,7 +51,7 @@ pub enum BatchEvent {
     /// The task runs.
     Started { worker: usize, id: String },
     /// The task ended; its line is in the results file.
-    Finished { worker: usize, result: TaskResult },
+    Finished { worker: usize, result: Box<TaskResult> },
     /// Something the caller may want to know that changes no result (a
     /// grid session that could not be deleted, an unreadable results line).
     Warning(String),

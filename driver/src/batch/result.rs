@@ -48,7 +48,7 @@ impl std::fmt::Display for TaskStatus {
 }
 
 /// One results line:
-/// `{"id","status","result"?,"output"?,"error"?,"steps","tokens","duration_ms","attempts","report"?,"verdict"?}`.
+/// `{"id","status","result"?,"output"?,"error"?,"steps","tokens","duration_ms","attempts","report"?,"verdict"?,"model"?,"judge"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskResult {
     pub id: String,
@@ -83,6 +83,13 @@ pub struct TaskResult {
     /// question that ran to its end (a timed-out, crashed or cancelled run has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// The model that ran the task (`provider/model`), when it used one:
+    /// a rerun with another model does not take this line for its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The judge's model, when the task was judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 fn one() -> u32 {
@@ -104,6 +111,8 @@ impl TaskResult {
             attempts,
             report: None,
             verdict: None,
+            model: None,
+            judge: None,
         }
     }
 }

@@ -76,6 +76,7 @@ impl Batch {
         check_models(&file, &options.llm, options.judge.as_ref())?;
         let log = ResultLog::read(&options.out)?;
         let plan = Plan::new(&file.tasks, options.shard, &log, options.retry_failed);
+        check_kept_results(&file, &plan, &log, &options)?;
         Ok(Batch {
             file,
             options,
@@ -162,7 +163,7 @@ impl Batch {
                 &options,
                 BatchEvent::Finished {
                     worker,
-                    result: result.clone(),
+                    result: Box::new(result.clone()),
                 },
             );
             ran.push(result);
@@ -197,6 +198,44 @@ fn emit(options: &BatchOptions, event: BatchEvent) {
     }
 }
 
+/// The results a rerun keeps must be of this run's models: a line run by
+/// another model (or judged by another judge) would be counted as this
+/// one's. One line names every such task; nothing runs.
+fn check_kept_results(file: &TaskFile, plan: &Plan, log: &ResultLog, options: &BatchOptions) -> Result<()> {
+    let spec = |o: LlmOptions| Llm::new(o).map(|l| l.model_spec()).ok();
+    let mut problems = Vec::new();
+    for task in &file.tasks {
+        let Some(kept) = log
+            .get(&task.id)
+            .filter(|_| !plan.to_run.iter().any(|p| p.task.id == task.id))
+        else {
+            continue;
+        };
+        let (own, judge) = task.model_options(&options.llm, options.judge.as_ref());
+        let model_now = task.kind.needs_llm().then(|| spec(own)).flatten();
+        let judge_now = task.evaluate.as_ref().and_then(|_| spec(judge));
+        for (what, then, now) in [("model", &kept.model, model_now), ("judge", &kept.judge, judge_now)] {
+            if let (Some(then), Some(now)) = (then, now) {
+                if *then != now {
+                    problems.push(format!("id {:?}: its {what} was {then}, this run's is {now}", task.id));
+                }
+            }
+        }
+    }
+    let Some(first) = problems.first() else {
+        return Ok(());
+    };
+    let more = match problems.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Err(Error::Batch(format!(
+        "{} holds results this run would keep as its own: {first}{more}. Give another --out to compare models, or \
+leave out those lines to run them again.",
+        options.out.display()
+    )))
+}
+
 /// Every task that needs a model has one that can be set up (named, with a
 /// key; one that reads images for hybrid mode), and so does the judge of
 /// every task that asks one.
@@ -215,10 +254,7 @@ fn check_models(file: &TaskFile, llm: &LlmOptions, judge: Option<&LlmOptions>) -
         }
     };
     for task in &file.tasks {
-        let own = LlmOptions {
-            model: task.model.clone().or_else(|| llm.model.clone()),
-            ..llm.clone()
-        };
+        let (own, judge) = task.model_options(llm, judge);
         if task.kind.needs_llm() {
             let hybrid = matches!(task.kind, super::task::TaskKind::Agent { .. }) && task.mode == AgentMode::Hybrid;
             let what = if hybrid {
@@ -231,7 +267,7 @@ fn check_models(file: &TaskFile, llm: &LlmOptions, judge: Option<&LlmOptions>) -
         if task.evaluate.is_some() {
             // The judge is not held to `supports_images` (a guess from the
             // name): a vision model the guess does not know must stay usable.
-            check(task, judge.cloned().unwrap_or(own), false, "its judge");
+            check(task, judge, false, "its judge");
         }
     }
     if problems.is_empty() {

@@ -21,6 +21,23 @@ pub enum TaskKind {
     Extract { instruction: String, schema: Option<Value> },
 }
 
+impl Task {
+    /// The options of the task's model (its own `model`, else the run's)
+    /// and of its judge (`--judge-model`, else the task's model).
+    pub(crate) fn model_options(
+        &self,
+        llm: &crate::llm::LlmOptions,
+        judge: Option<&crate::llm::LlmOptions>,
+    ) -> (crate::llm::LlmOptions, crate::llm::LlmOptions) {
+        let own = crate::llm::LlmOptions {
+            model: self.model.clone().or_else(|| llm.model.clone()),
+            ..llm.clone()
+        };
+        let judge = judge.cloned().unwrap_or_else(|| own.clone());
+        (own, judge)
+    }
+}
+
 impl TaskKind {
     /// Whether a run of this kind ends early when asked, and hands over
     /// what it did (the agent does; steps and extract are dropped).

@@ -130,11 +130,7 @@ impl Worker {
             id: task.id.clone(),
         });
         let started = Instant::now();
-        let llm_options = LlmOptions {
-            model: task.model.clone().or_else(|| shared.llm.model.clone()),
-            ..shared.llm.clone()
-        };
-        let judge_options = shared.judge.clone().unwrap_or_else(|| llm_options.clone());
+        let (llm_options, judge_options) = task.model_options(&shared.llm, shared.judge.as_ref());
         let models = task
             .kind
             .needs_llm()
@@ -260,7 +256,9 @@ impl Worker {
             .and_then(|v| v.judged.as_ref())
             .map_or(0, |j| j.duration_ms);
         result.duration_ms = (started.elapsed().as_millis() as u64).saturating_sub(judging);
-        result.tokens = llm.map_or(0, |l| l.total_usage().total_tokens());
+        result.tokens = llm.as_ref().map_or(0, |l| l.total_usage().total_tokens());
+        result.model = llm.as_ref().map(Llm::model_spec);
+        result.judge = result.verdict.as_ref().and(judge.as_ref()).map(Llm::model_spec);
         self.served += 1;
         if unhealthy {
             let reason = format!("{} after task {}", result.status, task.id);
