@@ -126,5 +126,17 @@ export class CspError extends Error {
   readonly reason: string;
 }
 
+/**
+ * Thrown when a page replaced JavaScript built-ins (`Array.prototype.push`,
+ * `JSON.stringify`, `WebAssembly`…) that code in the page's own world, where
+ * attach() runs, relies on. The command line and MCP server read such pages
+ * from an isolated world.
+ */
+export class HostilePageError extends Error {
+  /** The built-ins found replaced, comma-separated. */
+  readonly replaced: string;
+  readonly cause: unknown;
+}
+
 /** The advice a `CspError` gives. */
 export const CSP_ADVICE: string;

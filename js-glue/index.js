@@ -1,3 +1,3 @@
 // Sightline for Playwright and Puppeteer: see README.md.
 export { attach } from "./src/attach.js";
-export { CspError, CSP_ADVICE } from "./src/frame-engine.js";
+export { CspError, CSP_ADVICE, HostilePageError } from "./src/frame-engine.js";

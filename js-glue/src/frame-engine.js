@@ -23,6 +23,53 @@ export class CspError extends Error {
   }
 }
 
+/**
+ * Thrown when the page replaced JavaScript built-ins that code in its own
+ * world relies on: the engine, and the library's own evaluate.
+ */
+export class HostilePageError extends Error {
+  constructor(replaced, cause) {
+    const said = String((cause && cause.message) || cause).split("\n")[0];
+    super(
+      `this page replaced JavaScript built-ins (${replaced}) that code in its own world relies on, ` +
+        "and attach() reads pages from that world: it can't read this one. The sightline command line " +
+        `and MCP server read pages from an isolated world, out of the page's reach. (It failed with: ${said})`,
+    );
+    this.name = "SightlineHostilePageError";
+    this.replaced = replaced;
+    this.cause = cause;
+  }
+}
+
+// Built-ins whose replacement breaks code in the page's world. Written as an
+// expression with no arguments and a string answer: the least a library's
+// evaluate needs of the page.
+const BUILTINS_PROBE = `(function () {
+  var names = ["Array.prototype.push", "Array.prototype.map", "Array.prototype.forEach", "Array.prototype.filter",
+    "JSON.stringify", "JSON.parse", "Object.keys", "Function.prototype.call", "Function.prototype.apply",
+    "WebAssembly.instantiate", "getComputedStyle", "Element.prototype.getBoundingClientRect"];
+  var replaced = "";
+  for (var i = 0; i < names.length; i++) {
+    var path = names[i].split("."), v = globalThis;
+    for (var j = 0; j < path.length && v; j++) v = v[path[j]];
+    var native = typeof v === "function" && /\\[native code\\]/.test(Function.prototype.toString.call(v));
+    if (!native) replaced += (replaced ? ", " : "") + names[i];
+  }
+  return replaced;
+})()`;
+
+/** `error`, or a HostilePageError when the page's built-ins explain it. */
+async function explained(evaluate, frame, error) {
+  if (error instanceof CspError) return error;
+  let replaced = "";
+  try {
+    replaced = await evaluate(frame, BUILTINS_PROBE);
+  } catch (_) {
+    // (A frame gone or navigating answers nothing: the error stands.)
+  }
+  return replaced ? new HostilePageError(replaced, error) : error;
+}
+
 // Runs in the page: one round trip when the engine is there.
 function callEngine([fn, arg]) {
   const engine = globalThis.__sightline;
@@ -41,6 +88,14 @@ function loadState() {
  * @param {{jsBuild: boolean}} options
  */
 export async function engineCall(evaluate, frame, fn, arg, options) {
+  try {
+    return await engineCallOnce(evaluate, frame, fn, arg, options);
+  } catch (e) {
+    throw await explained(evaluate, frame, e);
+  }
+}
+
+async function engineCallOnce(evaluate, frame, fn, arg, options) {
   const first = await evaluate(frame, callEngine, [fn, arg]);
   if (!first.missing) return first.value;
   await loadEngine(evaluate, frame, first.refused, options);

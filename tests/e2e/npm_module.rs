@@ -126,6 +126,22 @@ fn check_library(library: &str) {
     for needle in ["bypassCSP: true", "page.setBypassCSP(true)", "wasm-unsafe-eval"] {
         assert!(message.contains(needle), "{library}: {needle:?} missing from {message}");
     }
+
+    // A page that replaced built-ins: a clear error, not the page's own.
+    let err = &seen["hostileError"];
+    assert_eq!(err["isHostile"], true, "{library}: {err}");
+    let replaced = err["replaced"].as_str().unwrap();
+    assert!(
+        replaced.contains("Array.prototype.push") && replaced.contains("JSON.stringify"),
+        "{library}: {err}"
+    );
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("read pages from an isolated world"),
+        "{library}: {err}"
+    );
 }
 
 /// The same text, refs, viewport and modal (timings differ).

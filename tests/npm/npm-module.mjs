@@ -7,7 +7,7 @@
 // `playwright-core` and `puppeteer-core`:
 //   node npm-module.mjs '{"library":"playwright","base":"http://127.0.0.1:P/","xport":Q,"chromeArgs":[…],
 //     "snapshots":{"shop":{"path":"shop/index.html","waitFor":"#promo"},…},"viewportPage":…,"promoPage":…}'
-import { attach, CspError } from "sightline";
+import { attach, CspError, HostilePageError } from "sightline";
 
 const config = JSON.parse(process.argv[2]);
 const chromium = process.env.SIGHTLINE_CHROME || "/usr/bin/chromium";
@@ -147,6 +147,20 @@ try {
       out.cspError = { name: e.name, isCspError: e instanceof CspError, message: e.message };
     }
     await strict.close();
+  }
+  {
+    // A page that replaced the built-ins code in its world relies on: said
+    // as such (the library's own evaluate breaks there first).
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("hostile.html"));
+    try {
+      await sl.snapshot();
+      out.hostileError = null;
+    } catch (e) {
+      out.hostileError = { name: e.name, isHostile: e instanceof HostilePageError, replaced: e.replaced, message: e.message };
+    }
+    await page.close();
   }
 } finally {
   await browser.close();
