@@ -171,7 +171,12 @@ class Sightline {
  *   using the engine's JS build
  */
 export async function attach(page, options = {}) {
-  if (attached.has(page)) return attached.get(page);
+  if (attached.has(page)) {
+    // The same object; options given again are the newest word on them.
+    const existing = attached.get(page);
+    if ("jsBuild" in options) existing.options.jsBuild = options.jsBuild !== false;
+    return existing;
+  }
   const lib = libraryOf(page);
   const sightline = new Sightline(page, lib, options);
   await lib.addInitScript(page, initScript());

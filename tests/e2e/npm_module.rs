@@ -121,6 +121,7 @@ fn check_library(library: &str) {
     let (driver, _) = snapshot_json(&server.url("csp.html"), &[]);
     same_snapshot(&format!("{library} csp"), &seen["csp"], &driver);
     let err = &seen["cspError"];
+    assert_eq!(seen["sameObject"], true, "{library}");
     assert_eq!(err["isCspError"], true, "{library}: {err}");
     let message = err["message"].as_str().unwrap();
     for needle in ["bypassCSP: true", "page.setBypassCSP(true)", "wasm-unsafe-eval"] {

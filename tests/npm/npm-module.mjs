@@ -138,7 +138,10 @@ try {
     out.cspBuild = await page.evaluate(() => globalThis.__sightline.build);
     await page.close();
     const strict = await browser.newPage();
+    // (Attached twice: the second call's options take effect.)
+    const first = await attach(strict);
     const off = await attach(strict, { jsBuild: false });
+    out.sameObject = first === off;
     await browser.goto(strict, url("csp.html"));
     try {
       await off.snapshot();
