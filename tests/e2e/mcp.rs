@@ -547,10 +547,23 @@ fn model_tools_appear_with_a_model() {
         }),
         Reply::json(json!({"extraction": "Get 10% off your first order"})),
         Reply::json(json!({"progress": "the title", "completed": true})),
+        Reply::json(json!({"elements": []})),
+        Reply::json(json!({"extraction": "a name"})),
+        Reply::json(json!({"progress": "the name", "completed": true})),
     ]);
     let base = llm.openai_base_url();
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = dir.path().join(".env");
+    std::fs::write(&secrets, "PASSWORD=correct-horse-battery\n").unwrap();
     let mut c = stdio_env(
-        &["--model", "openai/gpt-4.1-mini", "--base-url", &base],
+        &[
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &base,
+            "--secrets",
+            secrets.to_str().unwrap(),
+        ],
         &[("OPENAI_API_KEY", "test-key")],
     );
     let names = c.tool_names();
@@ -562,6 +575,23 @@ fn model_tools_appear_with_a_model() {
     assert!(acted.contains("Action performed"), "{acted}");
     let data = c.ok("browser_extract", json!({"instruction": "the offer's title"}));
     assert!(data.contains("Get 10% off"), "{data}");
+    // A secret typed into a field shows in the page the model tools read:
+    // it reaches the model as its placeholder only.
+    let form = c.ok("browser_navigate", json!({"url": files.url("actions/form.html")}));
+    let name = ref_in(&form, "textbox \"Full name\"");
+    c.ok("browser_type", json!({"target": name, "text": "%PASSWORD%"}));
+    c.ok("browser_observe", json!({"instruction": "the form's fields"}));
+    c.ok("browser_extract", json!({"instruction": "the name typed"}));
+    let sent: Vec<String> = llm.requests().iter().map(|r| r.raw.clone()).collect();
+    assert_eq!(sent.len(), 6);
+    assert!(
+        sent[3..5].iter().all(|r| r.contains("%PASSWORD%")),
+        "observe and extract see the placeholder"
+    );
+    assert!(
+        !sent.iter().any(|r| r.contains("correct-horse-battery")),
+        "the secret reached the model"
+    );
     llm.assert_no_malformed();
 }
 

@@ -28,6 +28,9 @@ pub struct ExtractOptions {
     pub token_budget: usize,
     /// The whole page (default) or only the viewport.
     pub mode: SnapshotMode,
+    /// Values that must not reach the model (a field may show one the
+    /// caller typed with `%name%`).
+    pub secrets: Secrets,
 }
 
 impl Default for ExtractOptions {
@@ -35,6 +38,7 @@ impl Default for ExtractOptions {
         ExtractOptions {
             token_budget: 60_000,
             mode: SnapshotMode::Full,
+            secrets: Secrets::default(),
         }
     }
 }
@@ -182,7 +186,15 @@ fn relaxed(schema: &Value) -> Value {
                 if matches!(k.as_str(), "required" | "minItems" | "minProperties" | "minLength") {
                     continue;
                 }
-                out.insert(k.clone(), relaxed(v));
+                let v = match (k.as_str(), v) {
+                    // Maps of names to schemas: a property may be called
+                    // `required` (a form's field list); only its schema is relaxed.
+                    ("properties" | "patternProperties" | "$defs" | "definitions", Value::Object(named)) => {
+                        Value::Object(named.iter().map(|(name, s)| (name.clone(), relaxed(s))).collect())
+                    }
+                    _ => relaxed(v),
+                };
+                out.insert(k.clone(), v);
             }
             Value::Object(out)
         }
@@ -327,7 +339,7 @@ async fn extract_from(
     let total = parts.len();
     let chunk_schema = if total > 1 { relaxed(&sent) } else { sent.clone() };
     let system = prompts::extract_system(has_url_fields);
-    let secrets = Secrets::default();
+    let secrets = &opts.secrets;
     let mut usage = Usage::default();
     let mut data = Value::Null;
     let mut progress = String::new();
@@ -338,7 +350,7 @@ async fn extract_from(
         let page = prompts::page_block(snapshot, part);
         let messages = vec![Message::user(prompts::extract_user(instruction, which, &page))];
         let reply = llm
-            .structured(&system, messages, "extraction", &chunk_schema, "extract", &secrets)
+            .structured(&system, messages, "extraction", &chunk_schema, "extract", secrets)
             .await?;
         usage += reply.usage;
         read += 1;
@@ -356,7 +368,7 @@ async fn extract_from(
                 "metadata",
                 &prompts::metadata_schema(),
                 "extract metadata",
-                &secrets,
+                secrets,
             )
             .await?;
         usage += meta.usage;
@@ -434,6 +446,13 @@ mod tests {
         assert_eq!(
             relaxed(&s),
             json!({"type": "object", "properties": {"a": {"type": "array"}}})
+        );
+        // A property named like a keyword is a name: kept, its own schema relaxed.
+        let form = json!({"type": "object", "required": ["required"], "properties": {
+            "required": {"type": "boolean"}, "minLength": {"type": "string", "minLength": 2}}});
+        assert_eq!(
+            relaxed(&form),
+            json!({"type": "object", "properties": {"required": {"type": "boolean"}, "minLength": {"type": "string"}}})
         );
     }
 

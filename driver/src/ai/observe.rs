@@ -16,12 +16,16 @@ use crate::page::{Action, Method, Page, SnapshotOptions};
 pub struct ObserveOptions {
     /// The whole page (default) or only the viewport.
     pub mode: SnapshotMode,
+    /// Values that must not reach the model (a field may show one the
+    /// caller typed with `%name%`).
+    pub secrets: Secrets,
 }
 
 impl Default for ObserveOptions {
     fn default() -> Self {
         ObserveOptions {
             mode: SnapshotMode::Full,
+            secrets: Secrets::default(),
         }
     }
 }
@@ -92,10 +96,10 @@ impl Ai<'_> {
         let mut messages = vec![Message::user(format!("Request: {instruction}\n{block}"))];
         let system = prompts::observe_system();
         let schema = prompts::observe_schema();
-        let secrets = Secrets::default();
+        let secrets = &opts.secrets;
         let mut usage = Usage::default();
         let reply = llm
-            .structured(&system, messages.clone(), "observation", &schema, "observe", &secrets)
+            .structured(&system, messages.clone(), "observation", &schema, "observe", secrets)
             .await?;
         usage += reply.usage;
         let (mut actions, mut bad) = to_actions(&reply.value["elements"], &snapshot);
@@ -109,7 +113,7 @@ impl Ai<'_> {
                 bad.join(", ")
             )));
             let again = llm
-                .structured(&system, messages, "observation", &schema, "observe", &secrets)
+                .structured(&system, messages, "observation", &schema, "observe", secrets)
                 .await?;
             usage += again.usage;
             (actions, bad) = to_actions(&again.value["elements"], &snapshot);

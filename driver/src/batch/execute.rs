@@ -146,7 +146,15 @@ pub(crate) async fn execute(
                 page.goto(url).await?;
             }
             let r = Ai::new(llm)
-                .extract(page, Some(instruction), schema.as_ref(), &ExtractOptions::default())
+                .extract(
+                    page,
+                    Some(instruction),
+                    schema.as_ref(),
+                    &ExtractOptions {
+                        secrets: task.vars.secrets(),
+                        ..ExtractOptions::default()
+                    },
+                )
                 .await?;
             Ok(Done {
                 ok: true,

@@ -50,7 +50,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 &ctx.page(),
                 Some(&a.instruction),
                 schema.as_ref(),
-                &ExtractOptions::default(),
+                &ExtractOptions {
+                    secrets: ctx.settings.variables.secrets(),
+                    ..ExtractOptions::default()
+                },
             )
             .await?;
         let mut out = ToolOutput::ok(serde_json::to_string(&r.data).expect("JSON serialises"));

@@ -142,6 +142,7 @@ the value as its argument:\n",
             &instruction,
             &ObserveOptions {
                 mode: SnapshotMode::Full,
+                secrets: ctx.settings.variables.secrets(),
             },
         )
         .await?;
@@ -225,6 +226,7 @@ async fn fill_described(
             arguments: action.arguments.clone(),
             selector: action.selector.clone().unwrap_or_default(),
             frame: action.frame.clone(),
+            element: None,
             rect: None,
         };
         let mut real = action.clone();

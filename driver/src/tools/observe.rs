@@ -44,7 +44,14 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             _ => SnapshotMode::Full,
         };
         let r = Ai::new(llm)
-            .observe(&ctx.page(), &a.instruction, &ObserveOptions { mode })
+            .observe(
+                &ctx.page(),
+                &a.instruction,
+                &ObserveOptions {
+                    mode,
+                    secrets: ctx.settings.variables.secrets(),
+                },
+            )
             .await?;
         let data = serde_json::to_value(&r.actions).expect("actions serialise");
         let mut out = ToolOutput::ok(serde_json::to_string_pretty(&data).expect("JSON serialises"));
