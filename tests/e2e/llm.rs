@@ -283,8 +283,8 @@ async fn act_self_heals_after_the_page_re_renders() {
         assert!(r.notes.iter().any(|n| n.contains("self-heal")), "{:?}", r.notes);
         let heal = server.requests()[1].last_user_text();
         assert!(
-            heal.contains("Instruction: click button \"Checkout\""),
-            "re-inferred with <method> <description>: {heal}"
+            heal.contains("Instruction: click Checkout\n(A first attempt, click on button \"Checkout\", failed: "),
+            "re-inferred with the instruction whole and what failed: {heal}"
         );
         server.assert_no_malformed();
 
@@ -434,6 +434,21 @@ async fn act_cache_hits_make_no_model_call_and_stale_entries_are_rewritten() {
         assert_eq!(entries.len(), 1);
         let entry = std::fs::read_to_string(entries[0].as_ref().unwrap().path()).unwrap();
         assert!(entry.contains("add-v2"), "the entry was rewritten: {entry}");
+
+        // Another element took the cached selector (a reordered list, an A/B
+        // test): no replay onto it; act infers again.
+        let page = ctx.open("llm/store.html?a=1&b=2").await;
+        js(&page, "(() => { const old = document.getElementById('add'); old.id = 'add-v3'; const b = document.createElement('button'); b.id = 'add-v2'; b.textContent = 'Remove all'; b.onclick = () => { window.removed = 1; }; old.before(b); return true; })()").await;
+        server.push(perform("\"Add to cart\"", "click", &[], false));
+        let r = Ai::new(&llm).act(&page, "click the Add to cart button", &opts).await.unwrap();
+        assert!(r.success && !r.cache_hit, "{r:?}");
+        assert!(
+            r.notes.iter().any(|n| n.contains(r#"#add-v2 now finds button "Remove all", not the cached button "Add to cart""#)),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(js(&page, "window.removed === undefined && window.cart === 1").await, json!(true));
+        assert_eq!(server.request_count(), 3);
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })

@@ -7,7 +7,7 @@ use sightline_engine::protocol::SnapshotMode;
 
 use super::context::Conversation;
 use super::cua;
-use super::harness::{End, Harness};
+use super::harness::{Applied, End, Harness};
 use super::mode::AgentMode;
 use super::options::AgentOptions;
 use super::prompts;
@@ -16,7 +16,7 @@ use crate::base64;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Part, ToolChoice, ToolSpec};
 use crate::page::{Page, SnapshotOptions};
-use crate::tools::{specs, VISION};
+use crate::tools::{specs, ToolOutput, VISION};
 
 /// An agent over one page and one model.
 pub struct Agent<'a> {
@@ -36,6 +36,10 @@ impl<'a> Agent<'a> {
     /// everything later (model failures included) ends the run with
     /// `success: false`.
     pub async fn execute(&self, task: &str) -> Result<AgentResult> {
+        let unknown = self.opts.variables.unknown_placeholders_in(task);
+        if !unknown.is_empty() {
+            return Err(self.opts.variables.unknown_placeholders_error(&unknown));
+        }
         let mut harness = Harness::new(self.page.clone(), self.llm, &self.opts, task);
         match self.opts.mode {
             AgentMode::Cua => cua::execute(harness).await,
@@ -60,6 +64,8 @@ struct ToolLoop<'a> {
     /// viewport, above on a HiDPI screen); the model's points are in its
     /// pixels.
     image_scale: f64,
+    /// Hybrid: the last screenshot's size in its pixels.
+    image_size: Option<(u32, u32)>,
     specs: Vec<ToolSpec>,
     conv: Conversation,
 }
@@ -82,6 +88,7 @@ impl<'a> ToolLoop<'a> {
             conv: Conversation::new(h.opts.keep_screenshots),
             hybrid,
             image_scale: 1.0,
+            image_size: None,
             h,
         }
     }
@@ -113,6 +120,28 @@ impl<'a> ToolLoop<'a> {
 
     /// A coordinate tool's points (and distances) in the screenshot's
     /// pixels, as the model gives them, in the viewport's CSS pixels.
+    /// A point of a coordinate tool outside the last screenshot, said in
+    /// the screenshot's pixels (the model's), before it is scaled to the
+    /// page's: the page's own refusal would quote numbers and a viewport
+    /// the model never saw. None where nothing is scaled.
+    fn outside_the_image(&self, tool: &str, args: &serde_json::Value) -> Option<String> {
+        let (w, h) = self.image_size?;
+        if self.in_css_pixels(tool, args) == *args {
+            return None;
+        }
+        for (kx, ky) in [("x", "y"), ("startX", "startY"), ("endX", "endY")] {
+            let (Some(x), Some(y)) = (args[kx].as_f64(), args[ky].as_f64()) else {
+                continue;
+            };
+            if x < 0.0 || y < 0.0 || x >= f64::from(w) || y >= f64::from(h) {
+                return Some(format!(
+                    "({x:.0}, {y:.0}) is outside the {w}×{h} screenshot: give points in its pixels, from its top-left corner"
+                ));
+            }
+        }
+        None
+    }
+
     fn in_css_pixels(&self, tool: &str, args: &serde_json::Value) -> serde_json::Value {
         let scale = self.image_scale;
         let vision = self
@@ -157,6 +186,7 @@ impl<'a> ToolLoop<'a> {
                             // (What the image came out at: a HiDPI screen's
                             // is larger than the viewport at scale 1.)
                             self.image_scale = a.scale;
+                            self.image_size = png_size(&a.png);
                             Some(base64::encode(&a.png))
                         }
                         Err(e) => {
@@ -240,8 +270,17 @@ impl<'a> ToolLoop<'a> {
             let tools = self.h.opts.tools.clone();
             for call in &response.tool_calls {
                 let arguments = self.in_css_pixels(&call.name, &call.arguments);
-                let Some(applied) = self.h.apply(&tools, &call.name, &arguments).await else {
-                    return End::Interrupted;
+                let applied = match self.outside_the_image(&call.name, &call.arguments) {
+                    Some(why) => Applied {
+                        output: ToolOutput::failed(why),
+                        changed_page: false,
+                    },
+                    None => {
+                        let Some(applied) = self.h.apply(&tools, &call.name, &arguments).await else {
+                            return End::Interrupted;
+                        };
+                        applied
+                    }
                 };
                 let mut outcome = applied.output;
                 let mut finish = outcome.finish.take();
@@ -315,4 +354,11 @@ the task is done.",
             }
         }
     }
+}
+
+/// A PNG's width and height, from its header.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    let header = png.get(16..24)?;
+    let word = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((word(&header[..4]), word(&header[4..])))
 }

@@ -384,6 +384,7 @@ impl<'a> ActRun<'a> {
             description: choice.description.clone(),
             method: choice.method_name.clone(),
             arguments,
+            element: super::record::element_label(&info.role, &info.name),
             selector: info.selector,
             frame: info.frame,
             rect: done.rect,
@@ -420,6 +421,10 @@ impl Ai<'_> {
         let instruction = instruction.trim();
         if instruction.is_empty() {
             return Err(Error::InvalidAction("act needs an instruction".into()));
+        }
+        let unknown = opts.variables.unknown_placeholders_in(instruction);
+        if !unknown.is_empty() {
+            return Err(opts.variables.unknown_placeholders_error(&unknown));
         }
         let mut run = ActRun {
             page,
@@ -493,11 +498,25 @@ impl Ai<'_> {
                     "{} failed ({e}); self-healing with a fresh snapshot",
                     choice.method_name
                 ));
-                let heal = format!("{} {}", choice.method_name, choice.description);
+                // The instruction whole (its value, its %name%), and what went wrong.
+                let heal = format!(
+                    "{instruction}\n(A first attempt, {} on {}, failed: {e}. The page as it is now is below.)",
+                    choice.method_name, choice.description
+                );
                 let (decision, snapshot) = run.decide(&heal, opts.mode).await?;
-                let Decision::Act(healed) = decision else {
-                    let msg = format!("{} failed: {e}; self-heal found no element", choice.method_name);
-                    return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+                let healed = match decision {
+                    Decision::Act(healed) => healed,
+                    Decision::NotFound(_) => {
+                        let msg = format!("{} failed: {e}; self-heal found no element", choice.method_name);
+                        return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+                    }
+                    Decision::Invalid(problem) => {
+                        let msg = format!(
+                            "{} failed: {e}; on self-heal the model's answer was unusable: {problem}",
+                            choice.method_name
+                        );
+                        return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
+                    }
                 };
                 match run.execute(&healed, &snapshot).await {
                     Ok(rec) => (rec, snapshot),
@@ -577,11 +596,8 @@ async fn replay_cached(
     opts: &ActOptions,
 ) -> Result<std::result::Result<(), String>> {
     if let Some(first) = actions.first() {
-        let action = first.to_action(&opts.variables);
-        if let Some(target) = action.target() {
-            if !page.exists(target).await? {
-                return Ok(Err(format!("{} no longer resolves", first.selector)));
-            }
+        if let Err(why) = still_the_element(page, first).await? {
+            return Ok(Err(why));
         }
     }
     for (i, rec) in actions.iter().enumerate() {
@@ -604,6 +620,45 @@ async fn replay_cached(
         }
     }
     Ok(Ok(()))
+}
+
+/// Whether the first cached action's selector still finds its element:
+/// the one the record names (role and name), in its frame. One snapshot
+/// answers both (it also numbers the frames a record's `f1` names).
+async fn still_the_element(page: &Page, first: &ActRecord) -> Result<std::result::Result<(), String>> {
+    if first.selector.is_empty() {
+        return Ok(Ok(()));
+    }
+    let snapshot = page
+        .snapshot(&SnapshotOptions {
+            mode: SnapshotMode::Full,
+            ..Default::default()
+        })
+        .await?;
+    let now = snapshot
+        .refs
+        .iter()
+        .find(|(_, info)| info.selector == first.selector && info.frame == first.frame)
+        .map(|(_, info)| super::record::element_label(&info.role, &info.name));
+    match (now, &first.element) {
+        (Some(Some(now)), Some(then)) if now != *then => Ok(Err(format!(
+            "{} now finds {now}, not the cached {then}",
+            first.selector
+        ))),
+        (Some(_), _) => Ok(Ok(())),
+        // Not a ref of the tree (hidden now, or a record of another kind):
+        // the selector must at least resolve.
+        (None, _) => {
+            let Some(target) = first.to_action(&Variables::default()).target() else {
+                return Ok(Ok(()));
+            };
+            if page.exists(target).await? {
+                Ok(Ok(()))
+            } else {
+                Ok(Err(format!("{} no longer resolves", first.selector)))
+            }
+        }
+    }
 }
 
 /// Refuses an upload (or a local page) the model chose outside `opts.files`.
@@ -768,6 +823,7 @@ mod tests {
             arguments: vec!["%pw%".into()],
             selector: "#pw".into(),
             frame: Some("f1".into()),
+            element: None,
             rect: None,
         };
         let a = r.to_action(&vars);

@@ -125,6 +125,7 @@ mod tests {
             arguments: vec!["%email%".into()],
             selector: "#email".into(),
             frame: None,
+            element: None,
             rect: None,
         };
         cache.put(&key, std::slice::from_ref(&rec)).unwrap();

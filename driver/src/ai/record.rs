@@ -16,10 +16,20 @@ pub struct ActRecord {
     pub selector: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<String>,
+    /// The element as the snapshot named it (`button "Save"`): a replay
+    /// checks the selector still finds that element, not a neighbour that
+    /// took its place (`nth-of-type` selectors follow positions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
     /// Where the element was when acted on (viewport CSS pixels); for trace
     /// reports only, never cached.
     #[serde(skip)]
     pub rect: Option<sightline_engine::protocol::Rect>,
+}
+
+/// `button "Save"`: how a record names its element.
+pub fn element_label(role: &str, name: &str) -> Option<String> {
+    (!role.is_empty()).then(|| format!("{role} {name:?}"))
 }
 
 impl ActRecord {

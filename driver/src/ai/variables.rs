@@ -100,6 +100,54 @@ impl Variables {
         Some((name.to_string(), near.clone()))
     }
 
+    /// The `%name%` placeholders an instruction or task names that are no
+    /// variable (a forgotten `--var`): the model would type them as they
+    /// stand, and the step would look done. Only whole words count
+    /// (`100%sure%` is text).
+    pub fn unknown_placeholders_in(&self, instruction: &str) -> Vec<String> {
+        let mut unknown: Vec<String> = Vec::new();
+        let bytes = instruction.as_bytes();
+        let mut i = 0;
+        while let Some(open) = instruction[i..].find('%').map(|o| i + o) {
+            let Some(close) = instruction[open + 1..].find('%').map(|c| open + 1 + c) else {
+                break;
+            };
+            let name = &instruction[open + 1..close];
+            let word_before = open > 0 && bytes[open - 1].is_ascii_alphanumeric();
+            let word_after = bytes.get(close + 1).is_some_and(u8::is_ascii_alphanumeric);
+            if valid_name(name) && !word_before && !word_after {
+                if !self.0.contains_key(name) && !unknown.iter().any(|u| u == name) {
+                    unknown.push(name.to_string());
+                }
+                i = close + 1;
+            } else {
+                i = open + 1;
+            }
+        }
+        unknown
+    }
+
+    /// The error for [`Variables::unknown_placeholders_in`]'s names.
+    pub fn unknown_placeholders_error(&self, unknown: &[String]) -> Error {
+        let named = unknown.iter().map(|n| format!("%{n}%")).collect::<Vec<_>>().join(", ");
+        let given = if self.0.is_empty() {
+            "none was given".to_string()
+        } else {
+            format!(
+                "the variables are {}",
+                self.names()
+                    .iter()
+                    .map(|n| format!("%{n}%"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        Error::InvalidAction(format!(
+            "{named} in the instruction is no variable ({given}): pass --var {}=… (or write it without the % signs)",
+            unknown[0]
+        ))
+    }
+
     /// Every value, for redaction of outgoing requests.
     pub fn secrets(&self) -> Secrets {
         Secrets::new(self.0.iter().map(|(k, v)| (k.clone(), v.clone())))
@@ -156,6 +204,19 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         // No variables: every %…% is text.
         assert_eq!(Variables::default().substitute("%pasword%").unwrap(), "%pasword%");
+        // An instruction that names a placeholder no variable fills.
+        assert_eq!(
+            v.unknown_placeholders_in("type %password% and %email%, then %email% again; 100%sure% (%x-y%)"),
+            ["email"]
+        );
+        assert!(v.unknown_placeholders_in("save 20% now, or 30%").is_empty());
+        let e = Variables::default()
+            .unknown_placeholders_error(&["password".into()])
+            .to_string();
+        assert!(
+            e.contains("%password% in the instruction is no variable (none was given): pass --var password="),
+            "{e}"
+        );
         assert!(v.prompt_note().unwrap().contains("%password%"));
         assert!(!v.prompt_note().unwrap().contains("hunter2"));
         assert!(!format!("{v:?}").contains("hunter2"));

@@ -442,9 +442,16 @@ are gone: open your page again).",
                     };
                     return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
                 }
+                // A model tool spends most of its time waiting for the model.
+                let model = if tool.needs_llm {
+                    " It asks the model, which may not have answered yet: the server's --tool-timeout is the \
+limit (and --llm-timeout each model call's)."
+                } else {
+                    ""
+                };
                 (
                     format!(
-                        "{} timed out after {}. Take a browser_snapshot to see where the page is.",
+                        "{} timed out after {}.{model} Take a browser_snapshot to see where the page is.",
                         tool.mcp_name(),
                         crate::time::spoken(self.options.tool_timeout)
                     ),

@@ -61,8 +61,12 @@ const NAME_NODE_JS: &str = r#"function (refs) {
     const root = el.getRootNode();
     return root instanceof ShadowRoot ? path(root.host) + ' >>> ' + css : css;
   };
-  const text = (hit.innerText || hit.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 40);
   const b = hit.getBoundingClientRect();
+  // (The document itself: its text is the whole page's, no name for a spot.)
+  if (hit === document.documentElement || hit === document.body) {
+    return { css: path(hit), label: 'the page background', rect: [b.x, b.y, b.width, b.height] };
+  }
+  const text = (hit.innerText || hit.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 40);
   return { css: path(hit), label: text ? hit.localName + ' "' + text + '"' : hit.localName, rect: [b.x, b.y, b.width, b.height] };
 }"#;
 

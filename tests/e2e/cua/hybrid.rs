@@ -101,6 +101,8 @@ async fn hybrid_screenshots_fit_the_provider_and_points_map_back() {
         let shown = |p: (f64, f64)| ((p.0 * scale).round(), (p.1 * scale).round());
         let (close, email) = (shown(CLOSE), shown(EMAIL));
         let server = LlmServer::with_script(vec![
+            // A point past the screenshot's edge is said in its pixels.
+            Reply::tool("clickAt", json!({"x": 1400, "y": 50})),
             Reply::tool("clickAt", json!({"x": close.0, "y": close.1})),
             Reply::tool(
                 "typeAt",
@@ -124,6 +126,10 @@ async fn hybrid_screenshots_fit_the_provider_and_points_map_back() {
         let first = server.requests()[0].screenshots();
         let shot = first.last().expect("an annotated screenshot");
         assert_eq!((shot.width, shot.height), (1365, 768));
+        assert_eq!(
+            result.actions[0].result,
+            "(1400, 50) is outside the 1365×768 screenshot: give points in its pixels, from its top-left corner"
+        );
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })
