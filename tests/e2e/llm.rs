@@ -455,6 +455,28 @@ async fn act_cache_hits_make_no_model_call_and_stale_entries_are_rewritten() {
     .await
 }
 
+/// A cached act on an element inside a frame replays there (the cache's
+/// frame prefix names a frame of the fresh page).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_cache_hits_inside_a_frame() {
+    with_timeout("act cache in a frame", async {
+        let ctx = Ctx::new().await;
+        let cache = tempfile::tempdir().unwrap();
+        let server = LlmServer::with_script(vec![perform("\"Same-origin inner button\"", "click", &[], false)]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let opts = ActOptions { cache_dir: Some(cache.path().to_path_buf()), ..ActOptions::default() };
+        for round in 0..2 {
+            let page = ctx.open("frames.html").await;
+            let r = Ai::new(&llm).act(&page, "click the inner button", &opts).await.unwrap();
+            assert!(r.success, "round {round}: {r:?}");
+            assert_eq!(r.cache_hit, round == 1, "round {round}: {:?}", r.notes);
+        }
+        assert_eq!(server.request_count(), 1, "the second act made no model call");
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn observe_then_run_the_actions_without_a_model() {
     with_timeout("observe", async {
