@@ -464,7 +464,10 @@ async fn act_cache_hits_inside_a_frame() {
         let cache = tempfile::tempdir().unwrap();
         let server = LlmServer::with_script(vec![perform("\"Same-origin inner button\"", "click", &[], false)]);
         let llm = llm_for(&server, Wire::OpenAi);
-        let opts = ActOptions { cache_dir: Some(cache.path().to_path_buf()), ..ActOptions::default() };
+        let opts = ActOptions {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..ActOptions::default()
+        };
         for round in 0..2 {
             let page = ctx.open("frames.html").await;
             let r = Ai::new(&llm).act(&page, "click the inner button", &opts).await.unwrap();

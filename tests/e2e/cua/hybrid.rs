@@ -273,6 +273,12 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
     assert!(outer.contains("scrolled div#outer to y=60 of"), "{outer}");
     let still = client.ok("browser_mouse_wheel", json!({"x": 640, "y": 600, "deltaY": -100}));
     assert!(still.contains("nothing scrolled"), "{still}");
+    // A click on no element is said as such (not as html with the page's text).
+    let blank = client.ok("browser_mouse_click_xy", json!({"x": 640, "y": 600}));
+    assert!(
+        blank.contains("Clicked at (640, 600) on the page background"),
+        "{blank}"
+    );
     // A field in a closed shadow root: its host has the focus, and it types.
     let coded = client.ok("browser_type_xy", json!({"x": 800, "y": 515, "text": "4711"}));
     assert!(coded.contains("textbox \"Code\"") && coded.contains("4711"), "{coded}");
