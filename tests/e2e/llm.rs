@@ -687,6 +687,47 @@ async fn extract_reads_a_long_page_in_chunks_until_complete() {
     .await
 }
 
+/// act on a page larger than its token budget shows it part by part, each
+/// request within the budget, until a part holds the element.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_reads_a_long_page_in_parts() {
+    with_timeout("act in parts", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::answering(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            match find_ref(&text, "link \"Product 230\"") {
+                Some(id) => Reply::tool(
+                    "performAction",
+                    json!({"elementId": id, "description": "Product 230", "method": "click", "arguments": [], "twoStep": false}),
+                ),
+                None => Reply::tool(
+                    "performAction",
+                    json!({"elementId": "", "description": "not in this part", "method": "click", "arguments": [], "twoStep": false}),
+                ),
+            }
+        });
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/products.html").await;
+        let opts = ActOptions {
+            mode: sightline::protocol::SnapshotMode::Full,
+            token_budget: 2_000,
+            ..ActOptions::default()
+        };
+        let r = Ai::new(&llm).act(&page, "open Product 230", &opts).await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert!(r.notes.iter().any(|n| n.starts_with("the page is large: read in up to ")), "{:?}", r.notes);
+        assert!(page.url().await.unwrap().ends_with("/llm/p/230.html"));
+        let reqs = server.requests();
+        assert!(reqs.len() > 2, "several parts were read: {}", reqs.len());
+        for req in &reqs {
+            assert!(req.raw.len() / 4 < 3_000, "each part fits the budget: {} chars", req.raw.len());
+        }
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 fn chat(text: &str) -> ChatRequest {
     ChatRequest {
         system: "Answer.".into(),

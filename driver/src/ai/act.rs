@@ -43,6 +43,9 @@ pub struct ActOptions {
     pub max_blocker_calls: u32,
     /// The first snapshot's mode (viewport; the whole page when needed).
     pub mode: SnapshotMode,
+    /// The most of the page's tree one request shows (characters / 4); a
+    /// larger page is shown part by part until one holds the element.
+    pub token_budget: usize,
     /// Relative `setInputFiles` paths are taken against this directory.
     pub base_dir: Option<PathBuf>,
     /// The local files the model's own choices may upload, when they must
@@ -59,6 +62,7 @@ impl Default for ActOptions {
             cache_dir: None,
             max_blocker_calls: 2,
             mode: SnapshotMode::Viewport,
+            token_budget: 60_000,
             base_dir: None,
             files: None,
         }
@@ -329,18 +333,43 @@ impl<'a> ActRun<'a> {
 
     /// Infers on the viewport, then on the whole page when nothing fits.
     async fn decide(&mut self, instruction: &str, mode: SnapshotMode) -> Result<(Decision, SnapshotResult)> {
+        if mode == SnapshotMode::Full {
+            return self.decide_on_the_whole_page(instruction).await;
+        }
         let mut snapshot = self.snapshot(mode).await?;
         let decision = self.infer(instruction, &mut snapshot, mode, None, None).await?;
-        if matches!(decision, Decision::NotFound(_)) && mode == SnapshotMode::Viewport {
+        if matches!(decision, Decision::NotFound(_)) {
             self.notes
                 .push("nothing fit in the viewport; looked at the whole page".into());
-            let mut full = self.snapshot(SnapshotMode::Full).await?;
+            return self.decide_on_the_whole_page(instruction).await;
+        }
+        Ok((decision, snapshot))
+    }
+
+    /// Infers on the whole page; a page over the token budget is shown part
+    /// by part until one holds the element (a 3,000-row page was 165 k
+    /// tokens in one request, past what many models take).
+    async fn decide_on_the_whole_page(&mut self, instruction: &str) -> Result<(Decision, SnapshotResult)> {
+        let mut full = self.snapshot(SnapshotMode::Full).await?;
+        let parts = tree::chunks(&full.tree, self.opts.token_budget.max(500));
+        if parts.len() < 2 {
             let decision = self
                 .infer(instruction, &mut full, SnapshotMode::Full, None, None)
                 .await?;
             return Ok((decision, full));
         }
-        Ok((decision, snapshot))
+        self.notes
+            .push(format!("the page is large: read in up to {} parts", parts.len()));
+        let mut decision = Decision::NotFound(String::new());
+        for part in parts {
+            decision = self
+                .infer(instruction, &mut full, SnapshotMode::Full, Some(part), None)
+                .await?;
+            if !matches!(decision, Decision::NotFound(_)) {
+                break;
+            }
+        }
+        Ok((decision, full))
     }
 
     /// The action the model chose, its variables substituted (a misspelt
