@@ -41,18 +41,23 @@ export class HostilePageError extends Error {
   }
 }
 
-// Built-ins whose replacement breaks code in the page's world. Written as an
-// expression with no arguments and a string answer: the least a library's
-// evaluate needs of the page.
+// Built-ins whose replacement breaks evaluating in the page's world (the
+// library's own evaluate, the engine's glue). Written as an expression with
+// no arguments and a string answer: the least an evaluate needs of the page.
+// A check that itself throws (a replaced `call`) counts as replaced.
 const BUILTINS_PROBE = `(function () {
   var names = ["Array.prototype.push", "Array.prototype.map", "Array.prototype.forEach", "Array.prototype.filter",
     "JSON.stringify", "JSON.parse", "Object.keys", "Function.prototype.call", "Function.prototype.apply",
-    "WebAssembly.instantiate", "getComputedStyle", "Element.prototype.getBoundingClientRect"];
+    "WebAssembly.instantiate"];
+  var toText = Function.prototype.toString;
   var replaced = "";
   for (var i = 0; i < names.length; i++) {
-    var path = names[i].split("."), v = globalThis;
-    for (var j = 0; j < path.length && v; j++) v = v[path[j]];
-    var native = typeof v === "function" && /\\[native code\\]/.test(Function.prototype.toString.call(v));
+    var native = false;
+    try {
+      var path = names[i].split("."), v = globalThis;
+      for (var j = 0; j < path.length && v; j++) v = v[path[j]];
+      native = typeof v === "function" && /\\[native code\\]/.test(Reflect.apply(toText, v, []));
+    } catch (e) {}
     if (!native) replaced += (replaced ? ", " : "") + names[i];
   }
   return replaced;

@@ -118,8 +118,6 @@ impl<'a> ToolLoop<'a> {
         self.h.finish(end).await
     }
 
-    /// A coordinate tool's points (and distances) in the screenshot's
-    /// pixels, as the model gives them, in the viewport's CSS pixels.
     /// A point of a coordinate tool outside the last screenshot, said in
     /// the screenshot's pixels (the model's), before it is scaled to the
     /// page's: the page's own refusal would quote numbers and a viewport
@@ -142,6 +140,8 @@ impl<'a> ToolLoop<'a> {
         None
     }
 
+    /// A coordinate tool's points (and distances) in the screenshot's
+    /// pixels, as the model gives them, in the viewport's CSS pixels.
     fn in_css_pixels(&self, tool: &str, args: &serde_json::Value) -> serde_json::Value {
         let scale = self.image_scale;
         let vision = self
@@ -249,6 +249,10 @@ impl<'a> ToolLoop<'a> {
             let reasoning = response.text.clone().filter(|t| !t.trim().is_empty());
 
             if response.tool_calls.is_empty() {
+                // A refusal or an answer cut off is the run's end, said as such.
+                if let Some(why) = response.stopped_short() {
+                    return End::NotCompleted(why);
+                }
                 if force_done {
                     let said = reasoning.unwrap_or_default();
                     return End::NotCompleted(if said.is_empty() {

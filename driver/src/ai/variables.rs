@@ -127,8 +127,19 @@ impl Variables {
         unknown
     }
 
-    /// The error for [`Variables::unknown_placeholders_in`]'s names.
+    /// The error for [`Variables::unknown_placeholders_in`]'s names: a
+    /// misspelling of a variable is said as one, else how to give a value
+    /// (each way in has its own: `--var`, an MCP `--secrets` file, a batch
+    /// line's `vars`).
     pub fn unknown_placeholders_error(&self, unknown: &[String]) -> Error {
+        if let Some((wrote, meant)) = unknown
+            .iter()
+            .find_map(|u| self.misspelt_placeholder(&format!("%{u}%")))
+        {
+            return Error::InvalidAction(format!(
+                "%{wrote}% in the instruction is no variable: did you mean %{meant}%?"
+            ));
+        }
         let named = unknown.iter().map(|n| format!("%{n}%")).collect::<Vec<_>>().join(", ");
         let given = if self.0.is_empty() {
             "none was given".to_string()
@@ -143,7 +154,8 @@ impl Variables {
             )
         };
         Error::InvalidAction(format!(
-            "{named} in the instruction is no variable ({given}): pass --var {}=… (or write it without the % signs)",
+            "{named} in the instruction is no variable ({given}): give it a value (--var {}=… on the command \
+line), or write it without the % signs",
             unknown[0]
         ))
     }
@@ -214,9 +226,13 @@ mod tests {
             .unknown_placeholders_error(&["password".into()])
             .to_string();
         assert!(
-            e.contains("%password% in the instruction is no variable (none was given): pass --var password="),
+            e.contains(
+                "%password% in the instruction is no variable (none was given): give it a value (--var password="
+            ),
             "{e}"
         );
+        let e = v.unknown_placeholders_error(&["pasword".into()]).to_string();
+        assert!(e.contains("did you mean %password%?"), "{e}");
         assert!(v.prompt_note().unwrap().contains("%password%"));
         assert!(!v.prompt_note().unwrap().contains("hunter2"));
         assert!(!format!("{v:?}").contains("hunter2"));

@@ -115,6 +115,23 @@ impl Batch {
                 .map_err(|e| Error::Io(format!("cannot create the reports directory {}: {e}", dir.display())))?;
             write_index(dir, &plan.tasks, &log.latest)?;
         }
+        // A task that ended ok runs again only for the verdict its judge could
+        // not give: its actions run again too (an order placed twice).
+        let again: Vec<&str> = plan
+            .to_run
+            .iter()
+            .filter(|p| log.get(&p.task.id).is_some_and(|r| r.status == TaskStatus::Ok))
+            .map(|p| p.task.id.as_str())
+            .collect();
+        if !again.is_empty() {
+            emit(
+                &options,
+                BatchEvent::Warning(format!(
+                    "{} ended ok but could not be judged: run again for a verdict, their actions repeat",
+                    again.join(", ")
+                )),
+            );
+        }
         let names = report_names(&plan.tasks);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let workers = options.concurrency.min(plan.to_run.len());

@@ -27,8 +27,12 @@ pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature
     let limit = req.max_tokens.unwrap_or(max_tokens);
     if is_reasoning_model(model) {
         // OpenAI's reasoning models refuse `max_tokens` (400, "use
-        // max_completion_tokens") and any temperature but the default.
-        body.insert("max_completion_tokens".into(), json!(limit));
+        // max_completion_tokens") and any temperature but the default; their
+        // limit counts the reasoning too.
+        body.insert(
+            "max_completion_tokens".into(),
+            json!(limit.max(REASONING_MIN_OUTPUT_TOKENS)),
+        );
     } else {
         body.insert("max_tokens".into(), json!(limit));
         if let Some(t) = temperature {
@@ -64,10 +68,15 @@ pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature
     Value::Object(body)
 }
 
+/// The least output limit a reasoning model gets: the limit counts its
+/// reasoning as well as the answer, and OpenAI advises leaving some 25,000
+/// tokens for both (4,096 cut answers off mid-reasoning).
+pub(super) const REASONING_MIN_OUTPUT_TOKENS: u32 = 25_000;
+
 /// OpenAI's reasoning models by name: the o-series and gpt-5 (not
 /// gpt-5-chat). Names with a vendor prefix (`openai/gpt-5` on a router)
 /// are the router's to translate.
-fn is_reasoning_model(model: &str) -> bool {
+pub(super) fn is_reasoning_model(model: &str) -> bool {
     let o_series = model.len() > 1 && model.starts_with('o') && model.as_bytes()[1].is_ascii_digit();
     let gpt5 = model.starts_with("gpt-5") && !model.starts_with("gpt-5-chat");
     !model.contains('/') && (o_series || gpt5)
@@ -253,7 +262,11 @@ mod tests {
         let req = ChatRequest::default();
         for model in ["gpt-5", "gpt-5-mini", "o3", "o4-mini", "o1"] {
             let b = request_body(model, &req, 100, Some(0.2));
-            assert_eq!(b["max_completion_tokens"], json!(100), "{model}");
+            assert_eq!(
+                b["max_completion_tokens"],
+                json!(REASONING_MIN_OUTPUT_TOKENS),
+                "{model}"
+            );
             assert!(
                 b.get("max_tokens").is_none() && b.get("temperature").is_none(),
                 "{model}: {b}"
@@ -316,6 +329,24 @@ mod tests {
         assert!(r
             .explain("not JSON".into())
             .starts_with("the answer was cut off at the model's output limit"));
+    }
+
+    #[test]
+    fn junk_arguments_go_back_as_the_models_own_text() {
+        let junk = ToolCall {
+            id: "c".into(),
+            name: "act".into(),
+            arguments: parse_arguments("{\"elementId\": \"e2\", \"descr"),
+        };
+        let req = ChatRequest {
+            messages: vec![Message::user("hi"), Message::assistant(vec![Part::ToolCall(junk)])],
+            ..Default::default()
+        };
+        let b = request_body("m", &req, 100, None);
+        assert_eq!(
+            b["messages"][1]["tool_calls"][0]["function"]["arguments"],
+            json!("{\"elementId\": \"e2\", \"descr")
+        );
     }
 
     #[test]

@@ -44,9 +44,19 @@ pub fn request_body(model: &str, req: &ChatRequest, max_tokens: u32, temperature
     if let Some(prev) = &req.previous_response_id {
         body.insert("previous_response_id".into(), json!(prev));
     }
-    body.insert("max_output_tokens".into(), json!(req.max_tokens.unwrap_or(max_tokens)));
-    if let Some(t) = temperature {
-        body.insert("temperature".into(), json!(t));
+    let limit = req.max_tokens.unwrap_or(max_tokens);
+    if super::openai::is_reasoning_model(model) {
+        // (As on Chat Completions: the limit counts the reasoning, and only
+        // the default temperature is taken.)
+        body.insert(
+            "max_output_tokens".into(),
+            json!(limit.max(super::openai::REASONING_MIN_OUTPUT_TOKENS)),
+        );
+    } else {
+        body.insert("max_output_tokens".into(), json!(limit));
+        if let Some(t) = temperature {
+            body.insert("temperature".into(), json!(t));
+        }
     }
     let mut tools: Vec<Value> = req.computer.iter().map(|c| computer_tool(model, *c)).collect();
     tools.extend(req.tools.iter().map(|t| {

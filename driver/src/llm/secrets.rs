@@ -34,14 +34,17 @@ impl Secrets {
 
     /// Replaces every secret value by `%name%`: as typed, escaped inside
     /// JSON text, and percent- or form-encoded as URLs carry it (a GET
-    /// form, a login redirect); letters in any case (a page that echoes
-    /// the value upper-cased, a URL with lower-case escapes).
+    /// form, a login redirect), with upper- or lower-case escapes.
+    ///
+    /// Matched exactly, letter case included: the text is a whole request
+    /// (wire keys, base64 screenshots), where a value matched in any case
+    /// would rewrite `"role":"user"` or a run of image data.
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (name, forms) in &self.pairs {
             let placeholder = format!("%{name}%");
             for form in forms {
-                out = replace_ignoring_ascii_case(&out, form, &placeholder);
+                out = out.replace(form.as_str(), &placeholder);
             }
         }
         out
@@ -60,6 +63,9 @@ fn forms(value: &str) -> Vec<String> {
         // application/x-www-form-urlencoded, as a form submits it.
         percent_encoded(value, b"-_.*", true),
     ];
+    // Escapes with lower-case hex digits (`%2b`), as some servers write them.
+    let lower_hex: Vec<String> = forms[2..].iter().map(|f| lower_case_escapes(f)).collect();
+    forms.extend(lower_hex);
     forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
     forms.dedup();
     forms
@@ -81,23 +87,16 @@ fn percent_encoded(value: &str, keep: &[u8], space_as_plus: bool) -> String {
     out
 }
 
-/// `haystack` with each occurrence of `needle` replaced, ASCII letters
-/// matched in any case. (ASCII lower-casing keeps every byte where it
-/// is, so offsets found in the lower-cased text hold in the original.)
-fn replace_ignoring_ascii_case(haystack: &str, needle: &str, with: &str) -> String {
-    if needle.is_empty() {
-        return haystack.to_string();
+/// `encoded` with the hex digits of its `%XX` escapes in lower case.
+fn lower_case_escapes(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut chars = encoded.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            out.extend(chars.by_ref().take(2).map(|h| h.to_ascii_lowercase()));
+        }
     }
-    let lower_haystack = haystack.to_ascii_lowercase();
-    let lower_needle = needle.to_ascii_lowercase();
-    let mut out = String::with_capacity(haystack.len());
-    let mut from = 0;
-    while let Some(at) = lower_haystack[from..].find(&lower_needle) {
-        out.push_str(&haystack[from..from + at]);
-        out.push_str(with);
-        from += at + needle.len();
-    }
-    out.push_str(&haystack[from..]);
     out
 }
 
@@ -115,7 +114,7 @@ mod tests {
     }
 
     #[test]
-    fn secrets_in_urls_and_echoed_in_another_case_are_redacted() {
+    fn secrets_in_urls_are_redacted_and_the_request_around_them_kept() {
         let s = Secrets::new(vec![
             ("email".to_string(), "john.doe+vip@corp.com".to_string()),
             ("phrase".to_string(), "open sesame (now)".to_string()),
@@ -123,11 +122,17 @@ mod tests {
         for text in [
             "URL: http://x/form?email=john.doe%2Bvip%40corp.com&go=1",
             "URL: http://x/form?email=john.doe%2bvip%40corp.com",
-            "Thanks, JOHN.DOE+VIP@CORP.COM!",
         ] {
             let red = s.redact(text);
-            assert!(red.contains("%email%") && !red.to_lowercase().contains("corp"), "{red}");
+            assert!(red.contains("%email%") && !red.contains("corp"), "{red}");
         }
+        // Letter case is matched exactly: a short value must not rewrite the
+        // wire's own words or image data.
+        let user = Secrets::new(vec![("who".to_string(), "User".to_string())]);
+        assert_eq!(
+            user.redact(r#"{"role":"user","text":"User"}"#),
+            r#"{"role":"user","text":"%who%"}"#
+        );
         for text in [
             "q=open+sesame+%28now%29",
             "q=open%20sesame%20(now)",

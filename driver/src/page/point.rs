@@ -62,8 +62,10 @@ const NAME_NODE_JS: &str = r#"function (refs) {
     return root instanceof ShadowRoot ? path(root.host) + ' >>> ' + css : css;
   };
   const b = hit.getBoundingClientRect();
-  // (The document itself: its text is the whole page's, no name for a spot.)
-  if (hit === document.documentElement || hit === document.body) {
+  // (The document itself: its text is the whole page's, no name for a spot.
+  // A body with text of its own may have been hit on that text: named as before.)
+  const ownText = [...hit.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  if (this.nodeType === 1 && (hit === document.documentElement || hit === document.body) && !ownText) {
     return { css: path(hit), label: 'the page background', rect: [b.x, b.y, b.width, b.height] };
   }
   const text = (hit.innerText || hit.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 40);
