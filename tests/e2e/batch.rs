@@ -297,6 +297,11 @@ fn a_torn_last_line_is_dropped_when_the_run_resumes() {
     let rerun = batch(&file, &out, &[], None);
     rerun.assert_success();
     assert!(
+        rerun.stderr.contains("warning: skipped an unreadable results line"),
+        "said on stderr, no terminal there: {}",
+        rerun.stderr
+    );
+    assert!(
         rerun.stdout.contains("1 ran, 1 already had a result"),
         "{}",
         rerun.stdout

@@ -170,6 +170,13 @@ fn a_judge_outage_is_not_a_verdict_and_retry_failed_asks_again() {
     batch_with(&file, &out, &model, &[]);
     assert_eq!(model.request_count(), asked, "a plain rerun leaves an ok task alone");
     let again = batch_with(&file, &out, &model, &["--retry-failed"]);
+    assert!(
+        again
+            .stderr
+            .contains("warning: lamp ended ok but could not be judged: run again for a verdict, their actions repeat"),
+        "{}",
+        again.stderr
+    );
     let line = &latest(&out)["lamp"];
     assert_eq!(line["verdict"]["evaluation"], "YES", "{line}\n{}", again.stdout);
     assert!(line.get("verdict").unwrap().get("unjudged").is_none(), "{line}");

@@ -8,6 +8,7 @@ use sightline::{Error, Result};
 
 use super::merge::{merge_results, MergeArgs};
 use super::pool::{with_two_stage_stop, PoolArgs};
+use super::progress::events_for;
 use super::summary::table;
 use crate::output::{print_json, print_out};
 
@@ -67,12 +68,8 @@ async fn run(args: BatchArgs) -> Result<()> {
     let options = pool.batch_options(out.clone(), file.local_inputs(), stop_rx).await?;
     let mut batch = Batch::new(file, options)?;
     let progress = pool.progress(batch.plan().to_run.len(), batch.plan().already_done);
-    if let Some(p) = &progress {
-        for line in batch.unreadable_lines() {
-            p.note(&format!("warning: skipped an unreadable results line: {line}"));
-        }
-        batch = batch.with_events(p.events());
-    }
+    let events = events_for(progress.as_ref(), batch.unreadable_lines());
+    batch = batch.with_events(events);
     let report = with_two_stage_stop(stop_tx, progress, batch.run()).await?;
     if pool.output.json {
         print_json(&report);

@@ -11,3 +11,4 @@ mod summary;
 
 pub use command::{batch, BatchCommand};
 pub use pool::{with_two_stage_stop, PoolArgs};
+pub use progress::events_for;

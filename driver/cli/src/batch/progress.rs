@@ -104,3 +104,28 @@ impl Progress {
         ));
     }
 }
+
+/// Where a run's events go: the progress display when there is one; else
+/// only its warnings, a line each on stderr (a worker that stopped, a report
+/// not written, a results line skipped: not for the display alone to say).
+pub fn events_for(progress: Option<&Arc<Progress>>, unreadable_lines: &[String]) -> EventFn {
+    let skipped = |line: &String| format!("warning: skipped an unreadable results line: {line}");
+    match progress {
+        Some(p) => {
+            for line in unreadable_lines {
+                p.note(&skipped(line));
+            }
+            p.events()
+        }
+        None => {
+            for line in unreadable_lines {
+                eprintln!("{}", crate::output::terminal_safe(&skipped(line)));
+            }
+            Arc::new(|e: &BatchEvent| {
+                if let BatchEvent::Warning(w) = e {
+                    eprintln!("warning: {}", crate::output::terminal_safe(w));
+                }
+            })
+        }
+    }
+}

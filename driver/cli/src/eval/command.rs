@@ -8,7 +8,7 @@ use sightline::suite::{Eval, EvalOptions, Suite};
 use sightline::{AgentMode, Error, Result};
 
 use super::table::tables;
-use crate::batch::{with_two_stage_stop, PoolArgs};
+use crate::batch::{events_for, with_two_stage_stop, PoolArgs};
 use crate::output::{print_json, print_out};
 
 #[derive(Debug, Args)]
@@ -56,12 +56,8 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
     let mut eval = Eval::new(suite, options)?;
     let plan = eval.batch().plan();
     let progress = args.pool.progress(plan.to_run.len(), plan.already_done);
-    if let Some(p) = &progress {
-        for line in eval.batch().unreadable_lines() {
-            p.note(&format!("warning: skipped an unreadable results line: {line}"));
-        }
-        eval = eval.with_events(p.events());
-    }
+    let events = events_for(progress.as_ref(), eval.batch().unreadable_lines());
+    eval = eval.with_events(events);
     let report = with_two_stage_stop(stop_tx, progress, eval.run()).await?;
     if args.pool.output.json {
         print_json(&report);
