@@ -728,6 +728,48 @@ async fn act_reads_a_long_page_in_parts() {
     .await
 }
 
+/// observe on a page larger than its token budget reads it part by part,
+/// each request within the budget, and puts what the parts offer together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn observe_reads_a_long_page_in_parts() {
+    with_timeout("observe in parts", async {
+        let ctx = Ctx::new().await;
+        // Each part offers the first product link it shows.
+        let server = LlmServer::answering(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            let id = find_ref(&text, "link \"Product ").unwrap_or_else(|| panic!("no product in {text}"));
+            Reply::json(json!({"elements": [
+                {"elementId": id, "description": "a product", "method": "click", "arguments": []}
+            ]}))
+        });
+        let llm = llm_for(&server, Wire::Anthropic);
+        let page = ctx.open("llm/products.html").await;
+        let opts = ObserveOptions {
+            token_budget: 2_000,
+            ..ObserveOptions::default()
+        };
+        let r = Ai::new(&llm).observe(&page, "the product links", &opts).await.unwrap();
+        let reqs = server.requests();
+        assert!(reqs.len() > 2, "several parts were read: {}", reqs.len());
+        assert_eq!(
+            r.actions.len(),
+            reqs.len(),
+            "one action from each part: {:?}",
+            r.actions
+        );
+        for req in &reqs {
+            assert!(
+                req.raw.len() / 4 < 3_000,
+                "each part fits the budget: {} chars",
+                req.raw.len()
+            );
+        }
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 fn chat(text: &str) -> ChatRequest {
     ChatRequest {
         system: "Answer.".into(),

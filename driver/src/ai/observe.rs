@@ -8,6 +8,7 @@ use sightline_engine::protocol::{SnapshotMode, SnapshotResult};
 
 use super::handle::Ai;
 use super::prompts;
+use super::tree;
 use crate::error::{Error, Result};
 use crate::llm::{Message, Secrets, Usage};
 use crate::page::{Action, Method, Page, SnapshotOptions};
@@ -19,6 +20,9 @@ pub struct ObserveOptions {
     /// Values that must not reach the model (a field may show one the
     /// caller typed with `%name%`).
     pub secrets: Secrets,
+    /// The most of the page's tree one request shows (characters / 4); a
+    /// larger page is read part by part.
+    pub token_budget: usize,
 }
 
 impl Default for ObserveOptions {
@@ -26,6 +30,7 @@ impl Default for ObserveOptions {
         ObserveOptions {
             mode: SnapshotMode::Full,
             secrets: Secrets::default(),
+            token_budget: 60_000,
         }
     }
 }
@@ -81,7 +86,6 @@ fn to_actions(elements: &Value, snapshot: &SnapshotResult) -> (Vec<Action>, Vec<
 impl Ai<'_> {
     /// Finds the elements on `page` that fit `instruction` and how to act on each.
     pub async fn observe(&self, page: &Page, instruction: &str, opts: &ObserveOptions) -> Result<ObserveResult> {
-        let llm = self.llm();
         let instruction = instruction.trim();
         if instruction.is_empty() {
             return Err(Error::InvalidAction("observe needs an instruction".into()));
@@ -92,7 +96,39 @@ impl Ai<'_> {
                 ..Default::default()
             })
             .await?;
-        let block = prompts::page_block(&snapshot, &snapshot.tree);
+        // A page over the budget is read part by part, and what each part
+        // offers is put together (one request of a 3,000-row page was 165 k
+        // tokens, past what many models take).
+        let parts = if tree::tokens(&snapshot.tree) > opts.token_budget.max(500) {
+            tree::chunks(&snapshot.tree, opts.token_budget.max(500))
+        } else {
+            vec![snapshot.tree.clone()]
+        };
+        let mut result = ObserveResult::default();
+        for part in &parts {
+            let (actions, dropped, usage) = self.observe_part(instruction, &snapshot, part, opts).await?;
+            result.usage += usage;
+            for a in actions {
+                if !result.actions.contains(&a) {
+                    result.actions.push(a);
+                }
+            }
+            result.dropped.extend(dropped);
+        }
+        Ok(result)
+    }
+
+    /// The actions one part of the snapshot's tree offers, the refs the
+    /// model named that are not on the page, and what that cost.
+    async fn observe_part(
+        &self,
+        instruction: &str,
+        snapshot: &SnapshotResult,
+        tree_text: &str,
+        opts: &ObserveOptions,
+    ) -> Result<(Vec<Action>, Vec<String>, Usage)> {
+        let llm = self.llm();
+        let block = prompts::page_block(snapshot, tree_text);
         let mut messages = vec![Message::user(format!("Request: {instruction}\n{block}"))];
         let system = prompts::observe_system();
         let schema = prompts::observe_schema();
@@ -102,7 +138,7 @@ impl Ai<'_> {
             .structured(&system, messages.clone(), "observation", &schema, "observe", secrets)
             .await?;
         usage += reply.usage;
-        let (mut actions, mut bad) = to_actions(&reply.value["elements"], &snapshot);
+        let (mut actions, mut bad) = to_actions(&reply.value["elements"], snapshot);
         if !bad.is_empty() {
             // One feedback round for refs that are not on the page.
             messages.push(Message::assistant(vec![crate::llm::Part::Text(
@@ -116,13 +152,9 @@ impl Ai<'_> {
                 .structured(&system, messages, "observation", &schema, "observe", secrets)
                 .await?;
             usage += again.usage;
-            (actions, bad) = to_actions(&again.value["elements"], &snapshot);
+            (actions, bad) = to_actions(&again.value["elements"], snapshot);
         }
-        Ok(ObserveResult {
-            actions,
-            usage,
-            dropped: bad,
-        })
+        Ok((actions, bad, usage))
     }
 }
 

@@ -143,6 +143,7 @@ the value as its argument:\n",
             &ObserveOptions {
                 mode: SnapshotMode::Full,
                 secrets: ctx.settings.variables.secrets(),
+                ..ObserveOptions::default()
             },
         )
         .await?;

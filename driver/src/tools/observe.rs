@@ -50,6 +50,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 &ObserveOptions {
                     mode,
                     secrets: ctx.settings.variables.secrets(),
+                    ..ObserveOptions::default()
                 },
             )
             .await?;
