@@ -121,10 +121,11 @@ impl<'a> ToolLoop<'a> {
     /// A point of a coordinate tool outside the last screenshot, said in
     /// the screenshot's pixels (the model's), before it is scaled to the
     /// page's: the page's own refusal would quote numbers and a viewport
-    /// the model never saw. None where nothing is scaled.
-    fn outside_the_image(&self, tool: &str, args: &serde_json::Value) -> Option<String> {
+    /// the model never saw. None where nothing was scaled (`in_css`, from
+    /// [`ToolLoop::in_css_pixels`], is `args`).
+    fn outside_the_image(&self, args: &serde_json::Value, in_css: &serde_json::Value) -> Option<String> {
         let (w, h) = self.image_size?;
-        if self.in_css_pixels(tool, args) == *args {
+        if in_css == args {
             return None;
         }
         for (kx, ky) in [("x", "y"), ("startX", "startY"), ("endX", "endY")] {
@@ -274,7 +275,7 @@ impl<'a> ToolLoop<'a> {
             let tools = self.h.opts.tools.clone();
             for call in &response.tool_calls {
                 let arguments = self.in_css_pixels(&call.name, &call.arguments);
-                let applied = match self.outside_the_image(&call.name, &call.arguments) {
+                let applied = match self.outside_the_image(&call.arguments, &arguments) {
                     Some(why) => Applied {
                         output: ToolOutput::failed(why),
                         changed_page: false,

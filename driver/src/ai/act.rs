@@ -351,7 +351,7 @@ impl<'a> ActRun<'a> {
     /// tokens in one request, past what many models take).
     async fn decide_on_the_whole_page(&mut self, instruction: &str) -> Result<(Decision, SnapshotResult)> {
         let mut full = self.snapshot(SnapshotMode::Full).await?;
-        let parts = tree::chunks(&full.tree, self.opts.token_budget.max(500));
+        let parts = tree::parts(&full.tree, self.opts.token_budget.max(500));
         if parts.len() < 2 {
             let decision = self
                 .infer(instruction, &mut full, SnapshotMode::Full, None, None)
@@ -535,15 +535,14 @@ impl Ai<'_> {
                 let (decision, snapshot) = run.decide(&heal, opts.mode).await?;
                 let healed = match decision {
                     Decision::Act(healed) => healed,
-                    Decision::NotFound(_) => {
-                        let msg = format!("{} failed: {e}; self-heal found no element", choice.method_name);
-                        return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
-                    }
-                    Decision::Invalid(problem) => {
-                        let msg = format!(
-                            "{} failed: {e}; on self-heal the model's answer was unusable: {problem}",
-                            choice.method_name
-                        );
+                    missed => {
+                        let why = match missed {
+                            Decision::Invalid(problem) => {
+                                format!("on self-heal the model's answer was unusable: {problem}")
+                            }
+                            _ => "self-heal found no element".to_string(),
+                        };
+                        let msg = format!("{} failed: {e}; {why}", choice.method_name);
                         return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
                     }
                 };

@@ -99,11 +99,7 @@ impl Ai<'_> {
         // A page over the budget is read part by part, and what each part
         // offers is put together (one request of a 3,000-row page was 165 k
         // tokens, past what many models take).
-        let parts = if tree::tokens(&snapshot.tree) > opts.token_budget.max(500) {
-            tree::chunks(&snapshot.tree, opts.token_budget.max(500))
-        } else {
-            vec![snapshot.tree.clone()]
-        };
+        let parts = tree::parts(&snapshot.tree, opts.token_budget.max(500));
         let mut result = ObserveResult::default();
         for part in &parts {
             let (actions, dropped, usage) = self.observe_part(instruction, &snapshot, part, opts).await?;

@@ -99,6 +99,16 @@ pub fn without_urls(tree: &str) -> String {
     out.join("\n")
 }
 
+/// The tree whole when it fits `budget` tokens, else its [`chunks`]: what a
+/// request per part shows of a page.
+pub fn parts(tree: &str, budget: usize) -> Vec<String> {
+    if tokens(tree) <= budget {
+        vec![tree.to_string()]
+    } else {
+        chunks(tree, budget)
+    }
+}
+
 /// Splits a tree into chunks of at most `budget` tokens at line boundaries.
 /// Every chunk starts with the `#` header lines and with the lines that
 /// enclose its first line, so each chunk reads as a tree of its own.

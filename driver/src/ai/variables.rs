@@ -64,11 +64,7 @@ impl Variables {
         if let Some((wrote, meant)) = self.misspelt_placeholder(text) {
             return Err(Error::InvalidAction(format!(
                 "%{wrote}% is no variable: did you mean %{meant}%? (the variables are {})",
-                self.names()
-                    .iter()
-                    .map(|n| format!("%{n}%"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                placeholders(self.0.keys())
             )));
         }
         Ok(self.fill_in(text))
@@ -140,18 +136,11 @@ impl Variables {
                 "%{wrote}% in the instruction is no variable: did you mean %{meant}%?"
             ));
         }
-        let named = unknown.iter().map(|n| format!("%{n}%")).collect::<Vec<_>>().join(", ");
+        let named = placeholders(unknown);
         let given = if self.0.is_empty() {
             "none was given".to_string()
         } else {
-            format!(
-                "the variables are {}",
-                self.names()
-                    .iter()
-                    .map(|n| format!("%{n}%"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!("the variables are {}", placeholders(self.0.keys()))
         };
         Error::InvalidAction(format!(
             "{named} in the instruction is no variable ({given}): give it a value (--var {}=… on the command \
@@ -170,12 +159,20 @@ line), or write it without the % signs",
         if self.0.is_empty() {
             return None;
         }
-        let names: Vec<String> = self.0.keys().map(|k| format!("%{k}%")).collect();
         Some(format!(
             "Variables (their values are hidden from you; write the placeholder exactly, e.g. as a fill argument): {}",
-            names.join(", ")
+            placeholders(self.0.keys())
         ))
     }
+}
+
+/// `%a%, %b%`: names as the placeholders they are written as.
+fn placeholders<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
+    names
+        .into_iter()
+        .map(|n| format!("%{}%", n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Levenshtein distance over bytes (names are ASCII).

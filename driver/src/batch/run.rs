@@ -219,13 +219,18 @@ fn emit(options: &BatchOptions, event: BatchEvent) {
 /// another model (or judged by another judge) would be counted as this
 /// one's. One line names every such task; nothing runs.
 fn check_kept_results(file: &TaskFile, plan: &Plan, log: &ResultLog, options: &BatchOptions) -> Result<()> {
-    let spec = |o: LlmOptions| Llm::new(o).map(|l| l.model_spec()).ok();
+    // (A client per model, not per task: the spec needs one built.)
+    let mut specs: HashMap<(Option<String>, Option<String>), Option<String>> = HashMap::new();
+    let mut spec = |o: LlmOptions| {
+        specs
+            .entry((o.model.clone(), o.base_url.clone()))
+            .or_insert_with(|| Llm::new(o).map(|l| l.model_spec()).ok())
+            .clone()
+    };
+    let running: std::collections::HashSet<&str> = plan.to_run.iter().map(|p| p.task.id.as_str()).collect();
     let mut problems = Vec::new();
     for task in &file.tasks {
-        let Some(kept) = log
-            .get(&task.id)
-            .filter(|_| !plan.to_run.iter().any(|p| p.task.id == task.id))
-        else {
+        let Some(kept) = log.get(&task.id).filter(|_| !running.contains(task.id.as_str())) else {
             continue;
         };
         let (own, judge) = task.model_options(&options.llm, options.judge.as_ref());

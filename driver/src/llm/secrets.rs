@@ -54,19 +54,19 @@ impl Secrets {
 /// The forms of `value` to look for, longest first.
 fn forms(value: &str) -> Vec<String> {
     let json = serde_json::to_string(value).unwrap_or_default();
-    let mut forms = vec![
-        value.to_string(),
-        json.trim_matches('"').to_string(),
+    let encoded = [
         percent_encoded(value, b"-_.~", false),
         // encodeURIComponent leaves these too.
         percent_encoded(value, b"-_.~!'()*", false),
         // application/x-www-form-urlencoded, as a form submits it.
         percent_encoded(value, b"-_.*", true),
     ];
-    // Escapes with lower-case hex digits (`%2b`), as some servers write them.
-    let lower_hex: Vec<String> = forms[2..].iter().map(|f| lower_case_escapes(f)).collect();
-    forms.extend(lower_hex);
-    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    let mut forms = vec![value.to_string(), json.trim_matches('"').to_string()];
+    // Also with lower-case hex digits (`%2b`), as some servers write them.
+    forms.extend(encoded.iter().map(|f| lower_case_escapes(f)));
+    forms.extend(encoded);
+    // Longest first; equal ones side by side, for dedup.
+    forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     forms.dedup();
     forms
 }
