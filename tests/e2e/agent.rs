@@ -478,10 +478,12 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
             turn("scroll", json!({"direction": "sideways"})),
             turn("wait", json!({"ms": 3000})),
             turn("extract", json!({"instruction": "prices", "schema": {"type": 5}})),
-            // done beside a failing action, in one turn: not accepted.
+            // done beside a failing action, in one turn: not accepted, and
+            // what came after it does not run.
             Reply::tools(vec![
                 ("click", json!({"target": "e999"})),
                 ("done", json!({"reasoning": "Clicked it.", "taskComplete": true})),
+                ("scroll", json!({"direction": "down", "percentage": 100})),
             ]),
             turn("scroll", json!({"direction": "down", "percentage": 100})),
             turn("done", json!({"reasoning": "Scrolled.", "taskComplete": true})),
@@ -517,7 +519,14 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
                 && !results[4].1,
             "{results:?}"
         );
-        assert!(results[5].1, "{results:?}");
+        assert!(
+            results[5]
+                .0
+                .contains("not run: it came after a done that was not accepted")
+                && !results[5].1,
+            "{results:?}"
+        );
+        assert!(results[6].1 && results[7].1, "{results:?}");
         let turns = agent_turns(&server);
         let fed_back = &turns[1];
         assert!(fed_back.last_user_text().contains("invalid arguments for scroll"));
@@ -526,6 +535,10 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
             "Anthropic tool_result marked as an error"
         );
         assert!(turns[4].raw.contains("done was not accepted"), "the model is told why");
+        assert!(
+            !turns[4].raw.contains("# Page position: 1 viewport above"),
+            "the scroll after the refused done did not run"
+        );
         assert!(
             turns[5].last_user_text().contains("# Page position: 1 viewport above"),
             "{}",

@@ -29,6 +29,7 @@ mod npm_module;
 mod packaging;
 mod readiness;
 mod refs;
+mod repeats;
 mod run;
 mod sessions;
 mod snapshot;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::judge::judge;
 use super::options::AgentOptions;
+use super::repeats::RepeatGuard;
 use super::replay::{SavedRun, RUN_FORMAT};
 use super::result::{ActionTrace, AgentAction, AgentResult, Screenshot};
 use crate::ai::ActOptions;
@@ -40,6 +41,8 @@ pub(super) struct Harness<'a> {
     pub domains: AllowedDomains,
     pub settings: ToolSettings,
     pub result: AgentResult,
+    /// Turns repeated on an unchanged page.
+    pub repeats: RepeatGuard,
 }
 
 /// A registry call as the run did it.
@@ -81,6 +84,7 @@ impl<'a> Harness<'a> {
             secrets: opts.variables.secrets(),
             domains,
             settings,
+            repeats: RepeatGuard::default(),
         }
     }
 

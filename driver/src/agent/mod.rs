@@ -14,7 +14,9 @@
 //!   actions at coordinates out, removeBlocker and the page note beside
 //!   them. The run ends when the model answers.
 //!
-//! Every mode ends at `max_steps` or when cancelled (partial result), and
+//! Every mode ends at `max_steps`, when cancelled (partial result), or when
+//! the model repeats a turn on a page that stays as it was (`repeats.rs`:
+//! it is told at the third time, stopped at the fifth), and
 //! records registry calls for `sightline replay` (`harness.rs`). With
 //! [`AgentOptions::evaluate`], a judge then looks at the final page
 //! (`judge.rs`).
@@ -26,6 +28,7 @@ mod judge;
 mod mode;
 mod options;
 pub mod prompts;
+mod repeats;
 pub mod replay;
 pub mod report;
 mod result;

@@ -11,6 +11,7 @@ use super::harness::{Applied, End, Harness};
 use super::mode::AgentMode;
 use super::options::AgentOptions;
 use super::prompts;
+use super::repeats::{fingerprint, Repeat};
 use super::result::AgentResult;
 use crate::base64;
 use crate::error::{Error, Result};
@@ -68,6 +69,8 @@ struct ToolLoop<'a> {
     image_size: Option<(u32, u32)>,
     specs: Vec<ToolSpec>,
     conv: Conversation,
+    /// What the last page message said (to tell a turn that changed nothing).
+    page_seen: String,
 }
 
 /// The page message: its text, the placeholder that replaces it later, and
@@ -89,6 +92,7 @@ impl<'a> ToolLoop<'a> {
             hybrid,
             image_scale: 1.0,
             image_size: None,
+            page_seen: String::new(),
             h,
         }
     }
@@ -176,6 +180,7 @@ impl<'a> ToolLoop<'a> {
         match snap {
             Ok(s) => {
                 let text = prompts::page_message(&s, self.h.opts.page_message_budget.saturating_mul(4));
+                self.page_seen.clone_from(&text);
                 let placeholder = prompts::stale_page(&s.title, &s.url);
                 let image = if self.hybrid {
                     let scale = match self.h.page.screenshot_area().await {
@@ -273,9 +278,17 @@ impl<'a> ToolLoop<'a> {
             let mut images = Vec::new();
             let mut trees = Vec::new();
             let tools = self.h.opts.tools.clone();
+            // A refused done ends what the turn does: the calls after it were
+            // written for a task the model thought finished.
+            let mut done_refused = false;
             for call in &response.tool_calls {
                 let arguments = self.in_css_pixels(&call.name, &call.arguments);
-                let applied = match self.outside_the_image(&call.arguments, &arguments) {
+                let refused = if done_refused {
+                    Some("not run: it came after a done that was not accepted, in the same turn".to_string())
+                } else {
+                    self.outside_the_image(&call.arguments, &arguments)
+                };
+                let applied = match refused {
                     Some(why) => Applied {
                         output: ToolOutput::failed(why),
                         changed_page: false,
@@ -299,6 +312,7 @@ impl<'a> ToolLoop<'a> {
                     .collect();
                 if finish.as_ref().is_some_and(|f| f.complete) && !failed_before.is_empty() {
                     finish = None;
+                    done_refused = true;
                     outcome.ok = false;
                     outcome.text = format!(
                         "done was not accepted: {} failed in this same turn (see its result). Call done only once \
@@ -329,13 +343,27 @@ the task is done.",
                 }
             }
 
-            let mut message = Message::tool_results(results);
-            let n_results = message.parts.len();
             let page = if page_changed {
                 Some(self.page_message().await)
             } else {
                 None
             };
+            // The same turn again, with the same results on the same page.
+            let seen = results
+                .iter()
+                .fold(self.page_seen.clone(), |seen, (_, text, _)| seen + "\n" + text);
+            let calls: Vec<(&str, &serde_json::Value)> = response
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.as_str(), &c.arguments))
+                .collect();
+            let waits = calls.iter().all(|(name, _)| *name == crate::tools::wait::TOOL.name);
+            let repeat = self.h.repeats.after_turn(&calls, waits, fingerprint(&seen));
+            if let Repeat::Stop(why) = repeat {
+                return End::NotCompleted(why);
+            }
+            let mut message = Message::tool_results(results);
+            let n_results = message.parts.len();
             if let Some(p) = &page {
                 message.parts.push(Part::Text(p.text.clone()));
             }
@@ -344,6 +372,10 @@ the task is done.",
                 message.parts.push(Part::Image {
                     png_base64: img.clone(),
                 });
+            }
+            // (Last, so that the parts marked below keep their places.)
+            if let Repeat::Note(note) = repeat {
+                message.parts.push(Part::Text(note));
             }
             self.conv.push(message);
             for i in trees {

@@ -11,6 +11,7 @@ use super::provider::Provider;
 use crate::agent::context::Conversation;
 use crate::agent::harness::{End, Harness};
 use crate::agent::mode::SafetyChecks;
+use crate::agent::repeats::{fingerprint, Repeat};
 use crate::agent::result::{AgentResult, SafetyCheckRecord};
 use crate::base64;
 use crate::error::Result;
@@ -153,12 +154,15 @@ impl<'a> CuaLoop<'a> {
 
             let mut parts = Vec::new();
             let mut computer_results = Vec::new();
+            // A turn of waits only polls a slow page; it is never a repeat.
+            let mut waits_only = true;
             for call in &response.tool_calls {
                 if !self.provider.is_computer_call(call, FUNCTIONS) {
                     let Some(applied) = self.h.apply(&self.tools, &call.name, &call.arguments).await else {
                         return End::Interrupted;
                     };
                     let out = applied.output;
+                    waits_only = false;
                     self.h
                         .record(
                             call.name.clone(),
@@ -177,6 +181,10 @@ impl<'a> CuaLoop<'a> {
                     continue;
                 }
                 let model_call = self.provider.read(call, &self.display);
+                waits_only &= model_call
+                    .actions
+                    .iter()
+                    .all(|a| matches!(a, Ok(ComputerAction::Wait(_))));
                 if let Some(stop) = self.safety(&model_call, step) {
                     return stop;
                 }
@@ -198,8 +206,13 @@ impl<'a> CuaLoop<'a> {
                     },
                 }));
             }
-            if !self.answer(parts, &computer_results).await {
-                return End::Interrupted;
+            let calls: Vec<(&str, &Value)> = response
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.as_str(), &c.arguments))
+                .collect();
+            if let Some(end) = self.answer(parts, &computer_results, &calls, waits_only).await {
+                return end;
             }
         }
     }
@@ -419,13 +432,21 @@ impl<'a> CuaLoop<'a> {
     /// Answers the turn: one screenshot and page note after all its
     /// actions, on every computer call's answer (the last one carries the
     /// note); with none, as a user message after the function results.
-    async fn answer(&mut self, mut parts: Vec<Part>, computer_results: &[usize]) -> bool {
+    /// Ends the run (`Some`) when cancelled meanwhile, or when the turn
+    /// (`calls`) repeats itself on a page that looks the same.
+    async fn answer(
+        &mut self,
+        mut parts: Vec<Part>,
+        computer_results: &[usize],
+        calls: &[(&str, &Value)],
+        waits_only: bool,
+    ) -> Option<End> {
         // The screenshot (the compositor's work) and the page note (the
         // renderer's) are taken side by side.
         let page = self.h.page.clone();
         let all = async { tokio::join!(self.display.capture(&page), self.page_note(), page.url()) };
         let Some((shot, note, url)) = self.h.unless_cancelled(all).await else {
-            return false;
+            return Some(End::Interrupted);
         };
         let png = match shot {
             Ok(png) => Some(base64::encode(&png)),
@@ -435,6 +456,25 @@ impl<'a> CuaLoop<'a> {
             }
         };
         let url = url.unwrap_or_default();
+        // What the model sees of the page: the screenshot and the note, and
+        // what the function calls answered.
+        let mut seen = format!("{}\n{note}", png.as_deref().unwrap_or_default());
+        for part in &parts {
+            match part {
+                Part::ToolResult { content, .. } => seen.push_str(content),
+                Part::ComputerResult(r) => {
+                    for said in [&r.text, &r.error].into_iter().flatten() {
+                        seen.push_str(said);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let note = match self.h.repeats.after_turn(calls, waits_only, fingerprint(&seen)) {
+            Repeat::Stop(why) => return Some(End::NotCompleted(why)),
+            Repeat::Note(repeated) => format!("{note}\n{repeated}"),
+            Repeat::Fine => note,
+        };
         let mut images = Vec::new();
         for (n, &i) in computer_results.iter().enumerate() {
             if let Part::ComputerResult(r) = &mut parts[i] {
@@ -463,6 +503,6 @@ impl<'a> CuaLoop<'a> {
         for i in images {
             self.conv.mark_screenshot(i, prompts::STALE_SCREENSHOT.into());
         }
-        true
+        None
     }
 }
