@@ -51,7 +51,7 @@ async fn a_dom_agent_repeating_a_click_that_changes_nothing_is_told_then_stopped
         assert!(!r.success && !r.completed, "{r:?}");
         assert_eq!(r.steps, 9, "{}", r.message);
         assert!(
-            r.message.contains("the same thing 5 times in a row") && r.message.contains("click {\"target\""),
+            r.message.contains("the same thing 5 times in its last 5 turns") && r.message.contains("click {\"target\""),
             "{}",
             r.message
         );
@@ -100,7 +100,11 @@ async fn a_computer_use_agent_clicking_one_spot_in_vain_stops_and_waiting_is_no_
         assert!(!r.success, "{r:?}");
         // Six waits go on; the fifth click in vain ends the run.
         assert_eq!(r.steps, 11, "{}", r.message);
-        assert!(r.message.contains("the same thing 5 times in a row"), "{}", r.message);
+        assert!(
+            r.message.contains("the same thing 5 times in its last 5 turns"),
+            "{}",
+            r.message
+        );
         let reqs = server.requests();
         assert_eq!(reqs.len(), 11);
         let note = "this is the 3rd time in a row";

@@ -10,20 +10,25 @@
 //! note), and this says what to do.
 
 use std::collections::hash_map::DefaultHasher;
+use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
 
-/// The same turn, on the same page, this many times in a row: the model is told.
-const NUDGE_AT: u32 = 3;
-/// ... and this many: the run ends. (Two more turns after the note: a model
-/// that read it and still repeats itself is not going to stop.)
-const STOP_AT: u32 = 5;
+/// The same turn with the same outcome this many times among the last
+/// [`WINDOW`] turns: the model is told.
+const NOTE_AT: usize = 3;
+/// ... and this many: the run ends. (Two more after the note: a model that
+/// read it and still repeats itself is not going to stop.)
+const STOP_AT: usize = 5;
+/// How far back a repeat counts: far enough for a cycle (open a menu,
+/// close it, open it…), near enough that one retry much later is not one.
+const WINDOW: usize = 10;
 
 /// What to do after a turn.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Repeat {
-    /// Nothing: the turn or the page was new.
+    /// Nothing: the turn or its outcome was new.
     Fine,
     /// Tell the model (added to what it reads next).
     Note(String),
@@ -31,41 +36,48 @@ pub(super) enum Repeat {
     Stop(String),
 }
 
-/// One run's memory of its last turn.
+/// One run's memory of its last turns: what each asked for, and what the
+/// model saw afterwards.
 #[derive(Debug, Default)]
 pub(super) struct RepeatGuard {
-    last: Option<(u64, u64)>,
-    times: u32,
+    recent: VecDeque<(u64, u64)>,
 }
 
 impl RepeatGuard {
     /// After a turn: its calls (name and arguments, in order), whether the
-    /// turn only let time pass (`wait`: polling a slow page is not a loop),
-    /// and a fingerprint of what the model saw of the page afterwards.
+    /// turn only let time pass (`wait`: polling a slow page is not a loop,
+    /// and it does not count), and a fingerprint of what the model saw of
+    /// the page afterwards. Seeing the same page after the same calls again
+    /// means the turns since did nothing.
     pub fn after_turn(&mut self, calls: &[(&str, &Value)], passes_time: bool, page: u64) -> Repeat {
         if passes_time || calls.is_empty() {
-            self.last = None;
-            self.times = 0;
             return Repeat::Fine;
         }
         let said = calls_said(calls);
-        let turn = fingerprint(&said);
-        if self.last == Some((turn, page)) {
-            self.times += 1;
-        } else {
-            self.last = Some((turn, page));
-            self.times = 1;
+        let turn = (fingerprint(&said), page);
+        if self.recent.len() == WINDOW {
+            self.recent.pop_front();
         }
-        match self.times {
+        self.recent.push_back(turn);
+        let times = self.recent.iter().filter(|t| **t == turn).count();
+        let span = self.recent.len() - self.recent.iter().position(|t| *t == turn).unwrap_or(0);
+        match times {
             n if n >= STOP_AT => Repeat::Stop(format!(
-                "stopped: the model asked for the same thing {n} times in a row ({said}) and the page stayed as it \
-was each time"
+                "stopped: the model asked for the same thing {n} times in its last {span} turns ({said}) and the page \
+came out the same each time"
             )),
-            NUDGE_AT => Repeat::Note(format!(
-                "Note: this is the {NUDGE_AT}rd time in a row you asked for {said}, and the page is the same as after \
-the last time. Doing it again will not change anything. Try another way (another element, scroll, removeBlocker, \
+            NOTE_AT => {
+                let when = if span == NOTE_AT {
+                    "in a row".to_string()
+                } else {
+                    format!("in your last {span} turns")
+                };
+                Repeat::Note(format!(
+                    "Note: this is the {NOTE_AT}rd time {when} you asked for {said}, and the page came out the same \
+each time. Doing it again will not change anything. Try another way (another element, scroll, removeBlocker, \
 another page), or end the task as not achievable and say why."
-            )),
+                ))
+            }
             _ => Repeat::Fine,
         }
     }
@@ -116,29 +128,70 @@ mod tests {
         let Repeat::Stop(why) = g.after_turn(&calls, false, 7) else {
             panic!("no stop at the fifth time")
         };
-        assert!(why.contains("5 times"), "{why}");
+        assert!(why.contains("5 times in its last 5 turns"), "{why}");
+        assert!(note.contains("3rd time in a row"), "{note}");
     }
 
     #[test]
-    fn a_page_that_changes_or_another_call_starts_the_count_again() {
+    fn the_same_call_on_a_new_page_each_time_goes_on() {
         let mut g = RepeatGuard::default();
-        let (a, b) = (json!({"target": "e5"}), json!({"target": "e6"}));
-        for page in 0..10 {
+        let next = json!({"target": "e5"});
+        for page in 0..30 {
             // A "next page" button: the same call, a new page each time.
-            assert_eq!(g.after_turn(&[("click", &a)], false, page), Repeat::Fine);
-        }
-        for i in 0..10 {
-            let args = if i % 2 == 0 { &a } else { &b };
-            assert_eq!(g.after_turn(&[("click", args)], false, 1), Repeat::Fine);
+            assert_eq!(g.after_turn(&[("click", &next)], false, page), Repeat::Fine);
         }
     }
 
     #[test]
-    fn waiting_for_a_slow_page_is_not_a_loop() {
+    fn a_cycle_that_comes_back_to_the_same_page_is_a_repeat() {
         let mut g = RepeatGuard::default();
-        let args = json!({"ms": 2000});
-        for _ in 0..10 {
-            assert_eq!(g.after_turn(&[("wait", &args)], true, 1), Repeat::Fine);
+        let (open, close) = (json!({"target": "e5"}), json!({"target": "e9"}));
+        let mut seen = Vec::new();
+        for i in 0..10 {
+            // Open a menu (page 1), close it (page 0), again and again.
+            let r = if i % 2 == 0 {
+                g.after_turn(&[("click", &open)], false, 1)
+            } else {
+                g.after_turn(&[("click", &close)], false, 0)
+            };
+            seen.push(r);
         }
+        assert!(
+            matches!(&seen[4], Repeat::Note(n) if n.contains("in your last 5 turns")),
+            "{seen:?}"
+        );
+        assert!(
+            matches!(&seen[8], Repeat::Stop(s) if s.contains("5 times in its last 9 turns")),
+            "{seen:?}"
+        );
+        assert!(seen[..4].iter().all(|r| *r == Repeat::Fine), "{seen:?}");
+    }
+
+    #[test]
+    fn one_retry_much_later_is_no_repeat() {
+        let mut g = RepeatGuard::default();
+        let retry = json!({"target": "e2"});
+        for round in 0..4 {
+            assert_eq!(g.after_turn(&[("click", &retry)], false, 0), Repeat::Fine);
+            for page in 0..WINDOW as u64 {
+                let other = json!({"target": format!("e{}", 100 + page)});
+                g.after_turn(&[("click", &other)], false, 1000 * round + page + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn waiting_for_a_slow_page_is_not_a_loop_and_does_not_hide_one() {
+        let mut g = RepeatGuard::default();
+        let (wait, click) = (json!({"ms": 2000}), json!({"target": "e5"}));
+        for _ in 0..10 {
+            assert_eq!(g.after_turn(&[("wait", &wait)], true, 1), Repeat::Fine);
+        }
+        let mut last = Repeat::Fine;
+        for _ in 0..5 {
+            g.after_turn(&[("wait", &wait)], true, 1);
+            last = g.after_turn(&[("click", &click)], false, 1);
+        }
+        assert!(matches!(last, Repeat::Stop(_)), "{last:?}");
     }
 }
