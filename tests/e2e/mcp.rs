@@ -206,6 +206,31 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     );
     let answered = client.ok("browser_handle_dialog", json!({"accept": true, "promptText": "Grace"}));
     assert!(answered.contains("Answer: Grace"), "{answered}");
+    // OK with no text answers the prompt's default, as a user's OK would.
+    client.ok("browser_click", json!({"target": ref_in(&page, "Ask my name")}));
+    let answered = client.ok("browser_handle_dialog", json!({"accept": true}));
+    assert!(
+        answered.contains("with \"nobody\"") && answered.contains("Answer: nobody"),
+        "{answered}"
+    );
+    // An alert right after another, straight after the page opened: the
+    // first answer names the second at once, and the page lives on.
+    let page = client.ok("browser_navigate", json!({"url": files.url("mcp/dialog.html")}));
+    let started = std::time::Instant::now();
+    let twice = client.ok("browser_click", json!({"target": ref_in(&page, "Warn me twice")}));
+    assert!(twice.contains("alert \"first\""), "{twice}");
+    let first = client.ok("browser_handle_dialog", json!({"accept": true}));
+    assert!(
+        first.contains("Another dialog opened at once: alert \"second\""),
+        "{first}"
+    );
+    let second = client.ok("browser_handle_dialog", json!({"accept": true}));
+    assert!(second.contains("Warned twice"), "{second}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "no wait for the page's ready budget: {:?}",
+        started.elapsed()
+    );
 
     // A download is saved and reported with its path and size.
     let page = client.ok("browser_navigate", json!({"url": files.url("mcp/download.html")}));

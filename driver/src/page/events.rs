@@ -194,6 +194,42 @@ impl Events {
         let task = tokio::spawn(async move {
             loop {
                 tokio::select! {
+                    // In the order the browser tells them: a dialog's close
+                    // before the next dialog's opening (an `alert` right after
+                    // another), or the second would be recorded, then wiped.
+                    biased;
+                    Some(_) = closed.next() => {
+                        d.send_replace(None);
+                    }
+                    Some(ev) = opened.next() => {
+                        let info = DialogInfo {
+                            kind: wire_name(&ev.r#type),
+                            message: ev.message.clone(),
+                            default_prompt: ev.default_prompt.clone().filter(|s| !s.is_empty()),
+                        };
+                        let policy = l.lock().unwrap().policy;
+                        let answer = match policy {
+                            DialogPolicy::Hold => None,
+                            DialogPolicy::Dismiss => Some(false),
+                            DialogPolicy::Accept => Some(true),
+                        };
+                        let verb = if answer == Some(true) { "accepted" } else { "dismissed" };
+                        match answer {
+                            Some(accept) => {
+                                l.lock().unwrap().console(
+                                    "info",
+                                    format!("dialog {verb}: {}", info.said()),
+                                    None,
+                                );
+                                let mut params = HandleJavaScriptDialogParams::new(accept);
+                                params.prompt_text = info.default_prompt.clone().filter(|_| accept);
+                                let _ = p.execute(params).await;
+                            }
+                            None => {
+                                d.send_replace(Some(info));
+                            }
+                        }
+                    }
                     Some(ev) = console.next() => {
                         let level = match wire_name(&ev.r#type).as_str() {
                             "warning" => "warning".to_string(),
@@ -244,38 +280,6 @@ impl Events {
                         if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == ev.request_id.inner()) {
                             r.failure = Some(ev.error_text.clone());
                         }
-                    }
-                    Some(ev) = opened.next() => {
-                        let info = DialogInfo {
-                            kind: wire_name(&ev.r#type),
-                            message: ev.message.clone(),
-                            default_prompt: ev.default_prompt.clone().filter(|s| !s.is_empty()),
-                        };
-                        let policy = l.lock().unwrap().policy;
-                        let answer = match policy {
-                            DialogPolicy::Hold => None,
-                            DialogPolicy::Dismiss => Some(false),
-                            DialogPolicy::Accept => Some(true),
-                        };
-                        let verb = if answer == Some(true) { "accepted" } else { "dismissed" };
-                        match answer {
-                            Some(accept) => {
-                                l.lock().unwrap().console(
-                                    "info",
-                                    format!("dialog {verb}: {}", info.said()),
-                                    None,
-                                );
-                                let mut params = HandleJavaScriptDialogParams::new(accept);
-                                params.prompt_text = info.default_prompt.clone().filter(|_| accept);
-                                let _ = p.execute(params).await;
-                            }
-                            None => {
-                                d.send_replace(Some(info));
-                            }
-                        }
-                    }
-                    Some(_) = closed.next() => {
-                        d.send_replace(None);
                     }
                     else => break,
                 }

@@ -49,15 +49,36 @@ impl Page {
         }
     }
 
-    /// Answers the open dialog: accept (OK, with `prompt_text` for a prompt) or dismiss.
-    pub async fn handle_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<DialogInfo> {
+    /// Answers the open dialog: accept (OK, with `prompt_text` for a
+    /// prompt, else its default text, as OK would) or dismiss. Returns the
+    /// dialog answered and, for an accepted prompt, the text it got.
+    pub async fn handle_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<(DialogInfo, Option<String>)> {
         let info = self
             .dialog()
             .ok_or_else(|| Error::InvalidAction("no dialog is open".into()))?;
+        let answer = (accept && info.kind == "prompt").then(|| {
+            prompt_text
+                .map(str::to_string)
+                .or(info.default_prompt.clone())
+                .unwrap_or_default()
+        });
         let mut params = HandleJavaScriptDialogParams::new(accept);
-        params.prompt_text = prompt_text.map(str::to_string);
-        self.send(params).await?;
-        self.events().dialog.send_replace(None);
-        Ok(info)
+        params.prompt_text = answer.clone();
+        // Cleared before the answer goes: the script goes on at once, and a
+        // dialog it opens next is recorded after this, not wiped by it.
+        let dialog = &self.events().dialog;
+        dialog.send_replace(None);
+        if let Err(e) = self.send(params).await {
+            // Not answered: it is still open, unless another was recorded since.
+            dialog.send_if_modified(|d| {
+                let restore = d.is_none();
+                if restore {
+                    *d = Some(info.clone());
+                }
+                restore
+            });
+            return Err(e);
+        }
+        Ok((info, answer))
     }
 }

@@ -43,10 +43,30 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             None => None,
         };
         let page = ctx.page();
-        let info = page.handle_dialog(a.accept, text.as_deref()).await?;
-        // The page's script resumes where the dialog stopped it: let it finish.
-        page.wait_ready().await?;
+        let (info, answer) = page.handle_dialog(a.accept, text.as_deref()).await?;
         let verb = if a.accept { "Accepted" } else { "Dismissed" };
-        Ok(ToolOutput::ok(format!("{verb} the {} dialog", info.said())))
+        let mut said = format!("{verb} the {} dialog", info.said());
+        if let Some(answer) = answer {
+            // (The text as given: a secret's value is not repeated.)
+            let shown = if a.prompt_text.is_some() {
+                a.prompt_text.clone().unwrap_or_default()
+            } else {
+                answer
+            };
+            said.push_str(&format!(" with {:?}", crate::text::clip(&shown, 100)));
+        }
+        // The page's script resumes where the dialog stopped it: let it
+        // finish, unless it opens another dialog (`alert` after `alert`),
+        // which stops it again until that one is answered.
+        if page
+            .unless_a_dialog_opens(page.wait_ready())
+            .await
+            .transpose()?
+            .is_none()
+        {
+            let next = page.dialog().map(|d| d.said()).unwrap_or_default();
+            said.push_str(&format!(". Another dialog opened at once: {next}; answer it too"));
+        }
+        Ok(ToolOutput::ok(said))
     })
 }
