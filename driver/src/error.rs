@@ -187,6 +187,11 @@ pub enum Error {
     #[error("the browser is closed")]
     BrowserClosed,
 
+    /// The tab went away while the browser lives (its page called
+    /// `window.close()`, or it was closed by hand).
+    #[error("the tab was closed (its page closed itself, or it was closed by hand)")]
+    TabClosed,
+
     /// The page replaced its document under every try to read it (a fast
     /// meta refresh, a redirect loop, a script that reloads it).
     #[error(

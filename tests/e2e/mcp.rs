@@ -4,6 +4,7 @@
 mod crash;
 mod files;
 mod hung;
+mod leaving;
 mod protocol_errors;
 mod sessions;
 

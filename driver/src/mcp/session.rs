@@ -312,9 +312,9 @@ impl Session {
             }
         }
         // The current tab may have closed itself (window.close()).
-        let page = match st.page.clone().filter(|p| tabs.contains(p)) {
+        let page = match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
             Some(p) => p,
-            None => match tabs.last() {
+            None => match tabs.iter().rev().find(|p| !p.is_closed()) {
                 Some(p) => p.clone(),
                 None => browser.new_page_in(st.context.as_ref()).await?,
             },
@@ -462,6 +462,17 @@ limit (and --llm-timeout each model call's)."
             Some(Ok(Err(e @ Error::PageNotResponding { .. }))) => {
                 return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
             }
+            // The tab closed itself (window.close(), as sign-in and payment
+            // pop-ups do): the browser and the other tabs live on.
+            Some(Ok(Err(Error::TabClosed))) => return Attempt::Done(self.tab_closed_itself(st, tool, None).await),
+            Some(Ok(Err(Error::BrowserClosed)))
+                if browser.is_connected() && !self.is_open(st, &browser, &page).await =>
+            {
+                return Attempt::Done(self.tab_closed_itself(st, tool, None).await);
+            }
+            Some(Ok(Ok(out))) if page.is_closed() => {
+                return Attempt::Done(self.tab_closed_itself(st, tool, Some(&out.text)).await);
+            }
             Some(Ok(Err(e))) => {
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
                     return Attempt::BrowserDiedDuring;
@@ -493,6 +504,30 @@ limit (and --llm-timeout each model call's)."
                 is_error,
                 image,
             )),
+        }
+    }
+
+    /// The reply when the session's tab closed itself during `tool` (after
+    /// it said `said`): the session goes on in the tab left, shown.
+    async fn tab_closed_itself(&self, st: &mut State, tool: &Tool, said: Option<&str>) -> Reply {
+        let mut text = said.map(|s| format!("{s}\n")).unwrap_or_default();
+        text.push_str(&format!(
+            "The tab closed itself while {} ran (its page called window.close()). The session goes on in the tab \
+shown below.",
+            tool.mcp_name()
+        ));
+        match self.ensure(st).await {
+            Ok((browser, page)) => self.respond(st, &browser, &page, text, false, None).await,
+            Err(e) => self.reply(explain(tool, &e, None), true, None),
+        }
+    }
+
+    /// Whether the session's browser still lists `page` among its tabs.
+    async fn is_open(&self, st: &State, browser: &Browser, page: &Page) -> bool {
+        match browser.pages_in(st.context.as_ref()).await {
+            Ok(tabs) => tabs.contains(page),
+            // (Unknown: taken as open, so the error stands as it was.)
+            Err(_) => true,
         }
     }
 

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::inspector::{
-    EnableParams as InspectorEnableParams, EventTargetCrashed, EventTargetReloadedAfterCrash,
+    EnableParams as InspectorEnableParams, EventDetached, EventTargetCrashed, EventTargetReloadedAfterCrash,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, EnableParams, SetBypassCspParams, StopLoadingParams,
@@ -38,6 +38,9 @@ struct Shared {
     blockers: Mutex<RemoveBlockerConfig>,
     /// Set when the tab's renderer crashes (`Inspector.targetCrashed`).
     crashed: Arc<tokio::sync::watch::Sender<bool>>,
+    /// Set when the tab is closed (`Inspector.detached`: its page called
+    /// `window.close()`, or someone closed it): it never answers again.
+    closed: Arc<tokio::sync::watch::Sender<bool>>,
     crash_watch: tokio::task::JoinHandle<()>,
     tracker: Tracker,
     events: Events,
@@ -158,6 +161,10 @@ impl Page {
             .event_listener::<EventTargetReloadedAfterCrash>()
             .await
             .map_err(|e| Error::cdp("Inspector.targetReloadedAfterCrash", e))?;
+        let mut detached = inner
+            .event_listener::<EventDetached>()
+            .await
+            .map_err(|e| Error::cdp("Inspector.detached", e))?;
         // Sent together: the browser runs them in this order, and the tab
         // waits for one round trip instead of five.
         futures::try_join!(
@@ -193,13 +200,22 @@ impl Page {
             },
         )?;
         let crashed = Arc::new(tokio::sync::watch::channel(false).0);
-        let flag = crashed.clone();
+        let closed = Arc::new(tokio::sync::watch::channel(false).0);
+        let (flag, closed_flag) = (crashed.clone(), closed.clone());
         let crash_watch = tokio::spawn(async move {
             loop {
                 tokio::select! {
                     Some(_) = crashes.next() => {
                         tracing::debug!("the page's renderer crashed");
                         flag.send_replace(true);
+                    }
+                    Some(ev) = detached.next() => {
+                        tracing::debug!("the tab was detached: {}", ev.reason);
+                        // (A crash detaches too, for another reason: that one
+                        // is said as a crash.)
+                        if ev.reason == "target_closed" {
+                            closed_flag.send_replace(true);
+                        }
                     }
                     Some(_) = revived.next() => {
                         flag.send_replace(false);
@@ -230,6 +246,7 @@ impl Page {
                 config: Mutex::new(config),
                 blockers: Mutex::new(blockers),
                 crashed,
+                closed,
                 crash_watch,
                 tracker,
                 events,
@@ -458,12 +475,19 @@ impl Page {
         self.shared.crashed.send_replace(false);
     }
 
-    /// Runs `fut` unless the renderer crashes first.
+    /// Whether the tab was closed (it cannot be used again).
+    pub fn is_closed(&self) -> bool {
+        *self.shared.closed.borrow()
+    }
+
+    /// Runs `fut` unless the renderer crashes or the tab closes first.
     pub(crate) async fn unless_crashed<T>(&self, fut: impl Future<Output = T>) -> Result<T> {
         let mut crashed = self.shared.crashed.subscribe();
+        let mut closed = self.shared.closed.subscribe();
         tokio::select! {
             v = fut => Ok(v),
             _ = crashed.wait_for(|c| *c) => Err(Error::PageCrashed),
+            _ = closed.wait_for(|c| *c) => Err(Error::TabClosed),
         }
     }
 

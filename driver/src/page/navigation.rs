@@ -79,7 +79,11 @@ impl AbandonOnDrop {
 
 impl Drop for AbandonOnDrop {
     fn drop(&mut self) {
-        if let (Some(page), Ok(rt)) = (self.0.take(), tokio::runtime::Handle::try_current()) {
+        // Given up because the page asks first (a `beforeunload` dialog:
+        // unsaved changes): the navigation waits on the answer, and OK
+        // must carry it on. Stopping it would leave nothing to carry on.
+        let page = self.0.take().filter(|p| p.dialog().is_none());
+        if let (Some(page), Ok(rt)) = (page, tokio::runtime::Handle::try_current()) {
             // Taken now, before the next command can start a navigation.
             let held = page.abandoning().try_lock_owned().ok();
             rt.spawn(async move {

@@ -529,7 +529,7 @@ impl Page {
                 Ok(None)
             }
             Ok(Ok(v)) => Ok(Some(Probe::read(&v))),
-            Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed))) => Err(e),
+            Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed | Error::TabClosed))) => Err(e),
             Ok(Err(e)) => {
                 tracing::debug!("readiness: {e}");
                 tokio::time::sleep(Duration::from_millis(10).min(deadline.saturating_duration_since(Instant::now())))

@@ -1,0 +1,61 @@
+//! Leaving a page: a leave-page (`beforeunload`) dialog raised by a
+//! navigation is the page asking, and its answer decides (Cancel keeps the
+//! draft, OK carries the navigation on); a pop-up tab that closes itself
+//! hands the session back to the tabs left, with the browser alive.
+
+use serde_json::json;
+
+use crate::support::mcp_client::{ref_in, stdio};
+use crate::support::*;
+
+#[test]
+fn the_leave_page_dialog_of_a_navigation_decides_it() {
+    let files = FixtureServer::start();
+    let mut c = stdio(&[]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("mcp/unsaved.html")}));
+    let draft = ref_in(&page, "Draft");
+    c.ok("browser_type", json!({"target": draft, "text": "my draft"}));
+    // (A user's gesture: only then may a page ask before it is left.)
+    c.ok("browser_click", json!({"target": draft}));
+    let asked = c.ok("browser_navigate", json!({"url": files.url("short.html")}));
+    assert!(asked.contains("beforeunload"), "{asked}");
+    let stayed = c.ok("browser_handle_dialog", json!({"accept": false}));
+    assert!(
+        stayed.contains("Title: Unsaved draft"),
+        "Cancel keeps the page: {stayed}"
+    );
+    let kept = c.ok("browser_snapshot", json!({}));
+    assert!(kept.contains("my draft"), "and its draft: {kept}");
+    let asked = c.ok("browser_navigate", json!({"url": files.url("short.html")}));
+    assert!(asked.contains("beforeunload"), "{asked}");
+    let left = c.ok("browser_handle_dialog", json!({"accept": true}));
+    assert!(left.contains("Title: Short page"), "OK leaves the page: {left}");
+    let after = c.ok("browser_snapshot", json!({}));
+    assert!(after.contains("Title: Short page"), "{after}");
+}
+
+#[test]
+fn a_pop_up_that_closes_itself_hands_the_session_back_to_its_opener() {
+    let files = FixtureServer::start();
+    let mut c = stdio(&[]);
+    let opener = c.ok("browser_navigate", json!({"url": files.url("mcp/opener.html")}));
+    c.ok(
+        "browser_click",
+        json!({"target": ref_in(&opener, "Sign in with a pop-up")}),
+    );
+    let popup = c.ok("browser_tabs", json!({"action": "select", "index": 1}));
+    assert!(popup.contains("Title: Sign-in pop-up"), "{popup}");
+    let closed = c.call("browser_click", json!({"target": ref_in(&popup, "Done, close me")}));
+    assert!(!closed.is_error, "{}", closed.text);
+    assert!(closed.text.contains("The tab closed itself"), "{}", closed.text);
+    assert!(
+        closed.text.contains("Title: Opener page") && !closed.text.contains("crashed"),
+        "the opener is shown, no new browser: {}",
+        closed.text
+    );
+    let next = c.ok("browser_snapshot", json!({}));
+    assert!(
+        next.contains("Title: Opener page") && !next.contains("a new one was started"),
+        "{next}"
+    );
+}
