@@ -38,6 +38,10 @@ pub struct ActionResult {
     /// Worth knowing: already checked, a JS click fallback, a navigation…
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Typing that stopped short: the characters typed before the page
+    /// started another document (the rest would have gone into that one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typed_chars: Option<usize>,
     /// The element's box in viewport CSS pixels when it was acted on (after
     /// scrolling it into view): what a trace report draws on its screenshot.
     #[serde(skip)]
@@ -324,7 +328,7 @@ as the target"
         let ready = self.actionable("type", &target, Needs::EDIT).await?;
         let loc = &ready.loc;
         self.on_element(loc, FOCUS_END_JS, Value::Null).await?;
-        self.type_text(text).await?;
+        let typed = self.type_text_on_this_document(text).await?;
         // The element may be gone (typing Enter can submit and navigate).
         if let Err(e) = self
             .dom_action(loc, json!({"op": "dispatchChange", "target": loc.engine_target}))
@@ -333,6 +337,13 @@ as the target"
             tracing::debug!("type: no change event: {e}");
         }
         let mut result = ActionResult::of(&ready);
+        let total = text.chars().count();
+        if typed < total {
+            result.typed_chars = Some(typed);
+            result
+                .notes
+                .push("the page started loading another document after them: the rest was not typed".into());
+        }
         self.after_action(&mut result, mark).await?;
         Ok(result)
     }

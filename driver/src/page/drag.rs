@@ -85,6 +85,7 @@ impl Page {
             value: Some(format!("dropped on {}", dst.info.description)),
             notes: vec![kind.to_string()],
             rect: Some(src.rect).filter(|r| !r.is_empty()),
+            ..Default::default()
         };
         self.after_action(&mut result, mark).await?;
         Ok(result)

@@ -354,6 +354,25 @@ impl Page {
         Ok(())
     }
 
+    /// Types `text` as [`Page::type_text`] does, but stops once the main
+    /// frame starts loading another document (a key submitted a form, an
+    /// input handler navigated): the keys left would land in whatever the
+    /// next page focuses. Returns how many characters were typed.
+    pub(crate) async fn type_text_on_this_document(&self, text: &str) -> Result<usize> {
+        let document = || self.tracker().with(|s| (s.commits, s.loads_started));
+        let before = document();
+        for (typed, c) in text.chars().enumerate() {
+            if document() != before {
+                return Ok(typed);
+            }
+            match key_for_char(c) {
+                Some(k) => self.key_press(&k, 0).await?,
+                None => self.insert_text(&c.to_string()).await?,
+            }
+        }
+        Ok(text.chars().count())
+    }
+
     /// Inserts text at the caret like an input method (`Input.insertText`):
     /// one `beforeinput`/`input`, no key events.
     pub async fn insert_text(&self, text: &str) -> Result<()> {

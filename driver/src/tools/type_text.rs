@@ -99,13 +99,23 @@ To type into a field, name it: its ref or a selector as the target."
         };
         let method = if a.slowly { "type" } else { "fill" };
         let mut r = element::perform(ctx, &el.action(method, vec![text])).await?;
-        if a.submit {
+        let cut_short = r.typed_chars.take();
+        let shown = match cut_short {
+            Some(typed) => format!("only {typed} of {shown}"),
+            None => shown,
+        };
+        // (Not on the page the typing led to.)
+        let submit = a.submit && cut_short.is_none();
+        if submit {
             let enter = element::perform(ctx, &el.action("press", vec!["Enter".into()])).await?;
             r.notes.extend(enter.notes);
         }
         // Said as it is: without `slowly` the text replaced what the field held.
         let how = if a.slowly { "into" } else { "replacing the text of" };
-        let verb = format!("Typed {shown}{} {how}", if a.submit { " and Enter" } else { "" });
-        Ok(element::outcome("type", &verb, &args, r))
+        let verb = format!("Typed {shown}{} {how}", if submit { " and Enter" } else { "" });
+        let mut out = element::outcome("type", &verb, &args, r);
+        // Not what was asked: the model must see it as a failure.
+        out.ok = cut_short.is_none();
+        Ok(out)
     })
 }

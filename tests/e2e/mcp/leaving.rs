@@ -1,7 +1,8 @@
 //! Leaving a page: a leave-page (`beforeunload`) dialog raised by a
 //! navigation is the page asking, and its answer decides (Cancel keeps the
 //! draft, OK carries the navigation on); a pop-up tab that closes itself
-//! hands the session back to the tabs left, with the browser alive.
+//! hands the session back to the tabs left, with the browser alive; typing
+//! that makes the page load another stops there.
 
 use serde_json::json;
 
@@ -57,5 +58,31 @@ fn a_pop_up_that_closes_itself_hands_the_session_back_to_its_opener() {
     assert!(
         next.contains("Title: Opener page") && !next.contains("a new one was started"),
         "{next}"
+    );
+}
+
+#[test]
+fn typing_stops_when_the_page_starts_loading_another() {
+    let files = FixtureServer::start();
+    let mut c = stdio(&["--caps", "evaluate"]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("mcp/code-entry.html")}));
+    let typed = c.call(
+        "browser_type",
+        json!({"target": ref_in(&page, "Code"), "text": "123456789 delete my account", "slowly": true, "submit": true}),
+    );
+    assert!(typed.is_error, "not all was typed: {}", typed.text);
+    assert!(
+        typed.text.contains("Typed only 3 of 27 characters into") && typed.text.contains("the rest was not typed"),
+        "{}",
+        typed.text
+    );
+    assert!(typed.text.contains("Title: Message support"), "{}", typed.text);
+    let message = c.ok(
+        "browser_evaluate",
+        json!({"function": "() => document.getElementById('msg').value"}),
+    );
+    assert!(
+        message.contains("\"\""),
+        "nothing went into the next page's field: {message}"
     );
 }
