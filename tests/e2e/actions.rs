@@ -304,6 +304,19 @@ async fn widgets(cx: &Ctx) {
         .await
         .expect_err("an autocomplete");
     assert!(e.to_string().contains("type into it, then click the option"), "{e}");
+    // A native select the page covers with its own widget (Tom Select):
+    // the page reads the widget, so a choice made in the list underneath
+    // would never reach it. Refused as covered, and nothing changed.
+    let tom = cx.open("widgets/tom-select.html").await;
+    let e = tom
+        .select_option("#fruit", &["Banana".into()])
+        .await
+        .expect_err("covered by its widget");
+    assert!(e.to_string().contains("covered by"), "{e}");
+    assert_eq!(
+        eval(&tom, "document.getElementById('fruit').tomselect.getValue()").await,
+        ""
+    );
     // A slider of the page's own takes keys, and fill says so.
     let e = page.fill("#volume", "7").await.expect_err("a slider");
     assert!(e.to_string().contains("press ArrowRight or ArrowLeft"), "{e}");

@@ -22,6 +22,7 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
         Error::Action {
             kind: ActionErrorKind::Covered { selector, description },
             target,
+            method,
             ..
         } => {
             let by = if description.is_empty() || description == selector {
@@ -29,10 +30,18 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
             } else {
                 format!("{description} ({selector})")
             };
-            format!(
-                "{target} is covered by {by}: a click would hit that instead. Call browser_remove_blocker to close \
-pop-ups and overlays (or close {selector} yourself), then try again."
-            )
+            if *method == "selectOptionFromDropdown" {
+                format!(
+                    "{target} is covered by {by}: the page shows something else over this list. If that is the \
+page's own control for it (a custom dropdown), choose through it: click it, then click the option. If it is a pop-up \
+or an overlay, call browser_remove_blocker, then try again."
+                )
+            } else {
+                format!(
+                    "{target} is covered by {by}: a click would hit that instead. Call browser_remove_blocker to \
+close pop-ups and overlays (or close {selector} yourself), then try again."
+                )
+            }
         }
         Error::Action { method, .. } => {
             let said = e.to_string();

@@ -192,13 +192,15 @@ impl Needs {
         pre_move: false,
         moving_acts: false,
     };
-    /// selectOptionFromDropdown.
+    /// selectOptionFromDropdown. The list must take events where it shows:
+    /// one the page covers with a widget of its own (Tom Select, Select2)
+    /// takes a choice the page never reads from it.
     pub const SELECT: Needs = Needs {
         visible: true,
         stable: false,
         enabled: true,
         editable: false,
-        hit: false,
+        hit: true,
         scroll: true,
         state: false,
         pre_move: false,
