@@ -22,6 +22,38 @@ pub const TOOL: Tool = Tool::new(
 .with_positional(&["ms|text"])
 .with_mcp_name("browser_wait_for");
 
+/// Whether the page shows a text, read as the snapshot reads it: the DOM's
+/// text (not `innerText`, which applies `text-transform`), in open shadow
+/// roots and same-origin frames too, whitespace (no-break spaces among it)
+/// collapsed, letter case ignored, in rendered elements only. (Text split
+/// over inline elements is read joined; cross-origin frames are not
+/// readable from here.)
+const TEXT_SHOWN_JS: &str = r#"(() => {
+  const norm = (s) => s.replace(/\s+/g, " ").trim().toLowerCase();
+  const needle = norm(NEEDLE);
+  const parts = [];
+  const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+  const visit = (root) => {
+    const walker = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let n = walker.currentNode; n; n = walker.nextNode()) {
+      if (n.nodeType === Node.TEXT_NODE) {
+        const p = n.parentElement;
+        if (p && !skip.has(p.tagName) && p.checkVisibility()) parts.push(n.data);
+        continue;
+      }
+      if (n.shadowRoot) visit(n.shadowRoot);
+      if (n.tagName === "IFRAME" || n.tagName === "FRAME") {
+        try {
+          const body = n.contentDocument && n.contentDocument.body;
+          if (body) visit(body);
+        } catch (_) {}
+      }
+    }
+  };
+  if (document.body) visit(document.body);
+  return [parts.join(""), parts.join(" ")].some((text) => norm(text).includes(needle));
+})()"#;
+
 /// Longest wait for a text to appear or leave.
 const TEXT_TIMEOUT: Duration = Duration::from_secs(20);
 const POLL: Duration = Duration::from_millis(200);
@@ -58,10 +90,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let pause = a.ms.map(Duration::from_millis).or(a.time.map(Duration::from_secs_f64));
         if let Some(text) = a.text.as_deref().or(a.text_gone.as_deref()) {
             let want_present = a.text.is_some();
-            let probe = format!(
-                "(document.body ? document.body.innerText : '').includes({})",
-                serde_json::to_string(text).expect("a string serialises")
-            );
+            let probe = TEXT_SHOWN_JS.replace("NEEDLE", &serde_json::to_string(text).expect("a string serialises"));
             let deadline = Instant::now() + pause.unwrap_or(TEXT_TIMEOUT);
             loop {
                 let present = match page.evaluate_isolated(&probe).await {
