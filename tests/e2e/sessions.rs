@@ -776,3 +776,37 @@ fn the_one_shot_forms_keep_working() {
     skill.assert_success();
     assert!(skill.stdout.starts_with("---\nname: sightline"), "{}", skill.stdout);
 }
+
+#[test]
+fn wait_reads_text_as_the_snapshot_shows_it_and_fill_form_takes_pairs() {
+    let s = Sessions::new();
+    s.open("sessions/reading.html", &[]);
+    for text in [
+        "Order placed",
+        "Line with no-break spaces",
+        "Hello there",
+        "Open shadow button",
+        "Receipt number 42",
+        "Saved at last",
+    ] {
+        let waited = s.run(&["wait", text, "--time", "3"]);
+        assert!(
+            waited.status.success() && waited.stdout.contains("appeared"),
+            "{text}: {}{}",
+            waited.stdout,
+            waited.stderr
+        );
+    }
+    let hidden = s.run(&["wait", "Never shown text", "--time", "1"]);
+    assert_eq!(hidden.code(), Some(1), "{}", hidden.stdout);
+    assert!(hidden.stdout.contains("did not appear"), "{}", hidden.stdout);
+
+    let page = s.ok(&["snapshot"]);
+    let (name, city) = (ref_with(&page, "textbox \"Name\""), ref_with(&page, "textbox \"City\""));
+    s.ok(&["fill-form", &format!("{name}=Ada"), &format!("{city}=Paris")]);
+    let form = s.ok(&[
+        "eval",
+        "() => new URLSearchParams(new FormData(document.forms[0])).toString()",
+    ]);
+    assert!(form.contains("name=Ada&city=Paris"), "{form}");
+}

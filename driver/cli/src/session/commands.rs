@@ -131,8 +131,22 @@ fn positional_help(positional: &[String], props: &Map<String, Value>, image: boo
             let described: Vec<String> = p
                 .split('|')
                 .map(|n| {
-                    let d = props.get(n).and_then(|s| s["description"].as_str()).unwrap_or("");
-                    format!("{}: {d}", n.to_ascii_uppercase())
+                    let spec = props.get(n).cloned().unwrap_or_default();
+                    let mut d = spec["description"].as_str().unwrap_or("").to_string();
+                    let items = &spec["items"];
+                    if items["type"] == "object" {
+                        let keys: Vec<&str> = items["properties"]
+                            .as_object()
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        let pair = if pairs_target_and_value(items) {
+                            "TARGET=VALUE (e7=Ada) or "
+                        } else {
+                            ""
+                        };
+                        d.push_str(&format!(" Each one {pair}a JSON object with {}.", keys.join(", ")));
+                    }
+                    format!("{}: {}", n.to_ascii_uppercase(), d.trim_start())
                 })
                 .collect();
             described.join(" Or ")
@@ -175,9 +189,37 @@ fn typed(raw: &str, spec: &Value) -> Result<Value, String> {
             _ => Err(format!("{raw:?} is not true (yes, accept) or false (no, dismiss)")),
         },
         Some("object") => serde_json::from_str(raw).map_err(|e| format!("not JSON: {e}")),
-        Some("array") => Ok(json!([raw])),
+        Some("array") => Ok(json!([array_item(raw, &spec["items"])?])),
         _ => Ok(Value::String(raw.to_string())),
     }
+}
+
+/// One value of an array parameter: as it stands for a list of strings;
+/// for a list of objects, a JSON object or, where the objects have a
+/// target and a value (fillForm's fields), `TARGET=VALUE`.
+fn array_item(raw: &str, items: &Value) -> Result<Value, String> {
+    if items["type"] != "object" {
+        return Ok(Value::String(raw.to_string()));
+    }
+    if raw.trim_start().starts_with('{') {
+        return match serde_json::from_str::<Value>(raw) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            Ok(_) => Err(format!("{raw:?} is not a JSON object")),
+            Err(e) => Err(format!("{raw:?} is not JSON: {e}")),
+        };
+    }
+    match (pairs_target_and_value(items), raw.split_once('=')) {
+        (true, Some((target, value))) if !target.trim().is_empty() => {
+            Ok(json!({"target": target.trim(), "value": value}))
+        }
+        (true, _) => Err(format!("{raw:?} is neither TARGET=VALUE (e7=Ada) nor a JSON object")),
+        (false, _) => Err(format!("{raw:?} is not a JSON object")),
+    }
+}
+
+/// Whether an array's objects have a target and a value (`TARGET=VALUE`).
+fn pairs_target_and_value(items: &Value) -> bool {
+    ["target", "value"].iter().all(|k| items["properties"].get(k).is_some())
 }
 
 /// Whether `value` fits `spec` well enough to be taken as it (an enum's
@@ -234,8 +276,12 @@ pub fn tool_arguments(tc: &ToolCommand, tool: &Tool, m: &ArgMatches) -> Result<(
         let last = i + 1 == names.len();
         let alternatives: Vec<&str> = name.split('|').collect();
         let first = alternatives[0];
-        if last && props.get(first).is_some_and(|s| s["type"] == "array") {
-            let all: Vec<Value> = rest.by_ref().map(Value::String).collect();
+        if let Some(spec) = props.get(first).filter(|s| last && s["type"] == "array") {
+            let all = rest
+                .by_ref()
+                .map(|raw| array_item(&raw, &spec["items"]))
+                .collect::<Result<Vec<Value>, String>>()
+                .map_err(|e| format!("{}: {e}", first.to_ascii_uppercase()))?;
             args.insert(first.to_string(), Value::Array(all));
             break;
         }
@@ -279,7 +325,11 @@ pub fn tool_arguments(tc: &ToolCommand, tool: &Tool, m: &ArgMatches) -> Result<(
             }
             Some("array") => {
                 if let Some(vs) = m.get_many::<String>(name) {
-                    args.insert(name.clone(), Value::Array(vs.cloned().map(Value::String).collect()));
+                    let all = vs
+                        .map(|raw| array_item(raw, &spec["items"]))
+                        .collect::<Result<Vec<Value>, String>>()
+                        .map_err(|e| format!("--{}: {e}", kebab(name)))?;
+                    args.insert(name.clone(), Value::Array(all));
                 }
             }
             _ => {
@@ -371,6 +421,30 @@ mod tests {
         assert_eq!(
             run(&r, &["select", "e7", "Medium", "Large"]).unwrap().0,
             json!({"target": "e7", "values": ["Medium", "Large"]})
+        );
+        // A list of objects: TARGET=VALUE pairs where the objects have both, or JSON.
+        assert_eq!(
+            run(
+                &r,
+                &[
+                    "fill-form",
+                    "e7=Ada",
+                    "#city=Paris=France",
+                    r#"{"action": "tick Terms", "value": "true"}"#
+                ]
+            )
+            .unwrap()
+            .0,
+            json!({"fields": [
+                {"target": "e7", "value": "Ada"},
+                {"target": "#city", "value": "Paris=France"},
+                {"action": "tick Terms", "value": "true"}
+            ]})
+        );
+        let e = run(&r, &["fill-form", "Ada"]).unwrap_err();
+        assert!(
+            e.contains("FIELDS: \"Ada\" is neither TARGET=VALUE (e7=Ada) nor a JSON object"),
+            "{e}"
         );
         assert_eq!(
             run(&r, &["dblclick", "e2"]).unwrap().0,
