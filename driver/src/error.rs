@@ -162,6 +162,10 @@ pub enum Error {
     #[error("engine error in {frame}: {message}")]
     Engine { frame: String, message: String },
 
+    /// The caller's own script threw (`evaluate`): its error, not the engine's.
+    #[error("the script threw: {0}")]
+    ScriptThrew(String),
+
     /// The engine bundle speaks another protocol version.
     #[error("engine protocol mismatch: the driver speaks {expected}, the page's engine {found}")]
     ProtocolMismatch { expected: u32, found: String },

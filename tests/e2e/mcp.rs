@@ -2,6 +2,7 @@
 //! over stdio and streamable HTTP, against fixture pages on 127.0.0.1.
 
 mod crash;
+mod failures_said;
 mod files;
 mod hung;
 mod leaving;

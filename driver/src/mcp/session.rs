@@ -477,8 +477,11 @@ limit (and --llm-timeout each model call's)."
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
                     return Attempt::BrowserDiedDuring;
                 }
-                // (The browser may tell of the navigation after the error that it caused.)
-                let moved = page.navigation_mark() != mark || matches!(e, Error::NavigatedWhileRunning { .. });
+                // (The browser may tell of the navigation after the error that it
+                // caused.) A navigation's own failure is no page that moved under
+                // the call: loading was the call.
+                let moved = !matches!(e, Error::Navigation { .. })
+                    && (page.navigation_mark() != mark || matches!(e, Error::NavigatedWhileRunning { .. }));
                 let url = if moved { page.url().await.ok() } else { None };
                 (explain(tool, &e, url.as_deref()), true, None)
             }

@@ -20,6 +20,9 @@ use crate::error::{Error, Result};
 /// still answers (see [`Page::evaluate`]).
 const SCRIPT_WATCH: Duration = Duration::from_secs(8);
 
+/// Where a caller's script runs, as an error names it.
+const MAIN_WORLD: &str = "the main world";
+
 impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
     /// frame and returns its JSON value; promises are awaited.
@@ -64,6 +67,8 @@ impl Page {
                     Error::PageNotResponding { after }
                 })
             }
+            // What the caller's own code threw is its error, not the engine's.
+            Err(Error::Engine { frame, message }) if frame == MAIN_WORLD => Err(Error::ScriptThrew(message)),
             other => other,
         }
     }
@@ -74,7 +79,7 @@ impl Page {
             let mut p = EvaluateParams::new(expression);
             p.return_by_value = Some(true);
             p.await_promise = Some(true);
-            match self.evaluate_params(p, || "the main world".into()).await {
+            match self.evaluate_params(p, || MAIN_WORLD.into()).await {
                 Ok(v) => return Ok(v),
                 // (No document to run in yet, mid-navigation: again, as it never ran.)
                 Err(e) if e.ran_nowhere() && attempt == 0 => {
@@ -174,7 +179,7 @@ impl Page {
             })
             .await?;
         let object = resolved.result.object.object_id.clone().ok_or_else(|| Error::Engine {
-            frame: "the main world".into(),
+            frame: MAIN_WORLD.into(),
             message: "the element has no handle in the page's world".into(),
         })?;
         let element = CallArgument {
@@ -183,7 +188,7 @@ impl Page {
         };
         let asked = Instant::now();
         let value = self
-            .call_and_release(object, function, vec![element], || "the main world".into())
+            .call_and_release(object, function, vec![element], || MAIN_WORLD.into())
             .await
             .map(|v| v.unwrap_or(Value::Null))
             .map_err(|e| e.or_navigated_while("the function"));
