@@ -4,7 +4,7 @@
 use sightline_engine::protocol::SnapshotResult;
 
 use crate::ai::prompts::TREE_GUIDE;
-use crate::tools::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
+use crate::tools::untrusted::{cap_tree, defang, CLOSE_TAG, OPEN_TAG};
 
 const RULES: &str = "How to work:
 - After every action you get a page message: title, URL, your position on the page (viewports above and \
@@ -66,7 +66,7 @@ pub fn header_lines(tree: &str) -> Vec<&str> {
 /// The page message after an action: title, URL, page position, modal note
 /// and the viewport tree (capped at `max_chars`), wrapped as untrusted.
 pub fn page_message(snapshot: &SnapshotResult, max_chars: usize) -> String {
-    let (tree, cut) = cap(&snapshot.tree, max_chars);
+    let (tree, cut) = cap_tree(&snapshot.tree, max_chars);
     let mut s = String::from("Current page:\n");
     s.push_str(OPEN_TAG);
     s.push('\n');
@@ -75,7 +75,7 @@ pub fn page_message(snapshot: &SnapshotResult, max_chars: usize) -> String {
         defang(&snapshot.title),
         defang(&snapshot.url)
     ));
-    s.push_str(&defang(tree));
+    s.push_str(&defang(&tree));
     if !tree.ends_with('\n') {
         s.push('\n');
     }

@@ -12,7 +12,7 @@ use similar::{ChangeTag, TextDiff};
 pub const ANSWER_THE_DIALOG: &str = "Answer it with browser_handle_dialog: accept true (OK) or false (Cancel)";
 
 use crate::page::ConsoleMessage;
-use crate::tools::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
+use crate::tools::untrusted::{cap_tree, defang, CLOSE_TAG, OPEN_TAG};
 
 /// What a response says about the page.
 #[derive(Debug, Default)]
@@ -315,7 +315,7 @@ pub fn respond(result: &str, is_error: bool, page: Option<&PageView>, tree: Tree
 }
 
 fn capped(kind: SnapshotKind, text: &str, budget_tokens: usize) -> SnapshotPart {
-    let (shown, cut) = cap(text, budget_tokens.saturating_mul(4));
+    let (shown, cut) = cap_tree(text, budget_tokens.saturating_mul(4));
     SnapshotPart {
         kind,
         text: shown.to_string(),
