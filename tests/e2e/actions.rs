@@ -317,6 +317,12 @@ async fn widgets(cx: &Ctx) {
         eval(&tom, "document.getElementById('fruit').tomselect.getValue()").await,
         ""
     );
+    // A number field that refuses the text keeps the number it had.
+    let order = cx.open("actions/order.html").await;
+    order.fill("#qty", "3").await.expect("a number");
+    let e = order.fill("#qty", "many").await.expect_err("not a number");
+    assert!(e.to_string().contains("its number was put back"), "{e}");
+    assert_eq!(eval(&order, "document.getElementById('qty').value").await, "3");
     // A slider of the page's own takes keys, and fill says so.
     let e = page.fill("#volume", "7").await.expect_err("a slider");
     assert!(e.to_string().contains("press ArrowRight or ArrowLeft"), "{e}");

@@ -431,7 +431,7 @@ fn a_fill_says_what_the_field_kept() {
     );
     let refused = v["steps"][1]["error"].as_str().unwrap_or_default();
     assert!(
-        refused.contains("the number field refused the text and is empty: it takes only a number"),
+        refused.contains("the number field refused the text (its number was put back): it takes only a number"),
         "{v}"
     );
 }

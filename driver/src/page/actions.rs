@@ -20,7 +20,7 @@ use sightline_engine::protocol::TargetInfo;
 
 use super::handle::Page;
 use super::input::ClickButton;
-use super::target::{Needs, Ready, Target};
+use super::target::{Located, Needs, Ready, Target};
 use crate::error::{ActionErrorKind, Error, Result};
 
 /// What an action did.
@@ -261,6 +261,13 @@ as the target"
         };
         let loc = &ready.loc;
         let mut result = ActionResult::of(&ready);
+        // What a number field holds: put back if it refuses the new text.
+        let held = if ready.info.tag == "input" && ready.info.input_type == "number" {
+            let v = self.on_element(loc, "(el) => el.value", Value::Null).await;
+            v.ok().and_then(|v| v.as_str().map(str::to_string))
+        } else {
+            None
+        };
         if ready.info.tag == "input" && is_value_input(&ready.info.input_type) {
             let set = self
                 .dom_action(
@@ -278,15 +285,7 @@ as the target"
                 })?;
             result.value = set;
         } else {
-            self.dom_action(loc, json!({"op": "focusAndSelectAll", "target": loc.engine_target}))
-                .await?;
-            if value.is_empty() {
-                self.press_key("Delete").await?;
-            } else {
-                self.insert_text(value).await?;
-            }
-            self.dom_action(loc, json!({"op": "dispatchChange", "target": loc.engine_target}))
-                .await?;
+            self.replace_text(loc, value).await?;
         }
         self.after_action(&mut result, mark).await?;
         let typed_into = |kind: &str| ready.info.tag == "input" && ready.info.input_type == kind;
@@ -299,10 +298,19 @@ as the target"
             let kept = self.on_element(loc, "(el) => el.value", Value::Null).await;
             match kept.ok().as_ref().and_then(Value::as_str) {
                 Some("") if typed_into("number") => {
-                    let kind = ActionErrorKind::Unsupported(
-                        "the number field refused the text and is empty: it takes only a number, such as 12 or 1.5"
-                            .into(),
-                    );
+                    // A failed fill leaves the field as it was.
+                    let restored = match held.as_deref().filter(|v| !v.is_empty()) {
+                        Some(old) => self.replace_text(loc, old).await.is_ok(),
+                        None => false,
+                    };
+                    let now = if restored {
+                        "its number was put back"
+                    } else {
+                        "it is empty"
+                    };
+                    let kind = ActionErrorKind::Unsupported(format!(
+                        "the number field refused the text ({now}): it takes only a number, such as 12 or 1.5"
+                    ));
                     return Err(self.action_error("fill", &target, &ready.info, kind));
                 }
                 // (A tag or chip input takes the text into a chip and empties.)
@@ -316,6 +324,21 @@ as the target"
             }
         }
         Ok(result)
+    }
+
+    /// Replaces a field's text as a user does: focus, select all, then one
+    /// trusted text input (Delete for none), then `change`.
+    async fn replace_text(&self, loc: &Located, value: &str) -> Result<()> {
+        self.dom_action(loc, json!({"op": "focusAndSelectAll", "target": loc.engine_target}))
+            .await?;
+        if value.is_empty() {
+            self.press_key("Delete").await?;
+        } else {
+            self.insert_text(value).await?;
+        }
+        self.dom_action(loc, json!({"op": "dispatchChange", "target": loc.engine_target}))
+            .await?;
+        Ok(())
     }
 
     /// Types `text` into the element with one trusted key press per
