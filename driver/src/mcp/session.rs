@@ -661,7 +661,8 @@ page again with browser_navigate.",
             dialog: page.dialog().map(|d| d.said()),
             ..Default::default()
         };
-        let errors = page.console_messages(seen.console_mark);
+        // (New since the last response, and the current document's.)
+        let errors = page.console_messages(seen.console_mark.max(page.document_event_mark()));
         seen.console_mark = page.event_mark();
         view.console_errors = super::response::console_error_lines(errors);
         if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {

@@ -17,7 +17,7 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EventLoadingFailed, EventRequestWillBeSent, EventResponseReceived,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    EventJavascriptDialogClosed, EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+    EventFrameNavigated, EventJavascriptDialogClosed, EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown, RemoteObject};
 use futures::StreamExt;
@@ -110,6 +110,9 @@ pub(crate) struct EventLog {
     pub(super) console: VecDeque<ConsoleMessage>,
     pub(super) network: VecDeque<NetworkRecord>,
     pub(crate) policy: DialogPolicy,
+    /// The last sequence number handed out before the main frame's current
+    /// document committed: what came after is that document's.
+    pub(super) document_start: u64,
 }
 
 impl EventLog {
@@ -184,6 +187,7 @@ impl Events {
             .event_listener::<EventJavascriptDialogClosed>()
             .await
             .map_err(listen)?;
+        let mut navigated = page.event_listener::<EventFrameNavigated>().await.map_err(listen)?;
         // Browser-side messages (failed loads, CSP and mixed-content reports).
         page.execute(LogEnableParams::default())
             .await
@@ -252,6 +256,12 @@ impl Events {
                     Some(ev) = entries.next() => if !is_default_icon(ev.entry.url.as_deref()) {
                         let level = wire_name(&ev.entry.level);
                         l.lock().unwrap().console(&level, ev.entry.text.clone(), ev.entry.url.clone());
+                    },
+                    // (After the console branches: what the old document said
+                    // before it went, ready at the same time, is read first.)
+                    Some(ev) = navigated.next() => if ev.frame.parent_id.is_none() {
+                        let mut log = l.lock().unwrap();
+                        log.document_start = log.next_seq;
                     },
                     Some(ev) = requests.next() => {
                         let mut log = l.lock().unwrap();

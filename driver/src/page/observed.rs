@@ -23,6 +23,13 @@ impl Page {
         log.network.iter().filter(|r| r.seq > after).cloned().collect()
     }
 
+    /// The sequence number after which the console messages are the current
+    /// document's (see [`Page::console_messages`]): a page's messages are
+    /// not the next page's.
+    pub fn document_event_mark(&self) -> u64 {
+        self.events().log.lock().unwrap().document_start
+    }
+
     /// The newest sequence number handed out (to ask later for what is new).
     pub fn event_mark(&self) -> u64 {
         self.events().log.lock().unwrap().next_seq

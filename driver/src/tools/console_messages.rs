@@ -9,7 +9,7 @@ use super::untrusted::{defang, CLOSE_TAG, OPEN_TAG};
 
 pub const TOOL: Tool = Tool::new(
     "consoleMessages",
-    "The page's console messages and uncaught errors, at or above a level.",
+    "The current page's console messages and uncaught errors (since it was loaded), at or above a level.",
     parameters,
     handle,
 )
@@ -43,17 +43,36 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("consoleMessages", args)?;
         let min = rank(a.level.as_deref().unwrap_or("info"));
-        let lines: Vec<String> = ctx
-            .page()
-            .console_messages(0)
+        let page = ctx.page();
+        let lines: Vec<String> = page
+            .console_messages(page.document_event_mark())
             .into_iter()
             .filter(|m| rank(&m.level) >= min)
             .map(|m| format!("[{}] {}", m.level, defang(&m.text)))
             .collect();
-        Ok(ToolOutput::ok(if lines.is_empty() {
-            "No console messages at that level.".to_string()
+        if lines.is_empty() {
+            return Ok(ToolOutput::ok("No console messages at that level."));
+        }
+        // The newest are worth most: a page that logs without end is cut
+        // from the front.
+        let all = lines.join("\n");
+        let budget = ctx.settings.snapshot_budget.saturating_mul(4);
+        let (shown, cut) = match all.len().checked_sub(budget) {
+            Some(over) if over > 0 => {
+                // (By bytes: `over` may fall inside a character; a line break never does.)
+                let start = all.as_bytes()[over..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(all.len(), |i| over + i + 1);
+                (&all[start..], true)
+            }
+            _ => (all.as_str(), false),
+        };
+        let note = if cut {
+            "[older messages left out: over the token budget]\n"
         } else {
-            format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}", lines.join("\n"))
-        }))
+            ""
+        };
+        Ok(ToolOutput::ok(format!("{note}{OPEN_TAG}\n{shown}\n{CLOSE_TAG}")))
     })
 }

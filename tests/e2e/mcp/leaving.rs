@@ -2,7 +2,8 @@
 //! navigation is the page asking, and its answer decides (Cancel keeps the
 //! draft, OK carries the navigation on); a pop-up tab that closes itself
 //! hands the session back to the tabs left, with the browser alive; typing
-//! that makes the page load another stops there.
+//! that makes the page load another stops there; a page's console errors
+//! are not the next page's.
 
 use serde_json::json;
 
@@ -85,4 +86,23 @@ fn typing_stops_when_the_page_starts_loading_another() {
         message.contains("\"\""),
         "nothing went into the next page's field: {message}"
     );
+}
+
+#[test]
+fn a_pages_console_errors_are_not_the_next_pages() {
+    let files = FixtureServer::start();
+    let mut c = stdio(&[]);
+    c.ok("browser_navigate", json!({"url": files.url("mcp/noisy.html")}));
+    let noisy = c.ok("browser_wait_for", json!({"time": 0.5}));
+    assert!(
+        noisy.contains("### New console errors") && noisy.contains("noisy error"),
+        "{noisy}"
+    );
+    // It goes on logging until it is left: none of that is the next page's.
+    c.ok("browser_wait_for", json!({"time": 0.5}));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let quiet = c.ok("browser_navigate", json!({"url": files.url("short.html")}));
+    assert!(!quiet.contains("noisy error"), "{quiet}");
+    let listed = c.ok("browser_console_messages", json!({}));
+    assert!(!listed.contains("noisy error"), "{listed}");
 }
