@@ -637,7 +637,20 @@ page again with browser_navigate.",
             .ok()
         };
         let (url, title) = if held {
-            page.listed().await
+            let (listed, title) = page.listed().await;
+            // A leave-page dialog: the browser lists where the navigation
+            // it holds would go, but the page shown is still the one left.
+            let shown = page
+                .dialog()
+                .filter(|d| d.kind == "beforeunload")
+                .and_then(|_| page.tracker().with(|s| s.committed_url()));
+            match shown {
+                Some(here) if here != listed => (
+                    format!("{here} (leaving for {listed} if the dialog is accepted)"),
+                    title,
+                ),
+                _ => (listed, title),
+            }
         } else if let Some(v) = &viewport {
             // Read in the same look as the tree.
             (v.url.clone(), v.title.clone())

@@ -21,6 +21,15 @@ fn the_leave_page_dialog_of_a_navigation_decides_it() {
     c.ok("browser_click", json!({"target": draft}));
     let asked = c.ok("browser_navigate", json!({"url": files.url("short.html")}));
     assert!(asked.contains("beforeunload"), "{asked}");
+    // The page shown is still the one being left.
+    assert!(
+        asked.contains(&format!(
+            "URL: {} (leaving for {} if the dialog is accepted)",
+            files.url("mcp/unsaved.html"),
+            files.url("short.html")
+        )),
+        "{asked}"
+    );
     let stayed = c.ok("browser_handle_dialog", json!({"accept": false}));
     assert!(
         stayed.contains("Title: Unsaved draft"),
