@@ -236,13 +236,36 @@ fn absolute(value: &str) -> Option<std::path::PathBuf> {
     std::env::current_dir().ok().map(|d| d.join(p))
 }
 
+/// `dir` joined with `relative`, its `.` and `..` resolved by name (the
+/// file may not exist, so the file system cannot resolve them).
+fn lexically_joined(dir: &Path, relative: &str) -> std::path::PathBuf {
+    let mut out = dir.to_path_buf();
+    for part in Path::new(relative).components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The arguments with the files they name made absolute; a page to open
 /// that is a file here becomes its file URL (a bare path would otherwise be
 /// taken relative to the page the tab is on, as an MCP client means it).
 fn with_absolute_paths(mut args: Value) -> Value {
     if let Some(Value::String(s)) = args.get_mut("url") {
-        // (A file: `open /` on a site still means the site's root.)
-        let file = absolute(s).filter(|p| p.is_file());
+        // (A file: `open /` on a site still means the site's root. A path
+        // written from here, `./x.html` or `../x.html`, is this folder's
+        // even when it is missing: the error then names the file meant.)
+        let from_here = s.starts_with("./") || s.starts_with("../");
+        let file = if from_here {
+            std::env::current_dir().ok().map(|d| lexically_joined(&d, s))
+        } else {
+            absolute(s).filter(|p| p.is_file())
+        };
         if let Some(u) = file.and_then(|p| url::Url::from_file_path(p).ok()) {
             *s = u.to_string();
         }
@@ -561,5 +584,20 @@ mod tests {
         assert!(!looks_like_a_page("the prices of the shoes"));
         assert!(looks_like_a_page("javascript:alert(1)") && looks_like_a_page("mailto:a@b.c"));
         assert!(!looks_like_a_page("e4") && !looks_like_a_page("javascript:") && !looks_like_a_page("jäväscript:x"));
+    }
+
+    #[test]
+    fn a_path_written_from_here_is_this_folders_even_when_missing() {
+        let here = std::env::current_dir().unwrap();
+        let opened = with_absolute_paths(serde_json::json!({"url": "./no/such/../page.html"}));
+        let expected = url::Url::from_file_path(here.join("no/page.html")).unwrap();
+        assert_eq!(opened["url"], expected.to_string());
+        // A bare name that is no file here stays relative to the page shown.
+        let relative = with_absolute_paths(serde_json::json!({"url": "about-us.html"}));
+        assert_eq!(relative["url"], "about-us.html");
+        assert_eq!(
+            lexically_joined(Path::new("/tmp/a"), "../b/./c.html"),
+            Path::new("/tmp/b/c.html")
+        );
     }
 }
