@@ -217,3 +217,26 @@ async fn a_quirks_mode_page_has_a_position_scrolls_and_clicks_below_the_fold() {
     })
     .await;
 }
+
+/// An app's shell: the page does not scroll, its content box does. Scrolling
+/// the page scrolls that box, and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
+    use sightline::ScrollAmount;
+    with_timeout("app shell", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("app-shell.html")).await.expect("goto");
+        let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
+        let said = scrolled.value.clone().unwrap_or_default();
+        assert!(said.starts_with("div#main scrolled to y="), "{scrolled:?}");
+        let top = page
+            .evaluate("document.getElementById('main').scrollTop")
+            .await
+            .unwrap();
+        assert!(top.as_f64().unwrap() > 400.0, "{top}");
+        browser.close().await.expect("close");
+    })
+    .await;
+}

@@ -115,6 +115,19 @@ pub(crate) const SCROLL_JS: &str = "(el, o) => {
   for (let e = el; e; e = e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null)) {
     if (scrollable(e)) { c = e; break; }
   }
+  if (!el && page.scrollHeight - (page.clientHeight || innerHeight) < 1) {
+    // The page itself does not scroll (an app's shell): its content scrolls
+    // in a box of its own, the largest in view if it fills a good part of it.
+    let best = 0;
+    for (const e of document.querySelectorAll('body *')) {
+      if (e.scrollHeight <= e.clientHeight + 1 || !scrollable(e)) continue;
+      const r = e.getBoundingClientRect();
+      const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
+      const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+      if (w > 0 && h > 0 && w * h > best) { best = w * h; c = e; }
+    }
+    if (best < innerWidth * innerHeight / 4) c = null;
+  }
   const box = c || page;
   // (The page's viewport: the scrolling element's client box, the body's in
   // quirks mode, where the root's is the whole document.)

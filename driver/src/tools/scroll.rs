@@ -10,8 +10,9 @@ use crate::page::{ActionResult, ScrollAmount, Target};
 
 pub const TOOL: Tool = Tool::new(
     "scroll",
-    "Scroll the page up or down by a percentage of the viewport height, or to its top or bottom. With \
-a target: scroll that element's scrollable container instead, or (without a direction) bring the element into view.",
+    "Scroll the page up or down by a percentage of the viewport height, or to its top or bottom (a page that \
+does not scroll itself, an app's shell: its largest scrolling box in view). With a target: scroll that element's \
+scrollable container instead, or (without a direction) bring the element into view.",
     parameters,
     handle,
 )
