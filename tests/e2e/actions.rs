@@ -317,6 +317,25 @@ async fn widgets(cx: &Ctx) {
         eval(&tom, "document.getElementById('fruit').tomselect.getValue()").await,
         ""
     );
+    // A submit the browser refuses is said; one the page sent is not,
+    // though the page emptied its required field afterwards.
+    let form = cx.open("actions/validation.html").await;
+    form.fill("#email", "not-an-address").await.expect("fill");
+    let refused = form.click("#join").await.expect("click");
+    assert!(
+        refused
+            .notes
+            .iter()
+            .any(|n| n.starts_with("the form was not sent: the browser refused Email: \"")),
+        "{refused:?}"
+    );
+    form.fill("#task", "Buy milk").await.expect("fill");
+    let sent = form.click("#add").await.expect("click");
+    assert!(!sent.notes.iter().any(|n| n.contains("not sent")), "{sent:?}");
+    assert_eq!(
+        eval(&form, "document.getElementById('tasks').textContent").await,
+        "Buy milk"
+    );
     // A number field that refuses the text keeps the number it had.
     let order = cx.open("actions/order.html").await;
     order.fill("#qty", "3").await.expect("a number");

@@ -104,6 +104,33 @@ const FOCUS_JS: &str = "(el) => { el.focus(); return document.activeElement === 
 /// when there is no element) to `o.percent` of its range, or by `o.dy` pixels
 /// plus `o.pages` container heights. Instantly, whatever `scroll-behavior`
 /// says. Returns the new position.
+/// Before a click on a submit button: listens for the `invalid` events the
+/// browser fires when it refuses to send the form (a required field, a bad
+/// address). The form's state after the click cannot tell: a page that
+/// sent it may have emptied its required fields since.
+const WATCH_FORM_JS: &str = "(el) => {
+  const form = el.form;
+  if (!form || el.type !== 'submit' || form.noValidate || el.formNoValidate) return false;
+  const watch = { form, first: null };
+  watch.handler = (e) => { watch.first = watch.first || e.target; };
+  form.addEventListener('invalid', watch.handler, true);
+  globalThis.__sightlineFormWatch = watch;
+  return true;
+}";
+
+/// After it: the first field the browser refused (`Email: "Please include
+/// an '@'…"`), or null; the watch ends.
+const FORM_REFUSED_JS: &str = "() => {
+  const watch = globalThis.__sightlineFormWatch;
+  globalThis.__sightlineFormWatch = null;
+  if (!watch) return null;
+  watch.form.removeEventListener('invalid', watch.handler, true);
+  const bad = watch.first;
+  if (!bad) return null;
+  const label = (bad.labels && bad.labels[0] && bad.labels[0].textContent.trim()) || bad.getAttribute('aria-label') || bad.name || bad.localName;
+  return `${label}: \"${bad.validationMessage}\"`;
+}";
+
 pub(crate) const SCROLL_JS: &str = "(el, o) => {
   const page = document.scrollingElement || document.documentElement;
   const scrollable = (e) => {
@@ -207,6 +234,10 @@ impl Page {
             Err(e) => return Err(e),
         };
         let (x, y) = ready.point.expect("a hit test found a point");
+        // A submit the browser refuses changes nothing the tree shows: its
+        // bubble is the browser's own. Watched for, and said.
+        let watching = matches!(ready.info.tag.as_str(), "button" | "input")
+            && self.on_element(&ready.loc, WATCH_FORM_JS, Value::Null).await.ok() == Some(Value::Bool(true));
         self.click_at(
             x,
             y,
@@ -217,6 +248,15 @@ impl Page {
         .await?;
         let mut result = ActionResult::of(&ready);
         self.after_action(&mut result, mark).await?;
+        if watching && self.navigation_mark() == mark && self.dialog().is_none() {
+            let frame = &ready.loc.frame;
+            if let Ok(Value::String(why)) = self.engine_eval(frame, &format!("({FORM_REFUSED_JS})()"), false).await {
+                let why = crate::text::clip(&crate::text::defang(&crate::text::one_line(&why)), 200);
+                result
+                    .notes
+                    .push(format!("the form was not sent: the browser refused {why}"));
+            }
+        }
         Ok(result)
     }
 
