@@ -105,9 +105,11 @@ fn body(tree: &str) -> String {
 /// `None` when nothing changed. A line is matched with the line it sits
 /// under, so an item moved to another parent (a card dragged to another
 /// column) is removed there and added here, not left as if unchanged. A run
-/// of changes that adds lines (more than it removes) is placed by up to two
-/// unchanged lines before it (`  `): the line it sits under, and the one it
-/// follows at its own depth (where a new or reordered item went).
+/// of changes that adds lines (more than it removes), or that changes a
+/// line the old tree holds more than once (`Status: Pending` in every
+/// order), is placed by up to two unchanged lines before it (`  `): the line
+/// it sits under, and the one it follows at its own depth (where a new or
+/// reordered item went; the order's heading).
 pub fn changes(old: &str, new: &str) -> Option<String> {
     let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
     // A parent is a place only when it is in both trees: a row whose name
@@ -141,13 +143,16 @@ pub fn changes(old: &str, new: &str) -> Option<String> {
             ChangeTag::Insert => "+ ",
         };
         // A run that adds more than it replaces is placed: a line changed
-        // in place is placed by its own removed line.
+        // in place is placed by its own removed line, unless that line is
+        // not the only one like it.
         let run = all[i..].iter().take_while(|(t, _)| *t != ChangeTag::Equal);
         let (added, removed) = run.fold((0, 0), |(a, r), (t, _)| match t {
             ChangeTag::Insert => (a + 1, r),
             _ => (a, r + 1),
         });
-        if (i == 0 || all[i - 1].0 == ChangeTag::Equal) && added > removed {
+        let starts_run = i == 0 || all[i - 1].0 == ChangeTag::Equal;
+        let ambiguous = || *tag == ChangeTag::Delete && old_lines.iter().filter(|l| **l == *line).count() > 1;
+        if starts_run && (added > removed || ambiguous()) {
             let own = depth(line);
             let unchanged = |j: &usize| all[*j].0 == ChangeTag::Equal && *j >= placed;
             let parent = (0..i).rev().filter(unchanged).find(|j| depth(all[*j].1) < own);
@@ -503,6 +508,28 @@ mod tests {
         assert_eq!(
             changes(old, new).unwrap(),
             "-   - textbox \"Name\" [ref=e1]\n+   - textbox \"Name\" [ref=e1]: Ada\n"
+        );
+        // A line changed in place that the tree holds more than once is
+        // placed: which order was shipped?
+        let order = |n: u32, status: &str| {
+            format!("  - generic:\n    - heading \"Order {n}\" [level=3]\n    - paragraph: Status: {status}\n    - button \"Ship\" [ref=e{n}]\n")
+        };
+        let old = format!(
+            "- main:\n{}{}{}",
+            order(1, "Pending"),
+            order(2, "Pending"),
+            order(3, "Pending")
+        );
+        let new = format!(
+            "- main:\n{}{}{}",
+            order(1, "Pending"),
+            order(2, "Shipped"),
+            order(3, "Pending")
+        );
+        assert_eq!(
+            changes(&old, &new).unwrap(),
+            "    - generic:\n      - heading \"Order 2\" [level=3]\n-     - paragraph: Status: Pending\n\
++     - paragraph: Status: Shipped\n"
         );
         // A reorder in one list: the moved item is placed after its new
         // neighbour.
