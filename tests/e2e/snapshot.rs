@@ -281,3 +281,16 @@ fn handler_properties_make_elements_clickable() {
         assert!(!line.contains("[ref="), "{line}");
     }
 }
+
+/// A plain box to drag (`draggable="true"`) has a ref in full snapshots as
+/// in viewport ones; its neighbour, a plain box, does not.
+#[test]
+fn a_box_to_drag_has_a_ref_in_every_mode() {
+    let server = FixtureServer::start();
+    for mode in ["full", "viewport"] {
+        let (_, snap) = snapshot_json(&server.url("draggable-cards.html"), &["--mode", mode]);
+        let card = snap.tree.lines().find(|l| l.contains("Card A")).expect("the card");
+        assert!(card.contains("[ref="), "{mode}: {}", snap.tree);
+        assert!(!card.contains("Done column"), "{mode}: not merged with its neighbour: {}", snap.tree);
+    }
+}

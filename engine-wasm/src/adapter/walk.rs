@@ -664,13 +664,15 @@ fn cursor_read(data: &ElementData, pointer_parent: bool) -> Cursor {
 }
 
 /// A possible ref target whatever its cursor: its `pointer-events` matters.
-/// (`has_click_handler` already covers an `onclick` attribute.)
+/// (`has_click_handler` already covers an `onclick` attribute; something to
+/// drag is a drag's target, and full snapshots skip plain boxes' rects.)
 fn may_be_target(data: &ElementData, class: TagClass) -> bool {
     data.has_click_handler
         || class.has(TagClass::CONTROL)
         || data.has_attr("role")
         || data.has_attr("tabindex")
         || data.has_attr("contenteditable")
+        || data.has_attr("draggable")
 }
 
 /// What `read_style` needs to know about the whole walk.
