@@ -118,7 +118,18 @@ fn text_of(n: &Node) -> String {
         (false, true) => own,
         (true, false) => kids.join(" "),
         (false, false) if n.role == "link" || n.role == "heading" => own,
-        (false, false) => format!("{own} {}", kids.join(" ")),
+        (false, false) => {
+            // A cell's or a row's name is its content's text (cut at the
+            // tree's name length): said once, whole, from the content.
+            let kids = kids.join(" ");
+            let squeezed = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+            let stem = squeezed(own.trim_end_matches('…'));
+            if squeezed(&kids).contains(&stem) {
+                kids
+            } else {
+                format!("{own} {kids}")
+            }
+        }
         (true, true) => String::new(),
     }
 }
@@ -261,6 +272,14 @@ mod tests {
         assert!(md.contains("| A | B |"), "{md}");
         assert!(md.contains("![A red shoe]"), "{md}");
         assert!(!md.contains("ref="));
+    }
+
+    #[test]
+    fn a_cell_named_by_its_content_is_said_once() {
+        let tree = "- table:\n  - row:\n    - cell \"Remake of The Time Travelers[4]\":\n      - text: Remake of\n      - emphasis:\n        - link \"The Time Travelers\" [ref=e1]:\n          - /url: /wiki/t\n      - superscript: \"[4]\"\n    - cell \"1967\"\n";
+        let md = from_tree(tree, true);
+        assert_eq!(md.matches("The Time Travelers").count(), 1, "{md}");
+        assert!(md.contains("| 1967 |"), "{md}");
     }
 
     #[test]

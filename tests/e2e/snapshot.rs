@@ -291,6 +291,10 @@ fn a_box_to_drag_has_a_ref_in_every_mode() {
         let (_, snap) = snapshot_json(&server.url("draggable-cards.html"), &["--mode", mode]);
         let card = snap.tree.lines().find(|l| l.contains("Card A")).expect("the card");
         assert!(card.contains("[ref="), "{mode}: {}", snap.tree);
-        assert!(!card.contains("Done column"), "{mode}: not merged with its neighbour: {}", snap.tree);
+        assert!(
+            !card.contains("Done column"),
+            "{mode}: not merged with its neighbour: {}",
+            snap.tree
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sightline_engine::protocol::SnapshotMode;
+use sightline_engine::protocol::{RefMap, SnapshotMode};
 
 use super::context::ToolContext;
 use super::snapshot::subtree;
@@ -58,6 +58,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 None => return Ok(ToolOutput::failed(format!("{r} is not a ref on the page now"))),
             },
         };
+        let tree = with_whole_urls(&tree, &snap.refs);
         let text = readable::from_tree(&tree, a.format.as_deref() != Some("text"));
         let budget = a.budget.unwrap_or(ctx.settings.snapshot_budget);
         let (shown, cut) = cap(&text, budget.saturating_mul(4));
@@ -76,4 +77,63 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         out.tree = true;
         Ok(out)
     })
+}
+
+/// The tree with each link's `/url:` whole: a snapshot cuts long ones (a
+/// model rarely needs them whole there), but a link in reading matter is
+/// to be followed. The link's ref gives the URL.
+fn with_whole_urls(tree: &str, refs: &RefMap) -> String {
+    let mut out = String::with_capacity(tree.len());
+    let mut link = None;
+    for line in tree.lines() {
+        let body = line.trim_start();
+        match body.strip_prefix("- /url: ") {
+            Some(shown) if shown.ends_with('…') => {
+                if let Some(url) = link.and_then(|r| refs.get(r)).and_then(|i| i.url.as_deref()) {
+                    out.push_str(&line[..line.len() - shown.len()]);
+                    out.push_str(url);
+                    out.push('\n');
+                    continue;
+                }
+            }
+            Some(_) => {}
+            None => link = ref_on(body),
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The ref a tree line gives (`[ref=e12]`).
+fn ref_on(line: &str) -> Option<&str> {
+    let start = line.find("[ref=")? + 5;
+    let len = line[start..].find(']')?;
+    Some(&line[start..start + len])
+}
+
+#[cfg(test)]
+mod tests {
+    use sightline_engine::protocol::RefInfo;
+
+    use super::*;
+
+    #[test]
+    fn links_cut_in_the_tree_are_whole_in_the_text() {
+        let long = format!("https://a.test/{}", "x".repeat(150));
+        let refs = RefMap(vec![(
+            "e1".into(),
+            RefInfo {
+                url: Some(long.clone()),
+                ..Default::default()
+            },
+        )]);
+        let tree = "- link \"Create account\" [ref=e1]:\n  - /url: https://a.test/xxxx…\n- link \"Short\" [ref=e2]:\n  - /url: /s\n";
+        assert_eq!(
+            with_whole_urls(tree, &refs),
+            format!(
+                "- link \"Create account\" [ref=e1]:\n  - /url: {long}\n- link \"Short\" [ref=e2]:\n  - /url: /s\n"
+            )
+        );
+    }
 }
