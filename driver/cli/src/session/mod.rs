@@ -55,6 +55,31 @@ fn names_a_suite(argv: &[OsString]) -> bool {
             .any(|a| a == "--out" || a.starts_with("--out="))
 }
 
+/// `sightline --session shop open URL` read as `sightline open --session
+/// shop URL`: the session's own flags may come before the command, as
+/// users write them.
+fn flags_after_command(argv: &[OsString]) -> Vec<OsString> {
+    let mut lead = Vec::new();
+    let mut i = 1;
+    while let Some(arg) = argv.get(i).and_then(|a| a.to_str()) {
+        let taken = match arg {
+            "--json" => 1,
+            "--session" if i + 1 < argv.len() => 2,
+            _ if arg.starts_with("--session=") => 1,
+            _ => break,
+        };
+        lead.extend_from_slice(&argv[i..i + taken]);
+        i += taken;
+    }
+    if lead.is_empty() || i >= argv.len() {
+        return argv.to_vec();
+    }
+    let mut out = vec![argv[0].clone(), argv[i].clone()];
+    out.extend(lead);
+    out.extend_from_slice(&argv[i + 1..]);
+    out
+}
+
 fn session_flags(cmd: Command) -> Command {
     cmd.arg(
         Arg::new("session")
@@ -144,6 +169,7 @@ fn looks_like_a_page(s: &str) -> bool {
 /// one-shot commands.
 /// `one_shot_help` renders the help of a one-shot command of that name.
 pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<String>) -> Option<ExitCode> {
+    let argv = &flags_after_command(argv);
     let name = argv.get(1)?.to_str()?.to_string();
     if name == "skill" {
         if let Err(e) = skill_command().bin_name("sightline").try_get_matches_from(&argv[1..]) {
@@ -584,6 +610,26 @@ mod tests {
         assert!(!looks_like_a_page("the prices of the shoes"));
         assert!(looks_like_a_page("javascript:alert(1)") && looks_like_a_page("mailto:a@b.c"));
         assert!(!looks_like_a_page("e4") && !looks_like_a_page("javascript:") && !looks_like_a_page("jäväscript:x"));
+    }
+
+    #[test]
+    fn the_sessions_flags_may_come_before_the_command() {
+        let argv = |line: &str| line.split(' ').map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            flags_after_command(&argv("sightline --session shop --json open a.html")),
+            argv("sightline open --session shop --json a.html")
+        );
+        assert_eq!(
+            flags_after_command(&argv("sightline --session=shop click e3")),
+            argv("sightline click --session=shop e3")
+        );
+        for unchanged in [
+            "sightline open a.html --session shop",
+            "sightline --json",
+            "sightline --session",
+        ] {
+            assert_eq!(flags_after_command(&argv(unchanged)), argv(unchanged));
+        }
     }
 
     #[test]
