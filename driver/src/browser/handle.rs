@@ -329,6 +329,13 @@ impl Browser {
         self.remote.is_some()
     }
 
+    /// Whether the browser said the tab `target_id` is gone
+    /// (`Target.targetDestroyed`; no round trip: read from the book).
+    pub fn tab_is_gone(&self, target_id: &str) -> bool {
+        let book = self.book.lock().unwrap();
+        book.entries.iter().any(|e| e.gone && e.id == target_id)
+    }
+
     /// Whether the tab `target_id` is Sightline's to close: any tab of a
     /// browser it launched; in a browser it connected to (the user's own),
     /// only the tabs it opened, the tabs of contexts it made, and the

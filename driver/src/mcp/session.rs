@@ -316,6 +316,13 @@ impl Session {
             Some(p) => p,
             None => match tabs.iter().rev().find(|p| !p.is_closed()) {
                 Some(p) => p.clone(),
+                // (The user's own browser: only they can share another.)
+                None if self.host.is_extension() => {
+                    return Err(Error::Extension(
+                        "the shared tab was closed or is no longer shared: share a tab in the Sightline panel to go on"
+                            .into(),
+                    ))
+                }
                 None => browser.new_page_in(st.context.as_ref()).await?,
             },
         };
@@ -462,16 +469,19 @@ limit (and --llm-timeout each model call's)."
             Some(Ok(Err(e @ Error::PageNotResponding { .. }))) => {
                 return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
             }
-            // The tab closed itself (window.close(), as sign-in and payment
-            // pop-ups do): the browser and the other tabs live on.
-            Some(Ok(Err(Error::TabClosed))) => return Attempt::Done(self.tab_closed_itself(st, tool, None).await),
-            Some(Ok(Err(Error::BrowserClosed)))
-                if browser.is_connected() && !self.is_open(st, &browser, &page).await =>
-            {
-                return Attempt::Done(self.tab_closed_itself(st, tool, None).await);
+            // The tab was closed (window.close(), as sign-in and payment
+            // pop-ups do, or by hand): the browser and the other tabs live
+            // on. (The user's own browser says so in its own words below.)
+            Some(Ok(Err(Error::TabClosed))) if !self.host.is_extension() => {
+                return Attempt::Done(self.tab_closed(st, tool, None).await);
             }
-            Some(Ok(Ok(out))) if page.is_closed() => {
-                return Attempt::Done(self.tab_closed_itself(st, tool, Some(&out.text)).await);
+            Some(Ok(Err(Error::BrowserClosed)))
+                if !self.host.is_extension() && browser.is_connected() && !self.is_open(st, &browser, &page).await =>
+            {
+                return Attempt::Done(self.tab_closed(st, tool, None).await);
+            }
+            Some(Ok(Ok(out))) if !self.host.is_extension() && tab_gone(&browser, &page) => {
+                return Attempt::Done(self.tab_closed(st, tool, Some(&out.text)).await);
             }
             Some(Ok(Err(e))) => {
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
@@ -510,13 +520,13 @@ limit (and --llm-timeout each model call's)."
         }
     }
 
-    /// The reply when the session's tab closed itself during `tool` (after
-    /// it said `said`): the session goes on in the tab left, shown.
-    async fn tab_closed_itself(&self, st: &mut State, tool: &Tool, said: Option<&str>) -> Reply {
+    /// The reply when the session's tab was closed during `tool` (after it
+    /// said `said`): the session goes on in the tab left, shown.
+    async fn tab_closed(&self, st: &mut State, tool: &Tool, said: Option<&str>) -> Reply {
         let mut text = said.map(|s| format!("{s}\n")).unwrap_or_default();
         text.push_str(&format!(
-            "The tab closed itself while {} ran (its page called window.close()). The session goes on in the tab \
-shown below.",
+            "The tab was closed while {} ran (its page closed itself, or it was closed by hand). The session goes \
+on in the tab shown below.",
             tool.mcp_name()
         ));
         match self.ensure(st).await {
@@ -525,7 +535,8 @@ shown below.",
         }
     }
 
-    /// Whether the session's browser still lists `page` among its tabs.
+    /// Whether the session's browser still lists `page` among its tabs (a
+    /// round trip; [`tab_gone`] is the quick look).
     async fn is_open(&self, st: &State, browser: &Browser, page: &Page) -> bool {
         match browser.pages_in(st.context.as_ref()).await {
             Ok(tabs) => tabs.contains(page),
@@ -750,4 +761,11 @@ page again with browser_navigate.",
 /// The tab the user shared last (a share means "this one").
 async fn newest_shared_tab(browser: &Browser) -> Result<Option<Page>> {
     Ok(browser.pages().await?.pop())
+}
+
+/// Whether `page`'s tab is known to be gone, with no round trip: its own
+/// close watch or the browser's list of targets says so (either may come
+/// first).
+fn tab_gone(browser: &Browser, page: &Page) -> bool {
+    page.is_closed() || browser.tab_is_gone(page.target_id())
 }

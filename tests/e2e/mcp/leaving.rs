@@ -58,7 +58,7 @@ fn a_pop_up_that_closes_itself_hands_the_session_back_to_its_opener() {
     assert!(popup.contains("Title: Sign-in pop-up"), "{popup}");
     let closed = c.call("browser_click", json!({"target": ref_in(&popup, "Done, close me")}));
     assert!(!closed.is_error, "{}", closed.text);
-    assert!(closed.text.contains("The tab closed itself"), "{}", closed.text);
+    assert!(closed.text.contains("The tab was closed"), "{}", closed.text);
     assert!(
         closed.text.contains("Title: Opener page") && !closed.text.contains("crashed"),
         "the opener is shown, no new browser: {}",
