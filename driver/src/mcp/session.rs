@@ -312,20 +312,19 @@ impl Session {
             }
         }
         // The current tab may have closed itself (window.close()).
-        let page = match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
-            Some(p) => p,
-            None => match tabs.iter().rev().find(|p| !p.is_closed()) {
-                Some(p) => p.clone(),
-                // (The user's own browser: only they can share another.)
-                None if self.host.is_extension() => {
-                    return Err(Error::Extension(
+        let page =
+            match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
+                Some(p) => p,
+                None => match tabs.iter().rev().find(|p| !p.is_closed()) {
+                    Some(p) => p.clone(),
+                    // (The user's own browser: only they can share another.)
+                    None if self.host.is_extension() => return Err(Error::Extension(
                         "the shared tab was closed or is no longer shared: share a tab in the Sightline panel to go on"
                             .into(),
-                    ))
-                }
-                None => browser.new_page_in(st.context.as_ref()).await?,
-            },
-        };
+                    )),
+                    None => browser.new_page_in(st.context.as_ref()).await?,
+                },
+            };
         page.set_dialog_policy(DialogPolicy::Hold);
         st.page = Some(page.clone());
         Ok((browser, page))
@@ -472,7 +471,7 @@ limit (and --llm-timeout each model call's)."
             // The tab was closed (window.close(), as sign-in and payment
             // pop-ups do, or by hand): the browser and the other tabs live
             // on. (The user's own browser says so in its own words below.)
-            Some(Ok(Err(Error::TabClosed))) if !self.host.is_extension() => {
+            Some(Ok(Err(Error::TabClosed))) if !self.host.is_extension() && browser.is_connected() => {
                 return Attempt::Done(self.tab_closed(st, tool, None).await);
             }
             Some(Ok(Err(Error::BrowserClosed)))
@@ -484,7 +483,7 @@ limit (and --llm-timeout each model call's)."
                 return Attempt::Done(self.tab_closed(st, tool, Some(&out.text)).await);
             }
             Some(Ok(Err(e))) => {
-                if !browser.is_connected() || matches!(e, Error::BrowserClosed) {
+                if !browser.is_connected() || matches!(e, Error::BrowserClosed | Error::TabClosed) {
                     return Attempt::BrowserDiedDuring;
                 }
                 // (The browser may tell of the navigation after the error that it

@@ -223,6 +223,11 @@ impl Page {
                     else => break,
                 }
             }
+            // Every stream ended: the tab's session is gone with its target
+            // (the detach event does not always come first).
+            if !*flag.borrow() {
+                closed_flag.send_replace(true);
+            }
         });
 
         let state = Arc::new(Mutex::new(PageState::default()));
