@@ -218,7 +218,6 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     // An alert right after another, straight after the page opened: the
     // first answer names the second at once, and the page lives on.
     let page = client.ok("browser_navigate", json!({"url": files.url("mcp/dialog.html")}));
-    let started = std::time::Instant::now();
     let twice = client.ok("browser_click", json!({"target": ref_in(&page, "Warn me twice")}));
     assert!(twice.contains("alert \"first\""), "{twice}");
     let first = client.ok("browser_handle_dialog", json!({"accept": true}));
@@ -228,11 +227,6 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     );
     let second = client.ok("browser_handle_dialog", json!({"accept": true}));
     assert!(second.contains("Warned twice"), "{second}");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(4),
-        "no wait for the page's ready budget: {:?}",
-        started.elapsed()
-    );
 
     // A download is saved and reported with its path and size.
     let page = client.ok("browser_navigate", json!({"url": files.url("mcp/download.html")}));

@@ -788,6 +788,7 @@ fn wait_reads_text_as_the_snapshot_shows_it_and_fill_form_takes_pairs() {
         "Open shadow button",
         "Receipt number 42",
         "Saved at last",
+        "Text in a box of its parent's",
     ] {
         let waited = s.run(&["wait", text, "--time", "3"]);
         assert!(
@@ -797,9 +798,11 @@ fn wait_reads_text_as_the_snapshot_shows_it_and_fill_form_takes_pairs() {
             waited.stderr
         );
     }
-    let hidden = s.run(&["wait", "Never shown text", "--time", "1"]);
-    assert_eq!(hidden.code(), Some(1), "{}", hidden.stdout);
-    assert!(hidden.stdout.contains("did not appear"), "{}", hidden.stdout);
+    for unseen in ["Never shown text", "Invisible text"] {
+        let hidden = s.run(&["wait", unseen, "--time", "1"]);
+        assert_eq!(hidden.code(), Some(1), "{unseen}: {}", hidden.stdout);
+        assert!(hidden.stdout.contains("did not appear"), "{}", hidden.stdout);
+    }
 
     let page = s.ok(&["snapshot"]);
     let (name, city) = (ref_with(&page, "textbox \"Name\""), ref_with(&page, "textbox \"City\""));

@@ -10,7 +10,7 @@
 //! note), and this says what to do.
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
@@ -21,9 +21,10 @@ const NOTE_AT: usize = 3;
 /// ... and this many: the run ends. (Two more after the note: a model that
 /// read it and still repeats itself is not going to stop.)
 const STOP_AT: usize = 5;
-/// How far back a repeat counts: far enough for a cycle (open a menu,
-/// close it, open it…), near enough that one retry much later is not one.
-const WINDOW: usize = 10;
+/// How far back a repeat counts: far enough for a cycle of up to four
+/// turns (open a menu, pick an item that does nothing, close it…) to come
+/// round [`STOP_AT`] times, near enough that one retry much later is not one.
+const WINDOW: usize = 20;
 
 /// What to do after a turn.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,6 +42,8 @@ pub(super) enum Repeat {
 #[derive(Debug, Default)]
 pub(super) struct RepeatGuard {
     recent: VecDeque<(u64, u64)>,
+    /// Turns the model was told of already (told once each).
+    noted: HashSet<(u64, u64)>,
 }
 
 impl RepeatGuard {
@@ -66,21 +69,52 @@ impl RepeatGuard {
                 "stopped: the model asked for the same thing {n} times in its last {span} turns ({said}) and the page \
 came out the same each time"
             )),
-            NOTE_AT => {
+            n if n >= NOTE_AT && self.noted.insert(turn) => {
                 let when = if span == NOTE_AT {
                     "in a row".to_string()
                 } else {
                     format!("in your last {span} turns")
                 };
                 Repeat::Note(format!(
-                    "Note: this is the {NOTE_AT}rd time {when} you asked for {said}, and the page came out the same \
-each time. Doing it again will not change anything. Try another way (another element, scroll, removeBlocker, \
-another page), or end the task as not achievable and say why."
+                    "Note: this is the {} time {when} you asked for {said}, and the page came out the same each \
+time. Doing it again will not change anything. Try another way (another element, scroll, removeBlocker, another \
+page), or end the task as not achievable and say why.",
+                    ordinal(n)
                 ))
             }
             _ => Repeat::Fine,
         }
     }
+}
+
+/// Whether a turn only let time pass or moved the keyboard focus: neither
+/// shows in what the model reads back (a slow page is polled with waits,
+/// Tab walks the focus order), so such a turn is no repeat.
+pub(super) fn unseen_progress(calls: &[(&str, &Value)]) -> bool {
+    calls.iter().all(|(name, args)| {
+        *name == crate::tools::wait::TOOL.name
+            || (*name == crate::tools::press::TOOL.name && args["key"].as_str().is_some_and(moves_focus))
+    })
+}
+
+/// Keys that move the focus (or the caret) and nothing else.
+fn moves_focus(key: &str) -> bool {
+    matches!(
+        key,
+        "Tab" | "Shift+Tab" | "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight"
+    )
+}
+
+/// `3rd`, `4th`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// A stable hash of what the model saw (a page message, a screenshot).
@@ -165,6 +199,41 @@ mod tests {
             "{seen:?}"
         );
         assert!(seen[..4].iter().all(|r| *r == Repeat::Fine), "{seen:?}");
+    }
+
+    #[test]
+    fn tab_and_wait_turns_show_no_progress_and_are_no_repeat() {
+        let (tab, enter, wait) = (json!({"key": "Tab"}), json!({"key": "Enter"}), json!({"ms": 500}));
+        assert!(unseen_progress(&[("press", &tab)]));
+        assert!(unseen_progress(&[("wait", &wait), ("press", &tab)]));
+        assert!(!unseen_progress(&[("press", &enter)]));
+        assert!(!unseen_progress(&[("click", &tab)]));
+    }
+
+    #[test]
+    fn longer_cycles_are_told_once_then_stopped() {
+        for period in 3..=4u64 {
+            let mut g = RepeatGuard::default();
+            let calls: Vec<Value> = (0..period).map(|i| json!({"target": format!("e{i}")})).collect();
+            let mut notes = 0;
+            let mut stopped_at = None;
+            for i in 0..40u64 {
+                let k = (i % period) as usize;
+                match g.after_turn(&[("click", &calls[k])], false, k as u64) {
+                    Repeat::Note(_) => notes += 1,
+                    Repeat::Stop(_) => {
+                        stopped_at = Some(i);
+                        break;
+                    }
+                    Repeat::Fine => {}
+                }
+            }
+            assert_eq!(
+                notes, period as usize,
+                "period {period}: one note per turn of the cycle"
+            );
+            assert_eq!(stopped_at, Some(4 * period), "period {period}");
+        }
     }
 
     #[test]

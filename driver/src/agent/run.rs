@@ -11,7 +11,7 @@ use super::harness::{Applied, End, Harness};
 use super::mode::AgentMode;
 use super::options::AgentOptions;
 use super::prompts;
-use super::repeats::{fingerprint, Repeat};
+use super::repeats::{fingerprint, unseen_progress, Repeat};
 use super::result::AgentResult;
 use crate::base64;
 use crate::error::{Error, Result};
@@ -348,17 +348,22 @@ the task is done.",
             } else {
                 None
             };
-            // The same turn again, with the same results on the same page.
+            // The same turn again, with the same results (images among them)
+            // on the same page.
             let seen = results
                 .iter()
-                .fold(self.page_seen.clone(), |seen, (_, text, _)| seen + "\n" + text);
+                .map(|(_, text, _)| text)
+                .chain(&images)
+                .fold(self.page_seen.clone(), |seen, said| seen + "\n" + said);
             let calls: Vec<(&str, &serde_json::Value)> = response
                 .tool_calls
                 .iter()
                 .map(|c| (c.name.as_str(), &c.arguments))
                 .collect();
-            let waits = calls.iter().all(|(name, _)| *name == crate::tools::wait::TOOL.name);
-            let repeat = self.h.repeats.after_turn(&calls, waits, fingerprint(&seen));
+            let repeat = self
+                .h
+                .repeats
+                .after_turn(&calls, unseen_progress(&calls), fingerprint(&seen));
             if let Repeat::Stop(why) = repeat {
                 return End::NotCompleted(why);
             }

@@ -30,7 +30,8 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
             } else {
                 format!("{description} ({selector})")
             };
-            if *method == "selectOptionFromDropdown" {
+            // (fill meets a cover only on a <select>: its list is hit-tested.)
+            if matches!(*method, "selectOptionFromDropdown" | "fill") {
                 format!(
                     "{target} is covered by {by}: the page shows something else over this list. If that is the \
 page's own control for it (a custom dropdown), choose through it: click it, then click the option. If it is a pop-up \

@@ -100,10 +100,6 @@ const FOCUS_END_JS: &str = "(el) => {
 /// Focuses any element (for `press` on a target).
 const FOCUS_JS: &str = "(el) => { el.focus(); return document.activeElement === el || el.contains(document.activeElement) || !!(el.shadowRoot && el.shadowRoot.activeElement); }";
 
-/// Scrolls the element's scroll container (or the page, when it has none, or
-/// when there is no element) to `o.percent` of its range, or by `o.dy` pixels
-/// plus `o.pages` container heights. Instantly, whatever `scroll-behavior`
-/// says. Returns the new position.
 /// Before a click on a submit button: listens for the `invalid` events the
 /// browser fires when it refuses to send the form (a required field, a bad
 /// address). The form's state after the click cannot tell: a page that
@@ -131,6 +127,11 @@ const FORM_REFUSED_JS: &str = "() => {
   return `${label}: \"${bad.validationMessage}\"`;
 }";
 
+/// Scrolls the element's scroll container (or the page, when it has none, or
+/// when there is no element: a page that does not
+/// scroll itself, its largest scrolling box in view) to `o.percent` of its range, or by `o.dy` pixels
+/// plus `o.pages` container heights. Instantly, whatever `scroll-behavior`
+/// says. Returns the new position.
 pub(crate) const SCROLL_JS: &str = "(el, o) => {
   const page = document.scrollingElement || document.documentElement;
   const scrollable = (e) => {

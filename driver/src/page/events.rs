@@ -234,6 +234,14 @@ impl Events {
                             }
                         }
                     }
+                    // A new main document: what comes after is its own. (Read
+                    // before the console branches: a new page's first errors,
+                    // ready at the same time, are shown as its own rather than
+                    // hidden as the old one's.)
+                    Some(ev) = navigated.next() => if ev.frame.parent_id.is_none() {
+                        let mut log = l.lock().unwrap();
+                        log.document_start = log.next_seq;
+                    },
                     Some(ev) = console.next() => {
                         let level = match wire_name(&ev.r#type).as_str() {
                             "warning" => "warning".to_string(),
@@ -256,12 +264,6 @@ impl Events {
                     Some(ev) = entries.next() => if !is_default_icon(ev.entry.url.as_deref()) {
                         let level = wire_name(&ev.entry.level);
                         l.lock().unwrap().console(&level, ev.entry.text.clone(), ev.entry.url.clone());
-                    },
-                    // (After the console branches: what the old document said
-                    // before it went, ready at the same time, is read first.)
-                    Some(ev) = navigated.next() => if ev.frame.parent_id.is_none() {
-                        let mut log = l.lock().unwrap();
-                        log.document_start = log.next_seq;
                     },
                     Some(ev) = requests.next() => {
                         let mut log = l.lock().unwrap();

@@ -359,7 +359,9 @@ impl Page {
     /// input handler navigated): the keys left would land in whatever the
     /// next page focuses. Returns how many characters were typed.
     pub(crate) async fn type_text_on_this_document(&self, text: &str) -> Result<usize> {
-        let document = || self.tracker().with(|s| (s.commits, s.loads_started));
+        // (The page's own request comes first, from inside its handler; the
+        // load's start a round trip later.)
+        let document = || self.tracker().with(|s| (s.commits, s.loads_started, s.page_requests));
         let before = document();
         for (typed, c) in text.chars().enumerate() {
             if document() != before {

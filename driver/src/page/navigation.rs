@@ -82,7 +82,10 @@ impl Drop for AbandonOnDrop {
         // Given up because the page asks first (a `beforeunload` dialog:
         // unsaved changes): the navigation waits on the answer, and OK
         // must carry it on. Stopping it would leave nothing to carry on.
-        let page = self.0.take().filter(|p| p.dialog().is_none());
+        let page = self
+            .0
+            .take()
+            .filter(|p| p.dialog().is_none_or(|d| d.kind != "beforeunload"));
         if let (Some(page), Ok(rt)) = (page, tokio::runtime::Handle::try_current()) {
             // Taken now, before the next command can start a navigation.
             let held = page.abandoning().try_lock_owned().ok();

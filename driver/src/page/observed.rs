@@ -75,17 +75,10 @@ impl Page {
         // dialog it opens next is recorded after this, not wiped by it.
         let dialog = &self.events().dialog;
         dialog.send_replace(None);
-        if let Err(e) = self.send(params).await {
-            // Not answered: it is still open, unless another was recorded since.
-            dialog.send_if_modified(|d| {
-                let restore = d.is_none();
-                if restore {
-                    *d = Some(info.clone());
-                }
-                restore
-            });
-            return Err(e);
-        }
+        // (Not put back when the answer fails: the usual failure is that
+        // no dialog is showing any more, and a record of one would hold
+        // every later call.)
+        self.send(params).await?;
         Ok((info, answer))
     }
 }

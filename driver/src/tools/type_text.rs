@@ -98,9 +98,12 @@ To type into a field, name it: its ref or a selector as the target."
             frame: a.frame.clone(),
         };
         let method = if a.slowly { "type" } else { "fill" };
+        let substituted = text != a.text;
         let mut r = element::perform(ctx, &el.action(method, vec![text])).await?;
         let cut_short = r.typed_chars.take();
         let shown = match cut_short {
+            // (Counts of a text with a variable's value would tell its length.)
+            Some(_) if substituted => "only part of the text".to_string(),
             Some(typed) => format!("only {typed} of {shown}"),
             None => shown,
         };

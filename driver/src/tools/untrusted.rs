@@ -22,30 +22,30 @@ pub fn cap(text: &str, max_chars: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
-/// Longest line of a tree kept whole when the tree is over its budget: one
-/// long text (a pasted value, a log in a `<pre>`, a huge cell) must not
-/// push the rest of the page out of it.
-const LONG_LINE_CHARS: usize = 2_000;
+/// Longest line of a tree kept whole when the tree is over its budget, in
+/// bytes (as the budget counts): one long text (a pasted value, a log in a
+/// `<pre>`, a huge cell) must not push the rest of the page out of it.
+const LONG_LINE_BYTES: usize = 2_000;
 
 /// A tree cut as [`cap`] cuts, after lines longer than
-/// [`LONG_LINE_CHARS`] are shortened (with how much was left out) when the
+/// [`LONG_LINE_BYTES`] are shortened (with how much was left out) when the
 /// tree is over `max_chars`; says whether anything was left out.
 pub fn cap_tree(tree: &str, max_chars: usize) -> (Cow<'_, str>, bool) {
     if tree.len() <= max_chars {
         return (Cow::Borrowed(tree), false);
     }
-    if !tree.split('\n').any(|l| l.len() > LONG_LINE_CHARS) {
+    if !tree.split('\n').any(|l| l.len() > LONG_LINE_BYTES) {
         let (shown, cut) = cap(tree, max_chars);
         return (Cow::Borrowed(shown), cut);
     }
     let mut shortened = String::with_capacity(max_chars.min(tree.len()) + 64);
     for line in tree.split_inclusive('\n') {
         let body = line.trim_end_matches('\n');
-        if body.len() <= LONG_LINE_CHARS {
+        if body.len() <= LONG_LINE_BYTES {
             shortened.push_str(line);
             continue;
         }
-        let mut end = LONG_LINE_CHARS;
+        let mut end = LONG_LINE_BYTES;
         while !body.is_char_boundary(end) {
             end -= 1;
         }

@@ -33,12 +33,18 @@ const TEXT_SHOWN_JS: &str = r#"(() => {
   const needle = norm(NEEDLE);
   const parts = [];
   const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+  // Shown: rendered and not visibility:hidden; a display:contents parent
+  // has no box of its own, its nearest ancestor with one decides.
+  const shown = (el) => {
+    while (el && getComputedStyle(el).display === "contents") el = el.parentElement;
+    return !el || el.checkVisibility({ visibilityProperty: true });
+  };
   const visit = (root) => {
     const walker = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let n = walker.currentNode; n; n = walker.nextNode()) {
       if (n.nodeType === Node.TEXT_NODE) {
         const p = n.parentElement;
-        if (p && !skip.has(p.tagName) && p.checkVisibility()) parts.push(n.data);
+        if (p && !skip.has(p.tagName) && shown(p)) parts.push(n.data);
         continue;
       }
       if (n.shadowRoot) visit(n.shadowRoot);

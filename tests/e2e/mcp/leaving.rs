@@ -82,7 +82,9 @@ fn typing_stops_when_the_page_starts_loading_another() {
     );
     assert!(typed.is_error, "not all was typed: {}", typed.text);
     assert!(
-        typed.text.contains("Typed only 3 of 27 characters into") && typed.text.contains("the rest was not typed"),
+        typed.text.contains("Typed only ")
+            && typed.text.contains(" of 27 characters into")
+            && typed.text.contains("the rest was not typed"),
         "{}",
         typed.text
     );

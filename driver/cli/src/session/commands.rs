@@ -208,13 +208,31 @@ fn array_item(raw: &str, items: &Value) -> Result<Value, String> {
             Err(e) => Err(format!("{raw:?} is not JSON: {e}")),
         };
     }
-    match (pairs_target_and_value(items), raw.split_once('=')) {
+    match (pairs_target_and_value(items), split_pair(raw)) {
         (true, Some((target, value))) if !target.trim().is_empty() => {
             Ok(json!({"target": target.trim(), "value": value}))
         }
         (true, _) => Err(format!("{raw:?} is neither TARGET=VALUE (e7=Ada) nor a JSON object")),
         (false, _) => Err(format!("{raw:?} is not a JSON object")),
     }
+}
+
+/// `TARGET=VALUE` split at its first `=` outside brackets and quotes: a
+/// selector such as `input[name=email]` keeps its own.
+fn split_pair(raw: &str) -> Option<(&str, &str)> {
+    let (mut depth, mut quote) = (0usize, None);
+    for (i, c) in raw.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '(') => depth += 1,
+            (None, ']' | ')') => depth = depth.saturating_sub(1),
+            (None, '=') if depth == 0 => return Some((&raw[..i], &raw[i + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether an array's objects have a target and a value (`TARGET=VALUE`).
@@ -430,6 +448,7 @@ mod tests {
                     "fill-form",
                     "e7=Ada",
                     "#city=Paris=France",
+                    "input[name='e=mc2']=x",
                     r#"{"action": "tick Terms", "value": "true"}"#
                 ]
             )
@@ -438,6 +457,7 @@ mod tests {
             json!({"fields": [
                 {"target": "e7", "value": "Ada"},
                 {"target": "#city", "value": "Paris=France"},
+                {"target": "input[name='e=mc2']", "value": "x"},
                 {"action": "tick Terms", "value": "true"}
             ]})
         );

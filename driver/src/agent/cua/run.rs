@@ -154,7 +154,7 @@ impl<'a> CuaLoop<'a> {
 
             let mut parts = Vec::new();
             let mut computer_results = Vec::new();
-            // A turn of waits only polls a slow page; it is never a repeat.
+            // A turn of waits (or looks) only polls a slow page; it is never a repeat.
             let mut waits_only = true;
             for call in &response.tool_calls {
                 if !self.provider.is_computer_call(call, FUNCTIONS) {
@@ -184,7 +184,7 @@ impl<'a> CuaLoop<'a> {
                 waits_only &= model_call
                     .actions
                     .iter()
-                    .all(|a| matches!(a, Ok(ComputerAction::Wait(_))));
+                    .all(|a| matches!(a, Ok(ComputerAction::Wait(_) | ComputerAction::Screenshot)));
                 if let Some(stop) = self.safety(&model_call, step) {
                     return stop;
                 }
