@@ -127,11 +127,11 @@ const FORM_REFUSED_JS: &str = "() => {
   return `${label}: \"${bad.validationMessage}\"`;
 }";
 
-/// Scrolls the element's scroll container (or the page, when it has none, or
-/// when there is no element: a page that does not
-/// scroll itself, its largest scrolling box in view) to `o.percent` of its range, or by `o.dy` pixels
-/// plus `o.pages` container heights. Instantly, whatever `scroll-behavior`
-/// says. Returns the new position.
+/// Scrolls the element's scroll container (or the page, when it has none,
+/// or when there is no element; a page that does not scroll itself: its
+/// largest scrolling box in view) to `o.percent` of its range, or by `o.dy`
+/// pixels plus `o.pages` container heights. Instantly, whatever
+/// `scroll-behavior` says. Returns the new position.
 pub(crate) const SCROLL_JS: &str = "(el, o) => {
   const page = document.scrollingElement || document.documentElement;
   const scrollable = (e) => {
