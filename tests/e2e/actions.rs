@@ -313,6 +313,14 @@ async fn widgets(cx: &Ctx) {
         .await
         .expect_err("covered by its widget");
     assert!(e.to_string().contains("covered by"), "{e}");
+    // (Such a cover stays: the refusal does not wait out the 5 s action timeout.)
+    match &e {
+        sightline::Error::Action {
+            waited_ms: Some(waited),
+            ..
+        } => assert!(*waited < 3_000, "waited {waited} ms"),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         eval(&tom, "document.getElementById('fruit').tomselect.getValue()").await,
         ""

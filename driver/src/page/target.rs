@@ -159,6 +159,9 @@ pub(crate) struct Needs {
     /// That move is the action itself (hover): it begins the step. Before
     /// a click it only prepares, and the step begins at the press.
     pub moving_acts: bool,
+    /// How long a cover over the target may take to go before the action
+    /// gives up (`None`: the action timeout).
+    pub cover_wait: Option<Duration>,
 }
 
 impl Needs {
@@ -173,6 +176,7 @@ impl Needs {
         state: false,
         pre_move: true,
         moving_acts: false,
+        cover_wait: None,
     };
     /// hover: disabled elements can be hovered.
     pub const HOVER: Needs = Needs {
@@ -191,6 +195,7 @@ impl Needs {
         state: false,
         pre_move: false,
         moving_acts: false,
+        cover_wait: None,
     };
     /// selectOptionFromDropdown. The list must take events where it shows:
     /// one the page covers with a widget of its own (Tom Select, Select2)
@@ -205,6 +210,9 @@ impl Needs {
         state: false,
         pre_move: false,
         moving_acts: false,
+        // A list the page covers with its own widget stays covered: a
+        // cover that is on its way out (a closing menu) goes sooner.
+        cover_wait: Some(Duration::from_millis(1000)),
     };
     /// Only that it exists (setInputFiles, press, scroll targets).
     pub const ATTACHED: Needs = Needs {
@@ -217,6 +225,7 @@ impl Needs {
         state: false,
         pre_move: false,
         moving_acts: false,
+        cover_wait: None,
     };
 }
 
@@ -523,7 +532,9 @@ impl Page {
                 Err(Failure::Element(kind, element)) => (kind, element),
             };
             let now = Instant::now();
-            if !kind.is_transient() || now >= deadline {
+            let covered_for_good =
+                matches!(kind, ActionErrorKind::Covered { .. }) && needs.cover_wait.is_some_and(|w| now >= started + w);
+            if !kind.is_transient() || now >= deadline || covered_for_good {
                 let waited_ms = kind
                     .is_transient()
                     .then(|| u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX));
