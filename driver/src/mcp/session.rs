@@ -472,15 +472,15 @@ limit (and --llm-timeout each model call's)."
             // pop-ups do, or by hand): the browser and the other tabs live
             // on. (The user's own browser says so in its own words below.)
             Some(Ok(Err(Error::TabClosed))) if !self.host.is_extension() && browser.is_connected() => {
-                return Attempt::Done(self.tab_closed(st, tool, None).await);
+                return self.tab_closed(st, tool, None).await;
             }
             Some(Ok(Err(Error::BrowserClosed)))
                 if !self.host.is_extension() && browser.is_connected() && !self.is_open(st, &browser, &page).await =>
             {
-                return Attempt::Done(self.tab_closed(st, tool, None).await);
+                return self.tab_closed(st, tool, None).await;
             }
             Some(Ok(Ok(out))) if !self.host.is_extension() && tab_gone(&browser, &page) => {
-                return Attempt::Done(self.tab_closed(st, tool, Some(&out.text)).await);
+                return self.tab_closed(st, tool, Some(&out.text)).await;
             }
             Some(Ok(Err(e))) => {
                 if !browser.is_connected() || matches!(e, Error::BrowserClosed | Error::TabClosed) {
@@ -520,8 +520,9 @@ limit (and --llm-timeout each model call's)."
     }
 
     /// The reply when the session's tab was closed during `tool` (after it
-    /// said `said`): the session goes on in the tab left, shown.
-    async fn tab_closed(&self, st: &mut State, tool: &Tool, said: Option<&str>) -> Reply {
+    /// said `said`): the session goes on in the tab left, shown. (A tab
+    /// closed with its whole browser is the browser's death.)
+    async fn tab_closed(&self, st: &mut State, tool: &Tool, said: Option<&str>) -> Attempt {
         let mut text = said.map(|s| format!("{s}\n")).unwrap_or_default();
         text.push_str(&format!(
             "The tab was closed while {} ran (its page closed itself, or it was closed by hand). The session goes \
@@ -529,8 +530,9 @@ on in the tab shown below.",
             tool.mcp_name()
         ));
         match self.ensure(st).await {
-            Ok((browser, page)) => self.respond(st, &browser, &page, text, false, None).await,
-            Err(e) => self.reply(explain(tool, &e, None), true, None),
+            Ok((browser, page)) => Attempt::Done(self.respond(st, &browser, &page, text, false, None).await),
+            Err(Error::BrowserClosed) => Attempt::BrowserDiedDuring,
+            Err(e) => Attempt::Done(self.reply(explain(tool, &e, None), true, None)),
         }
     }
 
