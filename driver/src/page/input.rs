@@ -345,13 +345,7 @@ impl Page {
     /// character; characters no US key produces (é, 日本, emoji) are inserted
     /// as text input, as an input method would.
     pub async fn type_text(&self, text: &str) -> Result<()> {
-        for c in text.chars() {
-            match key_for_char(c) {
-                Some(k) => self.key_press(&k, 0).await?,
-                None => self.insert_text(&c.to_string()).await?,
-            }
-        }
-        Ok(())
+        self.type_chars(text, false).await.map(|_| ())
     }
 
     /// Types `text` as [`Page::type_text`] does, but stops once the main
@@ -359,12 +353,19 @@ impl Page {
     /// input handler navigated): the keys left would land in whatever the
     /// next page focuses. Returns how many characters were typed.
     pub(crate) async fn type_text_on_this_document(&self, text: &str) -> Result<usize> {
+        self.type_chars(text, true).await
+    }
+
+    /// The one typing loop: a key per character (text input for what no
+    /// key types), stopping at another document when asked. Returns how
+    /// many characters were typed.
+    async fn type_chars(&self, text: &str, stop_at_another_document: bool) -> Result<usize> {
         // (The page's own request comes first, from inside its handler; the
         // load's start a round trip later.)
         let document = || self.tracker().with(|s| (s.commits, s.loads_started, s.page_requests));
         let before = document();
         for (typed, c) in text.chars().enumerate() {
-            if document() != before {
+            if stop_at_another_document && document() != before {
                 return Ok(typed);
             }
             match key_for_char(c) {

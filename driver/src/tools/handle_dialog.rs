@@ -48,11 +48,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let mut said = format!("{verb} the {} dialog", info.said());
         if let Some(answer) = answer {
             // (The text as given: a secret's value is not repeated.)
-            let shown = if a.prompt_text.is_some() {
-                a.prompt_text.clone().unwrap_or_default()
-            } else {
-                answer
-            };
+            let shown = a.prompt_text.clone().unwrap_or(answer);
             said.push_str(&format!(" with {:?}", crate::text::clip(&shown, 100)));
         }
         // The page's script resumes where the dialog stopped it: let it

@@ -97,19 +97,12 @@ fn with_whole_urls(tree: &str, refs: &RefMap) -> String {
                 }
             }
             Some(_) => {}
-            None => link = ref_on(body),
+            None => link = crate::ai::tree::ref_of(body),
         }
         out.push_str(line);
         out.push('\n');
     }
     out
-}
-
-/// The ref a tree line gives (`[ref=e12]`).
-fn ref_on(line: &str) -> Option<&str> {
-    let start = line.find("[ref=")? + 5;
-    let len = line[start..].find(']')?;
-    Some(&line[start..start + len])
 }
 
 #[cfg(test)]
