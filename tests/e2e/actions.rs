@@ -325,6 +325,40 @@ async fn widgets(cx: &Ctx) {
         eval(&tom, "document.getElementById('fruit').tomselect.getValue()").await,
         ""
     );
+    // Shoelace's checkbox and switch by ref: the click point is on their
+    // slotted label text, which the hit test gives back as the component's
+    // own host. That is not a cover (the click reaches the control).
+    let sl = cx.open("widgets/shoelace-controls.html").await;
+    let defined = Instant::now();
+    while eval(&sl, "document.body.dataset.ready === '1'").await != true {
+        assert!(
+            defined.elapsed() < Duration::from_secs(20),
+            "Shoelace's components were not defined"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for (line, tag) in [
+        (r#"checkbox "Send me the newsletter""#, "sl-checkbox"),
+        (r#"switch "Dark mode""#, "sl-switch"),
+    ] {
+        let r = snap_ref(&sl, line).await;
+        sl.check(r.as_str())
+            .await
+            .unwrap_or_else(|e| panic!("check {tag}: {e}"));
+        assert_eq!(
+            eval(&sl, &format!("document.querySelector('{tag}').checked")).await,
+            true,
+            "{tag}"
+        );
+        sl.click(r.as_str())
+            .await
+            .unwrap_or_else(|e| panic!("click {tag}: {e}"));
+        assert_eq!(
+            eval(&sl, &format!("document.querySelector('{tag}').checked")).await,
+            false,
+            "{tag}"
+        );
+    }
     // A submit the browser refuses is said; one the page sent is not,
     // though the page emptied its required field afterwards.
     let form = cx.open("actions/validation.html").await;

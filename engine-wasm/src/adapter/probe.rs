@@ -106,6 +106,14 @@ fn composed_parent(n: &Node) -> Option<Node> {
     Some(p)
 }
 
+/// Whether a click at a point whose hit is `hit` reaches `target`: the hit
+/// is inside the target, or it is the shadow host around the target. A point
+/// on slotted text gives back the host (the text's parent), while the click
+/// travels through the slot to the target (Shoelace's checkbox label).
+pub fn reaches(target: &Element, hit: &Element) -> bool {
+    composed_contains(target, hit) || (super::reads::shadow_root(hit).is_some() && composed_contains(hit, target))
+}
+
 pub fn composed_contains(ancestor: &Element, node: &Element) -> bool {
     let target: &Node = ancestor.as_ref();
     let mut cur: Option<Node> = Some(node.clone().into());
@@ -202,7 +210,7 @@ impl PageProbe for LiveProbe<'_> {
             let mut first_hit: Option<Element> = None;
             for &(fx, fy) in points {
                 let hit = self.deep_hit(r.x + r.width * fx, r.y + r.height * fy)?;
-                if composed_contains(el, &hit) {
+                if reaches(el, &hit) {
                     return None;
                 }
                 first_hit.get_or_insert(hit);
