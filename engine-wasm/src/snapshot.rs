@@ -66,6 +66,11 @@ pub trait PageProbe {
     fn covered_by(&mut self, _tree: &DomTree, _node: NodeId, _refs: &NodeMap<String>) -> Option<String> {
         None
     }
+    /// Whether `node` is painted fully transparent (`opacity: 0` on it or
+    /// an ancestor): no user sees it, though the accessibility tree has it.
+    fn transparent(&mut self, _tree: &DomTree, _node: NodeId) -> bool {
+        false
+    }
     /// Milliseconds spent probing so far.
     fn elapsed_ms(&self) -> f64 {
         0.0
@@ -110,7 +115,10 @@ fn occlusion(sem: &Semantics, req: &FrameSnapshotRequest, probe: &mut dyn PagePr
             mask: Some(modal::obscure_all_except(tree, keep)),
         };
     }
-    let found = modal::reliable_modals(sem);
+    // A dialog faded out and left in place hides nothing from a user, and
+    // there is nothing to close: it is not an open modal.
+    let mut found = modal::reliable_modals(sem);
+    found.retain(|m| !probe.transparent(tree, m.node));
     let owners = if found.len() > 1 && req.hit_test {
         probe.modal_owners(tree, &found)
     } else {
@@ -261,7 +269,8 @@ pub fn build_frame_snapshot(
     let mut modal = occ.modal.map(modal_info);
     let mut overlay_warning = None;
     if occ.modal.is_none() && !req.obscure_all {
-        if let Some(o) = modal::heuristic_overlay(&sem, &facts.viewport) {
+        let overlay = modal::heuristic_overlay(&sem, &facts.viewport).filter(|&o| !probe.transparent(tree, o));
+        if let Some(o) = overlay {
             let first_ref = refs.get(&o).cloned().or_else(|| {
                 tree.descendants(o)
                     .find(|d| refs.contains_key(d))
@@ -385,6 +394,53 @@ mod tests {
         assert!(text.contains("- … 1 button, hidden behind the modal"), "{text}");
         let mark = snapshot_tree_with(&t, vp(), ObscuredMode::Mark);
         assert!(mark.lines.join("\n").contains("button \"Page button\" [obscured]"));
+    }
+
+    /// A probe that sees every element it is asked about as transparent.
+    struct SeesThrough;
+    impl PageProbe for SeesThrough {
+        fn transparent(&mut self, _tree: &DomTree, _node: NodeId) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_transparent_dialog_is_not_an_open_modal() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        b.open_el("button", &[]);
+        b.text("Page button");
+        b.close();
+        let dialog = b.open_el("div", &[("role", "dialog"), ("aria-modal", "true")]);
+        b.data(dialog).rect = Rect::new(300.0, 200.0, 400.0, 300.0);
+        b.text("What's new");
+        let t = b.finish();
+        let facts = PageFacts {
+            url: "https://example.test/".into(),
+            title: String::new(),
+            origin: "https://example.test".into(),
+            viewport: vp(),
+        };
+        let req = FrameSnapshotRequest::default();
+        let seen = |probe: &mut dyn PageProbe| {
+            build_frame_snapshot(
+                &t,
+                DomTree::ROOT,
+                &facts,
+                &req,
+                &mut CountingAllocator::default(),
+                probe,
+            )
+        };
+        assert!(seen(&mut NoProbe).modal.is_some());
+        let s = seen(&mut SeesThrough);
+        assert!(s.modal.is_none());
+        assert!(
+            s.lines.join("\n").contains("button \"Page button\" [ref="),
+            "{:?}",
+            s.lines
+        );
     }
 
     fn snapshot_tree_with(tree: &DomTree, viewport: ViewportInfo, obscured_mode: ObscuredMode) -> FrameSnapshot {

@@ -183,6 +183,20 @@ fn heuristic_overlay_warns_and_keeps_refs() {
     ref_with(tree, "button \"Claim offer\"");
 }
 
+/// A dialog faded out (opacity 0) and left in place hides nothing from a
+/// user, and `unblock` finds nothing to close: no modal, the page keeps its
+/// refs. (The layer still takes clicks where it lies: that is `[covered]`.)
+#[test]
+fn a_transparent_dialog_is_not_an_open_modal() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("blockers/invisible-layer.html"), &[]);
+    let tree = &snap.tree;
+    assert!(snap.modal.is_none(), "{:?}", snap.modal);
+    assert!(!tree.contains(MODAL_NOTE) && !tree.contains("[obscured]"), "{tree}");
+    assert!(!tree.contains("hidden behind the modal"), "{tree}");
+    ref_with(tree, "link \"Intro\"");
+}
+
 #[test]
 fn non_modal_dialog_and_toast_never_occlude() {
     let server = FixtureServer::start();

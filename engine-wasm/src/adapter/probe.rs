@@ -231,6 +231,25 @@ impl PageProbe for LiveProbe<'_> {
         result
     }
 
+    fn transparent(&mut self, _tree: &DomTree, node: NodeId) -> bool {
+        let (Some(el), Some(win)) = (self.elements[node].as_ref(), web_sys::window()) else {
+            return false;
+        };
+        let mut cur = Some(el.clone());
+        while let Some(e) = cur {
+            if win
+                .get_computed_style(&e)
+                .ok()
+                .flatten()
+                .is_some_and(|cs| cs.get_property_value("opacity").is_ok_and(|o| o == "0"))
+            {
+                return true;
+            }
+            cur = composed_parent(e.as_ref()).and_then(|p| p.dyn_into::<Element>().ok());
+        }
+        false
+    }
+
     fn elapsed_ms(&self) -> f64 {
         self.ms
     }
