@@ -302,18 +302,66 @@ impl DomTree {
             _ => None,
         })
     }
+}
 
-    /// Builds an index from (scope, id) to the first element carrying it.
-    pub fn id_index(&self) -> std::collections::HashMap<(ScopeId, &str), NodeId> {
-        let mut m = std::collections::HashMap::new();
-        for (i, n) in self.nodes.iter().enumerate() {
-            if let NodeKind::Element(e) = &n.kind {
-                if let Some(v) = e.attr("id") {
-                    m.entry((n.scope, v)).or_insert(i);
-                }
-            }
+/// FNV-1a over the parts of a key, with separators between them.
+pub fn key_hash(scope: ScopeId, parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
         }
-        m
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    };
+    eat(&scope.to_le_bytes());
+    for p in parts {
+        eat(p.as_bytes());
+    }
+    h
+}
+
+/// Elements by the value of one attribute within their scope (`id` →
+/// element, a label's `for` → labels). Sorted `hash << 32 | node` keys,
+/// found by binary search and checked against the attribute itself, so a
+/// collision costs a comparison, never a wrong answer. (Not a `HashMap`:
+/// hashing and its tables cost ~3 KB of .wasm, while this sort of plain
+/// `u64`s is one the engine has anyway.)
+pub struct AttrIndex<'t> {
+    tree: &'t DomTree,
+    attr: &'static str,
+    keys: Vec<u64>,
+}
+
+impl<'t> AttrIndex<'t> {
+    /// The elements that carry `attr` and that `pick` keeps.
+    pub fn new(tree: &'t DomTree, attr: &'static str, pick: impl Fn(&ElementData) -> bool) -> Self {
+        let mut keys: Vec<u64> = (0..tree.len())
+            .filter_map(|i| {
+                let e = tree.element(i).filter(|e| pick(e))?;
+                let v = e.attr(attr)?;
+                Some((key_hash(tree.node(i).scope, &[v]) << 32) | i as u64)
+            })
+            .collect();
+        keys.sort_unstable();
+        AttrIndex { tree, attr, keys }
+    }
+
+    /// Every element whose `attr` is `value` in `scope`, in document order.
+    pub fn all<'a>(&'a self, scope: ScopeId, value: &'a str) -> impl Iterator<Item = NodeId> + 'a {
+        let hash = key_hash(scope, &[value]) << 32;
+        let start = self.keys.partition_point(|&k| k < hash);
+        self.keys[start..]
+            .iter()
+            .take_while(move |&&k| k & !0xffff_ffff == hash)
+            .map(|&k| (k & 0xffff_ffff) as NodeId)
+            .filter(move |&i| self.tree.node(i).scope == scope && self.tree.attr(i, self.attr) == Some(value))
+    }
+
+    /// The first element whose `attr` is `value` in `scope`.
+    pub fn first(&self, scope: ScopeId, value: &str) -> Option<NodeId> {
+        self.all(scope, value).next()
     }
 }
 

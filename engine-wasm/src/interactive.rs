@@ -97,7 +97,7 @@ fn labels_a_control(sem: &Semantics, id: NodeId, e: &ElementData) -> bool {
         return false;
     }
     let control = match e.attr("for") {
-        Some(f) => sem.ids.get(&(sem.tree.node(id).scope, f)).copied(),
+        Some(f) => sem.ids.first(sem.tree.node(id).scope, f),
         None => crate::semantics::names::first_labelable(sem, id),
     };
     control.is_some_and(|c| !sem.is_hidden(c) && sem.tree.element(c).is_some_and(target_by_tag))

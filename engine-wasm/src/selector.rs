@@ -5,7 +5,7 @@
 //! valid engine selector. Preference: a unique `id`, then a unique test id,
 //! then a unique `tag[name=…]`, else a `:nth-of-type` chain anchored at the
 //! nearest ancestor with a unique id (or the scope root).
-use crate::dom::{DomTree, NodeId, NodeKind, ScopeId};
+use crate::dom::{key_hash, DomTree, NodeId, NodeKind, ScopeId};
 use std::cell::RefCell;
 
 pub const SHADOW_SEPARATOR: &str = " >>> ";
@@ -34,24 +34,6 @@ struct Built {
     implied: bool,
 }
 
-/// FNV-1a over the parts of an anchor key, with separators between them.
-fn key_hash(scope: ScopeId, key: &str, tag: &str, value: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    };
-    eat(&scope.to_le_bytes());
-    eat(key.as_bytes());
-    eat(tag.as_bytes());
-    eat(value.as_bytes());
-    h
-}
-
 impl<'t> SelectorIndex<'t> {
     pub fn new(tree: &'t DomTree) -> Self {
         let mut keys = Vec::new();
@@ -66,7 +48,7 @@ impl<'t> SelectorIndex<'t> {
                 };
                 if let Some(key) = key {
                     let tag = if key == "name" { e.tag.as_str() } else { "" };
-                    keys.push(key_hash(n.scope, key, tag, v));
+                    keys.push(key_hash(n.scope, &[key, tag, v]));
                 }
             }
         }
@@ -79,7 +61,7 @@ impl<'t> SelectorIndex<'t> {
     }
 
     fn unique(&self, scope: ScopeId, key: &'static str, tag: &str, value: &str) -> bool {
-        let k = key_hash(scope, key, tag, value);
+        let k = key_hash(scope, &[key, tag, value]);
         let start = self.keys.partition_point(|x| *x < k);
         self.keys.get(start) == Some(&k) && self.keys.get(start + 1) != Some(&k)
     }

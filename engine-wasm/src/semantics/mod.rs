@@ -13,8 +13,7 @@ mod test_html;
 #[cfg(test)]
 mod wpt_tests;
 
-use crate::dom::{DomTree, NodeId, ScopeId};
-use std::collections::HashMap;
+use crate::dom::{AttrIndex, DomTree, NodeId};
 
 /// A WAI-ARIA role name ("button", "generic", "none"…).
 pub type Role = &'static str;
@@ -28,9 +27,9 @@ pub struct Semantics<'t> {
     /// and elements with no role such as `<script>`).
     pub roles: Vec<Option<Role>>,
     /// (scope, id) → element, for aria-labelledby / aria-describedby / label[for].
-    pub ids: HashMap<(ScopeId, &'t str), NodeId>,
+    pub ids: AttrIndex<'t>,
     /// (scope, control id) → labels pointing at it with `for`.
-    pub labels_for: HashMap<(ScopeId, &'t str), Vec<NodeId>>,
+    pub labels_for: AttrIndex<'t>,
     /// Disabled per node, computed up front because it is inherited
     /// (fieldset, aria-disabled) and asking ancestors per node would be
     /// quadratic on deep pages.
@@ -40,17 +39,8 @@ pub struct Semantics<'t> {
 impl<'t> Semantics<'t> {
     pub fn compute(tree: &'t DomTree) -> Semantics<'t> {
         let hidden = hidden::compute_hidden(tree);
-        let ids = tree.id_index();
-        let mut labels_for: HashMap<(ScopeId, &'t str), Vec<NodeId>> = HashMap::new();
-        for (i, n) in tree.nodes.iter().enumerate() {
-            if let Some(e) = n.element() {
-                if e.tag == "label" {
-                    if let Some(f) = e.attr("for") {
-                        labels_for.entry((n.scope, f)).or_default().push(i);
-                    }
-                }
-            }
-        }
+        let ids = AttrIndex::new(tree, "id", |_| true);
+        let labels_for = AttrIndex::new(tree, "for", |e| e.tag == "label");
         let mut s = Semantics {
             tree,
             hidden,

@@ -56,7 +56,6 @@
 use super::roles::{first_child_with_tag, input_type, svg_title_child};
 use super::{Role, Semantics};
 use crate::dom::{among, Display, ElementData, NodeId, NodeKind};
-use std::collections::HashSet;
 
 /// How many references (labelledby → label → legend…) may nest. accname
 /// itself stops labelledby after one hop; this also bounds label chains.
@@ -306,38 +305,24 @@ enum Op<'t> {
     Exit(NodeId, usize),
 }
 
-/// The nodes one name computation has visited. Most computations visit a
-/// handful (a button and its text), where a short list beats hashing; a
-/// name from a big subtree switches to a set.
-enum Visited {
-    Few(Vec<NodeId>),
-    Many(HashSet<NodeId>),
-}
+/// The nodes one name computation has visited, sorted. A content walk
+/// visits in document order, so an insert is mostly a push. (Not a hash
+/// set: hashing code costs .wasm bytes.)
+struct Visited(Vec<NodeId>);
 
 impl Visited {
-    const FEW: usize = 32;
-
     fn contains(&self, id: NodeId) -> bool {
-        match self {
-            Visited::Few(ids) => ids.contains(&id),
-            Visited::Many(set) => set.contains(&id),
-        }
+        self.0.binary_search(&id).is_ok()
     }
 
     /// Adds `id`; false when it was already there.
     fn insert(&mut self, id: NodeId) -> bool {
-        match self {
-            Visited::Few(ids) if ids.contains(&id) => false,
-            Visited::Few(ids) if ids.len() < Self::FEW => {
-                ids.push(id);
+        match self.0.binary_search(&id) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, id);
                 true
             }
-            Visited::Few(ids) => {
-                let set = ids.iter().copied().chain([id]).collect();
-                *self = Visited::Many(set);
-                true
-            }
-            Visited::Many(set) => set.insert(id),
         }
     }
 }
@@ -353,7 +338,7 @@ impl<'a, 't> Computer<'a, 't> {
         Computer {
             s,
             root,
-            visited: Visited::Few(vec![root]),
+            visited: Visited(vec![root]),
         }
     }
 
@@ -437,7 +422,7 @@ impl<'a, 't> Computer<'a, 't> {
         let scope = self.s.tree.node(id).scope;
         let mut parts: Vec<String> = Vec::new();
         for tok in ids.split_ascii_whitespace() {
-            let Some(&target) = self.s.ids.get(&(scope, tok)) else {
+            let Some(target) = self.s.ids.first(scope, tok) else {
                 continue;
             };
             self.visited.insert(target);
@@ -519,10 +504,7 @@ impl<'a, 't> Computer<'a, 't> {
         let mut popups = vec![id];
         for attr in ["aria-controls", "aria-owns"] {
             if let Some(ids) = e.attr(attr) {
-                popups.extend(
-                    ids.split_ascii_whitespace()
-                        .filter_map(|t| self.s.ids.get(&(scope, t)).copied()),
-                );
+                popups.extend(ids.split_ascii_whitespace().filter_map(|t| self.s.ids.first(scope, t)));
             }
         }
         for &p in &popups {
@@ -940,10 +922,8 @@ pub fn labels_of(s: &Semantics, id: NodeId, e: &ElementData) -> Vec<NodeId> {
     }
     let scope = tree.node(id).scope;
     if let Some(idv) = e.attr("id").filter(|v| !v.is_empty()) {
-        if s.ids.get(&(scope, idv)) == Some(&id) {
-            if let Some(ls) = s.labels_for.get(&(scope, idv)) {
-                out.extend(ls.iter().copied());
-            }
+        if s.ids.first(scope, idv) == Some(id) {
+            out.extend(s.labels_for.all(scope, idv));
         }
     }
     // Label association follows the DOM tree: only a label in the same

@@ -348,7 +348,7 @@ pub fn has_author_name(s: &Semantics, id: NodeId, e: &ElementData) -> bool {
     if let Some(ids) = e.attr("aria-labelledby") {
         let scope = s.tree.node(id).scope;
         for tok in ids.split_ascii_whitespace() {
-            if let Some(&t) = s.ids.get(&(scope, tok)) {
+            if let Some(t) = s.ids.first(scope, tok) {
                 if subtree_has_text(s.tree, t) {
                     return true;
                 }
