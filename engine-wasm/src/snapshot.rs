@@ -71,6 +71,10 @@ pub trait PageProbe {
     fn transparent(&mut self, _tree: &DomTree, _node: NodeId) -> bool {
         false
     }
+    /// A scrolling box's `scrollTop`, `clientHeight` and `scrollHeight`.
+    fn scroll_metrics(&mut self, _node: NodeId) -> Option<(f64, f64, f64)> {
+        None
+    }
     /// Milliseconds spent probing so far.
     fn elapsed_ms(&self) -> f64 {
         0.0
@@ -146,6 +150,7 @@ pub fn build_frame_snapshot(
         }
     }
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
+    let shell = crate::viewport::shell_scroller(tree, &facts.viewport);
     let occ = occlusion(&sem, req, probe);
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
     // A modal's ancestors are not obscured (they hold it), but they get no
@@ -269,7 +274,10 @@ pub fn build_frame_snapshot(
     let mut modal = occ.modal.map(modal_info);
     let mut overlay_warning = None;
     if occ.modal.is_none() && !req.obscure_all {
-        let overlay = modal::heuristic_overlay(&sem, &facts.viewport).filter(|&o| !probe.transparent(tree, o));
+        // An app's shell's content box, or a layer holding it, is the page.
+        let holds_shell = |o: NodeId| shell.is_some_and(|s| s == o || tree.ancestors(s).any(|a| a == o));
+        let overlay =
+            modal::heuristic_overlay(&sem, &facts.viewport).filter(|&o| !holds_shell(o) && !probe.transparent(tree, o));
         if let Some(o) = overlay {
             let first_ref = refs.get(&o).cloned().or_else(|| {
                 tree.descendants(o)
@@ -297,7 +305,10 @@ pub fn build_frame_snapshot(
         title: facts.title.clone(),
         lines: rendered.lines,
         frame_slots: rendered.frame_slots,
-        viewport: facts.viewport,
+        viewport: match shell.and_then(|b| probe.scroll_metrics(b)) {
+            Some((top, view, height)) => crate::viewport::in_shell(facts.viewport, top, view, height),
+            None => facts.viewport,
+        },
         stats: EngineStats {
             elements,
             refs: ref_map.len() as u32,
@@ -441,6 +452,52 @@ mod tests {
             "{:?}",
             s.lines
         );
+    }
+
+    /// A page that scrolls its content box 1,500 px of 7,500, 750 shown.
+    struct ShellProbe;
+    impl PageProbe for ShellProbe {
+        fn scroll_metrics(&mut self, _node: NodeId) -> Option<(f64, f64, f64)> {
+            Some((1500.0, 750.0, 7500.0))
+        }
+    }
+
+    #[test]
+    fn an_app_shells_content_box_gives_the_position_and_is_no_overlay() {
+        use crate::dom::{Position, Style};
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        let header = b.open_el("header", &[]);
+        b.data(header).rect = Rect::new(0.0, 0.0, 1000.0, 50.0);
+        b.el("button", &[]);
+        b.close();
+        let main = b.open_el("div", &[]);
+        b.data(main).style = Some(Style {
+            position: Position::Absolute,
+            scrollable: true,
+            ..Default::default()
+        });
+        b.data(main).rect = Rect::new(0.0, 50.0, 1000.0, 750.0);
+        b.text("Row 1");
+        let t = b.finish();
+        let facts = PageFacts {
+            url: "https://example.test/".into(),
+            title: String::new(),
+            origin: "https://example.test".into(),
+            viewport: viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 800.0),
+        };
+        let req = FrameSnapshotRequest::default();
+        let s = build_frame_snapshot(
+            &t,
+            DomTree::ROOT,
+            &facts,
+            &req,
+            &mut CountingAllocator::default(),
+            &mut ShellProbe,
+        );
+        assert!(s.modal.is_none() && s.overlay_warning.is_none(), "{:?}", s.modal);
+        assert_eq!((s.viewport.pages_above, s.viewport.pages_below), (2, 7));
     }
 
     fn snapshot_tree_with(tree: &DomTree, viewport: ViewportInfo, obscured_mode: ObscuredMode) -> FrameSnapshot {

@@ -1,4 +1,5 @@
 //! Viewport metrics and the page-position header lines.
+use crate::dom::{DomTree, NodeId};
 use crate::protocol::{Rect, ViewportInfo};
 
 /// Tolerance for sub-pixel scroll positions (zoom, fractional layouts).
@@ -32,6 +33,40 @@ pub fn viewport_info(scroll_x: f64, scroll_y: f64, vw: f64, vh: f64, doc_w: f64,
         at_top,
         at_bottom,
     }
+}
+
+/// An app's shell: a document that fits its window while its content
+/// scrolls in a box. That box is the largest scrolling one in view, if it
+/// fills a quarter of the view: the one `scroll` moves (driver's SCROLL_JS).
+pub fn shell_scroller(tree: &DomTree, v: &ViewportInfo) -> Option<NodeId> {
+    if !(v.at_top && v.at_bottom) {
+        return None;
+    }
+    let view = viewport_rect(v);
+    let mut best = (view.width * view.height / 4.0, None);
+    for id in 0..tree.len() {
+        let Some(e) = tree
+            .element(id)
+            .filter(|e| e.style.as_ref().is_some_and(|s| s.scrollable))
+        else {
+            continue;
+        };
+        let w = e.rect.right().min(view.right()) - e.rect.x.max(0.0);
+        let h = e.rect.bottom().min(view.bottom()) - e.rect.y.max(0.0);
+        if w > 0.0 && h > 0.0 && w * h >= best.0 {
+            best = (w * h, Some(id));
+        }
+    }
+    best.1
+}
+
+/// The window's position, with an app's shell's from its box: scrolled
+/// `top` px of `height`, `view` px shown.
+pub fn in_shell(mut v: ViewportInfo, top: f64, view: f64, height: f64) -> ViewportInfo {
+    let inner = viewport_info(0.0, top, v.viewport_width, view, v.viewport_width, height);
+    (v.pages_above, v.pages_below, v.at_top, v.at_bottom) =
+        (inner.pages_above, inner.pages_below, inner.at_top, inner.at_bottom);
+    v
 }
 
 /// The viewport rectangle in viewport coordinates.
@@ -151,5 +186,40 @@ mod tests {
             offscreen_hint_lines(0, 1),
             vec!["# 1 interactive element below the viewport; scroll down to see it.".to_string()]
         );
+    }
+    #[test]
+    fn an_app_shells_position_is_its_content_boxs() {
+        use crate::dom::{Style, TreeBuilder};
+        let fits = viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 800.0);
+        let mut b = TreeBuilder::new();
+        b.open_el("body", &[]);
+        let scroller = |b: &mut TreeBuilder, rect: Rect| {
+            let id = b.el("div", &[]);
+            b.data(id).style = Some(Style {
+                scrollable: true,
+                ..Default::default()
+            });
+            b.data(id).rect = rect;
+            id
+        };
+        // A small scrolling list, then the content box: the larger one.
+        scroller(&mut b, Rect::new(0.0, 50.0, 120.0, 200.0));
+        let main = scroller(&mut b, Rect::new(0.0, 50.0, 1000.0, 750.0));
+        let t = b.finish();
+        assert_eq!(shell_scroller(&t, &fits), Some(main));
+        // A page that scrolls itself is not a shell.
+        let long = viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 3000.0);
+        assert_eq!(shell_scroller(&t, &long), None);
+        // 7,500 px of content, 750 shown, scrolled 1,500 down.
+        let v = in_shell(fits, 1500.0, 750.0, 7500.0);
+        assert_eq!(
+            (v.pages_above, v.pages_below, v.at_top, v.at_bottom),
+            (2, 7, false, false)
+        );
+        assert_eq!(
+            position_lines(&v),
+            ["# Page position: 2 viewports above, 7 viewports below."]
+        );
+        assert_eq!((v.scroll_y, v.viewport_height), (0.0, 800.0));
     }
 }

@@ -228,6 +228,13 @@ async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
         let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
         let page = browser.new_page().await.expect("page");
         page.goto(&server.url("app-shell.html")).await.expect("goto");
+        // Its position is its content box's, and that box is the page, not
+        // an overlay to warn of.
+        let before = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert!(before.modal.is_none(), "{:?}", before.modal);
+        let below = before.viewport.pages_below;
+        assert!(below >= 5, "{}", before.tree);
+        assert_position(&before, 0, below, true, false);
         let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
         let said = scrolled.value.clone().unwrap_or_default();
         assert!(said.starts_with("div#main scrolled to y="), "{scrolled:?}");
@@ -236,6 +243,8 @@ async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
             .await
             .unwrap();
         assert!(top.as_f64().unwrap() > 400.0, "{top}");
+        let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_position(&after, 1, below - 1, false, false);
         browser.close().await.expect("close");
     })
     .await;

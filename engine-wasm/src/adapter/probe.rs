@@ -250,6 +250,15 @@ impl PageProbe for LiveProbe<'_> {
         false
     }
 
+    fn scroll_metrics(&mut self, node: NodeId) -> Option<(f64, f64, f64)> {
+        let e = self.elements[node].as_ref()?;
+        Some((
+            e.scroll_top() as f64,
+            e.client_height() as f64,
+            e.scroll_height() as f64,
+        ))
+    }
+
     fn elapsed_ms(&self) -> f64 {
         self.ms
     }
