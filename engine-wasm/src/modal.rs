@@ -40,12 +40,15 @@ const OVERLAY_COVERAGE: f64 = 0.7;
 /// z-index above which a big fixed layer is "on top".
 const OVERLAY_Z_INDEX: i32 = 1000;
 
-fn has_box(tree: &DomTree, id: NodeId) -> bool {
-    tree.element(id).map(|e| !e.rect.is_empty()).unwrap_or(false)
+fn in_view(tree: &DomTree, id: NodeId, view: &Rect) -> bool {
+    tree.element(id).is_some_and(|e| e.rect.intersects(view))
 }
 
-/// Every reliable modal that is currently shown, in document order.
-pub fn reliable_modals(sem: &Semantics) -> Vec<ModalFinding> {
+/// Every reliable modal that is currently shown, in document order. An
+/// aria-modal element is shown when its box, or a descendant's, meets
+/// `view` (the frame's visible part): a drawer slid out of the window
+/// (`translateX(100%)`), left in the page, hides nothing.
+pub fn reliable_modals(sem: &Semantics, view: &Rect) -> Vec<ModalFinding> {
     let tree = sem.tree;
     let mut out = Vec::new();
     for id in tree.descendants(DomTree::ROOT) {
@@ -65,7 +68,7 @@ pub fn reliable_modals(sem: &Semantics) -> Vec<ModalFinding> {
             && e.attr("aria-modal")
                 .map(|v| v.trim().eq_ignore_ascii_case("true"))
                 .unwrap_or(false)
-            && (has_box(tree, id) || tree.descendants(id).any(|d| has_box(tree, d)))
+            && tree.descendants(id).any(|d| in_view(tree, d, view))
         {
             out.push(ModalFinding {
                 node: id,
@@ -271,6 +274,26 @@ mod tests {
     use crate::dom::{Style, TreeBuilder};
     use crate::viewport::viewport_info;
 
+    fn vp_rect() -> Rect {
+        crate::viewport::viewport_rect(&vp())
+    }
+
+    #[test]
+    fn a_modal_out_of_the_window_is_not_shown() {
+        let mut b = TreeBuilder::new();
+        b.open_el("body", &[]);
+        let drawer = b.open_el("div", &[("role", "dialog"), ("aria-modal", "true")]);
+        b.data(drawer).rect = Rect::new(1000.0, 0.0, 300.0, 800.0);
+        let inside = b.el("button", &[]);
+        b.data(inside).rect = Rect::new(1010.0, 10.0, 80.0, 20.0);
+        let t = b.finish();
+        let sem = Semantics::compute(&t);
+        assert_eq!(reliable_modals(&sem, &vp_rect()), vec![]);
+        // Slid in by a tenth of its width, it is shown.
+        let wider = Rect::new(0.0, 0.0, 1030.0, 800.0);
+        assert_eq!(reliable_modals(&sem, &wider).len(), 1);
+    }
+
     fn vp() -> ViewportInfo {
         viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 3000.0)
     }
@@ -293,7 +316,7 @@ mod tests {
         b.data(native).modal_dialog = true;
         let t = b.finish();
         let sem = Semantics::compute(&t);
-        let found = reliable_modals(&sem);
+        let found = reliable_modals(&sem, &vp_rect());
         let nodes: Vec<NodeId> = found.iter().map(|m| m.node).collect();
         assert!(nodes.contains(&d1) && nodes.contains(&inner) && nodes.contains(&native));
         assert!(!nodes.contains(&soft), "role=dialog without aria-modal is not a modal");
@@ -320,7 +343,7 @@ mod tests {
         b.close();
         let t = b.finish();
         let sem = Semantics::compute(&t);
-        let found = reliable_modals(&sem);
+        let found = reliable_modals(&sem, &vp_rect());
         assert_eq!(
             found,
             vec![ModalFinding {

@@ -108,7 +108,7 @@ struct Occlusion {
     mask: Option<Vec<bool>>,
 }
 
-fn occlusion(sem: &Semantics, req: &FrameSnapshotRequest, probe: &mut dyn PageProbe) -> Occlusion {
+fn occlusion(sem: &Semantics, req: &FrameSnapshotRequest, view: &Rect, probe: &mut dyn PageProbe) -> Occlusion {
     let tree = sem.tree;
     if req.obscure_all {
         let keep = req.obscure_except_frame.as_ref().and_then(|key| {
@@ -121,7 +121,7 @@ fn occlusion(sem: &Semantics, req: &FrameSnapshotRequest, probe: &mut dyn PagePr
     }
     // A dialog faded out and left in place hides nothing from a user, and
     // there is nothing to close: it is not an open modal.
-    let mut found = modal::reliable_modals(sem);
+    let mut found = modal::reliable_modals(sem, view);
     found.retain(|m| !probe.transparent(tree, m.node));
     let owners = if found.len() > 1 && req.hit_test {
         probe.modal_owners(tree, &found)
@@ -151,7 +151,7 @@ pub fn build_frame_snapshot(
     }
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
     let shell = crate::viewport::shell_scroller(tree, &facts.viewport);
-    let occ = occlusion(&sem, req, probe);
+    let occ = occlusion(&sem, req, &clip, probe);
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
     // A modal's ancestors are not obscured (they hold it), but they get no
     // ref either: what is theirs alone is the backdrop around the modal (a

@@ -197,6 +197,57 @@ fn a_transparent_dialog_is_not_an_open_modal() {
     ref_with(tree, "link \"Intro\"");
 }
 
+/// Modal dialogs kept in the page while closed: a drawer slid out of the
+/// window and a layer faded out hide nothing; once the drawer slides in, it
+/// is the modal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_modal_layers_hide_nothing_until_opened() {
+    use sightline::{Browser, LaunchOptions, SnapshotOptions};
+    with_timeout("closed layers", async {
+        let server = FixtureServer::start();
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&server.url("modals/closed-layers.html")).await.expect("goto");
+        let closed = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert!(closed.modal.is_none(), "{:?}\n{}", closed.modal, closed.tree);
+        assert!(!closed.tree.contains(MODAL_NOTE), "{}", closed.tree);
+        for live in ["link \"Home\"", "button \"Menu\"", "link \"Next article\""] {
+            ref_with(&closed.tree, live);
+        }
+        page.click("#menu").await.expect("open the menu");
+        let open = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_eq!(
+            open.modal.as_ref().map(|m| m.name.as_str()),
+            Some("Site menu"),
+            "{}",
+            open.tree
+        );
+        ref_with(&open.tree, "button \"Close menu\"");
+        assert!(!open.tree.contains("button \"Subscribe\" [ref="), "{}", open.tree);
+        // A modal fading in is open from its first frame, at opacity 0.
+        page.click(
+            open.tree
+                .lines()
+                .find(|l| l.contains("Close menu"))
+                .and_then(ref_of)
+                .unwrap()
+                .as_str(),
+        )
+        .await
+        .expect("close the menu");
+        page.click("#signin-button").await.expect("sign in");
+        let fading = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_eq!(
+            fading.modal.as_ref().map(|m| m.name.as_str()),
+            Some("Sign in"),
+            "{}",
+            fading.tree
+        );
+        browser.close().await.expect("close");
+    })
+    .await;
+}
+
 #[test]
 fn non_modal_dialog_and_toast_never_occlude() {
     let server = FixtureServer::start();

@@ -324,6 +324,15 @@
       const d = node.data;
       return nonSpace.test(d) ? d : null;
     },
+    // Whether `el` is painted fully transparent: opacity 0 on it or on a
+    // (composed) ancestor that is not animating it. A modal fading in
+    // starts at 0, and a snapshot may come at its first frame.
+    transparent(el) {
+      for (let e = el; e; e = e.assignedSlot || e.parentElement || e.getRootNode().host) {
+        if (getComputedStyle(e).opacity === "0" && e.getAnimations().every((a) => a.playState === "finished")) return true;
+      }
+      return false;
+    },
     // The kept attributes as "name\0value\0name\0value…" (NUL in a value
     // becomes U+FFFD, as the HTML parser does), or null when none is kept.
     attrs(el, withClasses) {

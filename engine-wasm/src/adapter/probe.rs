@@ -232,22 +232,7 @@ impl PageProbe for LiveProbe<'_> {
     }
 
     fn transparent(&mut self, _tree: &DomTree, node: NodeId) -> bool {
-        let (Some(el), Some(win)) = (self.elements[node].as_ref(), web_sys::window()) else {
-            return false;
-        };
-        let mut cur = Some(el.clone());
-        while let Some(e) = cur {
-            if win
-                .get_computed_style(&e)
-                .ok()
-                .flatten()
-                .is_some_and(|cs| cs.get_property_value("opacity").is_ok_and(|o| o == "0"))
-            {
-                return true;
-            }
-            cur = composed_parent(e.as_ref()).and_then(|p| p.dyn_into::<Element>().ok());
-        }
-        false
+        self.elements[node].as_ref().is_some_and(super::reads::transparent)
     }
 
     fn scroll_metrics(&mut self, node: NodeId) -> Option<(f64, f64, f64)> {

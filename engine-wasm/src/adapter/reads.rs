@@ -69,6 +69,8 @@ extern "C" {
     /// page's own world.
     #[wasm_bindgen(js_name = shadowRoot)]
     pub fn shadow_root(el: &Element) -> Option<web_sys::ShadowRoot>;
+    /// Painted fully transparent and not fading (see `dom_reads.js`).
+    pub fn transparent(el: &Element) -> bool;
 }
 
 /// The element's ref number, if it was given one.
