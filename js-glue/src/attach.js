@@ -3,7 +3,7 @@
 // frames are stitched by the engine's own stitch in Node (stitch-node.js),
 // and the user acts on refs with their own library.
 import { appendFileSync } from "node:fs";
-import { engineCall } from "./frame-engine.js";
+import { engineAnswer } from "./frame-engine.js";
 import { initScript } from "./engine-source.js";
 import { playwright } from "./host-playwright.js";
 import { puppeteer } from "./host-puppeteer.js";
@@ -32,6 +32,7 @@ class Sightline {
     this.ids = new WeakMap();
     this.nextId = 1;
     this.frames = new Map();
+    this.docs = new WeakMap();
     this.last = null;
   }
 
@@ -42,8 +43,13 @@ class Sightline {
     return id;
   }
 
-  call(frame, fn, arg) {
-    return engineCall(this.lib.evaluate, frame, fn, arg, this.options);
+  async call(frame, fn, arg) {
+    const answer = await engineAnswer(this.lib.evaluate, frame, fn, arg, this.options);
+    // Refs are numbered per document: each frame's snapshot document is
+    // kept, so that a ref is never looked up in a later one (whose own
+    // numbering, a blocker scan's say, may give the same ref to another element).
+    if (fn === "snapshot") this.docs.set(frame, answer.doc);
+    return answer.value;
   }
 
   host() {
@@ -72,6 +78,7 @@ class Sightline {
    */
   async snapshot(options = {}) {
     this.frames = new Map();
+    this.docs = new WeakMap();
     if (options.viewport) await this.lib.setViewport(this.page, options.viewport);
     if (options.scrollY != null) await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo(0, y), options.scrollY);
     this.last = await snapshotPage(this.host(), this.numbers, options);
@@ -97,16 +104,18 @@ class Sightline {
     if (!this.lib.locator) throw new Error("locator() is Playwright's; with Puppeteer use elementHandle(ref)");
     const frame = this.frameOfRef(ref);
     const selector = this.last.refs[ref].selector;
+    const doc = this.docs.get(frame);
     const check = async () => {
       const state = await this.lib.evaluate(
         frame,
-        ([r, s]) => {
+        ([r, s, d]) => {
+          if (performance.timeOrigin !== d) return "gone";
           const S = globalThis.__sightline;
           const el = S && S.resolve(r);
           if (!el) return "gone";
           return S.resolve(s) === el ? "same" : "moved";
         },
-        [ref, selector],
+        [ref, selector, doc],
       );
       if (state === "gone") throw new Error(`${ref} is no longer on the page: take a new snapshot`);
       if (state === "moved") throw new Error(`${ref}'s selector now finds another element: take a new snapshot`);
@@ -118,7 +127,10 @@ class Sightline {
   /** An ElementHandle for a ref of the last snapshot (the very element the engine numbered). */
   async elementHandle(ref) {
     const frame = this.frameOfRef(ref);
-    const handle = await frame.evaluateHandle((r) => globalThis.__sightline?.resolve(r) ?? null, ref);
+    const handle = await frame.evaluateHandle(
+      ([r, d]) => (performance.timeOrigin === d && globalThis.__sightline?.resolve(r)) || null,
+      [ref, this.docs.get(frame)],
+    );
     const el = handle.asElement();
     if (!el) {
       await handle.dispose();

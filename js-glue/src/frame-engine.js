@@ -79,7 +79,8 @@ async function explained(evaluate, frame, error) {
 function callEngine([fn, arg]) {
   const engine = globalThis.__sightline;
   if (!engine) return { missing: true, refused: globalThis.__sightlineRefused || null };
-  return { value: engine[fn](arg) };
+  // The document answering, as the driver names one (its time origin).
+  return { value: engine[fn](arg), doc: performance.timeOrigin };
 }
 
 function loadState() {
@@ -93,6 +94,14 @@ function loadState() {
  * @param {{jsBuild: boolean}} options
  */
 export async function engineCall(evaluate, frame, fn, arg, options) {
+  return (await engineAnswer(evaluate, frame, fn, arg, options)).value;
+}
+
+/**
+ * engineCall's answer with the document that gave it: `{value, doc}`, `doc`
+ * being its `performance.timeOrigin` (refs belong to one document).
+ */
+export async function engineAnswer(evaluate, frame, fn, arg, options) {
   try {
     return await engineCallOnce(evaluate, frame, fn, arg, options);
   } catch (e) {
@@ -102,11 +111,11 @@ export async function engineCall(evaluate, frame, fn, arg, options) {
 
 async function engineCallOnce(evaluate, frame, fn, arg, options) {
   const first = await evaluate(frame, callEngine, [fn, arg]);
-  if (!first.missing) return first.value;
+  if (!first.missing) return first;
   await loadEngine(evaluate, frame, first.refused, options);
   const second = await evaluate(frame, callEngine, [fn, arg]);
   if (second.missing) throw new Error(`the engine did not load in ${frame.url()}`);
-  return second.value;
+  return second;
 }
 
 async function loadEngine(evaluate, frame, refused, options) {

@@ -113,6 +113,14 @@ export async function removeBlocker(host, options = {}) {
   const skipped = [];
   for (const cand of scan.candidates) {
     if (cand.kind === "tooltip") continue;
+    // A layer no one sees (opacity 0, say) may still be in the scan;
+    // "closing" it would change nothing and read as a success (as the
+    // driver's remove_blocker: driver/src/page/unblock.rs).
+    const state = await call(host, { op: "state", target: cand.target }).catch(() => "");
+    if (state === "gone: hidden") {
+      skipped.push(`${cand.kind} ${cand.selector} is not visible`);
+      continue;
+    }
     let allowed = false;
     for (const css of opts.allowedSelectors) allowed = allowed || (await host.allowListed(cand.target, css));
     if (!allowed && !(cand.size_evidence && cand.modal_evidence)) {

@@ -85,6 +85,13 @@ fn check_library(library: &str) {
     }
     assert!(audit["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')), "{audit}");
     assert!(!seen["afterRemoveBlocker"].as_str().unwrap().contains("15% off"));
+    let invisible = run_cli(&["unblock", &server.url("blockers/invisible-layer.html"), "--json"]);
+    let driver_result: Value = serde_json::from_str(invisible.stdout.trim()).unwrap();
+    assert_eq!(driver_result["removed"], false, "{driver_result}");
+    assert_eq!(
+        seen["invisibleLayer"], driver_result,
+        "{library}: removeBlocker on a layer no one sees"
+    );
 
     // Refs acted on with the user's own library: in a shadow root, in an iframe.
     assert_eq!(
@@ -107,6 +114,18 @@ fn check_library(library: &str) {
         seen["staleRef"]
     );
     assert_eq!(seen["clickedAfterReload"], Value::Null, "{library}");
+    assert!(
+        seen["refOfPageLeft"]
+            .as_str()
+            .is_some_and(|m| m.contains("no longer on the page")),
+        "{library}: {}",
+        seen["refOfPageLeft"]
+    );
+    assert_eq!(
+        seen["consentAfterStaleRef"],
+        Value::Null,
+        "{library}: the next page's e1 was clicked"
+    );
     if library == "playwright" {
         assert_eq!(seen["locatorType"], "Locator");
         assert_eq!(

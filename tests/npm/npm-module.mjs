@@ -75,6 +75,9 @@ try {
     out.removeBlocker = await sl.removeBlocker();
     out.promoGone = await page.evaluate(() => document.getElementById("blocker") === null);
     out.afterRemoveBlocker = (await sl.snapshot()).tree;
+    // A layer no one sees: nothing to close, as the driver says.
+    await browser.goto(page, url("blockers/invisible-layer.html"));
+    out.invisibleLayer = (await sl.removeBlocker()).result;
     await page.close();
   }
   {
@@ -119,6 +122,19 @@ try {
       out.locatorType = loc.constructor === page.locator("body").constructor ? "Locator" : loc.constructor.name;
       out.countAfterReload = await loc.count();
     }
+    // A ref of a page left behind, on the next page, whose own numbering
+    // (a blocker scan's) gave e1 to another button: an error, no click.
+    await browser.goto(page, url("short.html"));
+    const only = refNamed(await sl.snapshot(), "button", "Only button");
+    await browser.goto(page, url("blockers/consent-reject.html"));
+    await sl.removeBlocker();
+    try {
+      await (await element(sl, only)).click();
+      out.refOfPageLeft = "clicked";
+    } catch (e) {
+      out.refOfPageLeft = e.message;
+    }
+    out.consentAfterStaleRef = await page.evaluate(() => window.consent || null);
     // A shadow-root button beside slotted light content: that very button.
     await browser.goto(page, url("shadow.html"));
     await page.evaluate(() => {
