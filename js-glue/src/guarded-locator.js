@@ -4,7 +4,8 @@
 // second button of a list that now comes in another order), and the click
 // would land there silently. So each action first asks the engine whether
 // the ref's element is still in the page and still the one the selector
-// finds, and fails as elementHandle(ref) does when it is not. Questions
+// finds, and fails as elementHandle(ref) does when it is not; so do the
+// actions of Locators made from it (first(), filter()…). Questions
 // (isVisible, count, waitFor, textContent…) and expect() are left as they
 // are: they answer about whatever the selector finds, and "gone" is often
 // the answer sought.
@@ -28,7 +29,15 @@ export function guardedLocator(locator, check, handle) {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      if (!ACTIONS.has(prop)) return prop === "constructor" ? value : value.bind(target);
+      if (prop === "constructor") return value;
+      if (!ACTIONS.has(prop)) {
+        // A Locator made from this one (first(), nth(), filter(), locator()…)
+        // acts from the ref's element, so its actions need the same check.
+        return (...args) => {
+          const made = value.apply(target, args);
+          return made && made.constructor === target.constructor ? guardedLocator(made, check, null) : made;
+        };
+      }
       return async (...args) => {
         await check();
         if (handle) {

@@ -11,10 +11,15 @@ export const playwright = {
   frameElement: (frame) => frame.frameElement(),
   setViewport: (page, size) => page.setViewportSize(size),
   pressEscape: (page) => page.keyboard.press("Escape"),
-  /** A Locator for an engine selector (` >>> ` steps into a shadow root; Playwright's CSS pierces them). */
+  /**
+   * A Locator for an engine selector. Its first step is light-DOM CSS, as
+   * the engine's is: Playwright's CSS pierces shadow roots, so `my-card >
+   * button` would also find a button in the card's own shadow root. A
+   * ` >>> ` step goes into a shadow root, which takes the piercing CSS.
+   */
   locator(frame, selector) {
     let loc = null;
-    for (const part of enginePath(selector)) loc = loc ? loc.locator(part) : frame.locator(part);
+    for (const part of enginePath(selector)) loc = loc ? loc.locator(part) : frame.locator(`css:light=${part}`);
     return loc;
   },
   /** A trusted click with Playwright's own actionability checks. */

@@ -132,6 +132,15 @@ fn check_library(library: &str) {
             seen["countAfterReload"], 1,
             "count() answers about what the selector finds"
         );
+        assert!(
+            seen["chainedAfterReload"]
+                .as_str()
+                .is_some_and(|m| m.contains("no longer on the page")),
+            "{}",
+            seen["chainedAfterReload"]
+        );
+        assert_eq!(seen["clickedAfterChained"], Value::Null);
+        assert_eq!(seen["lightClicked"], "light");
     }
     assert_eq!(seen["shadowClicked"], "Before slot", "{library}");
 

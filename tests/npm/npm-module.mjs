@@ -121,6 +121,18 @@ try {
       const loc = sl.locator(archive);
       out.locatorType = loc.constructor === page.locator("body").constructor ? "Locator" : loc.constructor.name;
       out.countAfterReload = await loc.count();
+      // A Locator made from it keeps the check.
+      try {
+        await loc.first().click({ timeout: 2000 });
+        out.chainedAfterReload = "clicked";
+      } catch (e) {
+        out.chainedAfterReload = e.message;
+      }
+      out.clickedAfterChained = await page.evaluate(() => window.clicked || null);
+      // A light-DOM button in a component with a button of its own: that one.
+      await browser.goto(page, url("web-component-card.html"));
+      await sl.locator(refNamed(await sl.snapshot(), "button", "Light button")).click();
+      out.lightClicked = await page.evaluate(() => window.clicked || null);
     }
     // A ref of a page left behind, on the next page, whose own numbering
     // (a blocker scan's) gave e1 to another button: an error, no click.
