@@ -55,6 +55,14 @@ pub fn target_by_tag(e: &ElementData) -> bool {
     among(INTERACTIVE_TAGS, &e.tag) || (e.tag == "a" && e.has_attr("href"))
 }
 
+/// Some shown descendant of `id` has a box.
+fn boxed_inside(sem: &Semantics, id: NodeId) -> bool {
+    let tree = sem.tree;
+    tree.descendants(id)
+        .skip(1)
+        .any(|d| tree.element(d).is_some_and(|e| !e.rect.is_empty()) && !sem.is_hidden(d))
+}
+
 /// Decides, per node, whether it gets a ref.
 pub fn compute_interactive(sem: &Semantics) -> Vec<bool> {
     let tree = sem.tree;
@@ -131,9 +139,12 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     if style.pointer_events_none && !style.scrollable && !focusable {
         return false;
     }
-    // Zero-size boxes can't be hit; display:contents has no box but no
-    // behaviour either.
-    if e.rect.is_empty() {
+    // Zero-size boxes can't be hit, unless a link or a control shows its
+    // content out of its own box: a card link around a floated or
+    // absolutely placed image has none of its own, nor has one with
+    // `display:contents`, and a click on that content is a click on it.
+    let contents = style.display == crate::dom::Display::Contents;
+    if e.rect.is_empty() && !(target_by_tag(e) && (contents || boxed_inside(sem, id))) {
         return false;
     }
     if e.tag == "input"

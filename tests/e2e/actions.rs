@@ -279,6 +279,25 @@ async fn form_controls(cx: &Ctx) {
     page.close().await.unwrap();
 }
 
+/// Links and a button with no box of their own (content floated, placed
+/// absolutely over its card, `display:contents`): each has a ref, and a
+/// click by ref lands on its content.
+async fn boxless_links(cx: &Ctx) {
+    let page = cx.open("boxless-links.html").await;
+    for (line, hash) in [
+        (r#"link "Red shoes, $49""#, "#product"),
+        (r#"link "Read: Storm closes the harbour""#, "#story"),
+        (r#"link "Contents link""#, "#contents"),
+    ] {
+        let r = snap_ref(&page, line).await;
+        page.click(r.as_str()).await.unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(eval(&page, "location.hash").await, hash, "{line}");
+    }
+    let r = snap_ref(&page, r#"button "Contents button""#).await;
+    page.click(r.as_str()).await.expect("the contents button");
+    assert_eq!(eval(&page, "window.pressed === true").await, true);
+}
+
 async fn widgets(cx: &Ctx) {
     let page = cx.open("actions/widgets.html").await;
     // A custom dropdown: click to open, then click the option (by ref).
@@ -843,6 +862,7 @@ async fn element_actions_on_real_controls() {
         let mut failures = Vec::new();
         scenario("form controls", &mut failures, form_controls(&cx)).await;
         scenario("widgets", &mut failures, widgets(&cx)).await;
+        scenario("links without a box", &mut failures, boxless_links(&cx)).await;
         scenario("drag and drop", &mut failures, drag_and_drop(&cx)).await;
         scenario("shadow DOM", &mut failures, shadow_dom(&cx)).await;
         scenario("cross-origin frame", &mut failures, cross_origin_frame(&cx)).await;

@@ -222,7 +222,14 @@
     aim(el) {
       const lines = [...el.getClientRects()];
       const inView = (q) => q.width * q.height > 0.99 && q.right > 0 && q.bottom > 0 && q.left < innerWidth && q.top < innerHeight;
-      put((lines.length > 1 && lines.find(inView)) || el.getBoundingClientRect());
+      let box = (lines.length > 1 && lines.find(inView)) || el.getBoundingClientRect();
+      if (box.width * box.height === 0) {
+        // No box of its own (`display:contents`): where its content shows.
+        const r = document.createRange();
+        r.selectNodeContents(el);
+        box = r.getBoundingClientRect();
+      }
+      put(box);
     },
     // getComputedStyle(el) keywords as bits (layout in reads.rs); the
     // declaration stays available through `last()` for rarer reads.
@@ -282,15 +289,27 @@
     lastScrolls() {
       return overflowScrolls(last);
     },
-    // The label that takes clicks for `el`, a control the pointer can't
-    // reach itself (`pointer-events:none`: custom checkboxes and selects
-    // keep the real input there, invisible), or null: its box is where a
-    // click goes, and a hit inside it reaches the control.
+    // What takes clicks for `el`, or null: its box is where a click goes,
+    // and a hit inside it reaches `el`. A link or control with no box of
+    // its own (its content floated or absolutely placed, or
+    // `display:contents`): its first content that has one. A control the
+    // pointer can't reach itself (`pointer-events:none`: custom checkboxes
+    // and selects keep the real input there, invisible): its label.
     clickStandIn(el) {
+      const boxed = (e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.height > 0;
+      };
+      if (!boxed(el)) {
+        let n = 0;
+        for (const d of el.querySelectorAll("*")) {
+          if (boxed(d)) return d;
+          if (++n === 200) break;
+        }
+      }
       if (!el.labels || getComputedStyle(el).pointerEvents !== "none") return null;
       for (const l of el.labels) {
-        const r = l.getBoundingClientRect();
-        if (r.width > 0 && r.height > 0) return l;
+        if (boxed(l)) return l;
       }
       return null;
     },
