@@ -216,6 +216,12 @@ impl PageProbe for LiveProbe<'_> {
                 first_hit.get_or_insert(hit);
             }
             let hit = first_hit?;
+            // A hit on an ancestor: the target is clipped out of sight (a
+            // collapsed menu's items) or lets clicks through, and nothing
+            // lies over it that a blocker removal could take away.
+            if composed_contains(&hit, el) {
+                return None;
+            }
             // Report the covering layer, not the span the point landed on:
             // climb while the ancestor still doesn't contain the target.
             let layer = covering_layer(&hit, el);
