@@ -81,6 +81,9 @@ pub enum ActionErrorKind {
     NotEditable,
     /// The element has no point inside the viewport, even after scrolling.
     OutsideViewport,
+    /// The action point lies outside a container's overflow clip: the
+    /// element is out of sight (a collapsed menu's item).
+    Clipped,
     /// Another element receives the events at the action point.
     Covered {
         /// A ref (when the covering element has one) or a short selector.
@@ -107,6 +110,7 @@ impl ActionErrorKind {
                 | Self::NotVisible
                 | Self::NotStable
                 | Self::OutsideViewport
+                | Self::Clipped
                 | Self::Covered { .. }
         )
     }
@@ -127,6 +131,10 @@ impl fmt::Display for ActionErrorKind {
             Self::Disabled => f.write_str("the element is disabled"),
             Self::NotEditable => f.write_str("the element is not an editable field"),
             Self::OutsideViewport => f.write_str("the element cannot be scrolled into the viewport"),
+            Self::Clipped => f.write_str(
+                "the element is out of sight, clipped by its container (a collapsed menu or list?): open or scroll \
+                 that first",
+            ),
             Self::Covered { selector, description } => {
                 if description.is_empty() || description == selector {
                     write!(f, "the element is covered by {selector}")

@@ -143,7 +143,7 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     // content out of its own box: a card link around a floated or
     // absolutely placed image has none of its own, nor has one with
     // `display:contents`, and a click on that content is a click on it.
-    let contents = style.display == crate::dom::Display::Contents;
+    let contents = style.display == crate::dom::Display::Contents && !tree.children(id).is_empty();
     if e.rect.is_empty() && !(target_by_tag(e) && (contents || boxed_inside(sem, id))) {
         return false;
     }

@@ -41,12 +41,13 @@ const OVERLAY_COVERAGE: f64 = 0.7;
 const OVERLAY_Z_INDEX: i32 = 1000;
 
 fn in_view(tree: &DomTree, id: NodeId, view: &Rect) -> bool {
-    tree.element(id).is_some_and(|e| e.rect.intersects(view))
+    tree.element(id)
+        .is_some_and(|e| !e.rect.is_empty() && e.rect.intersects(view))
 }
 
 /// Every reliable modal that is currently shown, in document order. An
 /// aria-modal element is shown when its box, or a descendant's, meets
-/// `view` (the frame's visible part): a drawer slid out of the window
+/// `view` (the frame's viewport): a drawer slid out of the window
 /// (`translateX(100%)`), left in the page, hides nothing.
 pub fn reliable_modals(sem: &Semantics, view: &Rect) -> Vec<ModalFinding> {
     let tree = sem.tree;
@@ -154,6 +155,13 @@ pub fn pick_topmost(
         .enumerate()
         .max_by_key(|(i, m)| (depth(m.node), *i))
         .map(|(_, m)| m)
+}
+
+/// Raised over the page's overlays by its z-index (`OVERLAY_Z_INDEX`).
+pub fn raised_on_top(tree: &DomTree, id: NodeId) -> bool {
+    tree.element(id)
+        .and_then(|e| e.style.as_ref()?.z_index)
+        .is_some_and(|z| z > OVERLAY_Z_INDEX)
 }
 
 /// A large overlay without modal semantics (warning only).
@@ -292,6 +300,14 @@ mod tests {
         // Slid in by a tenth of its width, it is shown.
         let wider = Rect::new(0.0, 0.0, 1030.0, 800.0);
         assert_eq!(reliable_modals(&sem, &wider).len(), 1);
+
+        // Scaled to nothing (`transform: scale(0)`) in the middle: not shown.
+        let mut b = TreeBuilder::new();
+        b.open_el("body", &[]);
+        let shrunk = b.el("div", &[("role", "dialog"), ("aria-modal", "true")]);
+        b.data(shrunk).rect = Rect::new(500.0, 350.0, 0.0, 0.0);
+        let t = b.finish();
+        assert_eq!(reliable_modals(&Semantics::compute(&t), &vp_rect()), vec![]);
     }
 
     fn vp() -> ViewportInfo {

@@ -151,7 +151,7 @@ pub fn build_frame_snapshot(
     }
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
     let shell = crate::viewport::shell_scroller(tree, &facts.viewport);
-    let occ = occlusion(&sem, req, &clip, probe);
+    let occ = occlusion(&sem, req, &viewport_rect(&facts.viewport), probe);
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
     // A modal's ancestors are not obscured (they hold it), but they get no
     // ref either: what is theirs alone is the backdrop around the modal (a
@@ -274,8 +274,12 @@ pub fn build_frame_snapshot(
     let mut modal = occ.modal.map(modal_info);
     let mut overlay_warning = None;
     if occ.modal.is_none() && !req.obscure_all {
-        // An app's shell's content box, or a layer holding it, is the page.
-        let holds_shell = |o: NodeId| shell.is_some_and(|s| s == o || tree.ancestors(s).any(|a| a == o));
+        // An app's shell's content box, or a layer holding it, is the page,
+        // when it qualified only as the body's last child: a layer raised
+        // on top (a z-index over the overlays') is warned of, scroll box or not.
+        let holds_shell = |o: NodeId| {
+            shell.is_some_and(|s| s == o || tree.ancestors(s).any(|a| a == o)) && !modal::raised_on_top(tree, o)
+        };
         let overlay =
             modal::heuristic_overlay(&sem, &facts.viewport).filter(|&o| !holds_shell(o) && !probe.transparent(tree, o));
         if let Some(o) = overlay {
@@ -465,22 +469,26 @@ mod tests {
     #[test]
     fn an_app_shells_content_box_gives_the_position_and_is_no_overlay() {
         use crate::dom::{Position, Style};
-        let mut b = TreeBuilder::new();
-        b.open_el("html", &[]);
-        b.open_el("body", &[]);
-        let header = b.open_el("header", &[]);
-        b.data(header).rect = Rect::new(0.0, 0.0, 1000.0, 50.0);
-        b.el("button", &[]);
-        b.close();
-        let main = b.open_el("div", &[]);
-        b.data(main).style = Some(Style {
-            position: Position::Absolute,
-            scrollable: true,
-            ..Default::default()
-        });
-        b.data(main).rect = Rect::new(0.0, 50.0, 1000.0, 750.0);
-        b.text("Row 1");
-        let t = b.finish();
+        // The content box under a header, with the given z-index.
+        let shell = |z_index: Option<i32>| {
+            let mut b = TreeBuilder::new();
+            b.open_el("html", &[]);
+            b.open_el("body", &[]);
+            let header = b.open_el("header", &[]);
+            b.data(header).rect = Rect::new(0.0, 0.0, 1000.0, 50.0);
+            b.el("button", &[]);
+            b.close();
+            let main = b.open_el("div", &[]);
+            b.data(main).style = Some(Style {
+                position: Position::Absolute,
+                scrollable: true,
+                z_index,
+                ..Default::default()
+            });
+            b.data(main).rect = Rect::new(0.0, 50.0, 1000.0, 750.0);
+            b.text("Row 1");
+            b.finish()
+        };
         let facts = PageFacts {
             url: "https://example.test/".into(),
             title: String::new(),
@@ -488,16 +496,22 @@ mod tests {
             viewport: viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 800.0),
         };
         let req = FrameSnapshotRequest::default();
-        let s = build_frame_snapshot(
-            &t,
-            DomTree::ROOT,
-            &facts,
-            &req,
-            &mut CountingAllocator::default(),
-            &mut ShellProbe,
-        );
+        let snap = |t: &DomTree| {
+            build_frame_snapshot(
+                t,
+                DomTree::ROOT,
+                &facts,
+                &req,
+                &mut CountingAllocator::default(),
+                &mut ShellProbe,
+            )
+        };
+        let s = snap(&shell(None));
         assert!(s.modal.is_none() && s.overlay_warning.is_none(), "{:?}", s.modal);
         assert_eq!((s.viewport.pages_above, s.viewport.pages_below), (2, 7));
+        // Raised on top (a z-index over the overlays'), the same box is a
+        // layer over the page, scroll box or not.
+        assert!(snap(&shell(Some(9999))).overlay_warning.is_some());
     }
 
     fn snapshot_tree_with(tree: &DomTree, viewport: ViewportInfo, obscured_mode: ObscuredMode) -> FrameSnapshot {

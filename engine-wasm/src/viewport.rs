@@ -43,7 +43,8 @@ pub fn shell_scroller(tree: &DomTree, v: &ViewportInfo) -> Option<NodeId> {
         return None;
     }
     let view = viewport_rect(v);
-    let mut best = (view.width * view.height / 4.0, None);
+    // (Ties go to the first, as in SCROLL_JS.)
+    let mut best = (view.width * view.height / 4.0 - 1.0, None);
     for id in 0..tree.len() {
         let Some(e) = tree
             .element(id)
@@ -53,7 +54,7 @@ pub fn shell_scroller(tree: &DomTree, v: &ViewportInfo) -> Option<NodeId> {
         };
         let w = e.rect.right().min(view.right()) - e.rect.x.max(0.0);
         let h = e.rect.bottom().min(view.bottom()) - e.rect.y.max(0.0);
-        if w > 0.0 && h > 0.0 && w * h >= best.0 {
+        if w > 0.0 && h > 0.0 && w * h > best.0 {
             best = (w * h, Some(id));
         }
     }

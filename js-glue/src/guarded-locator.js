@@ -33,6 +33,9 @@ export function guardedLocator(locator, check, handle) {
       if (!ACTIONS.has(prop)) {
         // A Locator made from this one (first(), nth(), filter(), locator()…)
         // acts from the ref's element, so its actions need the same check.
+        // (It acts through Playwright's own selector, not the ref's handle:
+        // for a ref in a shadow root, that CSS may also find the host's
+        // light children, and Playwright's strict mode says so.)
         return (...args) => {
           const made = value.apply(target, args);
           return made && made.constructor === target.constructor ? guardedLocator(made, check, null) : made;

@@ -206,7 +206,10 @@ impl Page {
             }) if options.js_fallback
                 && matches!(
                     kind,
-                    ActionErrorKind::Covered { .. } | ActionErrorKind::OutsideViewport | ActionErrorKind::NotStable
+                    ActionErrorKind::Covered { .. }
+                        | ActionErrorKind::Clipped
+                        | ActionErrorKind::OutsideViewport
+                        | ActionErrorKind::NotStable
                 ) =>
             {
                 let why = kind.to_string();

@@ -210,9 +210,8 @@ impl Needs {
         state: false,
         pre_move: false,
         moving_acts: false,
-        // A list the page covers with its own widget, or hides under it
-        // (clipped to a pixel), stays so: a cover that is on its way out
-        // (a closing menu) goes sooner.
+        // A list the page covers with its own widget stays covered: a
+        // cover that is on its way out (a closing menu) goes sooner.
         cover_wait: Some(Duration::from_millis(1000)),
     };
     /// Only that it exists (setInputFiles, press, scroll targets).
@@ -533,7 +532,7 @@ impl Page {
                 Err(Failure::Element(kind, element)) => (kind, element),
             };
             let now = Instant::now();
-            let covered_for_good = matches!(kind, ActionErrorKind::Covered { .. } | ActionErrorKind::NotVisible)
+            let covered_for_good = matches!(kind, ActionErrorKind::Covered { .. } | ActionErrorKind::Clipped)
                 && needs.cover_wait.is_some_and(|w| now >= started + w);
             if !kind.is_transient() || now >= deadline || covered_for_good {
                 let waited_ms = kind
@@ -656,6 +655,9 @@ impl Page {
         if needs.hit {
             if b.point.is_none() {
                 return fail(ActionErrorKind::OutsideViewport);
+            }
+            if b.clipped {
+                return fail(ActionErrorKind::Clipped);
             }
             if !b.receives_events {
                 return match &b.covered_by {

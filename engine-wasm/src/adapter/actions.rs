@@ -2,7 +2,7 @@
 //! operations that have no trusted-input equivalent (set a picker value,
 //! choose `<select>` options, scroll containers). Clicks, keys and hovers are
 //! trusted CDP input sent by the driver at the point reported here.
-use super::probe::{composed_contains, covering_layer, deep_hit, reaches, short_selector};
+use super::probe::{covering_layer, deep_hit, reaches, short_selector};
 use super::resolve::{resolve, ResolveError};
 use super::state::EngineState;
 use crate::actions::{action_point, choose_options, editable, is_value_input};
@@ -155,9 +155,7 @@ pub fn target_info(st: &EngineState, req: &TargetRequest) -> TargetInfo {
     if let (Some((x, y)), Some(doc)) = (info.point, window().document()) {
         match deep_hit(&doc, x, y) {
             Some(hit) if reaches(&clicked, &hit) || reaches(&el, &hit) => info.receives_events = true,
-            // A hit on an ancestor: clipped out of sight (a collapsed
-            // menu's items), not covered.
-            Some(hit) if composed_contains(&hit, &el) => info.visible = false,
+            Some(_) if super::reads::clipped(&clicked, x, y) => info.clipped = true,
             Some(hit) => {
                 let layer = covering_layer(&hit, &el);
                 info.covered_by = Some(match st.existing_ref_number(&layer) {

@@ -223,8 +223,8 @@
       const lines = [...el.getClientRects()];
       const inView = (q) => q.width * q.height > 0.99 && q.right > 0 && q.bottom > 0 && q.left < innerWidth && q.top < innerHeight;
       let box = (lines.length > 1 && lines.find(inView)) || el.getBoundingClientRect();
-      if (box.width * box.height === 0) {
-        // No box of its own (`display:contents`): where its content shows.
+      if (box.width * box.height === 0 && getComputedStyle(el).display === "contents") {
+        // No box of its own: where its content shows.
         const r = document.createRange();
         r.selectNodeContents(el);
         box = r.getBoundingClientRect();
@@ -303,7 +303,7 @@
       if (!boxed(el)) {
         let n = 0;
         for (const d of el.querySelectorAll("*")) {
-          if (boxed(d)) return d;
+          if (boxed(d) && d.checkVisibility({ visibilityProperty: true })) return d;
           if (++n === 200) break;
         }
       }
@@ -351,6 +351,19 @@
         if (getComputedStyle(e).opacity === "0" && e.getAnimations().every((a) => a.playState === "finished")) return true;
       }
       return false;
+    },
+    // Whether the point (x, y), where `el` missed the hit, lies outside the
+    // box of an ancestor that clips its overflow: `el` is clipped out of
+    // sight there (a collapsed menu's items), not covered.
+    clipped(el, x, y) {
+      for (let e = el; ; ) {
+        e = e.assignedSlot || e.parentElement || e.getRootNode().host;
+        if (!e || e === document.body || e === document.documentElement) return false;
+        const cs = getComputedStyle(e);
+        if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+        const r = e.getBoundingClientRect();
+        if (x < r.left || x >= r.right || y < r.top || y >= r.bottom) return true;
+      }
     },
     // The kept attributes as "name\0value\0name\0value…" (NUL in a value
     // becomes U+FFFD, as the HTML parser does), or null when none is kept.

@@ -107,11 +107,14 @@ fn composed_parent(n: &Node) -> Option<Node> {
 }
 
 /// Whether a click at a point whose hit is `hit` reaches `target`: the hit
-/// is inside the target, or it is the shadow host around the target. A point
-/// on slotted text gives back the host (the text's parent), while the click
-/// travels through the slot to the target (Shoelace's checkbox label).
+/// is inside the target, or it is the shadow host whose own shadow tree
+/// holds the target. A point on slotted text gives back the host (the
+/// text's parent), while the click travels through the slot to the target
+/// (Shoelace's checkbox label). A host over its light children (a veil of
+/// its own `::after`) does not count.
 pub fn reaches(target: &Element, hit: &Element) -> bool {
-    composed_contains(target, hit) || (super::reads::shadow_root(hit).is_some() && composed_contains(hit, target))
+    composed_contains(target, hit)
+        || (super::reads::shadow_root(hit).is_some() && composed_contains(hit, target) && !hit.contains(Some(target)))
 }
 
 pub fn composed_contains(ancestor: &Element, node: &Element) -> bool {
@@ -216,10 +219,9 @@ impl PageProbe for LiveProbe<'_> {
                 first_hit.get_or_insert(hit);
             }
             let hit = first_hit?;
-            // A hit on an ancestor: the target is clipped out of sight (a
-            // collapsed menu's items) or lets clicks through, and nothing
-            // lies over it that a blocker removal could take away.
-            if composed_contains(&hit, el) {
+            // Out of sight behind its container's clip (a collapsed menu's
+            // items): nothing lies over it that a blocker removal could take away.
+            if super::reads::clipped(el, r.x + r.width / 2.0, r.y + r.height / 2.0) {
                 return None;
             }
             // Report the covering layer, not the span the point landed on:

@@ -71,6 +71,8 @@ extern "C" {
     pub fn shadow_root(el: &Element) -> Option<web_sys::ShadowRoot>;
     /// Painted fully transparent and not fading (see `dom_reads.js`).
     pub fn transparent(el: &Element) -> bool;
+    /// Clipped out of sight at a point by an ancestor (see `dom_reads.js`).
+    pub fn clipped(el: &Element, x: f64, y: f64) -> bool;
 }
 
 /// The element's ref number, if it was given one.

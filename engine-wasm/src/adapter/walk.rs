@@ -454,7 +454,7 @@ fn place_boxless(tree: &mut DomTree, elements: &[Option<Element>], unread: &mut 
 }
 
 /// A box-less aria-modal element (`display:contents`) counts as shown when
-/// some descendant has a box (see `modal::reliable_modals`). When its content
+/// some descendant has a box in view (see `modal::reliable_modals`). When its content
 /// is only plain containers, their boxes may have been skipped: they are
 /// read now, in tree order, until one has a box.
 fn show_boxless_modals(tree: &mut DomTree, elements: &[Option<Element>], unread: &mut UnreadBoxes, modals: &[NodeId]) {

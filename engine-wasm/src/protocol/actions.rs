@@ -50,6 +50,10 @@ pub struct TargetInfo {
     /// Description of the covering element (`div.cookie-bar "We use cookies…"`).
     #[serde(default)]
     pub covered_by_description: Option<String>,
+    /// Missing the hit, the point lies outside an ancestor's overflow clip:
+    /// out of sight (a collapsed menu's items), not covered.
+    #[serde(default)]
+    pub clipped: bool,
     /// For checkboxes and radios: the current state.
     #[serde(default)]
     pub checked: Option<bool>,
