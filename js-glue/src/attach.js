@@ -77,11 +77,21 @@ class Sightline {
    * @param {{mode?: "full"|"viewport", obscured?: "outline"|"mark"|"drop", viewport?: {width: number, height: number}, scrollY?: number}} [options]
    */
   async snapshot(options = {}) {
+    // A snapshot that fails leaves the last one's refs as they were.
+    const [frames, docs] = [this.frames, this.docs];
     this.frames = new Map();
     this.docs = new WeakMap();
-    if (options.viewport) await this.lib.setViewport(this.page, options.viewport);
-    if (options.scrollY != null) await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo(0, y), options.scrollY);
-    this.last = await snapshotPage(this.host(), this.numbers, options);
+    try {
+      if (options.viewport) await this.lib.setViewport(this.page, options.viewport);
+      if (options.scrollY != null) {
+        // Instantly, whatever the page's `scroll-behavior` says.
+        await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo({ top: y, behavior: "instant" }), options.scrollY);
+      }
+      this.last = await snapshotPage(this.host(), this.numbers, options);
+    } catch (e) {
+      [this.frames, this.docs] = [frames, docs];
+      throw e;
+    }
     return this.last;
   }
 
@@ -146,6 +156,8 @@ class Sightline {
    */
   async removeBlocker(options = {}) {
     const main = this.page.mainFrame();
+    // A record that cannot be written fails before anything is closed.
+    if (options.auditFile) appendFileSync(options.auditFile, "");
     const outcome = await removeBlocker(
       {
         blockers: (request) => this.call(main, "blockers", request),
@@ -183,15 +195,22 @@ class Sightline {
  *   using the engine's JS build
  */
 export async function attach(page, options = {}) {
+  if (page === null || typeof page !== "object") throw new TypeError("attach() takes a Playwright Page or a Puppeteer Page");
   if (attached.has(page)) {
-    // The same object; options given again are the newest word on them.
-    const existing = attached.get(page);
+    // The same object (two calls at once share one); options given again
+    // are the newest word on them.
+    const existing = await attached.get(page);
     if ("jsBuild" in options) existing.options.jsBuild = options.jsBuild !== false;
     return existing;
   }
   const lib = libraryOf(page);
   const sightline = new Sightline(page, lib, options);
-  await lib.addInitScript(page, initScript());
-  attached.set(page, sightline);
-  return sightline;
+  const ready = lib.addInitScript(page, initScript()).then(() => sightline);
+  attached.set(page, ready);
+  try {
+    return await ready;
+  } catch (e) {
+    attached.delete(page);
+    throw e;
+  }
 }

@@ -386,6 +386,18 @@ fn unblock_cli() {
     );
     assert!(r["kind"].is_string() && r["selector"].is_string(), "{r}");
 
+    // A close button that navigates: the dialog went with its document.
+    let leaves = server.url("blockers/close-navigates.html");
+    let out = run_cli(&["unblock", &leaves, "--json"]);
+    out.assert_success();
+    let r: Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    assert_eq!(
+        (r["removed"].as_bool(), r["method"].as_str()),
+        (Some(true), Some("click")),
+        "{r}"
+    );
+    assert!(r["note"].as_str().is_some_and(|n| n.ends_with("detached")), "{r}");
+
     // Conservative by default, with a note; --aggressive overrides.
     let wall = server.url("blockers/login-wall.html");
     let out = run_cli(&["unblock", &wall]);

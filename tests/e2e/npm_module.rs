@@ -72,6 +72,15 @@ fn check_library(library: &str) {
         "{library}: removeBlocker"
     );
     assert_eq!(seen["promoGone"], true, "{library}: the promo is still there");
+    assert!(
+        seen["unwritableAudit"].as_str().is_some_and(|m| m.contains("ENOENT")),
+        "{library}: {}",
+        seen["unwritableAudit"]
+    );
+    assert_eq!(
+        seen["promoAfterUnwritableAudit"], true,
+        "{library}: closed before the record failed"
+    );
     let audit = &seen["removeBlocker"]["audit"];
     for (field, want) in [
         ("url", json!(server.url("blockers/promo-icon.html"))),
@@ -104,6 +113,15 @@ fn check_library(library: &str) {
         "{library}: the button in the iframe was clicked once"
     );
     assert_eq!(seen["topClicks"], 0, "{library}: nothing at the top level was clicked");
+    assert!(
+        seen["badSnapshot"].as_str().is_some_and(|m| m.contains("viewpoint")),
+        "{library}: {}",
+        seen["badSnapshot"]
+    );
+    assert_eq!(
+        seen["paidAfterBadSnapshot"], "2",
+        "{library}: the frame's ref still held after a snapshot failed"
+    );
 
     // A ref whose element went with a reload fails; it clicks nothing else.
     assert!(

@@ -72,6 +72,11 @@ try {
     const page = await browser.newPage();
     const sl = await attach(page);
     await browser.goto(page, url(config.promoPage));
+    // A record that cannot be written fails before anything is closed.
+    out.unwritableAudit = await sl
+      .removeBlocker({ auditFile: "/nonexistent-dir/audit.jsonl" })
+      .then(() => "closed", (e) => e.message);
+    out.promoAfterUnwritableAudit = await page.evaluate(() => document.getElementById("blocker") !== null);
     out.removeBlocker = await sl.removeBlocker();
     out.promoGone = await page.evaluate(() => document.getElementById("blocker") === null);
     out.afterRemoveBlocker = (await sl.snapshot()).tree;
@@ -98,6 +103,10 @@ try {
     await (await element(sl, pay)).click();
     const frame = page.frames().find((f) => f.url().includes("frame-inner.html"));
     out.paid = await frame.evaluate(() => document.getElementById("paid").textContent);
+    // A snapshot that fails (a mode misspelt) leaves the last one's refs.
+    out.badSnapshot = await sl.snapshot({ mode: "viewpoint" }).then(() => "taken", (e) => e.message);
+    await (await element(sl, pay)).click();
+    out.paidAfterBadSnapshot = await frame.evaluate(() => document.getElementById("paid").textContent);
     out.topClicks = await page.evaluate(() => window.topClicks);
     await page.close();
   }
@@ -167,9 +176,9 @@ try {
     await page.close();
     const strict = await browser.newPage();
     // (Attached twice: the second call's options take effect.)
-    const first = await attach(strict);
+    const [first, again] = await Promise.all([attach(strict), attach(strict)]);
     const off = await attach(strict, { jsBuild: false });
-    out.sameObject = first === off;
+    out.sameObject = first === off && first === again;
     await browser.goto(strict, url("csp.html"));
     try {
       await off.snapshot();

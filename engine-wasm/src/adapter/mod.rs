@@ -264,9 +264,9 @@ pub fn blockers(request_json: &str) -> String {
     };
     let el = match resolve::resolve(st, &target) {
         Ok(Some(el)) => el,
-        Ok(None) => return fail(format!("no element matches {target}")),
-        // A blocker whose element was replaced or removed is gone.
-        Err(resolve::ResolveError::Stale) if op == BlockerOp::State => {
+        // A blocker whose element was replaced or removed is gone, and so
+        // is one of a document left behind (a close button that navigated).
+        Ok(None) | Err(resolve::ResolveError::Stale) if op == BlockerOp::State => {
             return serde_json::to_string(&DomActionResult {
                 ok: true,
                 error: None,
@@ -274,6 +274,7 @@ pub fn blockers(request_json: &str) -> String {
             })
             .unwrap_or_default()
         }
+        Ok(None) => return fail(format!("no element matches {target}")),
         Err(_) => return fail(format!("{target} can't be resolved")),
     };
     let value = match op {
