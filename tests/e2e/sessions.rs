@@ -202,6 +202,10 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);
     s.ok(&["dblclick", &field]);
     s.ok(&["scroll", "down"]);
+    // At the top already, scrolling up moves nothing, and says so.
+    s.ok(&["scroll", "top"]);
+    let still = s.ok(&["scroll", "up"]);
+    assert!(still.contains("Nothing scrolled (page did not move: it is at y=0 of"), "{still}");
     s.ok(&["wait", "100"]);
     assert!(s.ok(&["wait", "Quick order"]).contains("### Result"));
 
@@ -215,7 +219,11 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     // Tabs.
     let listed = s.ok(&["tabs"]);
     assert!(listed.contains("### Result"), "{listed}");
-    s.ok(&["tabs", "new"]);
+    let blank = s.ok(&["tabs", "new"]);
+    assert!(
+        blank.contains("The tab is blank (about:blank): open a page in it with `sightline open`"),
+        "{blank}"
+    );
     let two = s.ok(&["tabs", "list"]);
     assert!(two.contains("- 1:"), "{two}");
     assert!(!two.contains("### Open tabs"), "the list once: {two}");

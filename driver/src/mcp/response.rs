@@ -395,7 +395,9 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
                 // nowhere to scroll: it has not drawn its content yet.)
                 SnapshotKind::Tree if tree.text.trim().is_empty() => {
                     let whole = p.notes.iter().any(|n| n.contains("the whole page is in view"));
-                    s.push_str(if whole {
+                    s.push_str(if p.url == "about:blank" {
+                        "\n### Snapshot\nThe tab is blank (about:blank): open a page in it with browser_navigate.\n"
+                    } else if whole {
                         "\n### Snapshot\nThe page shows nothing the tree can hold: its content may still be loading (wait, then take a \
 snapshot), or be drawn where only a screenshot sees it (a canvas, an image).\n"
                     } else {

@@ -127,6 +127,9 @@ const FORM_REFUSED_JS: &str = "() => {
   return `${label}: \"${bad.validationMessage}\"`;
 }";
 
+/// What a scroll that found its box at the end already says.
+pub const NOTHING_MOVED: &str = "did not move";
+
 /// Scrolls the element's scroll container (or the page, when it has none,
 /// or when there is no element; a page that does not scroll itself: its
 /// largest scrolling box in view) to `o.percent` of its range, or by `o.dy`
@@ -157,6 +160,7 @@ pub(crate) const SCROLL_JS: &str = "(el, o) => {
     if (best < innerWidth * innerHeight / 4) c = null;
   }
   const box = c || page;
+  const from = c ? c.scrollTop : scrollY;
   // (The page's viewport: the scrolling element's client box, the body's in
   // quirks mode, where the root's is the whole document.)
   const view = c ? c.clientHeight : (page.clientHeight || innerHeight);
@@ -168,7 +172,7 @@ pub(crate) const SCROLL_JS: &str = "(el, o) => {
   if (c) c.scrollTo({ top, behavior: 'instant' });
   else window.scrollTo({ left: scrollX, top, behavior: 'instant' });
   const y = c ? c.scrollTop : scrollY;
-  return { y, max, view, container: c ? (c.id ? c.localName + '#' + c.id : c.localName) : 'page' };
+  return { y, max, view, container: c ? (c.id ? c.localName + '#' + c.id : c.localName) : 'page', moved: Math.abs(y - from) >= 1 };
 }";
 
 impl Page {
@@ -663,12 +667,16 @@ as the target"
                 self.engine_act(&main, &expression, false).await?
             }
         };
-        result.value = Some(format!(
-            "{} scrolled to y={} of {}",
+        let (container, y, max) = (
             pos["container"].as_str().unwrap_or("page"),
             pos["y"].as_f64().unwrap_or(0.0).round(),
-            pos["max"].as_f64().unwrap_or(0.0).round()
-        ));
+            pos["max"].as_f64().unwrap_or(0.0).round(),
+        );
+        result.value = Some(if pos["moved"] == false {
+            format!("{container} {NOTHING_MOVED}: it is at y={y} of {max}")
+        } else {
+            format!("{container} scrolled to y={y} of {max}")
+        });
         self.after_action(&mut result, mark).await?;
         Ok(result)
     }

@@ -62,10 +62,13 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 (r, format!("Scrolled {way} {percentage}% of {of}"))
             }
         };
-        let mut out = ToolOutput::ok(format!(
-            "{said}{}",
-            r.value.map(|v| format!(" ({v})")).unwrap_or_default()
-        ));
+        // (At the end already: say that nothing moved, not what was asked.)
+        let said = match r.value.as_deref() {
+            Some(v) if v.contains(crate::page::NOTHING_MOVED) => format!("Nothing scrolled ({v})"),
+            Some(v) => format!("{said} ({v})"),
+            None => said,
+        };
+        let mut out = ToolOutput::ok(said);
         out.rect = r.rect;
         Ok(out)
     })
