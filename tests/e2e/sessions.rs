@@ -205,7 +205,10 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     // At the top already, scrolling up moves nothing, and says so.
     s.ok(&["scroll", "top"]);
     let still = s.ok(&["scroll", "up"]);
-    assert!(still.contains("Nothing scrolled (page did not move: it is at y=0 of"), "{still}");
+    assert!(
+        still.contains("Nothing scrolled (page did not move: it is at y=0 of"),
+        "{still}"
+    );
     s.ok(&["wait", "100"]);
     assert!(s.ok(&["wait", "Quick order"]).contains("### Result"));
 
