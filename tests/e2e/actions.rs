@@ -316,6 +316,17 @@ async fn boxless_links(cx: &Ctx) {
     assert_eq!(eval(&menu, "location.hash").await, "#phones");
 }
 
+/// A veil placed over the window from deep inside the content column is
+/// named as the cover, not the column that holds it.
+async fn cover_named(cx: &Ctx) {
+    let page = cx.open("blockers/nested-veil.html").await;
+    let e = page.click("#search").await.expect_err("covered");
+    match kind_of(&e) {
+        ActionErrorKind::Covered { selector, .. } => assert_eq!(selector, "div#veil", "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 async fn widgets(cx: &Ctx) {
     let page = cx.open("actions/widgets.html").await;
     // A custom dropdown: click to open, then click the option (by ref).
@@ -881,6 +892,7 @@ async fn element_actions_on_real_controls() {
         scenario("form controls", &mut failures, form_controls(&cx)).await;
         scenario("widgets", &mut failures, widgets(&cx)).await;
         scenario("links without a box", &mut failures, boxless_links(&cx)).await;
+        scenario("the cover named", &mut failures, cover_named(&cx)).await;
         scenario("drag and drop", &mut failures, drag_and_drop(&cx)).await;
         scenario("shadow DOM", &mut failures, shadow_dom(&cx)).await;
         scenario("cross-origin frame", &mut failures, cross_origin_frame(&cx)).await;

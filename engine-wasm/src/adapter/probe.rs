@@ -59,7 +59,9 @@ pub fn deep_hit(doc: &Document, x: f64, y: f64) -> Option<Element> {
 
 /// The covering layer for a hit that missed `target`: the highest ancestor of
 /// the hit that still doesn't contain the target (the cookie bar, not the span
-/// the point landed on).
+/// the point landed on), or the highest positioned one among them: a layer
+/// placed over the page from inside its content column is that layer, not
+/// the column.
 pub fn covering_layer(hit: &Element, target: &Element) -> Element {
     // The target's composed ancestors, once, in a JS Set: each step up from
     // the hit is then one `has` call instead of a walk up from the target.
@@ -74,7 +76,14 @@ pub fn covering_layer(hit: &Element, target: &Element) -> Element {
         }
         cur = composed_parent(&n);
     }
+    let placed = |e: &Element| {
+        web_sys::window()
+            .and_then(|w| w.get_computed_style(e).ok().flatten())
+            .and_then(|cs| cs.get_property_value("position").ok())
+            .is_some_and(|p| p != "static")
+    };
     let mut layer = hit.clone();
+    let mut positioned = placed(hit).then(|| hit.clone());
     for _ in 0..256 {
         let Some(p) = composed_parent(layer.as_ref()).and_then(|p| p.dyn_into::<Element>().ok()) else {
             break;
@@ -86,9 +95,12 @@ pub fn covering_layer(hit: &Element, target: &Element) -> Element {
         if tag == "body" || tag == "html" {
             break;
         }
+        if placed(&p) {
+            positioned = Some(p.clone());
+        }
         layer = p;
     }
-    layer
+    positioned.unwrap_or(layer)
 }
 
 /// Parent in the composed (flat) tree: assigned slot, else parent, with
