@@ -198,7 +198,7 @@ pub fn heuristic_overlay(sem: &Semantics, viewport: &ViewportInfo) -> Option<Nod
             continue;
         }
         let z = style.z_index.unwrap_or(0);
-        if z <= OVERLAY_Z_INDEX && Some(id) != last_body_child {
+        if !raised_on_top(tree, id) && Some(id) != last_body_child {
             continue;
         }
         // The overlay must show something: an empty full-screen layer is

@@ -338,6 +338,16 @@ pub fn snapshot_tree(tree: &DomTree, viewport: ViewportInfo, mode: SnapshotMode)
 
 /// `snapshot_tree` with a whole request (the obscured mode, a ref prefix…).
 pub fn snapshot_tree_for(tree: &DomTree, viewport: ViewportInfo, req: &FrameSnapshotRequest) -> FrameSnapshot {
+    snapshot_tree_probed(tree, viewport, req, &mut NoProbe)
+}
+
+/// `snapshot_tree_for` with a probe standing in for the live page.
+pub fn snapshot_tree_probed(
+    tree: &DomTree,
+    viewport: ViewportInfo,
+    req: &FrameSnapshotRequest,
+    probe: &mut dyn PageProbe,
+) -> FrameSnapshot {
     let facts = PageFacts {
         url: "https://example.test/".into(),
         title: String::new(),
@@ -350,7 +360,7 @@ pub fn snapshot_tree_for(tree: &DomTree, viewport: ViewportInfo, req: &FrameSnap
         &facts,
         req,
         &mut CountingAllocator::default(),
-        &mut NoProbe,
+        probe,
     )
 }
 
@@ -431,23 +441,8 @@ mod tests {
         b.data(dialog).rect = Rect::new(300.0, 200.0, 400.0, 300.0);
         b.text("What's new");
         let t = b.finish();
-        let facts = PageFacts {
-            url: "https://example.test/".into(),
-            title: String::new(),
-            origin: "https://example.test".into(),
-            viewport: vp(),
-        };
         let req = FrameSnapshotRequest::default();
-        let seen = |probe: &mut dyn PageProbe| {
-            build_frame_snapshot(
-                &t,
-                DomTree::ROOT,
-                &facts,
-                &req,
-                &mut CountingAllocator::default(),
-                probe,
-            )
-        };
+        let seen = |probe: &mut dyn PageProbe| snapshot_tree_probed(&t, vp(), &req, probe);
         assert!(seen(&mut NoProbe).modal.is_some());
         let s = seen(&mut SeesThrough);
         assert!(s.modal.is_none());
@@ -489,23 +484,9 @@ mod tests {
             b.text("Row 1");
             b.finish()
         };
-        let facts = PageFacts {
-            url: "https://example.test/".into(),
-            title: String::new(),
-            origin: "https://example.test".into(),
-            viewport: viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 800.0),
-        };
+        let fits = viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 800.0);
         let req = FrameSnapshotRequest::default();
-        let snap = |t: &DomTree| {
-            build_frame_snapshot(
-                t,
-                DomTree::ROOT,
-                &facts,
-                &req,
-                &mut CountingAllocator::default(),
-                &mut ShellProbe,
-            )
-        };
+        let snap = |t: &DomTree| snapshot_tree_probed(t, fits, &req, &mut ShellProbe);
         let s = snap(&shell(None));
         assert!(s.modal.is_none() && s.overlay_warning.is_none(), "{:?}", s.modal);
         assert_eq!((s.viewport.pages_above, s.viewport.pages_below), (2, 7));
@@ -866,24 +847,11 @@ mod tests {
 
     fn probed_count(ms_per_probe: f64) -> (usize, usize) {
         let t = hundred_buttons_in_view();
-        let facts = PageFacts {
-            url: "https://example.test/".into(),
-            title: String::new(),
-            origin: "https://example.test".into(),
-            viewport: vp(),
-        };
         let mut probe = SlowProbe {
             ms_per_probe,
             probed: Vec::new(),
         };
-        let s = build_frame_snapshot(
-            &t,
-            DomTree::ROOT,
-            &facts,
-            &FrameSnapshotRequest::default(),
-            &mut CountingAllocator::default(),
-            &mut probe,
-        );
+        let s = snapshot_tree_probed(&t, vp(), &FrameSnapshotRequest::default(), &mut probe);
         let covered = s.lines.iter().filter(|l| l.contains("[covered]")).count();
         (probe.probed.len(), covered)
     }

@@ -375,27 +375,24 @@ async fn covered_actions_and_navigation_trigger_remove_blocker() {
 #[test]
 fn unblock_cli() {
     let server = FixtureServer::start();
+    // `unblock --json` on a page: its one JSON object, after a close by click.
+    let clicked_shut = |page: &str| -> Value {
+        let out = run_cli(&["unblock", &server.url(page), "--json"]);
+        out.assert_success();
+        let r: Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+        assert_eq!(
+            (r["removed"].as_bool(), r["method"].as_str()),
+            (Some(true), Some("click")),
+            "{r}"
+        );
+        r
+    };
     let dialog = server.url("blockers/dialog-close.html");
-    let out = run_cli(&["unblock", &dialog, "--json"]);
-    out.assert_success();
-    let r: Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
-    assert_eq!(
-        (r["removed"].as_bool(), r["method"].as_str()),
-        (Some(true), Some("click")),
-        "{r}"
-    );
+    let r = clicked_shut("blockers/dialog-close.html");
     assert!(r["kind"].is_string() && r["selector"].is_string(), "{r}");
 
     // A close button that navigates: the dialog went with its document.
-    let leaves = server.url("blockers/close-navigates.html");
-    let out = run_cli(&["unblock", &leaves, "--json"]);
-    out.assert_success();
-    let r: Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
-    assert_eq!(
-        (r["removed"].as_bool(), r["method"].as_str()),
-        (Some(true), Some("click")),
-        "{r}"
-    );
+    let r = clicked_shut("blockers/close-navigates.html");
     assert!(r["note"].as_str().is_some_and(|n| n.ends_with("detached")), "{r}");
 
     // Conservative by default, with a note; --aggressive overrides.

@@ -19,6 +19,9 @@
   const clickables = new WeakSet();
   let anyClickables = false;
   const nonSpace = /\S/;
+  // Parent in the composed (flat) tree: the assigned slot, else the parent,
+  // a shadow root stepping out to its host (as probe.rs's composed_parent).
+  const composedParent = (e) => e.assignedSlot || e.parentElement || e.getRootNode().host;
   // Element names as small numbers (Rust keeps the strings: `tagName`).
   const tagIds = new Map();
   const tagNames = [];
@@ -347,7 +350,7 @@
     // (composed) ancestor that is not animating it. A modal fading in
     // starts at 0, and a snapshot may come at its first frame.
     transparent(el) {
-      for (let e = el; e; e = e.assignedSlot || e.parentElement || e.getRootNode().host) {
+      for (let e = el; e; e = composedParent(e)) {
         if (getComputedStyle(e).opacity === "0" && e.getAnimations().every((a) => a.playState === "finished")) return true;
       }
       return false;
@@ -356,14 +359,13 @@
     // box of an ancestor that clips its overflow: `el` is clipped out of
     // sight there (a collapsed menu's items), not covered.
     clipped(el, x, y) {
-      for (let e = el; ; ) {
-        e = e.assignedSlot || e.parentElement || e.getRootNode().host;
-        if (!e || e === document.body || e === document.documentElement) return false;
+      for (let e = composedParent(el); e && e !== document.body && e !== document.documentElement; e = composedParent(e)) {
         const cs = getComputedStyle(e);
         if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
         const r = e.getBoundingClientRect();
         if (x < r.left || x >= r.right || y < r.top || y >= r.bottom) return true;
       }
+      return false;
     },
     // The kept attributes as "name\0value\0name\0value…" (NUL in a value
     // becomes U+FFFD, as the HTML parser does), or null when none is kept.
