@@ -4,6 +4,8 @@
 
 use sightline_engine::interactive::FORM_FIELD_ROLES;
 
+use crate::ai::tree;
+
 /// One line of the tree, parsed.
 #[derive(Debug, Default)]
 struct Node {
@@ -46,6 +48,7 @@ fn parse_line(body: &str) -> Node {
         }
         node.name = Some(r[..end.min(r.len())].replace("\\\"", "\"").replace("\\\\", "\\"));
     }
+    node.url = tree::url_token(head).map(|(_, url)| url.to_string());
     if let Some(i) = rest.find("[level=") {
         node.level = rest[i + 7..].split(']').next().and_then(|n| n.parse().ok());
     }
@@ -53,26 +56,11 @@ fn parse_line(body: &str) -> Node {
 }
 
 /// The head and the inline text of a line body, split at the `: ` that
-/// follows the last attribute (names may contain `: ` inside their quotes).
+/// follows the last attribute (names and URLs may hold `:`).
 fn split_inline(body: &str) -> (&str, Option<&str>) {
-    let mut in_quotes = false;
-    let mut escaped = false;
-    for (i, c) in body.char_indices() {
-        match c {
-            '\\' if in_quotes && !escaped => {
-                escaped = true;
-                continue;
-            }
-            '"' if !escaped => in_quotes = !in_quotes,
-            ':' if !in_quotes => {
-                let rest = &body[i + 1..];
-                return (&body[..i], (!rest.trim().is_empty()).then_some(rest));
-            }
-            _ => {}
-        }
-        escaped = false;
-    }
-    (body, None)
+    let at = tree::head_len(body);
+    let rest = body.get(at + 1..).unwrap_or("");
+    (&body[..at], (!rest.trim().is_empty()).then_some(rest))
 }
 
 fn unquote(s: &str) -> &str {
@@ -99,12 +87,6 @@ fn parse(tree: &str) -> Vec<Node> {
             continue;
         };
         close(&mut stack, &mut roots, indent);
-        if let Some(url) = body.strip_prefix("/url:") {
-            if let Some((_, parent)) = stack.last_mut() {
-                parent.url = Some(url.trim().to_string());
-            }
-            continue;
-        }
         stack.push((indent, parse_line(body)));
     }
     close(&mut stack, &mut roots, 0);
@@ -239,20 +221,17 @@ mod tests {
 
     const TREE: &str = "# Page position: 0 viewports above, 0 viewports below.
 - banner:
-  - link \"Home\" [ref=e1]:
-    - /url: /
+  - link \"Home\" [ref=e1] [url=/]
   - button \"Search\" [ref=e2]
 - main:
   - heading \"Trail: shoes\" [level=1]
   - paragraph: Light and \"fast\".
   - heading [level=3]:
-    - link \"Summit Hiker\" [ref=e3]:
-      - /url: /p?id=3
+    - link \"Summit Hiker\" [ref=e3] [url=/p?id=3]
   - list:
     - listitem: One
     - listitem:
-      - link \"Two\" [ref=e4]:
-        - /url: /two
+      - link \"Two\" [ref=e4] [url=/two]: Two
   - table:
     - row:
       - cell \"A\"
@@ -276,7 +255,7 @@ mod tests {
 
     #[test]
     fn a_cell_named_by_its_content_is_said_once() {
-        let tree = "- table:\n  - row:\n    - cell \"Remake of The Time Travelers[4]\":\n      - text: Remake of\n      - emphasis:\n        - link \"The Time Travelers\" [ref=e1]:\n          - /url: /wiki/t\n      - superscript: \"[4]\"\n    - cell \"1967\"\n";
+        let tree = "- table:\n  - row:\n    - cell \"Remake of The Time Travelers[4]\":\n      - text: Remake of\n      - emphasis:\n        - link \"The Time Travelers\" [ref=e1] [url=/wiki/t]\n      - superscript: \"[4]\"\n    - cell \"1967\"\n";
         let md = from_tree(tree, true);
         assert_eq!(md.matches("The Time Travelers").count(), 1, "{md}");
         assert!(md.contains("| 1967 |"), "{md}");

@@ -173,6 +173,22 @@ fn push_quoted(out: &mut String, name: &str) {
     out.push('"');
 }
 
+/// ` [url=/docs]`: a link's target on the link's line, where Playwright's
+/// format spends a child line (`- /url: /docs`) on it, a tenth of a real
+/// page's characters. `[` and `]` are percent-encoded (as a URL may write
+/// them) so the token ends at the first `]`.
+pub fn push_url_token(line: &mut String, url: &str) {
+    line.push_str(" [url=");
+    for c in url.chars() {
+        match c {
+            '[' => line.push_str("%5B"),
+            ']' => line.push_str("%5D"),
+            _ => line.push(c),
+        }
+    }
+    line.push(']');
+}
+
 fn state_tokens(st: &States, out: &mut String) {
     let mut token = |t: &str| {
         out.push(' ');
@@ -722,25 +738,22 @@ pub fn render(input: &RenderInput) -> Rendered {
                     lines.push(line);
                     continue;
                 }
-                if n.url.is_none() && n.value.is_some() && n.children.is_empty() {
+                if let Some(u) = &n.url {
+                    push_url_token(&mut line, u);
+                }
+                if n.value.is_some() && n.children.is_empty() {
                     line.push_str(": ");
                     line.push_str(n.value.as_deref().unwrap());
                     lines.push(line);
-                } else if n.url.is_none() && only_text {
+                } else if only_text {
                     if let Item::Text(t) = &n.children[0] {
                         line.push_str(": ");
                         line.push_str(t);
                     }
                     lines.push(line);
-                } else if n.url.is_some() || !n.children.is_empty() {
+                } else if !n.children.is_empty() {
                     line.push(':');
                     lines.push(line);
-                    if let Some(u) = &n.url {
-                        let mut url_line = line_start(depth + 1, 8 + u.len());
-                        url_line.push_str("/url: ");
-                        url_line.push_str(u);
-                        lines.push(url_line);
-                    }
                     for c in n.children.iter().rev() {
                         stack.push((c, depth + 1));
                     }

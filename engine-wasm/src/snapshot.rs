@@ -685,6 +685,16 @@ mod tests {
         b.close();
         b.close();
         b.close();
+        // A link with content of its own keeps it under the link's line;
+        // brackets in its URL can't end the token early.
+        b.open_el(
+            "a",
+            &[("href", "https://example.test/q?tag[]=a"), ("aria-label", "Tags")],
+        );
+        b.open_el("h2", &[]);
+        b.text("Filter");
+        b.close();
+        b.close();
         let far = b.open_el("button", &[]);
         b.data(far).rect = Rect::new(0.0, 2000.0, 100.0, 20.0);
         b.text("Far away");
@@ -708,10 +718,11 @@ mod tests {
                 "  - textbox \"Email\" [ref=e2]: a@b.c",
                 "  - textbox \"Password\" [ref=e3]",
                 "  - list:",
-                "    - link \"Docs\" [ref=e4]:",
-                "      - /url: /docs",
-                "  - button \"Far away\" [offscreen] [ref=e5]",
-                "  - generic [ref=e6]: Card",
+                "    - link \"Docs\" [ref=e4] [url=/docs]",
+                "  - link \"Tags\" [ref=e5] [url=/q?tag%5B%5D=a]:",
+                "    - heading \"Filter\" [level=2]",
+                "  - button \"Far away\" [offscreen] [ref=e6]",
+                "  - generic [ref=e7]: Card",
             ]
             .join("\n")
         );
@@ -720,7 +731,7 @@ mod tests {
             s.refs.get("e4").unwrap().url.as_deref(),
             Some("https://example.test/docs")
         );
-        assert!(!s.refs.get("e5").unwrap().in_viewport);
+        assert!(!s.refs.get("e6").unwrap().in_viewport);
 
         // Viewport mode leaves the far button out and counts it.
         let v = snapshot_tree(&t, vp(), SnapshotMode::Viewport);

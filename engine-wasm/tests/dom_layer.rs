@@ -80,7 +80,7 @@ fn controls_get_refs_and_refs_are_stable() {
     let t = text(&s1);
     assert!(t.contains("- heading \"Shop\" [level=1]"), "{t}");
     assert!(t.contains("button \"Buy now\" [ref="), "{t}");
-    assert!(t.contains("- /url: /docs"), "{t}");
+    assert!(t.contains("link \"Docs\" [ref=e") && t.contains("] [url=/docs]"), "{t}");
     assert!(!t.contains("hunter2"), "password leaked: {t}");
     assert!(!serde_json::to_string(&s1).unwrap().contains("hunter2"));
     let buy = ref_of(&s1, "Buy now");
@@ -444,7 +444,7 @@ fn offscreen_boundaries_still_see_out_of_flow_descendants() {
     // The light reads change nothing in full mode.
     let full = text(&snap("full"));
     assert!(
-        full.contains("button \"Far1\" [offscreen]") && full.contains("/url:"),
+        full.contains("button \"Far1\" [offscreen]") && full.contains(" [url="),
         "{full}"
     );
     // Scrolled to it, the section is read in full again.

@@ -1,6 +1,7 @@
 //! Working with snapshot text on the driver side: token estimates, the refs
 //! new since an earlier snapshot (two-step dropdowns), chunks that fit a
-//! token budget (extract), and dropping `/url:` lines when URLs travel as refs.
+//! token budget (extract), a line's head and its `[url=…]` token, and
+//! dropping those tokens when URLs travel as refs.
 
 use std::collections::HashSet;
 
@@ -16,6 +17,39 @@ pub fn ref_of(line: &str) -> Option<&str> {
     let start = line.find("[ref=")? + 5;
     let end = line[start..].find(']')? + start;
     Some(&line[start..end])
+}
+
+/// Where a tree line's head (role, quoted name, `[…]` tokens) ends: at the
+/// `:` that opens its inline text or its children, else at the end. Names
+/// may hold `:` inside their quotes and URLs inside their `[url=…]` token.
+pub fn head_len(line: &str) -> usize {
+    let mut in_quotes = false;
+    let mut in_token = false;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '\\' if in_quotes && !escaped => {
+                escaped = true;
+                continue;
+            }
+            '"' if !escaped && !in_token => in_quotes = !in_quotes,
+            '[' if !in_quotes => in_token = true,
+            ']' if !in_quotes => in_token = false,
+            ':' if !in_quotes && !in_token => return i,
+            _ => {}
+        }
+        escaped = false;
+    }
+    line.len()
+}
+
+/// A link line's ` [url=…]` token: its byte range (with the space before
+/// it) and the URL as shown.
+pub fn url_token(line: &str) -> Option<(std::ops::Range<usize>, &str)> {
+    let head = &line[..head_len(line)];
+    let start = head.rfind(" [url=")?;
+    let end = head[start..].find(']')? + start;
+    Some((start..end + 1, &head[start + 6..end]))
 }
 
 fn indent(line: &str) -> usize {
@@ -35,7 +69,7 @@ pub fn new_refs_view(before: &SnapshotResult, after: &SnapshotResult) -> String 
             continue;
         }
         keep[i] = true;
-        // Enclosing lines (less indented, above), and a `/url:` child.
+        // Enclosing lines (less indented, above), and its children.
         let mut level = indent(line);
         for j in (0..i).rev() {
             let l = lines[j];
@@ -80,23 +114,22 @@ pub fn new_refs(before: &SnapshotResult, after: &SnapshotResult) -> Vec<String> 
         .collect()
 }
 
-/// The tree without `- /url:` lines (extract asks for link refs instead).
+/// The tree without links' `[url=…]` tokens (extract asks for link refs
+/// instead).
 pub fn without_urls(tree: &str) -> String {
-    let lines: Vec<&str> = tree.lines().collect();
-    let mut out: Vec<String> = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        if !line.trim_start().starts_with("- /url:") {
-            out.push(line.to_string());
-            continue;
+    let mut out = String::with_capacity(tree.len());
+    for line in tree.lines() {
+        match url_token(line) {
+            Some((at, _)) => {
+                out.push_str(&line[..at.start]);
+                out.push_str(&line[at.end..]);
+            }
+            None => out.push_str(line),
         }
-        // A link whose only child was its URL no longer opens a block.
-        let Some(parent) = out.last_mut() else { continue };
-        let more_children = lines.get(i + 1).is_some_and(|next| indent(next) > indent(parent));
-        if !more_children && parent.ends_with(':') {
-            parent.pop();
-        }
+        out.push('\n');
     }
-    out.join("\n")
+    out.pop();
+    out
 }
 
 /// The tree whole when it fits `budget` tokens, else its [`chunks`]: what a
@@ -126,7 +159,7 @@ pub fn chunks(tree: &str, budget: usize) -> Vec<String> {
         let mut level = indent(body[start]);
         for j in (0..start).rev() {
             let d = indent(body[j]);
-            if d < level && !body[j].trim_start().starts_with("- /url:") {
+            if d < level {
                 context.push(body[j]);
                 level = d;
                 if d == 0 {
@@ -207,10 +240,18 @@ mod tests {
     }
 
     #[test]
-    fn url_lines_dropped() {
+    fn url_tokens_dropped() {
         assert_eq!(
-            without_urls("- link \"A\" [ref=e1]:\n  - /url: /a\n- text"),
-            "- link \"A\" [ref=e1]\n- text"
+            without_urls("- link \"A\" [ref=e1] [url=https://a.test/x]\n- link \"B: b\" [ref=e2] [url=/b]: text [url=/c]\n- text: t"),
+            "- link \"A\" [ref=e1]\n- link \"B: b\" [ref=e2]: text [url=/c]\n- text: t"
         );
+    }
+
+    #[test]
+    fn a_head_ends_at_the_colon_outside_quotes_and_tokens() {
+        let line = "- link \"Time: \\\"now\\\"\" [ref=e1] [url=https://a.test/?q=a:b]: read";
+        assert_eq!(&line[head_len(line)..], ": read");
+        assert_eq!(url_token(line).map(|(_, u)| u), Some("https://a.test/?q=a:b"));
+        assert_eq!(url_token("- button \"[url=x]\" [ref=e1]"), None);
     }
 }

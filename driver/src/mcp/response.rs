@@ -437,7 +437,7 @@ mod tests {
         respond(result, is_error, page, tree).text()
     }
 
-    const A: &str = "# Page position: 0 viewports above, 1 viewport below.\n- main:\n  - button \"Buy\" [ref=e1]\n  - link \"Next\" [ref=e2]:\n    - /url: /next\n";
+    const A: &str = "# Page position: 0 viewports above, 1 viewport below.\n- main:\n  - button \"Buy\" [ref=e1]\n  - link \"Next\" [ref=e2] [url=/next]\n";
 
     #[test]
     fn a_response_has_the_result_the_page_and_the_tree() {

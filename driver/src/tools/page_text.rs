@@ -4,11 +4,13 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sightline_engine::protocol::{RefMap, SnapshotMode};
+use sightline_engine::render::push_url_token;
 
 use super::context::ToolContext;
 use super::snapshot::subtree;
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use super::untrusted::{cap, defang, CLOSE_TAG, OPEN_TAG};
+use crate::ai::tree;
 use crate::page::SnapshotOptions;
 use crate::readable;
 
@@ -79,27 +81,23 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     })
 }
 
-/// The tree with each link's `/url:` whole: a snapshot cuts long ones (a
+/// The tree with each link's `[url=…]` whole: a snapshot cuts long ones (a
 /// model rarely needs them whole there), but a link in reading matter is
 /// to be followed. The link's ref gives the URL.
 fn with_whole_urls(tree: &str, refs: &RefMap) -> String {
     let mut out = String::with_capacity(tree.len());
-    let mut link = None;
     for line in tree.lines() {
-        let body = line.trim_start();
-        match body.strip_prefix("- /url: ") {
-            Some(shown) if shown.ends_with('…') => {
-                if let Some(url) = link.and_then(|r| refs.get(r)).and_then(|i| i.url.as_deref()) {
-                    out.push_str(&line[..line.len() - shown.len()]);
-                    out.push_str(url);
-                    out.push('\n');
-                    continue;
-                }
+        let whole = tree::url_token(line)
+            .filter(|(_, shown)| shown.ends_with('…'))
+            .and_then(|(at, _)| Some((at, refs.get(tree::ref_of(line)?)?.url.as_deref()?)));
+        match whole {
+            Some((at, url)) => {
+                out.push_str(&line[..at.start]);
+                push_url_token(&mut out, url);
+                out.push_str(&line[at.end..]);
             }
-            Some(_) => {}
-            None => link = crate::ai::tree::ref_of(body),
+            None => out.push_str(line),
         }
-        out.push_str(line);
         out.push('\n');
     }
     out
@@ -121,12 +119,11 @@ mod tests {
                 ..Default::default()
             },
         )]);
-        let tree = "- link \"Create account\" [ref=e1]:\n  - /url: https://a.test/xxxx…\n- link \"Short\" [ref=e2]:\n  - /url: /s\n";
+        let tree =
+            "- link \"Create account\" [ref=e1] [url=https://a.test/xxxx…]: more\n- link \"Short\" [ref=e2] [url=/s]\n";
         assert_eq!(
             with_whole_urls(tree, &refs),
-            format!(
-                "- link \"Create account\" [ref=e1]:\n  - /url: {long}\n- link \"Short\" [ref=e2]:\n  - /url: /s\n"
-            )
+            format!("- link \"Create account\" [ref=e1] [url={long}]: more\n- link \"Short\" [ref=e2] [url=/s]\n")
         );
     }
 }

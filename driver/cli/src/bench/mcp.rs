@@ -79,7 +79,9 @@ fn find_ref(text: &str, pick: impl Fn(&str) -> bool) -> Option<String> {
 
 /// A link to click, as a model would pick one: a named link (an unnamed one
 /// says nothing about where it goes) that the snapshot does not mark out of
-/// reach, one that stays on the page (`#…`) if there is one, else the first. Both snapshot formats put `/url:` under the link.
+/// reach, one that stays on the page (`#…`) if there is one, else the first.
+/// Sightline's snapshot puts the URL on the link's line (`[url=…]`),
+/// Playwright's under it (`- /url:`).
 fn pick_link(snapshot: &str) -> Option<String> {
     // Named, and not marked as out of reach where the snapshot says so
     // (a model prefers a link it can see).
@@ -92,10 +94,16 @@ fn pick_link(snapshot: &str) -> Option<String> {
         .lines()
         .filter(|l| !l.contains("- link ") || named(l))
         .collect();
-    let in_page = lines.windows(2).find_map(|w| {
-        let url = w[1].trim_start().strip_prefix("- /url: ").unwrap_or("");
-        (w[0].contains("link ") && w[0].contains("[ref=") && url.trim_start_matches('"').starts_with('#'))
-            .then(|| find_ref(w[0], |_| true))
+    let in_page = lines.iter().enumerate().find_map(|(i, line)| {
+        let url = match sightline::ai::tree::url_token(line) {
+            Some((_, url)) => url,
+            None => lines
+                .get(i + 1)
+                .and_then(|l| l.trim_start().strip_prefix("- /url: "))
+                .unwrap_or(""),
+        };
+        (line.contains("link ") && line.contains("[ref=") && url.trim_start_matches('"').starts_with('#'))
+            .then(|| find_ref(line, |_| true))
             .flatten()
     });
     in_page.or_else(|| find_ref(snapshot, named))
@@ -378,13 +386,10 @@ mod tests {
 
     #[test]
     fn picks_an_in_page_link_and_a_field() {
-        let snap = "- link \"Away\" [ref=e1]:\n  - /url: https://x.test/\n- link \"Top\" [ref=e2]:\n  - /url: #top\n- textbox \"Search\" [ref=e3]\n";
+        let snap = "- link \"Away\" [ref=e1] [url=https://x.test/]\n- link \"Top\" [ref=e2] [url=#top]\n- textbox \"Search\" [ref=e3]\n";
         assert_eq!(pick_link(snap).as_deref(), Some("e2"));
         assert_eq!(pick_field(snap).as_deref(), Some("e3"));
-        assert_eq!(
-            pick_link("- link \"A\" [ref=e9]:\n  - /url: /a\n").as_deref(),
-            Some("e9")
-        );
+        assert_eq!(pick_link("- link \"A\" [ref=e9] [url=/a]\n").as_deref(), Some("e9"));
         assert_eq!(
             page_url("### Page\n- Page URL: http://a/b#c\n").as_deref(),
             Some("http://a/b#c")
