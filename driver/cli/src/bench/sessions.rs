@@ -105,7 +105,9 @@ impl Cli for Sightline {
         let out = cmd.output();
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         match out {
-            Ok(o) => (String::from_utf8_lossy(&o.stdout).into_owned(), ms, o.status.success()),
+            // A failure's words are on stderr: kept for the report.
+            Ok(o) if !o.status.success() => (String::from_utf8_lossy(&o.stderr).into_owned(), ms, false),
+            Ok(o) => (String::from_utf8_lossy(&o.stdout).into_owned(), ms, true),
             Err(e) => (format!("did not run: {e}"), ms, false),
         }
     }
@@ -265,9 +267,23 @@ fn snapshot_each(cli: &mut dyn Cli, pages: &[(String, String)]) -> Vec<Option<us
     let snap = cli.snapshot_args();
     let counts = pages
         .iter()
-        .map(|(_, url)| {
-            let (_, _, opened) = cli.run(&["open", url]);
+        .map(|(name, url)| {
+            let (said, _, opened) = cli.run(&["open", url]);
             let (text, _, ok) = cli.run(&snap);
+            if !(opened && ok) {
+                // Why, on stderr: the table only says "failed".
+                let why = if opened { &text } else { &said };
+                let why: String = why
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .take(4)
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                eprintln!(
+                    "bench sessions: {name}: {} failed: {why}",
+                    if opened { "snapshot" } else { "open" }
+                );
+            }
             (opened && ok).then(|| text.chars().count())
         })
         .collect();
@@ -276,7 +292,8 @@ fn snapshot_each(cli: &mut dyn Cli, pages: &[(String, String)]) -> Vec<Option<us
 }
 
 /// The per-page table of `--pages`.
-fn render_pages(pages: &[PageSnapshot]) -> String {
+/// `peer_ran`: agent-browser was in the run (else its column says `-`).
+fn render_pages(pages: &[PageSnapshot], peer_ran: bool) -> String {
     let mut out = String::from("\nsnapshot of each page: output characters\n");
     out.push_str(&format!(
         "{:<36} {:>10} {:>14} {:>7}\n",
@@ -299,7 +316,7 @@ fn render_pages(pages: &[PageSnapshot]) -> String {
             "{:<36} {:>10} {:>14} {:>7}\n",
             p.page,
             shown(p.sightline),
-            shown(p.agent_browser),
+            if peer_ran { shown(p.agent_browser) } else { "-".into() },
             ratio
         ));
     }
@@ -390,7 +407,8 @@ pub fn render(r: &SessionsReport) -> String {
         }
     }
     if !r.pages.is_empty() {
-        out.push_str(&render_pages(&r.pages));
+        let peer_ran = r.runs.iter().any(|f| f.tool == "agent-browser");
+        out.push_str(&render_pages(&r.pages, peer_ran));
     }
     out
 }
@@ -412,15 +430,26 @@ mod tests {
             sightline: ours,
             agent_browser: theirs,
         };
-        let t = render_pages(&[
-            page("a.html", Some(100), Some(200)),
-            page("b.html", Some(300), Some(150)),
-            page("c.html", None, Some(10)),
-        ]);
+        let t = render_pages(
+            &[
+                page("a.html", Some(100), Some(200)),
+                page("b.html", Some(300), Some(150)),
+                page("c.html", None, Some(10)),
+            ],
+            true,
+        );
         assert!(t.contains("on 1 of 2 pages; 400 vs 350 chars in all (1.14x)"), "{t}");
         assert!(
             t.lines().any(|l| l.starts_with("c.html") && l.contains("failed")),
             "{t}"
+        );
+        // Without agent-browser in the run, its column is not "failed".
+        let alone = render_pages(&[page("a.html", Some(100), None)], false);
+        assert!(
+            alone
+                .lines()
+                .any(|l| l.starts_with("a.html") && l.contains(" - ") && !l.contains("failed")),
+            "{alone}"
         );
     }
 }
