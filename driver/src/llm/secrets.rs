@@ -24,7 +24,10 @@ impl Secrets {
         // Longest first, so a value that contains another is replaced whole.
         pairs.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
         Secrets {
-            pairs: pairs.into_iter().map(|(name, value)| (name, forms(&value))).collect(),
+            pairs: pairs
+                .into_iter()
+                .map(|(name, value)| (name, all_forms(&value)))
+                .collect(),
         }
     }
 
@@ -36,9 +39,12 @@ impl Secrets {
     /// JSON text, and percent- or form-encoded as URLs carry it (a GET
     /// form, a login redirect), with upper- or lower-case escapes.
     ///
-    /// Matched exactly, letter case included: the text is a whole request
-    /// (wire keys, base64 screenshots), where a value matched in any case
-    /// would rewrite `"role":"user"` or a run of image data.
+    /// Matched as written, in capitals (`ADA-LOVELACE-42`) and capitalised
+    /// (`Ada-lovelace-42`), as pages echo a name or a code back: not in any
+    /// case, and the two variants only for values of
+    /// [`CASE_VARIANTS_FROM`] characters or more. The text is a whole
+    /// request (wire keys, base64 screenshots), where a short value matched
+    /// loosely would rewrite `"role":"user"` or a run of image data.
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (name, forms) in &self.pairs {
@@ -49,6 +55,32 @@ impl Secrets {
         }
         out
     }
+}
+
+/// The shortest value also looked for in capitals and capitalised.
+const CASE_VARIANTS_FROM: usize = 6;
+
+/// The forms of `value` and of its letter-case variants (see
+/// [`Secrets::redact`]), longest first.
+fn all_forms(value: &str) -> Vec<String> {
+    let mut all = forms(value);
+    if value.chars().count() >= CASE_VARIANTS_FROM {
+        let mut chars = value.chars();
+        let capitalised: String = chars
+            .next()
+            .into_iter()
+            .flat_map(char::to_uppercase)
+            .chain(chars)
+            .collect();
+        for variant in [value.to_uppercase(), capitalised] {
+            if variant != value {
+                all.extend(forms(&variant));
+            }
+        }
+    }
+    all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    all.dedup();
+    all
 }
 
 /// The forms of `value` to look for, longest first.
@@ -126,7 +158,13 @@ mod tests {
             let red = s.redact(text);
             assert!(red.contains("%email%") && !red.contains("corp"), "{red}");
         }
-        // Letter case is matched exactly: a short value must not rewrite the
+        // A page's echo in capitals, or capitalised, is redacted too.
+        let code = Secrets::new(vec![("code".to_string(), "ada-lovelace-42".to_string())]);
+        assert_eq!(
+            code.redact("Hello ADA-LOVELACE-42, Ada-lovelace-42 and ada-lovelace-42"),
+            "Hello %code%, %code% and %code%"
+        );
+        // A short value is matched as written only: it must not rewrite the
         // wire's own words or image data.
         let user = Secrets::new(vec![("who".to_string(), "User".to_string())]);
         assert_eq!(
