@@ -506,6 +506,10 @@ fn a_session_types_secrets_it_never_shows() {
     let typo = s.run(&["fill", &ref_with(&page, "textbox \"Full name\""), "%SHOP_NAM%"]);
     assert_eq!(typo.code(), Some(1), "{}", typo.stdout);
     assert!(typo.stdout.contains("did you mean %SHOP_NAME%?"), "{}", typo.stdout);
+    // So is one that no secret fills (a forgotten line in the file).
+    let unknown = s.run(&["fill", &ref_with(&page, "textbox \"Full name\""), "%NOPE%"]);
+    assert_eq!(unknown.code(), Some(1), "{}", unknown.stdout);
+    assert!(unknown.stdout.contains("%NOPE% is no variable"), "{}", unknown.stdout);
     let kept = s.ok(&["eval", "document.querySelector('input[name=name]').value.length"]);
     assert!(kept.contains("13"), "the field kept its value: {kept}");
     let missing = s.run(&[

@@ -55,15 +55,23 @@ impl Variables {
         self.0.keys().cloned().collect()
     }
 
-    /// Replaces known `%name%` placeholders by their values. A value that is
-    /// only a placeholder misspelling a known one (`%pasword%`, `%PASSWORD%`
-    /// for `%password%`) is refused: typed as it stands, it would put the
-    /// placeholder in the field and look like success. Other `%…%` text
-    /// stays as written (`100%sure%` is text).
+    /// Replaces known `%name%` placeholders by their values. When there are
+    /// variables, a value that is only a placeholder none of them fills
+    /// (`%pasword%` for `%password%`, or a forgotten one) is refused: typed
+    /// as it stands, it would put the placeholder in the field and look
+    /// like success. Other `%…%` text stays as written (`100%sure%` is
+    /// text), and so does all of it when no variable was given.
     pub fn substitute(&self, text: &str) -> Result<String> {
         if let Some((wrote, meant)) = self.misspelt_placeholder(text) {
             return Err(Error::InvalidAction(format!(
                 "%{wrote}% is no variable: did you mean %{meant}%? (the variables are {})",
+                placeholders(self.0.keys())
+            )));
+        }
+        if let Some(name) = whole_placeholder(text).filter(|n| !self.0.is_empty() && !self.0.contains_key(*n)) {
+            return Err(Error::InvalidAction(format!(
+                "%{name}% is no variable, and would be typed as it stands (the variables are {}): give it a value \
+first, or type the text without the % signs",
                 placeholders(self.0.keys())
             )));
         }
@@ -85,8 +93,8 @@ impl Variables {
     /// two edits (or a change of case) of one: (written, meant). Text with
     /// more in it is left alone: `first%20name%20last` is a URL's words.
     fn misspelt_placeholder(&self, text: &str) -> Option<(String, String)> {
-        let name = text.trim().strip_prefix('%')?.strip_suffix('%')?;
-        if !valid_name(name) || self.0.contains_key(name) {
+        let name = whole_placeholder(text)?;
+        if self.0.contains_key(name) {
             return None;
         }
         let near = self
@@ -166,6 +174,12 @@ line), or write it without the % signs",
     }
 }
 
+/// `name` when `text` is `%name%` alone (spaces around allowed).
+fn whole_placeholder(text: &str) -> Option<&str> {
+    let name = text.trim().strip_prefix('%')?.strip_suffix('%')?;
+    valid_name(name).then_some(name)
+}
+
 /// `%a%, %b%`: names as the placeholders they are written as.
 fn placeholders<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
     names
@@ -199,7 +213,12 @@ mod tests {
     fn substitution_and_notes() {
         let v = Variables::new(BTreeMap::from([("password".into(), "hunter2".into())])).unwrap();
         assert_eq!(v.substitute("%password%!").unwrap(), "hunter2!");
-        assert_eq!(v.substitute("%other%").unwrap(), "%other%");
+        // A placeholder no variable fills is refused, not typed as it stands.
+        let e = v.substitute("%other%").unwrap_err().to_string();
+        assert!(
+            e.contains("%other% is no variable") && e.contains("the variables are %password%"),
+            "{e}"
+        );
         assert_eq!(v.substitute("100%sure% %password%").unwrap(), "100%sure% hunter2");
         // A misspelt placeholder would be typed as it stands: refused, with the right one.
         for typo in ["%pasword%", "%PASSWORD%", " %passwrd% "] {

@@ -417,6 +417,9 @@ fn print_answer(
     note: Option<String>,
     json: bool,
 ) -> ExitCode {
+    if answer.is_error && !tc.preset.is_null() {
+        name_the_command_run(&mut answer, &tc.command);
+    }
     let mut saved = Vec::new();
     if let Some(png) = answer.image_png.take().and_then(|b| sightline::base64::decode(&b)) {
         let path = image_file.unwrap_or_else(|| default_image_name(&tc.command));
@@ -473,6 +476,23 @@ fn print_answer(
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// An error opens by naming the tool's command (`` `sightline click` e9: …``);
+/// a preset command (`dblclick`) is named as it was run.
+fn name_the_command_run(answer: &mut Answer, command: &str) {
+    const OPENING: &str = "`sightline ";
+    let rename = |said: &str| -> Option<String> {
+        let at = said.find(OPENING)?;
+        let end = said[at + OPENING.len()..].find('`')? + at + OPENING.len();
+        (at <= "### Error\n".len()).then(|| format!("{}{OPENING}{command}{}", &said[..at], &said[end..]))
+    };
+    if let Some(text) = rename(&answer.text) {
+        answer.text = text;
+    }
+    if let Some(result) = answer.json.get("result").and_then(Value::as_str).and_then(rename) {
+        answer.json["result"] = json!(result);
     }
 }
 
@@ -590,6 +610,29 @@ pub async fn run_daemon(args: DaemonArgs) -> sightline::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preset_command_is_named_as_it_was_run() {
+        let mut a = Answer {
+            text: "### Error\n`sightline click` #nope: no element matches; `sightline click` it later\n".into(),
+            json: json!({"ok": false, "result": "`sightline click` #nope: no element matches"}),
+            is_error: true,
+            image_png: None,
+        };
+        name_the_command_run(&mut a, "dblclick");
+        assert_eq!(
+            a.text,
+            "### Error\n`sightline dblclick` #nope: no element matches; `sightline click` it later\n"
+        );
+        assert_eq!(a.json["result"], "`sightline dblclick` #nope: no element matches");
+        // Advice deeper in the text keeps its command.
+        let mut advice = Answer {
+            text: "### Error\nthe page is gone: `sightline click` again\n".into(),
+            ..a.clone()
+        };
+        name_the_command_run(&mut advice, "dblclick");
+        assert!(advice.text.contains("`sightline click` again"), "{}", advice.text);
+    }
 
     #[test]
     fn results_get_lines_and_trees_go_to_files() {
