@@ -67,9 +67,10 @@ pub use llm::{Llm, LlmError, LlmOptions, Usage};
 pub use page::{
     is_ref, key_by_name, parse_combo, resolve_target, Action, ActionResult, AnnotatedScreenshot, ClickButton,
     ClickOptions, Combo, ConsoleMessage, DialogInfo, DialogPolicy, KeyDef, Method, NavigationResponse, NetworkRecord,
-    Page, PointClick, PointTarget, ReadyReport, RefBox, RemoveBlockerResult, ScrollAmount, SnapshotOptions,
-    StorageItem, Target, ViewportSize, AGGRESSIVE_HINT, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW,
-    ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, QUIET_WINDOW_READY, USER_WORLD_NAME,
+    Page, PointClick, PointTarget, ReadyReport, RefBox, RemoveBlockerResult, ScriptValue, ScrollAmount,
+    SnapshotOptions, StorageItem, Target, ViewportSize, AGGRESSIVE_HINT, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT,
+    ECHO_WINDOW, ENGINE_BUNDLE, LATE_WINDOW, MAIN_WORLD_HOOK, MAX_REQUEST_AGE, QUIET_WINDOW, QUIET_WINDOW_READY,
+    USER_WORLD_NAME,
 };
 pub use text::shown_url;
 pub use tools::{Registry, Tool, ToolContext, ToolOutput, ToolSettings};

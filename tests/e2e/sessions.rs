@@ -199,6 +199,28 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
         "(() => { const f = document.forms.length; return `forms: ${f}`; })()",
     ]);
     assert!(iife.contains("forms: 1"), "{iife}");
+    // Values JSON has no words for are said as JavaScript says them (they
+    // were all `null`, and an element `{}`).
+    for (code, said) in [
+        ("undefined", "\nundefined\n"),
+        ("0 / 0", "\nNaN\n"),
+        ("-0", "\n-0\n"),
+        ("2n ** 70n", "\n1180591620717411303424n\n"),
+        ("document.querySelector('button')", "\nbutton\n"),
+        ("Symbol('k')", "\nSymbol(k)\n"),
+    ] {
+        let out = s.ok(&["eval", code]);
+        assert!(out.contains(said), "{code}: {out}");
+    }
+    let nested = s.ok(&[
+        "eval",
+        "(() => { const o = {n: [undefined, NaN], m: new Map([['a', 1]]), f: document.forms[0]}; o.o = o; return o; })()",
+    ]);
+    for part in ["\"NaN\"", "\"f\": \"form\"", "\"o\": \"[Circular]\"", "\"a\",\n"] {
+        assert!(nested.contains(part), "{part}: {nested}");
+    }
+    let on_element = s.ok(&["eval", "(el) => el.parentElement", "--target", &field]);
+    assert!(on_element.contains("\nlabel\n"), "{on_element}");
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);
     s.ok(&["dblclick", &field]);
     s.ok(&["scroll", "down"]);

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::bundle::USER_WORLD_NAME;
 use super::engine::threw;
 use super::handle::Page;
+use super::script_value::ScriptValue;
 use super::target::{Needs, Target};
 use crate::error::{Error, Result};
 
@@ -27,6 +28,12 @@ impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
     /// frame and returns its JSON value; promises are awaited.
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
+        Ok(self.evaluate_script(expression).await?.json)
+    }
+
+    /// [`Page::evaluate`], with the value also in JavaScript's words where
+    /// JSON has none (`undefined`, `NaN`, an element).
+    pub async fn evaluate_script(&self, expression: &str) -> Result<ScriptValue> {
         let asked = Instant::now();
         let value = self.unless_stuck(self.evaluate_main_world(expression), asked).await;
         self.said_of_a_script(value, asked).await
@@ -54,7 +61,7 @@ impl Page {
     /// A caller's script that got no answer in time: a page that stopped
     /// answering (an endless loop) is said as such, else the script did not
     /// finish (a promise that never settles), not "the browser did not reply".
-    async fn said_of_a_script(&self, value: Result<Value>, asked: Instant) -> Result<Value> {
+    async fn said_of_a_script<T>(&self, value: Result<T>, asked: Instant) -> Result<T> {
         match value {
             Err(e) if e.is_reply_timeout() => {
                 let after = asked.elapsed();
@@ -73,13 +80,23 @@ impl Page {
         }
     }
 
-    async fn evaluate_main_world(&self, expression: &str) -> Result<Value> {
+    async fn evaluate_main_world(&self, expression: &str) -> Result<ScriptValue> {
         let mut attempt = 0;
         loop {
+            // Held, not copied: the copy says `null` for undefined, NaN, 10n.
             let mut p = EvaluateParams::new(expression);
-            p.return_by_value = Some(true);
             p.await_promise = Some(true);
-            match self.evaluate_params(p, || MAIN_WORLD.into()).await {
+            let evaluated = match self.send(p).await {
+                Ok(resp) => {
+                    threw(&resp.result.exception_details, || MAIN_WORLD.into()).map(|()| resp.result.result.clone())
+                }
+                Err(e) => Err(e),
+            };
+            let value = match evaluated {
+                Ok(object) => self.script_value(object).await,
+                Err(e) => Err(e),
+            };
+            match value {
                 Ok(v) => return Ok(v),
                 // (No document to run in yet, mid-navigation: again, as it never ran.)
                 Err(e) if e.ran_nowhere() && attempt == 0 => {
@@ -157,6 +174,12 @@ impl Page {
     /// Calls `function` (`"(element) => …"`) in the page's own world with
     /// the target's element as its argument; returns its JSON value.
     pub async fn evaluate_on(&self, target: impl Into<Target>, function: &str) -> Result<Value> {
+        Ok(self.evaluate_script_on(target, function).await?.json)
+    }
+
+    /// [`Page::evaluate_on`], with the value also in JavaScript's words
+    /// (see [`ScriptValue`]).
+    pub async fn evaluate_script_on(&self, target: impl Into<Target>, function: &str) -> Result<ScriptValue> {
         let target = target.into();
         let ready = self.actionable("evaluate", &target, Needs::ATTACHED).await?;
         let engine_object = self
@@ -187,11 +210,20 @@ impl Page {
             ..Default::default()
         };
         let asked = Instant::now();
-        let value = self
-            .call_and_release(object, function, vec![element], || MAIN_WORLD.into())
-            .await
-            .map(|v| v.unwrap_or(Value::Null))
-            .map_err(|e| e.or_navigated_while("the function"));
+        let value = async {
+            let mut call = CallFunctionOnParams::new(function);
+            call.object_id = Some(object.clone());
+            call.arguments = Some(vec![element]);
+            call.await_promise = Some(true);
+            call.silent = Some(true);
+            let called = self.send(call).await;
+            let _ = self.send(ReleaseObjectParams::new(object)).await;
+            let called = called?;
+            threw(&called.result.exception_details, || MAIN_WORLD.into())?;
+            self.script_value(called.result.result.clone()).await
+        }
+        .await
+        .map_err(|e| e.or_navigated_while("the function"));
         self.said_of_a_script(value, asked).await
     }
 

@@ -25,6 +25,7 @@ mod pointer;
 pub(crate) mod raw_cdp;
 mod readiness;
 mod screenshot;
+mod script_value;
 mod side_channel;
 mod snapshot;
 mod state;
@@ -49,6 +50,7 @@ pub use pointer::PointClick;
 pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
 };
+pub use script_value::ScriptValue;
 pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;
 pub use storage::StorageItem;

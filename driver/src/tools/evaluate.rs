@@ -90,10 +90,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let a: Args = parse("evaluate", args)?;
         let page = ctx.page();
         let value = match a.target.as_deref().filter(|t| !t.trim().is_empty()) {
-            Some(t) => page.evaluate_on(Target::parse(t), &a.function).await?,
-            None => page.evaluate(&page_call(&a.function)).await?,
+            Some(t) => page.evaluate_script_on(Target::parse(t), &a.function).await?,
+            None => page.evaluate_script(&page_call(&a.function)).await?,
         };
-        let text = serde_json::to_string_pretty(&value).expect("JSON serialises");
+        let text = value.text();
         // As big as a tree may be, and no bigger: a value can be megabytes.
         let (shown, cut) = super::untrusted::cap(&text, ctx.settings.snapshot_budget.saturating_mul(4));
         let more = if cut {
@@ -105,7 +105,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             String::new()
         };
         let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}{more}\n{CLOSE_TAG}", defang(shown)));
-        out.data = Some(value);
+        out.data = Some(value.json);
         Ok(out)
     })
 }
