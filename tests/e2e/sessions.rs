@@ -219,6 +219,14 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     for part in ["\"NaN\"", "\"f\": \"form\"", "\"o\": \"[Circular]\"", "\"a\",\n"] {
         assert!(nested.contains(part), "{part}: {nested}");
     }
+    // A loose selector acts on its first match, and says so.
+    let loose = s.ok(&["hover", "input"]);
+    assert!(
+        loose.contains("Hovering over input (the first of 2 matches)"),
+        "{loose}"
+    );
+    let exact = s.ok(&["hover", "input[name=gift]"]);
+    assert!(!exact.contains("matches)"), "{exact}");
     let on_element = s.ok(&["eval", "(el) => el.parentElement", "--target", &field]);
     assert!(on_element.contains("\nlabel\n"), "{on_element}");
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);

@@ -258,6 +258,10 @@ struct Probe {
     info: Option<TargetInfo>,
     #[serde(default)]
     state: Option<CheckState>,
+    /// How many elements a selector target matches (refs: none); the first
+    /// is acted on.
+    #[serde(default)]
+    matches: Option<u32>,
 }
 
 /// First look at the target, in its frame. `o`: {target, doc, scroll, wait,
@@ -309,7 +313,22 @@ const PROBE_JS: &str = r#"(async (o) => {
       }
     }
   }
-  return { info, state };
+  // A selector acts on its first match: how many there are, to say so.
+  let matches = null;
+  if (o.doc === null) {
+    try {
+      const t = o.target.trim();
+      if (t.startsWith("xpath=")) {
+        matches = document.evaluate(t.slice(6), document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null).snapshotLength;
+      } else {
+        const parts = t.replace(/^css=/, "").split(" >>> ");
+        let scope = document;
+        for (const p of parts.slice(0, -1)) scope = scope && (scope.querySelector(p.trim()) || {}).shadowRoot;
+        if (scope) matches = scope.querySelectorAll(parts[parts.length - 1].trim()).length;
+      }
+    } catch (e) {}
+  }
+  return { info, state, matches };
 })"#;
 
 /// In a parent frame, on its `<iframe>` element: scroll it into view when asked,
@@ -609,6 +628,11 @@ impl Page {
             if let Some(label) = label {
                 info.description = label.clone();
             }
+        }
+        if let Some(n) = probe.matches.filter(|n| *n > 1) {
+            // Said, not refused: scripts written for the first match still
+            // run, and a reader learns the selector was loose.
+            info.description = format!("{} (the first of {n} matches)", info.description);
         }
         Ok((info, probe.state))
     }
