@@ -63,6 +63,26 @@ pub fn choose_options(options: &[(String, String)], wanted: &[String]) -> Result
     Ok(chosen)
 }
 
+/// The chosen options as the result says them, one per line: by label,
+/// with the value too where another option has the same label (else the
+/// answer could not tell which was taken).
+pub fn chosen_labels(options: &[(String, String)], chosen: &[usize]) -> String {
+    let mut out = String::new();
+    for &i in chosen {
+        let (label, value) = &options[i];
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(label);
+        if options.iter().filter(|(l, _)| l == label).count() > 1 {
+            out.push_str(" (value \"");
+            out.push_str(value);
+            out.push_str("\")");
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +123,12 @@ mod tests {
         assert_eq!(choose_options(&opts, &["m".into()]), Ok(vec![1]));
         assert_eq!(choose_options(&opts, &["medium".into()]), Ok(vec![1]));
         assert!(choose_options(&opts, &["XL".into()]).unwrap_err().contains("Small"));
+        let twins = [
+            ("Same".to_string(), "a".to_string()),
+            ("Same".to_string(), "b".to_string()),
+            ("Other".to_string(), "c".to_string()),
+        ];
+        assert_eq!(chosen_labels(&twins, &[1]), "Same (value \"b\")");
+        assert_eq!(chosen_labels(&twins, &[2, 0]), "Other\nSame (value \"a\")");
     }
 }

@@ -262,14 +262,23 @@ pub fn display_url(url: &str, page_url: &str, origin: &str) -> Option<String> {
 /// Most choices listed for a drop-down before "… N more".
 const MAX_LISTED_OPTIONS: usize = 25;
 
-/// `Medium (options: Small, Medium, Large)` for a collapsed `<select>`.
+/// `Medium (options: Small, Medium, Large)` for a collapsed `<select>`; an
+/// option that can't be chosen (in an enabled select) says so:
+/// `Green [disabled]`.
 fn select_summary(sem: &Semantics, select: NodeId, value: Option<String>) -> String {
     let tree = sem.tree;
+    let disabled = |n: NodeId| sem.disabled.get(n).copied().unwrap_or(false);
     let options: Vec<String> = tree
         .descendants(select)
         .filter(|&d| tree.tag(d) == Some("option") && !sem.is_hidden(d))
-        .map(|d| sem.name(d))
-        .filter(|n| !n.is_empty())
+        .filter_map(|d| {
+            let name = sem.name(d);
+            match name.is_empty() {
+                true => None,
+                false if disabled(d) && !disabled(select) => Some(name + " [disabled]"),
+                false => Some(name),
+            }
+        })
         .collect();
     let mut listed: Vec<String> = options.iter().take(MAX_LISTED_OPTIONS).cloned().collect();
     let more = options.len().saturating_sub(MAX_LISTED_OPTIONS);

@@ -661,6 +661,44 @@ mod tests {
     }
 
     #[test]
+    fn a_drop_down_says_which_options_cannot_be_chosen() {
+        let mut b = TreeBuilder::new();
+        b.open_el("html", &[]);
+        b.open_el("body", &[]);
+        let sel = b.open_el("select", &[("aria-label", "Colour")]);
+        b.data(sel).form.value = Some("Red".into());
+        for (attrs, text) in [(&[][..], "Red"), (&[("disabled", "")][..], "Green")] {
+            b.open_el("option", attrs);
+            b.text(text);
+            b.close();
+        }
+        b.open_el("optgroup", &[("label", "Later"), ("disabled", "")]);
+        b.open_el("option", &[]);
+        b.text("Blue");
+        b.close();
+        b.close();
+        b.close();
+        // In a disabled select every option is: the select says it once.
+        let off = b.open_el("select", &[("aria-label", "Size"), ("disabled", "")]);
+        b.data(off).form.value = Some("S".into());
+        b.open_el("option", &[]);
+        b.text("S");
+        b.close();
+        b.close();
+        let t = b.finish();
+        let text = snapshot_tree(&t, vp(), SnapshotMode::Full).lines.join("\n");
+        assert!(
+            text.contains("combobox \"Colour\" [ref=e1]: Red (options: Red, Green [disabled], Blue [disabled])"),
+            "{text}"
+        );
+        let size = text
+            .lines()
+            .find(|l| l.contains("combobox \"Size\" [disabled]"))
+            .unwrap_or_default();
+        assert!(size.ends_with(": S (options: S)"), "{text}");
+    }
+
+    #[test]
     fn text_format_states_values_links_and_compaction() {
         let mut b = TreeBuilder::new();
         b.open_el("html", &[]);

@@ -599,6 +599,15 @@ fn the_awkward_cases_a_coding_agent_meets() {
         assert!(refused.stdout.contains("is disabled"), "{}", refused.stdout);
     }
     assert!(s.ok(&["select", &colour, "Red"]).contains("→ Red"));
+    // The snapshot said so first.
+    assert!(
+        line_with(&page, "combobox \"Colour\"").ends_with(": Red (options: Red, Green [disabled], Blue [disabled])"),
+        "{page}"
+    );
+    // Two options of one label: the answer says which was taken.
+    let edition = ref_with(&page, "combobox \"Edition\"");
+    let took = s.ok(&["select", &edition, "b"]);
+    assert!(took.contains("→ Same (value \"b\")"), "{took}");
 
     // A dialog is answered with its own words.
     let asked = s.ok(&["click", &ref_with(&page, "button \"Ask\"")]);

@@ -5,7 +5,7 @@
 use super::probe::{covering_layer, deep_hit, reaches, short_selector};
 use super::resolve::{resolve, ResolveError};
 use super::state::EngineState;
-use crate::actions::{action_point, choose_options, editable, is_value_input};
+use crate::actions::{action_point, choose_options, chosen_labels, editable, is_value_input};
 use crate::protocol::{DomAction, DomActionResult, DomOp, Rect, TargetInfo, TargetRequest};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -277,10 +277,7 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
             }
             fire(&el, "input");
             fire(&el, "change");
-            ok(Some(crate::words::join(
-                &mut chosen.iter().map(|&i| list[i].0.as_str()),
-                "\n",
-            )))
+            ok(Some(chosen_labels(&list, &chosen)))
         }
         DomOp::ScrollIntoView => {
             scroll_into_view(&lookup(st, target()?)?);
