@@ -339,7 +339,7 @@ async fn covered_actions_and_navigation_trigger_remove_blocker() {
         assert!(plain.to_string().contains("covered"), "{plain}");
         assert_eq!(js(&page, "window.bought === undefined").await, Value::Bool(true));
         let done = page.perform(&click, None).await.expect("unblocked, then clicked");
-        assert!(done.notes.iter().any(|n| n.contains("removeBlocker cleared")), "{done:?}");
+        assert!(done.notes.iter().any(|n| n.contains("covered it: closed it first")), "{done:?}");
         assert_eq!(js(&page, "window.bought").await, Value::from(1));
         assert_eq!(js(&page, "window.signups === undefined").await, Value::Bool(true));
 
@@ -349,7 +349,7 @@ async fn covered_actions_and_navigation_trigger_remove_blocker() {
         let plain = page.perform_once(&click, None).await.expect_err("the Buy button is covered");
         assert!(plain.to_string().contains("covered"), "{plain}");
         let done = page.perform(&click, None).await.expect("unblocked, then clicked");
-        assert!(done.notes.iter().any(|n| n.contains("removeBlocker cleared")), "{done:?}");
+        assert!(done.notes.iter().any(|n| n.contains("covered it: closed it first")), "{done:?}");
         assert_eq!(js(&page, "[window.bought, window.layerClicks ?? 0]").await, serde_json::json!([1, 0]));
 
         // Proactively after navigation, when the configuration says so (here
@@ -468,5 +468,5 @@ fn run_unblocks_covered_steps() {
     let r: Value = serde_json::from_str(out.stdout.trim()).unwrap();
     assert_eq!(r["steps"][0]["ok"], true, "{r}");
     let notes = r["steps"][0]["notes"].to_string();
-    assert!(notes.contains("removeBlocker cleared"), "{r}");
+    assert!(notes.contains("covered it: closed it first"), "{r}");
 }

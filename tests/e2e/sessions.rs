@@ -186,6 +186,12 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     // Keys, typing, hovering, scrolling, waiting, JavaScript.
     let order = s.open("sessions/order.html", &[]);
     let field = ref_with(&order, "textbox \"Full name\"");
+    // Changes asked for with nothing to compare with: said, and the whole tree.
+    let first = s.ok(&["snapshot", "--diff"]);
+    assert!(
+        first.contains("No earlier whole-page snapshot of this page to compare with") && first.contains("[ref="),
+        "{first}"
+    );
     s.ok(&["type", &field, "Grace"]);
     s.ok(&["press", "End"]);
     s.ok(&["type", " Hopper"]);
@@ -232,6 +238,11 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);
     s.ok(&["dblclick", &field]);
     s.ok(&["scroll", "down"]);
+    let into_view = s.ok(&["scroll", &field]);
+    assert!(
+        into_view.contains("Scrolled textbox \"Full name\" into view"),
+        "{into_view}"
+    );
     // At the top already, scrolling up moves nothing, and says so.
     s.ok(&["scroll", "top"]);
     let still = s.ok(&["scroll", "up"]);
@@ -289,6 +300,11 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
         "{json}"
     );
     assert!(json["result"].as_str().unwrap().contains("[ref="), "the tree: {json}");
+    // A command line that can't run is answered in JSON too, when asked.
+    let wrong = s.run(&["fill", "e1", "--json"]);
+    assert_eq!(wrong.code(), Some(2), "{}", wrong.stdout);
+    let wrong: Value = serde_json::from_str(&wrong.stdout).unwrap();
+    assert!(wrong["error"].as_str().unwrap().contains("missing VALUE"), "{wrong}");
 
     // Errors say what to do next, with status 1; bad usage is status 2.
     let stale = s.run(&["click", "e999"]);
@@ -738,7 +754,8 @@ fn the_awkward_cases_a_coding_agent_meets() {
     // says how to get the rest; a larger budget gives it whole.
     let cut = s.ok(&["snapshot"]);
     assert!(
-        cut.contains("over the 20000-token budget") && cut.contains("larger budget"),
+        cut.contains("over the 20000-token budget")
+            && cut.contains("a larger `--budget N`, or the whole tree in a file (`sightline snapshot --file PATH`)"),
         "{}",
         &cut[cut.len().saturating_sub(600)..]
     );
@@ -796,7 +813,9 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let waited = s.run(&["wait", "No such words", "--time", "2"]);
     assert_eq!(waited.code(), Some(1), "{}", waited.stdout);
     assert!(
-        waited.stdout.contains("did not appear after waiting 2.0 s"),
+        waited
+            .stdout
+            .contains("did not appear after waiting 2.0 s (wait longer with `--time SECONDS`"),
         "{}",
         waited.stdout
     );

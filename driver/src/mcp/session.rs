@@ -617,6 +617,11 @@ page again with browser_navigate.",
         // changed, when shorter.
         if let Some(tree) = out.as_ref().and_then(|o| o.page_tree.clone()) {
             let diff = out.as_ref().is_some_and(|o| o.diff);
+            if diff && seen.full.is_none() {
+                text = format!(
+                    "No earlier whole-page snapshot of this page to compare with: here is the whole tree.\n{text}"
+                );
+            }
             if let Some(old) = seen.full.as_ref().filter(|_| diff) {
                 match changes(old, &tree) {
                     None => text = "The page is unchanged since the last snapshot you saw: its refs still hold.".into(),

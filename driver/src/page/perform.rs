@@ -276,11 +276,9 @@ impl Page {
         let (done, blocker) = self.perform_past_blockers(action, base_dir).await;
         let mut result = done?;
         if let Some(r) = blocker.filter(|r| r.removed) {
-            result.notes.push(format!(
-                "removeBlocker cleared {} by {} first",
-                r.selector.unwrap_or_default(),
-                r.method
-            ));
+            result
+                .notes
+                .push(format!("{} covered it: closed it first {}", r.layer(), r.how()));
         }
         Ok(result)
     }

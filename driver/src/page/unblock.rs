@@ -65,6 +65,22 @@ impl RemoveBlockerResult {
     /// The outcome in a sentence for a model or a person: what was closed
     /// and how, or what was left alone and how to get past it.
     pub fn summary(&self) -> String {
+        let note = self.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
+        if self.removed {
+            format!("Closed {} {}{note}.", self.layer(), self.how())
+        } else if self.selector.is_some() {
+            format!(
+                "Left {} in place{note}. To get past it, answer it yourself (click one of its \
+buttons), or {AGGRESSIVE_HINT} to close or remove it.",
+                self.layer()
+            )
+        } else {
+            format!("Nothing to close{note}.")
+        }
+    }
+
+    /// The layer as a sentence names it: `the modal (div#promo)`.
+    pub fn layer(&self) -> String {
         let what = match self.kind {
             Some(BlockerKind::Consent) => "consent dialog".to_string(),
             Some(BlockerKind::Login) => "login dialog".to_string(),
@@ -73,22 +89,16 @@ impl RemoveBlockerResult {
             None => "blocker".to_string(),
         };
         let at = self.selector.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
-        let note = self.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
-        if self.removed {
-            let how = match self.method.as_str() {
-                "click" => "with one of its buttons",
-                "esc" => "with Escape",
-                "remove" => "by taking it out of the page",
-                other => other,
-            };
-            format!("Closed the {what}{at} {how}{note}.")
-        } else if self.selector.is_some() {
-            format!(
-                "Left the {what}{at} in place{note}. To get past it, answer it yourself (click one of its \
-buttons), or {AGGRESSIVE_HINT} to close or remove it."
-            )
-        } else {
-            format!("Nothing to close{note}.")
+        format!("the {what}{at}")
+    }
+
+    /// How it was closed: `with Escape`.
+    pub fn how(&self) -> &str {
+        match self.method.as_str() {
+            "click" => "with one of its buttons",
+            "esc" => "with Escape",
+            "remove" => "by taking it out of the page",
+            other => other,
         }
     }
 }

@@ -48,7 +48,14 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let target = a.target.as_deref().filter(|t| !t.trim().is_empty()).map(Target::parse);
         let percentage = a.percentage.unwrap_or(80.0);
         let (r, said): (ActionResult, String) = match (a.direction.as_deref(), target) {
-            (None, Some(t)) => (page.scroll_into_view(t).await?, "Scrolled into view".into()),
+            (None, Some(t)) => {
+                let r = page.scroll_into_view(t).await?;
+                let said = match &r.element {
+                    Some(e) => format!("Scrolled {e} into view"),
+                    None => "Scrolled into view".into(),
+                };
+                (r, said)
+            }
             (Some("top"), t) => (page.scroll_to(t, 0.0).await?, "Scrolled to the top".into()),
             (Some("bottom"), t) => (page.scroll_to(t, 100.0).await?, "Scrolled to the bottom".into()),
             (direction, t) => {

@@ -74,16 +74,21 @@ pub fn wrapped_tree(snapshot: &SnapshotResult, tree: &str, token_budget: usize, 
     if !s.ends_with('\n') {
         s.push('\n');
     }
+    s.push_str(CLOSE_TAG);
+    // Ours, so outside the fence (a model is told not to follow what is inside).
     if cut {
         s.push_str(&format!(
-            "[truncated: the tree is about {total} tokens, over the {token_budget}-token budget; the rest is cut. \
-Scroll and use the viewport snapshots, take one part (target: a ref), ask again with a larger budget, or \
-extract, for what follows]\n"
+            "\n[truncated: the tree is about {total} tokens, over the {token_budget}-token budget; the rest is cut. \
+{TREE_CUT_ADVICE}]"
         ));
     }
-    s.push_str(CLOSE_TAG);
     s
 }
+
+/// How a cut tree's note says to get the rest (the command line says it in
+/// its own words).
+pub const TREE_CUT_ADVICE: &str = "Scroll and use the viewport snapshots, take one part (target: a ref), ask again \
+with a larger budget, or extract, for what follows";
 
 #[cfg(test)]
 mod tests {
@@ -104,6 +109,15 @@ mod tests {
         assert_eq!(
             wrapped_tree(&snapshot, tree, 1000, false),
             format!("{OPEN_TAG}\n- main:\n  - link \"URL: x\"\n{CLOSE_TAG}")
+        );
+        // A cut tree's note is ours: outside the fence.
+        let long = "- paragraph: words words words\n".repeat(200);
+        let cut = wrapped_tree(&snapshot, &long, 100, false);
+        let (inside, after) = cut.split_once(CLOSE_TAG).unwrap();
+        assert!(!inside.contains("[truncated"), "{inside}");
+        assert!(
+            after.starts_with("\n[truncated: the tree is about") && after.contains(TREE_CUT_ADVICE),
+            "{after}"
         );
     }
 

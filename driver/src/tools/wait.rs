@@ -22,6 +22,10 @@ pub const TOOL: Tool = Tool::new(
 .with_positional(&["ms|text"])
 .with_mcp_name("browser_wait_for");
 
+/// How a text wait that ran out says to wait longer (the command line says
+/// it in its own words).
+pub const WAIT_LONGER: &str = "give ms or time to wait longer, up to 30 s";
+
 /// Whether the page shows a text, read as the snapshot reads it: the DOM's
 /// text (not `innerText`, which applies `text-transform`), in open shadow
 /// roots and same-origin frames too, whitespace (no-break spaces among it)
@@ -118,7 +122,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     };
                     let waited = pause.unwrap_or(TEXT_TIMEOUT).as_secs_f64();
                     return Ok(ToolOutput::failed(format!(
-                        "{text:?} {what} after waiting {waited:.1} s (give ms or time to wait longer, up to 30 s)"
+                        "{text:?} {what} after waiting {waited:.1} s ({WAIT_LONGER})"
                     )));
                 }
                 pause_for(ctx, &page, POLL).await?;

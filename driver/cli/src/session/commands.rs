@@ -164,7 +164,10 @@ fn flag(name: &str, spec: &Value) -> Arg {
     let arg = Arg::new(name.to_string()).long(kebab(name)).help(help);
     match spec["type"].as_str() {
         Some("boolean") => arg.action(ArgAction::SetTrue),
-        Some("array") => arg.num_args(1..).action(ArgAction::Append).value_name("VALUE"),
+        // One value per flag, the flag repeated for more (`--modifiers
+        // Control --modifiers Shift`): with several per flag, `click
+        // --modifiers Control e1` took the target for a second key.
+        Some("array") => arg.num_args(1).action(ArgAction::Append).value_name("VALUE"),
         Some("integer") | Some("number") => arg.value_name("N"),
         Some("object") => arg.value_name("JSON"),
         _ => arg.value_name("VALUE"),
@@ -469,6 +472,13 @@ mod tests {
         assert_eq!(
             run(&r, &["dblclick", "e2"]).unwrap().0,
             json!({"target": "e2", "doubleClick": true})
+        );
+        // An array flag takes one value: the target after it is the target.
+        assert_eq!(
+            run(&r, &["click", "--modifiers", "Control", "--modifiers", "Shift", "e1"])
+                .unwrap()
+                .0,
+            json!({"target": "e1", "modifiers": ["Control", "Shift"]})
         );
         assert_eq!(
             run(&r, &["uncheck", "e4"]).unwrap().0,

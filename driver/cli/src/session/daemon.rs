@@ -277,6 +277,15 @@ fn for_command_line(text: &str, registry: &Registry) -> String {
         let mut out = part
             .replace(sightline::AGGRESSIVE_HINT, "run `sightline unblock --aggressive`")
             .replace(
+                sightline::tools::wait::WAIT_LONGER,
+                "wait longer with `--time SECONDS`, up to 30",
+            )
+            .replace(
+                sightline::tools::untrusted::TREE_CUT_ADVICE,
+                "For what follows: `sightline scroll` and `sightline snapshot --mode viewport`, one part \
+(`sightline snapshot <ref>`), a larger `--budget N`, or the whole tree in a file (`sightline snapshot --file PATH`)",
+            )
+            .replace(
                 sightline::mcp::ANSWER_THE_DIALOG,
                 "Answer it with `sightline handle-dialog true` (OK) or `sightline handle-dialog false` (Cancel)",
             )

@@ -200,6 +200,7 @@ pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<Strin
     // `eval`'s one-shot form is the suite's alone: JavaScript that names a
     // URL or a parse error is still the session's `eval`.
     let one_shot = ONE_SHOT.contains(&name.as_str()) && name != "eval";
+    let wants_json = argv.iter().skip(1).any(|a| a == "--json");
     let parsed = full_command(tc, &registry)
         .bin_name(format!("sightline {name}"))
         .try_get_matches_from(&argv[1..]);
@@ -217,14 +218,22 @@ pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<Strin
             return Some(ExitCode::SUCCESS);
         }
         Err(_) if one_shot => return None,
+        // With --json, a wrong command line is answered in JSON too.
+        Err(e) if wants_json && e.use_stderr() => {
+            let said = e.render().to_string();
+            let said = said.trim().trim_start_matches("error: ");
+            return Some(usage_error(true, &format!("sightline {name}: {said}")));
+        }
         Err(e) => e.exit(),
     };
     let (args, file) = match tool_arguments(tc, tool, &m) {
         Ok(a) => a,
         Err(_) if one_shot => return None,
         Err(e) => {
-            eprintln!("error: sightline {name}: {e} (see `sightline {name} --help`)");
-            return Some(ExitCode::from(2));
+            return Some(usage_error(
+                wants_json,
+                &format!("sightline {name}: {e} (see `sightline {name} --help`)"),
+            ))
         }
     };
     // `extract URL` is still the one-shot extract of that page.
@@ -348,6 +357,17 @@ fn no_session(paths: &SessionPaths) -> String {
         "no browser session \"{}\" is open: start one with `sightline open <URL>{flag}`",
         paths.name
     )
+}
+
+/// A command line that can't be run (exit status 2), said as `fail` says
+/// an error: in JSON when asked for.
+fn usage_error(json: bool, message: &str) -> ExitCode {
+    if json {
+        crate::output::print_json(&json!({"ok": false, "result": message, "error": message}));
+    } else {
+        eprintln!("error: {message}");
+    }
+    ExitCode::from(2)
 }
 
 fn fail(m: &ArgMatches, message: &str) -> ExitCode {
