@@ -794,11 +794,13 @@ impl<'a, 't> Computer<'a, 't> {
                                 acc.space();
                             }
                             match self.steps(c, ce, mode, Kind::Descendant) {
+                                // A name of its own (aria-label, alt) is a
+                                // word apart even inline, as Chromium says it:
+                                // `<img alt="Cart icon">Shop` is "Cart icon Shop".
                                 Step::Done(t) => {
+                                    acc.space();
                                     acc.push(&t);
-                                    if block {
-                                        acc.space();
-                                    }
+                                    acc.space();
                                 }
                                 Step::Content { allowed } => {
                                     if block {
@@ -1349,6 +1351,37 @@ mod tests {
         assert_eq!(s.name(btn), "bottom");
         assert_eq!(s.description(btn), "deep text");
         assert_eq!(s.name(host), "");
+    }
+
+    #[test]
+    fn a_child_named_on_its_own_is_a_word_apart() {
+        // As Chromium names them: `alt` and `aria-label` children are
+        // spaced even inline; inline content stays glued.
+        let mut b = TreeBuilder::new();
+        let cart = b.open_el("a", &[("href", "#")]);
+        b.el("img", &[("alt", "Cart icon")]);
+        b.text("Shop");
+        b.close();
+        let star = b.open_el("a", &[("href", "#")]);
+        b.el("i", &[("aria-label", "Star")]);
+        b.text("Favourites");
+        b.close();
+        let glued = b.open_el("a", &[("href", "#")]);
+        for word in ["Get more news", "Live"] {
+            let span = b.open_el("span", &[]);
+            b.data(span).style = Some(crate::dom::Style {
+                display: Display::Inline,
+                ..Default::default()
+            });
+            b.text(word);
+            b.close();
+        }
+        b.close();
+        let t = b.finish();
+        let s = Semantics::compute(&t);
+        assert_eq!(s.name(cart), "Cart icon Shop");
+        assert_eq!(s.name(star), "Star Favourites");
+        assert_eq!(s.name(glued), "Get more newsLive");
     }
 
     #[test]
