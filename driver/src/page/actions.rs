@@ -42,6 +42,9 @@ pub struct ActionResult {
     /// started another document (the rest would have gone into that one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typed_chars: Option<usize>,
+    /// A scroll: whether its box moved (`false`: at that end already).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<bool>,
     /// The element's box in viewport CSS pixels when it was acted on (after
     /// scrolling it into view): what a trace report draws on its screenshot.
     #[serde(skip)]
@@ -126,9 +129,6 @@ const FORM_REFUSED_JS: &str = "() => {
   const label = (bad.labels && bad.labels[0] && bad.labels[0].textContent.trim()) || bad.getAttribute('aria-label') || bad.name || bad.localName;
   return `${label}: \"${bad.validationMessage}\"`;
 }";
-
-/// What a scroll that found its box at the end already says.
-pub const NOTHING_MOVED: &str = "did not move";
 
 /// Scrolls the element's scroll container (or the page, when it has none,
 /// or when there is no element; a page that does not scroll itself: its
@@ -672,8 +672,9 @@ as the target"
             pos["y"].as_f64().unwrap_or(0.0).round(),
             pos["max"].as_f64().unwrap_or(0.0).round(),
         );
-        result.value = Some(if pos["moved"] == false {
-            format!("{container} {NOTHING_MOVED}: it is at y={y} of {max}")
+        result.moved = Some(pos["moved"] != false);
+        result.value = Some(if result.moved == Some(false) {
+            format!("{container} did not move: it is at y={y} of {max}")
         } else {
             format!("{container} scrolled to y={y} of {max}")
         });

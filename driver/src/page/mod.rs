@@ -35,7 +35,7 @@ mod tracker;
 mod unblock;
 mod viewport;
 
-pub use actions::{ActionResult, ClickOptions, NOTHING_MOVED};
+pub use actions::{ActionResult, ClickOptions};
 pub use address::{resolve_target, scheme_less_web_address};
 pub use annotate::{AnnotatedScreenshot, RefBox};
 pub use bundle::{ENGINE_BUNDLE, MAIN_WORLD_HOOK, USER_WORLD_NAME};

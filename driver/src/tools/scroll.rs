@@ -71,7 +71,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         };
         // (At the end already: say that nothing moved, not what was asked.)
         let said = match r.value.as_deref() {
-            Some(v) if v.contains(crate::page::NOTHING_MOVED) => format!("Nothing scrolled ({v})"),
+            Some(v) if r.moved == Some(false) => format!("Nothing scrolled ({v})"),
             Some(v) => format!("{said} ({v})"),
             None => said,
         };
