@@ -245,6 +245,19 @@ async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
         assert!(top.as_f64().unwrap() > 400.0, "{top}");
         let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
         assert_position(&after, 1, below - 1, false, false);
+        // The same shell inside a component's shadow root: scrolled too.
+        page.goto(&server.url("app-shell-component.html")).await.expect("goto");
+        let before = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        let below = before.viewport.pages_below;
+        assert!(below >= 5, "{}", before.tree);
+        let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
+        assert_eq!(scrolled.moved, Some(true), "{scrolled:?}");
+        assert!(
+            scrolled.value.as_deref().unwrap_or_default().starts_with("div#main scrolled to y="),
+            "{scrolled:?}"
+        );
+        let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert_position(&after, 1, below - 1, false, false);
         browser.close().await.expect("close");
     })
     .await;

@@ -148,9 +148,16 @@ pub(crate) const SCROLL_JS: &str = "(el, o) => {
   }
   if (!el && page.scrollHeight - (page.clientHeight || innerHeight) < 1) {
     // The page itself does not scroll (an app's shell): its content scrolls
-    // in a box of its own, the largest in view if it fills a good part of it.
+    // in a box of its own, the largest in view if it fills a good part of it
+    // (in a component's shadow root too, as the engine's position reads it).
     let best = 0;
-    for (const e of document.querySelectorAll('body *')) {
+    const each = function* (root) {
+      for (const e of root.querySelectorAll('*')) {
+        yield e;
+        if (e.shadowRoot) yield* each(e.shadowRoot);
+      }
+    };
+    for (const e of each(document.body || document.documentElement)) {
       if (e.scrollHeight <= e.clientHeight + 1 || !scrollable(e)) continue;
       const r = e.getBoundingClientRect();
       const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
