@@ -94,7 +94,14 @@ fn parse(tree: &str) -> Vec<Node> {
 }
 
 fn text_of(n: &Node) -> String {
-    let own = n.inline.clone().or_else(|| n.name.clone()).unwrap_or_default();
+    // A link says its name (`aria-label="Close dialog"`), not its glyph
+    // (`×`), as it did when its URL line kept its text off its own line.
+    let own = if n.role == "link" {
+        n.name.clone().or_else(|| n.inline.clone())
+    } else {
+        n.inline.clone().or_else(|| n.name.clone())
+    };
+    let own = own.unwrap_or_default();
     let kids: Vec<String> = n.children.iter().map(text_of).filter(|t| !t.is_empty()).collect();
     match (own.is_empty(), kids.is_empty()) {
         (false, true) => own,
@@ -259,6 +266,12 @@ mod tests {
         let md = from_tree(tree, true);
         assert_eq!(md.matches("The Time Travelers").count(), 1, "{md}");
         assert!(md.contains("| 1967 |"), "{md}");
+    }
+
+    #[test]
+    fn a_link_says_its_name_not_its_glyph() {
+        let md = from_tree("- link \"Close dialog\" [ref=e1] [url=/x]: ×\n", true);
+        assert!(md.contains("[Close dialog](/x)"), "{md}");
     }
 
     #[test]

@@ -175,14 +175,32 @@ fn push_quoted(out: &mut String, name: &str) {
 
 /// ` [url=/docs]`: a link's target on the link's line, where Playwright's
 /// format spends a child line (`- /url: /docs`) on it, a tenth of a real
-/// page's characters. `[` and `]` are percent-encoded (as a URL may write
-/// them) so the token ends at the first `]`.
+/// page's characters. `[`, `]` and whitespace are percent-encoded (as a
+/// URL may write them) so the token ends at the first `]` and stays on its
+/// line (an `href` is the page's text: a newline in it would start a line
+/// of the page's choosing).
 pub fn push_url_token(line: &mut String, url: &str) {
     line.push_str(" [url=");
     for c in url.chars() {
         match c {
             '[' => line.push_str("%5B"),
             ']' => line.push_str("%5D"),
+            c if c.is_whitespace() || c.is_control() => {
+                let mut utf8 = [0u8; 4];
+                for b in c.encode_utf8(&mut utf8).bytes() {
+                    line.push('%');
+                    line.push(
+                        char::from_digit(u32::from(b >> 4), 16)
+                            .unwrap_or('0')
+                            .to_ascii_uppercase(),
+                    );
+                    line.push(
+                        char::from_digit(u32::from(b & 15), 16)
+                            .unwrap_or('0')
+                            .to_ascii_uppercase(),
+                    );
+                }
+            }
             _ => line.push(c),
         }
     }

@@ -727,7 +727,7 @@ mod tests {
         // brackets in its URL can't end the token early.
         b.open_el(
             "a",
-            &[("href", "https://example.test/q?tag[]=a"), ("aria-label", "Tags")],
+            &[("href", "https://example.test/q?tag[]=a\n- x"), ("aria-label", "Tags")],
         );
         b.open_el("h2", &[]);
         b.text("Filter");
@@ -757,7 +757,7 @@ mod tests {
                 "  - textbox \"Password\" [ref=e3]",
                 "  - list:",
                 "    - link \"Docs\" [ref=e4] [url=/docs]",
-                "  - link \"Tags\" [ref=e5] [url=/q?tag%5B%5D=a]:",
+                "  - link \"Tags\" [ref=e5] [url=/q?tag%5B%5D=a%0A-%20x]:",
                 "    - heading \"Filter\" [level=2]",
                 "  - button \"Far away\" [offscreen] [ref=e6]",
                 "  - generic [ref=e7]: Card",

@@ -233,6 +233,15 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     );
     let exact = s.ok(&["hover", "input[name=gift]"]);
     assert!(!exact.contains("matches)"), "{exact}");
+    // A getter that throws is said in its place; a graph that reaches one
+    // object by many paths (a React fiber tree) is read once, not 2^60 times.
+    let getter = s.ok(&["eval", "({a: 1, get b() { throw new Error('no') }})"]);
+    assert!(getter.contains("\"b\": \"[threw: no]\""), "{getter}");
+    let shared = s.ok(&[
+        "eval",
+        "(() => { let n = {}; for (let i = 0; i < 60; i++) n = {l: n, r: n}; return n; })()",
+    ]);
+    assert!(shared.contains("[Shared]") && shared.len() < 20_000, "{} chars", shared.len());
     let on_element = s.ok(&["eval", "(el) => el.parentElement", "--target", &field]);
     assert!(on_element.contains("\nlabel\n"), "{on_element}");
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);
@@ -652,7 +661,7 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let huge = s.ok(&["eval", "'x'.repeat(2000000)"]);
     assert!(huge.len() < 400_000, "{} chars", huge.len());
     assert!(
-        huge.contains("[truncated: the value is 2000002 characters"),
+        huge.contains("</untrusted_page_content>\n[truncated: the value is 2000002 characters"),
         "{}",
         &huge[huge.len() - 400..]
     );

@@ -253,7 +253,11 @@ async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
         let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
         assert_eq!(scrolled.moved, Some(true), "{scrolled:?}");
         assert!(
-            scrolled.value.as_deref().unwrap_or_default().starts_with("div#main scrolled to y="),
+            scrolled
+                .value
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("div#main scrolled to y="),
             "{scrolled:?}"
         );
         let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();

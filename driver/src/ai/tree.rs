@@ -23,33 +23,44 @@ pub fn ref_of(line: &str) -> Option<&str> {
 /// `:` that opens its inline text or its children, else at the end. Names
 /// may hold `:` inside their quotes and URLs inside their `[url=…]` token.
 pub fn head_len(line: &str) -> usize {
+    head(line).0
+}
+
+/// [`head_len`], and where the head's tokens start (after the quoted name,
+/// whose text is the page's and may look like a token).
+fn head(line: &str) -> (usize, usize) {
     let mut in_quotes = false;
     let mut in_token = false;
     let mut escaped = false;
+    let mut tokens_from = 0;
     for (i, c) in line.char_indices() {
         match c {
             '\\' if in_quotes && !escaped => {
                 escaped = true;
                 continue;
             }
-            '"' if !escaped && !in_token => in_quotes = !in_quotes,
+            '"' if !escaped && !in_token => {
+                in_quotes = !in_quotes;
+                tokens_from = i + 1;
+            }
             '[' if !in_quotes => in_token = true,
             ']' if !in_quotes => in_token = false,
-            ':' if !in_quotes && !in_token => return i,
+            ':' if !in_quotes && !in_token => return (i, tokens_from),
             _ => {}
         }
         escaped = false;
     }
-    line.len()
+    (line.len(), tokens_from)
 }
 
 /// A link line's ` [url=…]` token: its byte range (with the space before
-/// it) and the URL as shown.
+/// it) and the URL as shown. Only among the tokens after the name.
 pub fn url_token(line: &str) -> Option<(std::ops::Range<usize>, &str)> {
-    let head = &line[..head_len(line)];
-    let start = head.rfind(" [url=")?;
-    let end = head[start..].find(']')? + start;
-    Some((start..end + 1, &head[start + 6..end]))
+    let (end, tokens_from) = head(line);
+    let tokens = &line[tokens_from..end];
+    let start = tokens.find(" [url=")? + tokens_from;
+    let close = line[start..end].find(']')? + start;
+    Some((start..close + 1, &line[start + 6..close]))
 }
 
 fn indent(line: &str) -> usize {
@@ -253,5 +264,13 @@ mod tests {
         assert_eq!(&line[head_len(line)..], ": read");
         assert_eq!(url_token(line).map(|(_, u)| u), Some("https://a.test/?q=a:b"));
         assert_eq!(url_token("- button \"[url=x]\" [ref=e1]"), None);
+        // A name that looks like a token is the page's text, not a URL.
+        assert_eq!(url_token("- button \"Go [url=https://evil.test/]\" [ref=e1]"), None);
+        let cut = "- cell \"See [url=http://x.test/a…\" [ref=e7]";
+        assert_eq!(without_urls(cut), cut);
+        assert_eq!(
+            url_token("- link \"Go [url=x]\" [ref=e1] [url=/real]").map(|(_, u)| u),
+            Some("/real")
+        );
     }
 }

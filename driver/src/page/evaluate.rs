@@ -28,14 +28,21 @@ impl Page {
     /// Evaluates an expression in the page's own (main) world of the main
     /// frame and returns its JSON value; promises are awaited.
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
-        Ok(self.evaluate_script(expression).await?.json)
+        let asked = Instant::now();
+        let value = self
+            .unless_stuck(self.evaluate_main_world(expression, false), asked)
+            .await;
+        Ok(self.said_of_a_script(value, asked).await?.json)
     }
 
     /// [`Page::evaluate`], with the value also in JavaScript's words where
-    /// JSON has none (`undefined`, `NaN`, an element).
+    /// JSON has none (`undefined`, `NaN`, an element): for a person or a
+    /// model to read.
     pub async fn evaluate_script(&self, expression: &str) -> Result<ScriptValue> {
         let asked = Instant::now();
-        let value = self.unless_stuck(self.evaluate_main_world(expression), asked).await;
+        let value = self
+            .unless_stuck(self.evaluate_main_world(expression, true), asked)
+            .await;
         self.said_of_a_script(value, asked).await
     }
 
@@ -80,12 +87,14 @@ impl Page {
         }
     }
 
-    async fn evaluate_main_world(&self, expression: &str) -> Result<ScriptValue> {
+    /// `held`: the value is held by the page and read by [`Page::script_value`]
+    /// (a by-value copy says `null` for undefined, NaN, 10n), else copied.
+    async fn evaluate_main_world(&self, expression: &str, held: bool) -> Result<ScriptValue> {
         let mut attempt = 0;
         loop {
-            // Held, not copied: the copy says `null` for undefined, NaN, 10n.
             let mut p = EvaluateParams::new(expression);
             p.await_promise = Some(true);
+            p.return_by_value = Some(!held);
             let evaluated = match self.send(p).await {
                 Ok(resp) => {
                     threw(&resp.result.exception_details, || MAIN_WORLD.into()).map(|()| resp.result.result.clone())
@@ -93,7 +102,11 @@ impl Page {
                 Err(e) => Err(e),
             };
             let value = match evaluated {
-                Ok(object) => self.script_value(object).await,
+                Ok(object) if held => self.script_value(object).await,
+                Ok(object) => Ok(ScriptValue {
+                    json: object.value.unwrap_or(Value::Null),
+                    shown: None,
+                }),
                 Err(e) => Err(e),
             };
             match value {

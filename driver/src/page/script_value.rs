@@ -9,7 +9,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{
 use serde_json::Value;
 
 use super::handle::Page;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// See the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,18 +34,24 @@ impl ScriptValue {
 
 /// `this` (a result held by the page) as `[json, shown]`. Inside
 /// containers: elements as `tag#id.class`, Maps as `[key, value]` pairs,
-/// Sets as arrays, cycles as "[Circular]". Runs in the page's world, where
-/// a page may have replaced the built-ins: any throw falls back to
-/// Chromium's own by-value copy.
+/// Sets as arrays, cycles as "[Circular]", a getter or `toJSON` that
+/// throws as "[threw: …]". Bounded, as a page's graphs are not: an object
+/// met again elsewhere is "[Shared]" (a React fiber tree reaches each node
+/// by many paths), at most 1,000 items per container, 20,000 values and 20 levels
+/// in all. Runs in the page's world, where a page may have replaced the
+/// built-ins: a throw here falls back to Chromium's own by-value copy.
 const AS_JSON: &str = r#"function () {
   'use strict';
-  const onPath = new Set();
+  const seen = new Set(), onPath = new Set();
+  let budget = 20000;
+  const MAX_ITEMS = 1000;
   const element = (n) => {
     if (n.nodeType !== 1) return n.nodeType === 3 ? '#text ' + JSON.stringify(n.data.slice(0, 80)) : n.nodeName;
     let s = n.localName + (n.id ? '#' + n.id : '');
     for (const c of Array.prototype.slice.call(n.classList, 0, 3)) s += '.' + c;
     return s;
   };
+  const threw = (e) => { try { return '[threw: ' + String(e && e.message !== undefined ? e.message : e) + ']'; } catch (_) { return '[threw]'; } };
   const special = (v) => {
     switch (typeof v) {
       case 'undefined': return 'undefined';
@@ -62,27 +68,48 @@ const AS_JSON: &str = r#"function () {
     if (v instanceof Error) return v.name + ': ' + v.message;
     return null;
   };
+  // (Every value converted counts against the budget; past it, "[…]".)
+  const items = (list, total, depth) => {
+    const out = [];
+    for (const x of list) {
+      if (budget <= 0) { out.push('[…]'); break; }
+      if (out.length === MAX_ITEMS) { out.push('… ' + (total - MAX_ITEMS) + ' more'); break; }
+      out.push(conv(x, depth + 1));
+    }
+    return out;
+  };
   const conv = (v, depth) => {
+    if (--budget < 0) return '[…]';
     const s = special(v);
     if (s !== null) return typeof v === 'undefined' ? null : s;
     if (v === null || typeof v !== 'object') return v;
     if (onPath.has(v)) return '[Circular]';
-    if (depth > 40) return '[…]';
+    if (seen.has(v)) return '[Shared]';
+    if (depth > 20) return '[…]';
+    seen.add(v);
     onPath.add(v);
-    try {
-      if (v instanceof Map) return Array.from(v, ([k, x]) => [conv(k, depth + 1), conv(x, depth + 1)]);
-      if (Array.isArray(v) || v instanceof Set || ArrayBuffer.isView(v) ||
-          (typeof NodeList === 'function' && v instanceof NodeList) ||
-          (typeof HTMLCollection === 'function' && v instanceof HTMLCollection)) {
-        return Array.from(v, (x) => conv(x, depth + 1));
-      }
-      if (typeof v.toJSON === 'function') return conv(v.toJSON(), depth + 1);
-      const out = {};
-      for (const k of Object.keys(v)) out[k] = conv(v[k], depth + 1);
-      return out;
-    } finally {
-      onPath.delete(v);
+    try { return container(v, depth); } finally { onPath.delete(v); }
+  };
+  const container = (v, depth) => {
+    if (v instanceof Map) return items(v.entries(), v.size, depth);
+    if (v instanceof Set) return items(v.values(), v.size, depth);
+    if (Array.isArray(v) || ArrayBuffer.isView(v) ||
+        (typeof NodeList === 'function' && v instanceof NodeList) ||
+        (typeof HTMLCollection === 'function' && v instanceof HTMLCollection)) {
+      return items(v, v.length, depth);
     }
+    if (typeof v.toJSON === 'function') {
+      try { return conv(v.toJSON(), depth + 1); } catch (e) { return threw(e); }
+    }
+    // (No prototype: a "__proto__" key is a key like any other.)
+    const out = Object.create(null);
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      if (budget <= 0) { out['…'] = '[…]'; break; }
+      if (i === MAX_ITEMS) { out['…'] = (keys.length - MAX_ITEMS) + ' more keys'; break; }
+      try { out[keys[i]] = conv(v[keys[i]], depth + 1); } catch (e) { out[keys[i]] = threw(e); }
+    }
+    return out;
   };
   return [conv(this, 0), special(this)];
 }"#;
@@ -112,38 +139,35 @@ impl Page {
         };
         let converted = self.call_by_value(&id, AS_JSON).await;
         let value = match converted {
-            Some(Value::Array(mut pair)) if pair.len() == 2 => {
+            Ok(Value::Array(mut pair)) if pair.len() == 2 => {
                 let shown = pair.pop().and_then(|s| s.as_str().map(str::to_string));
-                ScriptValue {
+                Ok(ScriptValue {
                     json: pair.pop().unwrap_or(Value::Null),
                     shown,
-                }
+                })
             }
             // The page broke the built-ins the conversion uses: Chromium's copy.
-            _ => ScriptValue {
-                json: self
-                    .call_by_value(&id, "function () { return this; }")
-                    .await
-                    .unwrap_or(Value::Null),
-                shown: None,
+            _ => match self.call_by_value(&id, "function () { return this; }").await {
+                Ok(json) => Ok(ScriptValue { json, shown: None }),
+                Err(why) => Err(Error::ScriptThrew(format!("its value could not be copied out: {why}"))),
             },
         };
         let _ = self.send(ReleaseObjectParams::new(id)).await;
-        Ok(value)
+        value
     }
 
-    /// `function` called on `object`, its value copied out; `None` when it
-    /// threw or could not be copied.
-    async fn call_by_value(&self, object: &RemoteObjectId, function: &str) -> Option<Value> {
+    /// `function` called on `object`, its value copied out; why not, when
+    /// it threw or could not be copied.
+    async fn call_by_value(&self, object: &RemoteObjectId, function: &str) -> std::result::Result<Value, String> {
         let mut call = CallFunctionOnParams::new(function);
         call.object_id = Some(object.clone());
         call.return_by_value = Some(true);
         call.silent = Some(true);
-        let called = self.send(call).await.ok()?;
-        if called.result.exception_details.is_some() {
-            return None;
+        let called = self.send(call).await.map_err(|e| e.to_string())?;
+        if let Some(ex) = &called.result.exception_details {
+            return Err(super::engine::exception_text(ex));
         }
-        called.result.result.value.clone()
+        Ok(called.result.result.value.clone().unwrap_or(Value::Null))
     }
 }
 

@@ -104,7 +104,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         } else {
             String::new()
         };
-        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}{more}\n{CLOSE_TAG}", defang(shown)));
+        // (The note is ours: outside the fence.)
+        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}{more}", defang(shown)));
         out.data = Some(value.json);
         Ok(out)
     })

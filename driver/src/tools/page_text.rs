@@ -64,18 +64,20 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let text = readable::from_tree(&tree, a.format.as_deref() != Some("text"));
         let budget = a.budget.unwrap_or(ctx.settings.snapshot_budget);
         let (shown, cut) = cap(&text, budget.saturating_mul(4));
-        let mut body = format!(
+        let body = format!(
             "{OPEN_TAG}\nTitle: {}\nURL: {}\n{}",
             defang(&snap.title),
             defang(&snap.url),
             defang(shown)
         );
+        let mut said = format!("{}\n{CLOSE_TAG}", body.trim_end());
+        // Ours, so outside the fence.
         if cut {
-            body.push_str(&format!(
+            said.push_str(&format!(
                 "\n[cut at the {budget}-token budget: ask again with a larger budget, or one part (target: a ref)]"
             ));
         }
-        let mut out = ToolOutput::ok(format!("{}\n{CLOSE_TAG}", body.trim_end()));
+        let mut out = ToolOutput::ok(said);
         out.tree = true;
         Ok(out)
     })

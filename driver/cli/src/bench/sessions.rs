@@ -105,8 +105,16 @@ impl Cli for Sightline {
         let out = cmd.output();
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         match out {
-            // A failure's words are on stderr: kept for the report.
-            Ok(o) if !o.status.success() => (String::from_utf8_lossy(&o.stderr).into_owned(), ms, false),
+            // A failure's words may be on stderr: all a reader sees, for the report.
+            Ok(o) if !o.status.success() => (
+                format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                ),
+                ms,
+                false,
+            ),
             Ok(o) => (String::from_utf8_lossy(&o.stdout).into_owned(), ms, true),
             Err(e) => (format!("did not run: {e}"), ms, false),
         }

@@ -167,7 +167,15 @@ fn flag(name: &str, spec: &Value) -> Arg {
         // One value per flag, the flag repeated for more (`--modifiers
         // Control --modifiers Shift`): with several per flag, `click
         // --modifiers Control e1` took the target for a second key.
-        Some("array") => arg.num_args(1).action(ArgAction::Append).value_name("VALUE"),
+        Some("array") => arg
+            .num_args(1)
+            .action(ArgAction::Append)
+            .value_name("VALUE")
+            .help(format!(
+                "{} (Repeat the flag for more: --{flag} A --{flag} B.)",
+                spec["description"].as_str().unwrap_or("").trim_end(),
+                flag = kebab(name)
+            )),
         Some("integer") | Some("number") => arg.value_name("N"),
         Some("object") => arg.value_name("JSON"),
         _ => arg.value_name("VALUE"),
