@@ -46,6 +46,8 @@ pub fn action_point(rect: &Rect, viewport: &Rect) -> Option<(f64, f64)> {
 pub fn choose_options(options: &[(String, String)], wanted: &[String]) -> Result<Vec<usize>, String> {
     let mut chosen = Vec::new();
     for w in wanted {
+        // As the snapshot lists it (`Green [disabled]`): the label is before.
+        let w: &str = w.strip_suffix(" [disabled]").unwrap_or(w);
         let norm = |s: &str| crate::words::collapse_whitespace(s).to_ascii_lowercase();
         let i = options
             .iter()
@@ -123,6 +125,7 @@ mod tests {
         assert_eq!(choose_options(&opts, &["m".into()]), Ok(vec![1]));
         assert_eq!(choose_options(&opts, &["medium".into()]), Ok(vec![1]));
         assert!(choose_options(&opts, &["XL".into()]).unwrap_err().contains("Small"));
+        assert_eq!(choose_options(&opts, &["Medium [disabled]".into()]), Ok(vec![1]));
         let twins = [
             ("Same".to_string(), "a".to_string()),
             ("Same".to_string(), "b".to_string()),

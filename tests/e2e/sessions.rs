@@ -241,7 +241,11 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
         "eval",
         "(() => { let n = {}; for (let i = 0; i < 60; i++) n = {l: n, r: n}; return n; })()",
     ]);
-    assert!(shared.contains("[Shared]") && shared.len() < 20_000, "{} chars", shared.len());
+    assert!(
+        shared.contains("[Shared]") && shared.len() < 20_000,
+        "{} chars",
+        shared.len()
+    );
     let on_element = s.ok(&["eval", "(el) => el.parentElement", "--target", &field]);
     assert!(on_element.contains("\nlabel\n"), "{on_element}");
     s.ok(&["hover", &ref_with(&order, "button \"Place order\"")]);

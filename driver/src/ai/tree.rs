@@ -12,11 +12,13 @@ pub fn tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// The `[ref=…]` of a tree line.
+/// The `[ref=…]` of a tree line (among the tokens after its name, whose
+/// text is the page's and may look like one).
 pub fn ref_of(line: &str) -> Option<&str> {
-    let start = line.find("[ref=")? + 5;
-    let end = line[start..].find(']')? + start;
-    Some(&line[start..end])
+    let (end, tokens_from) = head(line);
+    let start = line[tokens_from..end].find("[ref=")? + tokens_from + 5;
+    let close = line[start..end].find(']')? + start;
+    Some(&line[start..close])
 }
 
 /// Where a tree line's head (role, quoted name, `[…]` tokens) ends: at the
@@ -266,6 +268,8 @@ mod tests {
         assert_eq!(url_token("- button \"[url=x]\" [ref=e1]"), None);
         // A name that looks like a token is the page's text, not a URL.
         assert_eq!(url_token("- button \"Go [url=https://evil.test/]\" [ref=e1]"), None);
+        assert_eq!(ref_of("- button \"[ref=e9]\" [ref=e1]"), Some("e1"));
+        assert_eq!(ref_of("- paragraph: see [ref=e9]"), None);
         let cut = "- cell \"See [url=http://x.test/a…\" [ref=e7]";
         assert_eq!(without_urls(cut), cut);
         assert_eq!(

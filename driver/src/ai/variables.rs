@@ -70,8 +70,8 @@ impl Variables {
         }
         if let Some(name) = whole_placeholder(text).filter(|n| !self.0.is_empty() && !self.0.contains_key(*n)) {
             return Err(Error::InvalidAction(format!(
-                "%{name}% is no variable, and would be typed as it stands (the variables are {}): give it a value \
-first, or type the text without the % signs",
+                "%{name}% is no variable, and would be typed as it stands (the variables are {}): use one of \
+them, or give it a value first",
                 placeholders(self.0.keys())
             )));
         }

@@ -4,7 +4,8 @@
 use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
 use chromiumoxide::cdp::js_protocol::runtime::{
-    CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams, RemoteObjectId,
+    CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams, RemoteObject,
+    RemoteObjectId,
 };
 use std::time::{Duration, Instant};
 
@@ -224,16 +225,10 @@ impl Page {
         };
         let asked = Instant::now();
         let value = async {
-            let mut call = CallFunctionOnParams::new(function);
-            call.object_id = Some(object.clone());
-            call.arguments = Some(vec![element]);
-            call.await_promise = Some(true);
-            call.silent = Some(true);
-            let called = self.send(call).await;
-            let _ = self.send(ReleaseObjectParams::new(object)).await;
-            let called = called?;
-            threw(&called.result.exception_details, || MAIN_WORLD.into())?;
-            self.script_value(called.result.result.clone()).await
+            let held = self
+                .call_on_and_release(object, function, vec![element], false, || MAIN_WORLD.into())
+                .await?;
+            self.script_value(held).await
         }
         .await
         .map_err(|e| e.or_navigated_while("the function"));
@@ -250,16 +245,32 @@ impl Page {
         arguments: Vec<CallArgument>,
         world: impl FnOnce() -> String,
     ) -> Result<Option<Value>> {
+        Ok(self
+            .call_on_and_release(object, function, arguments, true, world)
+            .await?
+            .value)
+    }
+
+    /// [`Page::call_and_release`]'s call: the result copied (`by_value`), or
+    /// held by the page for the caller to read and release.
+    async fn call_on_and_release(
+        &self,
+        object: RemoteObjectId,
+        function: &str,
+        arguments: Vec<CallArgument>,
+        by_value: bool,
+        world: impl FnOnce() -> String,
+    ) -> Result<RemoteObject> {
         let mut call = CallFunctionOnParams::new(function);
         call.object_id = Some(object.clone());
         call.arguments = Some(arguments);
-        call.return_by_value = Some(true);
+        call.return_by_value = Some(by_value);
         call.await_promise = Some(true);
         call.silent = Some(true);
         let called = self.send(call).await;
         let _ = self.send(ReleaseObjectParams::new(object)).await;
         let called = called?;
         threw(&called.result.exception_details, world)?;
-        Ok(called.result.result.value.clone())
+        Ok(called.result.result.clone())
     }
 }

@@ -265,7 +265,7 @@ struct Probe {
 }
 
 /// First look at the target, in its frame. `o`: {target, doc, scroll, wait,
-/// state, hiddenCheck}; with `hiddenCheck`, a hidden tab answers only that.
+/// state, hiddenCheck, isRef}; with `hiddenCheck`, a hidden tab answers only that.
 /// With `wait`, it first waits until the next frame has rendered (the
 /// second look of the stability check); otherwise it scrolls the element
 /// into view when it is not fully in view or not hit at its action point.
@@ -315,7 +315,7 @@ const PROBE_JS: &str = r#"(async (o) => {
   }
   // A selector acts on its first match: how many there are, to say so.
   let matches = null;
-  if (o.doc === null) {
+  if (!o.isRef) {
     try {
       const t = o.target.trim();
       if (t.startsWith("xpath=")) {
@@ -597,6 +597,7 @@ impl Page {
             "wait": wait,
             "state": state,
             "hiddenCheck": true,
+            "isRef": loc.is_ref,
         });
         let mut probe = self.probe_once(loc, &args).await?;
         if probe.hidden {
