@@ -613,7 +613,7 @@ async fn extract_nested_arrays_with_url_fields_as_refs() {
             assert_eq!(r.usage.calls, 2, "extraction + metadata");
             let req = &server.requests()[0];
             let text = req.prompt_text();
-            assert!(!text.contains("[url="), "no URLs are sent: {text}");
+            assert!(!text.contains("] [url="), "no URLs are sent: {text}");
             assert!(
                 !text.contains("p/1.html") && !text.contains("example.test/storm"),
                 "{text}"
