@@ -244,28 +244,3 @@ async fn a_page_that_keeps_replacing_its_document_gets_a_clear_error() {
     })
     .await;
 }
-
-/// A page whose script loops while it parses never answers: `goto` says so
-/// after a watch's time, not at the navigation timeout (30 s).
-#[tokio::test]
-async fn a_page_that_hangs_while_parsing_is_said_to_hang_before_the_timeout() {
-    use sightline::Error;
-    with_timeout("hang while parsing", async {
-        let server = FixtureServer::start();
-        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
-        let page = browser.new_page().await.expect("page");
-        let started = std::time::Instant::now();
-        let err = page
-            .goto(&server.url("hung/hang-while-parsing.html"))
-            .await
-            .expect_err("it hangs");
-        assert!(matches!(err, Error::PageNotResponding { .. }), "{err}");
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(25),
-            "took {:?}",
-            started.elapsed()
-        );
-        browser.close().await.expect("close");
-    })
-    .await;
-}

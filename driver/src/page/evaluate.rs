@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 
 /// How long a caller's script runs before the page is asked whether it
 /// still answers (see [`Page::evaluate`]).
-pub(crate) const SCRIPT_WATCH: Duration = Duration::from_secs(8);
+const SCRIPT_WATCH: Duration = Duration::from_secs(8);
 
 /// Where a caller's script runs, as an error names it.
 const MAIN_WORLD: &str = "the main world";

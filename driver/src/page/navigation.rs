@@ -16,7 +16,6 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::address::resolve_target;
-use super::evaluate::SCRIPT_WATCH;
 use super::handle::Page;
 use super::tracker::NetState;
 use crate::config::WaitUntil;
@@ -423,27 +422,19 @@ keep reloading itself?)"
         let loaded = self.wait_until() != WaitUntil::Ready;
         let what = if loaded { "the load event" } else { "the document" };
         let main = self.main_frame_id().await?;
-        let started = Instant::now();
         loop {
-            // A page whose script loops while it parses never answers: asked
-            // whether it is hung after a watch's time, not at the deadline.
             let asked = Instant::now();
             let state = tokio::time::timeout_at(
-                deadline.min(asked + SCRIPT_WATCH).into(),
+                deadline.into(),
                 self.unless_crashed(self.engine_eval(&main, "document.readyState", false)),
             )
             .await;
             match state {
                 Err(_) => {
                     if self.is_hung().await {
-                        return Err(Error::PageNotResponding {
-                            after: started.elapsed(),
-                        });
+                        return Err(Error::PageNotResponding { after: asked.elapsed() });
                     }
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    continue;
+                    break;
                 }
                 Ok(Err(e)) | Ok(Ok(Err(e @ (Error::PageCrashed | Error::BrowserClosed)))) => return Err(e),
                 Ok(Ok(Ok(v))) if v.as_str() == Some("complete") => return Ok(()),
