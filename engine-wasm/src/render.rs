@@ -182,7 +182,10 @@ fn push_quoted(out: &mut String, name: &str) {
 pub fn push_url_token(line: &mut String, url: &str) {
     line.push_str(" [url=");
     // Most URLs need nothing encoded: copied whole.
-    if !url.bytes().any(|b| b == b'[' || b == b']' || b <= b' ' || b == 0x7f || b >= 0x80) {
+    if !url
+        .bytes()
+        .any(|b| b == b'[' || b == b']' || b <= b' ' || b == 0x7f || b >= 0x80)
+    {
         line.push_str(url);
         line.push(']');
         return;
