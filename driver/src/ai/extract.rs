@@ -237,14 +237,14 @@ pub fn merge(into: &mut Value, from: Value) {
 fn strip_refs(tree: &str) -> String {
     let mut out = String::with_capacity(tree.len());
     for line in tree.lines() {
-        let mut l = line.to_string();
-        while let Some(start) = l.find(" [ref=") {
-            match l[start..].find(']') {
-                Some(end) => l.replace_range(start..start + end + 1, ""),
-                None => break,
+        // (Only the line's own token: a name's text is the page's.)
+        match super::tree::token(line, "ref") {
+            Some((at, _)) => {
+                out.push_str(&line[..at.start]);
+                out.push_str(&line[at.end..]);
             }
+            None => out.push_str(line),
         }
-        out.push_str(&l);
         out.push('\n');
     }
     out
@@ -461,6 +461,11 @@ mod tests {
         assert_eq!(
             strip_refs("- button \"Go\" [ref=e1]\n- link \"A\" [ref=f1e2]:"),
             "- button \"Go\"\n- link \"A\":\n"
+        );
+        // A name that reads like a ref is the page's text, kept whole.
+        assert_eq!(
+            strip_refs("- cell \"See [ref=e9]\" [ref=e3] [url=/x]\n"),
+            "- cell \"See [ref=e9]\" [url=/x]\n"
         );
     }
 }

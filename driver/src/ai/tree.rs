@@ -15,10 +15,18 @@ pub fn tokens(text: &str) -> usize {
 /// The `[ref=…]` of a tree line (among the tokens after its name, whose
 /// text is the page's and may look like one).
 pub fn ref_of(line: &str) -> Option<&str> {
+    token(line, "ref").map(|(_, value)| value)
+}
+
+/// A line's ` [key=…]` token among those after its name: its byte range
+/// (with the space before it) and its value.
+pub fn token<'l>(line: &'l str, key: &str) -> Option<(std::ops::Range<usize>, &'l str)> {
     let (end, tokens_from) = head(line);
-    let start = line[tokens_from..end].find("[ref=")? + tokens_from + 5;
-    let close = line[start..end].find(']')? + start;
-    Some(&line[start..close])
+    let opening = format!(" [{key}=");
+    let start = line[tokens_from..end].find(&opening)? + tokens_from;
+    let value_from = start + opening.len();
+    let close = line[value_from..end].find(']')? + value_from;
+    Some((start..close + 1, &line[value_from..close]))
 }
 
 /// Where a tree line's head (role, quoted name, `[…]` tokens) ends: at the
@@ -58,11 +66,7 @@ fn head(line: &str) -> (usize, usize) {
 /// A link line's ` [url=…]` token: its byte range (with the space before
 /// it) and the URL as shown. Only among the tokens after the name.
 pub fn url_token(line: &str) -> Option<(std::ops::Range<usize>, &str)> {
-    let (end, tokens_from) = head(line);
-    let tokens = &line[tokens_from..end];
-    let start = tokens.find(" [url=")? + tokens_from;
-    let close = line[start..end].find(']')? + start;
-    Some((start..close + 1, &line[start + 6..close]))
+    token(line, "url")
 }
 
 fn indent(line: &str) -> usize {
