@@ -195,19 +195,11 @@ pub fn push_url_token(line: &mut String, url: &str) {
             '[' => line.push_str("%5B"),
             ']' => line.push_str("%5D"),
             c if c.is_whitespace() || c.is_control() => {
-                let mut utf8 = [0u8; 4];
-                for b in c.encode_utf8(&mut utf8).bytes() {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                for b in c.encode_utf8(&mut [0u8; 4]).bytes() {
                     line.push('%');
-                    line.push(
-                        char::from_digit(u32::from(b >> 4), 16)
-                            .unwrap_or('0')
-                            .to_ascii_uppercase(),
-                    );
-                    line.push(
-                        char::from_digit(u32::from(b & 15), 16)
-                            .unwrap_or('0')
-                            .to_ascii_uppercase(),
-                    );
+                    line.push(char::from(HEX[usize::from(b >> 4)]));
+                    line.push(char::from(HEX[usize::from(b & 15)]));
                 }
             }
             _ => line.push(c),
@@ -298,13 +290,11 @@ fn select_summary(sem: &Semantics, select: NodeId, value: Option<String>) -> Str
     let options: Vec<String> = tree
         .descendants(select)
         .filter(|&d| tree.tag(d) == Some("option") && !sem.is_hidden(d))
-        .filter_map(|d| {
-            let name = sem.name(d);
-            match name.is_empty() {
-                true => None,
-                false if disabled(d) && !disabled(select) => Some(name + " [disabled]"),
-                false => Some(name),
-            }
+        .map(|d| (d, sem.name(d)))
+        .filter(|(_, name)| !name.is_empty())
+        .map(|(d, name)| match disabled(d) && !disabled(select) {
+            true => name + " [disabled]",
+            false => name,
         })
         .collect();
     let mut listed: Vec<String> = options.iter().take(MAX_LISTED_OPTIONS).cloned().collect();

@@ -235,19 +235,8 @@ pub fn merge(into: &mut Value, from: Value) {
 }
 
 fn strip_refs(tree: &str) -> String {
-    let mut out = String::with_capacity(tree.len());
-    for line in tree.lines() {
-        // (Only the line's own token: a name's text is the page's.)
-        match super::tree::token(line, "ref") {
-            Some((at, _)) => {
-                out.push_str(&line[..at.start]);
-                out.push_str(&line[at.end..]);
-            }
-            None => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    out
+    // (Only the line's own token: a name's text is the page's.)
+    super::tree::without_token(tree, "ref")
 }
 
 impl Ai<'_> {

@@ -134,9 +134,17 @@ pub fn new_refs(before: &SnapshotResult, after: &SnapshotResult) -> Vec<String> 
 /// The tree without links' `[url=…]` tokens (extract asks for link refs
 /// instead).
 pub fn without_urls(tree: &str) -> String {
+    let mut out = without_token(tree, "url");
+    out.pop();
+    out
+}
+
+/// Each line of `tree` (ended by a newline) without its own `[key=…]`
+/// token (see [`token`]).
+pub fn without_token(tree: &str, key: &str) -> String {
     let mut out = String::with_capacity(tree.len());
     for line in tree.lines() {
-        match url_token(line) {
+        match token(line, key) {
             Some((at, _)) => {
                 out.push_str(&line[..at.start]);
                 out.push_str(&line[at.end..]);
@@ -145,7 +153,6 @@ pub fn without_urls(tree: &str) -> String {
         }
         out.push('\n');
     }
-    out.pop();
     out
 }
 

@@ -78,12 +78,13 @@ fn all_forms(value: &str) -> Vec<String> {
             }
         }
     }
+    // Longest first; equal ones side by side, for dedup.
     all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     all.dedup();
     all
 }
 
-/// The forms of `value` to look for, longest first.
+/// The forms of `value` to look for (unsorted, maybe repeated).
 fn forms(value: &str) -> Vec<String> {
     let json = serde_json::to_string(value).unwrap_or_default();
     let encoded = [
@@ -97,9 +98,6 @@ fn forms(value: &str) -> Vec<String> {
     // Also with lower-case hex digits (`%2b`), as some servers write them.
     forms.extend(encoded.iter().map(|f| lower_case_escapes(f)));
     forms.extend(encoded);
-    // Longest first; equal ones side by side, for dedup.
-    forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    forms.dedup();
     forms
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
 use chromiumoxide::cdp::js_protocol::runtime::{
-    CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams,
+    CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams, RemoteObject,
 };
 use serde_json::Value;
 use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_VERSION, WORLD_NAME};
@@ -71,9 +71,19 @@ impl Page {
 
     /// Runs `Runtime.evaluate` and returns the JSON value, or what it threw.
     pub(crate) async fn evaluate_params(&self, p: EvaluateParams, frame: impl FnOnce() -> String) -> Result<Value> {
+        Ok(self.evaluate_object(p, frame).await?.value.unwrap_or(Value::Null))
+    }
+
+    /// Runs `Runtime.evaluate` and returns its result as the page gave it
+    /// (copied or held, as `p` asks), or what it threw.
+    pub(crate) async fn evaluate_object(
+        &self,
+        p: EvaluateParams,
+        frame: impl FnOnce() -> String,
+    ) -> Result<RemoteObject> {
         let resp = self.send(p).await?;
         threw(&resp.result.exception_details, frame)?;
-        Ok(resp.result.result.value.clone().unwrap_or(Value::Null))
+        Ok(resp.result.result.clone())
     }
 
     /// Makes sure the engine is loaded and speaks our protocol in `frame`;

@@ -96,13 +96,7 @@ impl Page {
             let mut p = EvaluateParams::new(expression);
             p.await_promise = Some(true);
             p.return_by_value = Some(!held);
-            let evaluated = match self.send(p).await {
-                Ok(resp) => {
-                    threw(&resp.result.exception_details, || MAIN_WORLD.into()).map(|()| resp.result.result.clone())
-                }
-                Err(e) => Err(e),
-            };
-            let value = match evaluated {
+            let value = match self.evaluate_object(p, || MAIN_WORLD.into()).await {
                 Ok(object) if held => self.script_value(object).await,
                 Ok(object) => Ok(ScriptValue {
                     json: object.value.unwrap_or(Value::Null),
