@@ -318,6 +318,15 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     assert_eq!(wrong.code(), Some(2), "{}", wrong.stdout);
     let wrong: Value = serde_json::from_str(&wrong.stdout).unwrap();
     assert!(wrong["error"].as_str().unwrap().contains("missing VALUE"), "{wrong}");
+    // After `--`, `--json` is a value to type, not a wish for JSON.
+    let typed = s.run(&["fill", "e1", "--bogus", "--", "--json"]);
+    assert_eq!(typed.code(), Some(2), "{}", typed.stderr);
+    assert!(
+        typed.stdout.is_empty() && typed.stderr.contains("--bogus"),
+        "a plain usage error: {} / {}",
+        typed.stdout,
+        typed.stderr
+    );
 
     // Errors say what to do next, with status 1; bad usage is status 2.
     let stale = s.run(&["click", "e999"]);
@@ -688,6 +697,19 @@ fn the_awkward_cases_a_coding_agent_meets() {
         went.stdout
     );
     assert!(s.ok(&["eval", "sessionStorage.runs"]).contains("\"1\""));
+    // A script that navigates is a step: it says where the page went, and
+    // the next command's tree is the changes against the new document's.
+    s.ok(&["open", &s.files.url("sessions/order.html")]);
+    let moved = s.ok(&["eval", "location.href = 'about.html'"]);
+    assert!(
+        moved.contains("</untrusted_page_content>\n(navigated to http://") && moved.contains("About us"),
+        "{moved}"
+    );
+    let next = s.ok(&["scroll", "down"]);
+    assert!(
+        next.contains("Unchanged since the last snapshot you saw") && !next.contains("- main:"),
+        "not the whole tree again: {next}"
+    );
 
     // A local file opens as the file, though the tab is on an http page.
     let local = s.dir.path().join("local.html");

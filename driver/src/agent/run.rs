@@ -179,7 +179,7 @@ impl<'a> ToolLoop<'a> {
             .await;
         match snap {
             Ok(s) => {
-                let text = prompts::page_message(&s, self.h.opts.page_message_budget.saturating_mul(4));
+                let text = prompts::page_message(&s, self.h.opts.page_message_budget);
                 self.page_seen.clone_from(&text);
                 let placeholder = prompts::stale_page(&s.title, &s.url);
                 let image = if self.hybrid {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use super::untrusted::{defang, CLOSE_TAG, OPEN_TAG};
-use crate::page::Target;
+use crate::page::{ActionResult, Target};
 
 pub const TOOL: Tool = Tool::new(
     "evaluate",
@@ -89,10 +89,16 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("evaluate", args)?;
         let page = ctx.page();
+        // A step like any action: a script that navigates or starts work
+        // is answered when the page is ready, and says where it went (the
+        // next response's changes are then the new document's).
+        let mark = page.begin_action();
         let value = match a.target.as_deref().filter(|t| !t.trim().is_empty()) {
             Some(t) => page.evaluate_script_on(Target::parse(t), &a.function).await?,
             None => page.evaluate_script(&page_call(&a.function)).await?,
         };
+        let mut step = ActionResult::default();
+        page.after_action(&mut step, mark).await?;
         let text = value.text();
         // As big as a tree may be, and no bigger: a value can be megabytes.
         let (shown, cut) = super::untrusted::cap(&text, ctx.settings.snapshot_budget.saturating_mul(4));
@@ -104,8 +110,13 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         } else {
             String::new()
         };
-        // (The note is ours: outside the fence.)
-        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}{more}", defang(shown)));
+        let step_notes = if step.notes.is_empty() {
+            String::new()
+        } else {
+            format!("\n({})", step.notes.join("; "))
+        };
+        // (The notes are ours: outside the fence.)
+        let mut out = ToolOutput::ok(format!("{OPEN_TAG}\n{}\n{CLOSE_TAG}{more}{step_notes}", defang(shown)));
         out.data = Some(value.json);
         Ok(out)
     })

@@ -200,7 +200,8 @@ pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<Strin
     // `eval`'s one-shot form is the suite's alone: JavaScript that names a
     // URL or a parse error is still the session's `eval`.
     let one_shot = ONE_SHOT.contains(&name.as_str()) && name != "eval";
-    let wants_json = argv.iter().skip(1).any(|a| a == "--json");
+    // (After `--` every word is a value: `fill e1 -- --json` types it.)
+    let wants_json = argv.iter().skip(1).take_while(|a| *a != "--").any(|a| a == "--json");
     let parsed = full_command(tc, &registry)
         .bin_name(format!("sightline {name}"))
         .try_get_matches_from(&argv[1..]);
