@@ -73,6 +73,8 @@ pub enum ActionErrorKind {
     NotAttached,
     /// The element has no box or is `visibility:hidden`.
     NotVisible,
+    /// The element has no box until a picture inside it loads.
+    ImageLoading,
     /// The element kept moving (its box differed between two animation frames).
     NotStable,
     /// The element (or an ancestor with `aria-disabled`) is disabled.
@@ -108,6 +110,7 @@ impl ActionErrorKind {
             Self::NotFound
                 | Self::NotAttached
                 | Self::NotVisible
+                | Self::ImageLoading
                 | Self::NotStable
                 | Self::OutsideViewport
                 | Self::Clipped
@@ -127,6 +130,9 @@ impl fmt::Display for ActionErrorKind {
             Self::UnknownRef => f.write_str("no snapshot of this page handed out this ref (take a snapshot first)"),
             Self::NotAttached => f.write_str("the element is not attached to the document"),
             Self::NotVisible => f.write_str("the element is not visible"),
+            Self::ImageLoading => {
+                f.write_str("the element has no size until its picture loads, and the picture is still loading")
+            }
             Self::NotStable => f.write_str("the element is not stable (it keeps moving)"),
             Self::Disabled => f.write_str("the element is disabled"),
             Self::NotEditable => f.write_str("the element is not an editable field"),

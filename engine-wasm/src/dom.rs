@@ -98,6 +98,9 @@ pub struct ElementData {
     /// The light-DOM parent when it differs from the flat-tree parent
     /// (slotted nodes hang under their slot in the flat tree).
     pub light_parent: Option<NodeId>,
+    /// An `<img>` inside a link or a control that is still loading: it may
+    /// have no size until it comes (read only there).
+    pub loading_image: bool,
 }
 
 impl ElementData {

@@ -63,6 +63,15 @@ fn boxed_inside(sem: &Semantics, id: NodeId) -> bool {
         .any(|d| tree.element(d).is_some_and(|e| !e.rect.is_empty()) && !sem.is_hidden(d))
 }
 
+/// Some shown descendant of `id` is an image still loading: it will give
+/// `id` its box (a card link of one lazy or slow picture).
+fn image_coming_inside(sem: &Semantics, id: NodeId) -> bool {
+    let tree = sem.tree;
+    tree.descendants(id)
+        .skip(1)
+        .any(|d| tree.element(d).is_some_and(|e| e.loading_image) && !sem.is_hidden(d))
+}
+
 /// Decides, per node, whether it gets a ref.
 pub fn compute_interactive(sem: &Semantics) -> Vec<bool> {
     let tree = sem.tree;
@@ -143,8 +152,11 @@ fn is_interactive(sem: &Semantics, id: NodeId, holds_items: bool) -> bool {
     // content out of its own box: a card link around a floated or
     // absolutely placed image has none of its own, nor has one with
     // `display:contents`, and a click on that content is a click on it.
+    // One whose picture is still loading has no box yet but will: its ref
+    // is there from the first snapshot (an action waits for the box).
     let contents = style.display == crate::dom::Display::Contents && !tree.children(id).is_empty();
-    if e.rect.is_empty() && !(target_by_tag(e) && (contents || boxed_inside(sem, id))) {
+    let content_boxed = || contents || boxed_inside(sem, id) || image_coming_inside(sem, id);
+    if e.rect.is_empty() && !(target_by_tag(e) && content_boxed()) {
         return false;
     }
     if e.tag == "input"
@@ -255,6 +267,27 @@ mod tests {
         let i = compute_interactive(&sem);
         assert!(i[btn] && i[link] && i[clicky] && i[pointer] && i[tab] && i[neg_tab] && i[card]);
         assert!(!i[anchor] && !i[div] && !i[inner] && !i[zero] && !i[hidden_input] && !i[bad_tab] && !i[not_card]);
+    }
+
+    #[test]
+    fn a_link_of_a_picture_still_loading_has_its_ref_already() {
+        let mut b = TreeBuilder::new();
+        b.open_el("body", &[]);
+        let mut link_around = |loading: bool| {
+            let link = b.open_el("a", &[("href", "/x")]);
+            b.data(link).rect = Rect::default();
+            let img = b.el("img", &[("alt", "Shoes")]);
+            b.data(img).rect = Rect::default();
+            b.data(img).loading_image = loading;
+            b.close();
+            link
+        };
+        let coming = link_around(true);
+        let broken_empty = link_around(false);
+        let t = b.finish();
+        let i = compute_interactive(&Semantics::compute(&t));
+        assert!(i[coming], "its image will size it");
+        assert!(!i[broken_empty], "nothing will: no box to hit");
     }
 
     #[test]

@@ -296,6 +296,19 @@ async fn boxless_links(cx: &Ctx) {
     let r = snap_ref(&page, r#"button "Contents button""#).await;
     page.click(r.as_str()).await.expect("the contents button");
     assert_eq!(eval(&page, "window.pressed === true").await, true);
+    // A link of one picture still loading: its ref is there already, and a
+    // click waits for the picture (brought into view, when lazy).
+    let page = cx.open("picture-links.html").await;
+    assert_eq!(
+        eval(&page, "[...document.images].every((i) => !i.complete)").await,
+        true,
+        "the pictures are still loading"
+    );
+    for (line, hash) in [(r#"link "Rain jacket""#, "#picture"), (r#"link "Far away""#, "#far")] {
+        let r = snap_ref(&page, line).await;
+        page.click(r.as_str()).await.unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(eval(&page, "location.hash").await, hash, "{line}");
+    }
 
     // A collapsed menu's items (no height, overflow clipped): out of sight,
     // not covered by what lies where they would show.

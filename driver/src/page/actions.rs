@@ -221,6 +221,7 @@ impl Page {
                         | ActionErrorKind::Clipped
                         | ActionErrorKind::OutsideViewport
                         | ActionErrorKind::NotStable
+                        | ActionErrorKind::ImageLoading
                 ) =>
             {
                 let why = kind.to_string();

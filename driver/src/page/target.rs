@@ -283,7 +283,9 @@ const PROBE_JS: &str = r#"(async (o) => {
     });
   }
   let info = ask(false);
-  if (!o.wait && o.scroll && info.found && info.attached && info.visible) {
+  // (One whose picture is still loading is brought into view too: a lazy
+  // image loads only near it.)
+  if (!o.wait && o.scroll && info.found && info.attached && (info.visible || info.image_loading)) {
     // (In quirks mode the body, not the root, has the viewport's size.)
     const de = document.scrollingElement || document.documentElement;
     const vw = de.clientWidth || innerWidth, vh = de.clientHeight || innerHeight;
@@ -669,7 +671,11 @@ impl Page {
             return fail(ActionErrorKind::NotAttached);
         }
         if needs.visible && !b.visible {
-            return fail(ActionErrorKind::NotVisible);
+            return fail(if b.image_loading {
+                ActionErrorKind::ImageLoading
+            } else {
+                ActionErrorKind::NotVisible
+            });
         }
         if (needs.enabled || needs.editable) && !b.enabled {
             return fail(ActionErrorKind::Disabled);

@@ -66,6 +66,17 @@ pub fn describe_element(el: &Element) -> String {
     }
 }
 
+/// Some `<img>` inside `el` is still loading (lazy ones not yet asked for
+/// included).
+fn image_coming(el: &Element) -> bool {
+    let Ok(images) = el.query_selector_all("img") else {
+        return false;
+    };
+    (0..images.length())
+        .filter_map(|i| images.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
+        .any(|img| super::reads::loading(&img))
+}
+
 fn is_disabled(el: &Element) -> bool {
     if el.matches(":disabled").unwrap_or(false) {
         return true;
@@ -130,6 +141,7 @@ pub fn target_info(st: &EngineState, req: &TargetRequest) -> TargetInfo {
         })
         .unwrap_or(true);
     info.visible = !info.rect.is_empty() && styled_visible;
+    info.image_loading = !info.visible && styled_visible && image_coming(&el);
     info.enabled = !is_disabled(&el);
     let (input_type, readonly) = match el.dyn_ref::<HtmlInputElement>() {
         Some(i) => (i.type_().to_ascii_lowercase(), i.read_only()),

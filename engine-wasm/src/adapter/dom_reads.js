@@ -355,6 +355,12 @@
       }
       return false;
     },
+    // Whether an image is still on its way (lazy ones not yet asked for
+    // included): until it comes it may have no size, and then neither has
+    // a link that holds only it.
+    loading(img) {
+      return img.complete === false;
+    },
     // Whether the point (x, y), where `el` missed the hit, lies outside the
     // box of an ancestor that clips its overflow: `el` is clipped out of
     // sight there (a collapsed menu's items), not covered.

@@ -73,6 +73,8 @@ extern "C" {
     pub fn transparent(el: &Element) -> bool;
     /// Clipped out of sight at a point by an ancestor (see `dom_reads.js`).
     pub fn clipped(el: &Element, x: f64, y: f64) -> bool;
+    /// An `<img>` still loading (see `dom_reads.js`).
+    pub fn loading(img: &Element) -> bool;
 }
 
 /// The element's ref number, if it was given one.

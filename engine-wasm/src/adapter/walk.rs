@@ -221,7 +221,10 @@ pub fn walk_document_with(state: &EngineState, doc: &web_sys::Document, opts: Wa
             if own_rect {
                 data.rect = reads::rect(&el);
             }
-            let style = if leaf && data.rect.is_empty() {
+            // An image still on its way inside a link or a control sizes
+            // it once it comes: it is no hidden leaf, though empty now.
+            data.loading_image = data.tag == "img" && w.name_ctx && reads::loading(&el);
+            let style = if leaf && data.rect.is_empty() && !data.loading_image {
                 Style {
                     display: Display::None,
                     ..Default::default()

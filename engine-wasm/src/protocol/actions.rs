@@ -57,6 +57,10 @@ pub struct TargetInfo {
     /// For checkboxes and radios: the current state.
     #[serde(default)]
     pub checked: Option<bool>,
+    /// Not visible, but a picture inside is still loading and will give it
+    /// a box (a card link of one lazy or slow image).
+    #[serde(default)]
+    pub image_loading: bool,
 }
 
 /// DOM-level operations (`__sightline.domAction(json)`).
