@@ -80,12 +80,24 @@ export interface RemoveBlockerOptions {
   auditFile?: string;
 }
 
+/** What a blocker was taken for (the driver's `BlockerKind`). */
+export type BlockerKind =
+  | "consent"
+  | "login"
+  | "age_gate"
+  | "paywall"
+  | "newsletter_promo"
+  | "generic_modal"
+  | "banner"
+  | "tooltip"
+  | "empty_overlay";
+
 /** The driver's removeBlocker result (`sightline unblock --json`). */
 export interface RemoveBlockerResult {
   removed: boolean;
   method: "click" | "esc" | "remove" | "none";
   selector?: string;
-  kind?: string;
+  kind?: BlockerKind;
   note?: string;
 }
 
@@ -94,19 +106,55 @@ export interface RemoveBlockerAudit {
   timestamp: string;
   url: string;
   selector: string | null;
-  kind: string | null;
-  method: string;
+  kind: BlockerKind | null;
+  method: "click" | "esc" | "remove" | "none";
   result: "removed" | "left";
   reason: string;
 }
 
-export interface Sightline {
+/**
+ * A Playwright `Page`, as far as `attach` needs to tell it (structurally, so
+ * the module depends on neither library).
+ */
+export interface PlaywrightPage {
+  addInitScript(...args: any[]): Promise<unknown>;
+  mainFrame(): unknown;
+  locator(selector: string, ...rest: any[]): unknown;
+  $(selector: string, ...rest: any[]): Promise<unknown>;
+}
+
+/** A Puppeteer `Page`, as far as `attach` needs to tell it. */
+export interface PuppeteerPage {
+  evaluateOnNewDocument(...args: any[]): Promise<unknown>;
+  mainFrame(): unknown;
+  $(selector: string, ...rest: any[]): Promise<unknown>;
+}
+
+/** The element handle type of a page's own library (`page.$`'s, never null). */
+export type HandleOf<P extends { $(selector: string, ...rest: any[]): Promise<unknown> }> = NonNullable<
+  Awaited<ReturnType<P["$"]>>
+>;
+
+/** Snapshot and removeBlocker, for either library. */
+export interface Sightline<Handle = unknown> {
   snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
   removeBlocker(options?: RemoveBlockerOptions): Promise<{ result: RemoveBlockerResult; audit: RemoveBlockerAudit }>;
-  /** Playwright only: a Locator for a ref of the last snapshot. */
-  locator(ref: string): any;
-  /** An ElementHandle (Playwright's or Puppeteer's) for a ref of the last snapshot. */
-  elementHandle(ref: string): Promise<any>;
+  /**
+   * An element handle of the page's own library for a ref of the last
+   * snapshot; it throws when the ref's element is gone (a new document, a
+   * re-render).
+   */
+  elementHandle(ref: string): Promise<Handle>;
+}
+
+/** Sightline on a Playwright page: refs also as Locators. */
+export interface PlaywrightSightline<P extends PlaywrightPage = PlaywrightPage> extends Sightline<HandleOf<P>> {
+  /**
+   * A Locator for a ref of the last snapshot (and those chained from it):
+   * its actions fail, as elementHandle(ref) does, once the ref's element
+   * is gone.
+   */
+  locator(ref: string): ReturnType<P["locator"]>;
 }
 
 export interface AttachOptions {
@@ -118,8 +166,10 @@ export interface AttachOptions {
   jsBuild?: boolean;
 }
 
-/** Sightline for a Playwright `Page` or a Puppeteer `Page`; attach before navigating. */
-export function attach(page: object, options?: AttachOptions): Promise<Sightline>;
+/** Sightline for a Playwright `Page`; attach before navigating. */
+export function attach<P extends PlaywrightPage>(page: P, options?: AttachOptions): Promise<PlaywrightSightline<P>>;
+/** Sightline for a Puppeteer `Page`; attach before navigating. */
+export function attach<P extends PuppeteerPage>(page: P, options?: AttachOptions): Promise<Sightline<HandleOf<P>>>;
 
 /** Thrown when a page's CSP refuses WebAssembly and `jsBuild` is false. */
 export class CspError extends Error {

@@ -103,5 +103,5 @@ npm_ci_locked() {
 npm_ci_locked tests/fixtures "fixture libraries"
 # The libraries the npm module's tests drive: playwright-core and puppeteer-core
 # (24.x: 25 needs Node 22).
-npm_ci_locked tests/npm "playwright-core and puppeteer-core for the npm module's tests"
+npm_ci_locked tests/npm "playwright-core, puppeteer-core and TypeScript for the npm module's tests"
 say "ok"

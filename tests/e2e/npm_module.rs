@@ -4,7 +4,8 @@
 //! (`sightline snapshot --json`) to the character, removeBlocker clears the
 //! promo with the driver's result and audit record, refs act on the right
 //! elements through the user's own library, and a strict CSP works (the JS
-//! build) or gives the documented error (`jsBuild: false`).
+//! build) or gives the documented error (`jsBuild: false`); and its typings
+//! compile a strict TypeScript user's script.
 
 use serde_json::{json, Value};
 use sightline::protocol::ViewportInfo;
@@ -218,4 +219,29 @@ fn playwright_user_gets_the_drivers_snapshot_and_remove_blocker() {
 #[test]
 fn puppeteer_user_gets_the_drivers_snapshot_and_remove_blocker() {
     check_library("puppeteer");
+}
+
+/// The typings, as a TypeScript user meets them (strict, `nodenext`,
+/// tests/npm/types-check.ts): refs come back as the page's own library's
+/// Locator and handle types, and misuse (a Locator method that doesn't
+/// exist, a wrong mode or blocker kind, something that is no page,
+/// `locator()` on Puppeteer) fails to compile.
+#[test]
+fn typescript_users_get_their_librarys_types_and_misuse_fails_to_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = node_project(dir.path());
+    let npm = repo_root().join("tests/npm");
+    std::fs::copy(npm.join("types-check.ts"), project.join("types-check.ts")).unwrap();
+    std::fs::copy(npm.join("tsconfig.types-check.json"), project.join("tsconfig.json")).unwrap();
+    let tsc = npm.join("node_modules/typescript/bin/tsc");
+    assert!(tsc.is_file(), "TypeScript is missing from tests/npm/node_modules: run scripts/setup.sh");
+    let mut cmd = std::process::Command::new("node");
+    cmd.arg(&tsc).arg("-p").arg(&project).current_dir(&project);
+    let out = crate::support::run_with_limit(cmd, "tsc");
+    assert!(
+        out.status.success(),
+        "tsc found errors (an unused @ts-expect-error is a misuse the typings let through):\n{}{}",
+        out.stdout,
+        out.stderr
+    );
 }
