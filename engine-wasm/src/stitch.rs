@@ -76,10 +76,32 @@ pub const LOADING_MARK: &str = "[loading]";
 
 /// `line` with a state mark before its ref (`- iframe "Ad" [loading] [ref=e3]`).
 fn with_mark(line: &str, mark: &str) -> String {
-    match line.find(" [ref=") {
-        Some(i) => format!("{} {mark}{}", &line[..i], &line[i..]),
+    let from = after_name(line);
+    match line[from..].find(" [ref=") {
+        Some(i) => format!("{} {mark}{}", &line[..from + i], &line[from + i..]),
         None => format!("{line} {mark}"),
     }
+}
+
+/// Where `line`'s own tokens may start: after its quoted name (`- iframe
+/// "…"`), which is the page's text and may hold a ` [ref=` of its own.
+/// (`"` and `\` are escaped in a name.)
+fn after_name(line: &str) -> usize {
+    // (Bytes: the marks looked for are ASCII, which UTF-8 never repeats
+    // inside a character.)
+    let b = line.as_bytes();
+    let mut i = b.iter().position(|&c| c != b' ').unwrap_or(0) + 2;
+    while i < b.len() && b[i] != b' ' {
+        i += 1;
+    }
+    if b.get(i + 1) != Some(&b'"') {
+        return i.min(b.len());
+    }
+    i += 2;
+    while i < b.len() && b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    (i + 1).min(b.len())
 }
 
 /// How the header line that warns of a large non-modal overlay starts.
@@ -231,6 +253,15 @@ mod tests {
         assert_eq!(
             with_mark(r#"- iframe "Ad""#, LOADING_MARK),
             r#"- iframe "Ad" [loading]"#
+        );
+        // A name is the page's text: a ` [ref=` in it is no place for the mark.
+        assert_eq!(
+            with_mark(r#"  - iframe "Ad \" [ref=e9]" [ref=e3]"#, LOADING_MARK),
+            r#"  - iframe "Ad \" [ref=e9]" [loading] [ref=e3]"#
+        );
+        assert_eq!(
+            with_mark(r#"- iframe "Ad [ref=e9]""#, LOADING_MARK),
+            r#"- iframe "Ad [ref=e9]" [loading]"#
         );
     }
 }

@@ -234,7 +234,10 @@ fn typescript_users_get_their_librarys_types_and_misuse_fails_to_compile() {
     std::fs::copy(npm.join("types-check.ts"), project.join("types-check.ts")).unwrap();
     std::fs::copy(npm.join("tsconfig.types-check.json"), project.join("tsconfig.json")).unwrap();
     let tsc = npm.join("node_modules/typescript/bin/tsc");
-    assert!(tsc.is_file(), "TypeScript is missing from tests/npm/node_modules: run scripts/setup.sh");
+    assert!(
+        tsc.is_file(),
+        "TypeScript is missing from tests/npm/node_modules: run scripts/setup.sh"
+    );
     let mut cmd = std::process::Command::new("node");
     cmd.arg(&tsc).arg("-p").arg(&project).current_dir(&project);
     let out = crate::support::run_with_limit(cmd, "tsc");
