@@ -233,6 +233,9 @@ fn a_coding_agent_drives_a_shop_one_command_at_a_time() {
     );
     let exact = s.ok(&["hover", "input[name=gift]"]);
     assert!(!exact.contains("matches)"), "{exact}");
+    // An XPath's count is of elements: the text it also matched is nothing to act on.
+    let xpath = s.ok(&["hover", "xpath=//input | //input/following-sibling::text()"]);
+    assert!(xpath.contains("(the first of 2 matches)"), "{xpath}");
     // A getter that throws is said in its place; a graph that reaches one
     // object by many paths (a React fiber tree) is read once, not 2^60 times.
     let getter = s.ok(&["eval", "({a: 1, get b() { throw new Error('no') }})"]);

@@ -321,7 +321,10 @@ const PROBE_JS: &str = r#"(async (o) => {
     try {
       const t = o.target.trim();
       if (t.startsWith("xpath=")) {
-        matches = document.evaluate(t.slice(6), document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null).snapshotLength;
+        // (Elements only: a text node matched is nothing to act on.)
+        const found = document.evaluate(t.slice(6), document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        matches = 0;
+        for (let i = 0; i < found.snapshotLength; i++) if (found.snapshotItem(i).nodeType === 1) matches++;
       } else {
         const parts = t.replace(/^css=/, "").split(" >>> ");
         let scope = document;
