@@ -52,7 +52,13 @@ const INTERACTIVE_TAGS: &[&str] = &["button", "select", "textarea", "summary", "
 /// A target by its tag alone: a control or a link. Its own cursor decides
 /// nothing, and its descendants are not separate targets whatever theirs.
 pub fn target_by_tag(e: &ElementData) -> bool {
-    among(INTERACTIVE_TAGS, &e.tag) || (e.tag == "a" && e.has_attr("href"))
+    among(INTERACTIVE_TAGS, &e.tag) || (e.tag == "a" && e.has_attr("href")) || media_player(e)
+}
+
+/// An `<audio>` or `<video>` that shows the browser's own controls (play,
+/// time, volume: a click plays or pauses it).
+pub fn media_player(e: &ElementData) -> bool {
+    matches!(e.tag.as_str(), "audio" | "video") && e.has_attr("controls")
 }
 
 /// Some shown descendant of `id` has a box.
@@ -288,6 +294,22 @@ mod tests {
         let i = compute_interactive(&Semantics::compute(&t));
         assert!(i[coming], "its image will size it");
         assert!(!i[broken_empty], "nothing will: no box to hit");
+    }
+
+    #[test]
+    fn a_player_with_its_controls_is_a_target_that_says_whether_it_plays() {
+        let mut b = TreeBuilder::new();
+        b.open_el("body", &[]);
+        let audio = b.el("audio", &[("controls", ""), ("aria-label", "Anthem")]);
+        b.data(audio).form.value = Some("playing".into());
+        let video = b.el("video", &[("controls", "")]);
+        let bare = b.el("video", &[]);
+        let t = b.finish();
+        let sem = Semantics::compute(&t);
+        let i = compute_interactive(&sem);
+        assert!(i[audio] && i[video] && !i[bare], "no controls, nothing to press");
+        assert_eq!((sem.role(audio), sem.role(video)), (Some("audio"), Some("video")));
+        assert_eq!(sem.states(audio).value.as_deref(), Some("playing"));
     }
 
     #[test]

@@ -329,6 +329,29 @@ async fn boxless_links(cx: &Ctx) {
     assert_eq!(eval(&menu, "location.hash").await, "#phones");
 }
 
+/// Players with the browser's controls are targets that say whether they
+/// play; a click plays or pauses them, as their play button does (the
+/// middle of an audio bar is its time scrubber).
+async fn players(cx: &Ctx) {
+    let page = cx.open("media/player.html").await;
+    let tree = page.snapshot(&SnapshotOptions::default()).await.unwrap().tree;
+    assert!(line_with(&tree, r#"audio "Anthem""#).ends_with(": paused"), "{tree}");
+    assert!(line_with(&tree, r#"video "Clip""#).contains("[ref="), "{tree}");
+    assert_eq!(tree.matches("- audio").count(), 1, "no controls, no player: {tree}");
+    let anthem = snap_ref(&page, r#"audio "Anthem""#).await;
+    let played = page.click(anthem.as_str()).await.expect("play");
+    assert_eq!(played.value.as_deref(), Some("playing"), "{played:?}");
+    assert_eq!(eval(&page, "anthem.paused").await, false);
+    let tree = page.snapshot(&SnapshotOptions::default()).await.unwrap().tree;
+    assert!(line_with(&tree, r#"audio "Anthem""#).ends_with(": playing"), "{tree}");
+    let paused = page.click(anthem.as_str()).await.expect("pause");
+    assert_eq!(paused.value.as_deref(), Some("paused"), "{paused:?}");
+    assert_eq!(eval(&page, "anthem.paused").await, true);
+    let clip = snap_ref(&page, r#"video "Clip""#).await;
+    page.click(clip.as_str()).await.expect("play the clip");
+    assert_eq!(eval(&page, "clip.paused").await, false);
+}
+
 /// A veil placed over the window from deep inside the content column is
 /// named as the cover, not the column that holds it.
 async fn cover_named(cx: &Ctx) {
@@ -906,6 +929,7 @@ async fn element_actions_on_real_controls() {
         scenario("widgets", &mut failures, widgets(&cx)).await;
         scenario("links without a box", &mut failures, boxless_links(&cx)).await;
         scenario("the cover named", &mut failures, cover_named(&cx)).await;
+        scenario("players", &mut failures, players(&cx)).await;
         scenario("drag and drop", &mut failures, drag_and_drop(&cx)).await;
         scenario("shadow DOM", &mut failures, shadow_dom(&cx)).await;
         scenario("cross-origin frame", &mut failures, cross_origin_frame(&cx)).await;

@@ -103,6 +103,13 @@ const FOCUS_END_JS: &str = "(el) => {
 /// Focuses any element (for `press` on a target).
 const FOCUS_JS: &str = "(el) => { el.focus(); return document.activeElement === el || el.contains(document.activeElement) || !!(el.shadowRoot && el.shadowRoot.activeElement); }";
 
+/// A player with the browser's controls, focused: `true` when it took focus.
+const PLAYER_FOCUS_JS: &str =
+    "(el) => { if (!(el instanceof HTMLMediaElement) || !el.controls) return false; el.focus(); return el.matches(':focus'); }";
+
+/// A player's state, as the snapshot says it.
+const PLAYER_STATE_JS: &str = "(el) => el.ended ? 'ended' : el.paused ? 'paused' : 'playing'";
+
 /// Before a click on a submit button: listens for the `invalid` events the
 /// browser fires when it refuses to send the form (a required field, a bad
 /// address). The form's state after the click cannot tell: a page that
@@ -249,6 +256,12 @@ impl Page {
             }
             Err(e) => return Err(e),
         };
+        let plain = options.clicks <= 1 && options.button == ClickButton::Left && options.modifiers.is_empty();
+        if plain && matches!(ready.info.tag.as_str(), "audio" | "video") {
+            if let Some(result) = self.toggle_player(&ready, mark).await? {
+                return Ok(result);
+            }
+        }
         let (x, y) = ready.point.expect("a hit test found a point");
         // A submit the browser refuses changes nothing the tree shows: its
         // bubble is the browser's own. Watched for, and said.
@@ -274,6 +287,23 @@ impl Page {
             }
         }
         Ok(result)
+    }
+
+    /// A click on a player that shows the browser's controls plays or
+    /// pauses it, as its play button does: Space on the focused player, the
+    /// keyboard's way to that button (the middle of an audio bar is its time
+    /// scrubber, where a click would seek). `None`: no such player.
+    async fn toggle_player(&self, ready: &Ready, mark: u64) -> Result<Option<ActionResult>> {
+        if self.on_element(&ready.loc, PLAYER_FOCUS_JS, Value::Null).await? != Value::Bool(true) {
+            return Ok(None);
+        }
+        self.press_key("Space").await?;
+        let mut result = ActionResult::of(ready);
+        self.after_action(&mut result, mark).await?;
+        if let Ok(Value::String(now)) = self.on_element(&ready.loc, PLAYER_STATE_JS, Value::Null).await {
+            result.value = Some(now);
+        }
+        Ok(Some(result))
     }
 
     /// Moves the mouse over the element.

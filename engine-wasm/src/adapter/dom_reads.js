@@ -361,6 +361,16 @@
     loading(img) {
       return img.complete === false;
     },
+    // An <audio> or <video> player's state: "playing", "ended", "paused",
+    // and where, once it has moved (the time of one playing would change
+    // with every snapshot).
+    media(el) {
+      const time = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
+      if (el.ended) return "ended";
+      if (!el.paused) return "playing";
+      const at = el.currentTime;
+      return at > 0 && isFinite(el.duration) ? `paused at ${time(at)} of ${time(el.duration)}` : "paused";
+    },
     // Whether the point (x, y), where `el` missed the hit, lies outside the
     // box of an ancestor that clips its overflow: `el` is clipped out of
     // sight there (a collapsed menu's items), not covered.

@@ -75,6 +75,8 @@ extern "C" {
     pub fn clipped(el: &Element, x: f64, y: f64) -> bool;
     /// An `<img>` still loading (see `dom_reads.js`).
     pub fn loading(img: &Element) -> bool;
+    /// A media player's state in words (see `dom_reads.js`).
+    pub fn media(el: &Element) -> String;
 }
 
 /// The element's ref number, if it was given one.

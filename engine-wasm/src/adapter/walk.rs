@@ -536,6 +536,7 @@ pub const RELEVANT_ATTRS: &[&str] = &[
     "popover",
     "headers",
     "draggable",
+    "controls",
 ];
 
 /// Prefixes of relevant attribute names.
@@ -944,6 +945,8 @@ fn read_form_state(el: &Element, data: &mut ElementData) {
             let opt: &web_sys::HtmlOptionElement = el.unchecked_ref();
             form.selected = Some(opt.selected());
         }
+        // A player the page shows: whether it plays is its value.
+        "audio" | "video" if data.has_attr("controls") => form.value = Some(reads::media(el)),
         _ => {}
     }
     if data.has_attr("contenteditable") {

@@ -474,6 +474,9 @@ fn implicit_role(s: &Semantics, id: NodeId, e: &ElementData, ctx: &Ctx, roles: &
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
         "hr" => "separator",
         "iframe" | "frame" => "iframe",
+        // (Chromium's own roles: ARIA has none for a player.)
+        "audio" if e.has_attr("controls") => "audio",
+        "video" if e.has_attr("controls") => "video",
         "img" => {
             if e.attr("alt") == Some("")
                 && e.attr("title").map(|t| t.is_empty()).unwrap_or(true)

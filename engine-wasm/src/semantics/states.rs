@@ -19,7 +19,8 @@
 //! - invalid: `aria-invalid` present and neither empty nor "false".
 //! - value: text fields and comboboxes (`form.value`, else the `value`
 //!   attribute; a native select falls back to its chosen option), range
-//!   widgets (`aria-valuetext`, native value, `aria-valuenow`). Never for
+//!   widgets (`aria-valuetext`, native value, `aria-valuenow`), players
+//!   (`playing`, `paused at 0:12 of 3:05`, read by the walk). Never for
 //!   `input[type=password]`, never for contenteditable or ARIA text fields
 //!   (their text is already in the tree). Empty values are `None`.
 use super::roles::{input_type, is_details_summary};
@@ -184,6 +185,7 @@ fn value_of(s: &Semantics, id: NodeId, e: &ElementData, role: &str, tag: &str, t
             "select" => non_empty(e.form.value.clone().or_else(|| selected_option_label(s.tree, id))),
             _ => None,
         },
+        "audio" | "video" => e.form.value.clone(),
         "slider" | "spinbutton" | "scrollbar" | "progressbar" | "meter" => {
             if let Some(t) = e.attr("aria-valuetext").filter(|t| !t.trim().is_empty()) {
                 return Some(t.to_string());
