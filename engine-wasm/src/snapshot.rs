@@ -71,7 +71,8 @@ pub trait PageProbe {
     fn transparent(&mut self, _tree: &DomTree, _node: NodeId) -> bool {
         false
     }
-    /// A scrolling box's `scrollTop`, `clientHeight` and `scrollHeight`.
+    /// A scrolling box's `scrollTop`, `clientHeight` and `scrollHeight`;
+    /// `None` when a user can't scroll it down (it scrolls sideways only).
     fn scroll_metrics(&mut self, _node: NodeId) -> Option<(f64, f64, f64)> {
         None
     }
@@ -150,7 +151,10 @@ pub fn build_frame_snapshot(
         }
     }
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
-    let shell = crate::viewport::shell_scroller(tree, &facts.viewport);
+    // (The first candidate that scrolls down: a sideways carousel, however
+    // large, is no page.)
+    let shell = crate::viewport::shell_scroller(tree, &facts.viewport, &mut |b| probe.scroll_metrics(b).is_some())
+        .and_then(|b| probe.scroll_metrics(b).map(|m| (b, m)));
     let occ = occlusion(&sem, req, &viewport_rect(&facts.viewport), probe);
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
     // A modal's ancestors are not obscured (they hold it), but they get no
@@ -278,7 +282,7 @@ pub fn build_frame_snapshot(
         // when it qualified only as the body's last child: a layer raised
         // on top (a z-index over the overlays') is warned of, scroll box or not.
         let holds_shell = |o: NodeId| {
-            shell.is_some_and(|s| s == o || tree.ancestors(s).any(|a| a == o)) && !modal::raised_on_top(tree, o)
+            shell.is_some_and(|(s, _)| s == o || tree.ancestors(s).any(|a| a == o)) && !modal::raised_on_top(tree, o)
         };
         let overlay =
             modal::heuristic_overlay(&sem, &facts.viewport).filter(|&o| !holds_shell(o) && !probe.transparent(tree, o));
@@ -309,8 +313,8 @@ pub fn build_frame_snapshot(
         title: facts.title.clone(),
         lines: rendered.lines,
         frame_slots: rendered.frame_slots,
-        viewport: match shell.and_then(|b| probe.scroll_metrics(b)) {
-            Some((top, view, height)) => crate::viewport::in_shell(facts.viewport, top, view, height),
+        viewport: match shell {
+            Some((_, (top, view, height))) => crate::viewport::in_shell(facts.viewport, top, view, height),
             None => facts.viewport,
         },
         stats: EngineStats {

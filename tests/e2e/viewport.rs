@@ -262,6 +262,23 @@ async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
         );
         let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
         assert_position(&after, 1, below - 1, false, false);
+        // A larger box that scrolls sideways only (a carousel) is not the
+        // page: the position is the box `scroll` moves.
+        page.goto(&server.url("app-shell-carousel.html")).await.expect("goto");
+        let before = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        let below = before.viewport.pages_below;
+        assert!(below >= 5, "{}", before.tree);
+        let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
+        assert!(
+            scrolled
+                .value
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("div#main scrolled to y="),
+            "{scrolled:?}"
+        );
+        let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        assert!(after.viewport.pages_above >= 1, "{}", after.tree);
         browser.close().await.expect("close");
     })
     .await;

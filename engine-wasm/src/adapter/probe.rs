@@ -257,11 +257,14 @@ impl PageProbe for LiveProbe<'_> {
 
     fn scroll_metrics(&mut self, node: NodeId) -> Option<(f64, f64, f64)> {
         let e = self.elements[node].as_ref()?;
-        Some((
-            e.scroll_top() as f64,
-            e.client_height() as f64,
-            e.scroll_height() as f64,
-        ))
+        // Only a box a user scrolls down, as `scroll` counts one.
+        let (view, height) = (e.client_height() as f64, e.scroll_height() as f64);
+        let down = web_sys::window()?
+            .get_computed_style(e)
+            .ok()??
+            .get_property_value("overflow-y")
+            .is_ok_and(|o| matches!(o.as_str(), "auto" | "scroll" | "overlay"));
+        (down && height > view + 1.0).then(|| (e.scroll_top() as f64, view, height))
     }
 
     fn elapsed_ms(&self) -> f64 {
