@@ -145,6 +145,16 @@ fn check_library(library: &str) {
         Value::Null,
         "{library}: the next page's e1 was clicked"
     );
+    // A blocker scan before the first snapshot numbers refs in document order.
+    let tree = seen["treeAfterFirstScan"].as_str().unwrap_or_default();
+    let numbers: Vec<u32> = tree
+        .lines()
+        .filter_map(|l| l.split_once("[ref=e")?.1.split_once(']')?.0.parse().ok())
+        .collect();
+    assert!(
+        numbers.len() >= 3 && numbers.windows(2).all(|w| w[0] < w[1]),
+        "{library}: refs out of document order after removeBlocker:\n{tree}"
+    );
     if library == "playwright" {
         assert_eq!(seen["locatorType"], "Locator");
         assert_eq!(

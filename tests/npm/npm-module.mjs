@@ -156,6 +156,9 @@ try {
       out.refOfPageLeft = e.message;
     }
     out.consentAfterStaleRef = await page.evaluate(() => window.consent || null);
+    // removeBlocker before any snapshot of the page: the refs are still
+    // numbered in document order, as the first snapshot would number them.
+    out.treeAfterFirstScan = (await sl.snapshot()).tree;
     // A shadow-root button beside slotted light content: that very button.
     await browser.goto(page, url("shadow.html"));
     await page.evaluate(() => {

@@ -72,6 +72,14 @@ pub fn scan_page(st: &EngineState) -> Result<BlockerScan, String> {
     };
     let sem = Semantics::compute(&walked.tree);
     let interactive = compute_interactive(&sem);
+    // Targets are numbered in document order first, as a snapshot numbers
+    // them: a scan before any snapshot would otherwise hand the blocker's
+    // buttons the first numbers, and the page's refs would start after them.
+    for (n, el) in walked.elements.iter().enumerate() {
+        if let (true, Some(el)) = (interactive[n], el) {
+            st.ref_number(el);
+        }
+    }
     let index = SelectorIndex::new(&walked.tree);
     let tree = &walked.tree;
     let elements = &walked.elements;
