@@ -580,9 +580,16 @@ async fn cross_origin_frame(cx: &Ctx) {
         "frame refs: {pay} {card}"
     );
 
-    page.fill(card.as_str(), "4242 4242 4242 4242")
+    let filled = page
+        .fill(card.as_str(), "4242 4242 4242 4242")
         .await
         .expect("fill in frame");
+    // Named as the snapshot named it, as in the main frame.
+    assert_eq!(
+        filled.element.as_deref(),
+        Some(r#"textbox "Card number""#),
+        "{filled:?}"
+    );
     assert_eq!(
         frame_eval(&page, "frame-inner", "document.getElementById('card').value").await,
         "4242 4242 4242 4242"

@@ -249,8 +249,11 @@ impl Page {
                     labels: HashMap::new(),
                 };
             }
+            // Under the frame's own ref (`e1` of `f1e1`): the engine's target
+            // an action looks its label up by.
             for (r, info) in &snapshot.refs.0 {
-                refs.labels.insert(r.clone(), ref_label(info));
+                let local = r.find('e').map_or(r.as_str(), |i| &r[i..]);
+                refs.labels.insert(local.to_string(), ref_label(info));
             }
         }
         Ok(snapshot)
