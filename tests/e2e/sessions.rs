@@ -914,6 +914,15 @@ fn wait_reads_text_as_the_snapshot_shows_it_and_fill_form_takes_pairs() {
         assert_eq!(hidden.code(), Some(1), "{unseen}: {}", hidden.stdout);
         assert!(hidden.stdout.contains("did not appear"), "{}", hidden.stdout);
     }
+    // Text in a cross-origin frame is on the page too, as the snapshot shows it.
+    let other = FixtureServer::start();
+    let host = format!("actions/frame-host.html?xport={}", other.port);
+    s.open(&host, &[]);
+    let waited = s.run(&["wait", "Pay 12 €", "--time", "3"]);
+    assert!(waited.stdout.contains("appeared"), "{}", waited.stdout);
+    let gone = s.run(&["wait", "--text-gone", "Pay 12 €", "--time", "1"]);
+    assert!(gone.stdout.contains("is still there"), "{}", gone.stdout);
+    s.open("sessions/reading.html", &[]);
 
     let page = s.ok(&["snapshot"]);
     let (name, city) = (ref_with(&page, "textbox \"Name\""), ref_with(&page, "textbox \"City\""));

@@ -26,12 +26,12 @@ pub const TOOL: Tool = Tool::new(
 /// it in its own words).
 pub const WAIT_LONGER: &str = "give ms or time to wait longer, up to 30 s";
 
-/// Whether the page shows a text, read as the snapshot reads it: the DOM's
-/// text (not `innerText`, which applies `text-transform`), in open shadow
-/// roots and same-origin frames too, whitespace (no-break spaces among it)
-/// collapsed, letter case ignored, in rendered elements only. (Text split
-/// over inline elements is read joined; cross-origin frames are not
-/// readable from here.)
+/// Whether a frame's document shows a text, read as the snapshot reads it:
+/// the DOM's text (not `innerText`, which applies `text-transform`), in
+/// open shadow roots too, whitespace (no-break spaces among it) collapsed,
+/// letter case ignored, in rendered elements only. (Text split over inline
+/// elements is read joined.) Each frame, cross-origin ones too, is asked
+/// in its own world.
 const TEXT_SHOWN_JS: &str = r#"(() => {
   const norm = (s) => s.replace(/\s+/g, " ").trim().toLowerCase();
   const needle = norm(NEEDLE);
@@ -52,12 +52,6 @@ const TEXT_SHOWN_JS: &str = r#"(() => {
         continue;
       }
       if (n.shadowRoot) visit(n.shadowRoot);
-      if (n.tagName === "IFRAME" || n.tagName === "FRAME") {
-        try {
-          const body = n.contentDocument && n.contentDocument.body;
-          if (body) visit(body);
-        } catch (_) {}
-      }
     }
   };
   if (document.body) visit(document.body);
@@ -103,8 +97,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             let probe = TEXT_SHOWN_JS.replace("NEEDLE", &serde_json::to_string(text).expect("a string serialises"));
             let deadline = Instant::now() + pause.unwrap_or(TEXT_TIMEOUT);
             loop {
-                let present = match page.evaluate_isolated(&probe).await {
-                    Ok(v) => Some(v.as_bool().unwrap_or(false)),
+                let present = match page.evaluate_in_frames(&probe).await {
+                    Ok(frames) => Some(frames.iter().any(|v| v.as_bool() == Some(true))),
                     // A document replaced under the probe (the page navigating,
                     // reloading) is not read yet: look again at the next one.
                     Err(e) if e.is_stale_context() || matches!(e, Error::NavigatedWhileRunning { .. }) => None,
