@@ -114,7 +114,10 @@ pub fn clap_command(tc: &ToolCommand, tool: &Tool) -> Command {
                 .help(positional_help(&shown, &props, tool.returns_image)),
         );
     }
-    let in_positional: Vec<&str> = positional.iter().flat_map(|p| p.split('|')).collect();
+    // A value is taken by the first alternative it fits (`wait 42` is 42 ms):
+    // the later ones have flags too, for values an earlier one would take
+    // (`wait --text 42`).
+    let in_positional: Vec<&str> = positional.iter().filter_map(|p| p.split('|').next()).collect();
     for (name, spec) in &props {
         if in_positional.contains(&name.as_str()) || preset.contains(name) {
             continue;
@@ -122,6 +125,16 @@ pub fn clap_command(tc: &ToolCommand, tool: &Tool) -> Command {
         cmd = cmd.arg(flag(name, spec));
     }
     cmd
+}
+
+/// `2s`, `1.5s` or `500ms` in milliseconds.
+fn duration_ms(raw: &str) -> Option<u64> {
+    let (number, scale) = match raw.strip_suffix("ms") {
+        Some(n) => (n, 1.0),
+        None => (raw.strip_suffix('s')?, 1000.0),
+    };
+    let value: f64 = number.trim().parse().ok()?;
+    (value.is_finite() && value >= 0.0).then(|| (value * scale).round() as u64)
 }
 
 fn positional_help(positional: &[String], props: &Map<String, Value>, image: bool) -> String {
@@ -317,6 +330,11 @@ pub fn tool_arguments(tc: &ToolCommand, tool: &Tool, m: &ArgMatches) -> Result<(
         let raw = rest.next().expect("counted above");
         let mut taken = None;
         for alt in &alternatives {
+            // `2s`, `1.5s`, `500ms`: a duration, for milliseconds.
+            if let (&"ms", Some(ms)) = (alt, duration_ms(&raw)) {
+                taken = Some((alt.to_string(), json!(ms)));
+                break;
+            }
             let spec = props.get(*alt).cloned().unwrap_or(json!({}));
             if let Ok(v) = typed(&raw, &spec) {
                 if fits(&v, &spec) {
@@ -510,6 +528,10 @@ mod tests {
             .unwrap_err()
             .contains("DIRECTION given twice"));
         assert_eq!(run(&r, &["wait", "500"]).unwrap().0, json!({"ms": 500}));
+        assert_eq!(run(&r, &["wait", "2s"]).unwrap().0, json!({"ms": 2000}));
+        assert_eq!(run(&r, &["wait", "250ms"]).unwrap().0, json!({"ms": 250}));
+        // A number to wait for is a text given as one.
+        assert_eq!(run(&r, &["wait", "--text", "42"]).unwrap().0, json!({"text": "42"}));
         assert_eq!(
             run(&r, &["wait", "Order placed"]).unwrap().0,
             json!({"text": "Order placed"})
