@@ -215,6 +215,23 @@ async fn form_controls(cx: &Ctx) {
         .await
         .expect_err("missing file");
     assert!(matches!(e, Error::NoSuchFile { .. }), "{e:?}");
+    // A button in front of a hidden file input: the files go to the
+    // chooser its click opens; a button that opens none says so.
+    let picker = cx.open("actions/upload-button.html").await;
+    let chose = picker
+        .set_input_files("#pick", &[fixture("actions/upload-a.txt")])
+        .await
+        .expect("through the chooser");
+    assert_eq!(
+        eval(&picker, "document.getElementById('out').textContent").await,
+        "Selected: upload-a.txt"
+    );
+    assert!(chose.notes.iter().any(|n| n.contains("file chooser")), "{chose:?}");
+    let e = picker
+        .set_input_files("#nothing", &[fixture("actions/upload-a.txt")])
+        .await
+        .expect_err("no chooser");
+    assert!(e.to_string().contains("opened no file chooser"), "{e}");
 
     // Picker inputs get their value set (input + change).
     page.fill("#birthday", "2001-02-03").await.expect("date");

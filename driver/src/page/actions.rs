@@ -12,7 +12,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventFileChooserOpened, FileChooserOpenedMode, SetInterceptFileChooserDialogParams,
+};
 use chromiumoxide::cdp::js_protocol::runtime::ReleaseObjectParams;
+use futures::StreamExt;
 use serde::Serialize;
 use serde_json::{json, Value};
 use sightline_engine::actions::is_value_input;
@@ -102,6 +106,23 @@ const FOCUS_END_JS: &str = "(el) => {
 
 /// Focuses any element (for `press` on a target).
 const FOCUS_JS: &str = "(el) => { el.focus(); return document.activeElement === el || el.contains(document.activeElement) || !!(el.shadowRoot && el.shadowRoot.activeElement); }";
+
+/// How long a click may take to open a file chooser.
+const CHOOSER_WAIT: Duration = Duration::from_secs(2);
+
+/// The files' names, comma-separated (what a result says was chosen).
+fn file_names(paths: &[String]) -> String {
+    paths
+        .iter()
+        .map(|a| {
+            Path::new(a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// A player with the browser's controls, focused: `true` when it took focus.
 const PLAYER_FOCUS_JS: &str =
@@ -286,6 +307,50 @@ impl Page {
                     .push(format!("the form was not sent: the browser refused {why}"));
             }
         }
+        Ok(result)
+    }
+
+    /// `files` for the file chooser `target` opens when clicked (a button in
+    /// front of a hidden `<input type=file>`, as most upload widgets are
+    /// built): the chooser is caught instead of shown, and its input gets
+    /// the files, as a user picking them would give them.
+    async fn upload_through_chooser(
+        &self,
+        target: &Target,
+        info: &TargetInfo,
+        files: Vec<String>,
+    ) -> Result<ActionResult> {
+        let fail =
+            |why: &str| self.action_error("setInputFiles", target, info, ActionErrorKind::Unsupported(why.into()));
+        let mut opened = self
+            .inner
+            .event_listener::<EventFileChooserOpened>()
+            .await
+            .map_err(|e| Error::cdp("file chooser listener", e))?;
+        self.send(SetInterceptFileChooserDialogParams::new(true)).await?;
+        let clicked = self.click(target.clone()).await;
+        let chooser = match &clicked {
+            Ok(_) => tokio::time::timeout(CHOOSER_WAIT, opened.next()).await.ok().flatten(),
+            Err(_) => None,
+        };
+        let _ = self.send(SetInterceptFileChooserDialogParams::new(false)).await;
+        let mut result = clicked?;
+        let Some(chooser) = chooser else {
+            return Err(fail(
+                "not an <input type=file>, and a click on it opened no file chooser: give the file input itself",
+            ));
+        };
+        if files.len() > 1 && chooser.mode == FileChooserOpenedMode::SelectSingle {
+            return Err(fail("its file chooser takes one file"));
+        }
+        let _guard = self.action_lock().lock().await;
+        let mark = self.begin_action();
+        let mut p = SetFileInputFilesParams::new(files.clone());
+        p.backend_node_id = chooser.backend_node_id.clone();
+        self.send(p).await?;
+        result.value = Some(file_names(&files));
+        result.notes.push("through the file chooser it opened".into());
+        self.after_action(&mut result, mark).await?;
         Ok(result)
     }
 
@@ -747,16 +812,13 @@ as the target"
             }
             absolute.push(abs.to_string_lossy().into_owned());
         }
-        let _guard = self.action_lock().lock().await;
+        let guard = self.action_lock().lock().await;
         let mark = self.begin_action();
         let ready = self.actionable("setInputFiles", &target, Needs::ATTACHED).await?;
         if ready.info.tag != "input" || ready.info.input_type != "file" {
-            return Err(self.action_error(
-                "setInputFiles",
-                &target,
-                &ready.info,
-                ActionErrorKind::Unsupported("not an <input type=file>".into()),
-            ));
+            // (The click takes the lock itself.)
+            drop(guard);
+            return self.upload_through_chooser(&target, &ready.info, absolute).await;
         }
         if absolute.len() > 1 {
             let multiple = self.on_element(&ready.loc, "(el) => el.multiple", Value::Null).await?;
@@ -782,18 +844,7 @@ as the target"
         let _ = self.send(ReleaseObjectParams::new(object)).await;
         set?;
         let mut result = ActionResult::of(&ready);
-        result.value = Some(
-            absolute
-                .iter()
-                .map(|a| {
-                    Path::new(a)
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
+        result.value = Some(file_names(&absolute));
         self.after_action(&mut result, mark).await?;
         Ok(result)
     }
