@@ -346,7 +346,7 @@ impl Page {
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
         let mut p = SetFileInputFilesParams::new(files.clone());
-        p.backend_node_id = chooser.backend_node_id.clone();
+        p.backend_node_id = chooser.backend_node_id;
         self.send(p).await?;
         result.value = Some(file_names(&files));
         result.notes.push("through the file chooser it opened".into());
