@@ -113,6 +113,9 @@ pub(crate) struct EventLog {
     /// The last sequence number handed out before the main frame's current
     /// document committed: what came after is that document's.
     pub(super) document_start: u64,
+    /// The sequence number of that document's own request (made before it
+    /// committed), when it was seen.
+    pub(super) document_request: Option<u64>,
 }
 
 impl EventLog {
@@ -241,6 +244,9 @@ impl Events {
                     Some(ev) = navigated.next() => if ev.frame.parent_id.is_none() {
                         let mut log = l.lock().unwrap();
                         log.document_start = log.next_seq;
+                        // (A navigation's request id is its loader's id.)
+                        let loader = ev.frame.loader_id.inner();
+                        log.document_request = log.network.iter().rev().find(|r| &r.id == loader).map(|r| r.seq);
                     },
                     Some(ev) = console.next() => {
                         let level = match wire_name(&ev.r#type).as_str() {

@@ -23,6 +23,17 @@ impl Page {
         log.network.iter().filter(|r| r.seq > after).cloned().collect()
     }
 
+    /// The current document's requests: its own, and those made since it
+    /// began (not an earlier page's, nor theirs left unanswered when it left).
+    pub fn document_network_requests(&self) -> Vec<NetworkRecord> {
+        let log = self.events().log.lock().unwrap();
+        log.network
+            .iter()
+            .filter(|r| r.seq > log.document_start || Some(r.seq) == log.document_request)
+            .cloned()
+            .collect()
+    }
+
     /// The sequence number after which the console messages are the current
     /// document's (see [`Page::console_messages`]): a page's messages are
     /// not the next page's.

@@ -8,7 +8,8 @@ use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 
 pub const TOOL: Tool = Tool::new(
     "networkRequests",
-    "The requests the page made since it was opened: method, URL, status or failure.",
+    "The requests of the page shown: its own and those it made since it was opened (not an earlier page's), \
+with method, URL, and status, failure or pending.",
     parameters,
     handle,
 )
@@ -40,7 +41,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let a: Args = parse("networkRequests", args)?;
         let lines: Vec<String> = ctx
             .page()
-            .network_requests(0)
+            .document_network_requests()
             .into_iter()
             .filter(|r| a.include_static || !STATIC.contains(&r.resource_type.as_str()))
             .filter(|r| a.filter.as_deref().is_none_or(|f| r.url.contains(f)))
