@@ -153,7 +153,12 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
         clicked.contains("### Open tabs") && clicked.contains("popup-target.html"),
         "{clicked}"
     );
+    // The tab the click opened is marked as such (the list alone is shown
+    // whenever there are two); the next response lists it as any other.
+    let new_tab = clicked.lines().find(|l| l.contains("popup-target.html")).unwrap();
+    assert!(new_tab.contains("(new) ["), "{clicked}");
     let listed = client.ok("browser_tabs", json!({"action": "list"}));
+    assert!(!listed.contains("(new)"), "{listed}");
     let index = listed
         .lines()
         .find(|l| l.contains("popup-target.html"))

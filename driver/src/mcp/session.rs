@@ -101,6 +101,8 @@ struct State {
     relaunched: bool,
     /// Through the extension: the shared tabs the last call saw.
     tabs_seen: Vec<String>,
+    /// The tabs (target ids) the last response listed.
+    tabs_known: Option<Vec<String>>,
 }
 
 pub struct Session {
@@ -696,13 +698,25 @@ page again with browser_navigate.",
         seen.console_mark = page.event_mark();
         view.console_errors = super::response::console_error_lines(errors);
         if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {
+            // Tabs this step opened (a link to a new tab, a pop-up) are
+            // marked: the list alone is shown whenever there are two.
+            let ids: Vec<String> = tabs.iter().map(|t| t.target_id().to_string()).collect();
+            let new: Vec<&str> = match &st.tabs_known {
+                Some(known) => ids
+                    .iter()
+                    .filter(|id| !known.contains(id))
+                    .map(String::as_str)
+                    .collect(),
+                None => Vec::new(),
+            };
             if tabs.len() > 1 {
-                let list = tabs::list(&tabs, page).await;
+                let list = tabs::list_marking_new(&tabs, page, &new).await;
                 // (Not again after a result that is the list: browser_tabs.)
                 if !text.contains(list.trim_end()) {
                     view.tabs = Some(list);
                 }
             }
+            st.tabs_known = Some(ids);
         }
         // This session's: those saved in its own folder (a browser's
         // downloads are every context's). The mark stops at one still

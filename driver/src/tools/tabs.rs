@@ -46,9 +46,20 @@ fn list_action() -> String {
 
 /// `- 0: (current) [title](url)` per tab.
 pub async fn list(tabs: &[Page], current: &Page) -> String {
+    list_marking_new(tabs, current, &[]).await
+}
+
+/// [`list`], with `(new)` on the tabs whose target id is in `new` (opened
+/// by the step just done).
+pub async fn list_marking_new(tabs: &[Page], current: &Page, new: &[&str]) -> String {
     let mut out = String::new();
     for (i, t) in tabs.iter().enumerate() {
-        let mark = if t == current { "(current) " } else { "" };
+        let mark = match (t == current, new.contains(&t.target_id())) {
+            (true, true) => "(current, new) ",
+            (true, false) => "(current) ",
+            (false, true) => "(new) ",
+            (false, false) => "",
+        };
         // What the browser lists: a tab whose page hangs must not hold the list.
         let (url, title) = t.listed().await;
         let url = crate::text::shown_url(&url);
