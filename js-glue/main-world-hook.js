@@ -46,6 +46,14 @@
   const deref = w.WeakRef.prototype.deref;
   const isConnected = getDescriptor(w.Node.prototype, "isConnected").get;
   const doc = w.document;
+  // A replacement reads as the built-in it stands for (`fn.toString()`,
+  // `String(fn)`): checks for native code in polyfills and zone libraries
+  // decide as they would without Sightline.
+  const native = (fn) => {
+    const said = "function " + fn.name + "() { [native code] }";
+    defineProperty(fn, "toString", { value: function toString() { return said; }, writable: true, configurable: true });
+    return fn;
+  };
 
   if (origAttach) {
     const attachShadow = function attachShadow(init) {
@@ -60,7 +68,7 @@
       }
       return apply(origAttach, this, [init]);
     };
-    defineProperty(ElementProto, "attachShadow", { value: attachShadow, writable: true, configurable: true });
+    defineProperty(ElementProto, "attachShadow", { value: native(attachShadow), writable: true, configurable: true });
   }
 
   // (A drop listener makes a drop zone: `drag` needs a ref to drop onto.)
@@ -79,7 +87,7 @@
     if (CLICK_TYPES[type] === 1) remember(this);
     return apply(origAdd, this, [type, listener, options]);
   };
-  defineProperty(w.EventTarget.prototype, "addEventListener", { value: addEventListener, writable: true, configurable: true });
+  defineProperty(w.EventTarget.prototype, "addEventListener", { value: native(addEventListener), writable: true, configurable: true });
 
   // The same for handler properties: each setter is wrapped, the getter kept.
   for (const Ctor of [w.HTMLElement, w.SVGElement]) {
@@ -194,9 +202,9 @@
     }
     return apply(origSetInterval, w, args);
   };
-  defineProperty(w, "setTimeout", { value: setTimeout, writable: true, configurable: true, enumerable: true });
-  defineProperty(w, "clearTimeout", { value: clearTimeout, writable: true, configurable: true, enumerable: true });
-  defineProperty(w, "setInterval", { value: setInterval, writable: true, configurable: true, enumerable: true });
+  defineProperty(w, "setTimeout", { value: native(setTimeout), writable: true, configurable: true, enumerable: true });
+  defineProperty(w, "clearTimeout", { value: native(clearTimeout), writable: true, configurable: true, enumerable: true });
+  defineProperty(w, "setInterval", { value: native(setInterval), writable: true, configurable: true, enumerable: true });
 
   // Animation frames asked for outside a frame callback: a reaction that
   // renders in the next frame (a frame callback that asks again is an
@@ -229,8 +237,8 @@
       delete frames[id];
       return apply(origCancelFrame, w, arguments);
     };
-    defineProperty(w, "requestAnimationFrame", { value: requestAnimationFrame, writable: true, configurable: true, enumerable: true });
-    defineProperty(w, "cancelAnimationFrame", { value: cancelAnimationFrame, writable: true, configurable: true, enumerable: true });
+    defineProperty(w, "requestAnimationFrame", { value: native(requestAnimationFrame), writable: true, configurable: true, enumerable: true });
+    defineProperty(w, "cancelAnimationFrame", { value: native(cancelAnimationFrame), writable: true, configurable: true, enumerable: true });
   }
 
   const CustomEventCtor = w.CustomEvent;
@@ -330,3 +338,5 @@
     }
   }, true]);
 })();
+// (Frames of this script in a page's stack traces are named as ours.)
+//# sourceURL=sightline-hook.js

@@ -714,6 +714,27 @@ fn the_awkward_cases_a_coding_agent_meets() {
         "not the whole tree again: {next}"
     );
 
+    // The page's own errors are said without Sightline's frames, and its
+    // timers read as the built-ins they stand for.
+    let timers = s.dir.path().join("timers.html");
+    std::fs::write(
+        &timers,
+        "<title>Timers</title><button onclick=\"setTimeout(function submitPayment() { \
+         throw new TypeError('payment failed') }, 10)\">Pay</button>",
+    )
+    .unwrap();
+    let page = s.ok(&["open", timers.to_str().unwrap()]);
+    let threw = s.ok(&["click", &ref_with(&page, "button \"Pay\"")]);
+    assert!(
+        threw.contains("payment failed")
+            && threw.contains("at submitPayment")
+            && !threw.contains("sightline-hook")
+            && !threw.contains("<anonymous>"),
+        "{threw}"
+    );
+    let native = s.ok(&["eval", "String(setTimeout) + ' ' + requestAnimationFrame.toString()"]);
+    assert_eq!(native.matches("[native code]").count(), 2, "{native}");
+
     // A local file opens as the file, though the tab is on an http page.
     let local = s.dir.path().join("local.html");
     std::fs::write(&local, "<title>Local</title><h1>On disk</h1>").unwrap();

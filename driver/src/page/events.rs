@@ -164,6 +164,19 @@ fn console_text(args: &[RemoteObject]) -> String {
     parts.join(" ")
 }
 
+/// A stack's text without the main-world hook's frames (`at run
+/// (sightline-hook.js:145:14)`): the page's timer and frame callbacks run
+/// through its wrappers, which are no part of the page's code.
+fn without_hook_frames(text: &str) -> String {
+    if !text.contains("sightline-hook.js:") {
+        return text.to_string();
+    }
+    text.lines()
+        .filter(|l| !(l.trim_start().starts_with("at ") && l.contains("(sightline-hook.js:")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A CDP enum's wire name (`"warning"`, `"alert"`).
 fn wire_name(v: &impl Serialize) -> String {
     serde_json::to_value(v)
@@ -254,7 +267,7 @@ impl Events {
                             "assert" | "error" => "error".to_string(),
                             other => other.to_string(),
                         };
-                        l.lock().unwrap().console(&level, console_text(&ev.args), None);
+                        l.lock().unwrap().console(&level, without_hook_frames(&console_text(&ev.args)), None);
                     }
                     Some(ev) = thrown.next() => {
                         let d = &ev.exception_details;
@@ -263,7 +276,7 @@ impl Events {
                             .as_ref()
                             .and_then(|e| e.description.clone())
                             .unwrap_or_else(|| d.text.clone());
-                        l.lock().unwrap().console("error", one_line(&text), d.url.clone());
+                        l.lock().unwrap().console("error", one_line(&without_hook_frames(&text)), d.url.clone());
                     }
                     // The browser's own request for a tab icon the page never
                     // named (`/favicon.ico`) failing is not the page's error.
@@ -327,6 +340,16 @@ mod tests {
             ..d
         };
         assert!(long.said().chars().count() < 320);
+    }
+
+    #[test]
+    fn the_hooks_frames_are_not_the_pages() {
+        let stack = "TypeError: payment failed\n    at submitPayment (http://a.test/pay.html:2:117)\n    \
+at run (sightline-hook.js:145:14)\n    at args.<computed> (sightline-hook.js:171:14)";
+        assert_eq!(
+            super::without_hook_frames(stack),
+            "TypeError: payment failed\n    at submitPayment (http://a.test/pay.html:2:117)"
+        );
     }
 
     #[test]
