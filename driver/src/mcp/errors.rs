@@ -17,7 +17,10 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
             ..
         } => format!(
             "{target} is not a ref of the current page: {}. Take a new browser_snapshot and use a ref from it.",
+            // (The advice follows once, in the tool's own name.)
             action_kind(e)
+                .trim_end_matches(" (take a new snapshot)")
+                .trim_end_matches(" (take a snapshot first)")
         ),
         Error::Action {
             kind: ActionErrorKind::Covered { selector, description },
@@ -27,6 +30,9 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
         } => {
             let by = if description.is_empty() || description == selector {
                 selector.clone()
+            } else if description.starts_with(&format!("{selector} ")) {
+                // (A description names its element first: `div#cc "We use…"`.)
+                description.clone()
             } else {
                 format!("{description} ({selector})")
             };
@@ -146,6 +152,20 @@ mod tests {
         let click = r.get("click").unwrap();
         let stale = explain(click, &action(ActionErrorKind::StaleRef), None);
         assert!(stale.contains("e7") && stale.contains("browser_snapshot"), "{stale}");
+        assert_eq!(stale.matches("snapshot").count(), 1, "the advice once: {stale}");
+        // A cover's description that names its element is not followed by it again.
+        let named = explain(
+            click,
+            &action(ActionErrorKind::Covered {
+                selector: "div#cc".into(),
+                description: "div#cc \"We use cookies.\"".into(),
+            }),
+            None,
+        );
+        assert!(
+            named.starts_with("e7 is covered by div#cc \"We use cookies.\": a click"),
+            "{named}"
+        );
         let covered = explain(
             click,
             &action(ActionErrorKind::Covered {

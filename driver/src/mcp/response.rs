@@ -9,7 +9,8 @@ use similar::{ChangeTag, TextDiff};
 
 /// How every response says to answer an open dialog (the command line
 /// says it in its own words).
-pub const ANSWER_THE_DIALOG: &str = "Answer it with browser_handle_dialog: accept true (OK) or false (Cancel)";
+pub const ANSWER_THE_DIALOG: &str =
+    "Answer it with browser_handle_dialog: accept true (OK) or false (Cancel), and promptText for a prompt's answer";
 
 use crate::page::ConsoleMessage;
 use crate::tools::untrusted::{cap_tree, defang, CLOSE_TAG, OPEN_TAG};

@@ -65,7 +65,7 @@ fn own_output_dir(output: &std::path::Path) -> PathBuf {
 
 /// Said before the result of a call that ran in a browser started anew.
 const RELAUNCHED: &str = "Note: the browser had crashed or been closed, so a new one was started and this call ran \
-in a new tab: the session's earlier tabs and their pages are gone.";
+in a new tab: the session's earlier tabs and their pages are gone, and so are its cookies and logins.";
 /// Through the extension, when no tab is shared any more.
 const NO_SHARED_TAB: &str = "No tab is shared any more (the shared tab was closed or unshared): share a tab in the \
 Sightline panel to go on.";

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
+use crate::error::Error;
 use crate::page::{ActionResult, ScrollAmount, Target};
 
 pub const TOOL: Tool = Tool::new(
@@ -44,6 +45,14 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("scroll", args)?;
+        // A number is an amount, not an element (`scroll down 500`): said
+        // so, where the selector `500` would be called invalid.
+        if let Some(n) = a.target.as_deref().map(str::trim).filter(|t| is_amount(t)) {
+            return Err(Error::InvalidAction(format!(
+                "scroll: {n} is an amount, not an element: scroll by percentage (of the viewport's height, default 80), \
+or give an element's ref to scroll it into view"
+            )));
+        }
         let page = ctx.page();
         let target = a.target.as_deref().filter(|t| !t.trim().is_empty()).map(Target::parse);
         let percentage = a.percentage.unwrap_or(80.0);
@@ -79,4 +88,20 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         out.rect = r.rect;
         Ok(out)
     })
+}
+
+/// `500`, `500px`, `-200`, `50%`: an amount someone meant to scroll by.
+fn is_amount(t: &str) -> bool {
+    let digits = t.trim_start_matches('-').trim_end_matches("px").trim_end_matches('%');
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn numbers_are_amounts_not_elements() {
+        use super::is_amount;
+        assert!(is_amount("500") && is_amount("500px") && is_amount("-200") && is_amount("50%"));
+        assert!(!is_amount("e5") && !is_amount("#list") && !is_amount("px") && !is_amount("h2"));
+    }
 }

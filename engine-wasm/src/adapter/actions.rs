@@ -244,7 +244,17 @@ fn run(st: &EngineState, action: &DomAction) -> Result<DomActionResult, String> 
             i.set_value(value);
             if !i.value().eq_ignore_ascii_case(value) {
                 i.set_value(&old);
-                return Err(format!("\"{value}\" is not a valid value for a {ty} input"));
+                // (What the browser takes, whatever the page shows.)
+                let form = match ty.as_str() {
+                    "date" => " (YYYY-MM-DD)",
+                    "time" => " (HH:MM)",
+                    "datetime-local" => " (YYYY-MM-DDTHH:MM)",
+                    "month" => " (YYYY-MM)",
+                    "week" => " (YYYY-Www)",
+                    "color" => " (#rrggbb)",
+                    _ => "",
+                };
+                return Err(format!("\"{value}\" is not a valid value for a {ty} input{form}"));
             }
             fire(&el, "input");
             fire(&el, "change");

@@ -287,7 +287,8 @@ fn for_command_line(text: &str, registry: &Registry) -> String {
             )
             .replace(
                 sightline::mcp::ANSWER_THE_DIALOG,
-                "Answer it with `sightline handle-dialog true` (OK) or `sightline handle-dialog false` (Cancel)",
+                "Answer it with `sightline handle-dialog true` (OK) or `sightline handle-dialog false` (Cancel), and \
+`--prompt-text TEXT` for a prompt's answer",
             )
             .replace(
                 sightline::tools::CONFIGURE_A_MODEL,
