@@ -323,7 +323,9 @@ fn line_start(depth: usize, len: usize) -> String {
 /// - a `listitem` holding exactly one node (and nothing else) is replaced by it;
 /// - a parent without a ref whose single child has the same name drops its own
 ///   name (`heading "Docs"` > `link "Docs"` says it twice);
-/// - unreferenced `img` leaves whose name is part of the parent's name go.
+/// - unreferenced `img` leaves whose name is part of the parent's name go;
+/// - a row without a ref whose name is its cells' names, one after another,
+///   drops it (`row "1 Ada Edit"` > `cell "1"`… says each twice).
 fn compact(out: &mut [OutNode]) {
     for i in 0..out.len() {
         let mut children = std::mem::take(&mut out[i].children);
@@ -355,6 +357,20 @@ fn compact(out: &mut [OutNode]) {
         }
         if let [Item::Node(k)] = children.as_slice() {
             if !out[i].has_ref && !out[i].name.is_empty() && out[*k].name == out[i].name {
+                out[i].name.clear();
+            }
+        }
+        if out[i].role == "row" && !out[i].has_ref && !out[i].name.is_empty() {
+            let mut cells = String::new();
+            for c in &children {
+                if let Item::Node(k) = c {
+                    if !cells.is_empty() {
+                        cells.push(' ');
+                    }
+                    cells.push_str(&out[*k].name);
+                }
+            }
+            if cells == out[i].name {
                 out[i].name.clear();
             }
         }

@@ -748,6 +748,16 @@ mod tests {
         });
         b.text("Card");
         b.close();
+        // A row is said by its cells.
+        b.open_el("table", &[]);
+        b.open_el("tr", &[]);
+        for cell in ["1", "Ada"] {
+            b.open_el("td", &[]);
+            b.text(cell);
+            b.close();
+        }
+        b.close();
+        b.close();
         let t = b.finish();
         let s = snapshot_tree(&t, vp(), SnapshotMode::Full);
         let text = s.lines.join("\n");
@@ -765,6 +775,10 @@ mod tests {
                 "    - heading \"Filter\" [level=2]",
                 "  - button \"Far away\" [offscreen] [ref=e6]",
                 "  - generic [ref=e7]: Card",
+                "  - table:",
+                "    - row:",
+                "      - cell \"1\"",
+                "      - cell \"Ada\"",
             ]
             .join("\n")
         );
