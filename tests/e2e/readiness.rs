@@ -203,6 +203,11 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         copied.contains("a status message said \"Link copied\" and is gone by now"),
         "a toast in a portal: {copied}"
     );
+    let archived = click_on(&mut client, &page, "button \"Archive the trip\"");
+    assert!(
+        archived.contains("a status message said \"Trip archived\" and is gone by now"),
+        "a toast with no role, named by its class: {archived}"
+    );
 
     let prepared = click_on(&mut client, &page, "button \"Prepare the GPX file\"");
     assert!(
