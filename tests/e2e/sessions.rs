@@ -465,6 +465,14 @@ fn a_command_whose_client_went_away_stops() {
 fn a_page_that_redirects_back_is_opened_once() {
     let s = Sessions::new();
     s.open("short.html", &[]);
+    // A page the server moved: where it was asked for is said.
+    let moved = s.ok(&["open", &s.files.url("__redirect/sessions/about.html")]);
+    assert!(
+        moved.contains("about.html (HTTP 200")
+            && moved.contains(", redirected from http://")
+            && moved.contains("/__redirect/sessions/about.html"),
+        "{moved}"
+    );
     let opened = s.ok(&["open", &s.files.url("redirect-back.html")]);
     assert!(opened.contains("Only button"), "back on the short page: {opened}");
     // The result says where the page went, not only the page section.

@@ -23,6 +23,7 @@ use crate::fixtures_dir;
 /// - `/__stream…` answers at once with a chunked body that never ends (a
 ///   line every 300 ms);
 /// - `/__collect…` answers any method with 204 (beacons, pixels);
+/// - `/__redirect/PATH` answers 302 to `/PATH` (a moved page, a login gate);
 /// - `/__slow?ms=N` (and any path under `/__slow/`, any method) answers
 ///   `ok` after N milliseconds; with `&head=1`, its headers come at once
 ///   and its body (`"ok"`, JSON) after N milliseconds.
@@ -257,6 +258,13 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     }
     if path.starts_with("/__collect") {
         let out = "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+        sock.write_all(out.as_bytes()).await?;
+        return sock.shutdown().await;
+    }
+    if let Some(to) = target.strip_prefix("/__redirect/") {
+        let out = format!(
+            "HTTP/1.1 302 Found\r\nLocation: /{to}\r\nContent-Length: 0\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+        );
         sock.write_all(out.as_bytes()).await?;
         return sock.shutdown().await;
     }

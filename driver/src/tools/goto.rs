@@ -102,7 +102,20 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         } else {
             String::new()
         };
-        let mut out = ToolOutput::ok(format!("Opened {r}{went_on}"));
+        // (Redirects the server answered with: where it was asked for.)
+        let without_fragment = |u: &str| {
+            url::Url::parse(u).ok().map(|mut u| {
+                u.set_fragment(None);
+                u
+            })
+        };
+        let redirected = match (without_fragment(&url), without_fragment(&r.url)) {
+            (Some(asked), Some(landed)) if asked != landed => {
+                format!(", redirected from {}", crate::text::shown_url(asked.as_str()))
+            }
+            _ => String::new(),
+        };
+        let mut out = ToolOutput::ok(format!("Opened {r}{redirected}{went_on}"));
         out.replay.push(RecordedCall {
             tool: "goto".into(),
             args: json!({"url": url}),
