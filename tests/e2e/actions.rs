@@ -192,6 +192,13 @@ async fn form_controls(cx: &Ctx) {
         "upload-a.txt"
     );
     assert_eq!(eval(&page, "events('change', 'avatar').length").await, 1);
+    // The snapshot says which file a file input holds.
+    let tree = page.snapshot(&SnapshotOptions::default()).await.unwrap().tree;
+    assert!(
+        tree.lines()
+            .any(|l| l.contains("- button ") && l.ends_with(": upload-a.txt")),
+        "{tree}"
+    );
     page.set_input_files(
         "#attachments",
         &[fixture("actions/upload-a.txt"), fixture("actions/upload-b.txt")],

@@ -371,6 +371,9 @@
       const at = el.currentTime;
       return at > 0 && isFinite(el.duration) ? `paused at ${time(at)} of ${time(el.duration)}` : "paused";
     },
+    files(el) {
+      return Array.from(el.files || [], (f) => f.name).join(", ");
+    },
     // Whether the point (x, y), where `el` missed the hit, lies outside the
     // box of an ancestor that clips its overflow: `el` is clipped out of
     // sight there (a collapsed menu's items), not covered.

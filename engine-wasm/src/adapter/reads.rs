@@ -77,6 +77,8 @@ extern "C" {
     pub fn loading(img: &Element) -> bool;
     /// A media player's state in words (see `dom_reads.js`).
     pub fn media(el: &Element) -> String;
+    /// A file input's chosen files' names, comma-separated.
+    pub fn files(el: &Element) -> String;
 }
 
 /// The element's ref number, if it was given one.

@@ -923,7 +923,9 @@ fn read_form_state(el: &Element, data: &mut ElementData) {
                     form.indeterminate = input.indeterminate();
                 }
                 // Never read a password's value: it must not reach any output.
-                "password" | "hidden" | "file" => {}
+                "password" | "hidden" => {}
+                // The files chosen, by name.
+                "file" => form.value = Some(reads::files(el)).filter(|f| !f.is_empty()),
                 _ => form.value = Some(input.value()),
             }
         }

@@ -20,7 +20,8 @@
 //! - value: text fields and comboboxes (`form.value`, else the `value`
 //!   attribute; a native select falls back to its chosen option), range
 //!   widgets (`aria-valuetext`, native value, `aria-valuenow`), players
-//!   (`playing`, `paused at 0:12 of 3:05`, read by the walk). Never for
+//!   (`playing`, `paused at 0:12 of 3:05`) and file inputs (the chosen
+//!   files' names), both read by the walk. Never for
 //!   `input[type=password]`, never for contenteditable or ARIA text fields
 //!   (their text is already in the tree). Empty values are `None`.
 use super::roles::{input_type, is_details_summary};
@@ -185,7 +186,9 @@ fn value_of(s: &Semantics, id: NodeId, e: &ElementData, role: &str, tag: &str, t
             "select" => non_empty(e.form.value.clone().or_else(|| selected_option_label(s.tree, id))),
             _ => None,
         },
+        // (A player's state, a file input's chosen files: read by the walk.)
         "audio" | "video" => e.form.value.clone(),
+        "button" if ty == "file" => e.form.value.clone(),
         "slider" | "spinbutton" | "scrollbar" | "progressbar" | "meter" => {
             if let Some(t) = e.attr("aria-valuetext").filter(|t| !t.trim().is_empty()) {
                 return Some(t.to_string());
@@ -546,6 +549,8 @@ mod tests {
         b.data(range).form.value = Some("50".into());
         b.data(ce).form.content_editable = true;
         b.data(sel_form).form.value = Some("Chosen".into());
+        let file = b.el("input", &[("type", "file")]);
+        b.data(file).form.value = Some("cv.pdf".into());
         let _ = o;
         let t = b.finish();
         let v = |id| states_of(&t, id).value;
@@ -556,6 +561,7 @@ mod tests {
         assert_eq!(v(ta).as_deref(), Some("typed"));
         assert_eq!(v(empty), None);
         assert_eq!(v(range).as_deref(), Some("50"));
+        assert_eq!(v(file).as_deref(), Some("cv.pdf"), "the files chosen");
         assert_eq!(v(aria_slider).as_deref(), Some("3"));
         assert_eq!(v(aria_text).as_deref(), Some("three"));
         assert_eq!(v(ce), None);
