@@ -247,6 +247,11 @@ async fn form_controls(cx: &Ctx) {
     assert_eq!(value_of(&page, "birthday").await, "2001-02-03");
     assert_eq!(value_of(&page, "volume").await, "8");
     assert_eq!(value_of(&page, "color").await, "#ff8800");
+    let tree = page.snapshot(&SnapshotOptions::default()).await.unwrap().tree;
+    assert!(
+        tree.lines().any(|l| l.ends_with(": #ff8800")),
+        "the colour said: {tree}"
+    );
     let e = page.fill("#birthday", "yesterday").await.expect_err("bad date");
     assert!(
         e.to_string()

@@ -189,6 +189,7 @@ fn value_of(s: &Semantics, id: NodeId, e: &ElementData, role: &str, tag: &str, t
         // (A player's state, a file input's chosen files: read by the walk.)
         "audio" | "video" => e.form.value.clone(),
         "button" if ty == "file" => e.form.value.clone(),
+        "button" if ty == "color" => non_empty(native()),
         "slider" | "spinbutton" | "scrollbar" | "progressbar" | "meter" => {
             if let Some(t) = e.attr("aria-valuetext").filter(|t| !t.trim().is_empty()) {
                 return Some(t.to_string());
@@ -551,6 +552,8 @@ mod tests {
         b.data(sel_form).form.value = Some("Chosen".into());
         let file = b.el("input", &[("type", "file")]);
         b.data(file).form.value = Some("cv.pdf".into());
+        let colour = b.el("input", &[("type", "color")]);
+        b.data(colour).form.value = Some("#ff8800".into());
         let _ = o;
         let t = b.finish();
         let v = |id| states_of(&t, id).value;
@@ -562,6 +565,7 @@ mod tests {
         assert_eq!(v(empty), None);
         assert_eq!(v(range).as_deref(), Some("50"));
         assert_eq!(v(file).as_deref(), Some("cv.pdf"), "the files chosen");
+        assert_eq!(v(colour).as_deref(), Some("#ff8800"));
         assert_eq!(v(aria_slider).as_deref(), Some("3"));
         assert_eq!(v(aria_text).as_deref(), Some("three"));
         assert_eq!(v(ce), None);
