@@ -238,7 +238,17 @@ async fn form_controls(cx: &Ctx) {
         .set_input_files("#nothing", &[fixture("actions/upload-a.txt")])
         .await
         .expect_err("no chooser");
-    assert!(e.to_string().contains("opened no file chooser"), "{e}");
+    assert!(
+        e.to_string().contains("it was clicked, and opened no file chooser"),
+        "{e}"
+    );
+    // A form's submit button is not pressed to find out: the file input is named.
+    let e = picker
+        .set_input_files("#send", &[fixture("actions/upload-a.txt")])
+        .await
+        .expect_err("a submit button");
+    assert!(e.to_string().contains("the page's file input is input#photo"), "{e}");
+    assert_eq!(eval(&picker, "location.hash").await, "", "the form was not sent");
 
     // Picker inputs get their value set (input + change).
     page.fill("#birthday", "2001-02-03").await.expect("date");
@@ -342,6 +352,10 @@ async fn boxless_links(cx: &Ctx) {
         page.click(r.as_str()).await.unwrap_or_else(|e| panic!("{line}: {e}"));
         assert_eq!(eval(&page, "location.hash").await, hash, "{line}");
     }
+    // One in a closed menu is not visible: its picture will not come.
+    page.set_action_timeout(Duration::from_millis(800));
+    let e = page.click("#hidden-pic").await.expect_err("hidden");
+    assert_eq!(kind_of(&e), &ActionErrorKind::NotVisible, "{e}");
 
     // A collapsed menu's items (no height, overflow clipped): out of sight,
     // not covered by what lies where they would show.

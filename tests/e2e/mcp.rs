@@ -189,6 +189,11 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
         back.contains("Open help in a new tab") && !back.contains("Unchanged since"),
         "{back}"
     );
+    // A tab opened by the tabs tool: its list, once.
+    let added = client.ok("browser_tabs", json!({"action": "new"}));
+    assert_eq!(added.matches("popup-target.html").count(), 1, "the list once: {added}");
+    client.ok("browser_tabs", json!({"action": "close"}));
+    client.ok("browser_tabs", json!({"action": "select", "index": opener_index}));
     client.ok(
         "browser_tabs",
         json!({"action": "select", "index": index.parse::<u64>().unwrap()}),

@@ -473,6 +473,12 @@ fn a_page_that_redirects_back_is_opened_once() {
             && moved.contains("/__redirect/sessions/about.html"),
         "{moved}"
     );
+    // A URL the browser writes otherwise (`%61` is `a`) is no redirect.
+    let direct = s.ok(&["open", &s.files.url("sessions/%61bout.html")]);
+    assert!(
+        direct.contains("About us") && !direct.contains("redirected"),
+        "{direct}"
+    );
     let opened = s.ok(&["open", &s.files.url("redirect-back.html")]);
     assert!(opened.contains("Only button"), "back on the short page: {opened}");
     // The result says where the page went, not only the page section.

@@ -65,7 +65,10 @@ fn own_output_dir(output: &std::path::Path) -> PathBuf {
 
 /// Said before the result of a call that ran in a browser started anew.
 const RELAUNCHED: &str = "Note: the browser had crashed or been closed, so a new one was started and this call ran \
-in a new tab: the session's earlier tabs and their pages are gone, and so are its cookies and logins.";
+in a new tab: the session's earlier tabs and their pages are gone.";
+/// Added to [`RELAUNCHED`] when the new browser starts from a fresh profile
+/// (none kept, no storage state loaded).
+const LOGINS_GONE: &str = " So are its cookies and logins: sign in again where needed.";
 /// Through the extension, when no tab is shared any more.
 const NO_SHARED_TAB: &str = "No tab is shared any more (the shared tab was closed or unshared): share a tab in the \
 Sightline panel to go on.";
@@ -381,10 +384,15 @@ are gone: open your page again).",
             }
         };
         if std::mem::take(&mut st.relaunched) {
-            let note = if self.host.is_extension() { RESHARED } else { RELAUNCHED };
+            let fresh = self.options.launch.user_data_dir.is_none() && self.options.storage_state.is_none();
+            let note = match (self.host.is_extension(), fresh) {
+                (true, _) => RESHARED.to_string(),
+                (false, true) => format!("{RELAUNCHED}{LOGINS_GONE}"),
+                (false, false) => RELAUNCHED.to_string(),
+            };
             reply.text = format!("{note}\n{}", reply.text);
             if let Some(obj) = reply.json.as_object_mut() {
-                obj.insert("note".into(), Value::String(note.into()));
+                obj.insert("note".into(), Value::String(note));
             }
         }
         reply
@@ -701,6 +709,7 @@ page again with browser_navigate.",
             // Tabs this step opened (a link to a new tab, a pop-up) are
             // marked: the list alone is shown whenever there are two.
             let ids: Vec<String> = tabs.iter().map(|t| t.target_id().to_string()).collect();
+            // (The first response knows no earlier list: it marks none.)
             let new: Vec<&str> = match &st.tabs_known {
                 Some(known) => ids
                     .iter()
@@ -711,8 +720,10 @@ page again with browser_navigate.",
             };
             if tabs.len() > 1 {
                 let list = tabs::list_marking_new(&tabs, page, &new).await;
-                // (Not again after a result that is the list: browser_tabs.)
-                if !text.contains(list.trim_end()) {
+                // (Not again after a result that is the list: browser_tabs,
+                // whose list has no marks of new tabs.)
+                let unmarked = list.replace("(current, new) ", "(current) ").replace("(new) ", "");
+                if !text.contains(unmarked.trim_end()) {
                     view.tabs = Some(list);
                 }
             }

@@ -124,6 +124,21 @@ fn file_names(paths: &[String]) -> String {
         .join(", ")
 }
 
+/// Whether a click on an element that is no file input may open a file
+/// chooser (`opens`): a label of one, or anything but a form's submit button
+/// or a link away, on a page that has a file input; and that input, named
+/// (`input`), for the advice when it may not.
+const CHOOSER_OPENER_JS: &str = r#"(el) => {
+  const any = (root) => root.querySelector("input[type=file]")
+    || [...root.querySelectorAll("*")].reduce((found, e) => found || (e.shadowRoot && any(e.shadowRoot)), null);
+  const input = any(el.ownerDocument);
+  const named = input && (input.id ? "input#" + input.id : input.name ? `input[name="${input.name}"]` : "input[type=file]");
+  if (el instanceof HTMLLabelElement) return { opens: !!el.control && el.control.type === "file", input: named };
+  const submits = (el instanceof HTMLButtonElement || el instanceof HTMLInputElement) && el.type === "submit" && !!el.form;
+  const leaves = el instanceof HTMLAnchorElement && el.hasAttribute("href") && !/^\s*(#|javascript:)/i.test(el.getAttribute("href"));
+  return { opens: !!input && !submits && !leaves, input: named };
+}"#;
+
 /// A player with the browser's controls, focused: `true` when it took focus.
 const PLAYER_FOCUS_JS: &str =
     "(el) => { if (!(el instanceof HTMLMediaElement) || !el.controls) return false; el.focus(); return el.matches(':focus'); }";
@@ -335,10 +350,15 @@ impl Page {
         };
         let _ = self.send(SetInterceptFileChooserDialogParams::new(false)).await;
         let mut result = clicked?;
-        let Some(chooser) = chooser else {
-            return Err(fail(
-                "not an <input type=file>, and a click on it opened no file chooser: give the file input itself",
-            ));
+        let Some(chooser) = chooser.filter(|c| c.backend_node_id.is_some()) else {
+            // (Said with what the click did: it was pressed.)
+            let did = match result.notes.is_empty() {
+                true => String::new(),
+                false => format!("; it {}", result.notes.join("; ")),
+            };
+            return Err(fail(&format!(
+                "not an <input type=file>; it was clicked, and opened no file chooser{did}: give the file input itself"
+            )));
         };
         if files.len() > 1 && chooser.mode == FileChooserOpenedMode::SelectSingle {
             return Err(fail("its file chooser takes one file"));
@@ -816,6 +836,23 @@ as the target"
         let mark = self.begin_action();
         let ready = self.actionable("setInputFiles", &target, Needs::ATTACHED).await?;
         if ready.info.tag != "input" || ready.info.input_type != "file" {
+            // Clicked only when it may open a chooser: a form's submit button
+            // or a link away is not pressed to find out.
+            let opener = self.on_element(&ready.loc, CHOOSER_OPENER_JS, Value::Null).await?;
+            if opener["opens"] != Value::Bool(true) {
+                let input = opener["input"]
+                    .as_str()
+                    .map(|s| format!(": the page's file input is {s}, give it instead"))
+                    .unwrap_or_default();
+                return Err(self.action_error(
+                    "setInputFiles",
+                    &target,
+                    &ready.info,
+                    ActionErrorKind::Unsupported(format!(
+                        "not an <input type=file>, and not one that opens a file chooser{input}"
+                    )),
+                ));
+            }
             // (The click takes the lock itself.)
             drop(guard);
             return self.upload_through_chooser(&target, &ready.info, absolute).await;

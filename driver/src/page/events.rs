@@ -66,6 +66,13 @@ pub struct NetworkRecord {
     id: String,
 }
 
+impl NetworkRecord {
+    /// The browser's request id (a navigation's is its loader's id).
+    pub(super) fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 /// An open JavaScript dialog.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DialogInfo {
@@ -113,9 +120,9 @@ pub(crate) struct EventLog {
     /// The last sequence number handed out before the main frame's current
     /// document committed: what came after is that document's.
     pub(super) document_start: u64,
-    /// The sequence number of that document's own request (made before it
-    /// committed), when it was seen.
-    pub(super) document_request: Option<u64>,
+    /// That document's loader: its own request (made before it committed,
+    /// each redirect's hop logged apart) has the loader's id.
+    pub(super) document_loader: Option<String>,
 }
 
 impl EventLog {
@@ -257,9 +264,9 @@ impl Events {
                     Some(ev) = navigated.next() => if ev.frame.parent_id.is_none() {
                         let mut log = l.lock().unwrap();
                         log.document_start = log.next_seq;
-                        // (A navigation's request id is its loader's id.)
-                        let loader = ev.frame.loader_id.inner();
-                        log.document_request = log.network.iter().rev().find(|r| &r.id == loader).map(|r| r.seq);
+                        // (A navigation's request id is its loader's id; read
+                        // when asked, as its request may be logged after this.)
+                        log.document_loader = Some(ev.frame.loader_id.inner().clone());
                     },
                     Some(ev) = console.next() => {
                         let level = match wire_name(&ev.r#type).as_str() {
@@ -286,6 +293,13 @@ impl Events {
                     },
                     Some(ev) = requests.next() => {
                         let mut log = l.lock().unwrap();
+                        // A redirect: the hop it ends was answered so.
+                        if let Some(hop) = &ev.redirect_response {
+                            let id = ev.request_id.inner();
+                            if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == id) {
+                                r.status = u16::try_from(hop.status).ok();
+                            }
+                        }
                         let seq = log.seq();
                         if log.network.len() == KEEP {
                             log.network.pop_front();

@@ -27,11 +27,23 @@ impl Page {
     /// began (not an earlier page's, nor theirs left unanswered when it left).
     pub fn document_network_requests(&self) -> Vec<NetworkRecord> {
         let log = self.events().log.lock().unwrap();
+        let own = |r: &NetworkRecord| log.document_loader.as_deref() == Some(r.id());
         log.network
             .iter()
-            .filter(|r| r.seq > log.document_start || Some(r.seq) == log.document_request)
+            .filter(|r| r.seq > log.document_start || own(r))
             .cloned()
             .collect()
+    }
+
+    /// Where the current document was first asked for, when the server
+    /// redirected that request (as the browser requested it, its hops
+    /// logged apart): `None` without a redirect.
+    pub fn document_redirected_from(&self) -> Option<String> {
+        let log = self.events().log.lock().unwrap();
+        let loader = log.document_loader.as_deref()?;
+        let mut hops = log.network.iter().filter(|r| r.id() == loader);
+        let first = hops.next()?;
+        hops.next().map(|_| first.url.clone())
     }
 
     /// The sequence number after which the console messages are the current

@@ -102,18 +102,18 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         } else {
             String::new()
         };
-        // (Redirects the server answered with: where it was asked for.)
-        let without_fragment = |u: &str| {
-            url::Url::parse(u).ok().map(|mut u| {
-                u.set_fragment(None);
-                u
-            })
-        };
-        let redirected = match (without_fragment(&url), without_fragment(&r.url)) {
-            (Some(asked), Some(landed)) if asked != landed => {
+        // Redirects the server answered with: where it was asked for, as the
+        // browser asked (its credentials left out).
+        // (Only of a new document: a jump within one is no request.)
+        let new_document = page.navigation_mark() > documents_before;
+        let asked = page.document_redirected_from().filter(|_| new_document);
+        let redirected = match asked.and_then(|u| url::Url::parse(&u).ok()) {
+            Some(mut asked) => {
+                let _ = asked.set_username("");
+                let _ = asked.set_password(None);
                 format!(", redirected from {}", crate::text::shown_url(asked.as_str()))
             }
-            _ => String::new(),
+            None => String::new(),
         };
         let mut out = ToolOutput::ok(format!("Opened {r}{redirected}{went_on}"));
         out.replay.push(RecordedCall {

@@ -357,9 +357,11 @@
     },
     // Whether an image is still on its way (lazy ones not yet asked for
     // included): until it comes it may have no size, and then neither has
-    // a link that holds only it.
+    // a link that holds only it. One that is not rendered (in a closed menu,
+    // a hidden slide: it has no box at all) comes at no time: a lazy one
+    // is never asked for.
     loading(img) {
-      return img.complete === false;
+      return img.complete === false && img.getClientRects().length > 0;
     },
     // An <audio> or <video> player's state: "playing", "ended", "paused",
     // and where, once it has moved (the time of one playing would change
