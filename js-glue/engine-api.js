@@ -84,9 +84,10 @@ const __sl_readiness = (() => {
   // still told. Regions that change at a beat (a clock) are left out.
   // (Not role=log: a chat transcript grows, it does not come and go, and
   // reading it whole on every token would cost the page.) Hand-written
-  // toasts and snackbars often have no role: their class names them.
+  // toasts and snackbars often have no role: their class names them, as a
+  // whole word (a `toast-provider` around the app is none).
   const LIVE = '[aria-live]:not([aria-live="off"]):not([role="log"]),[role="status"],[role="alert"],output,' +
-    '[class*="toast" i],[class*="snackbar" i]';
+    '[class~="toast" i],[class~="snackbar" i]';
   const MAX_SAID = 8;
   let said = [];
   // What each region said last: a region is noted again only when its

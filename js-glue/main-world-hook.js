@@ -46,9 +46,10 @@
   const deref = w.WeakRef.prototype.deref;
   const isConnected = getDescriptor(w.Node.prototype, "isConnected").get;
   const doc = w.document;
-  // A replacement reads as the built-in it stands for (`fn.toString()`,
-  // `String(fn)`): checks for native code in polyfills and zone libraries
-  // decide as they would without Sightline.
+  // A replacement reads as the built-in it stands for when asked the usual
+  // way (`fn.toString()`, `String(fn)`). (`Function.prototype.toString.call`
+  // still shows the wrapper: patching that for every function of the page
+  // would cost more than it is worth.)
   const native = (fn) => {
     const said = "function " + fn.name + "() { [native code] }";
     defineProperty(fn, "toString", { value: function toString() { return said; }, writable: true, configurable: true });

@@ -157,8 +157,8 @@ impl Page {
     /// Evaluates `expression` in the engine's isolated world of every frame
     /// (the main frame first, then the frame tree depth first) and returns
     /// the JSON values. The main frame must answer; a child frame that
-    /// cannot host the engine, or navigated away meanwhile, is left out.
-    pub async fn evaluate_in_frames(&self, expression: &str) -> Result<Vec<Value>> {
+    /// cannot host the engine, or navigated away meanwhile, answers `None`.
+    pub async fn evaluate_in_frames(&self, expression: &str) -> Result<Vec<Option<Value>>> {
         let tree = self.frame_tree().await?;
         let mut out = Vec::new();
         let mut stack = vec![&tree];
@@ -170,9 +170,9 @@ impl Page {
             }
             .await;
             match value {
-                Ok(v) => out.push(v),
+                Ok(v) => out.push(Some(v)),
                 Err(e) if main => return Err(e),
-                Err(_) => {}
+                Err(_) => out.push(None),
             }
             stack.extend(t.child_frames.iter().flatten().rev());
         }

@@ -179,7 +179,7 @@ fn without_hook_frames(text: &str) -> String {
         return text.to_string();
     }
     text.lines()
-        .filter(|l| !(l.trim_start().starts_with("at ") && l.contains("(sightline-hook.js:")))
+        .filter(|l| !(l.trim_start().starts_with("at ") && l.contains("sightline-hook.js:")))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn the_hooks_frames_are_not_the_pages() {
         let stack = "TypeError: payment failed\n    at submitPayment (http://a.test/pay.html:2:117)\n    \
-at run (sightline-hook.js:145:14)\n    at args.<computed> (sightline-hook.js:171:14)";
+at run (sightline-hook.js:145:14)\n    at args.<computed> (sightline-hook.js:171:14)\n    at sightline-hook.js:9:3";
         assert_eq!(
             super::without_hook_frames(stack),
             "TypeError: payment failed\n    at submitPayment (http://a.test/pay.html:2:117)"

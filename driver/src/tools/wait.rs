@@ -98,7 +98,13 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             let deadline = Instant::now() + pause.unwrap_or(TEXT_TIMEOUT);
             loop {
                 let present = match page.evaluate_in_frames(&probe).await {
-                    Ok(frames) => Some(frames.iter().any(|v| v.as_bool() == Some(true))),
+                    // Shown in a frame is shown; gone needs every frame's word
+                    // (a frame that did not answer may still show it).
+                    Ok(frames) => match frames.iter().any(|v| v.as_ref().and_then(Value::as_bool) == Some(true)) {
+                        true => Some(true),
+                        false if frames.iter().all(Option::is_some) => Some(false),
+                        false => None,
+                    },
                     // A document replaced under the probe (the page navigating,
                     // reloading) is not read yet: look again at the next one.
                     Err(e) if e.is_stale_context() || matches!(e, Error::NavigatedWhileRunning { .. }) => None,

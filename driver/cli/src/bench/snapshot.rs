@@ -146,6 +146,9 @@ const FLOOR_JS: &str = "(() => {\
 async fn floor_pass(page: &Page) -> Result<(f64, u64)> {
     let (mut ms, mut n) = (0.0, 0);
     for (i, v) in page.evaluate_in_frames(FLOOR_JS).await?.iter().enumerate() {
+        // (A child frame that could not answer is left out, as the snapshot
+        // leaves it out.)
+        let Some(v) = v else { continue };
         // A child frame with no viewport (its iframe isn't rendered): the
         // snapshot leaves it out, so the floor does too.
         if i > 0 && v["area"].as_f64().unwrap_or(0.0) <= 0.0 {

@@ -330,8 +330,12 @@ pub fn tool_arguments(tc: &ToolCommand, tool: &Tool, m: &ArgMatches) -> Result<(
         let raw = rest.next().expect("counted above");
         let mut taken = None;
         for alt in &alternatives {
-            // `2s`, `1.5s`, `500ms`: a duration, for milliseconds.
+            // `2s`, `1.5s`, `500ms`: a duration, for milliseconds (within
+            // the parameter's bounds, as a number would be).
             if let (&"ms", Some(ms)) = (alt, duration_ms(&raw)) {
+                if let Some(most) = props.get(*alt).and_then(|s| s["maximum"].as_u64()).filter(|m| ms > *m) {
+                    return Err(format!("{raw} is longer than this waits: at most {}s", most / 1000));
+                }
                 taken = Some((alt.to_string(), json!(ms)));
                 break;
             }
@@ -361,7 +365,14 @@ pub fn tool_arguments(tc: &ToolCommand, tool: &Tool, m: &ArgMatches) -> Result<(
         return Err(format!("unexpected argument(s): {}", leftover.join(" ")));
     }
     for (name, spec) in &props {
-        if args.contains_key(name) || !m.try_contains_id(name).unwrap_or(false) {
+        if !m.try_contains_id(name).unwrap_or(false) {
+            continue;
+        }
+        // (A flag for what a value already gave: `wait "Paid" --text "Sent"`.)
+        if args.contains_key(name) {
+            if m.value_source(name) == Some(clap::parser::ValueSource::CommandLine) {
+                return Err(format!("{} given twice", name.to_ascii_uppercase()));
+            }
             continue;
         }
         match spec["type"].as_str() {
@@ -532,6 +543,10 @@ mod tests {
         assert_eq!(run(&r, &["wait", "250ms"]).unwrap().0, json!({"ms": 250}));
         // A number to wait for is a text given as one.
         assert_eq!(run(&r, &["wait", "--text", "42"]).unwrap().0, json!({"text": "42"}));
+        assert!(run(&r, &["wait", "45s"]).unwrap_err().contains("at most 30s"));
+        assert!(run(&r, &["wait", "Paid", "--text", "Sent"])
+            .unwrap_err()
+            .contains("TEXT given twice"));
         assert_eq!(
             run(&r, &["wait", "Order placed"]).unwrap().0,
             json!({"text": "Order placed"})
