@@ -868,7 +868,7 @@ mod tests {
         b.open_el("html", &[]);
         b.open_el("body", &[]);
         let edited = b.open_el("textarea", &[("aria-label", "Note")]);
-        b.data(edited).form.value = Some("typed since".into());
+        b.data(edited).form.value = Some("typed\nsince".into());
         b.text("the default");
         b.close();
         let emptied = b.open_el("textarea", &[("aria-label", "Cleared")]);
@@ -879,7 +879,7 @@ mod tests {
         let text = snapshot_tree(&t, vp(), SnapshotMode::Full).lines.join("\n");
         assert_eq!(
             text,
-            "- textbox \"Note\" [ref=e1]: typed since\n- textbox \"Cleared\" [ref=e2]"
+            "- textbox \"Note\" [ref=e1]: typed\\nsince\n- textbox \"Cleared\" [ref=e2]"
         );
     }
 

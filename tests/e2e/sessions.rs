@@ -645,6 +645,9 @@ fn the_awkward_cases_a_coding_agent_meets() {
         "{tree}"
     );
     assert!(!tree.contains("the default text"), "{tree}");
+    // Its lines stay apart, written `\n` on the tree's one line.
+    let lines = s.ok(&["fill", &message, "Line one\nLine two"]);
+    assert!(lines.contains(": Line one\\nLine two"), "{lines}");
 
     // A disabled option (or one in a disabled group) can't be chosen.
     let colour = ref_with(&page, "combobox \"Colour\"");

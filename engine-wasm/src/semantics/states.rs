@@ -182,7 +182,19 @@ fn value_of(s: &Semantics, id: NodeId, e: &ElementData, role: &str, tag: &str, t
     match role {
         "textbox" | "searchbox" | "combobox" => match tag {
             "input" if is_text_input_type(ty) => non_empty(native()),
-            "textarea" => non_empty(e.form.value.clone().or_else(|| Some(text_content(s.tree, id)))),
+            // (Its lines kept apart as `\n`: the tree's one line would run
+            // them together.)
+            "textarea" => non_empty(e.form.value.clone().or_else(|| Some(text_content(s.tree, id)))).map(|v| {
+                let mut lines = String::with_capacity(v.len());
+                for c in v.chars() {
+                    match c {
+                        '\n' => lines.push_str("\\n"),
+                        '\r' => {}
+                        c => lines.push(c),
+                    }
+                }
+                lines
+            }),
             "select" => non_empty(e.form.value.clone().or_else(|| selected_option_label(s.tree, id))),
             _ => None,
         },
