@@ -151,10 +151,7 @@ pub fn build_frame_snapshot(
         }
     }
     let clip = req.visible_clip.unwrap_or_else(|| viewport_rect(&facts.viewport));
-    // (The first candidate that scrolls down: a sideways carousel, however
-    // large, is no page.)
-    let shell = crate::viewport::shell_scroller(tree, &facts.viewport, &mut |b| probe.scroll_metrics(b).is_some())
-        .and_then(|b| probe.scroll_metrics(b).map(|m| (b, m)));
+    let shell = crate::viewport::shell_scroller(tree, &facts.viewport, &mut |b| probe.scroll_metrics(b));
     let occ = occlusion(&sem, req, &viewport_rect(&facts.viewport), probe);
     let obscured = |id: NodeId| occ.mask.as_ref().map(|m| m[id]).unwrap_or(false);
     // A modal's ancestors are not obscured (they hold it), but they get no

@@ -37,14 +37,15 @@ pub fn viewport_info(scroll_x: f64, scroll_y: f64, vw: f64, vh: f64, doc_w: f64,
 
 /// An app's shell: a document that fits its window while its content
 /// scrolls in a box. That box is the largest scrolling one in view that
-/// fills a quarter of the view and, by `scrolls_down` (the page's to say),
-/// scrolls down: the one `scroll` moves (driver's SCROLL_JS). A carousel
-/// that scrolls sideways only is no page.
+/// fills a quarter of the view and scrolls down: the one `scroll` moves
+/// (driver's SCROLL_JS). `scroll_metrics` (the page's to say) gives a box's
+/// `scrollTop`, `clientHeight` and `scrollHeight`, `None` for one that
+/// scrolls sideways only (a carousel is no page); the box comes with them.
 pub fn shell_scroller(
     tree: &DomTree,
     v: &ViewportInfo,
-    scrolls_down: &mut dyn FnMut(NodeId) -> bool,
-) -> Option<NodeId> {
+    scroll_metrics: &mut dyn FnMut(NodeId) -> Option<(f64, f64, f64)>,
+) -> Option<(NodeId, (f64, f64, f64))> {
     if !(v.at_top && v.at_bottom) {
         return None;
     }
@@ -60,8 +61,10 @@ pub fn shell_scroller(
         };
         let w = e.rect.right().min(view.right()) - e.rect.x.max(0.0);
         let h = e.rect.bottom().min(view.bottom()) - e.rect.y.max(0.0);
-        if w > 0.0 && h > 0.0 && w * h > best.0 && scrolls_down(id) {
-            best = (w * h, Some(id));
+        if w > 0.0 && h > 0.0 && w * h > best.0 {
+            if let Some(m) = scroll_metrics(id) {
+                best = (w * h, Some((id, m)));
+            }
         }
     }
     best.1
@@ -213,12 +216,16 @@ mod tests {
         scroller(&mut b, Rect::new(0.0, 50.0, 120.0, 200.0));
         let main = scroller(&mut b, Rect::new(0.0, 50.0, 1000.0, 750.0));
         let t = b.finish();
-        assert_eq!(shell_scroller(&t, &fits, &mut |_| true), Some(main));
+        let metrics = (0.0, 750.0, 7500.0);
+        assert_eq!(shell_scroller(&t, &fits, &mut |_| Some(metrics)), Some((main, metrics)));
         // One that scrolls sideways only is passed over.
-        assert_eq!(shell_scroller(&t, &fits, &mut |id| id != main), None);
+        assert_eq!(
+            shell_scroller(&t, &fits, &mut |id| Some(metrics).filter(|_| id != main)),
+            None
+        );
         // A page that scrolls itself is not a shell.
         let long = viewport_info(0.0, 0.0, 1000.0, 800.0, 1000.0, 3000.0);
-        assert_eq!(shell_scroller(&t, &long, &mut |_| true), None);
+        assert_eq!(shell_scroller(&t, &long, &mut |_| Some(metrics)), None);
         // 7,500 px of content, 750 shown, scrolled 1,500 down.
         let v = in_shell(fits, 1500.0, 750.0, 7500.0);
         assert_eq!(

@@ -218,6 +218,30 @@ async fn a_quirks_mode_page_has_a_position_scrolls_and_clicks_below_the_fold() {
     .await;
 }
 
+/// Opens an app shell at `url` whose content box (`div#main`) holds at least
+/// five viewports, and scrolls the page 80%: the box's `pages_below` before,
+/// the scroll's result and the snapshot after.
+async fn scroll_content_box(page: &sightline::Page, url: &str) -> (u32, sightline::ActionResult, SnapshotResult) {
+    page.goto(url).await.expect("goto");
+    let before = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+    let below = before.viewport.pages_below;
+    assert!(below >= 5, "{}", before.tree);
+    let scrolled = page
+        .scroll(sightline::ScrollAmount::ViewportPercent(80.0))
+        .await
+        .unwrap();
+    assert!(
+        scrolled
+            .value
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("div#main scrolled to y="),
+        "{scrolled:?}"
+    );
+    let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+    (below, scrolled, after)
+}
+
 /// An app's shell: the page does not scroll, its content box does. Scrolling
 /// the page scrolls that box, and says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,38 +270,12 @@ async fn scrolling_a_page_that_does_not_scroll_scrolls_its_content_box() {
         let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
         assert_position(&after, 1, below - 1, false, false);
         // The same shell inside a component's shadow root: scrolled too.
-        page.goto(&server.url("app-shell-component.html")).await.expect("goto");
-        let before = page.snapshot(&SnapshotOptions::default()).await.unwrap();
-        let below = before.viewport.pages_below;
-        assert!(below >= 5, "{}", before.tree);
-        let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
+        let (below, scrolled, after) = scroll_content_box(&page, &server.url("app-shell-component.html")).await;
         assert_eq!(scrolled.moved, Some(true), "{scrolled:?}");
-        assert!(
-            scrolled
-                .value
-                .as_deref()
-                .unwrap_or_default()
-                .starts_with("div#main scrolled to y="),
-            "{scrolled:?}"
-        );
-        let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
         assert_position(&after, 1, below - 1, false, false);
         // A larger box that scrolls sideways only (a carousel) is not the
         // page: the position is the box `scroll` moves.
-        page.goto(&server.url("app-shell-carousel.html")).await.expect("goto");
-        let before = page.snapshot(&SnapshotOptions::default()).await.unwrap();
-        let below = before.viewport.pages_below;
-        assert!(below >= 5, "{}", before.tree);
-        let scrolled = page.scroll(ScrollAmount::ViewportPercent(80.0)).await.unwrap();
-        assert!(
-            scrolled
-                .value
-                .as_deref()
-                .unwrap_or_default()
-                .starts_with("div#main scrolled to y="),
-            "{scrolled:?}"
-        );
-        let after = page.snapshot(&SnapshotOptions::default()).await.unwrap();
+        let (_, _, after) = scroll_content_box(&page, &server.url("app-shell-carousel.html")).await;
         assert!(after.viewport.pages_above >= 1, "{}", after.tree);
         browser.close().await.expect("close");
     })

@@ -365,10 +365,10 @@ impl Page {
         }
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
-        let mut p = SetFileInputFilesParams::new(files.clone());
+        result.value = Some(file_names(&files));
+        let mut p = SetFileInputFilesParams::new(files);
         p.backend_node_id = chooser.backend_node_id;
         self.send(p).await?;
-        result.value = Some(file_names(&files));
         result.notes.push("through the file chooser it opened".into());
         self.after_action(&mut result, mark).await?;
         Ok(result)

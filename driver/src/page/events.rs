@@ -126,6 +126,12 @@ pub(crate) struct EventLog {
 }
 
 impl EventLog {
+    /// The latest record of the browser's request `id` (a redirect's hops
+    /// share one).
+    fn request_mut(&mut self, id: &str) -> Option<&mut NetworkRecord> {
+        self.network.iter_mut().rev().find(|r| r.id == id)
+    }
+
     fn seq(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq
@@ -295,8 +301,7 @@ impl Events {
                         let mut log = l.lock().unwrap();
                         // A redirect: the hop it ends was answered so.
                         if let Some(hop) = &ev.redirect_response {
-                            let id = ev.request_id.inner();
-                            if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == id) {
+                            if let Some(r) = log.request_mut(ev.request_id.inner()) {
                                 r.status = u16::try_from(hop.status).ok();
                             }
                         }
@@ -316,13 +321,13 @@ impl Events {
                     }
                     Some(ev) = responses.next() => {
                         let mut log = l.lock().unwrap();
-                        if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == ev.request_id.inner()) {
+                        if let Some(r) = log.request_mut(ev.request_id.inner()) {
                             r.status = u16::try_from(ev.response.status).ok();
                         }
                     }
                     Some(ev) = failures.next() => {
                         let mut log = l.lock().unwrap();
-                        if let Some(r) = log.network.iter_mut().rev().find(|r| &r.id == ev.request_id.inner()) {
+                        if let Some(r) = log.request_mut(ev.request_id.inner()) {
                             r.failure = Some(ev.error_text.clone());
                         }
                     }
