@@ -761,6 +761,34 @@ async fn hazards(cx: &Ctx) {
             "a wrong element was clicked"
         );
     }
+    // An element with its own identity, swapped for an equal one, is acted
+    // on through its replacement, and the result says so.
+    let save = snap_ref(&page, r#"button "Save""#).await;
+    let email = snap_ref(&page, r#"textbox "Email""#).await;
+    let later = snap_ref(&page, r#"button "Later""#).await;
+    eval(&page, "renderProfile('Save')").await;
+    let done = page.click(save.as_str()).await.expect("the re-rendered Save");
+    let said = done.element.unwrap_or_default();
+    assert!(
+        said.starts_with(r#"button "Save" (the page re-rendered"#) && said.contains("#save"),
+        "{said}"
+    );
+    assert_eq!(eval(&page, "window.clicks['Save']").await, 1);
+    page.fill(email.as_str(), "ada@example.com")
+        .await
+        .expect("the re-rendered field");
+    assert_eq!(
+        eval(&page, "document.querySelector('[name=email]').value").await,
+        "ada@example.com"
+    );
+    eval(&page, "renderProfile('Save')").await;
+    page.click(later.as_str()).await.expect("the re-rendered test id");
+    assert_eq!(eval(&page, "window.clicks['Later']").await, 1);
+    // The same id on another control is not the ref's element.
+    eval(&page, "renderProfile('Delete account')").await;
+    let e = page.click(save.as_str()).await.expect_err("another control");
+    assert_eq!(kind_of(&e), &ActionErrorKind::StaleRef, "{e}");
+    assert_eq!(eval(&page, "window.clicks['Delete account'] || 0").await, 0);
     let fresh = snap_ref(&page, r#"button "Archive order 2""#).await;
     assert_ne!(fresh, old);
     page.click(fresh.as_str()).await.expect("fresh ref");

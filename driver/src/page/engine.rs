@@ -14,7 +14,7 @@ use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_V
 
 use super::bundle::ISOLATED_ENGINE;
 use super::handle::Page;
-use super::state::FrameRefs;
+use super::state::{FrameRefs, RefFacts};
 use crate::error::{one_line, Error, Result};
 
 /// Text of a JS exception, on one line.
@@ -246,14 +246,22 @@ impl Page {
             if refs.document != origin {
                 *refs = FrameRefs {
                     document: origin,
-                    labels: HashMap::new(),
+                    refs: HashMap::new(),
                 };
             }
             // Under the frame's own ref (`e1` of `f1e1`): the engine's target
             // an action looks its label up by.
             for (r, info) in &snapshot.refs.0 {
                 let local = r.find('e').map_or(r.as_str(), |i| &r[i..]);
-                refs.labels.insert(local.to_string(), ref_label(info));
+                refs.refs.insert(
+                    local.to_string(),
+                    RefFacts {
+                        label: ref_label(info),
+                        role: info.role.clone(),
+                        name: info.name.clone(),
+                        selector: info.selector.clone(),
+                    },
+                );
             }
         }
         Ok(snapshot)

@@ -24,6 +24,7 @@ mod point;
 mod pointer;
 pub(crate) mod raw_cdp;
 mod readiness;
+mod rebound;
 mod screenshot;
 mod script_value;
 mod side_channel;

@@ -33,9 +33,22 @@ pub(crate) struct FrameRefs {
     /// The document (its `performance.timeOrigin`), so that a ref is never
     /// resolved against a newer document that happens to reuse its number.
     pub(crate) document: f64,
-    /// How its snapshots showed each ref (`textbox "Full name"`), so that an
-    /// action on a ref names the element as the model saw it.
-    pub(crate) labels: HashMap<String, String>,
+    /// What its snapshots showed of each ref, under the frame's own ref (`e1`
+    /// of `f1e1`).
+    pub(crate) refs: HashMap<String, RefFacts>,
+}
+
+/// One ref as a snapshot showed it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RefFacts {
+    /// `textbox "Full name"`: an action on the ref names the element as the
+    /// model saw it.
+    pub(crate) label: String,
+    pub(crate) role: String,
+    pub(crate) name: String,
+    /// The engine's selector of the element then: it finds the element's
+    /// replacement after a re-render (see `Page::rebound`).
+    pub(crate) selector: String,
 }
 
 impl PageState {

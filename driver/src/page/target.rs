@@ -242,6 +242,13 @@ pub(crate) struct Ready {
     pub state: Option<CheckState>,
 }
 
+/// A stale ref's replacement: the target acted on instead, and how the
+/// action names it.
+struct Rebound {
+    target: Target,
+    description: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub(crate) struct CheckState {
     pub checked: Value,
@@ -545,13 +552,35 @@ impl Page {
         let started = Instant::now();
         let deadline = started + timeout;
         let mut pause = Duration::from_millis(20);
+        // Once a stale ref's replacement is found: what is acted on instead.
+        let mut rebound: Option<Rebound> = None;
         loop {
+            let current = rebound.as_ref().map_or(target, |r| &r.target);
             let attempt = async {
-                let loc = self.locate(target).await?;
-                self.probe(&loc, needs).await
+                let loc = self.locate(current).await?;
+                match self.probe(&loc, needs).await {
+                    Err(Failure::Element(ActionErrorKind::StaleRef, element)) if rebound.is_none() => {
+                        // (A frame gone meanwhile leaves it stale too.)
+                        match self.rebound(current, &loc).await {
+                            Some(found) => Ok(Err(found)),
+                            None => Err(Failure::Element(ActionErrorKind::StaleRef, element)),
+                        }
+                    }
+                    outcome => outcome.map(Ok),
+                }
             };
             let (kind, element) = match self.unless_crashed(attempt).await? {
-                Ok(ready) => return Ok(ready),
+                Ok(Ok(mut ready)) => {
+                    if let Some(r) = rebound {
+                        ready.info.description = r.description;
+                    }
+                    return Ok(ready);
+                }
+                Ok(Err(found)) => {
+                    tracing::debug!(method, target = %target.label(), "stale ref: acting on {}", found.target.label());
+                    rebound = Some(found);
+                    continue;
+                }
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Element(kind, element)) => (kind, element),
             };
@@ -575,6 +604,24 @@ impl Page {
             tokio::time::sleep(pause.min(deadline - now)).await;
             pause = (pause * 2).min(Duration::from_millis(200));
         }
+    }
+
+    /// What stale ref `target` (located at `loc`) is acted on instead: its
+    /// element's replacement after a re-render (see `page/rebound.rs`).
+    async fn rebound(&self, target: &Target, loc: &Located) -> Option<Rebound> {
+        let Target::Ref(r) = target else { return None };
+        let (prefix, _) = split_ref(r)?;
+        let found = self
+            .replacement(&loc.frame, &loc.engine_target, loc.document, r)
+            .await
+            .ok()??;
+        Some(Rebound {
+            target: Target::Selector {
+                selector: found.selector,
+                frame: prefix.map(str::to_string),
+            },
+            description: found.description,
+        })
     }
 
     /// One attempt of the checks.
@@ -630,9 +677,9 @@ impl Page {
                 .frame_refs
                 .get(loc.frame.inner())
                 .filter(|r| loc.document.is_none_or(|d| d == r.document))
-                .and_then(|r| r.labels.get(&loc.engine_target));
-            if let Some(label) = label {
-                info.description = label.clone();
+                .and_then(|r| r.refs.get(&loc.engine_target));
+            if let Some(facts) = label {
+                info.description = facts.label.clone();
             }
         }
         if let Some(n) = probe.matches.filter(|n| *n > 1) {
