@@ -46,15 +46,25 @@
   const deref = w.WeakRef.prototype.deref;
   const isConnected = getDescriptor(w.Node.prototype, "isConnected").get;
   const doc = w.document;
-  // A replacement reads as the built-in it stands for when asked the usual
-  // way (`fn.toString()`, `String(fn)`). (`Function.prototype.toString.call`
-  // still shows the wrapper: patching that for every function of the page
-  // would cost more than it is worth.)
+  // A replacement reads as the built-in it stands for, however it is asked
+  // (`String(fn)`, `fn.toString()`, `Function.prototype.toString.call(fn)`,
+  // which bot checks use), and has no own `toString` to give it away:
+  // Function.prototype.toString answers for the replacements, itself
+  // included, and passes everything else to the original.
+  const FunctionProto = w.Function.prototype;
+  const originalToString = FunctionProto.toString;
+  const disguises = new w.WeakMap();
+  const disguiseOf = w.WeakMap.prototype.get;
+  const disguise = w.WeakMap.prototype.set;
   const native = (fn) => {
-    const said = "function " + fn.name + "() { [native code] }";
-    defineProperty(fn, "toString", { value: function toString() { return said; }, writable: true, configurable: true });
+    apply(disguise, disguises, [fn, "function " + fn.name + "() { [native code] }"]);
     return fn;
   };
+  const toString = function toString() {
+    const said = typeof this === "function" ? apply(disguiseOf, disguises, [this]) : undefined;
+    return said === undefined ? apply(originalToString, this, arguments) : said;
+  };
+  defineProperty(FunctionProto, "toString", { value: native(toString), writable: true, configurable: true });
 
   if (origAttach) {
     const attachShadow = function attachShadow(init) {

@@ -749,8 +749,17 @@ fn the_awkward_cases_a_coding_agent_meets() {
             && !threw.contains("<anonymous>"),
         "{threw}"
     );
-    let native = s.ok(&["eval", "String(setTimeout) + ' ' + requestAnimationFrame.toString()"]);
-    assert_eq!(native.matches("[native code]").count(), 2, "{native}");
+    let native = s.ok(&[
+        "eval",
+        "[String(setTimeout), requestAnimationFrame.toString(), Function.prototype.toString.call(setInterval), \
+         Function.prototype.toString.toString(), setTimeout.hasOwnProperty('toString'), \
+         Function.prototype.toString.call(function mine() { return 1 })].join(' | ')",
+    ]);
+    assert_eq!(native.matches("[native code]").count(), 4, "{native}");
+    assert!(
+        native.contains("function toString() { [native code] } | false | function mine() { return 1 }"),
+        "{native}"
+    );
 
     // A local file opens as the file, though the tab is on an http page.
     let local = s.dir.path().join("local.html");
