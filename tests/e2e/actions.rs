@@ -249,6 +249,17 @@ async fn form_controls(cx: &Ctx) {
         .expect_err("a submit button");
     assert!(e.to_string().contains("the page's file input is input#photo"), "{e}");
     assert_eq!(eval(&picker, "location.hash").await, "", "the form was not sent");
+    // The input it names is a selector that works as given, whatever its id holds.
+    eval(&picker, "document.getElementById('photo').id = 'photo:main'").await;
+    let e = picker
+        .set_input_files("#send", &[fixture("actions/upload-a.txt")])
+        .await
+        .expect_err("a submit button");
+    assert!(e.to_string().contains(r"the page's file input is input#photo\:main,"), "{e}");
+    picker
+        .set_input_files(r"input#photo\:main", &[fixture("actions/upload-b.txt")])
+        .await
+        .expect("the advised selector");
 
     // Picker inputs get their value set (input + change).
     page.fill("#birthday", "2001-02-03").await.expect("date");

@@ -132,7 +132,8 @@ const CHOOSER_OPENER_JS: &str = r#"(el) => {
   const any = (root) => root.querySelector("input[type=file]")
     || [...root.querySelectorAll("*")].reduce((found, e) => found || (e.shadowRoot && any(e.shadowRoot)), null);
   const input = any(el.ownerDocument);
-  const named = input && (input.id ? "input#" + input.id : input.name ? `input[name="${input.name}"]` : "input[type=file]");
+  // (Escaped: the advice is a selector to paste, whatever the id or name holds.)
+  const named = input && (input.id ? "input#" + CSS.escape(input.id) : input.name ? `input[name="${CSS.escape(input.name)}"]` : "input[type=file]");
   if (el instanceof HTMLLabelElement) return { opens: !!el.control && el.control.type === "file", input: named };
   const submits = (el instanceof HTMLButtonElement || el instanceof HTMLInputElement) && el.type === "submit" && !!el.form;
   const leaves = el instanceof HTMLAnchorElement && el.hasAttribute("href") && !/^\s*(#|javascript:)/i.test(el.getAttribute("href"));
