@@ -255,7 +255,10 @@ async fn form_controls(cx: &Ctx) {
         .set_input_files("#send", &[fixture("actions/upload-a.txt")])
         .await
         .expect_err("a submit button");
-    assert!(e.to_string().contains(r"the page's file input is input#photo\:main,"), "{e}");
+    assert!(
+        e.to_string().contains(r"the page's file input is input#photo\:main,"),
+        "{e}"
+    );
     picker
         .set_input_files(r"input#photo\:main", &[fixture("actions/upload-b.txt")])
         .await

@@ -80,11 +80,29 @@ them, or give it a value first",
 
     /// Replaces known `%name%` placeholders, leaving any other `%…%` as
     /// written: for recorded actions, checked when they were made.
+    /// In one pass: a value is never read for placeholders in its turn
+    /// (a password `x%code%y` stays as given).
     pub fn fill_in(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for (name, value) in &self.0 {
-            out = out.replace(&format!("%{name}%"), value);
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(open) = rest.find('%') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let known = after
+                .find('%')
+                .and_then(|close| self.0.get(&after[..close]).map(|value| (close, value)));
+            match known {
+                Some((close, value)) => {
+                    out.push_str(value);
+                    rest = &after[close + 1..];
+                }
+                None => {
+                    out.push('%');
+                    rest = after;
+                }
+            }
         }
+        out.push_str(rest);
         out
     }
 
@@ -229,6 +247,14 @@ mod tests {
         let named = Variables::new(BTreeMap::from([("name".into(), "Ada".into())])).unwrap();
         assert_eq!(named.substitute("first%20name%20last").unwrap(), "first%20name%20last");
         assert_eq!(named.substitute("Dear %name%,").unwrap(), "Dear Ada,");
+        // A value is not read for placeholders in its turn.
+        let tricky = Variables::new(BTreeMap::from([
+            ("code".into(), "1234".into()),
+            ("password".into(), "x%code%y".into()),
+        ]))
+        .unwrap();
+        assert_eq!(tricky.substitute("%password% / %code%").unwrap(), "x%code%y / 1234");
+        assert_eq!(tricky.fill_in("%%code%%"), "%1234%");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         // No variables: every %…% is text.
         assert_eq!(Variables::default().substitute("%pasword%").unwrap(), "%pasword%");
