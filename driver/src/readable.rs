@@ -226,7 +226,7 @@ pub fn from_tree(tree: &str, markdown: bool) -> String {
 mod tests {
     use super::from_tree;
 
-    const TREE: &str = "# Page position: 0 viewports above, 0 viewports below.
+    const TREE: &str = "# Page position: the whole page is in view.
 - banner:
   - link \"Home\" [ref=e1] [url=/]
   - button \"Search\" [ref=e2]

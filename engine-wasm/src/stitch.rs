@@ -3,7 +3,7 @@
 //! (page position, modal, overlay) go on top, the viewport-mode hint at the
 //! bottom. Pure; used natively by the driver.
 use crate::protocol::{FrameNode, RefMap, SnapshotMode, SnapshotResult, SnapshotStats};
-use crate::viewport::{offscreen_hint_lines, position_lines};
+use crate::viewport::{offscreen_hint_lines, position_line};
 
 /// Iframes nested deeper than this are left as plain iframe lines.
 const MAX_FRAME_DEPTH: usize = 16;
@@ -111,7 +111,7 @@ pub fn stitch(root: FrameNode, mode: SnapshotMode) -> SnapshotResult {
     let mut acc = Acc::default();
     let body = frame_lines(&root, 0, &mut acc);
     let s = &root.snapshot;
-    let mut lines = position_lines(&s.viewport);
+    let mut lines = vec![position_line(&s.viewport)];
     if acc.modal.as_ref().map(|m| m.kind != "heuristic").unwrap_or(false) {
         lines.push("# A modal is open. Only modal elements have refs.".into());
     }

@@ -92,26 +92,25 @@ fn plural(n: u32) -> &'static str {
     }
 }
 
-/// `# Page position: …` plus the at-top / at-bottom lines; one line for a
-/// page that fits in the viewport, where all three would say the same.
-pub fn position_lines(v: &ViewportInfo) -> Vec<String> {
+/// `# Page position: …`: viewports above and below, an edge said
+/// as reached (`at the top, 3 viewports below`; "0 above" would say the
+/// same less plainly), and a page that fits the viewport said as such.
+pub fn position_line(v: &ViewportInfo) -> String {
     if v.at_top && v.at_bottom && v.pages_below == 0 {
-        return vec!["# Page position: the whole page is in view.".into()];
+        return "# Page position: the whole page is in view.".into();
     }
-    let mut out = vec![format!(
-        "# Page position: {} {} above, {} {} below.",
-        v.pages_above,
-        plural(v.pages_above),
-        v.pages_below,
-        plural(v.pages_below)
-    )];
-    if v.at_top {
-        out.push("# You are at the top of the page.".into());
-    }
-    if v.at_bottom {
-        out.push("# You are at the bottom of the page.".into());
-    }
-    out
+    let side = |n: u32, at_edge: bool, edge: &str, direction: &str| {
+        if at_edge {
+            format!("at the {edge}")
+        } else {
+            format!("{n} {} {direction}", plural(n))
+        }
+    };
+    format!(
+        "# Page position: {}, {}.",
+        side(v.pages_above, v.at_top, "top", "above"),
+        side(v.pages_below, v.at_bottom, "bottom", "below")
+    )
 }
 
 /// Footer hint for viewport mode.
@@ -146,11 +145,7 @@ mod tests {
             (top.pages_above, top.pages_below, top.at_top, top.at_bottom),
             (0, 3, true, false)
         );
-        assert_eq!(
-            position_lines(&top)[0],
-            "# Page position: 0 viewports above, 3 viewports below."
-        );
-        assert_eq!(position_lines(&top)[1], "# You are at the top of the page.");
+        assert_eq!(position_line(&top), "# Page position: at the top, 3 viewports below.");
 
         let mid = viewport_info(0.0, 1000.0, 1280.0, 720.0, 1280.0, 3000.0);
         assert_eq!(
@@ -158,7 +153,10 @@ mod tests {
             (1, 2, false, false),
             "1.4 above and 1.8 below, rounded"
         );
-        assert_eq!(position_lines(&mid).len(), 1);
+        assert_eq!(
+            position_line(&mid),
+            "# Page position: 1 viewport above, 2 viewports below."
+        );
         // Parts of a viewport on both sides: one each, not "0 … 0" with
         // neither edge reached.
         let partial = viewport_info(0.0, 576.0, 1280.0, 720.0, 1280.0, 1462.0);
@@ -166,7 +164,10 @@ mod tests {
 
         let bottom = viewport_info(0.0, 2280.0, 1280.0, 720.0, 1280.0, 3000.0);
         assert_eq!((bottom.pages_above, bottom.pages_below, bottom.at_bottom), (3, 0, true));
-        assert_eq!(position_lines(&bottom)[1], "# You are at the bottom of the page.");
+        assert_eq!(
+            position_line(&bottom),
+            "# Page position: 3 viewports above, at the bottom."
+        );
 
         let short = viewport_info(0.0, 0.0, 1280.0, 720.0, 1280.0, 300.0);
         assert_eq!(
@@ -174,16 +175,13 @@ mod tests {
             (0, 0, true, true)
         );
         assert_eq!(short.doc_height, 720.0);
-        assert_eq!(position_lines(&short), ["# Page position: the whole page is in view."]);
+        assert_eq!(position_line(&short), "# Page position: the whole page is in view.");
     }
 
     #[test]
     fn singular_and_hints() {
         let v = viewport_info(0.0, 720.0, 1280.0, 720.0, 1280.0, 1440.0);
-        assert_eq!(
-            position_lines(&v)[0],
-            "# Page position: 1 viewport above, 0 viewports below."
-        );
+        assert_eq!(position_line(&v), "# Page position: 1 viewport above, at the bottom.");
         assert_eq!(
             offscreen_hint_lines(2, 37),
             vec![
@@ -233,8 +231,8 @@ mod tests {
             (2, 7, false, false)
         );
         assert_eq!(
-            position_lines(&v),
-            ["# Page position: 2 viewports above, 7 viewports below."]
+            position_line(&v),
+            "# Page position: 2 viewports above, 7 viewports below."
         );
         assert_eq!((v.scroll_y, v.viewport_height), (0.0, 800.0));
     }

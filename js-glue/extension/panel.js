@@ -34,7 +34,7 @@ function render(result) {
   const header = lines.filter((l) => l.startsWith("# "));
   const body = lines.filter((l) => !l.startsWith("# ") && l !== "");
   const modal = header.filter((l) => l.startsWith("# A modal is open") || l.startsWith("# A large overlay"));
-  const position = header.filter((l) => l.startsWith("# Page position") || l.startsWith("# You are at"));
+  const position = header.filter((l) => l.startsWith("# Page position"));
   const notes = header.filter((l) => !modal.includes(l) && !position.includes(l));
   $("position").textContent = position.map((l) => l.slice(2)).join(" ");
   $("modal-note").hidden = modal.length === 0;

@@ -102,11 +102,16 @@ fn expected_position(scroll_y: f64, viewport: f64, doc: f64) -> String {
     };
     let above = viewports(scroll_y);
     let below = viewports(doc - scroll_y - viewport);
-    let p = |n: u32| if n == 1 { "viewport" } else { "viewports" };
+    // An edge reached is said as one.
+    let side = |n: u32, edge: &str, direction: &str| match n {
+        0 => format!("at the {edge}"),
+        1 => format!("1 viewport {direction}"),
+        n => format!("{n} viewports {direction}"),
+    };
     format!(
-        "# Page position: {above} {} above, {below} {} below.",
-        p(above),
-        p(below)
+        "# Page position: {}, {}.",
+        side(above, "top", "above"),
+        side(below, "bottom", "below")
     )
 }
 
@@ -277,10 +282,8 @@ async fn full_purchase_flow_then_report_and_replay() {
                 turn_index + 1
             );
         }
-        assert!(turns[5]
-            .last_user_text()
-            .contains("# You are at the bottom of the page."));
-        assert!(turns[3].last_user_text().contains("# You are at the top of the page."));
+        assert!(turns[5].last_user_text().contains(", at the bottom."));
+        assert!(turns[3].last_user_text().contains("# Page position: at the top, "));
 
         // Checkout: the sign-in modal is open, the page under it has no refs.
         let checkout = turns[8].last_user_text();

@@ -248,7 +248,7 @@ mod tests {
 
     #[test]
     fn chunks_fit_and_carry_context() {
-        let mut tree = String::from("# Page position: 0 viewports above, 9 viewports below.\n- main:\n  - list:\n");
+        let mut tree = String::from("# Page position: at the top, 9 viewports below.\n- main:\n  - list:\n");
         for i in 0..200 {
             tree.push_str(&format!("    - listitem: Product number {i} costs {i}.99 EUR\n"));
         }

@@ -289,7 +289,7 @@ mod tests {
                     name: COMPUTER_TOOL.into(),
                     screenshot_png_base64: Some("iVBOR".into()),
                     url: "http://a.test/".into(),
-                    text: Some("# Page position: 0 viewports above, 1 viewport below.".into()),
+                    text: Some("# Page position: at the top, 1 viewport below.".into()),
                     ..Default::default()
                 })],
             }],

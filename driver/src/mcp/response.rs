@@ -438,7 +438,7 @@ mod tests {
         respond(result, is_error, page, tree).text()
     }
 
-    const A: &str = "# Page position: 0 viewports above, 1 viewport below.\n- main:\n  - button \"Buy\" [ref=e1]\n  - link \"Next\" [ref=e2] [url=/next]\n";
+    const A: &str = "# Page position: at the top, 1 viewport below.\n- main:\n  - button \"Buy\" [ref=e1]\n  - link \"Next\" [ref=e2] [url=/next]\n";
 
     #[test]
     fn a_response_has_the_result_the_page_and_the_tree() {
@@ -460,7 +460,7 @@ mod tests {
         );
         assert!(r.starts_with("### Result\nClicked\n"), "{r}");
         assert!(
-            r.contains("- Title: Shop\n- Page position: 0 viewports above, 1 viewport below.\n"),
+            r.contains("- Title: Shop\n- Page position: at the top, 1 viewport below.\n"),
             "{r}"
         );
         assert!(r.contains("### Snapshot\n<untrusted_page_content>\n- main:"), "{r}");

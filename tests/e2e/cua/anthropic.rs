@@ -71,7 +71,7 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         let first = reqs[0].last_user_text();
         assert!(first.contains("Subscribe ada@example.org"), "{first}");
         assert!(
-            first.contains("# Page position: 0 viewports above, 2 viewports below."),
+            first.contains("# Page position: at the top, 2 viewports below."),
             "{first}"
         );
         assert!(first.contains("A modal dialog is open (Spring sale)"), "{first}");

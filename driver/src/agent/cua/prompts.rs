@@ -75,7 +75,7 @@ mod tests {
         let snap = SnapshotResult {
             url: "http://a.test/".into(),
             title: "Shop".into(),
-            tree: "# Page position: 0 viewports above, 2 viewports below.\n# You are at the top of the page.\n\
+            tree: "# Page position: at the top, 2 viewports below.\n\
 # A modal is open. Only modal elements have refs.\n# A large overlay may be covering the page: div.promo \"Sale\" (ref e4).\n- dialog"
                 .into(),
             modal: Some(ModalInfo {
@@ -89,7 +89,7 @@ mod tests {
         let n = page_note(&snap);
         assert!(n.starts_with(OPEN_TAG) && n.ends_with(CLOSE_TAG));
         assert!(n.contains("URL: http://a.test/"));
-        assert!(n.contains("# Page position: 0 viewports above, 2 viewports below."));
+        assert!(n.contains("# Page position: at the top, 2 viewports below."));
         assert!(n.contains("A modal dialog is open (Newsletter)"));
         assert!(n.contains("div.promo \"Sale\". removeBlocker"));
         assert!(!n.contains("ref"), "{n}");
