@@ -489,6 +489,8 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
                 ("scroll", json!({"direction": "down", "percentage": 100})),
             ]),
             turn("scroll", json!({"direction": "down", "percentage": 100})),
+            // A tool the run did not offer (page JavaScript) is not run.
+            turn("evaluate", json!({"function": "() => { window.ran = true; return 1 }"})),
             turn("done", json!({"reasoning": "Scrolled.", "taskComplete": true})),
         ]);
         let llm = llm_for(&server, Wire::Anthropic);
@@ -529,7 +531,15 @@ async fn tool_errors_are_fed_back_and_recovered_from() {
                 && !results[5].1,
             "{results:?}"
         );
-        assert!(results[6].1 && results[7].1, "{results:?}");
+        assert!(results[6].1 && results[8].1, "{results:?}");
+        assert!(
+            results[7]
+                .0
+                .starts_with("there is no tool \"evaluate\"; your tools are act, click,")
+                && !results[7].1,
+            "{results:?}"
+        );
+        assert_eq!(js(&page, "window.ran === undefined").await, json!(true), "evaluate ran");
         let turns = agent_turns(&server);
         let fed_back = &turns[1];
         assert!(fed_back.last_user_text().contains("invalid arguments for scroll"));

@@ -97,6 +97,15 @@ impl<'a> ToolLoop<'a> {
         }
     }
 
+    /// Whether the model was offered tool `name` (or a name it answers to).
+    fn offered(&self, name: &str) -> bool {
+        self.h
+            .opts
+            .tools
+            .get(name)
+            .is_some_and(|t| self.specs.iter().any(|s| s.name == t.name))
+    }
+
     async fn run(mut self) -> AgentResult {
         let first = prompts::task_message(
             &self.h.task,
@@ -285,6 +294,18 @@ impl<'a> ToolLoop<'a> {
                 let arguments = self.in_css_pixels(&call.name, &call.arguments);
                 let refused = if done_refused {
                     Some("not run: it came after a done that was not accepted, in the same turn".to_string())
+                } else if !self.offered(&call.name) {
+                    // Only what the run offers runs (no `evaluate` for a
+                    // model steered by a page, whatever it asks for).
+                    Some(format!(
+                        "there is no tool {:?}; your tools are {}",
+                        call.name,
+                        self.specs
+                            .iter()
+                            .map(|s| s.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
                 } else {
                     self.outside_the_image(&call.arguments, &arguments)
                 };

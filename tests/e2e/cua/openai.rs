@@ -134,6 +134,9 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
                 json!({"type": "screenshot"}),
                 json!({"type": "scroll", "x": 640, "y": 400, "scroll_x": 0, "scroll_y": 200}),
             ]),
+            // A function it was never offered: answered as a function call
+            // (the API refuses a computer_call_output for it), and not run.
+            Reply::tool("evaluate", json!({"function": "() => { window.ran = true }"})),
             Reply::text("Done."),
         ]);
         let llm = llm("openai/gpt-5.4", server.openai_base_url());
@@ -156,8 +159,17 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
         assert_eq!(js(&page, "window.scrollY").await, json!(200));
 
         let reqs = server.requests();
-        assert_eq!(reqs.len(), 2);
+        assert_eq!(reqs.len(), 3);
         assert_eq!(reqs[0].body["tools"][0], json!({"type": "computer"}));
+        let refused = &reqs[2].body["input"][0];
+        assert_eq!(refused["type"], "function_call_output", "{refused}");
+        assert!(
+            refused["output"].as_str().is_some_and(
+                |o| o.contains("there is no function \"evaluate\": your tools are the computer and removeBlocker")
+            ),
+            "{refused}"
+        );
+        assert_eq!(js(&page, "window.ran === undefined").await, json!(true), "evaluate ran");
         let output = &reqs[1].body["input"][0];
         assert_eq!(output["type"], "computer_call_output");
         assert_eq!(output["output"]["detail"], "original");

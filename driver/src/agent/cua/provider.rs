@@ -6,7 +6,7 @@
 use super::actions::ModelCall;
 use super::display::{Display, Fit};
 use super::{anthropic, gemini, openai};
-use crate::llm::{Llm, Provider as LlmProvider, ToolCall};
+use crate::llm::{Llm, Provider as LlmProvider, ToolCall, COMPUTER_TOOL};
 
 /// A computer-use provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,9 +40,15 @@ impl Provider {
         self == Provider::OpenAi
     }
 
-    /// Whether `call` is a computer action (not one of the function tools offered).
+    /// Whether `call` is a computer action, not a function call (one of
+    /// the function tools offered, or a function the model made up, which
+    /// is answered as a function call).
     pub fn is_computer_call(self, call: &ToolCall, functions: &[&str]) -> bool {
-        !functions.contains(&call.name.as_str())
+        match self {
+            // Each of Gemini's computer actions is a function of its own name.
+            Provider::Gemini => !functions.contains(&call.name.as_str()),
+            Provider::Anthropic | Provider::OpenAi => call.name == COMPUTER_TOOL,
+        }
     }
 
     /// The actions of a computer call, mapped to viewport CSS pixels.

@@ -158,10 +158,18 @@ impl<'a> CuaLoop<'a> {
             let mut waits_only = true;
             for call in &response.tool_calls {
                 if !self.provider.is_computer_call(call, FUNCTIONS) {
-                    let Some(applied) = self.h.apply(&self.tools, &call.name, &call.arguments).await else {
-                        return End::Interrupted;
+                    let out = if FUNCTIONS.contains(&call.name.as_str()) {
+                        let Some(applied) = self.h.apply(&self.tools, &call.name, &call.arguments).await else {
+                            return End::Interrupted;
+                        };
+                        applied.output
+                    } else {
+                        ToolOutput::failed(format!(
+                            "there is no function {:?}: your tools are the computer and {}",
+                            call.name,
+                            FUNCTIONS.join(", ")
+                        ))
                     };
-                    let out = applied.output;
                     waits_only = false;
                     self.h
                         .record(
