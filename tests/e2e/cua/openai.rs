@@ -134,6 +134,8 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
                 json!({"type": "screenshot"}),
                 json!({"type": "scroll", "x": 640, "y": 400, "scroll_x": 0, "scroll_y": 200}),
             ]),
+            // A point off the screen is refused, not moved to its corner.
+            Reply::computer(json!({"type": "click", "button": "right", "x": 5000, "y": -20})),
             // A function it was never offered: answered as a function call
             // (the API refuses a computer_call_output for it), and not run.
             Reply::tool("evaluate", json!({"function": "() => { window.ran = true }"})),
@@ -159,9 +161,21 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
         assert_eq!(js(&page, "window.scrollY").await, json!(200));
 
         let reqs = server.requests();
-        assert_eq!(reqs.len(), 3);
+        assert_eq!(reqs.len(), 4);
         assert_eq!(reqs[0].body["tools"][0], json!({"type": "computer"}));
-        let refused = &reqs[2].body["input"][0];
+        assert!(
+            reqs[2]
+                .raw
+                .contains("(5000, -20) is off the screen: it is 1280×720 (x 0-1279, y 0-719); nothing was done"),
+            "{}",
+            reqs[2].raw
+        );
+        assert_eq!(
+            js(&page, "window.contextMenus").await,
+            json!(0),
+            "clicked at the corner"
+        );
+        let refused = &reqs[3].body["input"][0];
         assert_eq!(refused["type"], "function_call_output", "{refused}");
         assert!(
             refused["output"].as_str().is_some_and(

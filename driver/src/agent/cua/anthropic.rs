@@ -16,9 +16,13 @@ const PIXELS_PER_NOTCH: f64 = 100.0;
 /// Longest `wait` / `hold_key` honoured.
 const MAX_WAIT: Duration = Duration::from_secs(30);
 
-fn point(v: &Value, display: &Display) -> Option<(f64, f64)> {
-    let a = v.as_array().filter(|a| a.len() == 2)?;
-    Some(display.css_point(a[0].as_f64()?, a[1].as_f64()?))
+/// A coordinate `[x, y]` when there is one (an error when it is off the screen).
+fn point(v: &Value, display: &Display) -> Result<Option<(f64, f64)>, String> {
+    let xy = v
+        .as_array()
+        .filter(|a| a.len() == 2)
+        .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)));
+    xy.map(|(x, y)| display.css_point(x, y)).transpose()
 }
 
 fn seconds(v: &Value) -> Duration {
@@ -32,13 +36,13 @@ pub fn read(call: &ToolCall, display: &Display) -> ModelCall {
 fn action(input: &Value, display: &Display) -> Result<ComputerAction, String> {
     let name = input["action"].as_str().ok_or("the computer tool needs an action")?;
     let coordinate = || point(&input["coordinate"], display);
-    let needs_point = || coordinate().ok_or_else(|| format!("{name} needs a coordinate [x, y]"));
+    let needs_point = || coordinate()?.ok_or_else(|| format!("{name} needs a coordinate [x, y]"));
     let text = || input["text"].as_str().map(str::to_string);
     // Keys held during a click: the docs put them in `text`, the reference app in `key`.
     let held = || keys::modifiers(input["text"].as_str().or(input["key"].as_str())).map_err(|e| e.to_string());
     let click = |button: ClickButton, clicks: u8| -> Result<ComputerAction, String> {
         Ok(ComputerAction::Click {
-            at: coordinate(),
+            at: coordinate()?,
             button,
             clicks,
             modifiers: held()?,
@@ -56,11 +60,11 @@ fn action(input: &Value, display: &Display) -> Result<ComputerAction, String> {
             Ok(ComputerAction::Move { x, y })
         }
         "left_click_drag" => Ok(ComputerAction::Drag {
-            from: point(&input["start_coordinate"], display),
+            from: point(&input["start_coordinate"], display)?,
             to: needs_point()?,
         }),
-        "left_mouse_down" => Ok(ComputerAction::MouseDown { at: coordinate() }),
-        "left_mouse_up" => Ok(ComputerAction::MouseUp { at: coordinate() }),
+        "left_mouse_down" => Ok(ComputerAction::MouseDown { at: coordinate()? }),
+        "left_mouse_up" => Ok(ComputerAction::MouseUp { at: coordinate()? }),
         "type" => Ok(ComputerAction::Type {
             text: text().ok_or("type needs text")?,
         }),
@@ -84,7 +88,7 @@ fn action(input: &Value, display: &Display) -> Result<ComputerAction, String> {
                 _ => return Err("scroll needs scroll_direction: up, down, left or right".into()),
             };
             Ok(ComputerAction::Scroll {
-                at: coordinate(),
+                at: coordinate()?,
                 dx,
                 dy,
                 modifiers: keys::modifiers(input["text"].as_str()).map_err(|e| e.to_string())?,

@@ -100,6 +100,10 @@ pub struct Display {
 
 pub use crate::image::png_size;
 
+/// How far past an edge of the screen a model's point may be (rounding)
+/// before it is refused as off the screen.
+const EDGE_SLACK: f64 = 2.0;
+
 impl Display {
     /// Measures the viewport, picks the scale that fits `fit`, and takes the
     /// first screenshot (returned: the run sends it with the task).
@@ -141,12 +145,26 @@ impl Display {
         Ok(png)
     }
 
-    /// Screenshot pixels → viewport CSS pixels.
-    pub fn css_point(&self, x: f64, y: f64) -> (f64, f64) {
-        (
-            (x * self.css_width / f64::from(self.width)).clamp(0.0, self.css_width - 1.0),
-            (y * self.css_height / f64::from(self.height)).clamp(0.0, self.css_height - 1.0),
-        )
+    /// Screenshot pixels → viewport CSS pixels. A point off the screenshot
+    /// is refused, not moved to its edge, where a page keeps its corner
+    /// buttons ("Delete account", a menu): a pixel or two past it is
+    /// rounding, and is clamped.
+    pub fn css_point(&self, x: f64, y: f64) -> Result<(f64, f64), String> {
+        let (w, h) = (f64::from(self.width), f64::from(self.height));
+        let off = |v: f64, size: f64| !(-EDGE_SLACK..size - 1.0 + EDGE_SLACK).contains(&v) || v.is_nan();
+        if off(x, w) || off(y, h) {
+            return Err(format!(
+                "({x}, {y}) is off the screen: it is {}×{} (x 0-{}, y 0-{}); nothing was done",
+                self.width,
+                self.height,
+                self.width.saturating_sub(1),
+                self.height.saturating_sub(1)
+            ));
+        }
+        Ok((
+            (x * self.css_width / w).clamp(0.0, self.css_width - 1.0),
+            (y * self.css_height / h).clamp(0.0, self.css_height - 1.0),
+        ))
     }
 
     /// Viewport CSS pixels → screenshot pixels (cursor_position).
@@ -157,12 +175,19 @@ impl Display {
         )
     }
 
-    /// Gemini's 0–999 grid → viewport CSS pixels.
-    pub fn grid_point(&self, x: f64, y: f64) -> (f64, f64) {
-        (
+    /// Gemini's 0–999 grid → viewport CSS pixels (a point off the grid is
+    /// refused, as in [`Display::css_point`]).
+    pub fn grid_point(&self, x: f64, y: f64) -> Result<(f64, f64), String> {
+        let off = |v: f64| !(-EDGE_SLACK..999.0 + EDGE_SLACK).contains(&v) || v.is_nan();
+        if off(x) || off(y) {
+            return Err(format!(
+                "({x}, {y}) is off the screen: points are on the 0-999 grid; nothing was done"
+            ));
+        }
+        Ok((
             (x.clamp(0.0, 999.0) / 1000.0 * self.css_width).floor(),
             (y.clamp(0.0, 999.0) / 1000.0 * self.css_height).floor(),
-        )
+        ))
     }
 
     /// A distance on Gemini's grid → CSS pixels along the vertical (or
@@ -218,12 +243,20 @@ mod tests {
     #[test]
     fn coordinates_map_back_to_css_pixels() {
         let d = Display::for_test(1280, 800, 1600.0, 1000.0);
-        assert_eq!(d.css_point(640.0, 400.0), (800.0, 500.0));
+        assert_eq!(d.css_point(640.0, 400.0), Ok((800.0, 500.0)));
         assert_eq!(d.display_point(800.0, 500.0), (640.0, 400.0));
-        assert_eq!(d.css_point(5000.0, -3.0), (1599.0, 0.0), "clamped to the viewport");
+        // A pixel or two past an edge is rounding; further is off the screen.
+        assert_eq!(d.css_point(1280.5, -1.0), Ok((1599.0, 0.0)));
+        let off = d.css_point(5000.0, -3.0).unwrap_err();
+        assert_eq!(
+            off,
+            "(5000, -3) is off the screen: it is 1280×800 (x 0-1279, y 0-799); nothing was done"
+        );
+        assert!(d.css_point(f64::NAN, 3.0).is_err());
         let g = Display::for_test(1000, 700, 1000.0, 700.0);
-        assert_eq!(g.grid_point(500.0, 500.0), (500.0, 350.0));
-        assert_eq!(g.grid_point(999.0, 1200.0), (999.0, 699.0));
+        assert_eq!(g.grid_point(500.0, 500.0), Ok((500.0, 350.0)));
+        assert_eq!(g.grid_point(1000.0, 0.0), Ok((999.0, 0.0)));
+        assert!(g.grid_point(999.0, 1200.0).unwrap_err().contains("0-999 grid"));
         assert_eq!(g.normalized_distance(800.0, true), 560.0);
         let mut png = vec![0u8; 24];
         png[12..16].copy_from_slice(b"IHDR");

@@ -35,7 +35,7 @@ pub fn read(call: &ToolCall, display: &Display) -> ModelCall {
 
 fn grid(args: &Value, x: &str, y: &str, display: &Display) -> Result<(f64, f64), String> {
     match (args[x].as_f64(), args[y].as_f64()) {
-        (Some(gx), Some(gy)) => Ok(display.grid_point(gx, gy)),
+        (Some(gx), Some(gy)) => display.grid_point(gx, gy),
         _ => Err(format!("{x} and {y} are required (0-999)")),
     }
 }

@@ -47,7 +47,10 @@ pub fn read(call: &ToolCall, display: &Display) -> ModelCall {
 /// makes it: press at the first, move through the others, release at the
 /// last (a drawn stroke, a drag that must pass over a drop zone).
 fn by_hand(a: &Value, display: &Display) -> Vec<Result<ComputerAction, String>> {
-    let path = drag_path(a, display);
+    let path = match drag_path(a, display) {
+        Ok(path) => path,
+        Err(off) => return vec![Err(off)],
+    };
     if a["type"] != "drag" || path.len() <= 2 {
         return vec![action(a, display)];
     }
@@ -62,19 +65,20 @@ fn by_hand(a: &Value, display: &Display) -> Vec<Result<ComputerAction, String>> 
     hand
 }
 
-/// A drag's `path`, in viewport CSS pixels.
-fn drag_path(a: &Value, display: &Display) -> Vec<(f64, f64)> {
+/// A drag's `path`, in viewport CSS pixels (an error when a point is off the screen).
+fn drag_path(a: &Value, display: &Display) -> Result<Vec<(f64, f64)>, String> {
     a["path"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|p| Some(display.css_point(p["x"].as_f64()?, p["y"].as_f64()?)))
+        .filter_map(|p| Some((p["x"].as_f64()?, p["y"].as_f64()?)))
+        .map(|(x, y)| display.css_point(x, y))
         .collect()
 }
 
 fn at(a: &Value, display: &Display) -> Result<(f64, f64), String> {
     match (a["x"].as_f64(), a["y"].as_f64()) {
-        (Some(x), Some(y)) => Ok(display.css_point(x, y)),
+        (Some(x), Some(y)) => display.css_point(x, y),
         _ => Err(format!("{} needs x and y", a["type"])),
     }
 }
@@ -136,7 +140,7 @@ fn action(a: &Value, display: &Display) -> Result<ComputerAction, String> {
             Ok(ComputerAction::Move { x, y })
         }
         "drag" => {
-            let path = drag_path(a, display);
+            let path = drag_path(a, display)?;
             match (path.first(), path.last()) {
                 (Some(from), Some(to)) if path.len() >= 2 => Ok(ComputerAction::Drag {
                     from: Some(*from),
