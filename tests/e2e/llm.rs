@@ -176,6 +176,9 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
             [
                 ("email".to_string(), SECRET_EMAIL.to_string()),
                 ("password".to_string(), SECRET_PASSWORD.to_string()),
+                // A short one (a PIN, a CVV) is masked where it stands
+                // alone, never inside the request's numbers or refs.
+                ("pin".to_string(), "4096".to_string()),
             ]
             .into(),
         )
@@ -219,6 +222,7 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
             server.requests()[0].prompt_text().contains("%password%"),
             "the model is told the placeholders"
         );
+        assert!(!second.contains("e%pin%"), "refs stay whole: {second}");
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })

@@ -366,7 +366,9 @@ impl Llm {
     /// One model call, retried per the options; secrets are redacted from
     /// the request before it leaves.
     pub async fn chat(&self, req: &ChatRequest, secrets: &Secrets) -> Result<ChatResponse> {
-        let body = secrets.redact(&self.request_body(req).to_string());
+        let mut body = self.request_body(req);
+        secrets.redact_json(&mut body);
+        let body = body.to_string();
         let api = self.api_for(req);
         let beta = match api {
             Api::Messages => anthropic::beta_header(&self.inner.model, req),

@@ -42,19 +42,70 @@ impl Secrets {
     /// Matched as written, in capitals (`ADA-LOVELACE-42`) and capitalised
     /// (`Ada-lovelace-42`), as pages echo a name or a code back: not in any
     /// case, and the two variants only for values of
-    /// [`CASE_VARIANTS_FROM`] characters or more. The text is a whole
-    /// request (wire keys, base64 screenshots), where a short value matched
-    /// loosely would rewrite `"role":"user"` or a run of image data.
+    /// [`CASE_VARIANTS_FROM`] characters or more. A value shorter than
+    /// that (a PIN, a CVV) is matched only where it stands alone, not
+    /// inside a word or number (`e12`, `2300`): there it is someone
+    /// else's text, and rewriting it would garble refs and prices.
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (name, forms) in &self.pairs {
             let placeholder = format!("%{name}%");
             for form in forms {
-                out = out.replace(form.as_str(), &placeholder);
+                out = if form.chars().count() < CASE_VARIANTS_FROM {
+                    replace_standing_alone(&out, form, &placeholder)
+                } else {
+                    out.replace(form.as_str(), &placeholder)
+                };
             }
         }
         out
     }
+
+    /// Redacts the texts of a JSON request or response: its string values,
+    /// not its keys, numbers or image data (base64 under `data`, `data:`
+    /// URLs), and not the tool definitions, which are Sightline's own.
+    pub fn redact_json(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(s) if !s.starts_with("data:") => *s = self.redact(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
+            Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    if !matches!(key.as_str(), "data" | "tools") {
+                        self.redact_json(v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `text` with each occurrence of `form` that no letter or digit touches
+/// replaced by `placeholder`.
+fn replace_standing_alone(text: &str, form: &str, placeholder: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut before: Option<char> = None;
+    while let Some(at) = rest.find(form) {
+        let (head, tail) = rest.split_at(at);
+        let prev = head.chars().next_back().or(before);
+        let next = tail[form.len()..].chars().next();
+        out.push_str(head);
+        if word(prev) || word(next) {
+            out.push_str(form);
+        } else {
+            out.push_str(placeholder);
+        }
+        before = form.chars().next_back();
+        rest = &tail[form.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The shortest value also looked for in capitals and capitalised.
@@ -133,6 +184,41 @@ fn lower_case_escapes(encoded: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_value_is_redacted_where_it_stands_alone_and_a_request_stays_whole() {
+        let s = Secrets::new(vec![
+            ("cvv".to_string(), "300".to_string()),
+            ("pin".to_string(), "12".to_string()),
+        ]);
+        assert_eq!(
+            s.redact("CVV 300, e12 [ref=e300] costs 2300 or 300€; PIN: 12."),
+            "CVV %cvv%, e12 [ref=e300] costs 2300 or %cvv%€; PIN: %pin%."
+        );
+        let mut body = serde_json::json!({
+            "max_tokens": 300,
+            "tools": [{"name": "wait", "description": "up to 300 ms", "parameters": {"maximum": 30000}}],
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "text", "text": "- textbox \"CVV\" [ref=e12]: 300"},
+                    {"type": "image", "source": {"type": "base64", "data": "AB 300 CD"}},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AB 300 CD"}}
+                ]},
+                {"role": "assistant", "tool_calls": [{"function": {"arguments": "{\"value\":\"12\"}"}}]}
+            ]
+        });
+        s.redact_json(&mut body);
+        assert_eq!(body["max_tokens"], 300);
+        assert_eq!(body["tools"][0]["description"], "up to 300 ms");
+        let content = &body["messages"][0]["content"];
+        assert_eq!(content[0]["text"], "- textbox \"CVV\" [ref=e12]: %cvv%");
+        assert_eq!(content[1]["source"]["data"], "AB 300 CD");
+        assert_eq!(content[2]["image_url"]["url"], "data:image/png;base64,AB 300 CD");
+        assert_eq!(
+            body["messages"][1]["tool_calls"][0]["function"]["arguments"],
+            "{\"value\":\"%pin%\"}"
+        );
+    }
 
     #[test]
     fn secrets_are_redacted_raw_and_escaped() {

@@ -775,14 +775,13 @@ page again with browser_navigate.",
 
     /// A reply of `parts`, with every secret value redacted.
     fn reply_with(&self, parts: Response, image_png: Option<Vec<u8>>) -> Reply {
-        let json = self
-            .secrets
-            .redact(&serde_json::to_string(&parts).expect("a response serialises"));
+        let mut json = serde_json::to_value(&parts).unwrap_or(Value::Null);
+        self.secrets.redact_json(&mut json);
         Reply {
             text: self.secrets.redact(&parts.text()),
             is_error: !parts.ok,
             image_png,
-            json: serde_json::from_str(&json).unwrap_or(Value::Null),
+            json,
         }
     }
 }
