@@ -390,6 +390,84 @@ async fn full_purchase_flow_then_report_and_replay() {
     .await
 }
 
+/// A saved click on one of several same-named buttons replays onto that
+/// one (the snapshot's selector finds it alone), and is refused once the
+/// cards are re-sorted and another card's button holds its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_run_never_replays_onto_another_cards_button() {
+    with_timeout("saved run, re-sorted cards", async {
+        let files = FixtureServer::start();
+        let server = LlmServer::with_script(vec![
+            Reply::dynamic(|rec: &Recorded| {
+                let text = rec.last_user_text();
+                let lines: Vec<&str> = text.lines().collect();
+                let at = lines
+                    .iter()
+                    .position(|l| l.contains("paragraph: Green hat"))
+                    .expect("the Green hat");
+                let id = lines[at + 1..].iter().find_map(|l| ref_of(l)).expect("its button");
+                Reply::tool("click", json!({"target": id}))
+            }),
+            turn("done", json!({"reasoning": "Added it.", "taskComplete": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        let url = files.url("llm/cards.html");
+        let opts = AgentOptions {
+            start_url: Some(url.clone()),
+            ..AgentOptions::default()
+        };
+        let r = Agent::new(&page, &llm, opts)
+            .execute("add the green hat to the cart")
+            .await
+            .unwrap();
+        assert!(r.success, "{r:?}");
+        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
+        let click = &r.run.steps[0];
+        let selector = click.args["target"].as_str().unwrap();
+        assert!(
+            selector.contains(":nth-of-type(2)"),
+            "the snapshot's selector: {selector}"
+        );
+        assert!(
+            click.context.as_deref().is_some_and(|c| c.contains("Green hat")),
+            "{click:?}"
+        );
+        let replay = |start: String| {
+            let mut run = r.run.clone();
+            run.start_url = Some(start);
+            let page = page.clone();
+            async move {
+                let report = run
+                    .replay(
+                        &page,
+                        &ReplayOptions {
+                            variables: Variables::default(),
+                            llm: None,
+                        },
+                    )
+                    .await
+                    .unwrap();
+                (report, js(&page, "window.added").await)
+            }
+        };
+        let (same, added) = replay(url.clone()).await;
+        assert!(same.success, "{same:#?}");
+        assert_eq!(added, json!(["Green hat"]));
+        let (sorted, added) = replay(format!("{url}?swap")).await;
+        assert!(!sorted.success, "{sorted:#?}");
+        assert!(
+            sorted.steps[0].detail.contains("among \"Red shoe Add to cart\"")
+                && sorted.steps[0].detail.contains("not acted on"),
+            "{sorted:#?}"
+        );
+        assert_eq!(added, json!([]), "nothing was clicked");
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_steps_ends_the_run_as_not_completed() {
     with_timeout("max steps", async {

@@ -459,6 +459,70 @@ async fn act_cache_hits_make_no_model_call_and_stale_entries_are_rewritten() {
     .await
 }
 
+/// The ref on the first line after the line holding `needle`.
+fn ref_after(text: &str, needle: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().rposition(|l| l.contains(needle))?;
+    lines[at + 1..].iter().find_map(|l| ref_of(l))
+}
+
+/// act's click on the Green hat card's "Add to cart" (three share the name).
+fn green_hat() -> Reply {
+    Reply::dynamic(|rec: &Recorded| {
+        let text = rec.prompt_text();
+        let id = ref_after(&text, "paragraph: Green hat").unwrap_or_else(|| panic!("no Green hat in:\n{text}"));
+        Reply::tool(
+            "performAction",
+            json!({"elementId": id, "description": "Add to cart of the Green hat", "method": "click", "arguments": [], "twoStep": false}),
+        )
+    })
+}
+
+/// A cached click on one of several same-named buttons, by its position,
+/// is not replayed once the cards are re-sorted: that position holds
+/// another card's button; act asks the model again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_cache_never_replays_onto_another_cards_button_of_the_same_name() {
+    with_timeout("act cache, re-sorted cards", async {
+        let ctx = Ctx::new().await;
+        let cache = tempfile::tempdir().unwrap();
+        let server = LlmServer::with_script(vec![green_hat()]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let opts = ActOptions {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..ActOptions::default()
+        };
+        let add = "add the green hat to the cart";
+        let page = ctx.open("llm/cards.html").await;
+        let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
+        assert!(r.success && !r.cache_hit, "{r:?}");
+        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
+        // The same cards: replayed with no model call.
+        let page = ctx.open("llm/cards.html").await;
+        let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
+        assert!(r.success && r.cache_hit, "{r:?}");
+        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
+        // Re-sorted: the Red shoe's button sits where the cached one was.
+        let page = ctx.open("llm/cards.html").await;
+        js(&page, "swap()").await;
+        server.push(green_hat());
+        let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
+        assert!(r.success && !r.cache_hit, "{r:?}");
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("now finds an element among \"Red shoe Add to cart\"")),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
+        assert_eq!(server.request_count(), 2);
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 /// A cached act on an element inside a frame replays there (the cache's
 /// frame prefix names a frame of the fresh page).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

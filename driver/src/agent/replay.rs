@@ -14,7 +14,7 @@ use crate::ai::{ActOptions, ActRecord, Ai, Variables};
 use crate::error::{Error, Result};
 use crate::files::LocalInputs;
 use crate::llm::{Llm, Usage};
-use crate::page::{Action, Page};
+use crate::page::{Action, Page, Target};
 use crate::steps::Step;
 use crate::tools::{RecordedCall, Registry, ToolContext, ToolSettings};
 
@@ -118,7 +118,14 @@ impl SavedRun {
         let registry = Registry::standard();
         let ctx = ToolContext::new(page.clone(), &settings).with_llm(opts.llm);
         for step in &self.steps {
-            let done = if step.actions.is_empty() {
+            let done = if let Some(moved) = moved_element(&ctx.page(), step).await? {
+                ReplayedStep {
+                    tool: step.tool.clone(),
+                    ok: false,
+                    detail: moved,
+                    healed: false,
+                }
+            } else if step.actions.is_empty() {
                 let out = registry.call(&ctx, &step.tool, step.args.clone()).await?;
                 ReplayedStep {
                     tool: step.tool.clone(),
@@ -138,6 +145,33 @@ impl SavedRun {
         }
         Ok(report)
     }
+}
+
+/// Why an element step must not run: its selector (a position among
+/// siblings) finds an element with other text around it than the run's,
+/// such as another row's "Add to cart" after the list reordered.
+async fn moved_element(page: &Page, step: &RecordedCall) -> Result<Option<String>> {
+    let Some(then) = &step.context else { return Ok(None) };
+    let Some(selector) = ["target", "startTarget"]
+        .iter()
+        .find_map(|k| step.args.get(*k).and_then(Value::as_str))
+    else {
+        return Ok(None);
+    };
+    let target = match step.args.get("frame").and_then(Value::as_str) {
+        Some(frame) => Target::in_frame(selector, frame),
+        None => Target::parse(selector),
+    };
+    page.wait_ready().await?;
+    Ok(page.context_changed(target, then).await?.map(|now| {
+        format!(
+            "{}: {selector} now finds an element among \"{}\", where the run acted among \"{}\": the page \
+changed, and it may be another row's; not acted on",
+            step.tool,
+            crate::text::clip(&now, 80),
+            crate::text::clip(then, 80)
+        )
+    }))
 }
 
 /// A format-1 step (`{"tool":"navback"}`, `{"tool":"keys","method","value","repeat"}`…)
@@ -218,7 +252,13 @@ async fn replay_resolved(
             }
             None => true,
         };
-        if resolves {
+        // A position that now holds another row's element is healed (or
+        // refused) as a selector that no longer resolves.
+        let moved = match (&rec.context, action.target()) {
+            (Some(then), Some(t)) if resolves => page.context_changed(t, then).await?.is_some(),
+            _ => false,
+        };
+        if resolves && !moved {
             match page.perform(&action, None).await {
                 Ok(_) => {
                     done.push(rec.description.clone());
@@ -230,7 +270,12 @@ async fn replay_resolved(
                 Err(e) => return Err(e),
             }
         }
-        return heal(page, step, rec, instruction, opts, usage).await;
+        let why = if moved {
+            "finds an element with other text around it than the run's (the page changed)"
+        } else {
+            "no longer resolves"
+        };
+        return heal(page, step, rec, instruction, why, opts, usage).await;
     }
     Ok(ReplayedStep {
         tool: step.tool.clone(),
@@ -246,6 +291,7 @@ async fn heal(
     step: &RecordedCall,
     rec: &ActRecord,
     instruction: &str,
+    why: &str,
     opts: &ReplayOptions<'_>,
     usage: &mut Usage,
 ) -> Result<ReplayedStep> {
@@ -253,10 +299,7 @@ async fn heal(
         return Ok(failed(
             &step.tool,
             instruction,
-            format!(
-                "{} no longer resolves; give a model (--model) to let replay self-heal",
-                rec.selector
-            ),
+            format!("{} {why}; give a model (--model) to let replay self-heal", rec.selector),
         ));
     };
     let heal = if rec.arguments.is_empty() {
@@ -274,10 +317,7 @@ async fn heal(
         return Ok(failed(
             &step.tool,
             instruction,
-            format!(
-                "{} no longer resolves and self-heal failed: {}",
-                rec.selector, r.message
-            ),
+            format!("{} {why}, and self-heal failed: {}", rec.selector, r.message),
         ));
     }
     Ok(ReplayedStep {
@@ -313,11 +353,13 @@ mod tests {
                     tool: "goto".into(),
                     args: json!({"url": "http://a.test/x"}),
                     actions: Vec::new(),
+                    context: None,
                 },
                 RecordedCall {
                     tool: "removeBlocker".into(),
                     args: json!({"aggressive": false}),
                     actions: Vec::new(),
+                    context: None,
                 },
             ],
         };

@@ -414,6 +414,7 @@ impl<'a> ActRun<'a> {
             method: choice.method_name.clone(),
             arguments,
             element: super::record::element_label(&info.role, &info.name),
+            context: done.context.clone(),
             selector: info.selector,
             frame: info.frame,
             rect: done.rect,
@@ -651,7 +652,8 @@ async fn replay_cached(
 }
 
 /// Whether the first cached action's selector still finds its element:
-/// the one the record names (role and name), in its frame. One snapshot
+/// the one the record names (role and name, and for a position among
+/// siblings the text around it), in its frame. One snapshot
 /// answers both (it also numbers the frames a record's `f1` names).
 async fn still_the_element(page: &Page, first: &ActRecord) -> Result<std::result::Result<(), String>> {
     if first.selector.is_empty() {
@@ -673,7 +675,20 @@ async fn still_the_element(page: &Page, first: &ActRecord) -> Result<std::result
             "{} now finds {now}, not the cached {then}",
             first.selector
         ))),
-        (Some(_), _) => Ok(Ok(())),
+        // The same name at the same position may be another row's (a list
+        // that reordered): the text around it tells.
+        (Some(_), _) => match (&first.context, first.to_action(&Variables::default()).target()) {
+            (Some(then), Some(target)) => match page.context_changed(target, then).await? {
+                Some(now) => Ok(Err(format!(
+                    "{} now finds an element among \"{}\", not the cached one among \"{}\"",
+                    first.selector,
+                    crate::text::clip(&now, 60),
+                    crate::text::clip(then, 60)
+                ))),
+                None => Ok(Ok(())),
+            },
+            _ => Ok(Ok(())),
+        },
         // Not a ref of the tree (hidden now, or a record of another kind):
         // the selector must at least resolve.
         (None, _) => {
@@ -852,6 +867,7 @@ mod tests {
             selector: "#pw".into(),
             frame: Some("f1".into()),
             element: None,
+            context: None,
             rect: None,
         };
         let a = r.to_action(&vars);

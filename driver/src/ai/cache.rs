@@ -126,6 +126,7 @@ mod tests {
             selector: "#email".into(),
             frame: None,
             element: None,
+            context: None,
             rect: None,
         };
         cache.put(&key, std::slice::from_ref(&rec)).unwrap();

@@ -21,6 +21,12 @@ pub struct ActRecord {
     /// took its place (`nth-of-type` selectors follow positions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
+    /// For a selector that is a position among siblings: the text around
+    /// the element then (its row, card or label, `Green hat $20 Add to
+    /// cart`). Rows reorder, and the same position with the same name is
+    /// then another row's button: a replay checks this first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// Where the element was when acted on (viewport CSS pixels); for trace
     /// reports only, never cached.
     #[serde(skip)]

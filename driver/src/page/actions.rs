@@ -33,7 +33,8 @@ pub struct ActionResult {
     /// The element acted on (`button#buy "Buy now"`), when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
-    /// A short CSS selector of it (`button#buy`, `x-card >>> button.primary`).
+    /// A selector of it: for a ref, the snapshot's, which finds it alone;
+    /// else a short one (`button#buy`, `x-card >>> button.primary`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
     /// What the action read or chose: the selected option labels, a scroll position…
@@ -53,6 +54,11 @@ pub struct ActionResult {
     /// scrolling it into view): what a trace report draws on its screenshot.
     #[serde(skip)]
     pub rect: Option<sightline_engine::protocol::Rect>,
+    /// For a ref whose selector is a position among siblings: the text
+    /// around the element, which a replay record keeps (see
+    /// [`Page::context_of`]).
+    #[serde(skip)]
+    pub context: Option<String>,
 }
 
 impl ActionResult {
@@ -61,6 +67,7 @@ impl ActionResult {
             element: Some(ready.info.description.clone()).filter(|d| !d.is_empty()),
             selector: Some(ready.info.selector.clone()).filter(|s| !s.is_empty()),
             rect: Some(ready.rect).filter(|r| !r.is_empty()),
+            context: ready.context.clone(),
             ..Default::default()
         }
     }

@@ -9,6 +9,7 @@ mod address;
 mod annotate;
 mod bundle;
 mod cdp_error;
+mod context;
 mod drag;
 mod engine;
 mod evaluate;

@@ -13,7 +13,6 @@ use chromiumoxide::cdp::browser_protocol::page::FrameId;
 use serde_json::json;
 
 use super::handle::Page;
-use super::state::RefFacts;
 use crate::error::Result;
 
 /// What a stale ref is acted on instead.
@@ -54,7 +53,7 @@ impl Page {
                 .filter(|refs| document == Some(refs.document));
             refs.and_then(|refs| refs.refs.get(local_ref)).cloned()
         };
-        let Some(facts) = facts.filter(names_its_own_identity) else {
+        let Some(facts) = facts.filter(|f| names_its_own_identity(&f.selector)) else {
             return Ok(None);
         };
         let args = json!({
@@ -79,11 +78,11 @@ impl Page {
     }
 }
 
-/// Whether the ref's selector is the element's own unique id, test id or
+/// Whether an engine selector is the element's own unique id, test id or
 /// form name (`#save`, `[data-testid="save"]`, `input[name="email"]`): one
 /// step, no position, no shadow hop (the comparison reads the document).
-fn names_its_own_identity(facts: &RefFacts) -> bool {
-    let s = facts.selector.as_str();
+/// Any other finds a position, which a re-render may give another element.
+pub(crate) fn names_its_own_identity(s: &str) -> bool {
     (s.starts_with('#') || s.starts_with('[') || s.contains("[name="))
         && !s.contains(" > ")
         && !s.contains(" >>> ")
@@ -94,19 +93,10 @@ fn names_its_own_identity(facts: &RefFacts) -> bool {
 mod tests {
     use super::*;
 
-    fn facts(selector: &str) -> RefFacts {
-        RefFacts {
-            label: "button \"Save\"".into(),
-            role: "button".into(),
-            name: "Save".into(),
-            selector: selector.into(),
-        }
-    }
-
     #[test]
     fn only_a_selector_of_the_elements_own_identity_finds_its_replacement() {
         for own in ["#save", "[data-testid=\"save\"]", "input[name=\"email\"]", "#a\\ \\>b"] {
-            assert!(names_its_own_identity(&facts(own)), "{own}");
+            assert!(names_its_own_identity(own), "{own}");
         }
         // A position a re-render may shift onto another row's button, an
         // anchor that is an ancestor's, a shadow hop, a bare tag.
@@ -117,7 +107,7 @@ mod tests {
             "main > button",
             "button",
         ] {
-            assert!(!names_its_own_identity(&facts(positional)), "{positional}");
+            assert!(!names_its_own_identity(positional), "{positional}");
         }
     }
 }

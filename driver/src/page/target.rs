@@ -27,6 +27,7 @@ use sightline_engine::protocol::TargetInfo;
 
 use super::engine::threw;
 use super::handle::Page;
+use super::rebound::names_its_own_identity;
 use crate::error::{ActionErrorKind, Error, Result};
 
 /// What an element action acts on.
@@ -240,6 +241,9 @@ pub(crate) struct Ready {
     pub rect: sightline_engine::protocol::Rect,
     /// Checked state (`true`/`false`/`"mixed"`) and kind, when asked for.
     pub state: Option<CheckState>,
+    /// For a ref whose selector is a position among siblings: the text
+    /// around the element (see `page/context.rs`), for records to check.
+    pub context: Option<String>,
 }
 
 /// A stale ref's replacement: the target acted on instead, and how the
@@ -574,6 +578,9 @@ impl Page {
                     if let Some(r) = rebound {
                         ready.info.description = r.description;
                     }
+                    if ready.loc.is_ref && !names_its_own_identity(&ready.info.selector) {
+                        ready.context = self.context_at(&ready.loc).await;
+                    }
                     return Ok(ready);
                 }
                 Ok(Err(found)) => {
@@ -680,6 +687,10 @@ impl Page {
                 .and_then(|r| r.refs.get(&loc.engine_target));
             if let Some(facts) = label {
                 info.description = facts.label.clone();
+                // The snapshot's selector finds this element alone (the
+                // engine's quick one, `button.add`, may find its siblings
+                // too): what a replay record and a drag's drop keep.
+                info.selector = facts.selector.clone();
             }
         }
         if let Some(n) = probe.matches.filter(|n| *n > 1) {
@@ -852,6 +863,7 @@ impl Page {
             rect: b.rect.translate(offset.0, offset.1),
             state,
             info: b,
+            context: None,
         })
     }
 

@@ -59,6 +59,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 tool: "act".into(),
                 args: json!({"action": a.action}),
                 actions: r.actions.clone(),
+                context: None,
             });
         }
         out.data = Some(serde_json::to_value(&r).expect("an act result serialises"));

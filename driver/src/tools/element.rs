@@ -72,6 +72,7 @@ pub fn outcome(tool: &str, verb: &str, args: &Value, r: ActionResult) -> ToolOut
     let mut out = ToolOutput::ok(report(verb, &r));
     out.rect = r.rect;
     let mut recorded = args.clone();
+    let mut context = None;
     for key in ["target", "startTarget", "endTarget"] {
         let Some(t) = recorded.get(key).and_then(Value::as_str).map(str::to_string) else {
             continue;
@@ -79,6 +80,7 @@ pub fn outcome(tool: &str, verb: &str, args: &Value, r: ActionResult) -> ToolOut
         if is_ref(&t) && key != "endTarget" {
             if let Some(sel) = &r.selector {
                 recorded[key] = json!(sel);
+                context = r.context.clone();
                 if let Some(prefix) = t.split_once('e').map(|(f, _)| f).filter(|f| !f.is_empty()) {
                     recorded["frame"] = json!(prefix);
                 }
@@ -89,6 +91,7 @@ pub fn outcome(tool: &str, verb: &str, args: &Value, r: ActionResult) -> ToolOut
         tool: tool.to_string(),
         args: recorded,
         actions: Vec::new(),
+        context,
     });
     out
 }

@@ -228,6 +228,7 @@ async fn fill_described(
             selector: action.selector.clone().unwrap_or_default(),
             frame: action.frame.clone(),
             element: None,
+            context: None,
             rect: None,
         };
         let mut real = action.clone();
@@ -246,6 +247,7 @@ async fn fill_described(
                     tool: "act".into(),
                     args: json!({"action": what}),
                     actions: vec![record],
+                    context: None,
                 });
                 Ok(())
             }
@@ -270,6 +272,7 @@ async fn fill_described(
                 tool: "act".into(),
                 args: json!({"action": act}),
                 actions: vec![rec],
+                context: None,
             });
         }
     } else {

@@ -120,6 +120,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             tool: "goto".into(),
             args: json!({"url": url}),
             actions: Vec::new(),
+            context: None,
         });
         Ok(out)
     })

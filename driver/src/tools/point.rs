@@ -120,6 +120,7 @@ pub fn outcome(tool: &str, said: String, args: &Value, aim: &Aim, point: (f64, f
         tool: tool.to_string(),
         args: recorded,
         actions: Vec::new(),
+        context: None,
     });
     out
 }

@@ -140,6 +140,7 @@ impl Registry {
                 tool: tool.name.to_string(),
                 args,
                 actions: Vec::new(),
+                context: None,
             });
         }
         Ok(out)

@@ -271,6 +271,10 @@ pub struct RecordedCall {
     /// What a model tool (act, fillForm) resolved to; arguments keep `%name%`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<ActRecord>,
+    /// The text around the element its target found, when that target is a
+    /// position among siblings (see [`ActRecord::context`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 /// What a tool did.

@@ -372,6 +372,7 @@ impl<'a> CuaLoop<'a> {
                         tool: tool.into(),
                         args,
                         actions: Vec::new(),
+                        context: None,
                     });
                     out.point = Some(to);
                 }

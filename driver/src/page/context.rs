@@ -1,0 +1,49 @@
+//! The text around an element (its row, card or label): what tells apart
+//! elements of one name at a position among siblings, such as a list's
+//! "Add to cart" buttons. A record of an action on one keeps it, and a
+//! replay checks it before acting: a list that reordered puts another
+//! row's button at the same position, under the same name.
+
+use super::handle::Page;
+use super::target::{Located, Target};
+use crate::error::Result;
+
+/// The text of the nearest ancestor that holds more than the element's own
+/// text (a field's label, a button's row or card), whitespace collapsed
+/// and cut to 300 characters; empty when there is none below the body.
+const CONTEXT_JS: &str = r#"(el) => {
+  const norm = (t) => (t || "").replace(/\s+/g, " ").trim();
+  const own = norm(el.innerText || el.value || el.getAttribute("aria-label"));
+  for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
+    const text = norm(a.innerText);
+    if (text.length > own.length) return text.slice(0, 300);
+  }
+  return "";
+}"#;
+
+impl Page {
+    /// The text around `target`'s element (see the module docs); `None`
+    /// when it does not resolve.
+    pub async fn context_of(&self, target: impl Into<Target>) -> Result<Option<String>> {
+        let loc = match self.locate(&target.into()).await {
+            Ok(loc) => loc,
+            Err(_) => return Ok(None),
+        };
+        Ok(self.context_at(&loc).await)
+    }
+
+    /// What `target`'s element has around it now, when that is not
+    /// `then` (the record's): the page moved another element there.
+    /// `None` when it is the same, or the target does not resolve (the
+    /// action's own error says so).
+    pub async fn context_changed(&self, target: impl Into<Target>, then: &str) -> Result<Option<String>> {
+        Ok(self.context_of(target).await?.filter(|now| now != then))
+    }
+
+    /// [`Page::context_of`] of a located element (`None` on any failure:
+    /// a record without it is checked as before).
+    pub(crate) async fn context_at(&self, loc: &Located) -> Option<String> {
+        let value = self.on_element(loc, CONTEXT_JS, serde_json::Value::Null).await.ok()?;
+        value.as_str().map(str::to_string)
+    }
+}
