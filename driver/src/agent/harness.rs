@@ -17,6 +17,7 @@ use crate::ai::ActOptions;
 use crate::base64;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
+use crate::eval::Verdict;
 use crate::llm::{Llm, Secrets, Usage};
 use crate::page::{resolve_target, Page};
 use crate::tools::{Finish, Registry, ToolContext, ToolOutput, ToolSettings};
@@ -28,6 +29,9 @@ pub(super) enum End {
     /// The model answered without asking for an action (computer use).
     Answered(String),
     NotCompleted(String),
+    /// The run could not go on for a reason of its own (the model call
+    /// failed): no measure of the agent, so not judged.
+    Failed(String),
     Interrupted,
 }
 
@@ -272,12 +276,23 @@ impl<'a> Harness<'a> {
                 r.message = text;
             }
             End::NotCompleted(message) => r.message = message,
+            End::Failed(message) => {
+                if self.opts.evaluate.is_some() {
+                    // Unjudged, as an outage of the judge is: `--retry-failed` runs it again.
+                    r.verdict = Some(Verdict::unjudged(format!(
+                        "not judged: the run failed before its end ({})",
+                        crate::text::clip(&message, 200)
+                    )));
+                }
+                r.message = message;
+            }
             End::Interrupted => {
                 r.interrupted = true;
                 r.message = format!("interrupted after {} step(s); the result is partial", r.steps);
             }
         }
-        if let Some(opts) = self.opts.evaluate.as_ref().filter(|_| !self.result.interrupted) {
+        let judgeable = !self.result.interrupted && self.result.verdict.is_none();
+        if let Some(opts) = self.opts.evaluate.as_ref().filter(|_| judgeable) {
             let judging = judge(&self.page, self.llm, &self.secrets, opts, &self.result);
             self.result.verdict = self.unless_cancelled(judging).await;
         }

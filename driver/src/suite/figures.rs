@@ -34,8 +34,10 @@ pub struct Figures {
     /// Of the INVALID verdicts, those the judge could not be asked for
     /// (an outage, a timeout): `--retry-failed` asks again.
     pub unjudged: usize,
-    /// `judged_yes / runs`, 0 to 1: a run without a verdict (timed out,
-    /// crashed, not run) counts as not done.
+    /// `judged_yes / judgeable()`, 0 to 1: a run without a verdict (timed
+    /// out, crashed, not run) counts as not done; one the judge could not
+    /// be asked about, or that failed for a reason of its own (its model
+    /// call), is no measure of the agent and counts neither way.
     pub success_rate: f64,
     /// Runs whose agent said it succeeded (status ok): its own claim.
     pub claimed: usize,
@@ -52,6 +54,11 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// Runs a verdict measures: all but those not judged.
+    pub fn judgeable(&self) -> usize {
+        self.runs - self.unjudged
+    }
+
     fn of(runs: &[(&EvalRun, Option<&TaskResult>)]) -> Figures {
         let finished: Vec<&TaskResult> = runs.iter().filter_map(|(_, r)| *r).collect();
         let verdicts = |e: Evaluation| {
@@ -86,17 +93,23 @@ impl Figures {
                 k as f64 / runs.len() as f64
             }
         };
+        let unjudged = finished
+            .iter()
+            .filter(|r| r.verdict.as_ref().is_some_and(|v| v.unjudged))
+            .count();
+        let judgeable = runs.len() - unjudged;
         Figures {
             runs: runs.len(),
             finished: finished.len(),
             judged_yes,
             judged_no: verdicts(Evaluation::No),
             judged_invalid: verdicts(Evaluation::Invalid),
-            unjudged: finished
-                .iter()
-                .filter(|r| r.verdict.as_ref().is_some_and(|v| v.unjudged))
-                .count(),
-            success_rate: rate(judged_yes),
+            unjudged,
+            success_rate: if judgeable == 0 {
+                0.0
+            } else {
+                judged_yes as f64 / judgeable as f64
+            },
             claimed,
             claimed_rate: rate(claimed),
             tasks_solved: solved.len(),
@@ -384,6 +397,23 @@ mod tests {
         assert_eq!(json["by_mode"][1]["judged_yes"], 3, "figures are flattened: {json}");
         assert_eq!(json["format"], "online-mind2web");
         assert_eq!(json["by_site"][1]["site"], "b.example");
+    }
+
+    #[test]
+    fn a_run_not_judged_counts_neither_way() {
+        let suite = suite();
+        let modes = [AgentMode::Dom];
+        let (_, runs) = expand(&suite, &modes, 1);
+        let mut outage = result("b@dom#1", TaskStatus::Failed, None, 0, 10);
+        outage.verdict = Some(Verdict::unjudged("not judged: the run failed before its end"));
+        let results = vec![
+            result("a@dom#1", TaskStatus::Ok, Some(Evaluation::Yes), 2, 1000),
+            outage,
+        ];
+        let r = EvalReport::new(&suite, &runs, &modes, 1, "openai/m".into(), &results);
+        let dom = &r.by_mode[0].figures;
+        assert_eq!((dom.runs, dom.unjudged, dom.judgeable(), dom.judged_yes), (2, 1, 1, 1));
+        assert!((dom.success_rate - 1.0).abs() < 1e-9, "{dom:?}");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 use sightline::eval::Evaluation;
 use sightline::{Agent, AgentOptions, Browser, EvaluateOptions, LaunchOptions};
-use sightline_testkit::{LlmServer, Reply, Wire};
+use sightline_testkit::{LlmServer, Recorded, Reply, Wire};
 
 use super::*;
 use crate::support::{run_cli_env, with_timeout, CliOutput};
@@ -94,6 +94,33 @@ fn agent_evaluate_judges_the_final_page_not_the_agents_claim() {
             .contains("How the run ended: the agent reported the task complete"));
     }
     server.assert_no_malformed();
+}
+
+/// A run whose model call failed measured nothing of the agent: the judge
+/// is not asked (it would judge the start page), and the verdict says the
+/// run was not judged.
+#[test]
+fn a_run_whose_model_failed_is_not_judged() {
+    let files = FixtureServer::start();
+    let server = LlmServer::answering(|rec: &Recorded| {
+        if judge::is_judge_request(rec) {
+            return judge::verdict(rec);
+        }
+        Reply::status(500)
+    });
+    let lamp = shop(&files, "item=lamp");
+    let failed = agent(&server, "Order the lamp.", &lamp, &["--evaluate", "--llm-retries", "0"]);
+    assert_eq!(failed.code(), Some(1), "{}", failed.stderr);
+    let r = json_of(&failed);
+    assert_eq!(r["success"], false);
+    assert_eq!(r["verdict"]["evaluation"], "INVALID", "{r}");
+    assert!(
+        r["verdict"]["reasoning"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("not judged: the run failed before its end (the model call failed")),
+        "{r}"
+    );
+    assert!(judge_requests(&server).is_empty(), "the judge was asked");
 }
 
 #[test]

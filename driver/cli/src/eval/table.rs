@@ -52,7 +52,7 @@ fn mode_row(name: String, f: &Figures, tasks: usize) -> Vec<String> {
     vec![
         name,
         if f.unjudged > 0 {
-            format!("{} ({} not judged)", percent(f.judged_yes, f.runs), f.unjudged)
+            format!("{} ({} not judged)", percent(f.judged_yes, f.judgeable()), f.unjudged)
         } else {
             percent(f.judged_yes, f.runs)
         },
@@ -72,7 +72,11 @@ fn judged_per<'a>(r: &EvalReport, what: &str, groups: impl Iterator<Item = (&'a 
         .collect::<Vec<_>>()];
     for (name, modes) in groups {
         let mut row = vec![name.to_string()];
-        row.extend(modes.iter().map(|m| percent(m.figures.judged_yes, m.figures.runs)));
+        row.extend(
+            modes
+                .iter()
+                .map(|m| percent(m.figures.judged_yes, m.figures.judgeable())),
+        );
         rows.push(row);
     }
     if rows.len() == 1 {
