@@ -112,6 +112,12 @@ fn computer_turn(rec: &Recorded) -> Reply {
         .filter_map(|m| m["content"].as_array())
         .flatten()
         .any(|b| b["type"] == "tool_use" && b["name"] == "computer");
+    if rec.last_user_text().starts_with("You answered without calling done.") {
+        return Reply::tool(
+            "done",
+            json!({"reasoning": "I placed the order.", "taskComplete": true, "output": "Ordered."}),
+        );
+    }
     if clicked {
         return Reply::text("I placed the order.");
     }

@@ -83,7 +83,7 @@ async fn a_computer_use_agent_clicking_one_spot_in_vain_stops_and_waiting_is_no_
         let wait = json!({"action": "wait", "duration": 0.2});
         let mut script = vec![Reply::tool("computer", wait); 6];
         script.extend(vec![Reply::tool("computer", inert); 7]);
-        script.push(Reply::text("Done."));
+        script.push(Reply::tool("done", json!({"reasoning": "Done.", "taskComplete": true})));
         let server = LlmServer::with_script(script);
         let llm = cua::llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
         let page = ctx.browser.new_page().await.unwrap();

@@ -24,10 +24,8 @@ use crate::tools::{Finish, Registry, ToolContext, ToolOutput, ToolSettings};
 
 /// How a run ended.
 pub(super) enum End {
-    /// The `done` tool (DOM and hybrid modes).
+    /// The `done` tool.
     Done(Finish),
-    /// The model answered without asking for an action (computer use).
-    Answered(String),
     NotCompleted(String),
     /// The run could not go on for a reason of its own (the model call
     /// failed): no measure of the agent, so not judged.
@@ -267,13 +265,6 @@ impl<'a> Harness<'a> {
                 r.success = finish.complete;
                 r.message = finish.message;
                 r.output = finish.output;
-            }
-            End::Answered(text) => {
-                // A computer-use model ends by answering; whether it did the
-                // task is for an evaluator to judge.
-                r.completed = true;
-                r.success = true;
-                r.message = text;
             }
             End::NotCompleted(message) => r.message = message,
             End::Failed(message) => {

@@ -34,7 +34,12 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
             click(EMAIL, 1600.0),
             Reply::tool("computer", json!({"action": "type", "text": ADDRESS})),
             Reply::tool("computer", json!({"action": "key", "text": "Return"})),
+            // A final message alone: asked to call done, which says whether it was done.
             Reply::text("Subscribed ada@example.org to the newsletter."),
+            Reply::tool(
+                "done",
+                json!({"reasoning": "Subscribed ada@example.org to the newsletter.", "taskComplete": true}),
+            ),
         ]);
         let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
         let page = ctx.browser.new_page().await.unwrap();
@@ -51,7 +56,7 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         let tools: Vec<&str> = result.actions.iter().map(|a| a.tool.as_str()).collect();
         assert!(result.success && result.completed, "{}\n{tools:?}", result.message);
         assert_eq!(result.message, "Subscribed ada@example.org to the newsletter.");
-        assert_eq!(tools, ["screenshot", "removeBlocker", "clickAt", "type", "press"]);
+        assert_eq!(tools, ["screenshot", "removeBlocker", "clickAt", "type", "press", "done"]);
         for a in &result.actions {
             assert!(a.trace.ok, "{} failed: {}", a.tool, a.result);
         }
@@ -59,12 +64,17 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         assert_eq!(js(&page, "document.getElementById('promo')").await, Value::Null);
 
         let reqs = server.requests();
-        assert_eq!(reqs.len(), 6);
+        assert_eq!(reqs.len(), 7);
         for r in &reqs {
             assert_eq!(r.header("anthropic-beta"), Some("computer-use-2025-01-24"));
             assert_eq!(r.declared_display(), Some((1280, 800)), "the scaled display");
-            assert_eq!(r.tool_names(), ["computer", "removeBlocker"]);
+            assert_eq!(r.tool_names(), ["computer", "removeBlocker", "done"]);
         }
+        assert!(reqs[6]
+            .last_user_text()
+            .starts_with("You answered without calling done."));
+        assert_eq!(reqs[6].body["tool_choice"], json!({"type": "tool", "name": "done"}));
+        assert_eq!(reqs[5].body["tool_choice"], json!({"type": "auto"}));
         // Every screenshot sent is at the declared size, not the viewport's.
         assert!(assert_screenshots(&reqs, 1280, 800) >= 6);
         // The first turn: the task, the page note and a screenshot.
@@ -175,7 +185,7 @@ async fn anthropic_every_computer_action_reaches_the_page() {
             computer(
                 json!({"action": "scroll", "coordinate": [640, 400], "scroll_direction": "down", "scroll_amount": 3}),
             ),
-            Reply::text("Done."),
+            Reply::tool("done", json!({"reasoning": "Done.", "taskComplete": true})),
         ]);
         let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
         let page = ctx.browser.new_page().await.unwrap();
@@ -253,6 +263,7 @@ async fn anthropic_newer_models_get_the_newer_computer_tool() {
         let server = LlmServer::with_script(vec![
             computer(json!({"action": "left_click", "coordinate": [CLOSE.0, CLOSE.1]})),
             Reply::text("Closed the promo."),
+            Reply::tool("done", json!({"reasoning": "Closed the promo.", "taskComplete": true})),
         ]);
         let llm = llm("anthropic/claude-sonnet-4-6", server.anthropic_base_url());
         let page = ctx.browser.new_page().await.unwrap();

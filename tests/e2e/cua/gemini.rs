@@ -28,7 +28,7 @@ fn script() -> Vec<Reply> {
             json!({"x": email.0, "y": email.1, "text": ADDRESS, "press_enter": true,
                    "safety_decision": {"decision": "require_confirmation", "explanation": "Submits a form with an email address."}}),
         ),
-        Reply::text("Subscribed."),
+        Reply::tool("done", json!({"reasoning": "Subscribed.", "taskComplete": true})),
     ]
 }
 
@@ -93,7 +93,7 @@ async fn gemini_normalised_coordinates_and_safety_decisions_from_the_cli() {
             .iter()
             .map(|a| a["tool"].as_str().unwrap())
             .collect();
-        assert_eq!(tools, ["clickAt", "typeAt"]);
+        assert_eq!(tools, ["clickAt", "typeAt", "done"]);
         // The grid maps to CSS pixels per axis: x as is, y × 0.7 (floored,
         // as Google's reference does): 190 → 271 on the grid → 189.
         assert_eq!(result["actions"][0]["arguments"], json!({"x": 860.0, "y": 189.0}));
@@ -119,7 +119,7 @@ async fn gemini_normalised_coordinates_and_safety_decisions_from_the_cli() {
                 r.body["tools"][0],
                 json!({"computerUse": {"environment": "ENVIRONMENT_BROWSER"}})
             );
-            assert_eq!(r.tool_names(), ["removeBlocker"]);
+            assert_eq!(r.tool_names(), ["removeBlocker", "done"]);
             assert_eq!(r.header("x-goog-api-key"), Some("test-key"));
         }
         assert!(assert_screenshots(&reqs, 1000, 700) >= 3);
@@ -165,7 +165,7 @@ async fn gemini_browser_functions_reach_the_page() {
             Reply::tool("drag_and_drop", json!({"x": knob.0, "y": knob.1, "destination_x": end.0, "destination_y": end.1})),
             Reply::tool("scroll_at", json!({"x": mid.0, "y": mid.1, "direction": "down", "magnitude": 100})),
             Reply::tool("scroll_document", json!({"direction": "down"})),
-            Reply::text("Done."),
+            Reply::tool("done", json!({"reasoning": "Done.", "taskComplete": true})),
         ]);
         let llm = llm(MODEL, server.gemini_base_url());
         let page = ctx.browser.new_page().await.unwrap();
@@ -227,7 +227,7 @@ async fn gemini_3_5_functions_reach_the_page() {
             // (Last: a drag inside a selection would drag its text.)
             Reply::tool("hotkey", json!({"keys": ["control", "a"], "intent": "select all"})),
             Reply::tool("take_screenshot", json!({"intent": "look"})),
-            Reply::text("Done."),
+            Reply::tool("done", json!({"reasoning": "Done.", "taskComplete": true})),
         ]);
         let llm = llm("google/gemini-3.5-flash", server.gemini_base_url());
         let page = ctx.browser.new_page().await.unwrap();

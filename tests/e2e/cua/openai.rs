@@ -24,7 +24,7 @@ fn script() -> Vec<Reply> {
         click(EMAIL),
         Reply::computer(json!({"type": "type", "text": ADDRESS})),
         click(SUBSCRIBE).with_safety_check("sensitive_domain", "The page asks for an email address."),
-        Reply::text("Subscribed."),
+        Reply::tool("done", json!({"reasoning": "Subscribed.", "taskComplete": true})),
     ]
 }
 
@@ -84,7 +84,7 @@ async fn openai_chains_responses_and_stops_at_a_safety_check_unless_allowed() {
             reqs[0].body["tools"][0],
             json!({"type": "computer_use_preview", "display_width": 1280, "display_height": 720, "environment": "browser"})
         );
-        assert_eq!(reqs[0].tool_names(), ["computer", "removeBlocker"]);
+        assert_eq!(reqs[0].tool_names(), ["computer", "removeBlocker", "done"]);
         assert_eq!(reqs[0].body["truncation"], "auto");
         assert!(reqs[0].body.get("previous_response_id").is_none());
         assert_eq!(assert_screenshots(&reqs, 1280, 720), 5, "one screenshot per request");
@@ -139,7 +139,7 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
             // A function it was never offered: answered as a function call
             // (the API refuses a computer_call_output for it), and not run.
             Reply::tool("evaluate", json!({"function": "() => { window.ran = true }"})),
-            Reply::text("Done."),
+            Reply::tool("done", json!({"reasoning": "Done.", "taskComplete": true})),
         ]);
         let llm = llm("openai/gpt-5.4", server.openai_base_url());
         let page = ctx.browser.new_page().await.unwrap();
@@ -201,9 +201,9 @@ async fn openai_ga_computer_tool_runs_a_batch_of_actions() {
     .await
 }
 
-/// A computer-use model ends by answering, but a refusal, or a turn with
-/// neither an action nor an answer, is no sign the task was done: the run
-/// ends as not completed, with the model's words.
+/// A refusal, or a turn with neither an action nor an answer, is no sign
+/// the task was done: the run ends as not completed, with the model's
+/// words. A final message is followed by done, which says whether it was.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refusal_or_an_empty_answer_is_no_success() {
     with_timeout("openai refusal", async {
@@ -223,6 +223,22 @@ async fn a_refusal_or_an_empty_answer_is_no_success() {
             assert_eq!(result.message, said);
             assert_eq!(result.actions.len(), 1, "the click before it is kept");
         }
+        // A final message that says it could not: asked for done, which
+        // says so too; completed, and no success.
+        let server = LlmServer::with_script(vec![
+            click(CLOSE),
+            Reply::text("I could not subscribe: the form is closed."),
+            Reply::tool(
+                "done",
+                json!({"reasoning": "The form is closed.", "taskComplete": false}),
+            ),
+        ]);
+        let (result, _) = run(&ctx, &server, SafetyChecks::Deny).await;
+        assert!(!result.success && result.completed, "{}", result.message);
+        assert_eq!(result.message, "The form is closed.");
+        let nudge = &server.requests()[2];
+        assert_eq!(nudge.body["tool_choice"], json!({"type": "function", "name": "done"}));
+        server.assert_no_malformed();
     })
     .await
 }

@@ -63,6 +63,10 @@ fn anthropic_script() -> Vec<Reply> {
         Reply::tool("computer", json!({"action": "type", "text": ADDRESS})),
         click(SUBSCRIBE),
         Reply::text("Subscribed ada@example.org."),
+        Reply::tool(
+            "done",
+            json!({"reasoning": "Subscribed ada@example.org.", "taskComplete": true}),
+        ),
     ]
 }
 
@@ -74,6 +78,10 @@ fn openai_script() -> Vec<Reply> {
         Reply::computer(json!({"type": "type", "text": ADDRESS})),
         click(SUBSCRIBE),
         Reply::text("Subscribed ada@example.org."),
+        Reply::tool(
+            "done",
+            json!({"reasoning": "Subscribed ada@example.org.", "taskComplete": true}),
+        ),
     ]
 }
 
@@ -93,6 +101,10 @@ fn gemini_script() -> Vec<Reply> {
         ),
         Reply::tool("click_at", json!({"x": subscribe.0, "y": subscribe.1})),
         Reply::text("Subscribed ada@example.org."),
+        Reply::tool(
+            "done",
+            json!({"reasoning": "Subscribed ada@example.org.", "taskComplete": true}),
+        ),
     ]
 }
 

@@ -19,10 +19,12 @@ use crate::llm::{
     ChatRequest, ComputerResult, ComputerSpec, Message, Part, Role, StopReason, ToolChoice, ToolSpec, Usage,
 };
 use crate::page::SnapshotOptions;
-use crate::tools::{remove_blocker, specs, RecordedCall, Registry, ToolOutput};
+use crate::tools::{done, remove_blocker, specs, RecordedCall, Registry, ToolOutput};
 
-/// The function tools offered beside the computer tool (from the registry).
-const FUNCTIONS: &[&str] = &[remove_blocker::TOOL.name];
+/// The function tools offered beside the computer tool (from the registry):
+/// `done` says whether the task was done (a final message alone may say it
+/// could not be).
+const FUNCTIONS: &[&str] = &[remove_blocker::TOOL.name, done::TOOL.name];
 
 /// Runs the loop of a started harness.
 pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
@@ -92,11 +94,14 @@ impl<'a> CuaLoop<'a> {
             ],
         });
         self.conv.mark_screenshot(1, prompts::STALE_SCREENSHOT.into());
+        // After a final message without done: the one turn that must call it.
+        let mut force_done = false;
         loop {
             if self.h.cancelled() {
                 return End::Interrupted;
             }
-            if self.h.result.steps >= self.h.opts.max_steps {
+            // The done nudge may go one past max_steps.
+            if self.h.result.steps >= self.h.opts.max_steps && !force_done {
                 return End::NotCompleted(format!(
                     "stopped after {} steps (max_steps) without finishing the task",
                     self.h.result.steps
@@ -115,7 +120,11 @@ impl<'a> CuaLoop<'a> {
                 system: system.clone(),
                 messages,
                 tools: self.functions.clone(),
-                tool_choice: ToolChoice::Auto,
+                tool_choice: if force_done {
+                    ToolChoice::Tool(done::TOOL.name.into())
+                } else {
+                    ToolChoice::Auto
+                },
                 purpose: format!("agent step {step}"),
                 computer: Some(ComputerSpec {
                     display_width: self.display.width,
@@ -137,20 +146,29 @@ impl<'a> CuaLoop<'a> {
             }
             let reasoning = response.text.clone().filter(|t| !t.trim().is_empty());
             if response.tool_calls.is_empty() {
-                // A computer-use model ends by answering. A refusal, an
-                // answer cut off at the output limit, or no answer at all
-                // is no sign the task was done.
+                // A refusal, an answer cut off at the output limit, or no
+                // answer at all is no sign the task was done. A final
+                // message may say it was, or that it could not be: done
+                // says which (asked for once, as the DOM agent does).
                 if let Some(why) = response.stopped_short() {
                     return End::NotCompleted(why);
                 }
                 return match (reasoning, response.stop) {
-                    (Some(text), _) => End::Answered(text),
+                    (Some(said), _) if force_done => {
+                        End::NotCompleted(format!("the model stopped without calling done: {said}"))
+                    }
+                    (Some(_), _) => {
+                        force_done = true;
+                        self.conv.push(Message::user(prompts::NUDGE_DONE));
+                        continue;
+                    }
                     (None, StopReason::EndTurn) => {
                         End::NotCompleted("the model ended its turn with neither an action nor an answer".into())
                     }
                     (None, stop) => End::NotCompleted(format!("the model stopped without an answer ({stop:?})")),
                 };
             }
+            force_done = false;
 
             let mut parts = Vec::new();
             let mut computer_results = Vec::new();
@@ -181,6 +199,9 @@ impl<'a> CuaLoop<'a> {
                             response.usage,
                         )
                         .await;
+                    if let Some(finish) = out.finish {
+                        return End::Done(finish);
+                    }
                     parts.push(Part::ToolResult {
                         call_id: call.id.clone(),
                         content: out.text,
