@@ -551,6 +551,99 @@ async fn navigation_outside_allowed_domains_is_refused() {
     .await
 }
 
+/// `sightline agent --allowed-domain`: a link off the allowed site, and a
+/// form that posts a card number there, never reach it. The browser
+/// refuses the request itself, not only the page it would show.
+#[test]
+fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    // The site outside: records the first line of every request it gets.
+    let outside = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let outside_port = outside.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for mut conn in outside.incoming().flatten() {
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
+            let mut buf = [0u8; 1024];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            let text = String::from_utf8_lossy(&buf[..n]).to_string();
+            if let Some(line) = text.lines().next().filter(|l| !l.is_empty()) {
+                log.lock().unwrap().push(line.to_string());
+            }
+        }
+    });
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(
+        site.path().join("offers.html"),
+        format!(
+            "<!doctype html><title>Offers</title><h1>Offers</h1>\
+             <a href=\"http://127.0.0.1:{outside_port}/leak?clicked=1\">Partner offer</a>\
+             <form method=post action=\"http://127.0.0.1:{outside_port}/pay\"><input name=card value=4111-1111>\
+             <button>Pay with partner</button></form>"
+        ),
+    )
+    .unwrap();
+    let files = FixtureServer::serve(site.path().to_path_buf());
+    let click = |name: &'static str| {
+        Reply::dynamic(move |rec: &Recorded| {
+            let text = rec.last_user_text();
+            let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+            Reply::tool("click", json!({"target": target}))
+        })
+    };
+    let server = LlmServer::with_script(vec![
+        click("link \"Partner offer\""),
+        click("button \"Pay with partner\""),
+        turn(
+            "done",
+            json!({"reasoning": "Not allowed there.", "taskComplete": false}),
+        ),
+    ]);
+    let base = server.openai_base_url();
+    let allowed = format!("127.0.0.1:{}", files.port);
+    let out = run_cli_env(
+        &[
+            "agent",
+            "take the partner offer",
+            "--url",
+            &files.url("offers.html"),
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &base,
+            "--allowed-domain",
+            &allowed,
+            "--json",
+        ],
+        &[("OPENAI_API_KEY", "test-key")],
+    );
+    let r: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+    let results: Vec<&str> = r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["result"].as_str().unwrap())
+        .collect();
+    for said in &results[..2] {
+        assert!(
+            said.contains("ERR_BLOCKED_BY_CLIENT")
+                && said.contains("Refused: that page is outside the allowed domains (127.0.0.1:")
+                && said.contains("it was not requested"),
+            "{results:?}"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "requests reached the site outside: {:?}",
+        seen.lock().unwrap()
+    );
+    server.assert_no_malformed();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

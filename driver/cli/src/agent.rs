@@ -199,6 +199,10 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     let start = args.url.as_deref().map(resolve_target).transpose()?;
     let mut launch = args.page.launch_options()?;
     launch.origins.files = args.files.policy_from(start.as_deref())?;
+    // Pages outside the allowed domains are refused as the browser asks
+    // for them (a link, a form's POST with its data): the run's own check
+    // afterwards only says so and goes back.
+    launch.origins.allowed = sightline::AllowedDomains::new(&args.allowed_domains);
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);

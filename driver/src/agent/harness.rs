@@ -249,10 +249,14 @@ impl<'a> Harness<'a> {
         if !self.domains.allows(&now) {
             let _ = self.page.goto("about:blank").await;
         }
-        Some(format!(
-            "Refused: the page navigated to {url}, outside the allowed domains ({}); went back.",
-            self.domains.entries().join(", ")
-        ))
+        let domains = self.domains.entries().join(", ");
+        // A browser launched with the domains refuses the request itself and
+        // shows its error page.
+        Some(if url.starts_with("chrome-error:") {
+            format!("Refused: that page is outside the allowed domains ({domains}); it was not requested. Went back.")
+        } else {
+            format!("Refused: the page navigated to {url}, outside the allowed domains ({domains}); went back.")
+        })
     }
 
     /// The result, with how the run ended and, when asked, the judge's

@@ -31,7 +31,11 @@ pub struct AgentOptions {
     pub tool_timeout: Duration,
     /// Replaces the default system prompt (the goal is appended).
     pub system_instructions: Option<String>,
-    /// Domains `goto` and any navigation may reach (empty: anywhere).
+    /// Domains `goto` and any navigation may reach (empty: anywhere). The
+    /// run checks `goto` before it and other navigations after them (and
+    /// goes back); for the browser to refuse the request itself (a form's
+    /// POST never sent), launch it with the same domains in
+    /// `LaunchOptions::origins.allowed`, as `sightline agent` does.
     pub allowed_domains: Vec<String>,
     /// `%name%` secrets, as act handles them.
     pub variables: Variables,

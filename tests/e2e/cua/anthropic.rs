@@ -56,7 +56,10 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         let tools: Vec<&str> = result.actions.iter().map(|a| a.tool.as_str()).collect();
         assert!(result.success && result.completed, "{}\n{tools:?}", result.message);
         assert_eq!(result.message, "Subscribed ada@example.org to the newsletter.");
-        assert_eq!(tools, ["screenshot", "removeBlocker", "clickAt", "type", "press", "done"]);
+        assert_eq!(
+            tools,
+            ["screenshot", "removeBlocker", "clickAt", "type", "press", "done"]
+        );
         for a in &result.actions {
             assert!(a.trace.ok, "{} failed: {}", a.tool, a.result);
         }
