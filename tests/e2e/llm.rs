@@ -755,6 +755,37 @@ async fn extract_reads_a_long_page_in_chunks_until_complete() {
     .await
 }
 
+/// The completeness check after an extraction failing loses nothing: the
+/// data comes back, its completeness unknown and said so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_keeps_its_data_when_the_completeness_check_fails() {
+    with_timeout("extract metadata failure", async {
+        let ctx = Ctx::new().await;
+        let schema = json!({"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}});
+        let server = LlmServer::with_script(vec![Reply::json(json!({"title": "Trailhead"})), Reply::status(500)]);
+        let llm = llm_with(&server, Wire::OpenAi, |o| o.max_retries = 0);
+        let page = ctx.open("llm/store.html").await;
+        let r = Ai::new(&llm)
+            .extract(
+                &page,
+                Some("the store's name"),
+                Some(&schema),
+                &ExtractOptions::default(),
+            )
+            .await
+            .expect("the data, though the check failed");
+        assert_eq!(r.data, json!({"title": "Trailhead"}));
+        assert!(!r.completed, "{r:?}");
+        assert!(
+            r.progress.starts_with("not known: the completeness check failed"),
+            "{r:?}"
+        );
+        assert_eq!(server.request_count(), 2);
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 /// act on a page larger than its token budget shows it part by part, each
 /// request within the budget, until a part holds the element.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

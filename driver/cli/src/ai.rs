@@ -228,5 +228,19 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
         }
     };
     print_out(&format!("{text}\n"));
+    // The data alone would read as all of it: say when the model did not
+    // find the extraction complete (`--json` has `completed`).
+    if !args.output.json && !text_only && !result.completed {
+        eprintln!(
+            "note: the extraction may be incomplete: {} (read {} of {} part(s) of the page)",
+            if result.progress.is_empty() {
+                "the model did not say it is complete"
+            } else {
+                result.progress.as_str()
+            },
+            result.chunks_read,
+            result.chunks_total
+        );
+    }
     Ok(())
 }

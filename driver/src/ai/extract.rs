@@ -359,7 +359,17 @@ async fn extract_from(
                 "extract metadata",
                 secrets,
             )
-            .await?;
+            .await;
+        // The data is had and paid for: a failed completeness check only
+        // leaves completeness unknown (and the next part is read).
+        let meta = match meta {
+            Ok(meta) => meta,
+            Err(e) => {
+                progress = format!("not known: the completeness check failed ({e})");
+                completed = false;
+                continue;
+            }
+        };
         usage += meta.usage;
         progress = meta.value["progress"].as_str().unwrap_or_default().to_string();
         completed = meta.value["completed"].as_bool().unwrap_or(false);
