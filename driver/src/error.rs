@@ -127,7 +127,10 @@ impl fmt::Display for ActionErrorKind {
                 f.write_str("the ref is stale: its element is no longer in the page (take a new snapshot)")
             }
             Self::UnknownFrame => f.write_str("the frame is not in the page (take a new snapshot)"),
-            Self::UnknownRef => f.write_str("no snapshot of this page handed out this ref (take a snapshot first)"),
+            // (A ref of another page, a mistyped one, or none taken yet.)
+            Self::UnknownRef => f.write_str(
+                "no snapshot of this page handed out this ref (use one from the latest snapshot, or take one)",
+            ),
             Self::NotAttached => f.write_str("the element is not attached to the document"),
             Self::NotVisible => f.write_str("the element is not visible"),
             Self::ImageLoading => {

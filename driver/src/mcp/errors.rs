@@ -20,7 +20,7 @@ pub fn explain(tool: &Tool, e: &Error, navigated_to: Option<&str>) -> String {
             // (The advice follows once, in the tool's own name.)
             action_kind(e)
                 .trim_end_matches(" (take a new snapshot)")
-                .trim_end_matches(" (take a snapshot first)")
+                .trim_end_matches(" (use one from the latest snapshot, or take one)")
         ),
         Error::Action {
             kind: ActionErrorKind::Covered { selector, description },
