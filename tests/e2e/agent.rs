@@ -644,6 +644,64 @@ fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
     server.assert_no_malformed();
 }
 
+/// A secret a GET form puts in the URL stays out of the run's record (its
+/// JSON, its report) as it stays out of what the model reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_in_a_url_stays_out_of_the_record() {
+    with_timeout("secret in a URL", async {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::write(
+            site.path().join("login.html"),
+            "<!doctype html><title>Log in</title><form action=welcome.html method=get>\
+             <label>Email <input name=email></label><button>Log in</button></form>",
+        )
+        .unwrap();
+        std::fs::write(
+            site.path().join("welcome.html"),
+            "<!doctype html><title>Welcome</title><h1>Welcome</h1>",
+        )
+        .unwrap();
+        let files = FixtureServer::serve(site.path().to_path_buf());
+        let on = |name: &'static str, tool: &'static str, extra: Value| {
+            Reply::dynamic(move |rec: &Recorded| {
+                let text = rec.last_user_text();
+                let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+                let mut args = json!({"target": target});
+                if let (Some(a), Some(e)) = (args.as_object_mut(), extra.as_object()) {
+                    a.extend(e.clone());
+                }
+                Reply::tool(tool, args)
+            })
+        };
+        let server = LlmServer::with_script(vec![
+            on("textbox \"Email\"", "fill", json!({"value": "%email%"})),
+            on("button \"Log in\"", "click", json!({})),
+            turn("done", json!({"reasoning": "Logged in.", "taskComplete": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        let secret = "alice.secret@example.com";
+        let opts = AgentOptions {
+            start_url: Some(files.url("login.html")),
+            variables: Variables::new([("email".to_string(), secret.to_string())].into()).unwrap(),
+            ..AgentOptions::default()
+        };
+        let r = Agent::new(&page, &llm, opts).execute("log in").await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert!(
+            page.url().await.unwrap().contains("alice.secret%40example.com"),
+            "the form sent it"
+        );
+        let record = serde_json::to_string(&r).unwrap();
+        assert!(!record.contains("alice.secret"), "{record}");
+        assert!(record.contains("welcome.html?email=%email%"), "{record}");
+        server.assert_never_saw("alice.secret");
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

@@ -201,11 +201,13 @@ impl<'a> Harness<'a> {
         } else {
             reasoning
         };
+        // The record (the JSON result, the report) keeps secrets out as the
+        // model's copy does: a GET form puts them in URLs.
         let action = AgentAction {
             tool,
             arguments,
-            result: outcome.text.clone(),
-            url: self.page.url().await.unwrap_or_default(),
+            result: self.secrets.redact(&outcome.text),
+            url: self.secrets.redact(&self.page.url().await.unwrap_or_default()),
             timestamp: crate::time::timestamp_now(),
             trace: ActionTrace {
                 step,
