@@ -702,6 +702,72 @@ async fn a_secret_in_a_url_stays_out_of_the_record() {
     .await
 }
 
+/// A confirm() waits for the model: the click says it opened, the page
+/// message shows it, and handleDialog answers it (a task behind one is
+/// possible; none is answered behind the model's back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_answers_a_dialog_itself() {
+    with_timeout("agent dialog", async {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::write(
+            site.path().join("items.html"),
+            "<!doctype html><title>Items</title><button onclick=\"document.getElementById('out').textContent = \
+             confirm('Delete all 500 items?') ? 'Deleted' : 'Kept'\">Clean up</button><p id=out></p>",
+        )
+        .unwrap();
+        let files = FixtureServer::serve(site.path().to_path_buf());
+        let server = LlmServer::with_script(vec![
+            Reply::dynamic(|rec: &Recorded| {
+                let text = rec.last_user_text();
+                Reply::tool(
+                    "click",
+                    json!({"target": find_ref(&text, "button \"Clean up\"").unwrap()}),
+                )
+            }),
+            // While it is open, other tools wait for its answer.
+            turn("scroll", json!({"direction": "down"})),
+            turn("handleDialog", json!({"accept": true})),
+            turn("done", json!({"reasoning": "Deleted them.", "taskComplete": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            start_url: Some(files.url("items.html")),
+            ..AgentOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let r = Agent::new(&page, &llm, opts).execute("delete all items").await.unwrap();
+        assert!(r.success, "{r:?}");
+        // Nothing read the page's scripts while the dialog held them (they
+        // answer only after it, when a CDP timeout has long run out).
+        assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+        let results: Vec<&str> = r.actions.iter().map(|a| a.result.as_str()).collect();
+        let open =
+            "A confirm dialog is open: \"Delete all 500 items?\". The page waits for its answer: call handleDialog";
+        assert!(
+            results[0].starts_with("It opened a dialog.") && results[0].contains(open),
+            "{results:?}"
+        );
+        assert!(results[1].starts_with(open) && !r.actions[1].trace.ok, "{results:?}");
+        assert!(r.actions[2].trace.ok, "{results:?}");
+        let turns = agent_turns(&server);
+        assert!(
+            turns[1].last_user_text().contains(open),
+            "{}",
+            turns[1].last_user_text()
+        );
+        assert!(turns[0].tool_names().iter().any(|t| t == "handleDialog"));
+        assert_eq!(
+            js(&page, "document.getElementById('out').textContent").await,
+            json!("Deleted")
+        );
+        server.assert_no_malformed();
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::judge::judge;
 use super::options::AgentOptions;
+use super::prompts;
 use super::repeats::RepeatGuard;
 use super::replay::{SavedRun, RUN_FORMAT};
 use super::result::{ActionTrace, AgentAction, AgentResult, Screenshot};
@@ -20,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::eval::Verdict;
 use crate::llm::{Llm, Secrets, Usage};
 use crate::page::{resolve_target, Page};
-use crate::tools::{Finish, Registry, ToolContext, ToolOutput, ToolSettings};
+use crate::tools::{done, handle_dialog, think, Finish, Registry, ToolContext, ToolOutput, ToolSettings};
 
 /// How a run ended.
 pub(super) enum End {
@@ -139,15 +140,53 @@ impl<'a> Harness<'a> {
     /// the tool's model use; `None` when the run was cancelled meanwhile.
     /// (The caller records the call with [`Harness::record`].)
     pub async fn apply(&mut self, tools: &Registry, name: &str, args: &Value) -> Option<Applied> {
-        let url_before = self.page.url().await.unwrap_or_default();
+        // A held dialog stops the page: only its answer runs meanwhile (and
+        // what needs no page: thinking, finishing).
+        let answers_dialog = tools.get(name).is_some_and(|t| t.name == handle_dialog::TOOL.name);
+        let needs_no_page = tools
+            .get(name)
+            .is_some_and(|t| [done::TOOL.name, think::TOOL.name].contains(&t.name));
+        if let Some(d) = self.page.dialog().filter(|_| !answers_dialog && !needs_no_page) {
+            return Some(Applied {
+                output: ToolOutput::failed(prompts::dialog_open(&d)),
+                changed_page: false,
+            });
+        }
+        // (A held dialog stops the page's scripts: the browser's list says where it is.)
+        let held = self.page.dialog().is_some();
+        let url_before = if held {
+            self.page.listed().await.0
+        } else {
+            self.page.url().await.unwrap_or_default()
+        };
         let timeout = self.opts.tool_timeout;
         let ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
         let run = tokio::time::timeout(timeout, tools.call(&ctx, name, args.clone()));
-        let mut output = match self.unless_cancelled(run).await? {
-            Err(_) => ToolOutput::failed(format!("{name} timed out after {}", crate::time::spoken(timeout))),
-            Ok(Ok(o)) => o,
-            Ok(Err(e)) => ToolOutput::failed(e.to_string()),
+        // A dialog the call opens ends it there (the page waits for the answer).
+        let run = async {
+            if answers_dialog || held {
+                Some(run.await)
+            } else {
+                self.page.unless_a_dialog_opens(run).await
+            }
         };
+        let mut output = match self.unless_cancelled(run).await? {
+            None => match self.page.dialog() {
+                Some(d) => ToolOutput::ok(format!("It opened a dialog. {}", prompts::dialog_open(&d))),
+                None => ToolOutput::ok("It opened a dialog, which is closed now."),
+            },
+            Some(Err(_)) => ToolOutput::failed(format!("{name} timed out after {}", crate::time::spoken(timeout))),
+            Some(Ok(Ok(o))) => o,
+            Some(Ok(Err(e))) => ToolOutput::failed(e.to_string()),
+        };
+        if self.page.dialog().is_some() {
+            // (Nothing else can be read of the page until the answer.)
+            self.page = ctx.page();
+            return Some(Applied {
+                output,
+                changed_page: true,
+            });
+        }
         // A tool may have moved the session to another tab.
         self.page = ctx.page();
         if output.finish.is_some() {
@@ -186,11 +225,19 @@ impl<'a> Harness<'a> {
         reasoning: Option<String>,
         usage: Usage,
     ) {
+        // A held dialog stops the page: it is read from the browser's list
+        // of tabs, and not pictured.
+        let held = self.page.dialog().is_some();
         // The judge sees the run's newest screenshots besides the final page.
-        let screenshot = if self.opts.screenshots || self.opts.evaluate.is_some() {
+        let screenshot = if (self.opts.screenshots || self.opts.evaluate.is_some()) && !held {
             self.screenshot().await
         } else {
             None
+        };
+        let url = if held {
+            self.page.listed().await.0
+        } else {
+            self.page.url().await.unwrap_or_default()
         };
         let reasoning = if tool == "think" {
             arguments
@@ -207,7 +254,7 @@ impl<'a> Harness<'a> {
             tool,
             arguments,
             result: self.secrets.redact(&outcome.text),
-            url: self.secrets.redact(&self.page.url().await.unwrap_or_default()),
+            url: self.secrets.redact(&url),
             timestamp: crate::time::timestamp_now(),
             trace: ActionTrace {
                 step,

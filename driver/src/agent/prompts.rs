@@ -1,6 +1,7 @@
 //! What the agent's model reads: the system prompt, the task message and the
 //! per-step page message (page content wrapped as untrusted data).
 
+use crate::page::DialogInfo;
 use sightline_engine::protocol::SnapshotResult;
 
 use crate::ai::prompts::TREE_GUIDE;
@@ -79,6 +80,23 @@ pub fn stale_page(title: &str, url: &str) -> String {
 }
 
 pub const STALE_SCREENSHOT: &str = "[earlier screenshot omitted]";
+
+/// The page message while a dialog holds the page: the page can show
+/// nothing else until the dialog is answered.
+pub fn dialog_page_message(title: &str, url: &str, d: &DialogInfo) -> String {
+    format!("Current page: {} — {}\n{}", defang(title), defang(url), dialog_open(d))
+}
+
+/// What a tool says when a dialog opens or is open (nothing else answers
+/// until it is answered).
+pub fn dialog_open(d: &DialogInfo) -> String {
+    format!(
+        "A {} dialog is open: {}. The page waits for its answer: call handleDialog with accept true (OK) or \
+false (Cancel), and promptText for a prompt's answer.",
+        d.kind,
+        d.message_said()
+    )
+}
 
 pub const NUDGE_DONE: &str = "You answered without calling a tool. If the task is finished, or cannot be \
 finished, call done now with your reasoning (and the output the task asks for).";

@@ -16,7 +16,7 @@ use super::result::AgentResult;
 use crate::base64;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Part, ToolChoice, ToolSpec};
-use crate::page::{Page, SnapshotOptions};
+use crate::page::{DialogPolicy, Page, SnapshotOptions};
 use crate::tools::{specs, ToolOutput, VISION};
 
 /// An agent over one page and one model.
@@ -107,6 +107,20 @@ impl<'a> ToolLoop<'a> {
     }
 
     async fn run(mut self) -> AgentResult {
+        // Dialogs wait for the model's answer (handleDialog): a task behind
+        // a confirm() is possible, and none is answered behind its back.
+        let policy = self.h.page.set_dialog_policy(DialogPolicy::Hold);
+        let end = self.run_turns().await;
+        // The page goes back as it came: a dialog still open is dismissed
+        // (it would hold the page, and the judge's look at it).
+        if self.h.page.dialog().is_some() {
+            let _ = self.h.page.handle_dialog(false, None).await;
+        }
+        self.h.page.set_dialog_policy(policy);
+        self.h.finish(end).await
+    }
+
+    async fn run_turns(&mut self) -> End {
         let first = prompts::task_message(
             &self.h.task,
             self.h.opts.variables.prompt_note().as_deref(),
@@ -127,8 +141,7 @@ impl<'a> ToolLoop<'a> {
         if page.image.is_some() {
             self.conv.mark_screenshot(2, prompts::STALE_SCREENSHOT.into());
         }
-        let end = self.turns().await;
-        self.h.finish(end).await
+        self.turns().await
     }
 
     /// A point of a coordinate tool outside the last screenshot, said in
@@ -178,6 +191,17 @@ impl<'a> ToolLoop<'a> {
 
     /// The viewport page message (and its annotated screenshot in hybrid mode).
     async fn page_message(&mut self) -> PageMessage {
+        // A held dialog stops the page: the dialog is all there is to say.
+        if let Some(d) = self.h.page.dialog() {
+            let (url, title) = self.h.page.listed().await;
+            let text = prompts::dialog_page_message(&title, &url, &d);
+            self.page_seen.clone_from(&text);
+            return PageMessage {
+                placeholder: prompts::stale_page(&title, &url),
+                text,
+                image: None,
+            };
+        }
         let snap = self
             .h
             .page

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
-use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 
 pub const TOOL: Tool = Tool::new(
     "handleDialog",
@@ -14,8 +14,7 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
-.running_on_a_crashed_tab()
-.offered_to(Offered::MCP_ONLY);
+.running_on_a_crashed_tab();
 
 fn parameters() -> Value {
     object(
