@@ -226,7 +226,8 @@ impl<'a> ToolLoop<'a> {
                             // is larger than the viewport at scale 1.)
                             self.image_scale = a.scale;
                             self.image_size = png_size(&a.png);
-                            Some(base64::encode(&a.png))
+                            let png = self.h.page.cover_secrets(a.png, self.h.secrets.values()).await;
+                            Some(base64::encode(&png))
                         }
                         Err(e) => {
                             tracing::warn!("hybrid: no annotated screenshot: {e}");

@@ -87,7 +87,7 @@ impl Evaluator {
     /// text; see [`Evidence::capture_final`]) and judges.
     pub async fn judge_page(&self, page: &Page, mut evidence: Evidence) -> Result<Verdict> {
         let started = Instant::now();
-        evidence.capture_final(page).await?;
+        evidence.capture_final(page, self.secrets.values()).await?;
         let mut verdict = self.evaluate(&evidence).await?;
         if let Some(j) = verdict.judged.as_mut() {
             j.duration_ms = started.elapsed().as_millis() as u64;

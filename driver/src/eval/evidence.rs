@@ -71,11 +71,12 @@ impl Evidence {
     /// screenshot; an earlier one showing exactly the same is dropped), URL,
     /// title and text. An error page or a blank tab is captured like any
     /// other page: the judge decides on what it shows.
-    pub async fn capture_final(&mut self, page: &Page) -> Result<()> {
+    /// `secrets`: values covered in the screenshot.
+    pub async fn capture_final(&mut self, page: &Page, secrets: &[String]) -> Result<()> {
         // As a user would see it: not halfway through a render. A page that
         // never settles is still judged, on what it shows by then.
         let _ = page.wait_ready().await;
-        let png = base64::encode(&page.screenshot().await?);
+        let png = base64::encode(&page.cover_secrets(page.screenshot().await?, secrets).await);
         self.screenshots.retain(|s| *s != png);
         self.screenshots.push(png);
         let text = page

@@ -9,6 +9,8 @@ use std::fmt;
 pub struct Secrets {
     /// (name, the forms of its value), longest value first.
     pairs: Vec<(String, Vec<String>)>,
+    /// The values as given, longest first: what a screenshot must not show.
+    values: Vec<String>,
 }
 
 impl fmt::Debug for Secrets {
@@ -24,11 +26,17 @@ impl Secrets {
         // Longest first, so a value that contains another is replaced whole.
         pairs.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
         Secrets {
+            values: pairs.iter().map(|(_, v)| v.clone()).collect(),
             pairs: pairs
                 .into_iter()
                 .map(|(name, value)| (name, all_forms(&value)))
                 .collect(),
         }
+    }
+
+    /// The values as given (for covering them in screenshots).
+    pub fn values(&self) -> &[String] {
+        &self.values
     }
 
     pub fn is_empty(&self) -> bool {

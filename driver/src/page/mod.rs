@@ -10,6 +10,7 @@ mod annotate;
 mod bundle;
 mod cdp_error;
 mod context;
+mod cover;
 mod drag;
 mod engine;
 mod evaluate;

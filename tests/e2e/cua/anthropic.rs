@@ -287,3 +287,44 @@ async fn anthropic_newer_models_get_the_newer_computer_tool() {
     })
     .await
 }
+
+/// A `%name%` value typed into the page is covered in the screenshots the
+/// model gets, as it is replaced in the text: the field is painted over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_secret_is_covered_in_the_screenshots() {
+    with_timeout("anthropic secret screenshot", async {
+        let ctx = Ctx::new(1280, 800).await;
+        let server = LlmServer::with_script(vec![
+            Reply::tool("removeBlocker", json!({})),
+            click(EMAIL, 1280.0),
+            Reply::tool("computer", json!({"action": "type", "text": "%email%"})),
+            Reply::tool("done", json!({"reasoning": "Typed it.", "taskComplete": true})),
+        ]);
+        let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            variables: sightline::Variables::new([("email".to_string(), ADDRESS.to_string())].into()).unwrap(),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts).execute("Type my email").await.unwrap();
+        assert!(result.success, "{}", result.message);
+        assert_eq!(
+            js(&page, "document.getElementById('email').value").await,
+            json!(ADDRESS)
+        );
+        let reqs = server.requests();
+        let at_field = |i: usize| {
+            let shot = reqs[i].screenshots().pop().expect("a screenshot");
+            shot.pixel(EMAIL.0 as u32, EMAIL.1 as u32)
+        };
+        let covered = [60, 60, 60, 255];
+        assert_ne!(at_field(2), covered, "the empty field shows as it is");
+        assert_eq!(at_field(3), covered, "the field holding the secret is covered");
+        server.assert_never_saw(ADDRESS);
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}

@@ -84,6 +84,11 @@ impl<'a> CuaLoop<'a> {
             self.h.domains.entries(),
         );
         first.push_str(&self.page_note().await);
+        let first_screenshot = self
+            .h
+            .page
+            .cover_secrets(first_screenshot, self.h.secrets.values())
+            .await;
         self.conv.push(Message {
             role: Role::User,
             parts: vec![
@@ -479,7 +484,7 @@ impl<'a> CuaLoop<'a> {
             return Some(End::Interrupted);
         };
         let png = match shot {
-            Ok(png) => Some(base64::encode(&png)),
+            Ok(png) => Some(base64::encode(&page.cover_secrets(png, self.h.secrets.values()).await)),
             Err(e) => {
                 tracing::warn!("computer use: no screenshot: {e}");
                 None
