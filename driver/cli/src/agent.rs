@@ -22,7 +22,9 @@ use crate::signals::{interruptible, shutdown_signal};
 #[derive(Debug, Args)]
 pub struct AgentArgs {
     /// The task, e.g. "buy the Alpine Trail Runner in EU 42".
-    pub task: String,
+    /// (Optional to clap only: a missing task is said in our words, as
+    /// `--evaluate` may have taken it for its question.)
+    pub task: Option<String>,
     /// Open this URL (or local .html file) first.
     #[arg(long, value_name = "URL|FILE")]
     pub url: Option<String>,
@@ -187,6 +189,17 @@ fn summary(r: &AgentResult) -> String {
 }
 
 pub async fn agent(args: AgentArgs) -> Result<()> {
+    let Some(task) = args.task.clone().filter(|t| !t.trim().is_empty()) else {
+        return Err(Error::Config(
+            match args.evaluate.as_deref().filter(|q| !q.is_empty()) {
+                Some(q) => format!(
+                    "no task: --evaluate took {q:?} as its question. Put the task before --evaluate, or write \
+--evaluate=QUESTION"
+                ),
+                None => "no task: give it as the first argument (sightline agent \"TASK\" --url URL)".into(),
+            },
+        ));
+    };
     let llm = args.llm.build()?;
     let evaluate = match &args.evaluate {
         None => None,
@@ -241,7 +254,6 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
         }),
         ..AgentOptions::default()
     };
-    let task = args.task.clone();
     let outcome = {
         let run = async {
             let page = match shared_tab.clone() {

@@ -123,6 +123,24 @@ fn a_run_whose_model_failed_is_not_judged() {
     assert!(judge_requests(&server).is_empty(), "the judge was asked");
 }
 
+/// `--evaluate "TASK"` with the task missing before it: the question took
+/// the task, and the error says so (not clap's "<TASK> not provided").
+#[test]
+fn evaluate_taking_the_task_for_its_question_is_said() {
+    let out = run_cli_env(
+        &["agent", "--evaluate", "Order the lamp.", "--model", MODEL],
+        &[("ANTHROPIC_API_KEY", "test-key")],
+    );
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "no task: --evaluate took \"Order the lamp.\" as its question. Put the task before --evaluate, or write --evaluate=QUESTION"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn agent_evaluate_asks_a_question_of_a_judge_of_another_provider() {
     let files = FixtureServer::start();
