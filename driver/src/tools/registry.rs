@@ -150,7 +150,24 @@ impl Registry {
 /// `args` checked against the tool's schema (`null`, which models send for
 /// tools without parameters, reads as `{}`).
 pub fn validate(tool: &Tool, args: Value) -> Result<Value> {
-    let args = if args.is_null() { json!({}) } else { args };
+    let args = match args {
+        Value::Null => json!({}),
+        // Arguments the model wrote as text that is not JSON (cut off, or
+        // junk) come as that text: said so, not as a type mismatch. A JSON
+        // object written twice over (a string of it) is read.
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => Value::String(text),
+            Err(e) => {
+                return Err(Error::InvalidAction(format!(
+                    "invalid arguments for {}: they are not valid JSON ({e}): {}",
+                    tool.name,
+                    crate::text::clip(&text, 120)
+                )))
+            }
+        },
+        other => other,
+    };
     schema::validate(&(tool.parameters)(), &args)
         .map_err(|e| Error::InvalidAction(format!("invalid arguments for {}: {e}", tool.name)))?;
     Ok(args)
@@ -219,6 +236,22 @@ mod tests {
         assert_eq!(r.get("goto").unwrap().mcp_name(), "browser_navigate");
         assert_eq!(r.get("removeBlocker").unwrap().mcp_name(), "browser_remove_blocker");
         assert_eq!(r.get("fillForm").unwrap().mcp_name(), "browser_fill_form");
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_are_said_so() {
+        let r = Registry::standard();
+        let click = r.get("click").unwrap();
+        let cut = validate(click, json!("{\"target\": \"e1\"")).unwrap_err().to_string();
+        assert!(
+            cut.contains("invalid arguments for click: they are not valid JSON (EOF while parsing"),
+            "{cut}"
+        );
+        assert_eq!(
+            validate(click, json!("{\"target\": \"e1\"}")).unwrap(),
+            json!({"target": "e1"}),
+            "an object written as a string is read"
+        );
     }
 
     #[test]
