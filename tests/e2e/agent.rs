@@ -768,6 +768,26 @@ async fn the_agent_answers_a_dialog_itself() {
     .await
 }
 
+/// A saved run's missing variables are named all at once.
+#[test]
+fn replay_names_every_missing_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.json");
+    std::fs::write(
+        &run,
+        r#"{"sightline_run": 2, "task": "log in", "variables": ["email", "pw"], "steps": []}"#,
+    )
+    .unwrap();
+    let out = run_cli(&["replay", run.to_str().unwrap(), "--var", "other=1"]);
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the run uses %email%, %pw%: give their values with --var email=VALUE --var pw=VALUE"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

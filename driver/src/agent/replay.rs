@@ -98,9 +98,21 @@ impl SavedRun {
     /// Re-executes the run on `page`: the start URL, then every step; stops
     /// at the first step that fails.
     pub async fn replay(&self, page: &Page, opts: &ReplayOptions<'_>) -> Result<ReplayReport> {
-        if let Some(missing) = self.variables.iter().find(|n| !opts.variables.names().contains(n)) {
+        let given = opts.variables.names();
+        let missing: Vec<&String> = self.variables.iter().filter(|n| !given.contains(n)).collect();
+        if !missing.is_empty() {
+            // All of them at once: one run of the command to get them right.
+            let uses: Vec<String> = missing.iter().map(|n| format!("%{n}%")).collect();
+            let flags: Vec<String> = missing.iter().map(|n| format!("--var {n}=VALUE")).collect();
             return Err(Error::InvalidAction(format!(
-                "the run uses %{missing}%: give its value with --var {missing}=VALUE"
+                "the run uses {}: give {} with {}",
+                uses.join(", "),
+                if missing.len() == 1 {
+                    "its value"
+                } else {
+                    "their values"
+                },
+                flags.join(" ")
             )));
         }
         let mut report = ReplayReport {
