@@ -29,6 +29,9 @@ say (layout, images, canvas, icons) and to match what you see to refs.
 hoverAt or scrollAt with x, y in the screenshot's pixels.";
 
 /// The default system prompt, or the user's instructions plus the goal.
+/// The default one does not hold the task (the first message does): it is
+/// then the same for every run, and a provider's prompt cache serves it
+/// across the runs of a batch or a suite.
 pub fn system(task: &str, custom: Option<&str>, hybrid: bool) -> String {
     let rules = if hybrid {
         format!("{RULES}\n{HYBRID_RULES}")
@@ -38,8 +41,8 @@ pub fn system(task: &str, custom: Option<&str>, hybrid: bool) -> String {
     match custom {
         Some(custom) => format!("{custom}\n\n{TREE_GUIDE}\n{rules}\n\nYour current goal: {task}"),
         None => format!(
-            "You are a browser agent. You complete the user's task on the web by calling tools, one step at a time. \
-{TREE_GUIDE}\n{rules}\n\nThe task: {task}"
+            "You are a browser agent. You complete the user's task (the first message gives it) on the web by \
+calling tools, one step at a time. {TREE_GUIDE}\n{rules}"
         ),
     }
 }
@@ -153,6 +156,11 @@ mod tests {
         assert!(s.starts_with("Be brief."));
         assert!(s.trim_end().ends_with("Your current goal: buy shoes"));
         assert!(system("buy shoes", None, false).contains("removeBlocker"));
+        assert_eq!(
+            system("buy shoes", None, false),
+            system("sell hats", None, false),
+            "the default prompt is the same for every task (cached across runs)"
+        );
         assert!(!system("buy shoes", None, false).contains("clickAt"));
         assert!(system("buy shoes", None, true).contains("clickAt"));
     }

@@ -27,7 +27,8 @@ done, false if it could not be done, with your reasoning and the output the task
 pub fn system(task: &str, custom: Option<&str>) -> String {
     match custom {
         Some(custom) => format!("{custom}\n\n{RULES}\n\nYour current goal: {task}"),
-        None => format!("You are a browser agent.\n{RULES}\n\nThe task: {task}"),
+        // (The first message gives the task: this prompt is the same for every run.)
+        None => format!("You are a browser agent; the first message gives your task.\n{RULES}"),
     }
 }
 
