@@ -63,24 +63,29 @@ pub fn stand_in() -> LlmServer {
         if judge::is_judge_request(rec) {
             return judge::verdict(rec);
         }
-        let tools = rec.tool_names();
-        if tools.iter().any(|t| t == "computer") {
-            return computer_turn(rec);
-        }
-        if tools.iter().any(|t| t == "done") {
-            return dom_turn(rec);
-        }
-        let schema = rec.response_schema().cloned().unwrap_or_default();
-        if !schema["properties"]["completed"].is_null() {
-            return Reply::json(json!({"progress": "the banner", "completed": true}));
-        }
-        let text = rec.prompt_text();
-        let banner = ["Order placed", "Sold out"]
-            .into_iter()
-            .find(|b| text.contains(b))
-            .unwrap_or("no banner");
-        Reply::json(json!({"extraction": banner}))
+        stand_in_run(rec)
     })
+}
+
+/// [`stand_in`]'s answers to the runs (not to the judge).
+pub fn stand_in_run(rec: &Recorded) -> Reply {
+    let tools = rec.tool_names();
+    if tools.iter().any(|t| t == "computer") {
+        return computer_turn(rec);
+    }
+    if tools.iter().any(|t| t == "done") {
+        return dom_turn(rec);
+    }
+    let schema = rec.response_schema().cloned().unwrap_or_default();
+    if !schema["properties"]["completed"].is_null() {
+        return Reply::json(json!({"progress": "the banner", "completed": true}));
+    }
+    let text = rec.prompt_text();
+    let banner = ["Order placed", "Sold out"]
+        .into_iter()
+        .find(|b| text.contains(b))
+        .unwrap_or("no banner");
+    Reply::json(json!({"extraction": banner}))
 }
 
 /// A DOM or hybrid turn: click "Place order" while the page shows no

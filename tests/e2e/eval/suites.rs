@@ -216,3 +216,28 @@ fn malformed_suites_are_refused_by_line_before_anything_runs() {
     assert!(!out.exists(), "nothing ran");
     assert!(server.requests().is_empty());
 }
+
+/// A judge that never answers measured nothing: the runs count neither way
+/// in the rates ("—"), and the command fails, saying how to judge them later.
+#[test]
+fn eval_fails_when_no_run_could_be_judged() {
+    let files = FixtureServer::start();
+    let server = LlmServer::answering(|rec: &Recorded| {
+        if judge::is_judge_request(rec) {
+            return Reply::status(503);
+        }
+        stand_in_run(rec)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let suite = example("webvoyager-example.jsonl");
+    let run = eval(&suite, &out, &server, &files, &["--modes", "dom", "--llm-retries", "0"]);
+    assert_eq!(run.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("no run could be judged (2 not judged): run again with --retry-failed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(row(&run.stdout, "dom")[1], "— (2 not judged)", "{}", run.stdout);
+}

@@ -67,5 +67,15 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
     if report.interrupted {
         return Err(Error::Interrupted);
     }
+    // A suite of which no run could be judged measured nothing: said with
+    // a failing status, so a CI step does not pass on an outage.
+    let figures = report.by_mode.iter().map(|m| &m.figures);
+    let unjudged: usize = figures.clone().map(|f| f.unjudged).sum();
+    let judged: usize = figures.map(|f| f.judged_yes + f.judged_no).sum();
+    if unjudged > 0 && judged == 0 {
+        return Err(Error::Eval(format!(
+            "no run could be judged ({unjudged} not judged): run again with --retry-failed once the judge answers"
+        )));
+    }
     Ok(())
 }
