@@ -1076,6 +1076,22 @@ async fn bad_keys_and_unknown_models_fail_at_once_with_clear_errors() {
             );
             assert_eq!(server.requests().len(), 2, "no retries");
         }
+        // A base URL that is a web site answers with a page: said at once.
+        let site = LlmServer::with_script(vec![Reply::raw("<!doctype html><title>Home</title><h1>Welcome</h1>")]);
+        let llm = llm_for(&site, Wire::OpenAi);
+        let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                LlmError::Call {
+                    kind: LlmErrorKind::NotTheApi { .. },
+                    attempts: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("check --base-url"), "{e}");
     })
     .await
 }

@@ -495,9 +495,13 @@ impl Llm {
         let json: std::result::Result<Value, _> = serde_json::from_str(&text);
         if (200..300).contains(&status) {
             let Ok(json) = json else {
+                let page = text.trim_start().starts_with('<');
+                let message = format!("not JSON: {}", clip(&text, 120));
                 return Err((
-                    LlmErrorKind::BadResponse {
-                        message: format!("not JSON: {}", clip(&text, 120)),
+                    if page {
+                        LlmErrorKind::NotTheApi { message }
+                    } else {
+                        LlmErrorKind::BadResponse { message }
                     },
                     None,
                 ));

@@ -44,6 +44,9 @@ pub enum LlmErrorKind {
     BadRequest { status: u16, message: String },
     /// A 200 whose body is not a response of the wire format.
     BadResponse { message: String },
+    /// A 200 that is a web page: the base URL is a site, not the API. No
+    /// retry makes it one.
+    NotTheApi { message: String },
 }
 
 impl LlmErrorKind {
@@ -75,6 +78,11 @@ impl fmt::Display for LlmErrorKind {
             Self::Connection { message } => write!(f, "connection failed: {message}"),
             Self::BadRequest { status, message } => write!(f, "request refused (HTTP {status}): {message}"),
             Self::BadResponse { message } => write!(f, "malformed response: {message}"),
+            Self::NotTheApi { message } => write!(
+                f,
+                "the server answered with a web page, not the API's JSON ({message}): check --base-url (an \
+OpenAI-compatible server's usually ends in /v1)"
+            ),
         }
     }
 }
