@@ -978,7 +978,8 @@ async fn timeouts_and_malformed_bodies_are_retried_then_fail_cleanly() {
             .await
             .expect("retried after a malformed body");
         assert_eq!(server.request_count(), 2);
-        let server = LlmServer::with_script(vec![Reply::raw("<html>gateway</html>"), Reply::raw("{}")]);
+        // (Junk that is no web page: a page means a wrong base URL, said at once.)
+        let server = LlmServer::with_script(vec![Reply::raw("gateway hiccup"), Reply::raw("{}")]);
         let llm = llm_with(&server, Wire::Anthropic, |o| o.max_retries = 1);
         let e = llm.chat(&chat("hi"), &Secrets::default()).await.unwrap_err();
         assert!(
