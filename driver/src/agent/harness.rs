@@ -19,7 +19,7 @@ use crate::base64;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::eval::Verdict;
-use crate::llm::{Llm, Secrets, Usage};
+use crate::llm::{Llm, LlmError, Secrets, Usage};
 use crate::page::{resolve_target, Page};
 use crate::tools::{done, handle_dialog, think, Finish, Registry, ToolContext, ToolOutput, ToolSettings};
 
@@ -32,6 +32,20 @@ pub(super) enum End {
     /// failed): no measure of the agent, so not judged.
     Failed(String),
     Interrupted,
+}
+
+impl End {
+    /// How a run ends on a failed model call: an outage (the provider
+    /// overloaded, down or unreachable, after the retries) measured nothing
+    /// of the agent and is not judged; a refused request (a context window
+    /// overflowed, a bad base URL) is the run's own end, judged as it stands.
+    pub(super) fn model_failed(e: &LlmError) -> End {
+        let said = format!("the model call failed: {e}");
+        match e {
+            LlmError::Call { kind, .. } if kind.is_retryable() => End::Failed(said),
+            _ => End::NotCompleted(said),
+        }
+    }
 }
 
 /// One run's state.
@@ -343,5 +357,30 @@ impl<'a> Harness<'a> {
             self.result.verdict = self.unless_cancelled(judging).await;
         }
         self.result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::LlmErrorKind;
+
+    #[test]
+    fn only_a_model_outage_leaves_a_run_unjudged() {
+        let call = |kind| LlmError::Call {
+            provider: "openai",
+            kind,
+            attempts: 4,
+        };
+        let overloaded = call(LlmErrorKind::Server {
+            status: 529,
+            message: "overloaded".into(),
+        });
+        assert!(matches!(End::model_failed(&overloaded), End::Failed(_)));
+        let too_long = call(LlmErrorKind::BadRequest {
+            status: 400,
+            message: "the context window is exceeded".into(),
+        });
+        assert!(matches!(End::model_failed(&too_long), End::NotCompleted(m) if m.contains("context window")));
     }
 }

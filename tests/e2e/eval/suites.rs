@@ -235,7 +235,7 @@ fn eval_fails_when_no_run_could_be_judged() {
     assert_eq!(run.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr
-            .contains("no run could be judged (2 not judged): run again with --retry-failed"),
+            .contains("no run could be judged (2 not judged: the judge, or the agent's model, did not answer)"),
         "{}",
         run.stderr
     );

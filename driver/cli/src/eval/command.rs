@@ -74,7 +74,8 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
     let judged: usize = figures.map(|f| f.judged_yes + f.judged_no).sum();
     if unjudged > 0 && judged == 0 {
         return Err(Error::Eval(format!(
-            "no run could be judged ({unjudged} not judged): run again with --retry-failed once the judge answers"
+            "no run could be judged ({unjudged} not judged: the judge, or the agent's model, did not answer): run \
+again with --retry-failed once they answer"
         )));
     }
     Ok(())

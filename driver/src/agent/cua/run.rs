@@ -140,7 +140,7 @@ impl<'a> CuaLoop<'a> {
             };
             let response = match self.h.unless_cancelled(self.h.llm.chat(&req, &self.h.secrets)).await {
                 None => return End::Interrupted,
-                Some(Err(e)) => return End::Failed(format!("the model call failed: {e}")),
+                Some(Err(e)) => return End::model_failed(&e),
                 Some(Ok(r)) => r,
             };
             self.h.result.usage += response.usage;
