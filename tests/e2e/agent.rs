@@ -788,6 +788,57 @@ fn replay_names_every_missing_variable() {
     );
 }
 
+/// The screenshot tool covers a `%name%` value wherever its image shows it:
+/// the viewport, the whole page (the field far below the fold), one element.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_screenshot_tool_covers_secrets_in_every_kind_of_shot() {
+    with_timeout("screenshot secrets", async {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::write(
+            site.path().join("tall.html"),
+            "<!doctype html><title>Tall</title><body style=\"margin:0;height:3000px;background:#fff\">\
+             <input id=e style=\"position:absolute;left:100px;top:1500px;width:300px;height:40px;font-size:20px\">",
+        )
+        .unwrap();
+        let files = FixtureServer::serve(site.path().to_path_buf());
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        page.goto(&files.url("tall.html")).await.unwrap();
+        let secret = "alice.secret@example.com";
+        js(&page, &format!("document.getElementById('e').value = {secret:?}")).await;
+        let settings = sightline::ToolSettings {
+            variables: Variables::new([("email".to_string(), secret.to_string())].into()).unwrap(),
+            ..Default::default()
+        };
+        let ctx = sightline::ToolContext::new(page.clone(), &settings);
+        let registry = sightline::Registry::standard();
+        let shot = |args: Value| {
+            let (registry, ctx) = (&registry, &ctx);
+            async move {
+                let out = registry.call(ctx, "screenshot", args).await.unwrap();
+                sightline_testkit::Png::decode(&out.image_png.expect("an image")).unwrap()
+            }
+        };
+        let grey = [60, 60, 60, 255];
+        // The whole page: the field is 1,500 px down (the image's scale is its width over the page's).
+        let full = shot(json!({"fullPage": true})).await;
+        let s = f64::from(full.width) / 1280.0;
+        assert_eq!(full.pixel((250.0 * s) as u32, (1520.0 * s) as u32), grey, "full page");
+        assert_ne!(full.pixel((250.0 * s) as u32, (1400.0 * s) as u32), grey);
+        // One element: all of it.
+        let element = shot(json!({"target": "#e"})).await;
+        assert_eq!(element.pixel(element.width / 2, element.height / 2), grey, "element");
+        // The viewport, scrolled to it.
+        js(&page, "document.getElementById('e').scrollIntoView({block: 'center'})").await;
+        let view = shot(json!({})).await;
+        let at = js(&page, "(() => { const r = document.getElementById('e').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
+        let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        assert_eq!(view.pixel(x as u32, y as u32), grey, "viewport");
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

@@ -20,7 +20,7 @@ use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::eval::Verdict;
 use crate::llm::{Llm, LlmError, Secrets, Usage};
-use crate::page::{resolve_target, Page};
+use crate::page::{resolve_target, DialogHolds, Page, Shot};
 use crate::tools::{done, handle_dialog, think, Finish, Registry, ToolContext, ToolOutput, ToolSettings};
 
 /// How a run ended.
@@ -60,6 +60,10 @@ pub(super) struct Harness<'a> {
     pub result: AgentResult,
     /// Turns repeated on an unchanged page.
     pub repeats: RepeatGuard,
+    /// The DOM and hybrid agents answer dialogs themselves: every tab the
+    /// run comes to holds them (`None`: computer use, whose model sees no
+    /// dialog; they are dismissed).
+    pub dialog_holds: Option<DialogHolds>,
 }
 
 /// A registry call as the run did it.
@@ -102,6 +106,7 @@ impl<'a> Harness<'a> {
             domains,
             settings,
             repeats: RepeatGuard::default(),
+            dialog_holds: None,
         }
     }
 
@@ -193,16 +198,18 @@ impl<'a> Harness<'a> {
             Some(Ok(Ok(o))) => o,
             Some(Ok(Err(e))) => ToolOutput::failed(e.to_string()),
         };
+        // A tool may have moved the session to another tab.
+        self.page = ctx.page();
+        if let Some(holds) = self.dialog_holds.as_mut() {
+            holds.hold(&self.page);
+        }
         if self.page.dialog().is_some() {
             // (Nothing else can be read of the page until the answer.)
-            self.page = ctx.page();
             return Some(Applied {
                 output,
                 changed_page: true,
             });
         }
-        // A tool may have moved the session to another tab.
-        self.page = ctx.page();
         if output.finish.is_some() {
             return Some(Applied {
                 output,
@@ -290,7 +297,10 @@ impl<'a> Harness<'a> {
     async fn screenshot(&self) -> Option<Screenshot> {
         let png = self.page.screenshot().await.ok()?;
         // (The report and the judge see these: no secret in them either.)
-        let png = self.page.cover_secrets(png, self.secrets.values()).await;
+        let png = self
+            .page
+            .cover_secrets(png, self.secrets.values(), Shot::Viewport)
+            .await;
         let size = self.page.viewport().await.ok()?;
         Some(Screenshot {
             png_base64: base64::encode(&png),

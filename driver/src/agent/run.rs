@@ -16,7 +16,7 @@ use super::result::AgentResult;
 use crate::base64;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Part, ToolChoice, ToolSpec};
-use crate::page::{DialogPolicy, Page, SnapshotOptions};
+use crate::page::{DialogHolds, Page, Shot, SnapshotOptions};
 use crate::tools::{specs, ToolOutput, VISION};
 
 /// An agent over one page and one model.
@@ -109,14 +109,15 @@ impl<'a> ToolLoop<'a> {
     async fn run(mut self) -> AgentResult {
         // Dialogs wait for the model's answer (handleDialog): a task behind
         // a confirm() is possible, and none is answered behind its back.
-        let policy = self.h.page.set_dialog_policy(DialogPolicy::Hold);
+        let mut holds = DialogHolds::default();
+        holds.hold(&self.h.page);
+        self.h.dialog_holds = Some(holds);
         let end = self.run_turns().await;
-        // The page goes back as it came: a dialog still open is dismissed
+        // The tabs go back as they came: a dialog still open is dismissed
         // (it would hold the page, and the judge's look at it).
-        if self.h.page.dialog().is_some() {
-            let _ = self.h.page.handle_dialog(false, None).await;
+        if let Some(holds) = self.h.dialog_holds.take() {
+            holds.release().await;
         }
-        self.h.page.set_dialog_policy(policy);
         self.h.finish(end).await
     }
 
@@ -226,7 +227,13 @@ impl<'a> ToolLoop<'a> {
                             // is larger than the viewport at scale 1.)
                             self.image_scale = a.scale;
                             self.image_size = png_size(&a.png);
-                            let png = self.h.page.cover_secrets(a.png, self.h.secrets.values()).await;
+                            // (Drawn on the visual viewport when scaled down, else on the window's.)
+                            let shot = if a.scale < 1.0 {
+                                Shot::VisualViewport
+                            } else {
+                                Shot::Viewport
+                            };
+                            let png = self.h.page.cover_secrets(a.png, self.h.secrets.values(), shot).await;
                             Some(base64::encode(&png))
                         }
                         Err(e) => {

@@ -55,6 +55,11 @@ impl Variables {
         self.0.keys().cloned().collect()
     }
 
+    /// The values (for covering them in screenshots).
+    pub fn values(&self) -> Vec<String> {
+        self.0.values().cloned().collect()
+    }
+
     /// Replaces known `%name%` placeholders by their values. When there are
     /// variables, a value that is only a placeholder none of them fills
     /// (`%pasword%` for `%password%`, or a forgotten one) is refused: typed

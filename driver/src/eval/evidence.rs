@@ -4,7 +4,7 @@
 
 use crate::base64;
 use crate::error::Result;
-use crate::page::{Page, SnapshotOptions};
+use crate::page::{Page, Shot, SnapshotOptions};
 use crate::readable;
 
 /// The page text a judge gets at most (about 3,000 tokens): enough to check
@@ -76,7 +76,8 @@ impl Evidence {
         // As a user would see it: not halfway through a render. A page that
         // never settles is still judged, on what it shows by then.
         let _ = page.wait_ready().await;
-        let png = base64::encode(&page.cover_secrets(page.screenshot().await?, secrets).await);
+        let png = page.screenshot().await?;
+        let png = base64::encode(&page.cover_secrets(png, secrets, Shot::Viewport).await);
         self.screenshots.retain(|s| *s != png);
         self.screenshots.push(png);
         let text = page

@@ -606,11 +606,7 @@ page again with browser_navigate.",
         is_error: bool,
         out: Option<ToolOutput>,
     ) -> Reply {
-        let image = match out.as_ref().and_then(|o| o.image_png.clone()) {
-            // (A secret typed into the page is covered, as the text's is replaced.)
-            Some(png) => Some(page.cover_secrets(png, self.secrets.values()).await),
-            None => None,
-        };
+        let image = out.as_ref().and_then(|o| o.image_png.clone());
         let shows_tree = out.as_ref().is_some_and(|o| o.tree);
         let target = page.target_id().to_string();
         let document = page.navigation_mark();

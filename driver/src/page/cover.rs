@@ -15,19 +15,21 @@ use crate::image::{png_size, Canvas, Rgb};
 /// fields it is always covered.
 const IN_TEXT_FROM: usize = 6;
 
-/// The boxes (viewport CSS pixels) of fields whose value holds a secret and
-/// of the page's text where one occurs, and the viewport's width.
+/// The boxes (document CSS pixels) of fields whose value holds a secret and
+/// of the page's text where one occurs, shadow roots included, with the
+/// scroll offset and the viewport's and the document's widths.
 const SECRET_BOXES_JS: &str = r#"((o) => {
   const boxes = [];
-  const push = (r) => { if (r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight) boxes.push([r.x, r.y, r.width, r.height]); };
-  const fields = document.querySelectorAll("input, textarea");
-  for (const el of fields) {
-    const v = el.value;
-    if (v && o.values.some((s) => v.includes(s))) push(el.getBoundingClientRect());
-  }
+  const push = (r) => { if (r.width > 0 && r.height > 0) boxes.push([r.x + scrollX, r.y + scrollY, r.width, r.height]); };
   const long = o.values.filter((s) => s.length >= o.inTextFrom);
-  if (long.length && document.body) {
-    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const look = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if ((el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) && el.value
+        && o.values.some((s) => el.value.includes(s))) push(el.getBoundingClientRect());
+      if (el.shadowRoot) look(el.shadowRoot);
+    }
+    if (!long.length) return;
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
       const t = n.nodeValue;
       for (const s of long) {
@@ -39,19 +41,38 @@ const SECRET_BOXES_JS: &str = r#"((o) => {
         }
       }
     }
-  }
-  return { boxes, width: innerWidth };
+  };
+  look(document);
+  const de = document.documentElement;
+  return { boxes, scrollX, scrollY, width: innerWidth, clientWidth: de.clientWidth || innerWidth,
+    docWidth: Math.max(de.scrollWidth, innerWidth) };
 })"#;
 
 /// The paint over a covered box.
 const COVER: Rgb = [60, 60, 60];
 
+/// What part of the page a screenshot shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shot {
+    /// The viewport, as the browser's window shows it (a classic
+    /// scrollbar included: `Page::screenshot`).
+    Viewport,
+    /// The viewport without a classic scrollbar (`Page::screenshot_scaled`,
+    /// the computer tool's and the annotated screenshots).
+    VisualViewport,
+    /// The whole page, from its top left.
+    FullPage,
+    /// A clip of the page: its top left and width, in document CSS pixels.
+    Clip { x: f64, y: f64, width: f64 },
+}
+
 impl Page {
-    /// `png`, a screenshot of this page's viewport just taken, with every
-    /// box that shows one of `values` painted over. Unchanged when none
-    /// shows (or the page cannot say: a dialog holds it, it is gone).
-    pub async fn cover_secrets(&self, png: Vec<u8>, values: &[String]) -> Vec<u8> {
-        if values.is_empty() {
+    /// `png`, a screenshot of this page (`shot` says of which part) just
+    /// taken, with every box that shows one of `values` painted over.
+    /// Unchanged when none shows, or when the page cannot say: a held
+    /// dialog stops its scripts (they would answer only after it).
+    pub async fn cover_secrets(&self, png: Vec<u8>, values: &[String], shot: Shot) -> Vec<u8> {
+        if values.is_empty() || self.dialog().is_some() {
             return png;
         }
         let Ok(main) = self.main_frame_id().await else {
@@ -59,17 +80,27 @@ impl Page {
         };
         let args = json!({"values": values, "inTextFrom": IN_TEXT_FROM});
         let expression = format!("({SECRET_BOXES_JS})({args})");
-        let Ok(found) = self.engine_eval(&main, &expression, false).await else {
-            return png;
-        };
-        cover(png, &found)
+        match self
+            .unless_a_dialog_opens(self.engine_eval(&main, &expression, false))
+            .await
+        {
+            Some(Ok(found)) => cover(png, &found, shot),
+            _ => png,
+        }
     }
 }
 
-/// Paints `found`'s boxes over `png`, scaled from CSS pixels to the image's.
-fn cover(png: Vec<u8>, found: &Value) -> Vec<u8> {
+/// Paints `found`'s boxes over `png`, moved to the shot's origin and scaled
+/// from CSS pixels to the image's.
+fn cover(png: Vec<u8>, found: &Value, shot: Shot) -> Vec<u8> {
     let boxes = found["boxes"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let css_width = found["width"].as_f64().unwrap_or(0.0);
+    let n = |k: &str| found[k].as_f64().unwrap_or(0.0);
+    let (ox, oy, css_width) = match shot {
+        Shot::Viewport => (n("scrollX"), n("scrollY"), n("width")),
+        Shot::VisualViewport => (n("scrollX"), n("scrollY"), n("clientWidth")),
+        Shot::FullPage => (0.0, 0.0, n("docWidth")),
+        Shot::Clip { x, y, width } => (x, y, width),
+    };
     let Some((w, _)) = png_size(&png) else { return png };
     if boxes.is_empty() || css_width <= 0.0 {
         return png;
@@ -79,11 +110,17 @@ fn cover(png: Vec<u8>, found: &Value) -> Vec<u8> {
     };
     let scale = f64::from(w) / css_width;
     for b in boxes {
-        let n = |i: usize| b[i].as_f64().unwrap_or(0.0) * scale;
+        let at = |i: usize| b[i].as_f64().unwrap_or(0.0);
+        let (x, y) = ((at(0) - ox) * scale, (at(1) - oy) * scale);
+        let (bw, bh) = (at(2) * scale, at(3) * scale);
         // A pixel more on each side: antialiased glyph edges stay covered.
-        let (x, y) = ((n(0) - 1.0).floor() as i64, (n(1) - 1.0).floor() as i64);
-        let (bw, bh) = ((n(2) + 2.0).ceil() as i64, (n(3) + 2.0).ceil() as i64);
-        canvas.fill(x, y, bw, bh, COVER);
+        canvas.fill(
+            (x - 1.0).floor() as i64,
+            (y - 1.0).floor() as i64,
+            (bw + 2.0).ceil() as i64,
+            (bh + 2.0).ceil() as i64,
+            COVER,
+        );
     }
     canvas.to_png()
 }
@@ -93,17 +130,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn boxes_are_painted_over_at_the_images_scale() {
+    fn boxes_are_painted_over_at_the_images_scale_and_origin() {
         let png = Canvas::blank(40, 20).to_png();
-        // A 20×10 CSS viewport shot at 2×: the box (5, 2, 4, 3) covers 10..18 × 4..10.
-        let covered = cover(png.clone(), &json!({"boxes": [[5, 2, 4, 3]], "width": 20}));
-        let c = Canvas::from_png(&covered).unwrap();
-        assert_eq!(c.pixel(12, 6)[..3], [60, 60, 60]);
+        let grey = [60, 60, 60];
+        // A 20×10 CSS viewport scrolled to (0, 100), shot at 2×: the box at
+        // (5, 102) in the document, 4×3, covers 10..18 × 4..10.
+        let found = json!({"boxes": [[5, 102, 4, 3]], "scrollX": 0, "scrollY": 100, "width": 20, "docWidth": 20});
+        let c = Canvas::from_png(&cover(png.clone(), &found, Shot::Viewport)).unwrap();
+        assert_eq!(c.pixel(12, 6)[..3], grey);
         assert_eq!(c.pixel(30, 6)[..3], [255, 255, 255]);
-        assert_eq!(
-            cover(png.clone(), &json!({"boxes": [], "width": 20})),
-            png,
-            "nothing to cover"
-        );
+        // The whole page, from its top: the same box is 100 CSS px lower (off this image).
+        let c = Canvas::from_png(&cover(png.clone(), &found, Shot::FullPage)).unwrap();
+        assert_eq!(c.pixel(12, 6)[..3], [255, 255, 255]);
+        // A clip from (4, 100), 10 CSS px wide, shot at 4×: the box starts at 4 px.
+        let c = Canvas::from_png(&cover(
+            png.clone(),
+            &found,
+            Shot::Clip {
+                x: 4.0,
+                y: 100.0,
+                width: 10.0,
+            },
+        ))
+        .unwrap();
+        assert_eq!(c.pixel(6, 10)[..3], grey);
+        let none = json!({"boxes": [], "scrollX": 0, "scrollY": 0, "width": 20, "docWidth": 20});
+        assert_eq!(cover(png.clone(), &none, Shot::Viewport), png, "nothing to cover");
     }
 }

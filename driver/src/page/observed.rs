@@ -105,3 +105,35 @@ impl Page {
         Ok((info, answer))
     }
 }
+
+/// The tabs whose JavaScript dialogs a run holds open for its own answers
+/// (the agent's and the steps runner's `handleDialog`), with the policy
+/// each had: every tab the run comes to is held, and each is given back as
+/// it was.
+#[derive(Default)]
+pub struct DialogHolds(Vec<(Page, DialogPolicy)>);
+
+impl DialogHolds {
+    /// Holds `page`'s dialogs from now on (once per tab).
+    pub fn hold(&mut self, page: &Page) {
+        if self.0.iter().any(|(p, _)| p.target_id() == page.target_id()) {
+            return;
+        }
+        self.0.push((page.clone(), page.set_dialog_policy(DialogPolicy::Hold)));
+    }
+
+    /// Gives each tab its policy back, then dismisses a dialog still open
+    /// on it (the policy first: a dialog the page opens in answer to the
+    /// dismissal then goes by that policy, and is not left held).
+    pub async fn release(self) {
+        for (page, policy) in self.0.into_iter().rev() {
+            page.set_dialog_policy(policy);
+            // (A page that answers each dismissal with another dialog is not followed for ever.)
+            for _ in 0..3 {
+                if page.dialog().is_none() || page.handle_dialog(false, None).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -4,6 +4,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, CaptureScreenshotParams, GetLayoutMetricsParams, GetLayoutMetricsReturns, Viewport,
 };
 
+use super::cover::Shot;
 use super::handle::Page;
 use super::target::{Needs, Target};
 use crate::base64;
@@ -146,6 +147,11 @@ impl Page {
 
     /// A PNG of one element's box (scrolled into view first).
     pub async fn screenshot_element(&self, target: impl Into<Target>) -> Result<Vec<u8>> {
+        Ok(self.screenshot_element_shot(target).await?.0)
+    }
+
+    /// [`Page::screenshot_element`], and the part of the page it shows.
+    pub async fn screenshot_element_shot(&self, target: impl Into<Target>) -> Result<(Vec<u8>, Shot)> {
         let target = target.into();
         let needs = Needs {
             visible: true,
@@ -168,6 +174,11 @@ impl Page {
         let vv = &m.css_visual_viewport;
         let r = ready.rect;
         let clip = clip_rect(r.x + vv.page_x, r.y + vv.page_y, r.width, r.height);
-        self.capture(Some(clip), true, false).await
+        let shot = Shot::Clip {
+            x: clip.x,
+            y: clip.y,
+            width: clip.width,
+        };
+        Ok((self.capture(Some(clip), true, false).await?, shot))
     }
 }

@@ -21,7 +21,7 @@ use super::file::{target_of, Step};
 use crate::browser::Browser;
 use crate::error::{Error, Result};
 use crate::llm::Llm;
-use crate::page::{ActionResult, DialogPolicy, Page, SnapshotOptions, Target};
+use crate::page::{ActionResult, DialogHolds, Page, SnapshotOptions, Target};
 use crate::tools::{Registry, ToolContext, ToolSettings};
 
 /// What one step did.
@@ -121,11 +121,11 @@ impl<'b> Runner<'b> {
         let mut reports = Vec::new();
         let mut failure = None;
         self.holds_dialogs = steps.iter().any(|s| self.answers_dialogs(s));
-        // The tabs whose dialogs the run held, with the policy each had:
-        // set back at the end, so the page is left as it was given.
-        let mut held = Vec::new();
+        // The tabs whose dialogs the run held: given back at the end, so the
+        // page is left as it was given.
+        let mut held = DialogHolds::default();
         if self.holds_dialogs {
-            held.push((self.page.clone(), self.page.set_dialog_policy(DialogPolicy::Hold)));
+            held.hold(&self.page);
         }
         for (i, step) in steps.iter().enumerate() {
             let started = Instant::now();
@@ -171,7 +171,7 @@ impl<'b> Runner<'b> {
                             let url = p.url().await.unwrap_or_default();
                             report.notes.push(format!("continuing in the new tab {url}"));
                             if self.holds_dialogs {
-                                held.push((p.clone(), p.set_dialog_policy(DialogPolicy::Hold)));
+                                held.hold(&p);
                             }
                             self.page = p;
                             self.snapshot = None;
@@ -192,9 +192,7 @@ impl<'b> Runner<'b> {
                 break;
             }
         }
-        for (page, policy) in held.into_iter().rev() {
-            page.set_dialog_policy(policy);
-        }
+        held.release().await;
         let (url, title) = match &failure {
             // A page that stopped answering (or died) would not say: what the
             // browser lists still does, at once.

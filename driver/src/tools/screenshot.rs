@@ -10,7 +10,7 @@ use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
 use crate::error::Error;
 use crate::files::write_output;
-use crate::page::Target;
+use crate::page::{Page, Shot, Target};
 
 pub const TOOL: Tool = Tool::new(
     "screenshot",
@@ -74,13 +74,13 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     shot.crowded.join(", ")
                 ));
             }
-            (shot.png, text)
+            (cover(&page, ctx, shot.png, Shot::Viewport).await, text)
         } else {
             let (png, what) = match target {
-                Some(t) => (
-                    page.screenshot_element(Target::parse(t)).await?,
-                    format!("the element {t}"),
-                ),
+                Some(t) => {
+                    let (png, shot) = page.screenshot_element_shot(Target::parse(t)).await?;
+                    (cover(&page, ctx, png, shot).await, format!("the element {t}"))
+                }
                 None if a.full_page => {
                     // (Images for a model's API have its limits; files the caller reads, Chromium's.)
                     let shot = if ctx.settings.images_to_files {
@@ -88,7 +88,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     } else {
                         page.screenshot_full_page_for_a_model().await?
                     };
-                    match shot {
+                    let covered = cover(&page, ctx, shot.0, Shot::FullPage).await;
+                    match (covered, shot.1) {
                         (png, None) => (png, "the whole page".to_string()),
                         (png, Some((shown, height))) => (
                             png,
@@ -99,7 +100,10 @@ take the viewport for the rest)"
                         ),
                     }
                 }
-                None => (page.screenshot().await?, "the viewport".to_string()),
+                None => {
+                    let png = page.screenshot().await?;
+                    (cover(&page, ctx, png, Shot::Viewport).await, "the viewport".to_string())
+                }
             };
             (png, format!("Screenshot of {what}."))
         };
@@ -116,4 +120,10 @@ take the viewport for the rest)"
         out.image_png = Some(png);
         Ok(out)
     })
+}
+
+/// `png` with the run's `%name%` values painted over, as its texts have
+/// them replaced: a model reads this image.
+async fn cover(page: &Page, ctx: &ToolContext<'_>, png: Vec<u8>, shot: Shot) -> Vec<u8> {
+    page.cover_secrets(png, &ctx.settings.variables.values(), shot).await
 }

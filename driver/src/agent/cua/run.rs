@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::llm::{
     ChatRequest, ComputerResult, ComputerSpec, Message, Part, Role, StopReason, ToolChoice, ToolSpec, Usage,
 };
-use crate::page::SnapshotOptions;
+use crate::page::{Shot, SnapshotOptions};
 use crate::tools::{done, remove_blocker, specs, RecordedCall, Registry, ToolOutput};
 
 /// The function tools offered beside the computer tool (from the registry):
@@ -87,7 +87,7 @@ impl<'a> CuaLoop<'a> {
         let first_screenshot = self
             .h
             .page
-            .cover_secrets(first_screenshot, self.h.secrets.values())
+            .cover_secrets(first_screenshot, self.h.secrets.values(), Shot::VisualViewport)
             .await;
         self.conv.push(Message {
             role: Role::User,
@@ -484,7 +484,11 @@ impl<'a> CuaLoop<'a> {
             return Some(End::Interrupted);
         };
         let png = match shot {
-            Ok(png) => Some(base64::encode(&page.cover_secrets(png, self.h.secrets.values()).await)),
+            Ok(png) => Some(base64::encode(
+                &page
+                    .cover_secrets(png, self.h.secrets.values(), Shot::VisualViewport)
+                    .await,
+            )),
             Err(e) => {
                 tracing::warn!("computer use: no screenshot: {e}");
                 None
