@@ -185,6 +185,7 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
                 // A short one (a PIN, a CVV) is masked where it stands
                 // alone, never inside the request's numbers or refs.
                 ("pin".to_string(), "4096".to_string()),
+                ("code".to_string(), "1".to_string()),
             ]
             .into(),
         )
@@ -228,7 +229,8 @@ async fn act_fills_with_variables_that_the_model_never_sees() {
             server.requests()[0].prompt_text().contains("%password%"),
             "the model is told the placeholders"
         );
-        assert!(!second.contains("e%pin%"), "refs stay whole: {second}");
+        // "4096" is the request's max_tokens (the JSON stays valid); "1" is in refs.
+        assert!(second.contains("[ref=e1]") && !second.contains("e%code%"), "refs stay whole: {second}");
         let first = server.requests()[0].prompt_text();
         assert!(first.contains("<untrusted_page_content>\nPage: "), "the page is fenced: {first}");
         assert!(
@@ -793,6 +795,27 @@ async fn extract_keeps_its_data_when_the_completeness_check_fails() {
             "{r:?}"
         );
         assert_eq!(server.request_count(), 2);
+        // A long page whose second part cannot be read: the first part's data stays.
+        let server = LlmServer::with_script(vec![
+            Reply::json(json!({"title": "Product 1"})),
+            Reply::json(json!({"progress": "one product", "completed": false})),
+            Reply::status(500),
+        ]);
+        let llm = llm_with(&server, Wire::OpenAi, |o| o.max_retries = 0);
+        let page = ctx.open("llm/products.html").await;
+        let opts = ExtractOptions {
+            token_budget: 2_000,
+            ..ExtractOptions::default()
+        };
+        let r = Ai::new(&llm)
+            .extract(&page, Some("the first product"), Some(&schema), &opts)
+            .await
+            .expect("the first part's data");
+        assert_eq!(r.data, json!({"title": "Product 1"}));
+        assert!(
+            !r.completed && r.progress.starts_with("not complete: part 2 of"),
+            "{r:?}"
+        );
         ctx.browser.close().await.unwrap();
     })
     .await

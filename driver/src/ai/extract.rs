@@ -340,7 +340,18 @@ async fn extract_from(
         let messages = vec![Message::user(prompts::extract_user(instruction, which, &page))];
         let reply = llm
             .structured(&system, messages, "extraction", &chunk_schema, "extract", secrets)
-            .await?;
+            .await;
+        // A later part failing leaves what the earlier ones gave (said as
+        // not complete); the first one failing is the extraction failing.
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) if read > 0 => {
+                progress = format!("not complete: part {} of {total} could not be read ({e})", i + 1);
+                completed = false;
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
         usage += reply.usage;
         read += 1;
         if data.is_null() {

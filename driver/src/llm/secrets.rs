@@ -70,20 +70,37 @@ impl Secrets {
     }
 
     /// Redacts the texts of a JSON request or response: its string values,
-    /// not its keys, numbers or image data (base64 under `data`, `data:`
-    /// URLs), and not the tool definitions, which are Sightline's own.
+    /// not its keys, numbers or image data (an image source's base64
+    /// `data`, `data:image/…` URLs), and not the top level's tool
+    /// definitions, which are Sightline's own.
     pub fn redact_json(&self, value: &mut serde_json::Value) {
-        use serde_json::Value;
         if self.is_empty() {
             return;
         }
+        if let serde_json::Value::Object(map) = value {
+            for (_, v) in map.iter_mut().filter(|(k, _)| k.as_str() != "tools") {
+                self.redact_texts(v);
+            }
+        } else {
+            self.redact_texts(value);
+        }
+    }
+
+    fn redact_texts(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
         match value {
-            Value::String(s) if !s.starts_with("data:") => *s = self.redact(s),
-            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
+            Value::String(s) if !s.starts_with("data:image/") => *s = self.redact(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_texts(v)),
             Value::Object(map) => {
+                // An image's source: Anthropic's `media_type`, Gemini's `mime_type`/`mimeType`.
+                let image = ["media_type", "mime_type", "mimeType"].iter().any(|k| {
+                    map.get(*k)
+                        .and_then(Value::as_str)
+                        .is_some_and(|m| m.starts_with("image/"))
+                });
                 for (key, v) in map.iter_mut() {
-                    if !matches!(key.as_str(), "data" | "tools") {
-                        self.redact_json(v);
+                    if !(image && key == "data") {
+                        self.redact_texts(v);
                     }
                 }
             }
@@ -209,7 +226,8 @@ mod tests {
             "messages": [
                 {"role": "user", "content": [
                     {"type": "text", "text": "- textbox \"CVV\" [ref=e12]: 300"},
-                    {"type": "image", "source": {"type": "base64", "data": "AB 300 CD"}},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AB 300 CD"}},
+                    {"type": "text", "data": "a tool's data: 300"},
                     {"type": "image_url", "image_url": {"url": "data:image/png;base64,AB 300 CD"}}
                 ]},
                 {"role": "assistant", "tool_calls": [{"function": {"arguments": "{\"value\":\"12\"}"}}]}
@@ -221,7 +239,11 @@ mod tests {
         let content = &body["messages"][0]["content"];
         assert_eq!(content[0]["text"], "- textbox \"CVV\" [ref=e12]: %cvv%");
         assert_eq!(content[1]["source"]["data"], "AB 300 CD");
-        assert_eq!(content[2]["image_url"]["url"], "data:image/png;base64,AB 300 CD");
+        assert_eq!(
+            content[2]["data"], "a tool's data: %cvv%",
+            "only an image's data is left alone"
+        );
+        assert_eq!(content[3]["image_url"]["url"], "data:image/png;base64,AB 300 CD");
         assert_eq!(
             body["messages"][1]["tool_calls"][0]["function"]["arguments"],
             "{\"value\":\"%pin%\"}"

@@ -246,10 +246,11 @@ pub(crate) struct Ready {
     pub context: Option<String>,
 }
 
-/// A stale ref's replacement: the target acted on instead, and how the
-/// action names it.
+/// A stale ref's replacement: the target acted on instead, the document
+/// it was found in, and how the action names it.
 struct Rebound {
     target: Target,
+    document: Option<f64>,
     description: String,
 }
 
@@ -561,7 +562,12 @@ impl Page {
         loop {
             let current = rebound.as_ref().map_or(target, |r| &r.target);
             let attempt = async {
-                let loc = self.locate(current).await?;
+                let mut loc = self.locate(current).await?;
+                if let Some(r) = &rebound {
+                    // The replacement was found in the ref's document: it is
+                    // acted on there only (a page that moved on makes it stale).
+                    loc.document = r.document;
+                }
                 match self.probe(&loc, needs).await {
                     Err(Failure::Element(ActionErrorKind::StaleRef, element)) if rebound.is_none() => {
                         // (A frame gone meanwhile leaves it stale too.)
@@ -627,6 +633,7 @@ impl Page {
                 selector: found.selector,
                 frame: prefix.map(str::to_string),
             },
+            document: loc.document,
             description: found.description,
         })
     }
