@@ -458,7 +458,7 @@ async fn a_saved_run_never_replays_onto_another_cards_button() {
         let (sorted, added) = replay(format!("{url}?swap")).await;
         assert!(!sorted.success, "{sorted:#?}");
         assert!(
-            sorted.steps[0].detail.contains("among \"Red shoe Add to cart\"")
+            sorted.steps[0].detail.contains("among \"Red shoe $20 Add to cart\"")
                 && sorted.steps[0].detail.contains("not acted on"),
             "{sorted:#?}"
         );

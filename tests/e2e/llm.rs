@@ -516,6 +516,12 @@ async fn act_cache_never_replays_onto_another_cards_button_of_the_same_name() {
         let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
         assert!(r.success && r.cache_hit, "{r:?}");
         assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
+        // New prices: the same cards, the cached click still fits.
+        let page = ctx.open("llm/cards.html").await;
+        js(&page, "reprice()").await;
+        let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
+        assert!(r.success && r.cache_hit, "{r:?}");
+        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
         // Re-sorted: the Red shoe's button sits where the cached one was.
         let page = ctx.open("llm/cards.html").await;
         js(&page, "swap()").await;
@@ -525,7 +531,7 @@ async fn act_cache_never_replays_onto_another_cards_button_of_the_same_name() {
         assert!(
             r.notes
                 .iter()
-                .any(|n| n.contains("now finds an element among \"Red shoe Add to cart\"")),
+                .any(|n| n.contains("now finds an element among \"Red shoe $20 Add to cart\"")),
             "{:?}",
             r.notes
         );

@@ -230,6 +230,13 @@ impl<'a> Harness<'a> {
             }
         }
         if output.ok {
+            // (The text around an element is the page's: no secret in the record.)
+            for step in &mut output.replay {
+                step.context = step.context.as_deref().map(|c| self.secrets.redact(c));
+                for a in &mut step.actions {
+                    a.context = a.context.as_deref().map(|c| self.secrets.redact(c));
+                }
+            }
             self.result.run.steps.append(&mut output.replay);
         }
         self.result.usage += output.usage;

@@ -130,7 +130,7 @@ impl SavedRun {
         let registry = Registry::standard();
         let ctx = ToolContext::new(page.clone(), &settings).with_llm(opts.llm);
         for step in &self.steps {
-            let done = if let Some(moved) = moved_element(&ctx.page(), step).await? {
+            let done = if let Some(moved) = moved_element(&ctx.page(), step, &opts.variables).await? {
                 ReplayedStep {
                     tool: step.tool.clone(),
                     ok: false,
@@ -162,7 +162,7 @@ impl SavedRun {
 /// Why an element step must not run: its selector (a position among
 /// siblings) finds an element with other text around it than the run's,
 /// such as another row's "Add to cart" after the list reordered.
-async fn moved_element(page: &Page, step: &RecordedCall) -> Result<Option<String>> {
+async fn moved_element(page: &Page, step: &RecordedCall, variables: &Variables) -> Result<Option<String>> {
     let Some(then) = &step.context else { return Ok(None) };
     let Some(selector) = ["target", "startTarget"]
         .iter()
@@ -175,15 +175,19 @@ async fn moved_element(page: &Page, step: &RecordedCall) -> Result<Option<String
         None => Target::parse(selector),
     };
     page.wait_ready().await?;
-    Ok(page.context_changed(target, then).await?.map(|now| {
-        format!(
-            "{}: {selector} now finds an element among \"{}\", where the run acted among \"{}\": the page \
+    let secrets = variables.secrets();
+    Ok(page
+        .context_changed(target, then, &|s| secrets.redact(s))
+        .await?
+        .map(|now| {
+            format!(
+                "{}: {selector} now finds an element among \"{}\", where the run acted among \"{}\": the page \
 changed, and it may be another row's; not acted on",
-            step.tool,
-            crate::text::clip(&now, 80),
-            crate::text::clip(then, 80)
-        )
-    }))
+                step.tool,
+                crate::text::clip(&now, 80),
+                crate::text::clip(then, 80)
+            )
+        }))
 }
 
 /// A format-1 step (`{"tool":"navback"}`, `{"tool":"keys","method","value","repeat"}`…)
@@ -267,7 +271,10 @@ async fn replay_resolved(
         // A position that now holds another row's element is healed (or
         // refused) as a selector that no longer resolves.
         let moved = match (&rec.context, action.target()) {
-            (Some(then), Some(t)) if resolves => page.context_changed(t, then).await?.is_some(),
+            (Some(then), Some(t)) if resolves => {
+                let secrets = opts.variables.secrets();
+                page.context_changed(t, then, &|s| secrets.redact(s)).await?.is_some()
+            }
             _ => false,
         };
         if resolves && !moved {

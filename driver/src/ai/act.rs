@@ -414,7 +414,8 @@ impl<'a> ActRun<'a> {
             method: choice.method_name.clone(),
             arguments,
             element: super::record::element_label(&info.role, &info.name),
-            context: done.context.clone(),
+            // (Kept in saved runs and the cache on disk: no secret in it.)
+            context: done.context.as_deref().map(|c| self.opts.variables.secrets().redact(c)),
             selector: info.selector,
             frame: info.frame,
             rect: done.rect,
@@ -625,7 +626,7 @@ async fn replay_cached(
     opts: &ActOptions,
 ) -> Result<std::result::Result<(), String>> {
     if let Some(first) = actions.first() {
-        if let Err(why) = still_the_element(page, first).await? {
+        if let Err(why) = still_the_element(page, first, &opts.variables).await? {
             return Ok(Err(why));
         }
     }
@@ -655,7 +656,11 @@ async fn replay_cached(
 /// the one the record names (role and name, and for a position among
 /// siblings the text around it), in its frame. One snapshot
 /// answers both (it also numbers the frames a record's `f1` names).
-async fn still_the_element(page: &Page, first: &ActRecord) -> Result<std::result::Result<(), String>> {
+async fn still_the_element(
+    page: &Page,
+    first: &ActRecord,
+    variables: &Variables,
+) -> Result<std::result::Result<(), String>> {
     if first.selector.is_empty() {
         return Ok(Ok(()));
     }
@@ -678,7 +683,10 @@ async fn still_the_element(page: &Page, first: &ActRecord) -> Result<std::result
         // The same name at the same position may be another row's (a list
         // that reordered): the text around it tells.
         (Some(_), _) => match (&first.context, first.to_action(&Variables::default()).target()) {
-            (Some(then), Some(target)) => match page.context_changed(target, then).await? {
+            (Some(then), Some(target)) => match page
+                .context_changed(target, then, &|s| variables.secrets().redact(s))
+                .await?
+            {
                 Some(now) => Ok(Err(format!(
                     "{} now finds an element among \"{}\", not the cached one among \"{}\"",
                     first.selector,

@@ -8,17 +8,24 @@ use super::handle::Page;
 use super::target::{Located, Target};
 use crate::error::Result;
 
-/// The text of the nearest ancestor that holds more than the element's own
-/// text (a field's label, a button's row or card), whitespace collapsed
-/// and cut to 300 characters; empty when there is none below the body.
+/// The text of the repeated item the element sits in (a row, a card, a
+/// field's label: an ancestor with a sibling of its own tag, holding more
+/// text than the element), else of the nearest ancestor holding more;
+/// whitespace collapsed, cut to 300 characters, empty when there is none
+/// below the body. (The element's own text, not a field's value: what a
+/// user typed is no part of where the field is.)
 const CONTEXT_JS: &str = r#"(el) => {
   const norm = (t) => (t || "").replace(/\s+/g, " ").trim();
-  const own = norm(el.innerText || el.value || el.getAttribute("aria-label"));
+  const own = norm(el.innerText || el.getAttribute("aria-label"));
+  let nearest = "";
   for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
     const text = norm(a.innerText);
-    if (text.length > own.length) return text.slice(0, 300);
+    if (text.length <= own.length) continue;
+    if (!nearest) nearest = text;
+    const p = a.parentElement;
+    if (p && [...p.children].some((c) => c !== a && c.tagName === a.tagName)) return text.slice(0, 300);
   }
-  return "";
+  return nearest.slice(0, 300);
 }"#;
 
 impl Page {
@@ -33,11 +40,23 @@ impl Page {
     }
 
     /// What `target`'s element has around it now, when that is not
-    /// `then` (the record's): the page moved another element there.
+    /// `then` (the record's, redacted by `redact` as the live one is): the
+    /// page moved another element there. Numbers do not count (a price, a
+    /// stock count or a time that changed leaves a row the same row).
     /// `None` when it is the same, or the target does not resolve (the
     /// action's own error says so).
-    pub async fn context_changed(&self, target: impl Into<Target>, then: &str) -> Result<Option<String>> {
-        Ok(self.context_of(target).await?.filter(|now| now != then))
+    pub async fn context_changed(
+        &self,
+        target: impl Into<Target>,
+        then: &str,
+        redact: &(dyn Fn(&str) -> String + Sync),
+    ) -> Result<Option<String>> {
+        let words = |s: &str| s.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
+        Ok(self
+            .context_of(target)
+            .await?
+            .map(|now| redact(&now))
+            .filter(|now| words(now) != words(then)))
     }
 
     /// [`Page::context_of`] of a located element (`None` on any failure:
