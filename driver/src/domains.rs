@@ -76,6 +76,10 @@ pub struct OriginPolicy {
     pub blocked: AllowedDomains,
     /// `file:` documents (and uploads): anywhere by default.
     pub files: FileAccess,
+    /// Only the tab's own documents are held to `allowed` and `blocked`,
+    /// not its frames': an agent that may only visit a shop still sees its
+    /// payment frame, its captcha, its video.
+    pub top_level_only: bool,
 }
 
 impl OriginPolicy {

@@ -216,6 +216,7 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
     // for them (a link, a form's POST with its data): the run's own check
     // afterwards only says so and goes back.
     launch.origins.allowed = sightline::AllowedDomains::new(&args.allowed_domains);
+    launch.origins.top_level_only = true;
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let signal = shutdown_signal();
     tokio::pin!(signal);

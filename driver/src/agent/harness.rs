@@ -224,7 +224,8 @@ impl<'a> Harness<'a> {
         }
         let changed_page = tools.get(name).is_some_and(|t| t.changes_page);
         if changed_page {
-            if let Some(note) = self.enforce_domains().await {
+            let blocked = output.text.contains("ERR_BLOCKED_BY_CLIENT");
+            if let Some(note) = self.enforce_domains(blocked).await {
                 output.ok = false;
                 output.text.push_str(&format!("\n{note}"));
             }
@@ -318,12 +319,15 @@ impl<'a> Harness<'a> {
 
     /// After a page-changing tool: a page outside `allowed_domains` is left
     /// at once (back, or the last allowed URL), and the model is told.
-    pub async fn enforce_domains(&self) -> Option<String> {
+    pub async fn enforce_domains(&self, blocked: bool) -> Option<String> {
         if self.domains.is_empty() {
             return None;
         }
         let url = self.page.url().await.ok()?;
-        if self.domains.allows(&url) {
+        // The browser's error page of an allowed site that did not load is
+        // no visit elsewhere (the tool's result says why it did not load).
+        let error_page = url.starts_with("chrome-error:");
+        if self.domains.allows(&url) || (error_page && !blocked) {
             return None;
         }
         let _ = self.page.back().await;
@@ -334,7 +338,7 @@ impl<'a> Harness<'a> {
         let domains = self.domains.entries().join(", ");
         // A browser launched with the domains refuses the request itself and
         // shows its error page.
-        Some(if url.starts_with("chrome-error:") {
+        Some(if error_page {
             format!("Refused: that page is outside the allowed domains ({domains}); it was not requested. Went back.")
         } else {
             format!("Refused: the page navigated to {url}, outside the allowed domains ({domains}); went back.")

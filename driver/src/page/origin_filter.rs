@@ -50,7 +50,16 @@ impl OriginFilter {
         let task = tokio::spawn(async move {
             while let Some(ev) = paused.next().await {
                 let id = ev.request_id.clone();
-                if policy.allows(&ev.request.url) {
+                // (A frame's document, when only the tab's own are held.)
+                let frames_free = policy.top_level_only
+                    && policy.files.allows_url(&ev.request.url)
+                    && page
+                        .mainframe()
+                        .await
+                        .ok()
+                        .flatten()
+                        .is_some_and(|main| main != ev.frame_id);
+                if frames_free || policy.allows(&ev.request.url) {
                     let _ = page.execute(ContinueRequestParams::new(id)).await;
                 } else {
                     tracing::info!("blocked a navigation to {} (origin policy)", ev.request.url);
