@@ -765,6 +765,26 @@ async fn the_agent_answers_a_dialog_itself() {
             js(&page, "document.getElementById('out').textContent").await,
             json!("Deleted")
         );
+        // The saved run holds the click the dialog cut short, and its answer:
+        // replayed with no model, the dialog is answered the same way.
+        let tools: Vec<&str> = r.run.steps.iter().map(|s| s.tool.as_str()).collect();
+        assert_eq!(tools, ["click", "handleDialog"], "{:?}", r.run.steps);
+        let target = r.run.steps[0].args["target"].as_str().unwrap();
+        assert!(
+            target.starts_with('#') || target.contains('>') || target.contains('['),
+            "a selector: {target}"
+        );
+        let fresh = browser.new_page().await.unwrap();
+        let options = ReplayOptions {
+            variables: Variables::default(),
+            llm: None,
+        };
+        let replayed = r.run.replay(&fresh, &options).await.unwrap();
+        assert!(replayed.success, "{replayed:#?}");
+        assert_eq!(
+            js(&fresh, "document.getElementById('out').textContent").await,
+            json!("Deleted")
+        );
         server.assert_no_malformed();
         browser.close().await.unwrap();
     })

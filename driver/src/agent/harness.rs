@@ -20,8 +20,8 @@ use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::eval::Verdict;
 use crate::llm::{Llm, LlmError, Secrets, Usage};
-use crate::page::{resolve_target, DialogHolds, Page, Shot};
-use crate::tools::{done, handle_dialog, think, Finish, Registry, ToolContext, ToolOutput, ToolSettings};
+use crate::page::{is_ref, resolve_target, DialogHolds, Page, Shot};
+use crate::tools::{done, handle_dialog, think, Finish, RecordedCall, Registry, ToolContext, ToolOutput, ToolSettings};
 
 /// How a run ended.
 pub(super) enum End {
@@ -190,10 +190,18 @@ impl<'a> Harness<'a> {
             }
         };
         let mut output = match self.unless_cancelled(run).await? {
-            None => match self.page.dialog() {
-                Some(d) => ToolOutput::ok(format!("It opened a dialog. {}", prompts::dialog_open(&d))),
-                None => ToolOutput::ok("It opened a dialog, which is closed now."),
-            },
+            None => {
+                let mut out = match self.page.dialog() {
+                    Some(d) => ToolOutput::ok(format!("It opened a dialog. {}", prompts::dialog_open(&d))),
+                    None => ToolOutput::ok("It opened a dialog, which is closed now."),
+                };
+                // Cut short, it kept no record of itself: the call as made,
+                // its refs as selectors, replays it (and the dialog with it).
+                if let Some(call) = self.cut_call(tools, name, args) {
+                    out.replay.push(call);
+                }
+                out
+            }
             Some(Err(_)) => ToolOutput::failed(format!("{name} timed out after {}", crate::time::spoken(timeout))),
             Some(Ok(Ok(o))) => o,
             Some(Ok(Err(e))) => ToolOutput::failed(e.to_string()),
@@ -205,6 +213,7 @@ impl<'a> Harness<'a> {
         }
         if self.page.dialog().is_some() {
             // (Nothing else can be read of the page until the answer.)
+            self.keep(&mut output);
             return Some(Applied {
                 output,
                 changed_page: true,
@@ -230,6 +239,13 @@ impl<'a> Harness<'a> {
                 output.text.push_str(&format!("\n{note}"));
             }
         }
+        self.keep(&mut output);
+        Some(Applied { output, changed_page })
+    }
+
+    /// Adds a call's replay record (when it did its job) and model use to
+    /// the run's.
+    fn keep(&mut self, output: &mut ToolOutput) {
         if output.ok {
             // (The text around an element is the page's: no secret in the record.)
             for step in &mut output.replay {
@@ -241,7 +257,35 @@ impl<'a> Harness<'a> {
             self.result.run.steps.append(&mut output.replay);
         }
         self.result.usage += output.usage;
-        Some(Applied { output, changed_page })
+    }
+
+    /// The record of a page-changing call a dialog cut short: as made, each
+    /// ref target as the snapshot's selector of its element (refs die with
+    /// the page). `None` for a model tool (its record is what it resolved to).
+    fn cut_call(&self, tools: &Registry, name: &str, args: &Value) -> Option<RecordedCall> {
+        let tool = tools.get(name).filter(|t| t.changes_page && !t.needs_llm)?;
+        let mut args = args.clone();
+        for key in ["target", "startTarget"] {
+            let Some(r) = args
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|r| is_ref(r))
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            let (selector, frame) = self.page.ref_selector(&r)?;
+            args[key] = Value::String(selector);
+            if let Some(frame) = frame {
+                args["frame"] = Value::String(frame);
+            }
+        }
+        Some(RecordedCall {
+            tool: tool.name.to_string(),
+            args,
+            actions: Vec::new(),
+            context: None,
+        })
     }
 
     /// Appends the call to the result (with a screenshot when asked) and reports progress.

@@ -14,9 +14,9 @@ use crate::ai::{ActOptions, ActRecord, Ai, Variables};
 use crate::error::{Error, Result};
 use crate::files::LocalInputs;
 use crate::llm::{Llm, Usage};
-use crate::page::{Action, Page, Target};
+use crate::page::{Action, DialogHolds, Page, Target};
 use crate::steps::Step;
-use crate::tools::{RecordedCall, Registry, ToolContext, ToolSettings};
+use crate::tools::{handle_dialog, RecordedCall, Registry, ToolContext, ToolSettings};
 
 /// The format's version: bump on incompatible changes. Version 1 (before
 /// the tool registry) is still read.
@@ -129,6 +129,29 @@ impl SavedRun {
         };
         let registry = Registry::standard();
         let ctx = ToolContext::new(page.clone(), &settings).with_llm(opts.llm);
+        // A run that answered a dialog gets its dialogs held for that answer,
+        // and the step that opens one ends there, as in the run.
+        let answers_dialogs = self.steps.iter().any(|s| s.tool == handle_dialog::TOOL.name);
+        let mut holds = DialogHolds::default();
+        if answers_dialogs {
+            holds.hold(page);
+        }
+        let replayed = self
+            .replay_steps(&registry, &ctx, opts, answers_dialogs, &mut report)
+            .await;
+        holds.release().await;
+        replayed?;
+        Ok(report)
+    }
+
+    async fn replay_steps(
+        &self,
+        registry: &Registry,
+        ctx: &ToolContext<'_>,
+        opts: &ReplayOptions<'_>,
+        answers_dialogs: bool,
+        report: &mut ReplayReport,
+    ) -> Result<()> {
         for step in &self.steps {
             let done = if let Some(moved) = moved_element(&ctx.page(), step, &opts.variables).await? {
                 ReplayedStep {
@@ -138,12 +161,29 @@ impl SavedRun {
                     healed: false,
                 }
             } else if step.actions.is_empty() {
-                let out = registry.call(&ctx, &step.tool, step.args.clone()).await?;
-                ReplayedStep {
-                    tool: step.tool.clone(),
-                    ok: out.ok,
-                    detail: out.text,
-                    healed: false,
+                let page = ctx.page();
+                let call = registry.call(ctx, &step.tool, step.args.clone());
+                let out = if answers_dialogs && step.tool != handle_dialog::TOOL.name {
+                    page.unless_a_dialog_opens(call).await
+                } else {
+                    Some(call.await)
+                };
+                match out {
+                    Some(out) => {
+                        let out = out?;
+                        ReplayedStep {
+                            tool: step.tool.clone(),
+                            ok: out.ok,
+                            detail: out.text,
+                            healed: false,
+                        }
+                    }
+                    None => ReplayedStep {
+                        tool: step.tool.clone(),
+                        ok: true,
+                        detail: "it opened a dialog, held for the next step".into(),
+                        healed: false,
+                    },
                 }
             } else {
                 replay_resolved(&ctx.page(), step, opts, &mut report.usage).await?
@@ -155,7 +195,7 @@ impl SavedRun {
                 break;
             }
         }
-        Ok(report)
+        Ok(())
     }
 }
 

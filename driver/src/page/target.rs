@@ -487,6 +487,20 @@ impl Page {
         })
     }
 
+    /// The selector the latest snapshot gave ref `r`'s element, and its
+    /// frame prefix (`f1`) for a ref inside a frame: what finds it again in
+    /// a later document.
+    pub fn ref_selector(&self, r: &str) -> Option<(String, Option<String>)> {
+        let (prefix, local) = split_ref(r)?;
+        let frame = match prefix {
+            Some(p) => self.frame_for_prefix(p)?,
+            None => self.state().main_frame.clone()?,
+        };
+        let state = self.state();
+        let facts = state.frame_refs.get(frame.inner())?.refs.get(local)?;
+        Some((facts.selector.clone(), prefix.map(str::to_string)))
+    }
+
     /// Whether the target resolves to an element now (no waiting, no checks):
     /// a cached action's selector, a ref that may have gone stale.
     pub async fn exists(&self, target: impl Into<Target>) -> Result<bool> {
