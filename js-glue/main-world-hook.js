@@ -46,11 +46,13 @@
   const deref = w.WeakRef.prototype.deref;
   const isConnected = getDescriptor(w.Node.prototype, "isConnected").get;
   const doc = w.document;
-  // A replacement reads as the built-in it stands for, however it is asked
-  // (`String(fn)`, `fn.toString()`, `Function.prototype.toString.call(fn)`,
-  // which bot checks use), and has no own `toString` to give it away:
+  // A replacement reads as the built-in it stands for when asked the usual
+  // ways (`String(fn)`, `fn.toString()`, `Function.prototype.toString.call(fn)`,
+  // which bot checks use), with no own `toString` to give it away:
   // Function.prototype.toString answers for the replacements, itself
-  // included, and passes everything else to the original.
+  // included, and passes everything else to the original. Replacements are
+  // methods, as built-ins are: no `prototype`, and `new` refuses them.
+  // (A fresh frame's own toString still tells; so do stack traces.)
   const FunctionProto = w.Function.prototype;
   const originalToString = FunctionProto.toString;
   const disguises = new w.WeakMap();
@@ -60,14 +62,14 @@
     apply(disguise, disguises, [fn, "function " + fn.name + "() { [native code] }"]);
     return fn;
   };
-  const toString = function toString() {
+  const { toString } = { toString() {
     const said = typeof this === "function" ? apply(disguiseOf, disguises, [this]) : undefined;
     return said === undefined ? apply(originalToString, this, arguments) : said;
-  };
+  } };
   defineProperty(FunctionProto, "toString", { value: native(toString), writable: true, configurable: true });
 
   if (origAttach) {
-    const attachShadow = function attachShadow(init) {
+    const { attachShadow } = { attachShadow(init) {
       if (init && init.mode === "closed") {
         const open = {};
         for (const k in init) open[k] = init[k];
@@ -78,7 +80,7 @@
         return root;
       }
       return apply(origAttach, this, [init]);
-    };
+    } };
     defineProperty(ElementProto, "attachShadow", { value: native(attachShadow), writable: true, configurable: true });
   }
 
@@ -94,10 +96,10 @@
       count += 1;
     }
   };
-  const addEventListener = function addEventListener(type, listener, options) {
+  const { addEventListener } = { addEventListener(type, listener, options) {
     if (CLICK_TYPES[type] === 1) remember(this);
     return apply(origAdd, this, [type, listener, options]);
-  };
+  } };
   defineProperty(w.EventTarget.prototype, "addEventListener", { value: native(addEventListener), writable: true, configurable: true });
 
   // The same for handler properties: each setter is wrapped, the getter kept.
@@ -169,7 +171,7 @@
   };
   // (`arguments` of these sloppy-mode functions is mapped to their
   // parameters: the callback is copied before its slot is replaced.)
-  const setTimeout = function setTimeout(callback, delay) {
+  const { setTimeout } = { setTimeout(callback, delay) {
     const args = arguments;
     const handler = callback;
     if (typeof handler !== "function") return apply(origSetTimeout, w, args);
@@ -195,13 +197,13 @@
       due[id] = born[id] + ms;
     }
     return id;
-  };
-  const clearTimeout = function clearTimeout(id) {
+  } };
+  const { clearTimeout } = { clearTimeout(id) {
     delete due[id];
     delete born[id];
     return apply(origClearTimeout, w, arguments);
-  };
-  const setInterval = function setInterval(callback) {
+  } };
+  const { setInterval } = { setInterval(callback) {
     const args = arguments;
     const handler = callback;
     if (typeof handler === "function") {
@@ -212,7 +214,7 @@
       };
     }
     return apply(origSetInterval, w, args);
-  };
+  } };
   defineProperty(w, "setTimeout", { value: native(setTimeout), writable: true, configurable: true, enumerable: true });
   defineProperty(w, "clearTimeout", { value: native(clearTimeout), writable: true, configurable: true, enumerable: true });
   defineProperty(w, "setInterval", { value: native(setInterval), writable: true, configurable: true, enumerable: true });
@@ -228,7 +230,7 @@
   // would never be drawn, nor leave the list, until the next probe).
   const visibility = getDescriptor(w.Document.prototype, "visibilityState").get;
   if (typeof origFrame === "function") {
-    const requestAnimationFrame = function requestAnimationFrame(callback) {
+    const { requestAnimationFrame } = { requestAnimationFrame(callback) {
       const args = arguments;
       const handler = callback;
       if (typeof handler !== "function") return apply(origFrame, w, args);
@@ -243,11 +245,11 @@
       id = apply(origFrame, w, args);
       if (tracked) frames[id] = now();
       return id;
-    };
-    const cancelAnimationFrame = function cancelAnimationFrame(id) {
+    } };
+    const { cancelAnimationFrame } = { cancelAnimationFrame(id) {
       delete frames[id];
       return apply(origCancelFrame, w, arguments);
-    };
+    } };
     defineProperty(w, "requestAnimationFrame", { value: native(requestAnimationFrame), writable: true, configurable: true, enumerable: true });
     defineProperty(w, "cancelAnimationFrame", { value: native(cancelAnimationFrame), writable: true, configurable: true, enumerable: true });
   }

@@ -752,12 +752,12 @@ fn the_awkward_cases_a_coding_agent_meets() {
     let native = s.ok(&[
         "eval",
         "[String(setTimeout), requestAnimationFrame.toString(), Function.prototype.toString.call(setInterval), \
-         Function.prototype.toString.toString(), setTimeout.hasOwnProperty('toString'), \
+         Function.prototype.toString.toString(), setTimeout.hasOwnProperty('toString'), 'prototype' in setTimeout, \
          Function.prototype.toString.call(function mine() { return 1 })].join(' | ')",
     ]);
     assert_eq!(native.matches("[native code]").count(), 4, "{native}");
     assert!(
-        native.contains("function toString() { [native code] } | false | function mine() { return 1 }"),
+        native.contains("function toString() { [native code] } | false | false | function mine() { return 1 }"),
         "{native}"
     );
 
