@@ -328,3 +328,40 @@ async fn a_typed_secret_is_covered_in_the_screenshots() {
     })
     .await
 }
+
+/// A done sent beside an action that failed, in one turn, is not accepted:
+/// the model has not seen the failure yet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn done_beside_a_failed_action_is_not_accepted() {
+    with_timeout("anthropic done after a failure", async {
+        let ctx = Ctx::new(1280, 800).await;
+        let server = LlmServer::with_script(vec![
+            Reply::tools(vec![
+                ("computer", json!({"action": "left_click", "coordinate": [5000, 10]})),
+                ("done", json!({"reasoning": "Clicked it.", "taskComplete": true})),
+            ]),
+            Reply::tool(
+                "done",
+                json!({"reasoning": "The button is off the screen.", "taskComplete": false}),
+            ),
+        ]);
+        let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Cua,
+            start_url: Some(ctx.url()),
+            ..AgentOptions::default()
+        };
+        let result = Agent::new(&page, &llm, opts).execute("Click the corner").await.unwrap();
+        assert!(!result.success && result.completed, "{}", result.message);
+        assert_eq!(result.message, "The button is off the screen.");
+        let refused = server.requests()[1].raw.clone();
+        assert!(
+            refused.contains("done was not accepted: an action failed in this same turn"),
+            "{refused}"
+        );
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}

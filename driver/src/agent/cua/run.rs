@@ -179,9 +179,18 @@ impl<'a> CuaLoop<'a> {
             let mut computer_results = Vec::new();
             // A turn of waits (or looks) only polls a slow page; it is never a repeat.
             let mut waits_only = true;
+            // An action of this turn failed: a done after it claims a task
+            // the model has not seen the failure of (refused, as the DOM
+            // agent does).
+            let mut failed = false;
             for call in &response.tool_calls {
                 if !self.provider.is_computer_call(call, FUNCTIONS) {
-                    let out = if FUNCTIONS.contains(&call.name.as_str()) {
+                    let out = if call.name == done::TOOL.name && failed {
+                        ToolOutput::failed(
+                            "done was not accepted: an action failed in this same turn (see its result). Call done \
+only once the task is done.",
+                        )
+                    } else if FUNCTIONS.contains(&call.name.as_str()) {
                         let Some(applied) = self.h.apply(&self.tools, &call.name, &call.arguments).await else {
                             return End::Interrupted;
                         };
@@ -207,6 +216,7 @@ impl<'a> CuaLoop<'a> {
                     if let Some(finish) = out.finish {
                         return End::Done(finish);
                     }
+                    failed |= !out.ok;
                     parts.push(Part::ToolResult {
                         call_id: call.id.clone(),
                         content: out.text,
@@ -232,7 +242,10 @@ impl<'a> CuaLoop<'a> {
                     screenshot_png_base64: None,
                     url: String::new(),
                     text: (!outcome.notes.is_empty()).then(|| outcome.notes.join("\n")),
-                    error: outcome.error,
+                    error: {
+                        failed |= outcome.error.is_some();
+                        outcome.error
+                    },
                     acknowledged: if self.h.opts.safety_checks == SafetyChecks::Allow {
                         model_call.safety.clone()
                     } else {
