@@ -714,7 +714,7 @@ async fn the_agent_answers_a_dialog_itself() {
         let site = tempfile::tempdir().unwrap();
         std::fs::write(
             site.path().join("items.html"),
-            "<!doctype html><title>Items</title><button onclick=\"document.getElementById('out').textContent = \
+            "<!doctype html><title>Items</title><button id=cleanup onclick=\"document.getElementById('out').textContent = \
              confirm('Delete all 500 items?') ? 'Deleted' : 'Kept'\">Clean up</button><p id=out></p>",
         )
         .unwrap();
@@ -765,8 +765,10 @@ async fn the_agent_answers_a_dialog_itself() {
             js(&page, "document.getElementById('out').textContent").await,
             json!("Deleted")
         );
-        // The saved run holds the click the dialog cut short, and its answer:
-        // replayed with no model, the dialog is answered the same way.
+        // The saved run holds the click the dialog cut short (by the button's
+        // own id: a position among siblings is not kept without its row's
+        // text), and its answer: replayed with no model, the dialog is
+        // answered the same way.
         let tools: Vec<&str> = r.run.steps.iter().map(|s| s.tool.as_str()).collect();
         assert_eq!(tools, ["click", "handleDialog"], "{:?}", r.run.steps);
         let target = r.run.steps[0].args["target"].as_str().unwrap();

@@ -516,12 +516,21 @@ async fn act_cache_never_replays_onto_another_cards_button_of_the_same_name() {
         let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
         assert!(r.success && r.cache_hit, "{r:?}");
         assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
-        // New prices: the same cards, the cached click still fits.
+        // New prices: the row's text changed, so the cache is not trusted
+        // (rows that differ only in a number are different rows); the model
+        // is asked again.
+        let page = ctx.open("llm/cards.html").await;
+        js(&page, "reprice()").await;
+        server.push(green_hat());
+        let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
+        assert!(r.success && !r.cache_hit, "{r:?}");
+        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
+        assert_eq!(server.request_count(), 2);
+        // The entry was rewritten at the new prices: the same page now hits.
         let page = ctx.open("llm/cards.html").await;
         js(&page, "reprice()").await;
         let r = Ai::new(&llm).act(&page, add, &opts).await.unwrap();
         assert!(r.success && r.cache_hit, "{r:?}");
-        assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
         // Re-sorted: the Red shoe's button sits where the cached one was.
         let page = ctx.open("llm/cards.html").await;
         js(&page, "swap()").await;
@@ -536,7 +545,7 @@ async fn act_cache_never_replays_onto_another_cards_button_of_the_same_name() {
             r.notes
         );
         assert_eq!(js(&page, "window.added").await, json!(["Green hat"]));
-        assert_eq!(server.request_count(), 2);
+        assert_eq!(server.request_count(), 3);
         server.assert_no_malformed();
         ctx.browser.close().await.unwrap();
     })

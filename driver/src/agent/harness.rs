@@ -20,7 +20,7 @@ use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::eval::Verdict;
 use crate::llm::{Llm, LlmError, Secrets, Usage};
-use crate::page::{is_ref, resolve_target, DialogHolds, Page, Shot};
+use crate::page::{is_ref, names_its_own_identity, resolve_target, DialogHolds, Page, Shot};
 use crate::tools::{done, handle_dialog, think, Finish, RecordedCall, Registry, ToolContext, ToolOutput, ToolSettings};
 
 /// How a run ended.
@@ -275,6 +275,12 @@ impl<'a> Harness<'a> {
                 continue;
             };
             let (selector, frame) = self.page.ref_selector(&r)?;
+            // (A position among siblings is kept only with its row's text,
+            // which the held page cannot give now: not kept, so a replay
+            // stops at the dialog's answer rather than click another row.)
+            if !names_its_own_identity(&selector) {
+                return None;
+            }
             args[key] = Value::String(selector);
             if let Some(frame) = frame {
                 args["frame"] = Value::String(frame);
@@ -298,19 +304,22 @@ impl<'a> Harness<'a> {
         reasoning: Option<String>,
         usage: Usage,
     ) {
-        // A held dialog stops the page: it is read from the browser's list
-        // of tabs, and not pictured.
-        let held = self.page.dialog().is_some();
+        // A held dialog stops the page (also one that opens meanwhile): it
+        // is read from the browser's list of tabs, and not pictured.
+        let page = self.page.clone();
         // The judge sees the run's newest screenshots besides the final page.
-        let screenshot = if (self.opts.screenshots || self.opts.evaluate.is_some()) && !held {
-            self.screenshot().await
+        let screenshot = if (self.opts.screenshots || self.opts.evaluate.is_some()) && page.dialog().is_none() {
+            page.unless_a_dialog_opens(self.screenshot()).await.flatten()
         } else {
             None
         };
-        let url = if held {
-            self.page.listed().await.0
-        } else {
-            self.page.url().await.unwrap_or_default()
+        let url = match page.dialog() {
+            Some(_) => None,
+            None => page.unless_a_dialog_opens(page.url()).await.and_then(|u| u.ok()),
+        };
+        let url = match url {
+            Some(url) => url,
+            None => page.listed().await.0,
         };
         let reasoning = if tool == "think" {
             arguments

@@ -160,6 +160,18 @@ impl SavedRun {
                     detail: moved,
                     healed: false,
                 }
+            } else if let Some(d) = ctx.page().dialog().filter(|_| step.tool != handle_dialog::TOOL.name) {
+                // (The run had no dialog here: the page moved on otherwise.)
+                ReplayedStep {
+                    tool: step.tool.clone(),
+                    ok: false,
+                    detail: format!(
+                        "a {} dialog is open that the run did not have here: {}",
+                        d.kind,
+                        d.said()
+                    ),
+                    healed: false,
+                }
             } else if step.actions.is_empty() {
                 let page = ctx.page();
                 let call = registry.call(ctx, &step.tool, step.args.clone());

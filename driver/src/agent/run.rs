@@ -192,25 +192,32 @@ impl<'a> ToolLoop<'a> {
 
     /// The viewport page message (and its annotated screenshot in hybrid mode).
     async fn page_message(&mut self) -> PageMessage {
-        // A held dialog stops the page: the dialog is all there is to say.
-        if let Some(d) = self.h.page.dialog() {
+        // A held dialog stops the page (also one that opens while the tree
+        // is read): the dialog is all there is to say.
+        let snap = match self.h.page.dialog() {
+            Some(_) => None,
+            None => {
+                let options = SnapshotOptions {
+                    mode: SnapshotMode::Viewport,
+                    ..Default::default()
+                };
+                self.h.page.unless_a_dialog_opens(self.h.page.snapshot(&options)).await
+            }
+        };
+        let Some(snap) = snap else {
             let (url, title) = self.h.page.listed().await;
-            let text = prompts::dialog_page_message(&title, &url, &d);
+            let text = match self.h.page.dialog() {
+                Some(d) => prompts::dialog_page_message(&title, &url, &d),
+                // (Answered meanwhile: said as the page.)
+                None => format!("Current page: {title} — {url}"),
+            };
             self.page_seen.clone_from(&text);
             return PageMessage {
                 placeholder: prompts::stale_page(&title, &url),
                 text,
                 image: None,
             };
-        }
-        let snap = self
-            .h
-            .page
-            .snapshot(&SnapshotOptions {
-                mode: SnapshotMode::Viewport,
-                ..Default::default()
-            })
-            .await;
+        };
         match snap {
             Ok(s) => {
                 let text = prompts::page_message(&s, self.h.opts.page_message_budget);
@@ -221,8 +228,15 @@ impl<'a> ToolLoop<'a> {
                         Ok((w, h)) => cua::image_scale(self.h.llm.provider(), w, h),
                         Err(_) => 1.0,
                     };
-                    match self.h.page.annotate_screenshot_scaled(s, scale).await {
-                        Ok(a) => {
+                    // (A dialog opening meanwhile leaves the message without its picture.)
+                    let annotated = self
+                        .h
+                        .page
+                        .unless_a_dialog_opens(self.h.page.annotate_screenshot_scaled(s, scale))
+                        .await;
+                    match annotated {
+                        None => None,
+                        Some(Ok(a)) => {
                             // (What the image came out at: a HiDPI screen's
                             // is larger than the viewport at scale 1.)
                             self.image_scale = a.scale;
@@ -236,7 +250,7 @@ impl<'a> ToolLoop<'a> {
                             let png = self.h.page.cover_secrets(a.png, self.h.secrets.values(), shot).await;
                             Some(base64::encode(&png))
                         }
-                        Err(e) => {
+                        Some(Err(e)) => {
                             tracing::warn!("hybrid: no annotated screenshot: {e}");
                             None
                         }

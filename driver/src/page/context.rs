@@ -41,8 +41,9 @@ impl Page {
 
     /// What `target`'s element has around it now, when that is not
     /// `then` (the record's, redacted by `redact` as the live one is): the
-    /// page moved another element there. Numbers do not count (a price, a
-    /// stock count or a time that changed leaves a row the same row).
+    /// page moved another element there. Compared whole: rows that differ
+    /// only in a number (time slots, order numbers) are different rows, so
+    /// a changed price also refuses (the act cache asks the model again).
     /// `None` when it is the same, or the target does not resolve (the
     /// action's own error says so).
     pub async fn context_changed(
@@ -51,12 +52,11 @@ impl Page {
         then: &str,
         redact: &(dyn Fn(&str) -> String + Sync),
     ) -> Result<Option<String>> {
-        let words = |s: &str| s.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
         Ok(self
             .context_of(target)
             .await?
             .map(|now| redact(&now))
-            .filter(|now| words(now) != words(then)))
+            .filter(|now| now != then))
     }
 
     /// [`Page::context_of`] of a located element (`None` on any failure:

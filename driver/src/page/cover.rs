@@ -44,8 +44,7 @@ const SECRET_BOXES_JS: &str = r#"((o) => {
   };
   look(document);
   const de = document.documentElement;
-  return { boxes, scrollX, scrollY, width: innerWidth, clientWidth: de.clientWidth || innerWidth,
-    docWidth: Math.max(de.scrollWidth, innerWidth) };
+  return { boxes, scrollX, scrollY, width: innerWidth, clientWidth: de.clientWidth || innerWidth, dpr: devicePixelRatio };
 })"#;
 
 /// The paint over a covered box.
@@ -95,20 +94,22 @@ impl Page {
 fn cover(png: Vec<u8>, found: &Value, shot: Shot) -> Vec<u8> {
     let boxes = found["boxes"].as_array().map(Vec::as_slice).unwrap_or_default();
     let n = |k: &str| found[k].as_f64().unwrap_or(0.0);
-    let (ox, oy, css_width) = match shot {
-        Shot::Viewport => (n("scrollX"), n("scrollY"), n("width")),
-        Shot::VisualViewport => (n("scrollX"), n("scrollY"), n("clientWidth")),
-        Shot::FullPage => (0.0, 0.0, n("docWidth")),
-        Shot::Clip { x, y, width } => (x, y, width),
-    };
     let Some((w, _)) = png_size(&png) else { return png };
-    if boxes.is_empty() || css_width <= 0.0 {
+    let per_css = |css_width: f64| f64::from(w) / css_width;
+    // (The whole page is captured from its top left at the device's pixel
+    // ratio, whatever width its clip was given.)
+    let (ox, oy, scale) = match shot {
+        Shot::Viewport => (n("scrollX"), n("scrollY"), per_css(n("width"))),
+        Shot::VisualViewport => (n("scrollX"), n("scrollY"), per_css(n("clientWidth"))),
+        Shot::FullPage => (0.0, 0.0, n("dpr").max(1.0)),
+        Shot::Clip { x, y, width } => (x, y, per_css(width)),
+    };
+    if boxes.is_empty() || !scale.is_finite() || scale <= 0.0 {
         return png;
     }
     let Ok(mut canvas) = Canvas::from_png(&png) else {
         return png;
     };
-    let scale = f64::from(w) / css_width;
     for b in boxes {
         let at = |i: usize| b[i].as_f64().unwrap_or(0.0);
         let (x, y) = ((at(0) - ox) * scale, (at(1) - oy) * scale);
@@ -135,7 +136,7 @@ mod tests {
         let grey = [60, 60, 60];
         // A 20×10 CSS viewport scrolled to (0, 100), shot at 2×: the box at
         // (5, 102) in the document, 4×3, covers 10..18 × 4..10.
-        let found = json!({"boxes": [[5, 102, 4, 3]], "scrollX": 0, "scrollY": 100, "width": 20, "docWidth": 20});
+        let found = json!({"boxes": [[5, 102, 4, 3]], "scrollX": 0, "scrollY": 100, "width": 20, "dpr": 2});
         let c = Canvas::from_png(&cover(png.clone(), &found, Shot::Viewport)).unwrap();
         assert_eq!(c.pixel(12, 6)[..3], grey);
         assert_eq!(c.pixel(30, 6)[..3], [255, 255, 255]);
@@ -154,7 +155,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(c.pixel(6, 10)[..3], grey);
-        let none = json!({"boxes": [], "scrollX": 0, "scrollY": 0, "width": 20, "docWidth": 20});
+        let none = json!({"boxes": [], "scrollX": 0, "scrollY": 0, "width": 20, "dpr": 1});
         assert_eq!(cover(png.clone(), &none, Shot::Viewport), png, "nothing to cover");
     }
 }

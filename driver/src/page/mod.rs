@@ -55,6 +55,7 @@ pub use pointer::PointClick;
 pub use readiness::{
     ReadyReport, CONTENT_REQUEST_AGE, DEFAULT_READY_TIMEOUT, ECHO_WINDOW, LATE_WINDOW, QUIET_WINDOW_READY,
 };
+pub use rebound::names_its_own_identity;
 pub use script_value::ScriptValue;
 pub(crate) use side_channel::SideChannel;
 pub use snapshot::SnapshotOptions;

@@ -82,7 +82,7 @@ impl Page {
 /// form name (`#save`, `[data-testid="save"]`, `input[name="email"]`): one
 /// step, no position, no shadow hop (the comparison reads the document).
 /// Any other finds a position, which a re-render may give another element.
-pub(crate) fn names_its_own_identity(s: &str) -> bool {
+pub fn names_its_own_identity(s: &str) -> bool {
     (s.starts_with('#') || s.starts_with('[') || s.contains("[name="))
         && !s.contains(" > ")
         && !s.contains(" >>> ")
