@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::eval::Verdict;
 use crate::llm::{Llm, LlmError, Secrets, Usage};
 use crate::page::{is_ref, names_its_own_identity, resolve_target, DialogHolds, Page, Shot};
-use crate::tools::{done, handle_dialog, think, Finish, RecordedCall, Registry, ToolContext, ToolOutput, ToolSettings};
+use crate::tools::{
+    done, handle_dialog, think, Finish, RecordedCall, Registry, Tool, ToolContext, ToolOutput, ToolSettings,
+};
 
 /// How a run ended.
 pub(super) enum End {
@@ -161,10 +163,9 @@ impl<'a> Harness<'a> {
     pub async fn apply(&mut self, tools: &Registry, name: &str, args: &Value) -> Option<Applied> {
         // A held dialog stops the page: only its answer runs meanwhile (and
         // what needs no page: thinking, finishing).
-        let answers_dialog = tools.get(name).is_some_and(|t| t.name == handle_dialog::TOOL.name);
-        let needs_no_page = tools
-            .get(name)
-            .is_some_and(|t| [done::TOOL.name, think::TOOL.name].contains(&t.name));
+        let tool = tools.get(name);
+        let answers_dialog = tool.is_some_and(|t| t.name == handle_dialog::TOOL.name);
+        let needs_no_page = tool.is_some_and(|t| [done::TOOL.name, think::TOOL.name].contains(&t.name));
         if let Some(d) = self.page.dialog().filter(|_| !answers_dialog && !needs_no_page) {
             return Some(Applied {
                 output: ToolOutput::failed(prompts::dialog_open(&d)),
@@ -197,7 +198,7 @@ impl<'a> Harness<'a> {
                 };
                 // Cut short, it kept no record of itself: the call as made,
                 // its refs as selectors, replays it (and the dialog with it).
-                if let Some(call) = self.cut_call(tools, name, args) {
+                if let Some(call) = tool.and_then(|t| self.cut_call(t, args)) {
                     out.replay.push(call);
                 }
                 out
@@ -231,7 +232,7 @@ impl<'a> Harness<'a> {
             // (it is where the action happened), the box goes.
             output.rect = None;
         }
-        let changed_page = tools.get(name).is_some_and(|t| t.changes_page);
+        let changed_page = tool.is_some_and(|t| t.changes_page);
         if changed_page {
             let blocked = output.text.contains("ERR_BLOCKED_BY_CLIENT");
             if let Some(note) = self.enforce_domains(blocked).await {
@@ -262,8 +263,10 @@ impl<'a> Harness<'a> {
     /// The record of a page-changing call a dialog cut short: as made, each
     /// ref target as the snapshot's selector of its element (refs die with
     /// the page). `None` for a model tool (its record is what it resolved to).
-    fn cut_call(&self, tools: &Registry, name: &str, args: &Value) -> Option<RecordedCall> {
-        let tool = tools.get(name).filter(|t| t.changes_page && !t.needs_llm)?;
+    fn cut_call(&self, tool: &Tool, args: &Value) -> Option<RecordedCall> {
+        if !tool.changes_page || tool.needs_llm {
+            return None;
+        }
         let mut args = args.clone();
         for key in ["target", "startTarget"] {
             let Some(r) = args

@@ -300,15 +300,8 @@ async fn a_typed_secret_is_covered_in_the_screenshots() {
             Reply::tool("computer", json!({"action": "type", "text": "%email%"})),
             Reply::tool("done", json!({"reasoning": "Typed it.", "taskComplete": true})),
         ]);
-        let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
-        let page = ctx.browser.new_page().await.unwrap();
-        let opts = AgentOptions {
-            mode: AgentMode::Cua,
-            start_url: Some(ctx.url()),
-            variables: sightline::Variables::new([("email".to_string(), ADDRESS.to_string())].into()).unwrap(),
-            ..AgentOptions::default()
-        };
-        let result = Agent::new(&page, &llm, opts).execute("Type my email").await.unwrap();
+        let email = sightline::Variables::new([("email".to_string(), ADDRESS.to_string())].into()).unwrap();
+        let (result, page) = run_on(&ctx, &server, "Type my email", email).await;
         assert!(result.success, "{}", result.message);
         assert_eq!(
             js(&page, "document.getElementById('email').value").await,
@@ -345,14 +338,7 @@ async fn done_beside_a_failed_action_is_not_accepted() {
                 json!({"reasoning": "The button is off the screen.", "taskComplete": false}),
             ),
         ]);
-        let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
-        let page = ctx.browser.new_page().await.unwrap();
-        let opts = AgentOptions {
-            mode: AgentMode::Cua,
-            start_url: Some(ctx.url()),
-            ..AgentOptions::default()
-        };
-        let result = Agent::new(&page, &llm, opts).execute("Click the corner").await.unwrap();
+        let (result, _) = run_on(&ctx, &server, "Click the corner", sightline::Variables::default()).await;
         assert!(!result.success && result.completed, "{}", result.message);
         assert_eq!(result.message, "The button is off the screen.");
         let refused = server.requests()[1].raw.clone();
@@ -364,4 +350,23 @@ async fn done_beside_a_failed_action_is_not_accepted() {
         ctx.browser.close().await.unwrap();
     })
     .await
+}
+
+/// A computer-use run of `task` on the fixture page with a Claude model,
+/// with these `%name%` variables.
+async fn run_on(
+    ctx: &Ctx,
+    server: &LlmServer,
+    task: &str,
+    variables: sightline::Variables,
+) -> (sightline::AgentResult, sightline::Page) {
+    let llm = llm("anthropic/claude-sonnet-4-5-20250929", server.anthropic_base_url());
+    let page = ctx.browser.new_page().await.unwrap();
+    let opts = AgentOptions {
+        mode: AgentMode::Cua,
+        start_url: Some(ctx.url()),
+        variables,
+        ..AgentOptions::default()
+    };
+    (Agent::new(&page, &llm, opts).execute(task).await.unwrap(), page)
 }
