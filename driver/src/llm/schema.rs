@@ -31,6 +31,46 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
     }
 }
 
+/// Gives a string the spelling of the one enum choice it matches but for
+/// case and surrounding space ("yes" for "YES", "Click " for "click"):
+/// servers without strict schemas let a model's casing through, and what it
+/// meant is plain. Follows `properties` and `items`; other keywords are left
+/// to the validator.
+pub fn conform_enum_case(schema: &Value, value: &mut Value) {
+    if let Some(choices) = schema.get("enum").and_then(Value::as_array) {
+        let Some(given) = value.as_str() else { return };
+        if choices.iter().any(|c| c.as_str() == Some(given)) {
+            return;
+        }
+        let matching: Vec<&str> = choices
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|c| c.eq_ignore_ascii_case(given.trim()))
+            .collect();
+        if let [only] = matching[..] {
+            *value = Value::String(only.to_string());
+        }
+        return;
+    }
+    match value {
+        Value::Object(fields) => {
+            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                for (key, field) in fields.iter_mut() {
+                    if let Some(field_schema) = properties.get(key) {
+                        conform_enum_case(field_schema, field);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                items.iter_mut().for_each(|item| conform_enum_case(item_schema, item));
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Checks that `schema` is a usable JSON Schema.
 pub fn check_schema(schema: &Value) -> Result<(), String> {
     compile(schema).map(|_| ())
@@ -155,6 +195,25 @@ mod tests {
         let actions = json!({"type": "object", "properties": {"action": {"enum": ["list", "new", "select", "close"]}}});
         let e = validate(&actions, &json!({"action": "fly"})).unwrap_err();
         assert_eq!(e, r#"at /action: "fly" is not one of ["list","new","select","close"]"#);
+    }
+
+    #[test]
+    fn enum_answers_take_the_schemas_spelling() {
+        let s = json!({"type": "object", "properties": {
+            "verdict": {"enum": ["YES", "NO"]},
+            "steps": {"type": "array", "items": {"type": "object", "properties": {"method": {"enum": ["click", "fill"]}}}},
+            "twin": {"enum": ["Yes", "YES"]}}});
+        let mut v = json!({"verdict": "yes", "steps": [{"method": " Click"}, {"method": "explode"}], "twin": "YES", "other": "no"});
+        conform_enum_case(&s, &mut v);
+        assert_eq!(
+            v,
+            json!({"verdict": "YES", "steps": [{"method": "click"}, {"method": "explode"}], "twin": "YES", "other": "no"})
+        );
+        // Two choices that differ only in case leave the answer as given.
+        let mut twin = json!({"twin": "yes"});
+        conform_enum_case(&s, &mut twin);
+        assert_eq!(twin["twin"], "yes");
+        assert!(validate(&s, &v).is_err(), "an unknown choice is still refused");
     }
 
     #[test]

@@ -98,7 +98,10 @@ impl Llm {
                 Some(call) => Err(format!("the tool input is not a JSON object: {}", call.arguments)),
                 None => json_in_text(response.text.as_deref().unwrap_or_default()),
             };
-            let checked = candidate.and_then(|v| schema::validate(schema_value, &v).map(|_| v));
+            let checked = candidate.and_then(|mut v| {
+                schema::conform_enum_case(schema_value, &mut v);
+                schema::validate(schema_value, &v).map(|_| v)
+            });
             match checked {
                 Ok(value) => return Ok(StructuredReply { value, usage }),
                 Err(problem) => {

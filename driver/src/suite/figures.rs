@@ -37,8 +37,10 @@ pub struct Figures {
     /// `judged_yes / judgeable()`, 0 to 1: a run without a verdict (timed
     /// out, crashed, not run) counts as not done; one the judge could not
     /// be asked about, or that failed for a reason of its own (its model
-    /// call), is no measure of the agent and counts neither way.
-    pub success_rate: f64,
+    /// call), is no measure of the agent and counts neither way. `None`
+    /// (null in JSON) when no run could be judged: 0 would read as "the
+    /// agent failed every task".
+    pub success_rate: Option<f64>,
     /// Runs whose agent said it succeeded (status ok): its own claim.
     pub claimed: usize,
     pub claimed_rate: f64,
@@ -105,11 +107,7 @@ impl Figures {
             judged_no: verdicts(Evaluation::No),
             judged_invalid: verdicts(Evaluation::Invalid),
             unjudged,
-            success_rate: if judgeable == 0 {
-                0.0
-            } else {
-                judged_yes as f64 / judgeable as f64
-            },
+            success_rate: (judgeable > 0).then(|| judged_yes as f64 / judgeable as f64),
             claimed,
             claimed_rate: rate(claimed),
             tasks_solved: solved.len(),
@@ -360,7 +358,7 @@ mod tests {
         let r = EvalReport::new(&suite, &runs, &modes, 2, "openai/m".into(), &results);
         let dom = &r.by_mode[0].figures;
         assert_eq!((dom.runs, dom.finished, dom.judged_yes, dom.judged_no), (4, 4, 1, 3));
-        assert!((dom.success_rate - 0.25).abs() < 1e-9 && (dom.claimed_rate - 1.0).abs() < 1e-9);
+        assert!((dom.success_rate.unwrap() - 0.25).abs() < 1e-9 && (dom.claimed_rate - 1.0).abs() < 1e-9);
         assert_eq!((dom.tasks_solved, dom.median_ms, dom.tokens), (1, 2000, 400));
         assert!((dom.mean_steps - 2.5).abs() < 1e-9);
         let cua = &r.by_mode[1].figures;
@@ -369,7 +367,7 @@ mod tests {
             (4, 3, 3, 2, 2)
         );
         assert!(
-            (cua.success_rate - 0.75).abs() < 1e-9,
+            (cua.success_rate.unwrap() - 0.75).abs() < 1e-9,
             "a run without a verdict is not a success"
         );
         let levels: Vec<&str> = r.by_level.iter().map(|l| l.level.as_str()).collect();
@@ -413,7 +411,17 @@ mod tests {
         let r = EvalReport::new(&suite, &runs, &modes, 1, "openai/m".into(), &results);
         let dom = &r.by_mode[0].figures;
         assert_eq!((dom.runs, dom.unjudged, dom.judgeable(), dom.judged_yes), (2, 1, 1, 1));
-        assert!((dom.success_rate - 1.0).abs() < 1e-9, "{dom:?}");
+        assert!((dom.success_rate.unwrap() - 1.0).abs() < 1e-9, "{dom:?}");
+
+        // Nothing judgeable is no rate at all, not 0%.
+        let mut first = result("a@dom#1", TaskStatus::Failed, None, 0, 10);
+        first.verdict = Some(Verdict::unjudged("not judged: the run failed before its end"));
+        let mut second = result("b@dom#1", TaskStatus::Failed, None, 0, 10);
+        second.verdict = first.verdict.clone();
+        let r = EvalReport::new(&suite, &runs, &modes, 1, "openai/m".into(), &[first, second]);
+        assert_eq!(r.by_mode[0].figures.success_rate, None);
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json["by_mode"][0]["success_rate"].is_null(), "{json}");
     }
 
     #[test]

@@ -21,7 +21,10 @@
 //! };
 //! let report = Eval::new(suite, options)?.run().await?;
 //! for m in &report.by_mode {
-//!     println!("{}: {:.0}% judged success", m.mode, m.figures.success_rate * 100.0);
+//!     match m.figures.success_rate {
+//!         Some(rate) => println!("{}: {:.0}% judged success", m.mode, rate * 100.0),
+//!         None => println!("{}: no run could be judged", m.mode),
+//!     }
 //! }
 //! # Ok(()) }
 //! ```

@@ -107,6 +107,18 @@ async fn junk_answers_are_invalid_after_one_retry_and_no_screenshot_is_refused()
         assert!(matches!(e, Error::InvalidAction(_)), "{e}");
         assert!(e.to_string().contains("at least one"), "{e}");
         assert_eq!(server.request_count(), 2, "no model call");
+
+        // A server without strict schemas lets a lower-case verdict through
+        // (fenced, as chatty models write it): it is what the judge meant.
+        let lax = LlmServer::with_script(vec![Reply::text(
+            "```json\n{\"evaluation\": \"yes\", \"reasoning\": \"The banner says the order was placed.\"}\n```",
+        )]);
+        let v = Evaluator::new(&llm_for(&lax, Wire::OpenAi))
+            .judge_page(&page, Evidence::new("Was the order placed?"))
+            .await
+            .unwrap();
+        assert_eq!(v.evaluation, Evaluation::Yes, "{v:?}");
+        assert_eq!(lax.request_count(), 1, "no retry");
         browser.close().await.unwrap();
     })
     .await;
