@@ -9,7 +9,7 @@
 //! One module per provider, then hybrid mode and the MCP screenshot:
 //! `cua/anthropic.rs` (a scaled display, removeBlocker, the report, replay
 //! without a model), `cua/openai.rs` (chaining, safety checks denied and
-//! allowed), `cua/gemini.rs` (normalised coordinates, the CLI),
+//! allowed, a JavaScript dialog answered), `cua/gemini.rs` (normalised coordinates, the CLI),
 //! `cua/hybrid.rs` (the annotated screenshot, coordinate tools, MCP).
 
 mod anthropic;

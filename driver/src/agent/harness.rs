@@ -62,9 +62,8 @@ pub(super) struct Harness<'a> {
     pub result: AgentResult,
     /// Turns repeated on an unchanged page.
     pub repeats: RepeatGuard,
-    /// The DOM and hybrid agents answer dialogs themselves: every tab the
-    /// run comes to holds them (`None`: computer use, whose model sees no
-    /// dialog; they are dismissed).
+    /// The model answers dialogs itself (handleDialog): every tab the run
+    /// comes to holds them (see [`Harness::hold_dialogs`]).
     pub dialog_holds: Option<DialogHolds>,
 }
 
@@ -403,7 +402,21 @@ impl<'a> Harness<'a> {
 
     /// The result, with how the run ended and, when asked, the judge's
     /// verdict (not after Ctrl-C: the caller wants out).
+    /// Dialogs wait for the model's answer (handleDialog) from now on: a
+    /// task behind a confirm() is possible, and none is answered behind the
+    /// model's back. [`Harness::finish`] gives the tabs back.
+    pub fn hold_dialogs(&mut self) {
+        let mut holds = DialogHolds::default();
+        holds.hold(&self.page);
+        self.dialog_holds = Some(holds);
+    }
+
     pub async fn finish(mut self, end: End) -> AgentResult {
+        // The tabs go back as they came: a dialog still open is dismissed
+        // (it would hold the page, and the judge's look at it).
+        if let Some(holds) = self.dialog_holds.take() {
+            holds.release().await;
+        }
         let r = &mut self.result;
         match end {
             End::Done(finish) => {

@@ -16,7 +16,7 @@ use super::result::AgentResult;
 use crate::base64;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Part, ToolChoice, ToolSpec};
-use crate::page::{DialogHolds, Page, Shot, SnapshotOptions};
+use crate::page::{Page, Shot, SnapshotOptions};
 use crate::tools::{specs, ToolOutput, VISION};
 
 /// An agent over one page and one model.
@@ -107,17 +107,8 @@ impl<'a> ToolLoop<'a> {
     }
 
     async fn run(mut self) -> AgentResult {
-        // Dialogs wait for the model's answer (handleDialog): a task behind
-        // a confirm() is possible, and none is answered behind its back.
-        let mut holds = DialogHolds::default();
-        holds.hold(&self.h.page);
-        self.h.dialog_holds = Some(holds);
+        self.h.hold_dialogs();
         let end = self.run_turns().await;
-        // The tabs go back as they came: a dialog still open is dismissed
-        // (it would hold the page, and the judge's look at it).
-        if let Some(holds) = self.h.dialog_holds.take() {
-            holds.release().await;
-        }
         self.h.finish(end).await
     }
 

@@ -71,7 +71,7 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         for r in &reqs {
             assert_eq!(r.header("anthropic-beta"), Some("computer-use-2025-01-24"));
             assert_eq!(r.declared_display(), Some((1280, 800)), "the scaled display");
-            assert_eq!(r.tool_names(), ["computer", "removeBlocker", "done"]);
+            assert_eq!(r.tool_names(), ["computer", "removeBlocker", "handleDialog", "done"]);
         }
         assert!(reqs[6]
             .last_user_text()

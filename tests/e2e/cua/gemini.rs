@@ -119,7 +119,7 @@ async fn gemini_normalised_coordinates_and_safety_decisions_from_the_cli() {
                 r.body["tools"][0],
                 json!({"computerUse": {"environment": "ENVIRONMENT_BROWSER"}})
             );
-            assert_eq!(r.tool_names(), ["removeBlocker", "done"]);
+            assert_eq!(r.tool_names(), ["removeBlocker", "handleDialog", "done"]);
             assert_eq!(r.header("x-goog-api-key"), Some("test-key"));
         }
         assert!(assert_screenshots(&reqs, 1000, 700) >= 3);

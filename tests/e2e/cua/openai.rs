@@ -84,7 +84,7 @@ async fn openai_chains_responses_and_stops_at_a_safety_check_unless_allowed() {
             reqs[0].body["tools"][0],
             json!({"type": "computer_use_preview", "display_width": 1280, "display_height": 720, "environment": "browser"})
         );
-        assert_eq!(reqs[0].tool_names(), ["computer", "removeBlocker", "done"]);
+        assert_eq!(reqs[0].tool_names(), ["computer", "removeBlocker", "handleDialog", "done"]);
         assert_eq!(reqs[0].body["truncation"], "auto");
         assert!(reqs[0].body.get("previous_response_id").is_none());
         assert_eq!(assert_screenshots(&reqs, 1280, 720), 5, "one screenshot per request");
@@ -239,6 +239,61 @@ async fn a_refusal_or_an_empty_answer_is_no_success() {
         let nudge = &server.requests()[2];
         assert_eq!(nudge.body["tool_choice"], json!({"type": "function", "name": "done"}));
         server.assert_no_malformed();
+    })
+    .await
+}
+
+/// A confirm() a click opens is in no screenshot: the turn's note says so
+/// (with the last screenshot, as OpenAI needs one), other input waits for
+/// its answer, and handleDialog gives it. Nothing waited out a CDP timeout
+/// on the stopped page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialog_is_told_and_waits_for_handle_dialog() {
+    with_timeout("openai cua dialog", async {
+        let ctx = Ctx::new(1280, 720).await;
+        let server = LlmServer::with_script(vec![
+            click((200.0, 125.0)),
+            click((600.0, 400.0)),
+            Reply::tool("handleDialog", json!({"accept": true})),
+            Reply::tool("done", json!({"reasoning": "Deleted them.", "taskComplete": true})),
+        ]);
+        let llm = llm("openai/computer-use-preview", server.openai_base_url());
+        let page = ctx.browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            mode: AgentMode::Cua,
+            start_url: Some(ctx.files.url("cua/dialog.html")),
+            ..AgentOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let result = Agent::new(&page, &llm, opts).execute("Delete all items").await.unwrap();
+        assert!(result.success, "{result:?}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            js(&page, "document.getElementById('out').textContent").await,
+            json!("Deleted")
+        );
+        let requests = server.requests();
+        assert!(requests[0].tool_names().iter().any(|t| t == "handleDialog"), "offered");
+        let open = "A confirm dialog is open: \\\"Delete all 500 items?\\\".";
+        assert!(
+            requests[1].raw.contains(open) && requests[1].raw.contains("does not show it"),
+            "{}",
+            requests[1].raw
+        );
+        // The second click was refused with the same words, and did nothing.
+        let refused: Vec<&str> = result.actions.iter().map(|a| a.result.as_str()).collect();
+        assert!(
+            refused[1].contains("A confirm dialog is open") && !result.actions[1].trace.ok,
+            "{refused:?}"
+        );
+        // Every computer call was answered with a screenshot at the display's size.
+        assert!(assert_screenshots(&requests, 1280, 720) >= 3);
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
     })
     .await
 }

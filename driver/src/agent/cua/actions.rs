@@ -162,6 +162,14 @@ impl ComputerAction {
         }
     }
 
+    /// Whether the action sends input to the page (a look at it does not).
+    pub fn touches_page(&self) -> bool {
+        !matches!(
+            self,
+            ComputerAction::Screenshot | ComputerAction::CursorPosition | ComputerAction::OpenBrowser
+        )
+    }
+
     /// The action with the modifier keys the model holds down (`held`,
     /// from key_down) added: to a click's or a scroll's own, and in front of
     /// each key pressed (Shift held, ArrowDown selects).

@@ -19,17 +19,19 @@ use crate::llm::{
     ChatRequest, ComputerResult, ComputerSpec, Message, Part, Role, StopReason, ToolChoice, ToolSpec, Usage,
 };
 use crate::page::{Shot, SnapshotOptions};
-use crate::tools::{done, remove_blocker, specs, RecordedCall, Registry, ToolOutput};
+use crate::tools::{done, handle_dialog, remove_blocker, specs, RecordedCall, Registry, ToolOutput};
 
 /// The function tools offered beside the computer tool (from the registry):
 /// `done` says whether the task was done (a final message alone may say it
-/// could not be).
-const FUNCTIONS: &[&str] = &[remove_blocker::TOOL.name, done::TOOL.name];
+/// could not be); `handleDialog` answers a JavaScript dialog, which no
+/// screenshot shows (the browser draws it outside the page).
+const FUNCTIONS: &[&str] = &[remove_blocker::TOOL.name, handle_dialog::TOOL.name, done::TOOL.name];
 
 /// Runs the loop of a started harness.
-pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
+pub(super) async fn run(mut h: Harness<'_>) -> Result<AgentResult> {
     let provider = Provider::of(h.llm);
     let (display, first) = Display::calibrate(&h.page, |w, hh| provider.fit(w, hh)).await?;
+    h.hold_dialogs();
     let tools = h.opts.tools.clone();
     let functions = specs(&FUNCTIONS.iter().filter_map(|name| tools.get(name)).collect::<Vec<_>>());
     let mut run = CuaLoop {
@@ -43,6 +45,7 @@ pub(super) async fn run(h: Harness<'_>) -> Result<AgentResult> {
         unsent_from: 0,
         pressed_at: None,
         held_keys: Vec::new(),
+        last_screenshot: None,
     };
     let end = run.turns(first).await;
     // Keys the model left held would stay down in the page.
@@ -67,6 +70,9 @@ struct CuaLoop<'a> {
     pressed_at: Option<(f64, f64)>,
     /// Keys the model holds down (key_down … key_up), in Sightline's names.
     held_keys: Vec<String>,
+    /// The newest screenshot (base64), which answers a turn while a dialog
+    /// holds the page: the browser cannot draw a new one then.
+    last_screenshot: Option<String>,
 }
 
 /// What one computer call did.
@@ -89,12 +95,14 @@ impl<'a> CuaLoop<'a> {
             .page
             .cover_secrets(first_screenshot, self.h.secrets.values(), Shot::VisualViewport)
             .await;
+        let first_screenshot = base64::encode(&first_screenshot);
+        self.last_screenshot = Some(first_screenshot.clone());
         self.conv.push(Message {
             role: Role::User,
             parts: vec![
                 Part::Text(first),
                 Part::Image {
-                    png_base64: base64::encode(&first_screenshot),
+                    png_base64: first_screenshot,
                 },
             ],
         });
@@ -351,7 +359,12 @@ only once the task is done.",
                         (name.to_string(), args, applied.output)
                     }
                     Step::Page => {
-                        let (args, out) = self.on_page(action).await;
+                        // A held dialog takes only its answer (as the
+                        // registry's tools do, through the harness).
+                        let (args, out) = match self.h.page.dialog().filter(|_| action.touches_page()) {
+                            Some(d) => (json!({}), ToolOutput::failed(crate::agent::prompts::dialog_open(&d))),
+                            None => self.on_page(action).await,
+                        };
                         (action.name().to_string(), args, out)
                     }
                 };
@@ -461,6 +474,31 @@ only once the task is done.",
         }
     }
 
+    /// The page after a turn: its screenshot (secrets covered), its note
+    /// and URL; `None` while a dialog holds it (one opening meanwhile too).
+    async fn look(&self) -> Option<(Option<String>, String, String)> {
+        let page = self.h.page.clone();
+        if page.dialog().is_some() {
+            return None;
+        }
+        // The screenshot (the compositor's work) and the page note (the
+        // renderer's) are taken side by side.
+        let all = async { tokio::join!(self.display.capture(&page), self.page_note(), page.url()) };
+        let (shot, note, url) = page.unless_a_dialog_opens(all).await?;
+        let png = match shot {
+            Ok(png) => Some(base64::encode(
+                &page
+                    .cover_secrets(png, self.h.secrets.values(), Shot::VisualViewport)
+                    .await,
+            )),
+            Err(e) => {
+                tracing::warn!("computer use: no screenshot: {e}");
+                None
+            }
+        };
+        Some((png, note, url.unwrap_or_default()))
+    }
+
     /// The page note: title, URL, position and modal state.
     async fn page_note(&self) -> String {
         let snap = self
@@ -489,25 +527,24 @@ only once the task is done.",
         calls: &[(&str, &Value)],
         waits_only: bool,
     ) -> Option<End> {
-        // The screenshot (the compositor's work) and the page note (the
-        // renderer's) are taken side by side.
-        let page = self.h.page.clone();
-        let all = async { tokio::join!(self.display.capture(&page), self.page_note(), page.url()) };
-        let Some((shot, note, url)) = self.h.unless_cancelled(all).await else {
+        let Some(looked) = self.h.unless_cancelled(self.look()).await else {
             return Some(End::Interrupted);
         };
-        let png = match shot {
-            Ok(png) => Some(base64::encode(
-                &page
-                    .cover_secrets(png, self.h.secrets.values(), Shot::VisualViewport)
-                    .await,
-            )),
-            Err(e) => {
-                tracing::warn!("computer use: no screenshot: {e}");
-                None
+        let (png, note, url) = match looked {
+            Some((png, note, url)) => {
+                if png.is_some() {
+                    self.last_screenshot = png.clone();
+                }
+                (png, note, url)
             }
+            // A held dialog stops the page: no new screenshot can be drawn,
+            // and the tab list says where it is.
+            None => (
+                self.last_screenshot.clone(),
+                prompts::dialog_note(self.h.page.dialog().as_ref()),
+                self.h.page.listed().await.0,
+            ),
         };
-        let url = url.unwrap_or_default();
         // What the model sees of the page: the screenshot and the note, and
         // what the function calls answered.
         let mut seen = format!("{}\n{note}", png.as_deref().unwrap_or_default());
