@@ -793,6 +793,59 @@ async fn the_agent_answers_a_dialog_itself() {
     .await
 }
 
+/// A dialog a timer opens after the click's readiness returned (a toast's
+/// "Saved" alert) is met wherever the run is: reading the page for the
+/// model or running its next tool. Nothing waits out the CDP timeout on
+/// the stopped page, and the model is told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialog_from_a_timer_after_readiness_reaches_the_model() {
+    with_timeout("agent late dialog", async {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::write(
+            site.path().join("save.html"),
+            "<!doctype html><title>Draft</title><button onclick=\"setTimeout(() => { alert('Saved'); \
+             document.getElementById('out').textContent = 'Done'; }, 150)\">Save</button><p id=out></p>",
+        )
+        .unwrap();
+        let files = FixtureServer::serve(site.path().to_path_buf());
+        let server = LlmServer::with_script(vec![
+            Reply::dynamic(|rec: &Recorded| {
+                let text = rec.last_user_text();
+                Reply::tool("click", json!({"target": find_ref(&text, "button \"Save\"").unwrap()}))
+            }),
+            turn("wait", json!({"ms": 600})),
+            turn("handleDialog", json!({"accept": true})),
+            turn("done", json!({"reasoning": "Saved.", "taskComplete": true})),
+        ]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        let opts = AgentOptions {
+            start_url: Some(files.url("save.html")),
+            ..AgentOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let r = Agent::new(&page, &llm, opts).execute("save the draft").await.unwrap();
+        assert!(r.success, "{r:?}");
+        assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+        let told = "An alert dialog is open: \"Saved\".";
+        let turns = agent_turns(&server);
+        let results: Vec<&str> = r.actions.iter().map(|a| a.result.as_str()).collect();
+        assert!(
+            turns[1..3].iter().any(|t| t.last_user_text().contains(told)) || results.iter().any(|a| a.contains(told)),
+            "{results:?}\n{}",
+            turns[1].last_user_text()
+        );
+        assert_eq!(
+            js(&page, "document.getElementById('out').textContent").await,
+            json!("Done")
+        );
+        server.assert_no_malformed();
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 /// A saved run's missing variables are named all at once.
 #[test]
 fn replay_names_every_missing_variable() {

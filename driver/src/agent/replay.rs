@@ -166,8 +166,8 @@ impl SavedRun {
                     tool: step.tool.clone(),
                     ok: false,
                     detail: format!(
-                        "a {} dialog is open that the run did not have here: {}",
-                        d.kind,
+                        "{} dialog is open that the run did not have here: {}",
+                        d.a_kind(),
                         d.said()
                     ),
                     healed: false,

@@ -411,14 +411,9 @@ are gone: open your page again).",
             return Attempt::Done(self.respond(st, &browser, &page, text, true, None).await);
         }
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
-            let article = if d.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                "An"
-            } else {
-                "A"
-            };
             let text = format!(
-                "{article} {} dialog is open ({}): the page waits for it. {ANSWER_THE_DIALOG}.",
-                d.kind,
+                "A{} dialog is open ({}): the page waits for it. {ANSWER_THE_DIALOG}.",
+                &d.a_kind()[1..],
                 d.message_said()
             );
             return Attempt::Done(self.reply(text, true, None));

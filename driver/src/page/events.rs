@@ -92,6 +92,16 @@ impl DialogInfo {
         format!("{} {}", self.kind, self.message_said())
     }
 
+    /// "an alert", "a confirm": its kind in a sentence.
+    pub fn a_kind(&self) -> String {
+        let article = if self.kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {}", self.kind)
+    }
+
     /// Its message alone, quoted, as [`DialogInfo::said`] shows it.
     pub fn message_said(&self) -> String {
         let message = crate::text::defang(&crate::text::one_line(&self.message));
