@@ -94,9 +94,9 @@ pub fn dialog_page_message(title: &str, url: &str, d: &DialogInfo) -> String {
 /// until it is answered).
 pub fn dialog_open(d: &DialogInfo) -> String {
     format!(
-        "{} dialog is open: {}. The page waits for its answer: call handleDialog with accept true (OK) or \
+        "A{} dialog is open: {}. The page waits for its answer: call handleDialog with accept true (OK) or \
 false (Cancel), and promptText for a prompt's answer.",
-        format!("A{}", &d.a_kind()[1..]),
+        &d.a_kind()[1..],
         d.message_said()
     )
 }
