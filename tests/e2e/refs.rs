@@ -92,3 +92,36 @@ async fn refs_are_stable_and_vanish_with_their_element() {
     })
     .await;
 }
+
+/// The text that tells a row's button from its peers' is the row's: also
+/// when the row's buttons share one cell, whose text ("Cancel Edit") is
+/// the same in every row, or a card's buttons share a toolbar.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buttons_context_is_its_row_not_the_cell_of_buttons() {
+    with_timeout("row context", async {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::write(
+            site.path().join("rows.html"),
+            "<!doctype html><title>Bookings</title><table>\
+             <tr><td>Ada, 10:00</td><td><button>Cancel</button> <button>Edit</button></td></tr>\
+             <tr><td>Grace, 11:00</td><td><button>Cancel</button> <button>Edit</button></td></tr></table>\
+             <div class=card><h3>Red shoe</h3><div class=bar><button>Buy</button><a href=#>Details</a></div></div>\
+             <div class=card><h3>Green hat</h3><div class=bar><button>Buy</button><a href=#>Details</a></div></div>\
+             <p><label>Name <input id=name></label></p>",
+        )
+        .unwrap();
+        let files = FixtureServer::serve(site.path().to_path_buf());
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+        page.goto(&files.url("rows.html")).await.expect("goto");
+        let context = |selector: &'static str| {
+            let page = page.clone();
+            async move { page.context_of(selector).await.unwrap().unwrap_or_default() }
+        };
+        assert_eq!(context("tr:nth-of-type(2) button").await, "Grace, 11:00 Cancel Edit");
+        assert_eq!(context(".card:nth-of-type(1) button").await, "Red shoe BuyDetails");
+        assert_eq!(context("#name").await, "Name");
+        browser.close().await.unwrap();
+    })
+    .await
+}

@@ -13,14 +13,24 @@ use crate::error::Result;
 /// text than the element), else of the nearest ancestor holding more;
 /// whitespace collapsed, cut to 300 characters, empty when there is none
 /// below the body. (The element's own text, not a field's value: what a
-/// user typed is no part of where the field is.)
+/// user typed is no part of where the field is.) An ancestor whose text is
+/// only its controls' (a cell of "Cancel Edit" buttons, a card's toolbar)
+/// is the same in every row, and is passed over.
 const CONTEXT_JS: &str = r#"(el) => {
   const norm = (t) => (t || "").replace(/\s+/g, " ").trim();
   const own = norm(el.innerText || el.getAttribute("aria-label"));
+  const controlsOnly = (a, text) => {
+    let rest = text;
+    for (const c of a.querySelectorAll("button, a, select, [role=button], [role=link], [role=tab], [role=menuitem]")) {
+      const t = norm(c.innerText);
+      if (t) rest = rest.replace(t, " ");
+    }
+    return norm(rest) === "";
+  };
   let nearest = "";
   for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
     const text = norm(a.innerText);
-    if (text.length <= own.length) continue;
+    if (text.length <= own.length || controlsOnly(a, text)) continue;
     if (!nearest) nearest = text;
     const p = a.parentElement;
     if (p && [...p.children].some((c) => c !== a && c.tagName === a.tagName)) return text.slice(0, 300);
