@@ -775,6 +775,8 @@ async fn extract_reads_a_long_page_in_chunks_until_complete() {
         assert_eq!(reqs.len(), 6);
         let first = reqs[0].last_user_text();
         assert!(first.contains(&format!("part 1 of {}", r.chunks_total)), "{first}");
+        // No URL field asks for a link's ref: the tree goes without refs.
+        assert!(!first.contains("[ref=") && first.contains("link \"Product 1\""), "{first}");
         for req in reqs.iter().step_by(2) {
             assert!(req.raw.len() / 4 < 2_600, "each chunk fits the budget: {} chars", req.raw.len());
         }
