@@ -42,6 +42,9 @@ pub struct AgentArgs {
     #[arg(long, value_name = "POLICY", default_value = "deny", value_parser = parse_safety)]
     pub safety_checks: SafetyChecks,
     /// Screenshots kept in the conversation (older ones become a short note).
+    /// OpenAI computer use chains its turns on the server
+    /// (`previous_response_id`), which keeps the earlier screenshots itself
+    /// and trims them (`truncation: auto`); it also needs stored responses.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub keep_screenshots: usize,
     /// Only visit this domain (and its subdomains); repeatable. `host:port` pins a port.

@@ -102,8 +102,12 @@ pub fn render(result: &AgentResult) -> String {
     if let Some(v) = &result.verdict {
         html.push_str(&crate::eval::report::section(v));
     }
+    // One model turn may make several calls: each is its step's call 1, 2…
+    let mut call = 0;
     for (i, a) in result.actions.iter().enumerate() {
-        step(&mut html, i + 1, a);
+        let same_turn = i > 0 && result.actions[i - 1].trace.step == a.trace.step;
+        call = if same_turn { call + 1 } else { 1 };
+        step(&mut html, i + 1, a, call);
     }
     if result.actions.is_empty() {
         html.push_str("<p>No tool was called.</p>");
@@ -116,7 +120,8 @@ fn pretty(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
-fn step(html: &mut String, n: usize, a: &AgentAction) {
+/// Section `n` of the report: call `call` (from 1) of its model turn.
+fn step(html: &mut String, n: usize, a: &AgentAction, call: usize) {
     let _ = write!(
         html,
         "<section class=\"step\" id=\"step-{n}\" data-tool=\"{tool}\"><div>",
@@ -157,7 +162,11 @@ fn step(html: &mut String, n: usize, a: &AgentAction) {
         html,
         "</div><div><h2>Step {step} · {tool}</h2><div class=\"label\">Page</div><pre>{url}</pre>\
 <div class=\"label\">Call</div><pre>{tool}({args})</pre>",
-        step = a.trace.step,
+        step = if call > 1 {
+            format!("{}, call {call}", a.trace.step)
+        } else {
+            a.trace.step.to_string()
+        },
         tool = esc(&a.tool),
         url = esc(&a.url),
         args = esc(&pretty(&a.arguments)),
@@ -172,13 +181,19 @@ fn step(html: &mut String, n: usize, a: &AgentAction) {
     let _ = write!(
         html,
         "<div class=\"{cls}\"><div class=\"label\">{label}</div><pre>{result}</pre></div>\
-<div class=\"tokens\">Model call of this step: {i} input, {o} output tokens, {ms} ms{inner} · {ts}</div></div></section>",
+<div class=\"tokens\">{model}{inner} · {ts}</div></div></section>",
         cls = if a.trace.ok { "result" } else { "error" },
         label = if a.trace.ok { "Result" } else { "Error" },
         result = esc(&a.result),
-        i = a.trace.step_usage.input_tokens,
-        o = a.trace.step_usage.output_tokens,
-        ms = a.trace.step_usage.inference_ms,
+        // The turn's usage once, with its first call: the figures add up.
+        model = if call > 1 {
+            "Model call: with the step's first call".to_string()
+        } else {
+            format!(
+                "Model call of this step: {} input, {} output tokens, {} ms",
+                a.trace.step_usage.input_tokens, a.trace.step_usage.output_tokens, a.trace.step_usage.inference_ms
+            )
+        },
         inner = if a.trace.tool_usage.calls > 0 {
             format!(
                 "; inside the tool: {} call(s), {} input, {} output tokens",
@@ -206,7 +221,7 @@ mod tests {
             steps: 2,
             ..Default::default()
         };
-        for (i, tool) in ["act", "done"].iter().enumerate() {
+        for (i, tool) in ["act", "fill", "done"].iter().enumerate() {
             result.actions.push(AgentAction {
                 tool: tool.to_string(),
                 arguments: json!({"action": "click <b>"}),
@@ -214,7 +229,12 @@ mod tests {
                 url: "http://a.test/".into(),
                 timestamp: "2026-01-01T00:00:00Z".into(),
                 trace: ActionTrace {
-                    step: i as u32 + 1,
+                    // The first two calls are one model turn's.
+                    step: (i as u32).max(1),
+                    step_usage: crate::llm::Usage {
+                        input_tokens: 1234,
+                        ..Default::default()
+                    },
                     ok: true,
                     screenshot: Some(Screenshot {
                         png_base64: "AAAA".into(),
@@ -240,7 +260,10 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("id=\"safety-checks\"") && html.contains("sensitive_domain"));
-        assert!(html.contains("id=\"step-1\"") && html.contains("id=\"step-2\""));
+        assert!(html.contains("id=\"step-1\"") && html.contains("id=\"step-3\""));
+        assert!(html.contains("<h2>Step 1 · act</h2>") && html.contains("<h2>Step 1, call 2 · fill</h2>"));
+        assert!(html.contains("<h2>Step 2 · done</h2>"), "{html}");
+        assert_eq!(html.matches("1234 input").count(), 2, "a turn's usage once: {html}");
         assert!(html.contains("buy &lt;shoes&gt;"));
         assert!(!html.contains("<b>"));
         assert!(html.contains("left:10.00%;top:10.00%;width:20.00%;height:20.00%"));
