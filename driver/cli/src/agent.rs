@@ -51,6 +51,7 @@ pub struct AgentArgs {
     #[arg(long = "allowed-domain", value_name = "DOMAIN")]
     pub allowed_domains: Vec<String>,
     /// A `%name%` value, substituted only when acting and never sent to the model (repeatable).
+    /// `NAME@SITE=VALUE` (sites comma-separated) types it only on those sites.
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
     /// Replace the default system prompt (the goal is appended).
@@ -94,7 +95,7 @@ pub struct AgentArgs {
 pub struct ReplayArgs {
     /// A run saved by `sightline agent --save-run`.
     pub run: PathBuf,
-    /// Values of the run's `%name%` variables (repeatable).
+    /// Values of the run's `%name%` variables (repeatable; `NAME@SITE=VALUE` binds one to sites).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
     #[command(flatten)]

@@ -20,6 +20,7 @@ pub struct ActArgs {
     /// What to do, e.g. "click the Add to cart button" or "type %email% into the email field".
     pub instruction: String,
     /// A `%name%` value, substituted only when acting and never sent to the model (repeatable).
+    /// `NAME@SITE=VALUE` (sites comma-separated) types it only on those sites.
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
     /// Cache resolved actions here; a hit replays them with no model call.

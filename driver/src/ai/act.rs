@@ -373,16 +373,16 @@ impl<'a> ActRun<'a> {
     }
 
     /// The action the model chose, its variables substituted (a misspelt
-    /// one refused).
-    fn action_of(&self, choice: &Choice) -> Result<Action> {
+    /// one refused, and one bound to other sites).
+    async fn action_of(&self, choice: &Choice) -> Result<Action> {
+        let mut arguments = Vec::with_capacity(choice.arguments.len());
+        for a in &choice.arguments {
+            arguments.push(self.opts.variables.substitute_on(a, self.page).await?);
+        }
         Ok(Action {
             method: choice.method_name.clone(),
             ref_: Some(choice.element_id.clone()).filter(|r| !r.is_empty()),
-            arguments: choice
-                .arguments
-                .iter()
-                .map(|a| self.opts.variables.substitute(a))
-                .collect::<Result<_>>()?,
+            arguments,
             description: Some(choice.description.clone()),
             ..Default::default()
         })
@@ -392,7 +392,7 @@ impl<'a> ActRun<'a> {
     /// one retry when that cleared something.
     async fn execute(&mut self, choice: &Choice, snapshot: &SnapshotResult) -> Result<ActRecord> {
         let info = snapshot.refs.get(&choice.element_id).cloned().unwrap_or_default();
-        let action = self.action_of(choice)?;
+        let action = self.action_of(choice).await?;
         let base = self.opts.base_dir.as_deref();
         within_files(&action, self.opts)?;
         let (done, blocker) = self.page.perform_past_blockers(&action, base).await;
@@ -517,7 +517,11 @@ impl Ai<'_> {
 
         // A file the model may not use is refused outright: a fresh look
         // would not make it usable (self-heal is for elements that moved).
-        if let Err(e) = run.action_of(&choice).and_then(|action| within_files(&action, opts)) {
+        let checked = match run.action_of(&choice).await {
+            Ok(action) => within_files(&action, opts),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = checked {
             let msg = e.to_string();
             return Ok(run.finish(false, msg, choice.description.clone(), Vec::new()));
         }
@@ -631,7 +635,7 @@ async fn replay_cached(
         }
     }
     for (i, rec) in actions.iter().enumerate() {
-        let action = rec.to_action(&opts.variables);
+        let action = rec.to_action(&opts.variables, &opts.variables.url_of(page).await);
         // Later steps' elements may only appear after the earlier ones (dropdown options).
         if i > 0 {
             if let Some(target) = action.target() {
@@ -682,7 +686,7 @@ async fn still_the_element(
         ))),
         // The same name at the same position may be another row's (a list
         // that reordered): the text around it tells.
-        (Some(_), _) => match (&first.context, first.to_action(&Variables::default()).target()) {
+        (Some(_), _) => match (&first.context, first.to_action(&Variables::default(), "").target()) {
             (Some(then), Some(target)) => match page
                 .context_changed(target, then, &|s| variables.secrets().redact(s))
                 .await?
@@ -700,7 +704,7 @@ async fn still_the_element(
         // Not a ref of the tree (hidden now, or a record of another kind):
         // the selector must at least resolve.
         (None, _) => {
-            let Some(target) = first.to_action(&Variables::default()).target() else {
+            let Some(target) = first.to_action(&Variables::default(), "").target() else {
                 return Ok(Ok(()));
             };
             if page.exists(target).await? {
@@ -878,7 +882,7 @@ mod tests {
             context: None,
             rect: None,
         };
-        let a = r.to_action(&vars);
+        let a = r.to_action(&vars, "");
         assert_eq!(a.arguments, ["s3cret"]);
         assert_eq!(a.frame.as_deref(), Some("f1"));
         assert!(!serde_json::to_string(&r).unwrap().contains("s3cret"));

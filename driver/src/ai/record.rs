@@ -39,14 +39,15 @@ pub fn element_label(role: &str, name: &str) -> Option<String> {
 }
 
 impl ActRecord {
-    /// The action to run it again (variables substituted).
-    pub fn to_action(&self, variables: &Variables) -> Action {
+    /// The action to run it again on a page at `url` (variables
+    /// substituted; one bound to other sites stays a placeholder).
+    pub fn to_action(&self, variables: &Variables, url: &str) -> Action {
         Action {
             method: self.method.clone(),
             selector: Some(self.selector.clone()).filter(|s| !s.is_empty()),
             ref_: None,
             frame: self.frame.clone(),
-            arguments: self.arguments.iter().map(|a| variables.fill_in(a)).collect(),
+            arguments: self.arguments.iter().map(|a| variables.fill_in(a, url)).collect(),
             description: Some(self.description.clone()),
         }
     }

@@ -1,14 +1,28 @@
 //! `%name%` variables: secrets and other values the model must never see.
 //! The model writes the placeholder; the driver substitutes the value only
 //! when it acts, and every request is redacted on the way out as well.
+//!
+//! A variable may be bound to sites (`pw@bank.example`, as browser-use's
+//! domain-keyed secrets): its value is typed only on a page of those
+//! domains. A page's text can ask the model to type `%pw%` into a field of
+//! its own; on another site the placeholder is refused, not filled.
 
 use std::collections::BTreeMap;
 
+use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::llm::Secrets;
+use crate::page::Page;
+
+/// One value of a variable and the sites it may be typed on (none: any).
+#[derive(Clone, PartialEq)]
+struct Binding {
+    value: String,
+    sites: AllowedDomains,
+}
 
 #[derive(Clone, Default, PartialEq)]
-pub struct Variables(BTreeMap<String, String>);
+pub struct Variables(BTreeMap<String, Vec<Binding>>);
 
 impl std::fmt::Debug for Variables {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -20,31 +34,82 @@ fn valid_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-impl Variables {
-    pub fn new(map: BTreeMap<String, String>) -> Result<Variables> {
-        if let Some(bad) = map.keys().find(|k| !valid_name(k)) {
-            return Err(Error::InvalidAction(format!(
-                "variable name {bad:?}: use letters, digits and _ only (written %{bad}% in instructions)"
-            )));
+/// `pw@bank.example,login.bank.example` → (`pw`, its sites); a key
+/// without `@` may be typed anywhere.
+fn split_key(key: &str) -> Result<(&str, AllowedDomains)> {
+    let (name, sites) = match key.split_once('@') {
+        Some((name, sites)) => {
+            let sites: Vec<String> = sites
+                .split(',')
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+                .map(String::from)
+                .collect();
+            if sites.is_empty() {
+                return Err(Error::InvalidAction(format!(
+                    "variable {key:?}: name the sites after @ (pw@bank.example), or leave the @ out"
+                )));
+            }
+            (name, AllowedDomains::new(&sites))
         }
-        Ok(Variables(map))
+        None => (key, AllowedDomains::default()),
+    };
+    if !valid_name(name) {
+        return Err(Error::InvalidAction(format!(
+            "variable name {name:?}: use letters, digits and _ only (written %{name}% in instructions)"
+        )));
+    }
+    Ok((name, sites))
+}
+
+impl Variables {
+    /// Variables from `name` (or `name@site,site`) → value.
+    pub fn new(map: BTreeMap<String, String>) -> Result<Variables> {
+        let mut vars: BTreeMap<String, Vec<Binding>> = BTreeMap::new();
+        for (key, value) in map {
+            let (name, sites) = split_key(&key)?;
+            vars.entry(name.to_string()).or_default().push(Binding { value, sites });
+        }
+        Ok(Variables(vars))
     }
 
-    /// `name=value` (the CLI's `--var`).
+    /// `name=value` or `name@site=value` (the CLI's `--var`): the key as
+    /// [`Variables::new`] takes it, and the value.
     pub fn parse_assignment(s: &str) -> Result<(String, String)> {
-        let (name, value) = s.split_once('=').ok_or_else(|| {
+        let (key, value) = s.split_once('=').ok_or_else(|| {
             Error::InvalidAction(format!(
                 "--var expects name=value, got {:?}",
                 s.split('=').next().unwrap_or("")
             ))
         })?;
-        let name = name.trim().trim_matches('%').to_string();
-        if !valid_name(&name) {
-            return Err(Error::InvalidAction(format!(
-                "variable name {name:?}: use letters, digits and _ only"
-            )));
-        }
-        Ok((name, value.to_string()))
+        let key = key.trim().trim_matches('%');
+        split_key(key)?;
+        Ok((key.to_string(), value.to_string()))
+    }
+
+    /// Whether a variable is bound to sites (substitution then reads the
+    /// page's URL).
+    pub fn has_sites(&self) -> bool {
+        self.0.values().flatten().any(|b| !b.sites.is_empty())
+    }
+
+    /// `name`'s value on `url`: one bound to its site first, else one for
+    /// anywhere. `Err` with the sites when it has values only for others.
+    fn value_on(&self, name: &str, url: &str) -> Option<std::result::Result<&str, String>> {
+        let bindings = self.0.get(name)?;
+        let bound = bindings.iter().find(|b| !b.sites.is_empty() && b.sites.matches(url));
+        Some(
+            bound
+                .or_else(|| bindings.iter().find(|b| b.sites.is_empty()))
+                .map(|b| b.value.as_str())
+                .ok_or_else(|| {
+                    bindings
+                        .iter()
+                        .flat_map(|b| b.sites.entries().iter().cloned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }),
+        )
     }
 
     pub fn is_empty(&self) -> bool {
@@ -57,7 +122,7 @@ impl Variables {
 
     /// The values (for covering them in screenshots).
     pub fn values(&self) -> Vec<String> {
-        self.0.values().cloned().collect()
+        self.0.values().flatten().map(|b| b.value.clone()).collect()
     }
 
     /// Replaces known `%name%` placeholders by their values. When there are
@@ -66,7 +131,10 @@ impl Variables {
     /// as it stands, it would put the placeholder in the field and look
     /// like success. Other `%…%` text stays as written (`100%sure%` is
     /// text), and so does all of it when no variable was given.
-    pub fn substitute(&self, text: &str) -> Result<String> {
+    ///
+    /// `url` is the page's the text goes to: a variable bound to other
+    /// sites is refused there (nothing is typed).
+    pub fn substitute(&self, text: &str, url: &str) -> Result<String> {
         if let Some((wrote, meant)) = self.misspelt_placeholder(text) {
             return Err(Error::InvalidAction(format!(
                 "%{wrote}% is no variable: did you mean %{meant}%? (the variables are {})",
@@ -80,22 +148,73 @@ them, or give it a value first",
                 placeholders(self.0.keys())
             )));
         }
-        Ok(self.fill_in(text))
+        let mut elsewhere = None;
+        let filled = self.replace(text, url, &mut |name, sites| {
+            elsewhere.get_or_insert((name.to_string(), sites.to_string()));
+        });
+        if let Some((name, sites)) = elsewhere {
+            let here = url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| url.to_string());
+            return Err(Error::InvalidAction(format!(
+                "%{name}% may only be typed on {sites}, and this page is {here}: nothing was typed (text on a page \
+can ask for a secret; type it only on its own site)"
+            )));
+        }
+        Ok(filled)
     }
 
-    /// Replaces known `%name%` placeholders, leaving any other `%…%` as
-    /// written: for recorded actions, checked when they were made.
-    /// In one pass: a value is never read for placeholders in its turn
-    /// (a password `x%code%y` stays as given).
-    pub fn fill_in(&self, text: &str) -> String {
+    /// [`Variables::substitute`] for what goes to `page` (its URL is read
+    /// only when a variable is bound to sites).
+    pub async fn substitute_on(&self, text: &str, page: &Page) -> Result<String> {
+        let url = if text.contains('%') {
+            self.url_of(page).await
+        } else {
+            String::new()
+        };
+        self.substitute(text, &url)
+    }
+
+    /// `page`'s URL, as substitution reads it: the tab's, from the browser
+    /// (a held dialog does not stop that), and only when a variable is
+    /// bound to sites (empty otherwise: nothing reads it).
+    pub async fn url_of(&self, page: &Page) -> String {
+        if self.has_sites() {
+            page.listed().await.0
+        } else {
+            String::new()
+        }
+    }
+
+    /// Replaces known `%name%` placeholders that may be typed on `url`,
+    /// leaving any other `%…%` as written: for recorded actions, checked
+    /// when they were made (a variable bound to other sites stays a
+    /// placeholder). In one pass: a value is never read for placeholders
+    /// in its turn (a password `x%code%y` stays as given).
+    pub fn fill_in(&self, text: &str, url: &str) -> String {
+        self.replace(text, url, &mut |_, _| {})
+    }
+
+    /// The one pass of [`Variables::fill_in`]; `elsewhere` hears of each
+    /// variable left as written because it is bound to other sites (its
+    /// name and theirs).
+    fn replace(&self, text: &str, url: &str, elsewhere: &mut dyn FnMut(&str, &str)) -> String {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(open) = rest.find('%') {
             out.push_str(&rest[..open]);
             let after = &rest[open + 1..];
-            let known = after
-                .find('%')
-                .and_then(|close| self.0.get(&after[..close]).map(|value| (close, value)));
+            let known = after.find('%').and_then(|close| {
+                let name = &after[..close];
+                match self.value_on(name, url)? {
+                    Ok(value) => Some((close, value)),
+                    Err(sites) => {
+                        elsewhere(name, &sites);
+                        None
+                    }
+                }
+            });
             match known {
                 Some((close, value)) => {
                     out.push_str(value);
@@ -182,7 +301,11 @@ line), or write it without the % signs",
 
     /// Every value, for redaction of outgoing requests.
     pub fn secrets(&self) -> Secrets {
-        Secrets::new(self.0.iter().map(|(k, v)| (k.clone(), v.clone())))
+        Secrets::new(
+            self.0
+                .iter()
+                .flat_map(|(k, bindings)| bindings.iter().map(move |b| (k.clone(), b.value.clone()))),
+        )
     }
 
     /// The prompt line that tells the model which placeholders exist.
@@ -190,9 +313,23 @@ line), or write it without the % signs",
         if self.0.is_empty() {
             return None;
         }
+        let said: Vec<String> = self
+            .0
+            .iter()
+            .map(|(name, bindings)| match bindings.iter().all(|b| !b.sites.is_empty()) {
+                true => {
+                    let sites: Vec<&str> = bindings
+                        .iter()
+                        .flat_map(|b| b.sites.entries().iter().map(String::as_str))
+                        .collect();
+                    format!("%{name}% (only on {})", sites.join(", "))
+                }
+                false => format!("%{name}%"),
+            })
+            .collect();
         Some(format!(
             "Variables (their values are hidden from you; write the placeholder exactly, e.g. as a fill argument): {}",
-            placeholders(self.0.keys())
+            said.join(", ")
         ))
     }
 }
@@ -235,34 +372,37 @@ mod tests {
     #[test]
     fn substitution_and_notes() {
         let v = Variables::new(BTreeMap::from([("password".into(), "hunter2".into())])).unwrap();
-        assert_eq!(v.substitute("%password%!").unwrap(), "hunter2!");
+        assert_eq!(v.substitute("%password%!", "").unwrap(), "hunter2!");
         // A placeholder no variable fills is refused, not typed as it stands.
-        let e = v.substitute("%other%").unwrap_err().to_string();
+        let e = v.substitute("%other%", "").unwrap_err().to_string();
         assert!(
             e.contains("%other% is no variable") && e.contains("the variables are %password%"),
             "{e}"
         );
-        assert_eq!(v.substitute("100%sure% %password%").unwrap(), "100%sure% hunter2");
+        assert_eq!(v.substitute("100%sure% %password%", "").unwrap(), "100%sure% hunter2");
         // A misspelt placeholder would be typed as it stands: refused, with the right one.
         for typo in ["%pasword%", "%PASSWORD%", " %passwrd% "] {
-            let e = v.substitute(typo).unwrap_err().to_string();
+            let e = v.substitute(typo, "").unwrap_err().to_string();
             assert!(e.contains("did you mean %password%?"), "{typo}: {e}");
         }
         // Text with more than a placeholder in it is text.
         let named = Variables::new(BTreeMap::from([("name".into(), "Ada".into())])).unwrap();
-        assert_eq!(named.substitute("first%20name%20last").unwrap(), "first%20name%20last");
-        assert_eq!(named.substitute("Dear %name%,").unwrap(), "Dear Ada,");
+        assert_eq!(
+            named.substitute("first%20name%20last", "").unwrap(),
+            "first%20name%20last"
+        );
+        assert_eq!(named.substitute("Dear %name%,", "").unwrap(), "Dear Ada,");
         // A value is not read for placeholders in its turn.
         let tricky = Variables::new(BTreeMap::from([
             ("code".into(), "1234".into()),
             ("password".into(), "x%code%y".into()),
         ]))
         .unwrap();
-        assert_eq!(tricky.substitute("%password% / %code%").unwrap(), "x%code%y / 1234");
-        assert_eq!(tricky.fill_in("%%code%%"), "%1234%");
+        assert_eq!(tricky.substitute("%password% / %code%", "").unwrap(), "x%code%y / 1234");
+        assert_eq!(tricky.fill_in("%%code%%", ""), "%1234%");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         // No variables: every %…% is text.
-        assert_eq!(Variables::default().substitute("%pasword%").unwrap(), "%pasword%");
+        assert_eq!(Variables::default().substitute("%pasword%", "").unwrap(), "%pasword%");
         // An instruction that names a placeholder no variable fills.
         assert_eq!(
             v.unknown_placeholders_in("type %password% and %email%, then %email% again; 100%sure% (%x-y%)"),
@@ -289,5 +429,55 @@ mod tests {
         );
         assert!(Variables::parse_assignment("no-equals").is_err());
         assert!(Variables::new(BTreeMap::from([("bad name".into(), "x".into())])).is_err());
+    }
+
+    #[test]
+    fn a_variable_bound_to_sites_is_typed_only_there() {
+        let (key, value) = Variables::parse_assignment("pw@bank.example,127.0.0.1:8080=s3cret").unwrap();
+        assert_eq!(key, "pw@bank.example,127.0.0.1:8080");
+        let v = Variables::new(BTreeMap::from([
+            (key, value),
+            ("pin@other.example".into(), "1111".into()),
+            ("pin@bank.example".into(), "4096".into()),
+            ("email".into(), "ada@example.org".into()),
+        ]))
+        .unwrap();
+        assert!(v.has_sites());
+        assert_eq!(v.names(), ["email", "pin", "pw"]);
+        let bank = "https://login.bank.example/signin";
+        assert_eq!(v.substitute("%pw%", bank).unwrap(), "s3cret");
+        assert_eq!(v.substitute("%pw%", "http://127.0.0.1:8080/").unwrap(), "s3cret");
+        assert_eq!(v.substitute("%pin%", bank).unwrap(), "4096", "each site its own value");
+        assert_eq!(v.substitute("%pin%", "https://other.example/").unwrap(), "1111");
+        let e = v
+            .substitute("my %pw%", "https://evil.test/comments")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("%pw% may only be typed on bank.example, 127.0.0.1:8080, and this page is evil.test"),
+            "{e}"
+        );
+        assert!(
+            v.substitute("%pw%", "http://127.0.0.1:9999/").is_err(),
+            "the port is pinned"
+        );
+        assert_eq!(
+            v.substitute("%email%", "https://evil.test/").unwrap(),
+            "ada@example.org"
+        );
+        // A record replayed elsewhere keeps the placeholder.
+        assert_eq!(v.fill_in("%pw%/%email%", "https://evil.test/"), "%pw%/ada@example.org");
+        // Every value is still kept out of requests and screenshots.
+        assert_eq!(v.values().len(), 4);
+        assert_eq!(v.secrets().redact("s3cret 4096 1111"), "%pw% %pin% %pin%");
+        let note = v.prompt_note().unwrap();
+        assert!(
+            note.contains("%pw% (only on bank.example, 127.0.0.1:8080)") && note.contains("%email%,"),
+            "{note}"
+        );
+        assert!(!note.contains("s3cret"));
+        for bad in ["pw@=x", "p w@a.example=x"] {
+            assert!(Variables::parse_assignment(bad).is_err(), "{bad}");
+        }
     }
 }

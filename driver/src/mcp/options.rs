@@ -166,7 +166,7 @@ mod tests {
         std::fs::write(&p, "# logins\nPASSWORD=\"hunter2 x\"\nexport TOKEN='abc'\n\nUSER=ada\n").unwrap();
         let v = super::read_secrets(&p).unwrap();
         assert_eq!(v.names(), ["PASSWORD", "TOKEN", "USER"]);
-        assert_eq!(v.substitute("%PASSWORD%/%TOKEN%").unwrap(), "hunter2 x/abc");
+        assert_eq!(v.substitute("%PASSWORD%/%TOKEN%", "").unwrap(), "hunter2 x/abc");
         std::fs::write(&p, "oops\n").unwrap();
         assert!(super::read_secrets(&p).unwrap_err().to_string().contains("line 1"));
     }

@@ -99,6 +99,12 @@ impl<'a> ToolContext<'a> {
         self.page.lock().unwrap().clone()
     }
 
+    /// `text` with its `%name%` variables filled in for the current tab (a
+    /// variable bound to other sites is refused).
+    pub async fn substitute(&self, text: &str) -> Result<String> {
+        self.settings.variables.substitute_on(text, &self.page()).await
+    }
+
     /// Makes `page` the current tab.
     pub fn set_page(&self, page: Page) {
         *self.page.lock().unwrap() = page;

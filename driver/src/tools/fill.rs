@@ -36,7 +36,7 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("fill", args.clone())?;
-        let value = ctx.settings.variables.substitute(&a.value)?;
+        let value = ctx.substitute(&a.value).await?;
         let r = element::perform(ctx, &a.element.action("fill", vec![value])).await?;
         Ok(element::outcome("fill", "Filled", &args, r))
     })

@@ -161,7 +161,7 @@ async fn fill_direct(ctx: &ToolContext<'_>, i: usize, field: &Field, target: &st
         frame: None,
     };
     let label = field.name.clone().unwrap_or_else(|| target.to_string());
-    let value = match ctx.settings.variables.substitute(&field.value) {
+    let value = match ctx.substitute(&field.value).await {
         Ok(v) => v,
         Err(e) => {
             p.all_ok = false;
@@ -232,11 +232,9 @@ async fn fill_described(
             rect: None,
         };
         let mut real = action.clone();
-        real.arguments = real
-            .arguments
-            .iter()
-            .map(|v| ctx.settings.variables.substitute(v))
-            .collect::<Result<_>>()?;
+        for argument in real.arguments.iter_mut() {
+            *argument = ctx.substitute(argument).await?;
+        }
         return match page.perform(&real, ctx.settings.base_dir.as_deref()).await {
             Ok(done) => {
                 p.out.rect = done.rect.or(p.out.rect);

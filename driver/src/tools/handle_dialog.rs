@@ -38,7 +38,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("handleDialog", args)?;
         let text = match a.prompt_text.as_deref() {
-            Some(t) => Some(ctx.settings.variables.substitute(t)?),
+            Some(t) => Some(ctx.substitute(t).await?),
             None => None,
         };
         let page = ctx.page();

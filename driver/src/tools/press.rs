@@ -49,7 +49,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("press", args.clone())?;
         parse_combo(&a.key)?;
-        let key = ctx.settings.variables.substitute(&a.key)?;
+        let key = ctx.substitute(&a.key).await?;
         let repeat = a.repeat.unwrap_or(1).max(1);
         let times = if repeat > 1 {
             format!(" ×{repeat}")

@@ -37,11 +37,10 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("select", args.clone())?;
-        let values = a
-            .values
-            .iter()
-            .map(|v| ctx.settings.variables.substitute(v))
-            .collect::<crate::error::Result<_>>()?;
+        let mut values = Vec::with_capacity(a.values.len());
+        for v in &a.values {
+            values.push(ctx.substitute(v).await?);
+        }
         let action = a.element.action("selectOptionFromDropdown", values);
         let r = element::perform(ctx, &action).await?;
         Ok(element::outcome("select", "Selected in", &args, r))

@@ -53,7 +53,7 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("typeAt", args.clone())?;
-        let text = ctx.settings.variables.substitute(&a.text)?;
+        let text = ctx.substitute(&a.text).await?;
         let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
         let page = ctx.page();
         let mark = page.navigation_mark();

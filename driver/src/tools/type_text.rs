@@ -65,7 +65,7 @@ const FOCUSED_JS: &str = r#"(() => {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("type", args.clone())?;
-        let text = ctx.settings.variables.substitute(&a.text)?;
+        let text = ctx.substitute(&a.text).await?;
         let shown = format!("{} characters", a.text.chars().count());
         let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
             let page = ctx.page();
