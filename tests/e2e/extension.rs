@@ -275,6 +275,25 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
         assert!(done.success, "{done:?}");
         wait_for(&tab, &format!("{inner}.getElementById('paid').textContent === '2'")).await;
         assert_eq!(eval(&tab, "window.topClicks").await, json!(0));
+        // Navigations are followed as in a launched browser: to another
+        // page with its status, back, forward and reload, each returning
+        // when the page is ready (the tracker once took the bridge's
+        // `tab-<id>` for the main frame, and waited out 30 s each).
+        let started = std::time::Instant::now();
+        let next = page.goto(&files.url("actions/history-a.html")).await.expect("goto");
+        assert_eq!(next.status, Some(200), "{next:?}");
+        let back = page.back().await.expect("back").expect("a page back");
+        assert_eq!(back.url, url);
+        page.forward().await.expect("forward").expect("a page forward");
+        let reloaded = page.reload().await.expect("reload");
+        assert!(reloaded.url.ends_with("history-a.html"), "{reloaded:?}");
+        assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+        let missing = page
+            .goto(&files.url("actions/no-such-page.html"))
+            .await
+            .expect("goto a 404");
+        assert_eq!(missing.status, Some(404), "{missing:?}");
+        page.goto(&url).await.expect("back to the form");
         // Opening tabs is not the bridge's to do.
         assert!(browser.new_page().await.is_err());
         browser.close().await.expect("disconnect");

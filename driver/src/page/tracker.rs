@@ -348,8 +348,14 @@ impl Tracker {
             listen!(page, EventDomContentEventFired, |_| Event::DomContentLoaded),
             listen!(page, EventFrameDetached, Event::Detached),
         ];
-        // A page target's main frame has the target's id.
-        let main_frame = page.target_id().inner().clone();
+        // The main frame as chromiumoxide read it from the frame tree when
+        // it attached. (Chromium gives a tab's main frame the target's id,
+        // but the extension bridge names its targets `tab-<id>`: taken for
+        // the frame, no navigation of the tab would ever be seen.)
+        let main_frame = match page.mainframe().await {
+            Ok(Some(frame)) => frame.inner().clone(),
+            _ => page.target_id().inner().clone(),
+        };
         let state = Arc::new(Mutex::new(NetState::new(main_frame)));
         let (changed_tx, changed) = watch::channel(0u64);
         let (sync, mut sync_rx) = mpsc::unbounded_channel::<oneshot::Sender<()>>();
