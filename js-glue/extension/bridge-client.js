@@ -5,26 +5,46 @@
 // commands and events for those tabs, and only those, through
 // chrome.debugger.
 //
-// Approval: the bridge says hello with the token it was given, if any. The
-// extension's own token (made once, kept in chrome.storage.local) is
-// approved at once; a wrong one is refused at once; none waits for the
-// user to press Allow or Deny in the panel. Allowing hands the bridge the
-// token, so its next connections need no asking.
+// Approval: a bridge given a token says so in its hello, with a nonce; the
+// token itself never crosses the socket before approval. Each side then
+// proves it knows the extension's own token (made once, kept in
+// chrome.storage.local): HMAC-SHA256 over both nonces, the extension
+// first, so a process posing as the extension learns nothing from a
+// bridge. A bridge with the right token is approved at once, a wrong one
+// refused at once; one without a token waits for the user to press Allow
+// or Deny in the panel. Allowing hands the bridge the token, so its next
+// connections need no asking.
 //
 // Wire format (JSON text frames), bridge → extension:
-//   {type:"hello", client, token|null, version}
+//   {type:"hello", client, token: bool, nonce, version}
+//   {type:"proven", proof}          {type:"refused", reason}
 //   {type:"attach", id, tabId}      {type:"detach", id, tabId}
 //   {type:"cdp", id, tabId, sessionId?, method, params}
 // extension → bridge:
+//   {type:"prove", nonce, proof}
 //   {type:"ready", token, tabs:[{tabId, url, title}]}    {type:"tabs", tabs}
 //   {type:"result", id, result} | {type:"result", id, error}
 //   {type:"event", tabId, sessionId?, method, params}    {type:"detached", tabId, reason}
-// Refusals close the socket with code 4001 (wrong token) or 4003 (the user
-// said no) and the reason as text.
+// Refusals close the socket with code 4001 (wrong token), 4002 (another
+// protocol version) or 4003 (the user said no) and the reason as text. A
+// refused bridge is not asked again until the user shares anew.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 export const DEFAULT_PORT = 9224;
 const RETRY_MS = 1000;
+
+/** `bytes` random bytes as hex. */
+function randomHex(bytes) {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** HMAC-SHA256 of `message` keyed by `key`, as hex (driver/src/bridge/proof.rs). */
+export async function hmacHex(key, message) {
+  const enc = new TextEncoder();
+  const k = await crypto.subtle.importKey("raw", enc.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", k, enc.encode(message));
+  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 export class BridgeClient {
   constructor(onChange) {
@@ -38,6 +58,10 @@ export class BridgeClient {
     this.client = null;
     this.error = null;
     this.retry = null;
+    // Why the extension turned the bridge away (it is not asked again until
+    // the user shares anew), and the nonces of a proof under way.
+    this.refusal = null;
+    this.proving = null;
     chrome.debugger.onEvent.addListener((source, method, params) => this.onDebuggerEvent(source, method, params));
     chrome.debugger.onDetach.addListener((source, reason) => this.onDebuggerDetach(source, reason));
     chrome.tabs.onRemoved.addListener((tabId) => this.unshare(tabId));
@@ -51,8 +75,7 @@ export class BridgeClient {
     const { bridgeToken } = await chrome.storage.local.get("bridgeToken");
     if (bridgeToken) return bridgeToken;
     // Hex: nothing a shell or a flag parser could misread (a leading "-").
-    const bytes = crypto.getRandomValues(new Uint8Array(24));
-    const made = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const made = randomHex(24);
     await chrome.storage.local.set({ bridgeToken: made });
     return made;
   }
@@ -74,8 +97,22 @@ export class BridgeClient {
   }
 
   share(tabId, port) {
+    // One agent at a time: the tabs shared already are the one on this.port's.
+    // Moving them to another port's agent would hand it tabs the user gave
+    // the first; the user unshares them first.
+    const others = [...this.shared].filter((t) => t !== tabId);
+    if (port && port !== this.port && others.length) {
+      this.error = `your ${others.length} other shared tab(s) go to the agent on port ${this.port}: unshare them first to share with port ${port}, or share with ${this.port}`;
+      this.changed();
+      return;
+    }
     this.shared.add(tabId);
-    if (port) this.port = port;
+    // Sharing again asks a refused bridge anew.
+    this.refusal = null;
+    if (port && port !== this.port) {
+      this.port = port;
+      this.disconnect("the user shares with another port");
+    }
     if (this.socket && this.status === "connected") this.sendTabs();
     else this.connect();
     this.changed();
@@ -91,7 +128,7 @@ export class BridgeClient {
 
   connect() {
     clearTimeout(this.retry);
-    if (this.socket || this.shared.size === 0) return;
+    if (this.socket || this.shared.size === 0 || this.refusal) return;
     this.status = "connecting";
     this.error = null;
     const socket = new WebSocket(`ws://127.0.0.1:${this.port}/extension`);
@@ -104,23 +141,49 @@ export class BridgeClient {
   disconnect(reason, code = 1000) {
     const socket = this.socket;
     this.socket = null;
-    if (socket) socket.close(code, reason);
+    this.proving = null;
+    this.pending = null;
+    this.client = null;
+    this.status = this.shared.size ? "waiting for a Sightline agent" : "idle";
+    if (socket) {
+      // (Its close event may not come for a socket no longer ours.)
+      this.detachAll();
+      socket.close(code, reason);
+    }
+  }
+
+  /** Turns the bridge away; it is not asked again until the user shares anew. */
+  refuse(reason, code) {
+    this.disconnect(reason, code);
+    this.refusal = reason;
+    this.status = "refused";
+    this.error = reason;
+    this.changed();
+  }
+
+  detachAll() {
+    for (const tabId of this.attached) chrome.debugger.detach({ tabId }).catch(() => {});
+    this.attached.clear();
   }
 
   onClose(socket, event) {
-    if (this.socket === socket) this.socket = null;
-    for (const tabId of this.attached) chrome.debugger.detach({ tabId }).catch(() => {});
-    this.attached.clear();
+    if (this.socket !== socket) return;
+    this.socket = null;
+    this.proving = null;
+    this.detachAll();
     this.pending = null;
     this.client = null;
-    if (event.code === 4001 || event.code === 4003) {
+    // (The close code the browser reports is no guide: a bridge that does
+    // not echo the close frame shows 1006. The refusal is remembered.)
+    if (this.refusal) {
       this.status = "refused";
-      this.error = event.reason;
+      this.error = this.refusal;
     } else {
       this.status = this.shared.size ? "waiting for a Sightline agent" : "idle";
+      this.error = event.code === 1000 || event.code === 1005 || event.code === 1006 ? null : event.reason;
+      // Keep looking for a bridge while tabs are shared (agents come and go).
+      if (this.shared.size) this.retry = setTimeout(() => this.connect(), RETRY_MS);
     }
-    // Keep looking for a bridge while tabs are shared (agents come and go).
-    if (this.shared.size) this.retry = setTimeout(() => this.connect(), RETRY_MS);
     this.changed();
   }
 
@@ -143,6 +206,8 @@ export class BridgeClient {
 
   async onMessage(m) {
     if (m.type === "hello") return this.onHello(m);
+    if (m.type === "proven") return this.onProven(m);
+    if (m.type === "refused") return this.refuse(String(m.reason || "the agent refused the connection"), 4001);
     if (this.status !== "connected") return;
     const reply = (result) => this.send({ type: "result", id: m.id, result: result ?? {} });
     const fail = (e) => this.send({ type: "result", id: m.id, error: String((e && e.message) || e) });
@@ -169,14 +234,32 @@ export class BridgeClient {
   async onHello(hello) {
     this.client = String(hello.client || "a Sightline agent");
     if (hello.version !== PROTOCOL_VERSION) {
-      return this.disconnect(`the bridge speaks version ${hello.version}, the extension ${PROTOCOL_VERSION}`, 4002);
+      return this.refuse(
+        `the agent speaks bridge protocol ${hello.version}, the extension ${PROTOCOL_VERSION}: update the one that is older`,
+        4002,
+      );
     }
-    const token = await this.token();
-    if (hello.token === token) return this.approve();
-    if (hello.token) return this.disconnect("wrong token: the extension refused the connection", 4001);
+    if (hello.token === true && typeof hello.nonce === "string") {
+      // The extension proves first: a process posing as the extension
+      // cannot get a bridge's proof, nor anything that stands for the token.
+      const nonce = randomHex(16);
+      this.proving = { bridge: hello.nonce, nonce };
+      const proof = await hmacHex(await this.token(), `extension\n${hello.nonce}\n${nonce}`);
+      return this.send({ type: "prove", nonce, proof });
+    }
     this.status = "waiting for your approval";
     this.pending = { client: this.client };
     this.changed();
+  }
+
+  /** The bridge's half of the proof: the token it was given is ours. */
+  async onProven(m) {
+    const proving = this.proving;
+    this.proving = null;
+    if (!proving) return;
+    const want = await hmacHex(await this.token(), `bridge\n${proving.bridge}\n${proving.nonce}`);
+    if (m.proof === want) return this.approve();
+    this.refuse("wrong token: the extension refused the connection", 4001);
   }
 
   /** The user pressed Allow (or the bridge had the token). */
@@ -189,9 +272,7 @@ export class BridgeClient {
 
   /** The user pressed Deny. */
   deny() {
-    this.pending = null;
-    this.disconnect("the user refused the connection in the Sightline extension", 4003);
-    this.changed();
+    this.refuse("the user refused the connection in the Sightline extension", 4003);
   }
 
   onDebuggerEvent(source, method, params) {

@@ -136,7 +136,9 @@ function renderBridge(state) {
   if (!state) return;
   if (!$("bridge-port").value) $("bridge-port").value = state.port || DEFAULT_PORT;
   const shared = state.shared.length ? `${state.shared.length} tab(s) shared` : "no tab shared";
-  $("bridge-status").textContent = `${state.status}${state.error ? `: ${state.error}` : ""} · ${shared}`;
+  const agent = state.status === "connected" && state.client ? ` to ${state.client}` : "";
+  $("bridge-status").textContent =
+    `${state.status}${agent} (port ${state.port})${state.error ? `: ${state.error}` : ""} · ${shared}`;
   $("approval").hidden = !state.pending;
   $("approval-text").textContent = state.pending
     ? `${state.pending.client} on this computer asks to drive your shared tabs.`

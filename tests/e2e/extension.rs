@@ -294,6 +294,18 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
             .expect("goto a 404");
         assert_eq!(missing.status, Some(404), "{missing:?}");
         page.goto(&url).await.expect("back to the form");
+        // A second tab shared with another port while this agent holds the
+        // first is refused: moving both to the other agent would hand it a
+        // tab the user gave this one.
+        let second_url = files.url("actions/history-b.html");
+        let _second_tab = chrome.open(&second_url).await;
+        let second_panel = chrome.panel(&second_url).await;
+        share(&second_panel, bridge.port() + 1).await;
+        second_panel
+            .wait_for("document.getElementById('bridge-status').textContent.includes('unshare them first')")
+            .await;
+        assert_eq!(bridge.shared_tabs().len(), 1, "{:?}", bridge.shared_tabs());
+        assert_eq!(panel.eval("document.body.dataset.bridge").await, json!("connected"));
         // Opening tabs is not the bridge's to do.
         assert!(browser.new_page().await.is_err());
         browser.close().await.expect("disconnect");
@@ -308,6 +320,9 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
         })
         .await
         .unwrap();
+        // A local process posing as the extension (any program can send an
+        // extension's Origin) gets no token, and its word is not taken.
+        posing_as_the_extension(again.port(), &approval.token).await;
         share(&panel, again.port()).await;
         let second = again.wait_for_extension().await.expect("approved by token");
         assert_eq!(second.token, approval.token);
@@ -329,6 +344,9 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
         share(&panel, wrong.port()).await;
         let err = wrong.wait_for_extension().await.expect_err("a wrong token is refused");
         assert!(err.to_string().contains("wrong token"), "{err}");
+        // The panel says so, and does not knock again.
+        panel.wait_for("document.body.dataset.bridge === 'refused'").await;
+        assert!(panel.text("bridge-status").await.contains("wrong token"));
         drop(wrong);
 
         // No token and the user says no: refused; and nothing drives the tab.
@@ -345,8 +363,46 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
         panel.click("deny").await;
         let err = unapproved.wait_for_extension().await.expect_err("refused");
         assert!(err.to_string().contains("refused"), "{err}");
+        // Deny sticks: the extension does not come back to ask again (it
+        // retried every second and asked anew).
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(
+            panel.eval("document.getElementById('approval').hidden").await,
+            json!(true)
+        );
+        assert_eq!(panel.eval("document.body.dataset.bridge").await, json!("refused"));
     })
     .await
+}
+
+/// Connects to the bridge on `port` as the extension's path with an
+/// extension's Origin, as any local program can: the hello holds a nonce,
+/// not the token, and a "ready" without the token's proof changes nothing.
+async fn posing_as_the_extension(port: u16, token: &str) {
+    use async_tungstenite::tungstenite::client::IntoClientRequest;
+    use async_tungstenite::tungstenite::Message;
+    use futures::{SinkExt, StreamExt};
+    let mut request = format!("ws://127.0.0.1:{port}/extension")
+        .into_client_request()
+        .unwrap();
+    request.headers_mut().insert(
+        "origin",
+        "chrome-extension://abcdefghijklmnopabcdefghijklmnop".parse().unwrap(),
+    );
+    let (mut ws, _) = async_tungstenite::tokio::connect_async(request).await.expect("connect");
+    let hello = match ws.next().await {
+        Some(Ok(Message::Text(t))) => t.to_string(),
+        other => panic!("no hello: {other:?}"),
+    };
+    assert!(!hello.contains(token), "the token crossed the socket: {hello}");
+    let hello: serde_json::Value = serde_json::from_str(&hello).unwrap();
+    assert_eq!(
+        (hello["token"].clone(), hello["nonce"].as_str().map(str::len)),
+        (json!(true), Some(32))
+    );
+    let ready = json!({"type": "ready", "token": "mine now", "tabs": []}).to_string();
+    ws.send(Message::text(ready)).await.unwrap();
+    ws.close(None).await.ok();
 }
 
 /// The frame-host page, in a browser with the extension, opened and shared

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::link::{Link, Outgoing, Status};
+use super::proof::{bridge_proof, extension_proof_holds, random_hex};
 use super::socket::{next, split, Incoming, Ws};
 use super::targets::{target_id, SharedTab};
 
 /// The bridge protocol version (js-glue/extension/bridge-client.js: PROTOCOL_VERSION).
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Close codes the extension refuses with.
 const WRONG_TOKEN: u16 = 4001;
@@ -25,11 +26,28 @@ pub async fn serve(ws: Ws, link: Arc<Link>, client_name: String, token: Option<S
         let _ = tx.send(Outgoing::Close(1008, "another extension connection is active".into()));
         return;
     }
-    let hello = json!({"type": "hello", "client": client_name, "token": token, "version": PROTOCOL_VERSION});
+    // The token is proven, never sent (see proof.rs).
+    let nonce = random_hex(16);
+    let hello = json!({
+        "type": "hello", "client": client_name, "token": token.is_some(), "nonce": nonce, "version": PROTOCOL_VERSION,
+    });
     let _ = tx.send(Outgoing::Text(hello.to_string()));
+    // With a token, only an extension that proved it knows it is taken at
+    // its word ("ready"): a process posing as the extension would be
+    // handed the agent's commands, and what they type.
+    let mut proven = token.is_none();
     loop {
         match next(&mut incoming).await {
             Incoming::Text(text) => match serde_json::from_str::<Value>(&text) {
+                Ok(message) if message["type"] == "prove" => {
+                    if !on_prove(&link, &tx, token.as_deref(), &nonce, &message) {
+                        return;
+                    }
+                    proven = true;
+                }
+                Ok(message) if message["type"] == "ready" && !proven => {
+                    tracing::info!("bridge: a connection said ready without proving the token; ignored");
+                }
                 Ok(message) => on_message(&link, message),
                 Err(e) => tracing::debug!("bridge: unreadable message from the extension: {e}"),
             },
@@ -51,6 +69,34 @@ fn on_closed(link: &Link, code: u16, reason: String) {
         link.set_status(Status::Refused(reason));
     }
     // Otherwise (a reload, a crash) the extension may come back: keep waiting.
+}
+
+/// The extension's proof that it knows the token: answered with the
+/// bridge's own, or refused (false: the connection ends). A bridge without
+/// a token has nothing to prove (the user approves it in the panel).
+fn on_prove(
+    link: &Link,
+    tx: &tokio::sync::mpsc::UnboundedSender<Outgoing>,
+    token: Option<&str>,
+    bridge_nonce: &str,
+    m: &Value,
+) -> bool {
+    let Some(token) = token else { return true };
+    let nonce = m["nonce"].as_str().unwrap_or_default();
+    let proof = m["proof"].as_str().unwrap_or_default();
+    if !nonce.is_empty() && extension_proof_holds(token, bridge_nonce, nonce, proof) {
+        let proven = json!({"type": "proven", "proof": bridge_proof(token, bridge_nonce, nonce)});
+        let _ = tx.send(Outgoing::Text(proven.to_string()));
+        return true;
+    }
+    let reason = "wrong token: the extension refused the connection";
+    tracing::info!("bridge: {reason}");
+    link.disconnect_extension();
+    link.set_status(Status::Refused(reason.into()));
+    // Said in words as well: a browser may not see the close code.
+    let _ = tx.send(Outgoing::Text(json!({"type": "refused", "reason": reason}).to_string()));
+    let _ = tx.send(Outgoing::Close(WRONG_TOKEN, reason.into()));
+    false
 }
 
 fn tabs_of(v: &Value) -> Vec<SharedTab> {

@@ -16,8 +16,6 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
@@ -51,23 +49,6 @@ pub struct ExtensionBridge {
     accept: JoinHandle<()>,
 }
 
-/// 128 random bits as hex, from the standard library's randomly keyed hasher.
-fn secret() -> String {
-    let mut out = String::new();
-    for i in 0..2u64 {
-        let mut h = RandomState::new().build_hasher();
-        h.write_u64(i);
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_nanos(),
-        );
-        out.push_str(&format!("{:016x}", h.finish()));
-    }
-    out
-}
-
 impl ExtensionBridge {
     /// Listens on 127.0.0.1:`options.port` for the extension (and, once it
     /// accepted, for one DevTools client at [`ExtensionBridge::cdp_url`]).
@@ -80,7 +61,7 @@ impl ExtensionBridge {
             .map_err(|e| Error::Extension(e.to_string()))?
             .port();
         let link = Arc::new(Link::new());
-        let secret = secret();
+        let secret = super::proof::random_hex(16);
         let config = Arc::new(Config {
             link: link.clone(),
             secret: secret.clone(),

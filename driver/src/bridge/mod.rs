@@ -15,6 +15,7 @@ mod extension;
 mod handle;
 mod link;
 mod options;
+mod proof;
 mod server;
 mod socket;
 mod targets;

@@ -1,0 +1,81 @@
+//! The token proof between the bridge and the extension
+//! (js-glue/extension/bridge-client.js): a bridge given a token never
+//! sends it. Its hello carries a nonce; the extension answers with its own
+//! nonce and HMAC-SHA256(token, "extension\n<bridge nonce>\n<its nonce>");
+//! only when that holds does the bridge answer with the same over
+//! "bridge\n…". A process posing as the extension (any local program can
+//! send a `chrome-extension://` Origin) gets neither the token nor a proof.
+
+use ring::hmac;
+use ring::rand::{SecureRandom, SystemRandom};
+
+/// `bytes` random bytes as hex (nonces, the DevTools path's secret).
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    SystemRandom::new().fill(&mut buf).expect("the system's random source");
+    hex(&buf)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn message(side: &str, bridge_nonce: &str, extension_nonce: &str) -> String {
+    format!("{side}\n{bridge_nonce}\n{extension_nonce}")
+}
+
+/// Whether the extension's `proof` shows it knows `token` (compared in
+/// constant time).
+pub fn extension_proof_holds(token: &str, bridge_nonce: &str, extension_nonce: &str, proof: &str) -> bool {
+    let key = hmac::Key::new(hmac::HMAC_SHA256, token.as_bytes());
+    let Some(proof) = unhex(proof) else { return false };
+    hmac::verify(
+        &key,
+        message("extension", bridge_nonce, extension_nonce).as_bytes(),
+        &proof,
+    )
+    .is_ok()
+}
+
+/// The bridge's proof, as hex.
+pub fn bridge_proof(token: &str, bridge_nonce: &str, extension_nonce: &str) -> String {
+    let key = hmac::Key::new(hmac::HMAC_SHA256, token.as_bytes());
+    hex(hmac::sign(&key, message("bridge", bridge_nonce, extension_nonce).as_bytes()).as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proofs_are_hmac_sha256_of_both_nonces() {
+        // RFC 4231, test case 2: key "Jefe".
+        let key = hmac::Key::new(hmac::HMAC_SHA256, b"Jefe");
+        assert_eq!(
+            hex(hmac::sign(&key, b"what do ya want for nothing?").as_ref()),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // The extension's proof of the same (as bridge-client.js computes it).
+        let ext = hex(hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, b"tok"), b"extension\nb1\ne1").as_ref());
+        assert!(extension_proof_holds("tok", "b1", "e1", &ext));
+        assert!(!extension_proof_holds("other", "b1", "e1", &ext));
+        assert!(
+            !extension_proof_holds("tok", "b2", "e1", &ext),
+            "bound to the bridge's nonce"
+        );
+        assert!(!extension_proof_holds("tok", "b1", "e1", "zz"));
+        assert_ne!(bridge_proof("tok", "b1", "e1"), ext, "each side its own label");
+        assert_eq!(random_hex(16).len(), 32);
+        assert_ne!(random_hex(16), random_hex(16));
+    }
+}
