@@ -381,7 +381,7 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
 async fn posing_as_the_extension(port: u16, token: &str) {
     use async_tungstenite::tungstenite::client::IntoClientRequest;
     use async_tungstenite::tungstenite::Message;
-    use futures::{SinkExt, StreamExt};
+    use futures::StreamExt;
     let mut request = format!("ws://127.0.0.1:{port}/extension")
         .into_client_request()
         .unwrap();
