@@ -123,12 +123,28 @@ impl ResultWriter {
 /// without one (by hand: ended). Cutting is one `ftruncate` to the end of
 /// the last whole line, so a crash meanwhile leaves the file either as it
 /// was or without the fragment, and no whole line is ever lost.
+/// A file that is not empty must be a results file: one with a result on a
+/// line, or the start of one (a run killed writing its first line). Any
+/// other file (notes, a CSV, a pretty-printed report given as `--out` by
+/// mistake) is refused before a line of it is cut or a result appended.
 fn mend_last_line(file: &mut std::fs::File, path: &Path) -> std::io::Result<()> {
     let bytes = std::fs::read(path)?;
+    let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let lines = bytes[..start]
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty());
+    let holds_results = lines.clone().any(|l| serde_json::from_slice::<TaskResult>(l).is_ok());
+    let started_one = bytes[start..].starts_with(br#"{"id":"#);
+    if !bytes.trim_ascii().is_empty() && !holds_results && !started_one {
+        let lines = lines.count() + usize::from(start < bytes.len());
+        return Err(std::io::Error::other(format!(
+            "it is not a results file (none of its {lines} line(s) is a task's result); give --out a new file, or \
+one a batch wrote"
+        )));
+    }
     if bytes.last().is_none_or(|b| *b == b'\n') {
         return Ok(());
     }
-    let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     if serde_json::from_slice::<TaskResult>(&bytes[start..]).is_ok() {
         file.write_all(b"\n")?;
     } else {
@@ -229,6 +245,29 @@ mod tests {
         let log = ResultLog::read(&path).unwrap();
         assert_eq!(log.latest.len(), 2);
         assert!(log.skipped_lines.is_empty());
+    }
+
+    #[test]
+    fn a_file_that_holds_no_results_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [
+            ("notes.txt", "my important line one\nmy important line two"),
+            ("report.json", "{\n  \"a\": 1\n}\n"),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let e = ResultWriter::open(&path).unwrap_err().to_string();
+            assert!(e.contains("it is not a results file"), "{e}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "untouched");
+        }
+        // Empty, or a first result cut off mid-write: a results file.
+        let empty = dir.path().join("empty.jsonl");
+        std::fs::write(&empty, "\n").unwrap();
+        ResultWriter::open(&empty).unwrap();
+        let torn = dir.path().join("torn.jsonl");
+        std::fs::write(&torn, r#"{"id":"a","sta"#).unwrap();
+        ResultWriter::open(&torn).unwrap();
+        assert_eq!(std::fs::read_to_string(&torn).unwrap(), "");
     }
 
     #[test]
