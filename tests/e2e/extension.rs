@@ -497,6 +497,7 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
         let shared = share_frame_host_for_cli().await;
         let (tab, token) = (&shared.tab, shared.token.clone());
         let port = shared.port.to_string();
+        let button_ref = |snapshot: &str| crate::support::mcp_client::ref_in(snapshot, "Top-level button");
         let (client, snapshot, clicked) = tokio::task::spawn_blocking(move || {
             let mut client = crate::support::mcp_client::stdio(&[
                 "--extension",
@@ -519,6 +520,39 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             json!(1),
             "the click landed in the user's tab"
         );
+        // The shared tab hangs (a script busy for 8 s): the session cannot
+        // open a tab of its own there, so it leaves the user's tab as it is
+        // and says so (it answered with a protocol error from
+        // Target.createTarget); the next call, once the script is done,
+        // runs in the same tab.
+        eval(
+            tab,
+            "document.querySelector('#top').addEventListener('click', () => { const t = Date.now(); \
+             while (Date.now() - t < 12000); }, {once: true})",
+        )
+        .await;
+        let (client, hung, again) = tokio::task::spawn_blocking(move || {
+            let mut client = client;
+            let started = std::time::Instant::now();
+            let hung = client
+                .call("browser_click", json!({"target": button_ref(&snapshot)}))
+                .text;
+            std::thread::sleep(Duration::from_secs(12).saturating_sub(started.elapsed()));
+            let again = client.call("browser_snapshot", json!({})).text;
+            (client, hung, again)
+        })
+        .await
+        .unwrap();
+        assert!(
+            hung.contains("is not responding") && hung.contains("a tab of your own browser, left as it is"),
+            "{hung}"
+        );
+        assert!(!hung.contains("createTarget"), "{hung}");
+        assert!(
+            again.contains("frame-host.html") && again.contains("Top-level button"),
+            "{again}"
+        );
+        assert_eq!(eval(tab, "window.topClicks").await, json!(2));
         // The user shares another tab: the next call is about that one.
         let other_url = shared._files.url("short.html");
         let other = shared._chrome.open(&other_url).await;

@@ -556,6 +556,26 @@ on in the tab shown below.",
     /// fresh tab, which the reply says.
     async fn replace_hung_tab(&self, st: &mut State, browser: &Browser, page: Page, tool: &Tool, e: &Error) -> Reply {
         let (url, _) = page.listed().await;
+        let whose = if url.is_empty() {
+            "The page".to_string()
+        } else {
+            format!("The page {url}")
+        };
+        let why = e.to_string();
+        let why = why.trim_start_matches("the page is not responding: ");
+        // Through the extension the session has only the tabs the user
+        // shares, and opens none: the hung one stays the session's.
+        if self.host.is_extension() {
+            return self.reply(
+                format!(
+                    "{} failed: {whose} is not responding ({why}). It is a tab of your own browser, left as it \
+is: the next call tries it again (wait for it, or reload or close it yourself, or share another tab).",
+                    tool.mcp_name()
+                ),
+                true,
+                None,
+            );
+        }
         st.seen.remove(page.target_id());
         // A tab of the user's own browser is theirs to end.
         let ours = browser.opened_here(page.target_id(), st.context.as_ref());
@@ -569,17 +589,11 @@ on in the tab shown below.",
         };
         fresh.set_dialog_policy(DialogPolicy::Hold);
         st.page = Some(fresh);
-        let whose = if url.is_empty() {
-            "The page".to_string()
-        } else {
-            format!("The page {url}")
-        };
         self.reply(
             format!(
-                "{} failed: {whose} is not responding ({}). {} the session goes on in a new, blank tab: open a \
+                "{} failed: {whose} is not responding ({why}). {} the session goes on in a new, blank tab: open a \
 page again with browser_navigate.",
                 tool.mcp_name(),
-                e.to_string().trim_start_matches("the page is not responding: "),
                 if ours {
                     "Its tab was closed and"
                 } else {
