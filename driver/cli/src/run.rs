@@ -50,8 +50,10 @@ fn step_line(i: usize, total: usize, r: &StepReport) -> String {
     if let Some(e) = &r.element {
         line.push_str(&format!(" → {e}"));
     }
-    if let Some(v) = &r.value {
-        line.push_str(&format!(" = {v}"));
+    match &r.value {
+        Some(serde_json::Value::String(text)) => line.push_str(&format!(" = {text}")),
+        Some(data) => line.push_str(&format!(" = {data}")),
+        None => {}
     }
     for n in &r.notes {
         line.push_str(&format!(" ({n})"));

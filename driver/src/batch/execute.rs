@@ -174,7 +174,9 @@ pub(crate) async fn execute(
 fn steps_output(report: &RunReport, vars: &Variables) -> Value {
     let mut output = json!({"url": report.url, "title": report.title});
     if let Some(value) = report.steps.last().and_then(|s| s.value.as_ref()) {
-        output["value"] = vars.secrets().redact(value).into();
+        let mut value = value.clone();
+        vars.secrets().redact_json(&mut value);
+        output["value"] = value;
     }
     output
 }

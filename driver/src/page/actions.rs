@@ -59,6 +59,10 @@ pub struct ActionResult {
     /// [`Page::context_of`]).
     #[serde(skip)]
     pub context: Option<String>,
+    /// A registry tool's result as data, when it has a shape (evaluate's
+    /// value, extract's data): what a steps run reports as the step's value.
+    #[serde(skip)]
+    pub data: Option<serde_json::Value>,
 }
 
 impl ActionResult {

@@ -38,8 +38,10 @@ pub struct StepReport {
     /// The element acted on, as the engine describes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
+    /// What the step gave: its result as data when the tool gives it a
+    /// shape (evaluate's value, extract's data), else its text.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+    pub value: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -163,7 +165,7 @@ impl<'b> Runner<'b> {
             match outcome {
                 Ok(r) => {
                     report.element = r.element;
-                    report.value = r.value;
+                    report.value = r.data.or_else(|| r.value.map(serde_json::Value::String));
                     report.notes = r.notes;
                     // Follow a tab the step opened.
                     match self.browser.take_popup(&self.page).await {
@@ -277,6 +279,7 @@ impl<'b> Runner<'b> {
                 }
                 Ok(ActionResult {
                     value: Some(out.text),
+                    data: out.data,
                     rect: out.rect,
                     ..ActionResult::default()
                 })
