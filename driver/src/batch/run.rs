@@ -45,6 +45,10 @@ pub struct BatchReport {
     pub already_done: usize,
     /// Ctrl-C stopped the run before every planned task ran.
     pub interrupted: bool,
+    /// Why the run stopped before every planned task ran, when no browser
+    /// could be had (a grid gone away): the tasks left are not run, and
+    /// the next run with the same `--out` takes them up.
+    pub outage: Option<String>,
 }
 
 impl Batch {
@@ -134,6 +138,7 @@ impl Batch {
         }
         let names = report_names(&plan.tasks);
         let (tx, mut rx) = mpsc::unbounded_channel();
+        let outage = Arc::new(Mutex::new(None));
         let workers = options.concurrency.min(plan.to_run.len());
         let shared = Arc::new(Shared {
             queue: Mutex::new(plan.to_run.iter().cloned().collect::<VecDeque<_>>()),
@@ -157,8 +162,11 @@ impl Batch {
             events: options.events.clone(),
             stop: options.stop.clone(),
             results: tx,
+            failed_acquires: Default::default(),
+            outage: outage.clone(),
         });
         let handles: Vec<_> = (0..workers).map(|i| tokio::spawn(work(i, shared.clone()))).collect();
+        // (The results channel ends when the last worker drops its Shared.)
         drop(shared);
 
         let mut ran = Vec::new();
@@ -199,9 +207,11 @@ impl Batch {
         let results: Vec<TaskResult> = plan.tasks.iter().filter_map(|t| log.get(&t.id).cloned()).collect();
         let stopped = options.stop.as_ref().is_some_and(|s| *s.borrow() != Stop::Run);
         let cut_short = ran.len() < plan.to_run.len() || ran.iter().any(|r| r.status == TaskStatus::Skipped);
+        let outage = outage.lock().unwrap().take();
         Ok(BatchReport {
             summary: Summary::new(&plan.tasks, &results),
             interrupted: stopped && cut_short,
+            outage,
             already_done: plan.already_done,
             ran,
             results,

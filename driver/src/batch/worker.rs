@@ -26,6 +26,10 @@ const HEALTH_CHECK: Duration = Duration::from_secs(5);
 /// How long a cancelled worker still waits for a pending grid session, so
 /// it can delete it instead of leaving it to the grid's idle timeout.
 const PENDING_SESSION_GRACE: Duration = Duration::from_secs(30);
+/// Browsers that could not be had in a row (across workers) before the
+/// batch stops: a grid that went away would otherwise mark every task left
+/// crashed in no time (a 10,000-task file burnt through in seconds).
+const OUTAGE_AFTER: usize = 3;
 
 /// What the workers share.
 pub(crate) struct Shared {
@@ -41,6 +45,11 @@ pub(crate) struct Shared {
     pub events: Option<EventFn>,
     pub stop: Option<watch::Receiver<Stop>>,
     pub results: mpsc::UnboundedSender<(usize, TaskResult)>,
+    /// Browsers not had since the last one that was (see [`OUTAGE_AFTER`]).
+    pub failed_acquires: std::sync::atomic::AtomicUsize,
+    /// Set when no browser could be had [`OUTAGE_AFTER`] times in a row:
+    /// why; the workers stop, and the tasks left are not run.
+    pub outage: Arc<Mutex<Option<String>>>,
 }
 
 impl Shared {
@@ -76,12 +85,16 @@ pub(crate) async fn work(index: usize, shared: Arc<Shared>) {
         served: 0,
     };
     loop {
-        if worker.shared.stop() != Stop::Run {
+        if worker.shared.stop() != Stop::Run || worker.shared.outage.lock().unwrap().is_some() {
             break;
         }
         let next = worker.shared.queue.lock().unwrap().pop_front();
         let Some(planned) = next else { break };
-        let result = worker.run(&planned).await;
+        let Some(result) = worker.run(&planned).await else {
+            // No browser for it: back to the queue, unrun.
+            worker.shared.queue.lock().unwrap().push_front(planned);
+            continue;
+        };
         if worker.shared.results.send((index, result)).is_err() {
             break;
         }
@@ -98,7 +111,9 @@ struct Worker {
 }
 
 impl Worker {
-    async fn run(&mut self, planned: &Planned) -> TaskResult {
+    /// Runs one task; `None` when no browser could be had for it (it is
+    /// left for another try, or for the next run after an outage).
+    async fn run(&mut self, planned: &Planned) -> Option<TaskResult> {
         let task = &planned.task;
         let mut result = TaskResult::new(&task.id, TaskStatus::Crashed, planned.attempt);
         let shared = self.shared.clone();
@@ -112,16 +127,26 @@ impl Worker {
                 worker: self.index,
                 id: task.id.clone(),
             });
+            use std::sync::atomic::Ordering;
             match self.acquire(&task.id).await {
-                Some(Ok(())) => {}
+                Some(Ok(())) => shared.failed_acquires.store(0, Ordering::SeqCst),
                 Some(Err(e)) => {
-                    result.error = Some(format!("no browser: {e}"));
-                    return result;
+                    let failed = shared.failed_acquires.fetch_add(1, Ordering::SeqCst) + 1;
+                    shared.emit(BatchEvent::Warning(format!("no browser for {}: {e}", task.id)));
+                    if failed >= OUTAGE_AFTER {
+                        shared.outage.lock().unwrap().get_or_insert_with(|| {
+                            format!("no browser could be had {failed} times in a row (the last: {e})")
+                        });
+                    } else {
+                        // (A grid briefly full or restarting: a moment's patience.)
+                        tokio::time::sleep(Duration::from_millis(500 * failed as u64)).await;
+                    }
+                    return None;
                 }
                 None => {
                     result.status = TaskStatus::Skipped;
                     result.error = Some("cancelled while waiting for a browser".into());
-                    return result;
+                    return Some(result);
                 }
             }
         }
@@ -147,7 +172,7 @@ impl Worker {
             Err(e) => {
                 result.status = TaskStatus::Failed;
                 result.error = Some(e.to_string());
-                return result;
+                return Some(result);
             }
         };
         let lease = self.lease.as_ref().expect("a browser was acquired");
@@ -266,7 +291,7 @@ impl Worker {
         } else if shared.source.per_task() {
             self.retire("its task ended").await;
         }
-        result
+        Some(result)
     }
 
     /// With `--reports`, a judged task that has no trace report gets a page

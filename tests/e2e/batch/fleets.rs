@@ -138,3 +138,33 @@ fn cdp_endpoints_run_tasks_on_a_browser_that_is_already_running() {
         "each task's tab was closed: {tabs:?}"
     );
 }
+
+/// A grid that cannot give a browser (gone, or refusing every session)
+/// stops the batch after three tries in a row: the tasks are left unrun
+/// for the next run, not marked crashed one after another in no time.
+#[test]
+fn a_batch_stops_when_no_browser_can_be_had() {
+    let files = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks: Vec<Value> = (1..=20).map(|n| steps_task(&files, &format!("g{n}"), n)).collect();
+    let file = write_tasks(dir.path(), &tasks);
+    let out = dir.path().join("results.jsonl");
+    // A port nothing listens on (bound, then let go).
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let grid = format!("http://127.0.0.1:{dead}");
+    let run = batch(&file, &out, &["--grid", &grid, "--concurrency", "2"], None);
+    assert_eq!(run.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("the batch stopped: no browser could be had 3 times in a row")
+            && run.stderr.contains("20 task(s) not run"),
+        "{}",
+        run.stderr
+    );
+    let written = std::fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(written.lines().count(), 0, "no task is marked for an outage: {written}");
+}

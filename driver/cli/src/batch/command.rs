@@ -79,6 +79,11 @@ async fn run(args: BatchArgs) -> Result<()> {
     let s = &report.summary;
     if report.interrupted {
         Err(Error::Interrupted)
+    } else if let Some(why) = &report.outage {
+        Err(Error::Batch(format!(
+            "the batch stopped: {why}; {} task(s) not run (run again with the same --out to take them up)",
+            s.not_run
+        )))
     } else if s.all_ok() {
         Ok(())
     } else {
