@@ -592,3 +592,56 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
     })
     .await
 }
+
+/// The user's browser dies while a call runs, then starts again with the
+/// same extension token and the tab is shared anew: the call that ran says
+/// the tab went away (it said it had waited, on a page that was gone), and
+/// the first call after the share runs in the new tab (it said "No tab is
+/// shared any more": the old DevTools connection did not know it was dead).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sightline_mcp_extension_follows_the_users_browser_through_a_restart() {
+    with_timeout("the mcp --extension restart test", async {
+        let shared = share_frame_host_for_cli().await;
+        let (token, port) = (shared.token.clone(), shared.port);
+        let files = FixtureServer::start();
+        let (flag, t) = (port.to_string(), token.clone());
+        let mut client = tokio::task::spawn_blocking(move || {
+            let mut client =
+                crate::support::mcp_client::stdio(&["--extension", "--extension-port", &flag, "--extension-token", &t]);
+            assert!(client.ok("browser_snapshot", json!({})).contains("frame-host.html"));
+            client
+        })
+        .await
+        .unwrap();
+        // The browser goes away during a wait.
+        let waiting = tokio::task::spawn_blocking(move || {
+            let answer = client.call("browser_wait_for", json!({"time": 3}));
+            (client, answer)
+        });
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        drop(shared);
+        let (mut client, waited) = waiting.await.unwrap();
+        assert!(waited.is_error && !waited.text.contains("Waited"), "{}", waited.text);
+
+        // It starts again (the extension keeps its token in the profile; a
+        // new profile is given the same one), and the user shares a tab.
+        let chrome = ExtensionBrowser::launch().await;
+        let url = files.url("short.html");
+        let _tab = chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+        panel
+            .eval(&format!("chrome.storage.local.set({{bridgeToken: '{token}'}})"))
+            .await;
+        share(&panel, port).await;
+        panel.wait_for("document.body.dataset.bridge === 'connected'").await;
+        let first = tokio::task::spawn_blocking(move || client.call("browser_snapshot", json!({})))
+            .await
+            .unwrap();
+        assert!(
+            !first.is_error && first.text.contains(&format!("- URL: {url}")),
+            "{}",
+            first.text
+        );
+    })
+    .await
+}

@@ -62,7 +62,14 @@ pub async fn serve(ws: Ws, link: Arc<Link>, client_name: String, token: Option<S
 fn on_closed(link: &Link, code: u16, reason: String) {
     link.disconnect_extension();
     if link.is_approved() {
-        link.set_status(Status::Closed(format!("the extension disconnected ({reason})")));
+        let why = if reason.trim().is_empty() || code == 1006 {
+            "its browser closed, or the extension was reloaded or removed".to_string()
+        } else {
+            reason
+        };
+        link.set_status(Status::Closed(format!(
+            "the extension disconnected ({why}): share a tab in the Sightline panel to go on"
+        )));
         link.close_cdp("the extension disconnected");
     } else if matches!(code, WRONG_TOKEN | WRONG_VERSION | USER_REFUSED) {
         tracing::info!("bridge: the extension refused the connection ({code}): {reason}");

@@ -103,6 +103,20 @@ impl ExtensionBridge {
         self.link.tabs()
     }
 
+    /// The number of the extension's current approval: it grows each time
+    /// the extension connects and is approved anew (its browser restarted,
+    /// the tab shared again).
+    pub fn approval(&self) -> u64 {
+        self.link.approval()
+    }
+
+    /// Whether the extension is still there under approval `approval`
+    /// (see [`ExtensionBridge::approval`]): a DevTools connection made
+    /// under an earlier one is stale, though it may not know it yet.
+    pub fn still_approved(&self, approval: u64) -> bool {
+        self.link.is_approved() && self.link.approval() == approval
+    }
+
     /// Waits until the extension connects and accepts (at once with the
     /// right token; else when the user presses Allow). Fails when it
     /// refuses (a wrong token, the user's Deny) or after

@@ -40,6 +40,9 @@ pub struct Link {
     /// Tabs the extension attached chrome.debugger to for us.
     attached: Mutex<HashSet<i64>>,
     status: watch::Sender<Status>,
+    /// Approvals so far: a DevTools connection made under an earlier one
+    /// belongs to an extension connection that is gone.
+    approvals: AtomicU64,
 }
 
 impl Link {
@@ -52,6 +55,7 @@ impl Link {
             tabs: Mutex::new(Vec::new()),
             attached: Mutex::new(HashSet::new()),
             status: watch::channel(Status::Waiting).0,
+            approvals: AtomicU64::new(0),
         }
     }
 
@@ -64,7 +68,15 @@ impl Link {
     }
 
     pub fn set_status(&self, s: Status) {
+        if matches!(s, Status::Approved { .. }) {
+            self.approvals.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         self.status.send_replace(s);
+    }
+
+    /// The number of the current approval (see `approvals`).
+    pub fn approval(&self) -> u64 {
+        self.approvals.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn is_approved(&self) -> bool {

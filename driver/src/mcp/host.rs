@@ -16,6 +16,8 @@ use crate::error::Result;
 pub(super) struct Hosted {
     pub generation: u64,
     pub browser: Arc<Browser>,
+    /// Through the extension: the approval it was connected under.
+    approval: u64,
 }
 
 pub(super) struct BrowserHost {
@@ -55,31 +57,57 @@ impl BrowserHost {
         Ok(bridge.as_ref().map(ExtensionBridge::port))
     }
 
-    /// The user's browser through the extension, once they allowed it.
-    async fn through_extension(&self) -> Result<Browser> {
+    /// The user's browser through the extension, once they allowed it, and
+    /// the approval it is connected under.
+    async fn through_extension(&self) -> Result<(Browser, u64)> {
         self.listen_for_extension().await?;
         let bridge = self.bridge.lock().await;
         let bridge = bridge.as_ref().expect("listening");
         bridge.wait_for_extension().await?;
+        let approval = bridge.approval();
         let (browser, _tabs) = bridge.connect(self.options.launch.clone()).await?;
-        Ok(browser)
+        Ok((browser, approval))
+    }
+
+    /// Whether `hosted` is still there: connected, and through the
+    /// extension, under the extension's current approval (its browser may
+    /// be gone, or restarted and shared anew, before the DevTools
+    /// connection says so).
+    async fn is_alive(&self, hosted: &Hosted) -> bool {
+        hosted.browser.is_connected()
+            && match self.bridge.lock().await.as_ref() {
+                Some(bridge) if self.is_extension() => bridge.still_approved(hosted.approval),
+                _ => true,
+            }
+    }
+
+    /// Whether `browser`, the host's current one, is still there (see
+    /// [`BrowserHost::is_alive`]).
+    pub async fn alive(&self, browser: &Arc<Browser>) -> bool {
+        let current = self.current.lock().await;
+        match current.as_ref().filter(|h| Arc::ptr_eq(&h.browser, browser)) {
+            Some(h) => self.is_alive(h).await,
+            None => browser.is_connected(),
+        }
     }
 
     /// The running browser, launched (or attached) now if there is none or
     /// the last one died.
     pub async fn get(&self) -> Result<(u64, Arc<Browser>)> {
         let mut current = self.current.lock().await;
-        if let Some(h) = current.as_ref().filter(|h| h.browser.is_connected()) {
-            return Ok((h.generation, h.browser.clone()));
+        if let Some(h) = current.as_ref() {
+            if self.is_alive(h).await {
+                return Ok((h.generation, h.browser.clone()));
+            }
         }
         if current.take().is_some() {
             tracing::warn!("the browser died; starting a new one");
         }
         let o = &self.options;
-        let browser = match (&o.extension, &o.cdp_endpoint) {
+        let (browser, approval) = match (&o.extension, &o.cdp_endpoint) {
             (Some(_), _) => self.through_extension().await?,
-            (None, Some(url)) => Browser::connect(url, o.launch.clone()).await?,
-            (None, None) => Browser::launch(o.launch.clone()).await?,
+            (None, Some(url)) => (Browser::connect(url, o.launch.clone()).await?, 0),
+            (None, None) => (Browser::launch(o.launch.clone()).await?, 0),
         };
         // Downloads of the default context; isolated sessions set their own.
         // (The user's own browser keeps its download settings.)
@@ -91,6 +119,7 @@ impl BrowserHost {
         *current = Some(Hosted {
             generation,
             browser: browser.clone(),
+            approval,
         });
         Ok((generation, browser))
     }

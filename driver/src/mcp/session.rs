@@ -501,7 +501,7 @@ limit (and --llm-timeout each model call's)."
             }
             // A result from a browser that died meanwhile (a wait that ran out
             // its time) describes a page that is gone.
-            Some(Ok(Ok(_))) if !browser.is_connected() => return Attempt::BrowserDiedDuring,
+            Some(Ok(Ok(_))) if !self.host.alive(&browser).await => return Attempt::BrowserDiedDuring,
             Some(Ok(Ok(out))) => (out.text.clone(), !out.ok, Some(out)),
         };
         // A page that stops answering while the response is built (its
