@@ -114,12 +114,19 @@ pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>
         }
     }
     if !problems.is_empty() {
+        // A whole file of lines that are no JSON object (YAML, a JSON array
+        // over many lines, CSV) is the wrong format, said once up front.
+        let not_objects = problems.iter().filter(|p| p.contains(": not a JSON object")).count();
+        let format_hint = (not_objects == problems.len() && tasks.is_empty()).then(|| {
+            "the task file is JSON lines: one JSON object per line, e.g. {\"id\": \"a\", \"task\": \"…\"} \
+(not YAML, CSV or one JSON array); "
+        });
         let more = problems.len().saturating_sub(SHOWN_PROBLEMS);
         let mut message = problems.into_iter().take(SHOWN_PROBLEMS).collect::<Vec<_>>().join("; ");
         if more > 0 {
             message.push_str(&format!("; and {more} more"));
         }
-        return Err(message);
+        return Err(format!("{}{message}", format_hint.unwrap_or_default()));
     }
     if tasks.is_empty() {
         return Err("no tasks (one JSON object per line, e.g. {\"id\": \"a\", \"task\": \"…\"})".into());
@@ -410,6 +417,11 @@ mod tests {
         assert!(e.contains("line 6: id \"d\": step 1: unknown method \"fly\""), "{e}");
         assert!(e.contains("line 7: not a JSON object"), "{e}");
         assert!(!e.contains('\n'), "one line: {e}");
+        assert!(!e.contains("the task file is JSON lines"), "some lines are tasks: {e}");
+        // A YAML file: the format is named once, before the lines.
+        let e = parse("- id: a\n  task: buy shoes\n- id: b\n  task: sell hats\n").unwrap_err();
+        assert!(e.starts_with("the task file is JSON lines: one JSON object per line"), "{e}");
+        assert!(e.contains("line 1: not a JSON object"), "{e}");
     }
 
     #[test]
