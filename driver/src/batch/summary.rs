@@ -57,7 +57,13 @@ impl Summary {
                 .count()
         };
         let judged_yes = verdicts(Evaluation::Yes);
-        let mut durations: Vec<u64> = results.iter().map(|r| r.duration_ms).collect();
+        // (A task Ctrl-C cut short, or one that never had a browser, says
+        // nothing of how long tasks take.)
+        let mut durations: Vec<u64> = results
+            .iter()
+            .filter(|r| r.status != TaskStatus::Skipped)
+            .map(|r| r.duration_ms)
+            .collect();
         durations.sort_unstable();
         let ok = results.iter().filter(|r| r.status == TaskStatus::Ok).count();
         let mut failures = BTreeMap::new();
@@ -189,6 +195,12 @@ mod tests {
         assert_eq!(s.failures_text(), "1 failed, 1 crashed");
         assert!(!s.all_ok());
         assert_eq!(Summary::new(&[], &[]).p95_ms, 0);
+        // A task Ctrl-C cut short at once is no measure of a task's time.
+        for id in ["t4", "t5"] {
+            results.push(TaskResult::new(id, TaskStatus::Skipped, 1));
+        }
+        let s = Summary::new(&tasks, &results);
+        assert_eq!((s.median_ms, s.finished), (200, 6));
         assert_eq!(Summary::new(&[], &[]).judged_text(), None);
         let p: Vec<u64> = (1..=100).collect();
         assert_eq!((percentile(&p, 50.0), percentile(&p, 95.0)), (50, 95));
