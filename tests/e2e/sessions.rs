@@ -980,3 +980,35 @@ fn wait_reads_text_as_the_snapshot_shows_it_and_fill_form_takes_pairs() {
     ]);
     assert!(form.contains("name=Ada&city=Paris"), "{form}");
 }
+
+/// A session whose browser cannot start at all (here: the extension's port
+/// is taken) says why, names the likely holder, and ends: it lingered as a
+/// daemon with "no page yet".
+#[test]
+fn a_session_whose_browser_cannot_start_ends() {
+    let s = Sessions::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let url = s.files.url("sessions/order.html");
+    let out = s.run(&[
+        "open",
+        &url,
+        "--extension",
+        "--extension-port",
+        &port,
+        "--extension-timeout",
+        "3",
+    ]);
+    assert_eq!(out.code(), Some(1), "{}\n{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains(&format!("cannot listen on 127.0.0.1:{port}"))
+            && said.contains("another Sightline agent or session"),
+        "{said}"
+    );
+    wait_until("the daemon ends", Duration::from_secs(10), || {
+        s.daemon_pid("default").is_none_or(|pid| !alive(pid))
+    });
+    let listed = s.ok(&["sessions"]);
+    assert!(!listed.contains("default"), "{listed}");
+}

@@ -420,7 +420,10 @@ mod tests {
         assert!(!e.contains("the task file is JSON lines"), "some lines are tasks: {e}");
         // A YAML file: the format is named once, before the lines.
         let e = parse("- id: a\n  task: buy shoes\n- id: b\n  task: sell hats\n").unwrap_err();
-        assert!(e.starts_with("the task file is JSON lines: one JSON object per line"), "{e}");
+        assert!(
+            e.starts_with("the task file is JSON lines: one JSON object per line"),
+            "{e}"
+        );
         assert!(e.contains("line 1: not a JSON object"), "{e}");
     }
 

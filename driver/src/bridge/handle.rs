@@ -53,9 +53,15 @@ impl ExtensionBridge {
     /// Listens on 127.0.0.1:`options.port` for the extension (and, once it
     /// accepted, for one DevTools client at [`ExtensionBridge::cdp_url`]).
     pub async fn listen(options: BridgeOptions) -> Result<ExtensionBridge> {
-        let listener = TcpListener::bind(("127.0.0.1", options.port))
-            .await
-            .map_err(|e| Error::Extension(format!("cannot listen on 127.0.0.1:{}: {e}", options.port)))?;
+        let listener = TcpListener::bind(("127.0.0.1", options.port)).await.map_err(|e| {
+            let taken = if e.kind() == std::io::ErrorKind::AddrInUse {
+                " (another Sightline agent or session may be waiting for the extension there: close it, or \
+share with another --extension-port)"
+            } else {
+                ""
+            };
+            Error::Extension(format!("cannot listen on 127.0.0.1:{}: {e}{taken}", options.port))
+        })?;
         let port = listener
             .local_addr()
             .map_err(|e| Error::Extension(e.to_string()))?

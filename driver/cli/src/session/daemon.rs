@@ -211,10 +211,17 @@ async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
             }
         },
     };
+    // A session whose browser could not start at all (the extension's port
+    // taken, no Chromium) has nothing to keep: it ends once it has said
+    // why, rather than linger as "no page yet".
     let mut out = serde_json::to_string(&answer).expect("an answer serialises");
     out.push('\n');
     let _ = write.write_all(out.as_bytes()).await;
     let _ = write.shutdown().await;
+    if answer.is_error && !d.session.has_page().await {
+        tracing::info!("the session's browser did not start: closing");
+        d.closing.notify_one();
+    }
 }
 
 fn error(text: String) -> Answer {
