@@ -117,10 +117,10 @@ pub fn parse_tasks(text: &str, base_dir: &Path) -> std::result::Result<Vec<Task>
         // A whole file of lines that are no JSON object (YAML, a JSON array
         // over many lines, CSV) is the wrong format, said once up front.
         let not_objects = problems.iter().filter(|p| p.contains(": not a JSON object")).count();
-        let format_hint = (not_objects == problems.len() && tasks.is_empty()).then(|| {
+        let format_hint = (not_objects == problems.len() && tasks.is_empty()).then_some(
             "the task file is JSON lines: one JSON object per line, e.g. {\"id\": \"a\", \"task\": \"…\"} \
-(not YAML, CSV or one JSON array); "
-        });
+(not YAML, CSV or one JSON array); ",
+        );
         let more = problems.len().saturating_sub(SHOWN_PROBLEMS);
         let mut message = problems.into_iter().take(SHOWN_PROBLEMS).collect::<Vec<_>>().join("; ");
         if more > 0 {
