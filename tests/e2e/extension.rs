@@ -576,8 +576,23 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             now.contains(&format!("- URL: {other_url}")),
             "the tab shared last: {now}"
         );
-        // The user closes it: no browser crashed, none is started.
+        // The user closes it while a call runs: the session goes on in the
+        // tab still shared, and says so (it told the user to share a tab).
+        let waiting = tokio::task::spawn_blocking(move || {
+            let mut client = client;
+            let answer = client.call("browser_wait_for", json!({"time": 2}));
+            (client, answer)
+        });
+        tokio::time::sleep(Duration::from_millis(500)).await;
         other.close().await.unwrap();
+        let (client, waited) = waiting.await.unwrap();
+        assert!(
+            waited.text.contains("The tab was closed while browser_wait_for ran")
+                && waited.text.contains("frame-host.html"),
+            "{}",
+            waited.text
+        );
+        // The last one closes: no browser crashed, none is started.
         tab.clone().close().await.unwrap();
         let after = tokio::task::spawn_blocking(move || {
             let mut client = client;

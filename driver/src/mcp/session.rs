@@ -479,17 +479,18 @@ limit (and --llm-timeout each model call's)."
                 return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
             }
             // The tab was closed (window.close(), as sign-in and payment
-            // pop-ups do, or by hand): the browser and the other tabs live
-            // on. (The user's own browser says so in its own words below.)
-            Some(Ok(Err(Error::TabClosed))) if !self.host.is_extension() && browser.is_connected() => {
+            // pop-ups do, or by hand; through the extension, unshared): the
+            // browser and the other tabs live on. (Through the extension
+            // with no tab shared any more, that is said below.)
+            Some(Ok(Err(Error::TabClosed))) if self.host.alive(&browser).await => {
                 return self.tab_closed(st, tool, None).await;
             }
             Some(Ok(Err(Error::BrowserClosed)))
-                if !self.host.is_extension() && browser.is_connected() && !self.is_open(st, &browser, &page).await =>
+                if self.host.alive(&browser).await && !self.is_open(st, &browser, &page).await =>
             {
                 return self.tab_closed(st, tool, None).await;
             }
-            Some(Ok(Ok(out))) if !self.host.is_extension() && tab_gone(&browser, &page) => {
+            Some(Ok(Ok(out))) if tab_gone(&browser, &page) && self.host.alive(&browser).await => {
                 return self.tab_closed(st, tool, Some(&out.text)).await;
             }
             Some(Ok(Err(e))) => {
@@ -535,9 +536,10 @@ limit (and --llm-timeout each model call's)."
     async fn tab_closed(&self, st: &mut State, tool: &Tool, said: Option<&str>) -> Attempt {
         let mut text = said.map(|s| format!("{s}\n")).unwrap_or_default();
         text.push_str(&format!(
-            "The tab was closed while {} ran (its page closed itself, or it was closed by hand). The session goes \
-on in the tab shown below.",
-            tool.mcp_name()
+            "The tab was closed while {} ran (its page closed itself, or it was closed by hand{}). The session \
+goes on in the tab shown below.",
+            tool.mcp_name(),
+            if self.host.is_extension() { ", or unshared" } else { "" }
         ));
         match self.ensure(st).await {
             Ok((browser, page)) => Attempt::Done(self.respond(st, &browser, &page, text, false, None).await),
