@@ -1012,3 +1012,36 @@ fn a_session_whose_browser_cannot_start_ends() {
     let listed = s.ok(&["sessions"]);
     assert!(!listed.contains("default"), "{listed}");
 }
+
+/// `open --extension` with no tab shared gives up after the extension
+/// timeout once (the daemon's start and the open call each waited it out,
+/// twice the time asked), and says how to share.
+#[test]
+fn open_through_an_absent_extension_waits_its_timeout_once() {
+    let s = Sessions::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let url = s.files.url("sessions/order.html");
+    let started = Instant::now();
+    let out = s.run(&[
+        "open",
+        &url,
+        "--extension",
+        "--extension-port",
+        &port,
+        "--extension-timeout",
+        "5",
+    ]);
+    let took = started.elapsed();
+    assert_eq!(out.code(), Some(1), "{}\n{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("did not connect and accept within 5s (share a tab in its panel"),
+        "{said}"
+    );
+    assert!(took < Duration::from_millis(8500), "{took:?}: the timeout ran twice");
+}

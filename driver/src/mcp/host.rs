@@ -26,6 +26,11 @@ pub(super) struct BrowserHost {
     generations: AtomicU64,
     /// The extension's bridge, listening from the first call on.
     bridge: Mutex<Option<ExtensionBridge>>,
+    /// Starts ended so far, and why the last one failed: a caller that
+    /// waited while another tried is given that answer, not a second wait
+    /// (the extension's approval timeout would run twice).
+    starts: AtomicU64,
+    last_failure: std::sync::Mutex<Option<String>>,
 }
 
 impl BrowserHost {
@@ -35,6 +40,8 @@ impl BrowserHost {
             current: Mutex::new(None),
             generations: AtomicU64::new(0),
             bridge: Mutex::new(None),
+            starts: AtomicU64::new(0),
+            last_failure: std::sync::Mutex::new(None),
         }
     }
 
@@ -94,6 +101,7 @@ impl BrowserHost {
     /// The running browser, launched (or attached) now if there is none or
     /// the last one died.
     pub async fn get(&self) -> Result<(u64, Arc<Browser>)> {
+        let starts_before = self.starts.load(Ordering::SeqCst);
         let mut current = self.current.lock().await;
         if let Some(h) = current.as_ref() {
             if self.is_alive(h).await {
@@ -104,11 +112,23 @@ impl BrowserHost {
             tracing::warn!("the browser died; starting a new one");
         }
         let o = &self.options;
-        let (browser, approval) = match (&o.extension, &o.cdp_endpoint) {
-            (Some(_), _) => self.through_extension().await?,
-            (None, Some(url)) => (Browser::connect(url, o.launch.clone()).await?, 0),
-            (None, None) => (Browser::launch(o.launch.clone()).await?, 0),
+        if o.extension.is_some() && self.starts.load(Ordering::SeqCst) != starts_before {
+            if let Some(why) = self.last_failure.lock().unwrap().clone() {
+                return Err(crate::error::Error::Extension(why));
+            }
+        }
+        let started = match (&o.extension, &o.cdp_endpoint) {
+            (Some(_), _) => self.through_extension().await,
+            (None, Some(url)) => Browser::connect(url, o.launch.clone()).await.map(|b| (b, 0)),
+            (None, None) => Browser::launch(o.launch.clone()).await.map(|b| (b, 0)),
         };
+        *self.last_failure.lock().unwrap() = started.as_ref().err().map(|e| match e {
+            crate::error::Error::Extension(why) => why.clone(),
+            other => other.to_string(),
+        });
+        // (Counted once ended: a caller that came meanwhile sees it.)
+        self.starts.fetch_add(1, Ordering::SeqCst);
+        let (browser, approval) = started?;
         // Downloads of the default context; isolated sessions set their own.
         // (The user's own browser keeps its download settings.)
         if o.extension.is_none() {

@@ -202,13 +202,13 @@ impl Session {
         &self.options.registry
     }
 
-    /// What the session shows of its current tab, with no tool run: its
-    /// URL and title, or `None` before the first call.
     /// Whether the session has a tab (none yet: its browser never started).
     pub async fn has_page(&self) -> bool {
         self.state.lock().await.page.is_some()
     }
 
+    /// What the session shows of its current tab, with no tool run: its
+    /// URL and title, or `None` before the first call.
     pub async fn current_page(&self) -> Option<(String, String)> {
         let st = self.state.lock().await;
         let page = st.page.clone()?;
