@@ -65,6 +65,18 @@ export class BridgeClient {
     chrome.debugger.onEvent.addListener((source, method, params) => this.onDebuggerEvent(source, method, params));
     chrome.debugger.onDetach.addListener((source, reason) => this.onDebuggerDetach(source, reason));
     chrome.tabs.onRemoved.addListener((tabId) => this.unshare(tabId));
+    // A tab a shared one's page opens (window.open, a link to a new tab: a
+    // sign-in or payment window) is the agent's to follow, as in a browser
+    // of its own: shared with its opener. (Not tabs.onCreated: its
+    // openerTabId also marks tabs the user opens while one is active.)
+    this.openers = new Map();
+    chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
+      if (!this.shared.has(sourceTabId) || this.shared.has(tabId)) return;
+      this.shared.add(tabId);
+      this.openers.set(tabId, sourceTabId);
+      this.sendTabs();
+      this.changed();
+    });
     chrome.tabs.onUpdated.addListener((tabId, change) => {
       if (this.shared.has(tabId) && (change.url || change.title)) this.sendTabs();
     });
@@ -119,6 +131,7 @@ export class BridgeClient {
   }
 
   async unshare(tabId) {
+    this.openers.delete(tabId);
     if (!this.shared.delete(tabId)) return;
     if (this.attached.delete(tabId)) await chrome.debugger.detach({ tabId }).catch(() => {});
     this.sendTabs();
@@ -195,7 +208,14 @@ export class BridgeClient {
     const out = [];
     for (const tabId of this.shared) {
       const tab = await chrome.tabs.get(tabId).catch(() => null);
-      if (tab) out.push({ tabId, url: tab.url || "", title: tab.title || "" });
+      if (!tab) continue;
+      const opener = this.openers.get(tabId);
+      out.push({
+        tabId,
+        url: tab.url || tab.pendingUrl || "",
+        title: tab.title || "",
+        ...(opener !== undefined && this.shared.has(opener) ? { openerTabId: opener } : {}),
+      });
     }
     return out;
   }

@@ -293,6 +293,17 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
             .await
             .expect("goto a 404");
         assert_eq!(missing.status, Some(404), "{missing:?}");
+        // A tab the shared one opens (a link to a new tab) is shared with
+        // it, as the agent's own browser would show it: it was invisible.
+        page.goto(&files.url("actions/popup.html")).await.expect("the opener");
+        page.click("#help").await.expect("open the help tab");
+        let popup = browser
+            .wait_for_popup(page, Duration::from_secs(10))
+            .await
+            .expect("the new tab, shared with its opener");
+        assert!(popup.url().await.unwrap().contains("popup-target.html?via=link"));
+        assert_eq!(bridge.shared_tabs().len(), 2, "{:?}", bridge.shared_tabs());
+        popup.close().await.expect("close the help tab");
         page.goto(&url).await.expect("back to the form");
         // A second tab shared with another port while this agent holds the
         // first is refused: moving both to the other agent would hand it a

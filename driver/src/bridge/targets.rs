@@ -14,6 +14,10 @@ pub struct SharedTab {
     pub url: String,
     #[serde(default)]
     pub title: String,
+    /// The shared tab that opened it (a popup, a link to a new tab): the
+    /// extension shares those with their opener.
+    #[serde(rename = "openerTabId", default, skip_serializing_if = "Option::is_none")]
+    pub opener_tab_id: Option<i64>,
 }
 
 impl SharedTab {
@@ -24,14 +28,18 @@ impl SharedTab {
 
     /// `Target.TargetInfo` of a page.
     pub fn target_info(&self, attached: bool) -> Value {
-        json!({
+        let mut info = json!({
             "targetId": self.target_id(),
             "type": "page",
             "title": self.title,
             "url": self.url,
             "attached": attached,
             "canAccessOpener": false,
-        })
+        });
+        if let Some(opener) = self.opener_tab_id {
+            info["openerId"] = target_id(opener).into();
+        }
+        info
     }
 }
 
@@ -56,9 +64,11 @@ mod tests {
             tab_id: 7,
             url: "http://127.0.0.1/".into(),
             title: "T".into(),
+            opener_tab_id: Some(3),
         }
         .target_info(true);
         assert_eq!(info["targetId"], "tab-7");
         assert_eq!(info["type"], "page");
+        assert_eq!(info["openerId"], "tab-3");
     }
 }
