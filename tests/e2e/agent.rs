@@ -747,7 +747,7 @@ async fn the_agent_answers_a_dialog_itself() {
         assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
         let results: Vec<&str> = r.actions.iter().map(|a| a.result.as_str()).collect();
         let open =
-            "A confirm dialog is open: \"Delete all 500 items?\". The page waits for its answer: call handleDialog";
+            "A confirm dialog is open: \"Delete all 500 items?\". The page waits for its answer. Answer it with handleDialog";
         assert!(
             results[0].starts_with("It opened a dialog.") && results[0].contains(open),
             "{results:?}"

@@ -94,10 +94,10 @@ pub fn dialog_page_message(title: &str, url: &str, d: &DialogInfo) -> String {
 /// until it is answered).
 pub fn dialog_open(d: &DialogInfo) -> String {
     format!(
-        "A{} dialog is open: {}. The page waits for its answer: call handleDialog with accept true (OK) or \
-false (Cancel), and promptText for a prompt's answer.",
+        "A{} dialog is open: {}. The page waits for its answer. {}.",
         &d.a_kind()[1..],
-        d.message_said()
+        d.message_said(),
+        crate::tools::handle_dialog::how_to_answer(crate::tools::handle_dialog::TOOL.name)
     )
 }
 

@@ -16,6 +16,6 @@ mod stdio;
 
 pub use http::HttpServer;
 pub use options::{read_secrets, HttpOptions, McpOptions};
-pub use response::{PageFacts, Response, SnapshotKind, SnapshotPart, ANSWER_THE_DIALOG};
+pub use response::{answer_the_dialog, PageFacts, Response, SnapshotKind, SnapshotPart};
 pub use session::{Reply, Session};
 pub use stdio::serve_stdio;

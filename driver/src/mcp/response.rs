@@ -9,8 +9,10 @@ use similar::{ChangeTag, TextDiff};
 
 /// How every response says to answer an open dialog (the command line
 /// says it in its own words).
-pub const ANSWER_THE_DIALOG: &str =
-    "Answer it with browser_handle_dialog: accept true (OK) or false (Cancel), and promptText for a prompt's answer";
+/// How to answer an open dialog, in MCP's words.
+pub fn answer_the_dialog() -> String {
+    crate::tools::handle_dialog::how_to_answer(&crate::tools::handle_dialog::TOOL.mcp_name())
+}
 
 use crate::page::ConsoleMessage;
 use crate::tools::untrusted::{cap_tree, defang, CLOSE_TAG, OPEN_TAG};
@@ -360,7 +362,7 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
             ));
         }
         if let Some(d) = &p.dialog {
-            s.push_str(&format!("- A dialog is open: {d}. {ANSWER_THE_DIALOG}.\n"));
+            s.push_str(&format!("- A dialog is open: {d}. {}.\n", answer_the_dialog()));
         }
         if let Some(tabs) = &p.tabs {
             s.push_str("\n### Open tabs\n");

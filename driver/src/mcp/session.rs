@@ -15,7 +15,7 @@ use tokio::sync::Mutex;
 use super::errors::explain;
 use super::host::BrowserHost;
 use super::options::McpOptions;
-use super::response::{changes, respond, PageView, Response, TreePart, ANSWER_THE_DIALOG};
+use super::response::{answer_the_dialog, changes, respond, PageView, Response, TreePart};
 use crate::ai::ActOptions;
 use crate::browser::{Browser, BrowserContext, StorageState};
 use crate::domains::OriginPolicy;
@@ -417,9 +417,10 @@ are gone: open your page again).",
         }
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
             let text = format!(
-                "A{} dialog is open ({}): the page waits for it. {ANSWER_THE_DIALOG}.",
+                "A{} dialog is open ({}): the page waits for it. {}.",
                 &d.a_kind()[1..],
-                d.message_said()
+                d.message_said(),
+                answer_the_dialog()
             );
             return Attempt::Done(self.reply(text, true, None));
         }
@@ -446,7 +447,7 @@ are gone: open your page again).",
             None => {
                 let d = page.dialog().map(|d| d.said()).unwrap_or_default();
                 (
-                    format!("The action opened a dialog ({d}). {ANSWER_THE_DIALOG}."),
+                    format!("The action opened a dialog ({d}). {}.", answer_the_dialog()),
                     false,
                     None,
                 )

@@ -16,6 +16,13 @@ pub const TOOL: Tool = Tool::new(
 .changing_page()
 .running_on_a_crashed_tab();
 
+/// How to answer an open dialog, naming the tool as the caller offers it
+/// (`handleDialog` to an agent, `browser_handle_dialog` over MCP, which
+/// the session commands show as their own command): one wording for all.
+pub fn how_to_answer(tool: &str) -> String {
+    format!("Answer it with {tool}: accept true (OK) or false (Cancel), and promptText for a prompt's answer")
+}
+
 fn parameters() -> Value {
     object(
         json!({

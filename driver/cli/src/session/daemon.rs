@@ -293,7 +293,7 @@ fn for_command_line(text: &str, registry: &Registry) -> String {
 (`sightline snapshot <ref>`), a larger `--budget N`, or the whole tree in a file (`sightline snapshot --file PATH`)",
             )
             .replace(
-                sightline::mcp::ANSWER_THE_DIALOG,
+                &sightline::mcp::answer_the_dialog(),
                 "Answer it with `sightline handle-dialog true` (OK) or `sightline handle-dialog false` (Cancel), and \
 `--prompt-text TEXT` for a prompt's answer",
             )
