@@ -435,3 +435,38 @@ fn a_fill_says_what_the_field_kept() {
         "{v}"
     );
 }
+
+/// A click whose handler runs longer than the action timeout (an export, a
+/// big sort) but ends was taken: the step goes on, once (it failed with
+/// "timed out … try again", and a second click would order twice).
+#[test]
+fn a_slow_click_handler_is_a_click_taken_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("export.html"),
+        "<!doctype html><title>Export</title><button id=export onclick=\"window.clicks = (window.clicks || 0) + 1; \
+         const t = performance.now(); while (performance.now() - t < 1200); \
+         document.getElementById('out').textContent = 'Exported ' + window.clicks\">Export</button><p id=out></p>",
+    )
+    .unwrap();
+    let files = FixtureServer::serve(dir.path().to_path_buf());
+    let steps = write_steps(
+        dir.path(),
+        &json!([
+            {"tool": "click", "target": "#export"},
+            {"tool": "evaluate", "function": "() => document.getElementById('out').textContent"}
+        ]),
+    );
+    let out = run_cli(&[
+        "run",
+        &files.url("export.html"),
+        "--steps",
+        &steps,
+        "--json",
+        "--action-timeout",
+        "500",
+    ]);
+    out.assert_success();
+    let v = json_out(&out);
+    assert_eq!(v["steps"][1]["value"], json!("Exported 1"), "{v}");
+}

@@ -411,22 +411,38 @@ impl Page {
     /// the event, so a page whose handler never returns (an endless loop)
     /// would hold the step until the DevTools timeout (60 s). After the
     /// action timeout, a page that does not answer a trivial question
-    /// either is not responding.
+    /// either is not responding. One that does has handled the event by
+    /// then (a slow handler: an export, a sort of 10,000 rows): the input
+    /// was taken, and saying it timed out would have the caller send it
+    /// again (a second order).
     async fn answered<T>(
         &self,
         method: &'static str,
         command: impl std::future::Future<Output = std::result::Result<T, chromiumoxide::error::CdpError>>,
     ) -> Result<()> {
         let asked = std::time::Instant::now();
-        match tokio::time::timeout(self.action_timeout(), self.unless_crashed(command)).await {
-            Ok(Err(crashed)) => Err(crashed),
-            Ok(Ok(Ok(_))) => Ok(()),
-            Ok(Ok(Err(e))) => Err(Error::cdp(method, e)),
-            Err(_) if self.is_hung().await => Err(Error::PageNotResponding { after: asked.elapsed() }),
-            Err(_) => Err(Error::Timeout {
-                what: format!("{method} to be handled"),
-                after: self.action_timeout(),
-            }),
+        let command = self.unless_crashed(command);
+        tokio::pin!(command);
+        let outcome = match tokio::time::timeout(self.action_timeout(), &mut command).await {
+            Ok(outcome) => outcome,
+            Err(_) if self.is_hung().await => return Err(Error::PageNotResponding { after: asked.elapsed() }),
+            Err(_) if self.is_crashed() => return Err(Error::PageCrashed),
+            // It answered the question, so the event's turn is over: its
+            // own answer is on its way.
+            Err(_) => match tokio::time::timeout(super::readiness::UNRESPONSIVE_GRACE, &mut command).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        what: format!("{method} to be handled"),
+                        after: asked.elapsed(),
+                    })
+                }
+            },
+        };
+        match outcome {
+            Err(crashed) => Err(crashed),
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(Error::cdp(method, e)),
         }
     }
 
