@@ -157,9 +157,13 @@ const __sl_readiness = (() => {
   };
   let timers = "";
   document.addEventListener("__sightline_timers_state", (e) => { timers = String(e.detail); }, true);
-  const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],[class*="spin" i],[class*="load" i],[class*="skeleton" i],[class*="shimmer" i]';
-  const BUSY_CLASS = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer)($|[\s_-])/i;
-  const BUSY_TEXT = "//body//text()[string-length(normalize-space(.)) < 40 and (starts-with(normalize-space(.), 'Loading') or starts-with(normalize-space(.), 'loading') or starts-with(normalize-space(.), 'Searching') or starts-with(normalize-space(.), 'Please wait'))]";
+  // Class names as component libraries write them: `spinner`, `ant-skeleton`,
+  // MUI's `MuiSkeleton-root` (a word run into its prefix), Tailwind's
+  // `animate-spin` and `animate-pulse`, Bootstrap's `placeholder-glow`.
+  const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],[class*="spin" i],[class*="load" i],[class*="skeleton" i],[class*="shimmer" i],[class*="pulse" i],[class*="placeholder-" i]';
+  const BUSY_CLASS = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer|animate-spin|animate-pulse|placeholder-glow|placeholder-wave)($|[\s_-])|[a-z](Skeleton|Spinner|Shimmer)($|[\s_-])/;
+  const BUSY_CLASS_ANY_CASE = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer)($|[\s_-])/i;
+  const BUSY_TEXT = "//body//text()[string-length(normalize-space(.)) < 40 and (starts-with(normalize-space(.), 'Loading') or starts-with(normalize-space(.), 'loading') or starts-with(normalize-space(.), 'Searching') or starts-with(normalize-space(.), 'Fetching') or starts-with(normalize-space(.), 'Please wait'))]";
   const inView = (el) => {
     if (!el || typeof el.getBoundingClientRect !== "function") return false;
     const b = el.getBoundingClientRect();
@@ -171,8 +175,9 @@ const __sl_readiness = (() => {
     const marked = document.querySelectorAll(BUSY_SELECTOR);
     for (let i = 0; i < marked.length && i < 64; i++) {
       const el = marked[i];
+      const classes = typeof el.className === "string" ? el.className : el.getAttribute("class") || "";
       const named = el.getAttribute("aria-busy") === "true" || el.getAttribute("role") === "progressbar"
-        || BUSY_CLASS.test(typeof el.className === "string" ? el.className : el.getAttribute("class") || "");
+        || BUSY_CLASS.test(classes) || BUSY_CLASS_ANY_CASE.test(classes);
       if (named && inView(el)) return true;
     }
     const texts = document.evaluate(BUSY_TEXT, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);

@@ -325,6 +325,24 @@ async fn the_older_waits_are_choices() {
             "{status} after {took:?}"
         );
         assert!(took >= Duration::from_millis(2000), "{took:?}");
+        // So do the indicators of the common component libraries (MUI's
+        // skeleton, Tailwind's animate-spin and animate-pulse, Bootstrap's
+        // placeholders) and a "Fetching…" line: the step returned at the
+        // young request's age with none of the results.
+        for busy in ["mui", "tailwind", "pulse", "bootstrap", "fetching"] {
+            page.goto(&files.url(&format!("living/search.html?api=2200&busy={busy}")))
+                .await
+                .unwrap();
+            page.click("button").await.unwrap();
+            let results = page
+                .evaluate("document.getElementById('results').textContent")
+                .await
+                .unwrap();
+            assert!(
+                results.as_str().unwrap_or("").contains("Alpine Hut Weekend"),
+                "{busy}: {results}"
+            );
+        }
 
         // A frame still loading is marked in the snapshot.
         page.goto(&files.url("living/article-ad.html")).await.unwrap();
