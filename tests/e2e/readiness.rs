@@ -234,6 +234,22 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
     assert!(routed.contains("Alpine Boot, $189"), "{routed}");
 }
 
+/// A page polling its own API back to back (a job's status, each request
+/// young for most of its life) holds no step once the poll is learned: a
+/// click took 10 s (its budget, then the response's snapshot's).
+#[test]
+fn a_page_polling_its_own_api_holds_no_step() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    let page = client.ok("browser_navigate", json!({"url": files.url("living/status-poll.html")}));
+    let like = ref_in(&page, "button \"Like\"");
+    let (liked, took) = timed(&mut client, "browser_click", json!({"target": like}));
+    assert!(liked.contains("1 like") && !liked.contains("still busy"), "{liked}");
+    assert_within("a click on a polling page", took, Duration::from_secs(3), &liked);
+    let (shown, took) = timed(&mut client, "browser_snapshot", json!({}));
+    assert_within("a snapshot on a polling page", took, Duration::from_secs(2), &shown);
+}
+
 /// A request that never ends under a spinner costs one budget: the
 /// navigation waits it out, and neither its reply's snapshot nor the next
 /// call waits for it again.

@@ -421,6 +421,8 @@ impl Page {
         command: impl std::future::Future<Output = std::result::Result<T, chromiumoxide::error::CdpError>>,
     ) -> Result<()> {
         let asked = std::time::Instant::now();
+        // What the page requests now is the input's, not its own polling.
+        self.tracker().state.lock().unwrap().note_input();
         let command = self.unless_crashed(command);
         tokio::pin!(command);
         let outcome = match tokio::time::timeout(self.action_timeout(), &mut command).await {

@@ -24,6 +24,7 @@ mod origin_filter;
 mod perform;
 mod point;
 mod pointer;
+mod polls;
 pub(crate) mod raw_cdp;
 mod readiness;
 mod rebound;

@@ -51,6 +51,9 @@ struct Request {
     stream_since: Option<Instant>,
     /// The URL, for saying what a step still waits on.
     url: String,
+    /// The endpoint of a content data request, followed for polling
+    /// (see `polls.rs`).
+    endpoint: Option<String>,
 }
 
 /// A main-frame document load that failed.
@@ -144,6 +147,10 @@ pub(crate) struct NetState {
     pub content_finished: Option<Instant>,
     /// When the main frame's latest document fired DOMContentLoaded.
     pub dom_ready_at: Option<Instant>,
+    /// The endpoints the current document polls.
+    polls: super::polls::Polls,
+    /// When the driver last sent the page input.
+    last_input: Option<Instant>,
 }
 
 impl NetState {
@@ -171,7 +178,14 @@ impl NetState {
             loading_frames: HashMap::new(),
             content_finished: None,
             dom_ready_at: None,
+            polls: Default::default(),
+            last_input: None,
         }
+    }
+
+    /// The driver sends the page input now (its requests are not polling).
+    pub fn note_input(&mut self) {
+        self.last_input = Some(Instant::now());
     }
 
     /// Requests the page's content may still be waiting on, oldest first
@@ -483,19 +497,34 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.document_requests
                     .insert(e.request_id.inner().clone(), e.loader_id.inner().clone());
             }
-            let role = if main {
+            let mut role = if main {
                 request_role(e.r#type.as_ref(), &e.request.method, &e.request.url, &e.document_url)
             } else {
                 RequestRole::Background
             };
             // A redirect reuses the request id: the request goes on.
-            st.inflight.entry(e.request_id.inner().clone()).or_insert(Request {
-                started: now,
-                ignored,
-                role,
-                stream_since: None,
-                url: e.request.url.chars().take(200).collect(),
-            });
+            if !st.inflight.contains_key(e.request_id.inner()) {
+                let endpoint = (role == RequestRole::Data)
+                    .then(|| super::polls::endpoint(&e.request.method, &e.request.url))
+                    .flatten();
+                if let Some(endpoint) = &endpoint {
+                    let last_input = st.last_input;
+                    if st.polls.started(endpoint, now, last_input) {
+                        role = RequestRole::Background;
+                    }
+                }
+                st.inflight.insert(
+                    e.request_id.inner().clone(),
+                    Request {
+                        started: now,
+                        ignored,
+                        role,
+                        stream_since: None,
+                        url: e.request.url.chars().take(200).collect(),
+                        endpoint,
+                    },
+                );
+            }
         }
         Event::Finished(e) => {
             st.document_requests.remove(e.request_id.inner());
@@ -573,6 +602,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             let frame = e.frame.id.inner().clone();
             if frame == st.main_frame {
                 st.commits += 1;
+                st.polls.forget();
                 st.last_loader = Some(e.frame.loader_id.inner().clone());
                 st.committed_url = Some(e.frame.url.clone());
                 st.routed_url = None;
@@ -611,6 +641,9 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
 
 fn finish(st: &mut NetState, id: &str, now: Instant) {
     if let Some(r) = st.inflight.remove(id) {
+        if let Some(endpoint) = &r.endpoint {
+            st.polls.ended(endpoint, now);
+        }
         if !r.ignored {
             st.last_finished = st.last_finished.max(now);
         }
@@ -742,6 +775,7 @@ mod tests {
             role: RequestRole::Data,
             stream_since: None,
             url: "http://a.test/api".into(),
+            endpoint: None,
         }
     }
 
