@@ -622,8 +622,14 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             if e.frame_id.inner() == &st.main_frame {
                 st.same_document += 1;
                 let was = st.routed_url.clone().or_else(|| st.committed_url.clone());
-                if e.navigation_type != NavigatedWithinDocumentNavigationType::Fragment && was.as_ref() != Some(&e.url)
-                {
+                // A hash router's view (`#/reports`, `#!/reports`) is a route;
+                // a jump to an anchor (`#comments`) is not.
+                let hash_route = e
+                    .url
+                    .split_once('#')
+                    .is_some_and(|(_, f)| f.starts_with('/') || f.starts_with("!/"));
+                let routed = e.navigation_type != NavigatedWithinDocumentNavigationType::Fragment || hash_route;
+                if routed && was.as_ref() != Some(&e.url) {
                     st.routes += 1;
                 }
                 st.routed_url = Some(e.url.clone());
