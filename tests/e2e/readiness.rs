@@ -265,6 +265,11 @@ fn a_wait_that_ran_out_is_not_waited_again() {
     let url = files.url("living/stuck.html");
     let (page, took) = timed(&mut client, "browser_navigate", json!({"url": url}));
     assert!(page.contains("Loading your orders"), "{page}");
+    // The navigation says so, as an action does (it was silent).
+    assert!(
+        page.contains("the page was still busy after 2.0s (waiting on request"),
+        "{page}"
+    );
     assert!(
         took >= Duration::from_millis(1900),
         "the budget is waited out: {took:?}"

@@ -948,13 +948,7 @@ as the target"
 the page)"
                 ));
             }
-            if report.timed_out {
-                result.notes.push(format!(
-                    "the page was still busy after {:.1}s (waiting on {})",
-                    report.waited.as_secs_f64(),
-                    report.pending.join(", ")
-                ));
-            }
+            result.notes.extend(report.busy_note());
         }
         if self.tracker().with(|s| s.commits) > commits {
             if let Ok(url) = self.url().await {

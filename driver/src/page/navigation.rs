@@ -32,6 +32,10 @@ pub struct NavigationResponse {
     /// The HTTP status text (`"Not Found"`), when the server sent one.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub status_text: String,
+    /// The page was not all there when the navigation returned: the
+    /// readiness budget ran out, or requests were still loading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished: Option<String>,
 }
 
 impl NavigationResponse {
@@ -45,9 +49,13 @@ impl std::fmt::Display for NavigationResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let url = crate::text::shown_url(&self.url);
         match self.status {
-            Some(s) if self.status_text.is_empty() => write!(f, "{url} (HTTP {s})"),
-            Some(s) => write!(f, "{url} (HTTP {s} {})", self.status_text),
-            None => f.write_str(&url),
+            Some(s) if self.status_text.is_empty() => write!(f, "{url} (HTTP {s})")?,
+            Some(s) => write!(f, "{url} (HTTP {s} {})", self.status_text)?,
+            None => f.write_str(&url)?,
+        }
+        match &self.unfinished {
+            Some(note) => write!(f, "; {note}"),
+            None => Ok(()),
         }
     }
 }
@@ -179,7 +187,8 @@ keep reloading itself?)"
                     )),
                 });
             }
-            ready?;
+            let mut response = response;
+            response.unfinished = ready?.unfinished();
             self.unblock_after_navigation().await;
             return Ok(response);
         }
@@ -338,11 +347,12 @@ keep reloading itself?)"
                 break;
             }
             if same > same_before {
-                self.wait_ready().await?;
+                let unfinished = self.wait_ready().await?.unfinished();
                 return Ok(Some(NavigationResponse {
                     url: self.url().await.unwrap_or(url),
                     status: None,
                     status_text: String::new(),
+                    unfinished,
                 }));
             }
             if let Some(text) = self.tracker().with(|s| s.failure_since(before.1)) {
@@ -408,8 +418,8 @@ keep reloading itself?)"
             other => other,
         })?;
         let loader = self.tracker().with(|s| s.last_loader.clone());
-        let response = self.response_for(loader.as_deref(), url).await;
-        self.wait_ready().await?;
+        let mut response = self.response_for(loader.as_deref(), url).await;
+        response.unfinished = self.wait_ready().await?.unfinished();
         self.unblock_after_navigation().await;
         Ok(response)
     }
@@ -465,11 +475,13 @@ keep reloading itself?)"
                 url: d.url,
                 status: Some(d.status).filter(|s| *s > 0),
                 status_text: d.status_text,
+                unfinished: None,
             },
             None => NavigationResponse {
                 url: self.url().await.unwrap_or_else(|_| requested.to_string()),
                 status: None,
                 status_text: String::new(),
+                unfinished: None,
             },
         }
     }
@@ -499,6 +511,7 @@ mod tests {
             url: "http://x/".into(),
             status: Some(404),
             status_text: "Not Found".into(),
+            unfinished: None,
         };
         assert!(!r.ok());
         assert_eq!(r.to_string(), "http://x/ (HTTP 404 Not Found)");
@@ -506,7 +519,12 @@ mod tests {
             url: "about:blank".into(),
             status: None,
             status_text: String::new(),
+            unfinished: Some("the page was still busy after 5.0s (waiting on request /api)".into()),
         };
         assert!(r.ok());
+        assert_eq!(
+            r.to_string(),
+            "about:blank; the page was still busy after 5.0s (waiting on request /api)"
+        );
     }
 }

@@ -103,6 +103,31 @@ pub struct ReadyReport {
 }
 
 impl ReadyReport {
+    /// "the page was still busy after 5.0s (waiting on …)", when the
+    /// budget ran out.
+    pub fn busy_note(&self) -> Option<String> {
+        self.timed_out.then(|| {
+            format!(
+                "the page was still busy after {:.1}s (waiting on {})",
+                self.waited.as_secs_f64(),
+                self.pending.join(", ")
+            )
+        })
+    }
+
+    /// What a navigation says of a page that is not all there: the budget
+    /// ran out, or its requests were still loading when it looked settled.
+    pub fn unfinished(&self) -> Option<String> {
+        self.busy_note().or_else(|| {
+            (!self.left_loading.is_empty()).then(|| {
+                format!(
+                    "{} still loading when the page looked settled (what it brings shows up later)",
+                    self.left_loading.join(", ")
+                )
+            })
+        })
+    }
+
     fn ready(started: Instant) -> ReadyReport {
         ReadyReport {
             waited: started.elapsed(),
