@@ -253,6 +253,42 @@ fn a_page_polling_its_own_api_holds_no_step() {
     assert_within("a snapshot on a polling page", took, Duration::from_secs(2), &shown);
 }
 
+/// Results from another site's API (a search service) under a progress bar
+/// are waited for: the step returned at once with the bar. Without an
+/// indicator such a request (an analytics call, as far as anyone can tell)
+/// holds nothing.
+#[test]
+fn another_sites_api_under_a_loading_indicator_is_waited_for() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    let page = client.ok("browser_navigate", json!({"url": files.url("living/elsewhere.html")}));
+    let (found, took) = timed(
+        &mut client,
+        "browser_click",
+        json!({"target": ref_in(&page, "button \"Search\"")}),
+    );
+    assert!(
+        found.contains("3 trips found") && found.contains("Glacier Walk"),
+        "{found}"
+    );
+    assert!(took >= Duration::from_millis(1400), "{took:?}");
+    let page = client.ok(
+        "browser_navigate",
+        json!({"url": files.url("living/elsewhere.html?busy=none")}),
+    );
+    let (quiet, took) = timed(
+        &mut client,
+        "browser_click",
+        json!({"target": ref_in(&page, "button \"Search\"")}),
+    );
+    assert_within(
+        "another site's request with no indicator",
+        took,
+        Duration::from_millis(1200),
+        &quiet,
+    );
+}
+
 /// A request that never ends under a spinner costs one budget: the
 /// navigation waits it out, and neither its reply's snapshot nor the next
 /// call waits for it again.

@@ -311,11 +311,13 @@ impl Page {
             let requests = tracker.with(|s| s.content_requests(now, STREAM_GRACE));
             // The step's own requests: its fetches, and the code it loads
             // (a route's chunk, fetched when a link of a client-side app is
-            // clicked).
+            // clicked); another site's fetches count only under a loading
+            // indicator (or a route change), never for their youth alone.
             let of_step = |r: &PendingRequest| r.role != RequestRole::Background && r.started >= step;
+            let elsewhere = |r: &PendingRequest| r.role == RequestRole::Elsewhere;
             let step_fetches_old = requests
                 .iter()
-                .any(|r| of_step(r) && now >= r.started + CONTENT_REQUEST_AGE);
+                .any(|r| of_step(r) && (elsewhere(r) || now >= r.started + CONTENT_REQUEST_AGE));
             // A route change of the step says the next view is on its way,
             // as a loading indicator does (framework transitions keep the
             // old view, with no indicator, until its data has come).
@@ -329,7 +331,7 @@ impl Page {
             let awaited = probe.busy || routed;
             let holding: Vec<&PendingRequest> = requests
                 .iter()
-                .filter(|r| now < r.started + CONTENT_REQUEST_AGE || (awaited && of_step(r)))
+                .filter(|r| (!elsewhere(r) && now < r.started + CONTENT_REQUEST_AGE) || (awaited && of_step(r)))
                 .collect();
             if !holding.is_empty() {
                 pending = describe(&holding);
@@ -424,7 +426,7 @@ impl Page {
                     started.elapsed()
                 );
             }
-            let left: Vec<&PendingRequest> = requests.iter().filter(|r| of_step(r)).collect();
+            let left: Vec<&PendingRequest> = requests.iter().filter(|r| of_step(r) && !elsewhere(r)).collect();
             return Ok(ReadyReport {
                 said_and_gone: probe.said_and_gone,
                 left_loading: describe(&left),

@@ -77,6 +77,11 @@ pub(crate) enum RequestRole {
     Code,
     /// A fetch or XHR of the page's own site: data content may be waiting on.
     Data,
+    /// A fetch or XHR of another site (an API on a domain of its own, a
+    /// search service; or an analytics call): content waits on it only
+    /// while the page shows a loading indicator, or the step changed its
+    /// route.
+    Elsewhere,
 }
 
 /// A request that `ready` readiness still waits on.
@@ -723,7 +728,11 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str,
         return role;
     }
     if site_of(host) != site_of(host_of(document_url)) && !document_url.is_empty() {
-        return RequestRole::Background;
+        return if role == RequestRole::Data && !is_analytics(host) {
+            RequestRole::Elsewhere
+        } else {
+            RequestRole::Background
+        };
     }
     if role == RequestRole::Data {
         let get = method.eq_ignore_ascii_case("GET");
@@ -734,6 +743,30 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str,
         }
     }
     role
+}
+
+/// Hosts that only collect (analytics, tag managers): never content.
+const ANALYTICS_HOSTS: &[&str] = &[
+    "google-analytics.com",
+    "analytics.google.com",
+    "googletagmanager.com",
+    "doubleclick.net",
+    "segment.io",
+    "segment.com",
+    "mixpanel.com",
+    "amplitude.com",
+    "hotjar.com",
+    "sentry.io",
+    "newrelic.com",
+    "nr-data.net",
+    "facebook.com",
+    "clarity.ms",
+];
+
+fn is_analytics(host: &str) -> bool {
+    ANALYTICS_HOSTS
+        .iter()
+        .any(|h| host == *h || host.ends_with(&format!(".{h}")))
 }
 
 /// The host of a URL (`a.example.com`), or "" when it has none.
@@ -925,6 +958,11 @@ mod tests {
             role(ResourceType::Fetch, "https://www.google-analytics.com/g/collect"),
             Background
         );
+        assert_eq!(
+            role(ResourceType::Fetch, "https://abc-dsn.algolia.net/1/indexes/x/query"),
+            Elsewhere,
+            "another site's API: counted under a loading indicator"
+        );
         assert_eq!(role(ResourceType::Ping, "https://shop.example.com/beacon"), Background);
         assert_eq!(
             role(ResourceType::Image, "https://shop.example.com/banner.png"),
@@ -973,7 +1011,7 @@ mod tests {
         );
         assert_eq!(
             request_role(Some(&ResourceType::Fetch), "GET", "http://localhost:8080/api", local),
-            Background
+            Elsewhere
         );
         assert_eq!(site_of("www.bbc.co.uk"), "bbc.co.uk");
         assert_eq!(site_of("a.b.example.com"), "example.com");
