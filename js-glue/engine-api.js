@@ -160,7 +160,7 @@ const __sl_readiness = (() => {
   // Class names as component libraries write them: `spinner`, `ant-skeleton`,
   // MUI's `MuiSkeleton-root` (a word run into its prefix), Tailwind's
   // `animate-spin` and `animate-pulse`, Bootstrap's `placeholder-glow`.
-  const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],[class*="spin" i],[class*="load" i],[class*="skeleton" i],[class*="shimmer" i],[class*="pulse" i],[class*="placeholder-" i]';
+  const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],[class*="spin" i],[class*="load" i],[class*="skeleton" i],[class*="shimmer" i],[class*="animate-pulse" i],[class*="placeholder-glow" i],[class*="placeholder-wave" i]';
   const BUSY_CLASS = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer|animate-spin|animate-pulse|placeholder-glow|placeholder-wave)($|[\s_-])|[a-z](Skeleton|Spinner|Shimmer)($|[\s_-])/;
   const BUSY_CLASS_ANY_CASE = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer)($|[\s_-])/i;
   const BUSY_TEXT = "//body//text()[string-length(normalize-space(.)) < 40 and (starts-with(normalize-space(.), 'Loading') or starts-with(normalize-space(.), 'loading') or starts-with(normalize-space(.), 'Searching') or starts-with(normalize-space(.), 'Fetching') or starts-with(normalize-space(.), 'Please wait'))]";

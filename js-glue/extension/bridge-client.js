@@ -6,11 +6,11 @@
 // chrome.debugger.
 //
 // Approval: a bridge given a token says so in its hello, with a nonce; the
-// token itself never crosses the socket before approval. Each side then
-// proves it knows the extension's own token (made once, kept in
-// chrome.storage.local): HMAC-SHA256 over both nonces, the extension
-// first, so a process posing as the extension learns nothing from a
-// bridge. A bridge with the right token is approved at once, a wrong one
+// token itself never crosses the socket then. Each side proves it knows the
+// extension's own token (made once, kept in chrome.storage.local):
+// HMAC-SHA256 over the port and both nonces, the extension first, so a
+// process posing as the extension learns nothing from a bridge, and one
+// posing as a bridge on another port cannot pass on a real one's nonce. A bridge with the right token is approved at once, a wrong one
 // refused at once; one without a token waits for the user to press Allow
 // or Deny in the panel. Allowing hands the bridge the token, so its next
 // connections need no asking.
@@ -22,7 +22,8 @@
 //   {type:"cdp", id, tabId, sessionId?, method, params}
 // extension → bridge:
 //   {type:"prove", nonce, proof}
-//   {type:"ready", token, tabs:[{tabId, url, title}]}    {type:"tabs", tabs}
+//   {type:"ready", token?, tabs:[{tabId, url, title, openerTabId?}]}    {type:"tabs", tabs}
+//   (the token only to a bridge the user allowed: a proven one has it)
 //   {type:"result", id, result} | {type:"result", id, error}
 //   {type:"event", tabId, sessionId?, method, params}    {type:"detached", tabId, reason}
 // Refusals close the socket with code 4001 (wrong token), 4002 (another
@@ -36,6 +37,14 @@ const RETRY_MS = 1000;
 /** `bytes` random bytes as hex. */
 function randomHex(bytes) {
   return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether two strings are equal, in time that does not depend on where they differ. */
+function sameText(a, b) {
+  if (typeof a !== "string" || a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 /** HMAC-SHA256 of `message` keyed by `key`, as hex (driver/src/bridge/proof.rs). */
@@ -134,6 +143,10 @@ export class BridgeClient {
     this.openers.delete(tabId);
     if (!this.shared.delete(tabId)) return;
     if (this.attached.delete(tabId)) await chrome.debugger.detach({ tabId }).catch(() => {});
+    // The tabs it opened were shared for its sake: they go with it.
+    for (const [popup, opener] of [...this.openers]) {
+      if (opener === tabId) await this.unshare(popup);
+    }
     this.sendTabs();
     if (this.shared.size === 0) this.disconnect("no tab is shared");
     this.changed();
@@ -262,9 +275,13 @@ export class BridgeClient {
     if (hello.token === true && typeof hello.nonce === "string") {
       // The extension proves first: a process posing as the extension
       // cannot get a bridge's proof, nor anything that stands for the token.
+      // (Sent on this socket: another may have replaced it meanwhile.)
+      const socket = this.socket;
       const nonce = randomHex(16);
-      this.proving = { bridge: hello.nonce, nonce };
-      const proof = await hmacHex(await this.token(), `extension\n${hello.nonce}\n${nonce}`);
+      const proving = { bridge: hello.nonce, nonce, port: this.port };
+      this.proving = proving;
+      const proof = await hmacHex(await this.token(), `extension\n${proving.port}\n${hello.nonce}\n${nonce}`);
+      if (this.socket !== socket || this.proving !== proving) return;
       return this.send({ type: "prove", nonce, proof });
     }
     this.status = "waiting for your approval";
@@ -277,16 +294,18 @@ export class BridgeClient {
     const proving = this.proving;
     this.proving = null;
     if (!proving) return;
-    const want = await hmacHex(await this.token(), `bridge\n${proving.bridge}\n${proving.nonce}`);
-    if (m.proof === want) return this.approve();
+    const want = await hmacHex(await this.token(), `bridge\n${proving.port}\n${proving.bridge}\n${proving.nonce}`);
+    if (sameText(m.proof, want)) return this.approve(true);
     this.refuse("wrong token: the extension refused the connection", 4001);
   }
 
-  /** The user pressed Allow (or the bridge had the token). */
-  async approve() {
+  /** The user pressed Allow (or the bridge proved it has the token, which
+   * then is not sent: it has it). */
+  async approve(proven = false) {
     this.pending = null;
     this.status = "connected";
-    this.send({ type: "ready", token: await this.token(), tabs: await this.tabs() });
+    const token = proven ? {} : { token: await this.token() };
+    this.send({ type: "ready", ...token, tabs: await this.tabs() });
     this.changed();
   }
 

@@ -107,6 +107,8 @@ async fn a_buttons_context_is_its_row_not_the_cell_of_buttons() {
              <tr><td>Grace, 11:00</td><td><button>Cancel</button> <button>Edit</button></td></tr></table>\
              <div class=card><h3>Red shoe</h3><div class=bar><button>Buy</button><a href=#>Details</a></div></div>\
              <div class=card><h3>Green hat</h3><div class=bar><button>Buy</button><a href=#>Details</a></div></div>\
+             <table id=invoices><tr><td><a href=#42>Invoice 42</a> <button>Delete</button></td></tr>\
+             <tr><td><a href=#43>Invoice 43</a> <button>Delete</button></td></tr></table>\
              <p><label>Name <input id=name></label></p>",
         )
         .unwrap();
@@ -121,6 +123,8 @@ async fn a_buttons_context_is_its_row_not_the_cell_of_buttons() {
         assert_eq!(context("tr:nth-of-type(2) button").await, "Grace, 11:00 Cancel Edit");
         assert_eq!(context(".card:nth-of-type(1) button").await, "Red shoe BuyDetails");
         assert_eq!(context("#name").await, "Name");
+        // A row named by its link is told by it (a link is no button).
+        assert_eq!(context("#invoices tr:nth-of-type(2) button").await, "Invoice 43 Delete");
         browser.close().await.unwrap();
     })
     .await

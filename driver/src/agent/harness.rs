@@ -400,8 +400,6 @@ impl<'a> Harness<'a> {
         })
     }
 
-    /// The result, with how the run ended and, when asked, the judge's
-    /// verdict (not after Ctrl-C: the caller wants out).
     /// Dialogs wait for the model's answer (handleDialog) from now on: a
     /// task behind a confirm() is possible, and none is answered behind the
     /// model's back. [`Harness::finish`] gives the tabs back.
@@ -411,6 +409,8 @@ impl<'a> Harness<'a> {
         self.dialog_holds = Some(holds);
     }
 
+    /// The result, with how the run ended and, when asked, the judge's
+    /// verdict (not after Ctrl-C: the caller wants out).
     pub async fn finish(mut self, end: End) -> AgentResult {
         // The tabs go back as they came: a dialog still open is dismissed
         // (it would hold the page, and the judge's look at it).

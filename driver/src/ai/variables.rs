@@ -50,6 +50,21 @@ fn split_key(key: &str) -> Result<(&str, AllowedDomains)> {
                     "variable {key:?}: name the sites after @ (pw@bank.example), or leave the @ out"
                 )));
             }
+            // A site is a host (a scheme is let go, as --allowed-domain
+            // does): a path would never match, and refuse the value
+            // everywhere.
+            let host = |d: &String| {
+                d.split("://")
+                    .last()
+                    .unwrap_or_default()
+                    .trim_end_matches('/')
+                    .to_string()
+            };
+            if let Some(bad) = sites.iter().find(|d| host(d).contains('/')) {
+                return Err(Error::InvalidAction(format!(
+                    "variable {key:?}: {bad:?} is no site: give a host, as bank.example or 127.0.0.1:8080"
+                )));
+            }
             (name, AllowedDomains::new(&sites))
         }
         None => (key, AllowedDomains::default()),
@@ -476,7 +491,11 @@ mod tests {
             "{note}"
         );
         assert!(!note.contains("s3cret"));
-        for bad in ["pw@=x", "p w@a.example=x"] {
+        // A scheme or capitals are let go; a path is no site.
+        let (key, value) = Variables::parse_assignment("pw@https://Bank.Example/=s3cret").unwrap();
+        let v = Variables::new(BTreeMap::from([(key, value)])).unwrap();
+        assert_eq!(v.substitute("%pw%", bank).unwrap(), "s3cret");
+        for bad in ["pw@=x", "p w@a.example=x", "pw@bank.example/login=x"] {
             assert!(Variables::parse_assignment(bad).is_err(), "{bad}");
         }
     }

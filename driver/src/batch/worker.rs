@@ -26,10 +26,13 @@ const HEALTH_CHECK: Duration = Duration::from_secs(5);
 /// How long a cancelled worker still waits for a pending grid session, so
 /// it can delete it instead of leaving it to the grid's idle timeout.
 const PENDING_SESSION_GRACE: Duration = Duration::from_secs(30);
-/// Browsers that could not be had in a row (across workers) before the
-/// batch stops: a grid that went away would otherwise mark every task left
-/// crashed in no time (a 10,000-task file burnt through in seconds).
+/// Browsers that could not be had in a row (across workers), over at
+/// least [`OUTAGE_SPAN`], before the batch stops: a grid that went away
+/// would otherwise mark every task left crashed in no time (a 10,000-task
+/// file burnt through in seconds). The span keeps workers failing together
+/// at one blip from stopping it.
 const OUTAGE_AFTER: usize = 3;
+const OUTAGE_SPAN: Duration = Duration::from_secs(2);
 
 /// What the workers share.
 pub(crate) struct Shared {
@@ -45,8 +48,10 @@ pub(crate) struct Shared {
     pub events: Option<EventFn>,
     pub stop: Option<watch::Receiver<Stop>>,
     pub results: mpsc::UnboundedSender<(usize, TaskResult)>,
-    /// Browsers not had since the last one that was (see [`OUTAGE_AFTER`]).
+    /// Browsers not had since the last one that was (see [`OUTAGE_AFTER`]),
+    /// and when the first of them failed.
     pub failed_acquires: std::sync::atomic::AtomicUsize,
+    pub first_failure: Mutex<Option<Instant>>,
     /// Set when no browser could be had [`OUTAGE_AFTER`] times in a row:
     /// why; the workers stop, and the tasks left are not run.
     pub outage: Arc<Mutex<Option<String>>>,
@@ -129,11 +134,15 @@ impl Worker {
             });
             use std::sync::atomic::Ordering;
             match self.acquire(&task.id).await {
-                Some(Ok(())) => shared.failed_acquires.store(0, Ordering::SeqCst),
+                Some(Ok(())) => {
+                    shared.failed_acquires.store(0, Ordering::SeqCst);
+                    *shared.first_failure.lock().unwrap() = None;
+                }
                 Some(Err(e)) => {
                     let failed = shared.failed_acquires.fetch_add(1, Ordering::SeqCst) + 1;
+                    let since = *shared.first_failure.lock().unwrap().get_or_insert_with(Instant::now);
                     shared.emit(BatchEvent::Warning(format!("no browser for {}: {e}", task.id)));
-                    if failed >= OUTAGE_AFTER {
+                    if failed >= OUTAGE_AFTER && since.elapsed() >= OUTAGE_SPAN {
                         shared.outage.lock().unwrap().get_or_insert_with(|| {
                             format!("no browser could be had {failed} times in a row (the last: {e})")
                         });

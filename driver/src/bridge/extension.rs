@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::link::{Link, Outgoing, Status};
-use super::proof::{bridge_proof, extension_proof_holds, random_hex};
+use super::proof::{bridge_proof, extension_proof_holds, random_hex, Exchange};
 use super::socket::{next, split, Incoming, Ws};
 use super::targets::{target_id, SharedTab};
 
@@ -20,7 +20,11 @@ const WRONG_TOKEN: u16 = 4001;
 const WRONG_VERSION: u16 = 4002;
 const USER_REFUSED: u16 = 4003;
 
-pub async fn serve(ws: Ws, link: Arc<Link>, client_name: String, token: Option<String>) {
+/// How long a connection may take to prove the token before it is let go
+/// (it holds the one extension slot meanwhile).
+const PROOF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
+pub async fn serve(ws: Ws, link: Arc<Link>, client_name: String, token: Option<String>, port: u16) {
     let (tx, mut incoming) = split(ws);
     if link.is_approved() || !link.connect_extension(tx.clone()) {
         let _ = tx.send(Outgoing::Close(1008, "another extension connection is active".into()));
@@ -32,23 +36,46 @@ pub async fn serve(ws: Ws, link: Arc<Link>, client_name: String, token: Option<S
         "type": "hello", "client": client_name, "token": token.is_some(), "nonce": nonce, "version": PROTOCOL_VERSION,
     });
     let _ = tx.send(Outgoing::Text(hello.to_string()));
-    // With a token, only an extension that proved it knows it is taken at
-    // its word ("ready"): a process posing as the extension would be
-    // handed the agent's commands, and what they type.
+    // With a token, only an extension that proved it knows it is heard
+    // (its "ready", its tabs, its answers): a process posing as the
+    // extension would be handed the agent's commands, and what they type.
+    // It has a while to prove it, then the slot is let go.
     let mut proven = token.is_none();
+    let proof_due = tokio::time::Instant::now() + PROOF_DEADLINE;
     loop {
-        match next(&mut incoming).await {
+        let incoming = if proven {
+            next(&mut incoming).await
+        } else {
+            match tokio::time::timeout_at(proof_due, next(&mut incoming)).await {
+                Ok(incoming) => incoming,
+                Err(_) => {
+                    tracing::info!("bridge: a connection did not prove the token in time; let go");
+                    link.disconnect_extension();
+                    let _ = tx.send(Outgoing::Close(1008, "no proof of the token".into()));
+                    return;
+                }
+            }
+        };
+        match incoming {
             Incoming::Text(text) => match serde_json::from_str::<Value>(&text) {
-                Ok(message) if message["type"] == "prove" => {
-                    if !on_prove(&link, &tx, token.as_deref(), &nonce, &message) {
+                Ok(message) if message["type"] == "prove" && !proven => {
+                    let exchange = Exchange {
+                        port,
+                        bridge_nonce: &nonce,
+                        extension_nonce: message["nonce"].as_str().unwrap_or_default(),
+                    };
+                    if !on_prove(&link, &tx, token.as_deref(), &exchange, &message) {
                         return;
                     }
                     proven = true;
                 }
-                Ok(message) if message["type"] == "ready" && !proven => {
-                    tracing::info!("bridge: a connection said ready without proving the token; ignored");
+                Ok(message) if !proven => {
+                    tracing::info!(
+                        "bridge: {:?} from a connection that has not proven the token; ignored",
+                        message["type"]
+                    );
                 }
-                Ok(message) => on_message(&link, message),
+                Ok(message) => on_message(&link, message, token.as_deref()),
                 Err(e) => tracing::debug!("bridge: unreadable message from the extension: {e}"),
             },
             Incoming::Closed(code, reason) => {
@@ -85,18 +112,17 @@ fn on_prove(
     link: &Link,
     tx: &tokio::sync::mpsc::UnboundedSender<Outgoing>,
     token: Option<&str>,
-    bridge_nonce: &str,
+    exchange: &Exchange,
     m: &Value,
 ) -> bool {
     let Some(token) = token else { return true };
-    let nonce = m["nonce"].as_str().unwrap_or_default();
     let proof = m["proof"].as_str().unwrap_or_default();
-    if !nonce.is_empty() && extension_proof_holds(token, bridge_nonce, nonce, proof) {
-        let proven = json!({"type": "proven", "proof": bridge_proof(token, bridge_nonce, nonce)});
+    if !exchange.extension_nonce.is_empty() && extension_proof_holds(token, exchange, proof) {
+        let proven = json!({"type": "proven", "proof": bridge_proof(token, exchange)});
         let _ = tx.send(Outgoing::Text(proven.to_string()));
         return true;
     }
-    let reason = "wrong token: the extension refused the connection";
+    let reason = "wrong token: the extension holds another token than the one given (--extension-token)";
     tracing::info!("bridge: {reason}");
     link.disconnect_extension();
     link.set_status(Status::Refused(reason.into()));
@@ -110,11 +136,15 @@ fn tabs_of(v: &Value) -> Vec<SharedTab> {
     serde_json::from_value(v.clone()).unwrap_or_default()
 }
 
-fn on_message(link: &Link, m: Value) {
+/// A message of an approved (or proven) extension; `known_token`: the one
+/// the bridge was given, which a proven extension does not send again.
+fn on_message(link: &Link, m: Value, known_token: Option<&str>) {
     match m["type"].as_str().unwrap_or_default() {
         "ready" => {
             link.set_tabs(tabs_of(&m["tabs"]));
-            let token = m["token"].as_str().unwrap_or_default().to_string();
+            let token = known_token
+                .map(str::to_string)
+                .unwrap_or_else(|| m["token"].as_str().unwrap_or_default().to_string());
             tracing::info!("bridge: the extension accepted; {} tab(s) shared", link.tabs().len());
             link.set_status(Status::Approved { token });
         }

@@ -73,6 +73,7 @@ share with another --extension-port)"
             secret: secret.clone(),
             client_name: options.client_name.clone(),
             token: options.token.clone(),
+            port,
         });
         let accept = tokio::spawn(accept_loop(listener, config));
         tracing::info!("bridge: listening on 127.0.0.1:{port} for the Sightline extension");

@@ -26,6 +26,8 @@ pub struct Config {
     pub secret: String,
     pub client_name: String,
     pub token: Option<String>,
+    /// The port it listens on: the token proof is bound to it.
+    pub port: u16,
 }
 
 pub async fn accept_loop(listener: TcpListener, config: Arc<Config>) {
@@ -88,6 +90,7 @@ async fn serve(stream: TcpStream, config: Arc<Config>) {
                 config.link.clone(),
                 config.client_name.clone(),
                 config.token.clone(),
+                config.port,
             )
             .await
         }

@@ -91,7 +91,11 @@ impl BrowserHost {
     /// Whether `browser`, the host's current one, is still there (see
     /// [`BrowserHost::is_alive`]).
     pub async fn alive(&self, browser: &Arc<Browser>) -> bool {
-        let current = self.current.lock().await;
+        // (Not waiting on a start under way, an extension's approval: the
+        // connection's own word does meanwhile.)
+        let Ok(current) = self.current.try_lock() else {
+            return browser.is_connected();
+        };
         match current.as_ref().filter(|h| Arc::ptr_eq(&h.browser, browser)) {
             Some(h) => self.is_alive(h).await,
             None => browser.is_connected(),

@@ -14,14 +14,15 @@ use crate::error::Result;
 /// whitespace collapsed, cut to 300 characters, empty when there is none
 /// below the body. (The element's own text, not a field's value: what a
 /// user typed is no part of where the field is.) An ancestor whose text is
-/// only its controls' (a cell of "Cancel Edit" buttons, a card's toolbar)
-/// is the same in every row, and is passed over.
+/// only its buttons' (a cell of "Cancel Edit" buttons, a card's toolbar)
+/// is the same in every row, and is passed over; a link's text is no
+/// button's (a row is often named by its link: "Invoice 42").
 const CONTEXT_JS: &str = r#"(el) => {
   const norm = (t) => (t || "").replace(/\s+/g, " ").trim();
   const own = norm(el.innerText || el.getAttribute("aria-label"));
   const controlsOnly = (a, text) => {
     let rest = text;
-    for (const c of a.querySelectorAll("button, a, select, [role=button], [role=link], [role=tab], [role=menuitem]")) {
+    for (const c of a.querySelectorAll("button, select, [role=button], [role=tab], [role=menuitem]")) {
       const t = norm(c.innerText);
       if (t) rest = rest.replace(t, " ");
     }

@@ -39,6 +39,15 @@ pub struct NavigationResponse {
 }
 
 impl NavigationResponse {
+    /// ` (the page was still busy after …)`: the end of a tool's sentence
+    /// about the navigation, or nothing.
+    pub fn unfinished_said(&self) -> String {
+        self.unfinished
+            .as_deref()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default()
+    }
+
     /// False for HTTP error statuses (400 and up).
     pub fn ok(&self) -> bool {
         self.status.is_none_or(|s| s < 400)
@@ -49,13 +58,9 @@ impl std::fmt::Display for NavigationResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let url = crate::text::shown_url(&self.url);
         match self.status {
-            Some(s) if self.status_text.is_empty() => write!(f, "{url} (HTTP {s})")?,
-            Some(s) => write!(f, "{url} (HTTP {s} {})", self.status_text)?,
-            None => f.write_str(&url)?,
-        }
-        match &self.unfinished {
-            Some(note) => write!(f, "; {note}"),
-            None => Ok(()),
+            Some(s) if self.status_text.is_empty() => write!(f, "{url} (HTTP {s})"),
+            Some(s) => write!(f, "{url} (HTTP {s} {})", self.status_text),
+            None => f.write_str(&url),
         }
     }
 }
@@ -524,7 +529,8 @@ mod tests {
         assert!(r.ok());
         assert_eq!(
             r.to_string(),
-            "about:blank; the page was still busy after 5.0s (waiting on request /api)"
+            "about:blank",
+            "the address alone: the note is the caller's to place"
         );
     }
 }

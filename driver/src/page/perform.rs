@@ -386,6 +386,7 @@ fn navigated(r: super::navigation::NavigationResponse) -> ActionResult {
             .notes
             .push(format!("the server answered HTTP {}", r.status.unwrap_or_default()));
     }
+    result.notes.extend(r.unfinished);
     result
 }
 

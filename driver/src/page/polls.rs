@@ -71,12 +71,18 @@ impl Polls {
     /// `last_input`): whether it is the page's polling.
     pub fn started(&mut self, endpoint: &str, now: Instant, last_input: Option<Instant>) -> bool {
         if self.endpoints.len() >= MAX_KEYS && !self.endpoints.contains_key(endpoint) {
-            self.endpoints.clear();
+            // The learned polls are kept; the rest is followed afresh.
+            self.endpoints.retain(|_, e| e.polled);
+            if self.endpoints.len() >= MAX_KEYS {
+                self.endpoints.clear();
+            }
         }
         let e = self.endpoints.entry(endpoint.to_string()).or_default();
-        let again = e.in_flight > 0
-            || e.ended
-                .is_some_and(|ended| now.saturating_duration_since(ended) <= AGAIN_WITHIN);
+        // Only after one has ended: identical requests sent together at
+        // load (components that each ask for `/api/me`) are no poll.
+        let again = e
+            .ended
+            .is_some_and(|ended| e.in_flight > 0 || now.saturating_duration_since(ended) <= AGAIN_WITHIN);
         e.in_flight += 1;
         let unprompted = last_input.is_none_or(|input| now.saturating_duration_since(input) >= INPUT_SHADOW);
         match (again, unprompted) {
@@ -152,7 +158,14 @@ mod tests {
         assert!(!polls.started(&jobs, ms(0), None));
         assert!(!polls.started(&jobs, ms(900), None));
         polls.ended(&jobs, ms(901));
-        assert!(polls.started(&jobs, ms(1800), None));
+        assert!(!polls.started(&jobs, ms(1800), None));
+        polls.ended(&jobs, ms(1801));
+        assert!(polls.started(&jobs, ms(2700), None));
+        // Three asked for at once at load are no poll.
+        let me = endpoint("GET", "http://a.test/api/me").unwrap();
+        for _ in 0..3 {
+            assert!(!polls.started(&me, ms(0), None));
+        }
         polls.forget();
         assert!(!polls.started(&status, ms(6000), None), "a new document");
     }

@@ -509,7 +509,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
             };
             // A redirect reuses the request id: the request goes on.
             if !st.inflight.contains_key(e.request_id.inner()) {
-                let endpoint = (role == RequestRole::Data)
+                let endpoint = matches!(role, RequestRole::Data | RequestRole::Elsewhere)
                     .then(|| super::polls::endpoint(&e.request.method, &e.request.url))
                     .flatten();
                 if let Some(endpoint) = &endpoint {
@@ -727,13 +727,8 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str,
     if consent && role == RequestRole::Code {
         return role;
     }
-    if site_of(host) != site_of(host_of(document_url)) && !document_url.is_empty() {
-        return if role == RequestRole::Data && !is_analytics(host) {
-            RequestRole::Elsewhere
-        } else {
-            RequestRole::Background
-        };
-    }
+    // A push channel is background wherever it is (another site's
+    // socket.io, a Firestore channel).
     if role == RequestRole::Data {
         let get = method.eq_ignore_ascii_case("GET");
         let rest = url.split_once(host).map_or(url, |(_, r)| r).to_ascii_lowercase();
@@ -741,6 +736,13 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str,
         if words.any(|w| LONG_POLL_WORDS.contains(&w) || (get && PUSH_CHANNEL_WORDS.contains(&w))) {
             return RequestRole::Background;
         }
+    }
+    if site_of(host) != site_of(host_of(document_url)) && !document_url.is_empty() {
+        return if role == RequestRole::Data && !is_analytics(host) {
+            RequestRole::Elsewhere
+        } else {
+            RequestRole::Background
+        };
     }
     role
 }
@@ -761,6 +763,18 @@ const ANALYTICS_HOSTS: &[&str] = &[
     "nr-data.net",
     "facebook.com",
     "clarity.ms",
+    "posthog.com",
+    "plausible.io",
+    "datadoghq.com",
+    "datadoghq.eu",
+    "fullstory.com",
+    "heapanalytics.com",
+    "intercom.io",
+    "bing.com",
+    "launchdarkly.com",
+    "optimizely.com",
+    "braze.com",
+    "rudderstack.com",
 ];
 
 fn is_analytics(host: &str) -> bool {
@@ -963,6 +977,15 @@ mod tests {
             Elsewhere,
             "another site's API: counted under a loading indicator"
         );
+        assert_eq!(
+            role(
+                ResourceType::Xhr,
+                "https://rt.chat.test/socket.io/?EIO=4&transport=polling"
+            ),
+            Background,
+            "another site's push channel"
+        );
+        assert_eq!(role(ResourceType::Fetch, "https://eu.posthog.com/e/"), Background);
         assert_eq!(role(ResourceType::Ping, "https://shop.example.com/beacon"), Background);
         assert_eq!(
             role(ResourceType::Image, "https://shop.example.com/banner.png"),

@@ -18,7 +18,7 @@ fn parameters() -> Value {
 fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
     boxed(async move {
         Ok(match ctx.page().back().await? {
-            Some(r) => ToolOutput::ok(format!("Went back to {r}")),
+            Some(r) => ToolOutput::ok(format!("Went back to {r}{}", r.unfinished_said())),
             None => ToolOutput::failed("There is no previous page in this tab's history."),
         })
     })

@@ -23,7 +23,7 @@ fn parameters() -> Value {
 fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
     boxed(async move {
         Ok(match ctx.page().forward().await? {
-            Some(r) => ToolOutput::ok(format!("Went forward to {r}")),
+            Some(r) => ToolOutput::ok(format!("Went forward to {r}{}", r.unfinished_said())),
             None => ToolOutput::failed("There is no next page in this tab's history."),
         })
     })

@@ -115,7 +115,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             }
             None => String::new(),
         };
-        let mut out = ToolOutput::ok(format!("Opened {r}{redirected}{went_on}"));
+        let mut out = ToolOutput::ok(format!("Opened {r}{redirected}{went_on}{}", r.unfinished_said()));
         out.replay.push(RecordedCall {
             tool: "goto".into(),
             args: json!({"url": url}),

@@ -16,6 +16,6 @@ fn parameters() -> Value {
 fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let r = ctx.page().reload().await?;
-        Ok(ToolOutput::ok(format!("Reloaded {r}")))
+        Ok(ToolOutput::ok(format!("Reloaded {r}{}", r.unfinished_said())))
     })
 }

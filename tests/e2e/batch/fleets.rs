@@ -159,8 +159,8 @@ fn a_batch_stops_when_no_browser_can_be_had() {
     let run = batch(&file, &out, &["--grid", &grid, "--concurrency", "2"], None);
     assert_eq!(run.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
     assert!(
-        run.stderr
-            .contains("the batch stopped: no browser could be had 3 times in a row")
+        run.stderr.contains("the batch stopped: no browser could be had")
+            && run.stderr.contains("times in a row")
             && run.stderr.contains("20 task(s) not run"),
         "{}",
         run.stderr

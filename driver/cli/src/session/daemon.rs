@@ -35,6 +35,9 @@ struct Daemon {
     /// Set when the daemon ends: commands still running stop and say so
     /// (a `close` must not leave one driving the browser it closes).
     ended: tokio::sync::watch::Sender<bool>,
+    /// Whether the session ever had a tab: one that never had (its browser
+    /// could not start) has nothing to keep.
+    had_a_page: std::sync::atomic::AtomicBool,
 }
 
 impl Daemon {
@@ -115,6 +118,7 @@ pub async fn serve(name: &str, o: BrowserOptions) -> Result<()> {
         last_activity: Mutex::new(Instant::now()),
         closing: Notify::new(),
         ended: tokio::sync::watch::Sender::new(false),
+        had_a_page: std::sync::atomic::AtomicBool::new(false),
     });
     // The browser starts now: the command that started the daemon is on its way.
     {
@@ -218,7 +222,12 @@ async fn handle(stream: UnixStream, d: &Daemon, registry: &Registry) {
     out.push('\n');
     let _ = write.write_all(out.as_bytes()).await;
     let _ = write.shutdown().await;
-    if answer.is_error && !d.session.has_page().await {
+    // (A session that had one and lost it, an unshared tab through the
+    // extension, keeps its options for the next command.)
+    if d.session.has_page().await {
+        d.had_a_page.store(true, Ordering::SeqCst);
+    }
+    if answer.is_error && !d.had_a_page.load(Ordering::SeqCst) {
         tracing::info!("the session's browser did not start: closing");
         d.closing.notify_one();
     }
