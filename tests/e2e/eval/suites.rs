@@ -100,7 +100,7 @@ fn eval_runs_the_webvoyager_example_in_three_modes_and_resumes() {
         server
             .requests()
             .iter()
-            .any(|r| r.tool_names() == ["computer", "removeBlocker", "done"]),
+            .any(|r| r.tool_names() == ["computer", "removeBlocker", "handleDialog", "done"]),
         "a cua run"
     );
     assert!(
