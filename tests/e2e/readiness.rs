@@ -235,6 +235,13 @@ fn replies_on_a_short_timer_or_after_a_frame_are_in_the_response() {
         let routed = click_on(&mut client, &home, "link \"Boots\"");
         assert!(routed.contains("Alpine Boot, $189"), "{page}: {routed}");
     }
+    // A dummy link's `#/` is no route: its slow request is not waited for.
+    let home = client.ok("browser_navigate", json!({"url": files.url("living/slow-route.html")}));
+    let dummy = click_on(&mut client, &home, "link \"Top\"");
+    assert!(
+        !dummy.contains("Top counted") && dummy.contains("still loading"),
+        "{dummy}"
+    );
 }
 
 /// A page polling its own API back to back (a job's status, each request

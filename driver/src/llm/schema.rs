@@ -34,9 +34,36 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
 /// Gives a string the spelling of the one enum choice it matches but for
 /// case and surrounding space ("yes" for "YES", "Click " for "click"):
 /// servers without strict schemas let a model's casing through, and what it
-/// meant is plain. Follows `properties` and `items`; other keywords are left
-/// to the validator.
+/// meant is plain. Follows `properties`, `items`, local `$ref`s (`$defs`,
+/// `definitions`) and the branches of `anyOf`/`oneOf`/`allOf`; other
+/// keywords are left to the validator.
 pub fn conform_enum_case(schema: &Value, value: &mut Value) {
+    conform_within(schema, schema, value, 0);
+}
+
+/// [`conform_enum_case`] of `schema`, a part of `root` (whose `$ref`s it
+/// resolves), `depth` references deep (a schema that refers to itself
+/// stops somewhere).
+fn conform_within(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/"))
+    {
+        let found = target.split('/').try_fold(root, |node, key| node.get(key));
+        if let Some(found) = found {
+            conform_within(root, found, value, depth + 1);
+        }
+        return;
+    }
+    for branches in ["anyOf", "oneOf", "allOf"] {
+        for branch in schema.get(branches).and_then(Value::as_array).into_iter().flatten() {
+            conform_within(root, branch, value, depth + 1);
+        }
+    }
     if let Some(choices) = schema.get("enum").and_then(Value::as_array) {
         let Some(given) = value.as_str() else { return };
         if choices.iter().any(|c| c.as_str() == Some(given)) {
@@ -57,14 +84,16 @@ pub fn conform_enum_case(schema: &Value, value: &mut Value) {
             if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
                 for (key, field) in fields.iter_mut() {
                     if let Some(field_schema) = properties.get(key) {
-                        conform_enum_case(field_schema, field);
+                        conform_within(root, field_schema, field, depth);
                     }
                 }
             }
         }
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
-                items.iter_mut().for_each(|item| conform_enum_case(item_schema, item));
+                items
+                    .iter_mut()
+                    .for_each(|item| conform_within(root, item_schema, item, depth));
             }
         }
         _ => {}
@@ -214,6 +243,15 @@ mod tests {
         conform_enum_case(&s, &mut twin);
         assert_eq!(twin["twin"], "yes");
         assert!(validate(&s, &v).is_err(), "an unknown choice is still refused");
+        // Through $defs and a nullable anyOf, as extraction schemas write them.
+        let defs = json!({"type": "object", "properties": {
+            "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}}},
+            "$defs": {"Item": {"type": "object", "properties": {
+                "colour": {"anyOf": [{"enum": ["Red", "Green"]}, {"type": "null"}]}}}}});
+        let mut v = json!({"items": [{"colour": "red"}, {"colour": null}]});
+        conform_enum_case(&defs, &mut v);
+        assert_eq!(v, json!({"items": [{"colour": "Red"}, {"colour": null}]}));
+        assert!(validate(&defs, &v).is_ok());
     }
 
     #[test]

@@ -628,11 +628,12 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.same_document += 1;
                 let was = st.routed_url.clone().or_else(|| st.committed_url.clone());
                 // A hash router's view (`#/reports`, `#!/reports`) is a route;
-                // a jump to an anchor (`#comments`) is not.
-                let hash_route = e
-                    .url
-                    .split_once('#')
-                    .is_some_and(|(_, f)| f.starts_with('/') || f.starts_with("!/"));
+                // a jump to an anchor (`#comments`), or a dummy link's `#/`,
+                // is not.
+                let hash_route = e.url.split_once('#').is_some_and(|(_, f)| {
+                    let view = f.strip_prefix('!').unwrap_or(f);
+                    view.starts_with('/') && view.len() > 1
+                });
                 let routed = e.navigation_type != NavigatedWithinDocumentNavigationType::Fragment || hash_route;
                 if routed && was.as_ref() != Some(&e.url) {
                     st.routes += 1;
