@@ -161,8 +161,9 @@ const __sl_readiness = (() => {
   // MUI's `MuiSkeleton-root` (a word run into its prefix), Tailwind's
   // `animate-spin` and `animate-pulse`, Bootstrap's `placeholder-glow`.
   const BUSY_SELECTOR = '[aria-busy="true"],[role="progressbar"],[class*="spin" i],[class*="load" i],[class*="skeleton" i],[class*="shimmer" i],[class*="animate-pulse" i],[class*="placeholder-glow" i],[class*="placeholder-wave" i]';
-  const BUSY_CLASS = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer|animate-spin|animate-pulse|placeholder-glow|placeholder-wave)($|[\s_-])|[a-z](Skeleton|Spinner|Shimmer)($|[\s_-])/;
-  const BUSY_CLASS_ANY_CASE = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer)($|[\s_-])/i;
+  // A whole word in any case; or run into a component prefix, capitalised.
+  const BUSY_WORD = /(^|[\s_-])(spinner|spinning|loading|loader|skeleton|shimmer|animate-spin|animate-pulse|placeholder-glow|placeholder-wave)($|[\s_-])/i;
+  const BUSY_RUN_IN = /[a-z](Skeleton|Spinner|Shimmer)($|[\s_-])/;
   const BUSY_TEXT = "//body//text()[string-length(normalize-space(.)) < 40 and (starts-with(normalize-space(.), 'Loading') or starts-with(normalize-space(.), 'loading') or starts-with(normalize-space(.), 'Searching') or starts-with(normalize-space(.), 'Fetching') or starts-with(normalize-space(.), 'Please wait'))]";
   const inView = (el) => {
     if (!el || typeof el.getBoundingClientRect !== "function") return false;
@@ -177,7 +178,7 @@ const __sl_readiness = (() => {
       const el = marked[i];
       const classes = typeof el.className === "string" ? el.className : el.getAttribute("class") || "";
       const named = el.getAttribute("aria-busy") === "true" || el.getAttribute("role") === "progressbar"
-        || BUSY_CLASS.test(classes) || BUSY_CLASS_ANY_CASE.test(classes);
+        || BUSY_WORD.test(classes) || BUSY_RUN_IN.test(classes);
       if (named && inView(el)) return true;
     }
     const texts = document.evaluate(BUSY_TEXT, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);

@@ -23,11 +23,7 @@ async fn eval(page: &Page, js: &str) -> Value {
 }
 
 fn closed_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    sightline_testkit::free_port()
 }
 
 async fn typed_errors_and_status(cx: &Ctx) {

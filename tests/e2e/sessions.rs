@@ -64,6 +64,22 @@ impl Sessions {
         self.ok(&refs)
     }
 
+    /// `sightline open <page> --extension` on `port`, giving up after
+    /// `timeout` seconds.
+    fn open_through_extension(&self, page: &str, port: u16, timeout: &str) -> CliOutput {
+        let url = self.files.url(page);
+        let port = port.to_string();
+        self.run(&[
+            "open",
+            &url,
+            "--extension",
+            "--extension-port",
+            &port,
+            "--extension-timeout",
+            timeout,
+        ])
+    }
+
     fn daemon_pid(&self, session: &str) -> Option<u32> {
         std::fs::read_to_string(self.dir().join(format!("{session}.pid")))
             .ok()?
@@ -988,17 +1004,8 @@ fn wait_reads_text_as_the_snapshot_shows_it_and_fill_form_takes_pairs() {
 fn a_session_whose_browser_cannot_start_ends() {
     let s = Sessions::new();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = taken.local_addr().unwrap().port().to_string();
-    let url = s.files.url("sessions/order.html");
-    let out = s.run(&[
-        "open",
-        &url,
-        "--extension",
-        "--extension-port",
-        &port,
-        "--extension-timeout",
-        "3",
-    ]);
+    let port = taken.local_addr().unwrap().port();
+    let out = s.open_through_extension("sessions/order.html", port, "3");
     assert_eq!(out.code(), Some(1), "{}\n{}", out.stdout, out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
@@ -1019,23 +1026,8 @@ fn a_session_whose_browser_cannot_start_ends() {
 #[test]
 fn open_through_an_absent_extension_waits_its_timeout_once() {
     let s = Sessions::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
-    let url = s.files.url("sessions/order.html");
     let started = Instant::now();
-    let out = s.run(&[
-        "open",
-        &url,
-        "--extension",
-        "--extension-port",
-        &port,
-        "--extension-timeout",
-        "5",
-    ]);
+    let out = s.open_through_extension("sessions/order.html", sightline_testkit::free_port(), "5");
     let took = started.elapsed();
     assert_eq!(out.code(), Some(1), "{}\n{}", out.stdout, out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);

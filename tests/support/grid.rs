@@ -198,7 +198,8 @@ impl Drop for LocalGrid {
     }
 }
 
-fn free_port() -> u16 {
+/// A port nothing listens on now (bound, then let go).
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

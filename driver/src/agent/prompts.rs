@@ -94,8 +94,8 @@ pub fn dialog_page_message(title: &str, url: &str, d: &DialogInfo) -> String {
 /// until it is answered).
 pub fn dialog_open(d: &DialogInfo) -> String {
     format!(
-        "A{} dialog is open: {}. The page waits for its answer. {}.",
-        &d.a_kind()[1..],
+        "{}: {}. The page waits for its answer. {}.",
+        d.open_said(),
         d.message_said(),
         crate::tools::handle_dialog::how_to_answer(crate::tools::handle_dialog::TOOL.name)
     )

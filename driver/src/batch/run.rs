@@ -162,8 +162,7 @@ impl Batch {
             events: options.events.clone(),
             stop: options.stop.clone(),
             results: tx,
-            failed_acquires: Default::default(),
-            first_failure: Mutex::new(None),
+            failed_acquires: Mutex::new(None),
             outage: outage.clone(),
         });
         let handles: Vec<_> = (0..workers).map(|i| tokio::spawn(work(i, shared.clone()))).collect();

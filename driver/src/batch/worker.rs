@@ -49,9 +49,8 @@ pub(crate) struct Shared {
     pub stop: Option<watch::Receiver<Stop>>,
     pub results: mpsc::UnboundedSender<(usize, TaskResult)>,
     /// Browsers not had since the last one that was (see [`OUTAGE_AFTER`]),
-    /// and when the first of them failed.
-    pub failed_acquires: std::sync::atomic::AtomicUsize,
-    pub first_failure: Mutex<Option<Instant>>,
+    /// and when the first of them failed (`None`: none since).
+    pub failed_acquires: Mutex<Option<(usize, Instant)>>,
     /// Set when no browser could be had [`OUTAGE_AFTER`] times in a row:
     /// why; the workers stop, and the tasks left are not run.
     pub outage: Arc<Mutex<Option<String>>>,
@@ -132,15 +131,15 @@ impl Worker {
                 worker: self.index,
                 id: task.id.clone(),
             });
-            use std::sync::atomic::Ordering;
             match self.acquire(&task.id).await {
-                Some(Ok(())) => {
-                    shared.failed_acquires.store(0, Ordering::SeqCst);
-                    *shared.first_failure.lock().unwrap() = None;
-                }
+                Some(Ok(())) => *shared.failed_acquires.lock().unwrap() = None,
                 Some(Err(e)) => {
-                    let failed = shared.failed_acquires.fetch_add(1, Ordering::SeqCst) + 1;
-                    let since = *shared.first_failure.lock().unwrap().get_or_insert_with(Instant::now);
+                    let (failed, since) = {
+                        let mut failures = shared.failed_acquires.lock().unwrap();
+                        let (count, _) = failures.get_or_insert((0, Instant::now()));
+                        *count += 1;
+                        failures.expect("just set")
+                    };
                     shared.emit(BatchEvent::Warning(format!("no browser for {}: {e}", task.id)));
                     if failed >= OUTAGE_AFTER && since.elapsed() >= OUTAGE_SPAN {
                         shared.outage.lock().unwrap().get_or_insert_with(|| {

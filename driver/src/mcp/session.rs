@@ -417,8 +417,8 @@ are gone: open your page again).",
         }
         if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
             let text = format!(
-                "A{} dialog is open ({}): the page waits for it. {}.",
-                &d.a_kind()[1..],
+                "{} ({}): the page waits for it. {}.",
+                d.open_said(),
                 d.message_said(),
                 answer_the_dialog()
             );

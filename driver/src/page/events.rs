@@ -102,6 +102,12 @@ impl DialogInfo {
         format!("{article} {}", self.kind)
     }
 
+    /// "An alert dialog is open": how a sentence about it starts.
+    pub fn open_said(&self) -> String {
+        let kind = self.a_kind();
+        format!("{}{} dialog is open", kind[..1].to_uppercase(), &kind[1..])
+    }
+
     /// Its message alone, quoted, as [`DialogInfo::said`] shows it.
     pub fn message_said(&self) -> String {
         let message = crate::text::defang(&crate::text::one_line(&self.message));

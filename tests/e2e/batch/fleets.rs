@@ -149,12 +149,7 @@ fn a_batch_stops_when_no_browser_can_be_had() {
     let tasks: Vec<Value> = (1..=20).map(|n| steps_task(&files, &format!("g{n}"), n)).collect();
     let file = write_tasks(dir.path(), &tasks);
     let out = dir.path().join("results.jsonl");
-    // A port nothing listens on (bound, then let go).
-    let dead = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let dead = sightline_testkit::free_port();
     let grid = format!("http://127.0.0.1:{dead}");
     let run = batch(&file, &out, &["--grid", &grid, "--concurrency", "2"], None);
     assert_eq!(run.code(), Some(1), "{}\n{}", run.stdout, run.stderr);
