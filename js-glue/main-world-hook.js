@@ -16,13 +16,16 @@
 //    element (targets cross worlds; event details do not).
 //
 // 3. Work the page has scheduled soon (for readiness; the rules are in
-//    driver/src/page/readiness.rs): one-shot timers due within a second,
+//    driver/src/page/readiness.rs): one-shot timers due within a second
+//    (and idle callbacks),
 //    at most two links down a chain of timers set from timer callbacks (a
 //    longer chain, or a handler set again soon after it ran, is a ticker or
 //    a polling loop, not content on its way), animation frames
 //    asked for outside frame callbacks and not drawn yet, and whether an IAB
 //    TCF consent manager is still loading (its `__tcfapi` stub answers `ping`
-//    with cmpLoaded false until its dialog can show). Reported on request as
+//    with cmpLoaded false until its dialog can show), animations the step's
+//    input started that end within a second, and a meta refresh due within
+//    one. Reported on request as
 //    a string (primitives cross worlds; objects do not).
 //
 // Everything is captured at install time and called through the captured
@@ -169,38 +172,46 @@
       chain = outer;
     }
   };
+  // Schedules a one-shot callback (a timer's, an idle callback's) through
+  // `original`, with the wrapped callback in args[0]. It counts while
+  // pending when it is due within SOON_MS, at most MAX_CHAIN links down a
+  // chain, and not a loop. Keys are prefixed: timers and idle callbacks
+  // number their ids apart.
+  const schedule = (original, args, handler, ms, prefix) => {
+    const ran = apply(mapGet, lastRun, [handler]);
+    const looping = ran !== undefined && now() - ran < LOOP_MS && !handlingInput();
+    const link = depth.timer > 0 ? chain + 1 : 0;
+    const soon = link <= MAX_CHAIN && ms <= SOON_MS && !looping;
+    let key = "";
+    args[0] = function () {
+      if (soon) {
+        delete due[key];
+        ranBorn = born[key];
+        ranAt = now();
+        delete born[key];
+      }
+      apply(mapSet, lastRun, [handler, now()]);
+      return run("timer", handler, this, arguments, link);
+    };
+    const id = apply(original, w, args);
+    key = prefix + id;
+    if (soon) {
+      born[key] = now();
+      due[key] = born[key] + ms;
+    }
+    return id;
+  };
   // (`arguments` of these sloppy-mode functions is mapped to their
   // parameters: the callback is copied before its slot is replaced.)
   const { setTimeout } = { setTimeout(callback, delay) {
     const args = arguments;
     const handler = callback;
     if (typeof handler !== "function") return apply(origSetTimeout, w, args);
-    const ms = +delay > 0 ? +delay : 0;
-    const ran = apply(mapGet, lastRun, [handler]);
-    const looping = ran !== undefined && now() - ran < LOOP_MS && !handlingInput();
-    const link = depth.timer > 0 ? chain + 1 : 0;
-    const soon = link <= MAX_CHAIN && ms <= SOON_MS && !looping;
-    let id = 0;
-    args[0] = function () {
-      if (soon) {
-        delete due[id];
-        ranBorn = born[id];
-        ranAt = now();
-        delete born[id];
-      }
-      apply(mapSet, lastRun, [handler, now()]);
-      return run("timer", handler, this, arguments, link);
-    };
-    id = apply(origSetTimeout, w, args);
-    if (soon) {
-      born[id] = now();
-      due[id] = born[id] + ms;
-    }
-    return id;
+    return schedule(origSetTimeout, args, handler, +delay > 0 ? +delay : 0, "t");
   } };
   const { clearTimeout } = { clearTimeout(id) {
-    delete due[id];
-    delete born[id];
+    delete due["t" + id];
+    delete born["t" + id];
     return apply(origClearTimeout, w, arguments);
   } };
   const { setInterval } = { setInterval(callback) {
@@ -218,6 +229,28 @@
   defineProperty(w, "setTimeout", { value: native(setTimeout), writable: true, configurable: true, enumerable: true });
   defineProperty(w, "clearTimeout", { value: native(clearTimeout), writable: true, configurable: true, enumerable: true });
   defineProperty(w, "setInterval", { value: native(setInterval), writable: true, configurable: true, enumerable: true });
+
+  // Idle callbacks: work the page put off until the browser is idle (a
+  // list rendered "when there is time"), which on a page at rest is the
+  // next few milliseconds. Each counts as a timer due in IDLE_MS.
+  const origIdle = w.requestIdleCallback;
+  const origCancelIdle = w.cancelIdleCallback;
+  const IDLE_MS = 50;
+  if (typeof origIdle === "function") {
+    const { requestIdleCallback } = { requestIdleCallback(callback) {
+      const args = arguments;
+      const handler = callback;
+      if (typeof handler !== "function") return apply(origIdle, w, args);
+      return schedule(origIdle, args, handler, IDLE_MS, "i");
+    } };
+    const { cancelIdleCallback } = { cancelIdleCallback(id) {
+      delete due["i" + id];
+      delete born["i" + id];
+      return apply(origCancelIdle, w, arguments);
+    } };
+    defineProperty(w, "requestIdleCallback", { value: native(requestIdleCallback), writable: true, configurable: true, enumerable: true });
+    defineProperty(w, "cancelIdleCallback", { value: native(cancelIdleCallback), writable: true, configurable: true, enumerable: true });
+  }
 
   // Animation frames asked for outside a frame callback: a reaction that
   // renders in the next frame (a frame callback that asks again is an
@@ -291,8 +324,114 @@
     }
     return first;
   };
-  // `count,msToNextDue,consent,framesDue,msSinceOneRan` of the timers and
-  // frames asked for in the last `detail` ms
+  // Animations the step's input started (CSS transitions and animations,
+  // the Web Animations API) that end within SOON_MS, in or near the
+  // viewport: a dialog whose body renders when its entrance ends
+  // (Bootstrap's `shown` event), a panel sliding open. Not the effects of
+  // the elements the pointer or focus moved onto or off (a button's hover
+  // and focus styles), nor a change of colour or shadow, which reveals
+  // nothing. Each is due a little after its end: its end events and
+  // `finished` promise come with the frame after.
+  const END_EVENTS_MS = 40;
+  const getAnimations = w.Document.prototype.getAnimations;
+  const AnimationProto = w.Animation && w.Animation.prototype;
+  const getter = (proto, name) => {
+    const d = proto && getDescriptor(proto, name);
+    return d && d.get;
+  };
+  const playStateOf = getter(AnimationProto, "playState");
+  const startTimeOf = getter(AnimationProto, "startTime");
+  const effectOf = getter(AnimationProto, "effect");
+  const rateOf = getter(AnimationProto, "playbackRate");
+  const targetOf = getter(w.KeyframeEffect && w.KeyframeEffect.prototype, "target");
+  const computedTiming = w.AnimationEffect && w.AnimationEffect.prototype.getComputedTiming;
+  const TransitionCtor = w.CSSTransition;
+  const transitionPropertyOf = getter(TransitionCtor && TransitionCtor.prototype, "transitionProperty");
+  const REVEALS_NOTHING = /color|shadow|outline|filter|decoration|fill|stroke|caret/;
+  const rectOf = ElementProto.getBoundingClientRect;
+  const innerWidthOf = getter(w, "innerWidth");
+  const innerHeightOf = getter(w, "innerHeight");
+  const composedPath = w.Event.prototype.composedPath;
+  // The elements the pointer and focus went onto or off lately.
+  const TOUCHING = ["pointerover", "pointerout", "pointerdown", "focusin", "focusout"];
+  const touched = [];
+  let touchedAt = 0;
+  for (let i = 0; i < TOUCHING.length; i++) {
+    apply(origAdd, w, [TOUCHING[i], (e) => {
+      if (e.isTrusted !== true) return;
+      touched[touchedAt % 8] = apply(composedPath, e, [])[0];
+      touchedAt += 1;
+    }, true]);
+  }
+  // Whether `node` is `other`, inside it or around it (across shadow roots).
+  const within = (node, other) => {
+    for (let n = node, hops = 0; n && hops < 256; n = n.parentNode || n.host, hops++) {
+      if (n === other) return true;
+    }
+    return false;
+  };
+  const touching = (el) => {
+    for (let i = 0; i < 8 && i < touchedAt; i++) {
+      const other = touched[i];
+      if (other && (within(el, other) || within(other, el))) return true;
+    }
+    return false;
+  };
+  let animationsEnd = -1;
+  // Ms until the last of them is over (with its end events), -1 for none.
+  const animationsDue = (since, t) => {
+    if (typeof getAnimations !== "function" || !playStateOf || !targetOf || !computedTiming) return -1;
+    let list;
+    try {
+      list = apply(getAnimations, doc, []);
+    } catch (_) {
+      return -1;
+    }
+    const width = innerWidthOf ? apply(innerWidthOf, w, []) : w.innerWidth;
+    const height = innerHeightOf ? apply(innerHeightOf, w, []) : w.innerHeight;
+    for (let i = 0; i < list.length && i < 256; i++) {
+      const a = list[i];
+      if (apply(playStateOf, a, []) !== "running") continue;
+      // (No start time yet: it starts with the next frame.)
+      const start = apply(startTimeOf, a, []);
+      if (start !== null && start < since) continue;
+      const rate = apply(rateOf, a, []);
+      const effect = apply(effectOf, a, []);
+      if (!(rate > 0) || !effect) continue;
+      const timing = apply(computedTiming, effect, []);
+      const left = (timing.endTime - (timing.localTime || 0)) / rate;
+      if (!(left >= 0 && left <= SOON_MS)) continue;
+      if (TransitionCtor && a instanceof TransitionCtor && REVEALS_NOTHING.test(apply(transitionPropertyOf, a, []))) continue;
+      const target = apply(targetOf, effect, []);
+      if (!target || !apply(isConnected, target, []) || touching(target)) continue;
+      const b = apply(rectOf, target, []);
+      const near = (b.width > 0 || b.height > 0) && b.bottom >= -height / 2 && b.top <= height * 1.5
+        && b.right >= -width / 2 && b.left <= width * 1.5;
+      if (near && t + left > animationsEnd) animationsEnd = t + left;
+    }
+    return animationsEnd < 0 || t > animationsEnd + END_EVENTS_MS ? -1 : animationsEnd + END_EVENTS_MS - t;
+  };
+  // A `<meta http-equiv="refresh">` that moves on within SOON_MS: an
+  // interstitial ("Redirecting…") on its way to the page. Its clock
+  // starts at the load event. Ms until it is due, -1 for none.
+  const querySelector = w.Document.prototype.querySelector;
+  const getAttribute = ElementProto.getAttribute;
+  const performanceOf = w.performance;
+  const entriesByType = w.Performance.prototype.getEntriesByType;
+  const refreshDue = (t) => {
+    const meta = apply(querySelector, doc, ['meta[http-equiv="refresh" i]']);
+    if (!meta) return -1;
+    const seconds = /^\s*(\d+)/.exec(apply(getAttribute, meta, ["content"]) || "");
+    if (!seconds || +seconds[1] * 1000 > SOON_MS) return -1;
+    const navigation = apply(entriesByType, performanceOf, ["navigation"])[0];
+    const loaded = navigation && navigation.loadEventEnd > 0 ? navigation.loadEventEnd : t;
+    const left = loaded + +seconds[1] * 1000 - t;
+    // (Well past due and still here: it was cancelled, or the frame is
+    // sandboxed; a navigation it started holds the step by itself.)
+    return left < -250 ? -1 : Math.max(0, left);
+  };
+  // `count,msToNextDue,consent,framesDue,msSinceOneRan,msToAnimationsEnd,
+  // msToRefresh` of the timers and frames asked for in the last `detail` ms
   // (since the step began): the engine dispatches `__sightline_timers` and
   // reads the answer event's detail.
   apply(origAdd, doc, ["__sightline_timers", (e) => {
@@ -325,7 +464,10 @@
       if (frames[id] >= since) framesDue += 1;
     }
     const ranAgo = ranBorn >= since ? Math.round(t - ranAt) : -1;
-    const detail = count + "," + Math.round(next) + "," + consentState() + "," + framesDue + "," + ranAgo;
+    // (Only the step's input sets animations off that count.)
+    const animating = first >= 0 ? Math.round(animationsDue(since, t)) : -1;
+    const detail = count + "," + Math.round(next) + "," + consentState() + "," + framesDue + "," + ranAgo
+      + "," + animating + "," + Math.round(refreshDue(t));
     apply(dispatch, doc, [new CustomEventCtor("__sightline_timers_state", { detail })]);
   }, true]);
 

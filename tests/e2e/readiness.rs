@@ -296,6 +296,54 @@ fn another_sites_api_under_a_loading_indicator_is_waited_for() {
     );
 }
 
+/// What renders when a step's animation ends is in the reply: a dialog's
+/// body after its entrance (Bootstrap's way), content after a Web
+/// Animations fade, and an idle callback's list. A slow hover effect on
+/// the clicked button, or a colour fading elsewhere, is not waited for.
+#[test]
+fn content_rendered_when_an_animation_ends_is_in_the_reply() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    let page = client.ok("browser_navigate", json!({"url": files.url("living/motion.html")}));
+    let promo = click_on(&mut client, &page, "button \"Open the promo\"");
+    assert!(promo.contains("Apply SAVE10"), "after transitionend: {promo}");
+    let plan = click_on(&mut client, &page, "button \"Open the plan\"");
+    assert!(plan.contains("Confirm the plan"), "after finished: {plan}");
+    let idle = click_on(&mut client, &page, "button \"Render when idle\"");
+    assert!(idle.contains("Idle list ready"), "an idle callback: {idle}");
+    for (button, said) in [
+        ("Lift the card", "Card lifted"),
+        ("Mark as read", "Offers marked as read"),
+    ] {
+        let (text, took) = timed(
+            &mut client,
+            "browser_click",
+            json!({"target": ref_in(&page, &format!("button \"{button}\""))}),
+        );
+        assert!(text.contains(said), "{text}");
+        // (Each effect lasts 950 ms.)
+        assert_within(button, took, Duration::from_millis(700), &text);
+    }
+}
+
+/// An interstitial's one-second meta refresh is waited for: the step
+/// returns with the page it leads to.
+#[test]
+fn a_meta_refresh_due_soon_is_followed() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    let (page, took) = timed(
+        &mut client,
+        "browser_navigate",
+        json!({"url": files.url("living/interstitial.html")}),
+    );
+    assert!(
+        page.contains("Trip offers") && !page.contains("Redirecting you"),
+        "{page}"
+    );
+    assert_within("the refresh", took, Duration::from_secs(4), &page);
+}
+
 /// A request that never ends under a spinner costs one budget: the
 /// navigation waits it out, and neither its reply's snapshot nor the next
 /// call waits for it again.

@@ -19,9 +19,13 @@
 //!    step's input have run, the frames they asked for have been drawn, and
 //!    the first frame after DOMContentLoaded too (each frame waited for at
 //!    most [`ECHO_WINDOW`]);
-//! 4. for up to [`LATE_WINDOW`] after that, timers the page set during the
-//!    step and due within it, and a consent manager still loading: the
-//!    dialogs pages open just after they render.
+//! 4. for up to [`LATE_WINDOW`] after that, timers and idle callbacks the
+//!    page set during the step and due within it, animations the step's
+//!    input started in view that end within it, and a consent manager still
+//!    loading: the dialogs pages open just after they render, and what
+//!    renders when an entrance ends;
+//! 5. an interstitial's `<meta http-equiv="refresh">` due within a second:
+//!    the next page is the one waited for.
 //!
 //! The `load` event, subframes, images, beacons, polls, long polls,
 //! streams, WebSocket and EventSource never hold a step. The budget (the
@@ -157,6 +161,11 @@ struct Probe {
     frames_due: u32,
     /// How long ago a timer of the step (one that counts) ran.
     timer_ran_ago: Option<Duration>,
+    /// When the animations the step's input started in view end (with
+    /// their end events), if within a second.
+    animations_end: Option<Duration>,
+    /// When a `<meta http-equiv="refresh">` moves the page on, if within a second.
+    refresh_in: Option<Duration>,
     /// Status messages of the step already gone (see [`ReadyReport`]).
     said_and_gone: Vec<String>,
 }
@@ -183,6 +192,8 @@ impl Probe {
         let consent = parts.next().unwrap_or("");
         let frames_due = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
         let timer_ran_ago = ms(parts.next().and_then(|n| n.parse().ok()));
+        let animations_end = ms(parts.next().and_then(|n| n.parse().ok()));
+        let refresh_in = ms(parts.next().and_then(|n| n.parse().ok()));
         Probe {
             parsing: v[0].as_str() == Some("loading"),
             submitting: v[1].as_bool().unwrap_or(false),
@@ -192,6 +203,8 @@ impl Probe {
             busy: v[4].as_bool().unwrap_or(false),
             frames_due,
             timer_ran_ago,
+            animations_end,
+            refresh_in,
             said_and_gone: v[5]
                 .as_array()
                 .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
@@ -408,15 +421,34 @@ impl Page {
                 tokio::time::sleep_until(deadline.min(now + (TIMER_GRACE - ago)).into()).await;
                 continue;
             }
-            if now < late_end && (timer_due.is_some() || consent) {
-                pending = if consent {
-                    vec!["the consent manager".into()]
-                } else {
-                    vec!["a timer the page set".into()]
+            // The step's animations in view: what renders when they end
+            // (a dialog's body after its entrance) is part of the reply.
+            let animations_due = probe.animations_end.map(|d| now + d).filter(|t| *t <= late_end);
+            let late_due = [
+                timer_due.map(|t| (t, "a timer the page set")),
+                animations_due.map(|t| (t, "an animation the step started")),
+            ]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(t, _)| *t);
+            if now < late_end && (late_due.is_some() || consent) {
+                pending = match late_due {
+                    _ if consent => vec!["the consent manager".into()],
+                    Some((_, what)) => vec![what.into()],
+                    None => Vec::new(),
                 };
-                // Just after the timer fires (its work runs in that task).
-                let wake = timer_due.map_or(now + POLL, |t| t + Duration::from_millis(5));
+                // Just after it is due (a timer's work runs in its task).
+                let wake = late_due.map_or(now + POLL, |(t, _)| t + Duration::from_millis(5));
                 tokio::time::sleep_until(deadline.min(late_end).min(wake).min(now + POLL).into()).await;
+                continue;
+            }
+            // An interstitial's `<meta http-equiv="refresh">` due within a
+            // second: the page the user waits for is the next one (its
+            // navigation then holds the step as any other does).
+            if let Some(due) = probe.refresh_in.map(|d| now + d) {
+                pending = vec!["the page's refresh to its next address".into()];
+                let wake = (due + Duration::from_millis(5)).min(now + POLL);
+                tokio::time::sleep_until(deadline.min(wake).into()).await;
                 continue;
             }
             let late = late_until.map_or(Duration::ZERO, |end| now.saturating_duration_since(end - LATE_WINDOW));
@@ -629,6 +661,17 @@ mod tests {
         assert_eq!((p.frames_due, p.timer_ran_ago), (2, None));
         let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,12", false]));
         assert_eq!(p.timer_ran_ago, Some(Duration::from_millis(12)));
+        assert_eq!((p.animations_end, p.refresh_in), (None, None));
+        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1,380,-1", false]));
+        assert_eq!(
+            (p.animations_end, p.refresh_in),
+            (Some(Duration::from_millis(380)), None)
+        );
+        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1,-1,950", false]));
+        assert_eq!(
+            (p.animations_end, p.refresh_in),
+            (None, Some(Duration::from_millis(950)))
+        );
         let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1", false]));
         assert_eq!(p.timer_ran_ago, None);
         // A page without the main-world hook answers no timers at all.
