@@ -109,13 +109,50 @@ const __sl_readiness = (() => {
     if (said.length >= MAX_SAID) said.shift();
     said.push([region, text, t]);
   };
+  // Growth: a container gaining children chunk after chunk (a list
+  // rendered in batches of frames or timers, rows arriving one by one) is
+  // content on its way, though its cadence reads as a beat and its new rows
+  // fall below the viewport. Each task in which a container gained
+  // elements, and lost none, is one run of its growth if it came within
+  // GROWTH_GAP_MS of the last; the driver is told the latest growth of a
+  // container near the viewport (placed by the container's own box) and
+  // its runs (readiness.rs decides what holds a step).
+  const GROWTH_GAP_MS = 300;
+  const growth = new WeakMap();
+  let grown = [];
+  let lastGrowth = -1;
+  let lastGrowthRuns = 0;
+  const grows = (r) => {
+    if (r.type !== "childList" || r.removedNodes.length > 0) return false;
+    for (const n of r.addedNodes) {
+      if (n.nodeType === 1 && !INVISIBLE[n.nodeName]) return true;
+    }
+    return false;
+  };
+  const noteGrowth = (container, t) => {
+    const g = growth.get(container);
+    if (grown.length >= MAX_UNPLACED) grown = grown.slice(MAX_UNPLACED / 2);
+    grown.push([container, t]);
+    if (!g || t - g.last > GROWTH_GAP_MS) {
+      growth.set(container, { last: t, runs: 1 });
+      return;
+    }
+    // (One task's appends are one chunk.)
+    if (t > g.last) g.runs += 1;
+    g.last = t;
+  };
   const observer = new MutationObserver((records) => {
     const t = now();
     // The parser at work: the step waits for DOMContentLoaded anyway, and
     // the driver counts from there.
     if (document.readyState === "loading") return;
     const seen = new Set();
+    const grew = new Set();
     for (const r of records) {
+      if (grows(r) && !grew.has(r.target)) {
+        grew.add(r.target);
+        noteGrowth(r.target, t);
+      }
       const region = r.type === "childList" ? r.target : r.target.parentNode || r.target;
       if (seen.has(region)) continue;
       seen.add(region);
@@ -139,21 +176,34 @@ const __sl_readiness = (() => {
   document.addEventListener("readystatechange", () => {
     if (document.readyState === "interactive") observer.takeRecords();
   }, true);
-  // Newest first: the first change in or near the viewport (half a viewport
-  // around it) is the latest that counts.
-  const place = () => {
+  const near = (node) => {
+    if (!node.isConnected || typeof node.getBoundingClientRect !== "function") return false;
     const h = innerHeight, w = innerWidth;
+    const b = node.getBoundingClientRect();
+    return (b.width > 0 || b.height > 0) && b.bottom >= -h / 2 && b.top <= h * 1.5 && b.right >= -w / 2 && b.left <= w * 1.5;
+  };
+  // Newest first: the first change in or near the viewport (half a viewport
+  // around it) is the latest that counts; the same for growing containers.
+  const place = () => {
     for (let i = unplaced.length - 1; i >= 0; i--) {
       const [node, t] = unplaced[i];
       if (t <= lastChange) break;
-      if (!node.isConnected || typeof node.getBoundingClientRect !== "function") continue;
-      const b = node.getBoundingClientRect();
-      if ((b.width > 0 || b.height > 0) && b.bottom >= -h / 2 && b.top <= h * 1.5 && b.right >= -w / 2 && b.left <= w * 1.5) {
+      if (near(node)) {
         lastChange = t;
         break;
       }
     }
     unplaced = [];
+    for (let i = grown.length - 1; i >= 0; i--) {
+      const [container, t] = grown[i];
+      if (t <= lastGrowth) break;
+      if (near(container)) {
+        lastGrowth = t;
+        lastGrowthRuns = growth.get(container).runs;
+        break;
+      }
+    }
+    grown = [];
   };
   let timers = "";
   document.addEventListener("__sightline_timers_state", (e) => { timers = String(e.detail); }, true);
@@ -205,17 +255,21 @@ const __sl_readiness = (() => {
   return {
     // [readyState, ms since the latest change that counts (-1: none),
     //  "timers due soon,ms to the next,consent", a busy indicator in view,
-    //  status messages of the step already gone]
+    //  status messages of the step already gone, ms since a container near
+    //  the viewport last grew in the step (-1: none), its runs of growth]
     probe: (withBusy, stepMs) => {
       timers = "";
       document.dispatchEvent(new CustomEvent("__sightline_timers", { detail: stepMs }));
       place();
+      const t = now();
       return [
         document.readyState,
-        lastChange < 0 ? -1 : Math.round(now() - lastChange),
+        lastChange < 0 ? -1 : Math.round(t - lastChange),
         timers,
         withBusy ? busy() : false,
-        gone(now() - stepMs),
+        gone(t - stepMs),
+        lastGrowth < 0 || lastGrowth < t - stepMs ? -1 : Math.round(t - lastGrowth),
+        lastGrowthRuns,
       ];
     },
   };
@@ -253,14 +307,16 @@ const __sl_api = Object.freeze({
   /** Readiness probe (the step began `stepMs` ago): [readyState, submit queued,
    *  ms since the page last changed in view (-1: never), "timers due soon,ms to
    *  the next,consent manager state,frames asked for and not drawn,ms since
-   *  one of those timers ran", a busy indicator in view, status messages
-   *  the step's live regions said and no longer show]. */
+   *  one of those timers ran,ms to the end of the step's animations,ms to
+   *  a meta refresh,ms to the next callback set from its own run", a busy indicator in view, status messages the step's
+   *  live regions said and no longer show, ms since a container near the
+   *  viewport last grew (-1: none), its runs of growth]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;
     const submitting = e !== null && !e.defaultPrevented;
-    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false, []];
-    return [p[0], submitting, p[1], p[2], p[3], p[4]];
+    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false, [], -1, 0];
+    return [p[0], submitting, p[1], p[2], p[3], p[4], p[5], p[6]];
   },
   /** The page's echo of a step: resolves, with the ms it took, after one
    *  turn of the event loop, and first after the next frame when `frame`. */

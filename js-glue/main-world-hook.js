@@ -160,18 +160,31 @@
     return !!e && e.isTrusted === true;
   };
   const LOOP_MS = 2000;
+  // The timer callback running now (null outside one).
+  let running = null;
   // Runs a callback `depth` deep in its kind, at `link` of a timer chain.
   const run = (kind, handler, self, args, link) => {
     const outer = chain;
+    const outerRunning = running;
     depth[kind] += 1;
     chain = link;
+    if (kind === "timer") running = handler;
     try {
       return apply(handler, self, args);
     } finally {
       depth[kind] -= 1;
       chain = outer;
+      running = outerRunning;
     }
   };
+  // A one-shot callback that sets itself again from its own run, due
+  // within REARM_MS: the next chunk of work cut in pieces (a list rendered
+  // a few rows at a time) or a ticker; it counts as no timer (a loop), but
+  // is told apart, so that the driver can wait for it while its runs are
+  // filling a list in. Keys → when due.
+  const REARM_MS = 300;
+  let rearmed = {};
+  let rearmedBorn = {};
   // Schedules a one-shot callback (a timer's, an idle callback's) through
   // `original`, with the wrapped callback in args[0]. It counts while
   // pending when it is due within SOON_MS, at most MAX_CHAIN links down a
@@ -182,6 +195,7 @@
     const looping = ran !== undefined && now() - ran < LOOP_MS && !handlingInput();
     const link = depth.timer > 0 ? chain + 1 : 0;
     const soon = link <= MAX_CHAIN && ms <= SOON_MS && !looping;
+    const again = !soon && running === handler && ms <= REARM_MS;
     let key = "";
     args[0] = function () {
       if (soon) {
@@ -189,6 +203,10 @@
         ranBorn = born[key];
         ranAt = now();
         delete born[key];
+      }
+      if (again) {
+        delete rearmed[key];
+        delete rearmedBorn[key];
       }
       apply(mapSet, lastRun, [handler, now()]);
       return run("timer", handler, this, arguments, link);
@@ -198,6 +216,10 @@
     if (soon) {
       born[key] = now();
       due[key] = born[key] + ms;
+    }
+    if (again) {
+      rearmedBorn[key] = now();
+      rearmed[key] = rearmedBorn[key] + ms;
     }
     return id;
   };
@@ -212,6 +234,8 @@
   const { clearTimeout } = { clearTimeout(id) {
     delete due["t" + id];
     delete born["t" + id];
+    delete rearmed["t" + id];
+    delete rearmedBorn["t" + id];
     return apply(origClearTimeout, w, arguments);
   } };
   const { setInterval } = { setInterval(callback) {
@@ -246,6 +270,8 @@
     const { cancelIdleCallback } = { cancelIdleCallback(id) {
       delete due["i" + id];
       delete born["i" + id];
+      delete rearmed["i" + id];
+      delete rearmedBorn["i" + id];
       return apply(origCancelIdle, w, arguments);
     } };
     defineProperty(w, "requestIdleCallback", { value: native(requestIdleCallback), writable: true, configurable: true, enumerable: true });
@@ -431,7 +457,8 @@
     return left < -250 ? -1 : Math.max(0, left);
   };
   // `count,msToNextDue,consent,framesDue,msSinceOneRan,msToAnimationsEnd,
-  // msToRefresh` of the timers and frames asked for in the last `detail` ms
+  // msToRefresh,msToNextRearmed` of the timers and frames asked for in the
+  // last `detail` ms
   // (since the step began): the engine dispatches `__sightline_timers` and
   // reads the answer event's detail.
   apply(origAdd, doc, ["__sightline_timers", (e) => {
@@ -463,11 +490,22 @@
       }
       if (frames[id] >= since) framesDue += 1;
     }
+    // The nearest self-set callback of the step (the next chunk).
+    let rearmedNext = -1;
+    for (const key in rearmed) {
+      const left = rearmed[key] - t;
+      if (left < -SOON_MS) {
+        delete rearmed[key];
+        delete rearmedBorn[key];
+        continue;
+      }
+      if (rearmedBorn[key] >= since && (rearmedNext < 0 || left < rearmedNext)) rearmedNext = left < 0 ? 0 : left;
+    }
     const ranAgo = ranBorn >= since ? Math.round(t - ranAt) : -1;
     // (Only the step's input sets animations off that count.)
     const animating = first >= 0 ? Math.round(animationsDue(since, t)) : -1;
     const detail = count + "," + Math.round(next) + "," + consentState() + "," + framesDue + "," + ranAgo
-      + "," + animating + "," + Math.round(refreshDue(t));
+      + "," + animating + "," + Math.round(refreshDue(t)) + "," + Math.round(rearmedNext);
     apply(dispatch, doc, [new CustomEventCtor("__sightline_timers_state", { detail })]);
   }, true]);
 

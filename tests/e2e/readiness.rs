@@ -326,6 +326,32 @@ fn content_rendered_when_an_animation_ends_is_in_the_reply() {
     }
 }
 
+/// A list rendered in chunks (a frame's or a timer's worth of rows at a
+/// time) is waited for to its end, though its cadence reads as a beat and
+/// its last rows fall below the viewport: steps returned with a third.
+#[test]
+fn a_list_rendered_in_chunks_is_waited_for() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    // The list's last element is a button: the hint below the tree tells it is there.
+    let whole = "1 interactive element below the viewport";
+    let opened = client.ok(
+        "browser_navigate",
+        json!({"url": files.url("living/chunks.html?how=frame&auto=1")}),
+    );
+    assert!(opened.contains(whole), "rendered on open: {opened}");
+    // A frame's rows at a time; a timer's, 30 ms apart; a timer's, 120 ms
+    // apart (the second chunk comes after the first looked settled).
+    for how in ["how=frame", "how=timer&gap=30", "how=timer&gap=120&per=10"] {
+        let page = client.ok(
+            "browser_navigate",
+            json!({"url": files.url(&format!("living/chunks.html?{how}"))}),
+        );
+        let shown = click_on(&mut client, &page, "button \"Show the stages\"");
+        assert!(shown.contains(whole), "{how}: {shown}");
+    }
+}
+
 /// An interstitial's one-second meta refresh is waited for: the step
 /// returns with the page it leads to.
 #[test]

@@ -66,6 +66,14 @@ pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(60);
 /// none): a frame and a half. Handlers that react later than their next
 /// frame set a timer (the late window waits for it) or start a request.
 pub const ECHO_WINDOW: Duration = Duration::from_millis(25);
+/// A container that gained children in [`GROWTH_RUNS`] tasks in a row,
+/// each within this of the last (a list rendered in chunks), is still
+/// growing until this long after its last chunk (js-glue/engine-api.js and
+/// the main-world hook keep the same figure).
+pub const GROWTH_GAP: Duration = Duration::from_millis(300);
+/// Tasks in a row in which a container grew that make it a list being
+/// filled in (fewer do when the work that grew it set itself again).
+const GROWTH_RUNS: u32 = 3;
 /// How long after the page is otherwise ready a step still waits for the
 /// timers it set (due within this window) and for a loading consent manager.
 pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
@@ -166,6 +174,14 @@ struct Probe {
     animations_end: Option<Duration>,
     /// When a `<meta http-equiv="refresh">` moves the page on, if within a second.
     refresh_in: Option<Duration>,
+    /// How long ago a container near the viewport last gained elements
+    /// (and lost none) during the step, and in how many tasks in a row,
+    /// each within [`GROWTH_GAP`] of the last.
+    grew_ago: Option<Duration>,
+    growth_runs: u32,
+    /// A callback of the step that set itself again from its own run (the
+    /// next chunk of work done in pieces), due within [`GROWTH_GAP`].
+    rearmed_due: Option<Duration>,
     /// Status messages of the step already gone (see [`ReadyReport`]).
     said_and_gone: Vec<String>,
 }
@@ -194,6 +210,7 @@ impl Probe {
         let timer_ran_ago = ms(parts.next().and_then(|n| n.parse().ok()));
         let animations_end = ms(parts.next().and_then(|n| n.parse().ok()));
         let refresh_in = ms(parts.next().and_then(|n| n.parse().ok()));
+        let rearmed_due = ms(parts.next().and_then(|n| n.parse().ok()));
         Probe {
             parsing: v[0].as_str() == Some("loading"),
             submitting: v[1].as_bool().unwrap_or(false),
@@ -205,6 +222,9 @@ impl Probe {
             timer_ran_ago,
             animations_end,
             refresh_in,
+            grew_ago: ms(v[6].as_f64()),
+            growth_runs: v[7].as_u64().unwrap_or(0) as u32,
+            rearmed_due,
             said_and_gone: v[5]
                 .as_array()
                 .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
@@ -424,9 +444,20 @@ impl Page {
             // The step's animations in view: what renders when they end
             // (a dialog's body after its entrance) is part of the reply.
             let animations_due = probe.animations_end.map(|d| now + d).filter(|t| *t <= late_end);
+            // A list being filled in chunk by chunk: its next chunk. It
+            // grew in three tasks in a row, or grew once and the work that
+            // grew it has set itself again (a single append is no list
+            // being filled: a step's reply adds elements all the time).
+            let filling = probe.growth_runs >= GROWTH_RUNS || probe.rearmed_due.is_some();
+            let growth_due = probe
+                .grew_ago
+                .filter(|a| *a < GROWTH_GAP && filling)
+                .map(|a| now + (GROWTH_GAP - a))
+                .filter(|t| *t <= late_end);
             let late_due = [
                 timer_due.map(|t| (t, "a timer the page set")),
                 animations_due.map(|t| (t, "an animation the step started")),
+                growth_due.map(|t| (t, "a list the page is still filling in")),
             ]
             .into_iter()
             .flatten()
@@ -674,6 +705,19 @@ mod tests {
         );
         let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1", false]));
         assert_eq!(p.timer_ran_ago, None);
+        assert_eq!(p.grew_ago, None);
+        let p = Probe::read(&json!([
+            "complete",
+            false,
+            -1,
+            "0,-1,,0,-1,-1,-1,90",
+            false,
+            [],
+            120,
+            1
+        ]));
+        assert_eq!(p.grew_ago, Some(Duration::from_millis(120)));
+        assert_eq!((p.growth_runs, p.rearmed_due), (1, Some(Duration::from_millis(90))));
         // A page without the main-world hook answers no timers at all.
         let p = Probe::read(&json!(["loading", false, -1, "", false]));
         assert!(p.parsing && p.next_timer.is_none());
