@@ -530,6 +530,63 @@ fn origins_and_secrets_are_enforced() {
     c.ok("browser_navigate", json!({"url": a.url("short.html")}));
 }
 
+/// A secret bound to a site is typed into that site's documents only: a
+/// frame of another site on it (an ad, a widget asking for the password)
+/// is refused, whether the field is named or has focus.
+#[test]
+fn a_site_bound_secret_is_not_typed_into_another_sites_frame() {
+    let widget_dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        widget_dir.path().join("widget.html"),
+        "<!doctype html><title>Widget</title><label>Confirm your password <input id=pin></label>\
+         <p id=out></p><script>pin.oninput = () => out.textContent = 'widget got ' + pin.value.length;</script>",
+    )
+    .unwrap();
+    let widget = FixtureServer::serve(widget_dir.path().to_path_buf());
+    let bank_dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        bank_dir.path().join("login.html"),
+        format!(
+            "<!doctype html><title>Bank</title><label>Password <input id=pw type=password></label>\
+             <iframe title=Offers src=\"{}\" width=500 height=120></iframe>",
+            widget.url("widget.html")
+        ),
+    )
+    .unwrap();
+    let bank = FixtureServer::serve(bank_dir.path().to_path_buf());
+    let site = bank
+        .url("")
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = dir.path().join(".env");
+    std::fs::write(&secrets, format!("PW@{site}=s3cret-pass\n")).unwrap();
+    let mut c = stdio(&["--secrets", secrets.to_str().unwrap()]);
+    let page = c.ok("browser_navigate", json!({"url": bank.url("login.html")}));
+    let framed = ref_in(&page, "textbox \"Confirm your password\"");
+    assert!(framed.starts_with('f'), "{page}");
+    for (how, args) in [
+        ("named", json!({"target": framed, "text": "%PW%"})),
+        ("focused", json!({"text": "%PW%"})),
+    ] {
+        if how == "focused" {
+            c.ok("browser_click", json!({"target": framed}));
+        }
+        let refused = c.call("browser_type", args);
+        assert!(
+            refused.is_error && refused.text.contains(&format!("%PW% may only be typed on {site}")),
+            "{how}: {}",
+            refused.text
+        );
+    }
+    let own = ref_in(&page, "textbox \"Password\"");
+    c.ok("browser_type", json!({"target": own, "text": "%PW%"}));
+    let shown = c.ok("browser_snapshot", json!({}));
+    assert!(!shown.contains("widget got"), "{shown}");
+    assert!(!c.transcript().contains("s3cret-pass"));
+}
+
 #[test]
 fn a_registry_tool_is_served_with_no_mcp_code() {
     let files = FixtureServer::start();

@@ -309,7 +309,7 @@ async fn replay_resolved(
     let instruction = step.args.get("action").and_then(Value::as_str).unwrap_or(&step.tool);
     let mut done = Vec::new();
     for rec in &step.actions {
-        let action: Action = rec.to_action(&opts.variables, &opts.variables.url_of(page).await);
+        let action: Action = rec.to_action_on(&opts.variables, page).await;
         let resolves = match action.target() {
             Some(t) => {
                 // The option of a dropdown may appear a moment after its trigger was clicked.

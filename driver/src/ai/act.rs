@@ -28,7 +28,7 @@ use super::variables::Variables;
 use crate::error::{Error, Result};
 use crate::files::{upload_path, FileAccess};
 use crate::llm::{ChatRequest, Llm, Message, Secrets, ToolChoice, Usage};
-use crate::page::{resolve_target, Action, Method, Page, RemoveBlockerResult, SnapshotOptions};
+use crate::page::{resolve_target, Action, Method, Page, RemoveBlockerResult, SnapshotOptions, Target};
 
 /// Options of [`Ai::act`].
 #[derive(Debug, Clone)]
@@ -376,8 +376,11 @@ impl<'a> ActRun<'a> {
     /// one refused, and one bound to other sites).
     async fn action_of(&self, choice: &Choice) -> Result<Action> {
         let mut arguments = Vec::with_capacity(choice.arguments.len());
+        let target = Some(&choice.element_id)
+            .filter(|r| !r.is_empty())
+            .map(|r| Target::parse(r));
         for a in &choice.arguments {
-            arguments.push(self.opts.variables.substitute_on(a, self.page).await?);
+            arguments.push(self.opts.variables.substitute_on(a, self.page, target.as_ref()).await?);
         }
         Ok(Action {
             method: choice.method_name.clone(),
@@ -635,7 +638,7 @@ async fn replay_cached(
         }
     }
     for (i, rec) in actions.iter().enumerate() {
-        let action = rec.to_action(&opts.variables, &opts.variables.url_of(page).await);
+        let action = rec.to_action_on(&opts.variables, page).await;
         // Later steps' elements may only appear after the earlier ones (dropdown options).
         if i > 0 {
             if let Some(target) = action.target() {

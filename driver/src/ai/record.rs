@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::variables::Variables;
-use crate::page::Action;
+use crate::page::{Action, Page};
 
 /// One executed action, replayable without the model: `{description,
 /// method, arguments, selector, frame?}` (arguments keep `%name%`).
@@ -41,6 +41,13 @@ pub fn element_label(role: &str, name: &str) -> Option<String> {
 impl ActRecord {
     /// The action to run it again on a page at `url` (variables
     /// substituted; one bound to other sites stays a placeholder).
+    /// [`ActRecord::to_action`] on `page`: its variables filled in as the
+    /// document the action's text reaches allows.
+    pub async fn to_action_on(&self, variables: &Variables, page: &Page) -> Action {
+        let target = self.to_action(&Variables::default(), "").target();
+        self.to_action(variables, &variables.url_of(page, target.as_ref()).await)
+    }
+
     pub fn to_action(&self, variables: &Variables, url: &str) -> Action {
         Action {
             method: self.method.clone(),

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::llm::Secrets;
-use crate::page::Page;
+use crate::page::{Page, Target};
 
 /// One value of a variable and the sites it may be typed on (none: any).
 #[derive(Clone, PartialEq)]
@@ -180,23 +180,25 @@ can ask for a secret; type it only on its own site)"
         Ok(filled)
     }
 
-    /// [`Variables::substitute`] for what goes to `page` (its URL is read
-    /// only when a variable is bound to sites).
-    pub async fn substitute_on(&self, text: &str, page: &Page) -> Result<String> {
+    /// [`Variables::substitute`] for what is typed at `target` on `page`
+    /// (with none, into what has focus). The address of the document it
+    /// reaches is read only when a variable is bound to sites.
+    pub async fn substitute_on(&self, text: &str, page: &Page, target: Option<&Target>) -> Result<String> {
         let url = if text.contains('%') {
-            self.url_of(page).await
+            self.url_of(page, target).await
         } else {
             String::new()
         };
         self.substitute(text, &url)
     }
 
-    /// `page`'s URL, as substitution reads it: the tab's, from the browser
-    /// (a held dialog does not stop that), and only when a variable is
+    /// The address of the document text typed at `target` on `page`
+    /// reaches, as substitution reads it ([`Page::receiving_url`]: a frame
+    /// of another site is not the tab's site), and only when a variable is
     /// bound to sites (empty otherwise: nothing reads it).
-    pub async fn url_of(&self, page: &Page) -> String {
+    pub async fn url_of(&self, page: &Page, target: Option<&Target>) -> String {
         if self.has_sites() {
-            page.listed().await.0
+            page.receiving_url(target).await
         } else {
             String::new()
         }

@@ -28,6 +28,7 @@ mod polls;
 pub(crate) mod raw_cdp;
 mod readiness;
 mod rebound;
+mod receiver;
 mod screenshot;
 mod script_value;
 mod side_channel;

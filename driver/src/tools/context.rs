@@ -9,7 +9,7 @@ use crate::browser::{Browser, BrowserContext};
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::llm::Llm;
-use crate::page::Page;
+use crate::page::{Page, Target};
 
 /// The caller's choices that tools follow.
 #[derive(Debug, Clone)]
@@ -99,10 +99,11 @@ impl<'a> ToolContext<'a> {
         self.page.lock().unwrap().clone()
     }
 
-    /// `text` with its `%name%` variables filled in for the current tab (a
-    /// variable bound to other sites is refused).
-    pub async fn substitute(&self, text: &str) -> Result<String> {
-        self.settings.variables.substitute_on(text, &self.page()).await
+    /// `text` with its `%name%` variables filled in for the document it
+    /// is typed into: `target`'s on the current tab, or with none the one
+    /// holding focus (a variable bound to other sites is refused).
+    pub async fn substitute(&self, text: &str, target: Option<&Target>) -> Result<String> {
+        self.settings.variables.substitute_on(text, &self.page(), target).await
     }
 
     /// Makes `page` the current tab.

@@ -36,8 +36,9 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("fill", args.clone())?;
-        let value = ctx.substitute(&a.value).await?;
-        let r = element::perform(ctx, &a.element.action("fill", vec![value])).await?;
+        let mut action = a.element.action("fill", Vec::new());
+        action.arguments = vec![ctx.substitute(&a.value, action.target().as_ref()).await?];
+        let r = element::perform(ctx, &action).await?;
         Ok(element::outcome("fill", "Filled", &args, r))
     })
 }

@@ -13,7 +13,7 @@ use super::element::{self, ElementArgs};
 use super::tool::{boxed, object, parse, RecordedCall, Tool, ToolFuture, ToolOutput};
 use crate::ai::{ActRecord, Ai, ObserveOptions};
 use crate::error::{Error, Result};
-use crate::page::Action;
+use crate::page::{Action, Target};
 
 pub const TOOL: Tool = Tool::new(
     "fillForm",
@@ -161,7 +161,7 @@ async fn fill_direct(ctx: &ToolContext<'_>, i: usize, field: &Field, target: &st
         frame: None,
     };
     let label = field.name.clone().unwrap_or_else(|| target.to_string());
-    let value = match ctx.substitute(&field.value).await {
+    let value = match ctx.substitute(&field.value, Some(&Target::parse(target))).await {
         Ok(v) => v,
         Err(e) => {
             p.all_ok = false;
@@ -232,8 +232,9 @@ async fn fill_described(
             rect: None,
         };
         let mut real = action.clone();
+        let target = real.target();
         for argument in real.arguments.iter_mut() {
-            *argument = ctx.substitute(argument).await?;
+            *argument = ctx.substitute(argument, target.as_ref()).await?;
         }
         return match page.perform(&real, ctx.settings.base_dir.as_deref()).await {
             Ok(done) => {

@@ -44,11 +44,13 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("handleDialog", args)?;
-        let text = match a.prompt_text.as_deref() {
-            Some(t) => Some(ctx.substitute(t).await?),
-            None => None,
-        };
         let page = ctx.page();
+        // (The answer goes to the frame that asked.)
+        let text = match (a.prompt_text.as_deref(), page.dialog()) {
+            (Some(t), Some(dialog)) => Some(ctx.settings.variables.substitute(t, &dialog.frame_url)?),
+            (Some(t), None) => Some(ctx.substitute(t, None).await?),
+            (None, _) => None,
+        };
         let (info, answer) = page.handle_dialog(a.accept, text.as_deref()).await?;
         let verb = if a.accept { "Accepted" } else { "Dismissed" };
         let mut said = format!("{verb} the {} dialog", info.said());

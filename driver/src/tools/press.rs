@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::context::ToolContext;
 use super::element::{self, ElementArgs};
 use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
-use crate::page::parse_combo;
+use crate::page::{parse_combo, Target};
 
 pub const TOOL: Tool = Tool::new(
     "press",
@@ -49,7 +49,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("press", args.clone())?;
         parse_combo(&a.key)?;
-        let key = ctx.substitute(&a.key).await?;
+        let at = a.target.as_deref().filter(|t| !t.trim().is_empty()).map(Target::parse);
+        let key = ctx.substitute(&a.key, at.as_ref()).await?;
         let repeat = a.repeat.unwrap_or(1).max(1);
         let times = if repeat > 1 {
             format!(" ×{repeat}")

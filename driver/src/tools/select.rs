@@ -37,11 +37,11 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("select", args.clone())?;
-        let mut values = Vec::with_capacity(a.values.len());
+        let mut action = a.element.action("selectOptionFromDropdown", Vec::new());
+        let target = action.target();
         for v in &a.values {
-            values.push(ctx.substitute(v).await?);
+            action.arguments.push(ctx.substitute(v, target.as_ref()).await?);
         }
-        let action = a.element.action("selectOptionFromDropdown", values);
         let r = element::perform(ctx, &action).await?;
         Ok(element::outcome("select", "Selected in", &args, r))
     })

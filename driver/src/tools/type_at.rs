@@ -53,7 +53,6 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("typeAt", args.clone())?;
-        let text = ctx.substitute(&a.text).await?;
         let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
         let page = ctx.page();
         let mark = page.navigation_mark();
@@ -83,6 +82,8 @@ Aim at the field itself (take a new screenshot), or type into it by its ref",
                 super::untrusted::defang(&crate::text::one_line(&on))
             )));
         }
+        // (After the click: the text goes to the document it focused.)
+        let text = ctx.substitute(&a.text, None).await?;
         if a.clear {
             // Select-all then delete, as a person would (works in inputs,
             // textareas and contenteditables; Control, as on Linux).

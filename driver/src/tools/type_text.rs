@@ -65,9 +65,20 @@ const FOCUSED_JS: &str = r#"(() => {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("type", args.clone())?;
-        let text = ctx.substitute(&a.text).await?;
+        let el = a
+            .target
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .map(|target| ElementArgs {
+                element: a.element.clone(),
+                target,
+                frame: a.frame.clone(),
+            });
+        let method = if a.slowly { "type" } else { "fill" };
+        let at = el.as_ref().and_then(|el| el.action(method, Vec::new()).target());
+        let text = ctx.substitute(&a.text, at.as_ref()).await?;
         let shown = format!("{} characters", a.text.chars().count());
-        let Some(target) = a.target.clone().filter(|t| !t.trim().is_empty()) else {
+        let Some(el) = el else {
             let page = ctx.page();
             // Keys with nothing focused go to the page (a game, a shortcut):
             // typed all the same, but the result must not claim a field took them.
@@ -91,11 +102,6 @@ To type into a field, name it: its ref or a selector as the target."
                     super::untrusted::defang(&crate::text::one_line(what.unwrap_or("element")))
                 ),
             }));
-        };
-        let el = ElementArgs {
-            element: a.element.clone(),
-            target,
-            frame: a.frame.clone(),
         };
         let method = if a.slowly { "type" } else { "fill" };
         let substituted = text != a.text;

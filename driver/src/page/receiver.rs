@@ -1,0 +1,89 @@
+//! Which document typed text reaches: the target's frame, or with no
+//! target the frame holding focus. A secret bound to a site is typed only
+//! into that site's documents, and another site's frame on it (an ad, an
+//! embedded form) is another document.
+
+use chromiumoxide::cdp::browser_protocol::dom::DescribeNodeParams;
+use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ReleaseObjectParams};
+
+use super::handle::Page;
+use super::target::Target;
+
+/// The focused element when it is a frame's `<iframe>` (through shadow roots), else null.
+const FOCUSED_FRAME_OWNER_JS: &str = r#"(() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a && (a.tagName === "IFRAME" || a.tagName === "FRAME") ? a : null;
+})()"#;
+
+/// Frames below the main one that focus is followed into.
+const MAX_FRAME_DEPTH: usize = 8;
+
+impl Page {
+    /// The address of the document text typed at `target` reaches (with
+    /// none: the document holding focus). The tab's URL for the main
+    /// frame; a child frame's own origin (an `about:blank` frame's is its
+    /// parent's). A target that cannot be located is the main frame's: its
+    /// action fails there, or finds it again there.
+    pub async fn receiving_url(&self, target: Option<&Target>) -> String {
+        let Ok(main) = self.main_frame_id().await else {
+            return self.listed().await.0;
+        };
+        let frame = match target {
+            Some(t) => self.locate(t).await.map_or_else(|_| main.clone(), |loc| loc.frame),
+            None => self.focused_frame(&main).await,
+        };
+        if frame == main {
+            return self.listed().await.0;
+        }
+        // (A frame gone meanwhile is no site: nothing bound is typed.)
+        match self.frame_tree().await {
+            Ok(tree) => origin_of(&tree, &frame).unwrap_or_else(|| "about:blank".into()),
+            Err(_) => "about:blank".into(),
+        }
+    }
+
+    /// The innermost frame holding focus, following focused `<iframe>`s
+    /// down from `main` (`main` when it cannot be told).
+    async fn focused_frame(&self, main: &FrameId) -> FrameId {
+        let mut frame = main.clone();
+        for _ in 0..MAX_FRAME_DEPTH {
+            let Ok(ctx) = self.world_context(&frame).await else {
+                break;
+            };
+            let mut p = EvaluateParams::new(FOCUSED_FRAME_OWNER_JS);
+            p.context_id = Some(ctx);
+            p.silent = Some(true);
+            let Some(owner) = self.send(p).await.ok().and_then(|r| r.result.result.object_id.clone()) else {
+                break;
+            };
+            let described = self
+                .send(DescribeNodeParams {
+                    object_id: Some(owner.clone()),
+                    ..Default::default()
+                })
+                .await;
+            let _ = self.send(ReleaseObjectParams::new(owner)).await;
+            match described.ok().and_then(|d| d.result.node.frame_id.clone()) {
+                Some(child) => frame = child,
+                None => break,
+            }
+        }
+        frame
+    }
+}
+
+/// `frame`'s origin in `tree` (its URL when it has none).
+fn origin_of(tree: &FrameTree, frame: &FrameId) -> Option<String> {
+    if &tree.frame.id == frame {
+        let f = &tree.frame;
+        let origin = f.security_origin.trim();
+        return Some(if origin.is_empty() || origin == "null" || origin == "://" {
+            f.url.clone()
+        } else {
+            origin.to_string()
+        });
+    }
+    tree.child_frames.iter().flatten().find_map(|c| origin_of(c, frame))
+}
