@@ -122,6 +122,10 @@ const __sl_readiness = (() => {
   let grown = [];
   let lastGrowth = -1;
   let lastGrowthRuns = 0;
+  // Changes of regions at a beat, placed apart: the latest in or near the
+  // viewport is when the page last changed at all there.
+  let beating = [];
+  let lastBeat = -1;
   const grows = (r) => {
     if (r.type !== "childList" || r.removedNodes.length > 0) return false;
     for (const n of r.addedNodes) {
@@ -156,7 +160,16 @@ const __sl_readiness = (() => {
       const region = r.type === "childList" ? r.target : r.target.parentNode || r.target;
       if (seen.has(region)) continue;
       seen.add(region);
-      if (onBeat(region, t)) continue;
+      if (onBeat(region, t)) {
+        // Not a change that counts, but a sign of life: a reply streaming
+        // in at an even pace reads as a beat.
+        const node = measured(r);
+        if (node) {
+          if (beating.length >= MAX_UNPLACED) beating = beating.slice(MAX_UNPLACED / 2);
+          beating.push([node, t]);
+        }
+        continue;
+      }
       const changed = r.type === "characterData" ? r.target.parentElement : r.target;
       noteSaid(changed && changed.closest(LIVE), t);
       // A toast rendered into a new portal (a container appended with the
@@ -194,6 +207,15 @@ const __sl_readiness = (() => {
       }
     }
     unplaced = [];
+    for (let i = beating.length - 1; i >= 0; i--) {
+      const [node, t] = beating[i];
+      if (t <= lastBeat) break;
+      if (near(node)) {
+        lastBeat = t;
+        break;
+      }
+    }
+    beating = [];
     for (let i = grown.length - 1; i >= 0; i--) {
       const [container, t] = grown[i];
       if (t <= lastGrowth) break;
@@ -256,7 +278,8 @@ const __sl_readiness = (() => {
     // [readyState, ms since the latest change that counts (-1: none),
     //  "timers due soon,ms to the next,consent", a busy indicator in view,
     //  status messages of the step already gone, ms since a container near
-    //  the viewport last grew in the step (-1: none), its runs of growth]
+    //  the viewport last grew in the step (-1: none), its runs of growth,
+    //  ms since the latest change in or near the viewport, beats included]
     probe: (withBusy, stepMs) => {
       timers = "";
       document.dispatchEvent(new CustomEvent("__sightline_timers", { detail: stepMs }));
@@ -270,6 +293,7 @@ const __sl_readiness = (() => {
         gone(t - stepMs),
         lastGrowth < 0 || lastGrowth < t - stepMs ? -1 : Math.round(t - lastGrowth),
         lastGrowthRuns,
+        Math.max(lastChange, lastBeat) < 0 ? -1 : Math.round(t - Math.max(lastChange, lastBeat)),
       ];
     },
   };
@@ -310,13 +334,14 @@ const __sl_api = Object.freeze({
    *  one of those timers ran,ms to the end of the step's animations,ms to
    *  a meta refresh,ms to the next callback set from its own run", a busy indicator in view, status messages the step's
    *  live regions said and no longer show, ms since a container near the
-   *  viewport last grew (-1: none), its runs of growth]. */
+   *  viewport last grew (-1: none), its runs of growth, ms since the latest
+   *  change in or near the viewport, beats included]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;
     const submitting = e !== null && !e.defaultPrevented;
-    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false, [], -1, 0];
-    return [p[0], submitting, p[1], p[2], p[3], p[4], p[5], p[6]];
+    const p = __sl_readiness ? __sl_readiness.probe(withBusy, stepMs) : [document.readyState, -1, "", false, [], -1, 0, -1];
+    return [p[0], submitting, p[1], p[2], p[3], p[4], p[5], p[6], p[7]];
   },
   /** The page's echo of a step: resolves, with the ms it took, after one
    *  turn of the event loop, and first after the next frame when `frame`. */

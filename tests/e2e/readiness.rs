@@ -352,6 +352,29 @@ fn a_list_rendered_in_chunks_is_waited_for() {
     }
 }
 
+/// A reply streaming into the page (a chat answer, a word every 80 ms for
+/// 2.4 s, plain or as server-sent events) is waited for to its end: the
+/// step returned with a third of it, or a few words.
+#[test]
+fn a_reply_streaming_in_is_waited_for() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    for button in ["Ask about the pass", "Ask about the weather"] {
+        let page = client.ok("browser_navigate", json!({"url": files.url("living/chat.html")}));
+        let (answered, took) = timed(
+            &mut client,
+            "browser_click",
+            json!({"target": ref_in(&page, &format!("button \"{button}\""))}),
+        );
+        assert!(
+            answered.contains("word29") && answered.contains("Answer complete"),
+            "{button}: {answered}"
+        );
+        assert!(!answered.contains("still busy"), "{answered}");
+        assert_within(button, took, Duration::from_millis(4500), &answered);
+    }
+}
+
 /// An interstitial's one-second meta refresh is waited for: the step
 /// returns with the page it leads to.
 #[test]

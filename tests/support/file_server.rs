@@ -22,6 +22,9 @@ use crate::fixtures_dir;
 /// - `/__hang` and every path under `/__hang/` never answer (long polls);
 /// - `/__stream…` answers at once with a chunked body that never ends (a
 ///   line every 300 ms);
+/// - `/__drip?n=N&ms=M` (and any path under `/__drip/`, any method) answers
+///   at once, then sends `wordI ` N times M ms apart and ends (a reply
+///   streaming in); with `&events=1`, as server-sent events;
 /// - `/__collect…` answers any method with 204 (beacons, pixels);
 /// - `/__redirect/PATH` answers 302 to `/PATH` (a moved page, a login gate);
 /// - `/__slow?ms=N` (and any path under `/__slow/`, any method) answers
@@ -145,6 +148,33 @@ fn query_number(target: &str, name: &str) -> Option<u64> {
 
 /// A chunked response whose body never ends: a line every 300 ms, until
 /// the client goes away.
+/// `pieces` chunks `ms` apart, then the end: a reply streaming in (a chat
+/// answer), as server-sent events when `events`.
+async fn drip(sock: &mut TcpStream, pieces: u64, ms: u64, events: bool) -> std::io::Result<()> {
+    let kind = if events {
+        "text/event-stream"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+    );
+    sock.write_all(head.as_bytes()).await?;
+    for n in 0..pieces {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        let piece = if events {
+            format!("data: word{n}\n\n")
+        } else {
+            format!("word{n} ")
+        };
+        sock.write_all(format!("{:x}\r\n{piece}\r\n", piece.len()).as_bytes())
+            .await?;
+        sock.flush().await?;
+    }
+    sock.write_all(b"0\r\n\r\n").await?;
+    sock.shutdown().await
+}
+
 async fn stream_forever(sock: &mut TcpStream) -> std::io::Result<()> {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     sock.write_all(head.as_bytes()).await?;
@@ -255,6 +285,11 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     }
     if path.starts_with("/__stream") {
         return stream_forever(&mut sock).await;
+    }
+    if path == "/__drip" || path.starts_with("/__drip/") {
+        let pieces = query_number(&target, "n").unwrap_or(10);
+        let ms = query_number(&target, "ms").unwrap_or(100);
+        return drip(&mut sock, pieces, ms, query_number(&target, "events") == Some(1)).await;
     }
     if path.starts_with("/__collect") {
         let out = "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";

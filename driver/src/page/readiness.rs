@@ -74,6 +74,10 @@ pub const GROWTH_GAP: Duration = Duration::from_millis(300);
 /// Tasks in a row in which a container grew that make it a list being
 /// filled in (fewer do when the work that grew it set itself again).
 const GROWTH_RUNS: u32 = 3;
+/// A reply streaming in (the step's own request still receiving its body,
+/// the content in view still changing) holds the step while both happened
+/// within this.
+pub const STREAM_GAP: Duration = Duration::from_millis(500);
 /// How long after the page is otherwise ready a step still waits for the
 /// timers it set (due within this window) and for a loading consent manager.
 pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
@@ -179,6 +183,9 @@ struct Probe {
     /// each within [`GROWTH_GAP`] of the last.
     grew_ago: Option<Duration>,
     growth_runs: u32,
+    /// How long ago the content in or near the viewport last changed at
+    /// all (regions at a beat included).
+    stirred_ago: Option<Duration>,
     /// A callback of the step that set itself again from its own run (the
     /// next chunk of work done in pieces), due within [`GROWTH_GAP`].
     rearmed_due: Option<Duration>,
@@ -224,6 +231,7 @@ impl Probe {
             refresh_in,
             grew_ago: ms(v[6].as_f64()),
             growth_runs: v[7].as_u64().unwrap_or(0) as u32,
+            stirred_ago: ms(v[8].as_f64()),
             rearmed_due,
             said_and_gone: v[5]
                 .as_array()
@@ -375,6 +383,18 @@ impl Page {
                     .min()
                     .unwrap_or(now + POLL);
                 tracker.changed_or(deadline.min(aging).min(now + POLL)).await;
+                continue;
+            }
+
+            // A reply streaming in for the step (a chat answer, a report
+            // written as it is made): its request is still receiving, and
+            // what it brings still shows (even at the even pace of a beat).
+            let receiving = tracker
+                .with(|s| s.step_data_at(step))
+                .is_some_and(|at| now < at + STREAM_GAP);
+            if receiving && probe.stirred_ago.is_some_and(|a| a < STREAM_GAP) {
+                pending = vec!["a reply still streaming in".into()];
+                tokio::time::sleep_until(deadline.min(now + POLL).into()).await;
                 continue;
             }
 

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::network::{
-    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived, ResourceType,
+    EventDataReceived, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
+    ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
     ClientNavigationDisposition, EventDomContentEventFired, EventFrameDetached, EventFrameNavigated,
@@ -49,6 +50,8 @@ struct Request {
     /// page's live feed. Other slow bodies (a big JSON, a framework's
     /// streamed route payload) are content.
     stream_since: Option<Instant>,
+    /// When the latest piece of its body arrived.
+    last_data: Option<Instant>,
     /// The URL, for saying what a step still waits on.
     url: String,
     /// The endpoint of a content data request, followed for polling
@@ -193,6 +196,17 @@ impl NetState {
         self.last_input = Some(Instant::now());
     }
 
+    /// When the latest piece of a body arrived for a request started since
+    /// `step` that is still running (Code, Data or another site's fetch; a
+    /// stream's type included): a reply streaming in.
+    pub(crate) fn step_data_at(&self, step: Instant) -> Option<Instant> {
+        self.inflight
+            .values()
+            .filter(|r| r.role != RequestRole::Background && !r.ignored && r.started >= step)
+            .filter_map(|r| r.last_data)
+            .max()
+    }
+
     /// Requests the page's content may still be waiting on, oldest first
     /// (`ready` readiness): Code and Data requests still running, except
     /// those whose response began streaming (a stream's type) more than
@@ -316,6 +330,7 @@ enum Event {
     Finished(Arc<EventLoadingFinished>),
     Failed(Arc<EventLoadingFailed>),
     Response(Arc<EventResponseReceived>),
+    Data(Arc<EventDataReceived>),
     StartedLoading(Arc<EventFrameStartedLoading>),
     StoppedLoading(Arc<EventFrameStoppedLoading>),
     Navigated(Arc<EventFrameNavigated>),
@@ -359,6 +374,7 @@ impl Tracker {
             listen!(page, EventLoadingFinished, Event::Finished),
             listen!(page, EventLoadingFailed, Event::Failed),
             listen!(page, EventResponseReceived, Event::Response),
+            listen!(page, EventDataReceived, Event::Data),
             listen!(page, EventFrameStartedLoading, Event::StartedLoading),
             listen!(page, EventFrameStoppedLoading, Event::StoppedLoading),
             listen!(page, EventFrameNavigated, Event::Navigated),
@@ -396,8 +412,13 @@ impl Tracker {
                             while let Some(Some(ev)) = events.next().now_or_never() {
                                 burst.push(ev);
                             }
+                            // (A body's pieces wake no waiter: only a step
+                            // waiting on a reply streaming in reads them.)
+                            let only_data = burst.iter().all(|e| matches!(e, Event::Data(_)));
                             apply_burst(&shared, &page_state, burst);
-                            changed_tx.send_modify(|n| *n += 1);
+                            if !only_data {
+                                changed_tx.send_modify(|n| *n += 1);
+                            }
                         }
                         None => break,
                     },
@@ -448,7 +469,7 @@ impl Event {
         match self {
             Event::StartedLoading(_) => 0,
             Event::Request(_) => 1,
-            Event::Response(_) | Event::SameDocument(_) => 2,
+            Event::Response(_) | Event::SameDocument(_) | Event::Data(_) => 2,
             Event::Navigated(_) => 3,
             Event::DomContentLoaded => 4,
             Event::Finished(_) | Event::Failed(_) => 5,
@@ -525,6 +546,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                         ignored,
                         role,
                         stream_since: None,
+                        last_data: None,
                         url: e.request.url.chars().take(200).collect(),
                         endpoint,
                     },
@@ -545,6 +567,11 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.note_failed_load(url, e.error_text.clone());
             }
             finish(&mut st, e.request_id.inner(), now)
+        }
+        Event::Data(e) => {
+            if let Some(r) = st.inflight.get_mut(e.request_id.inner()) {
+                r.last_data = Some(now);
+            }
         }
         Event::Response(e) => {
             if let Some(r) = st.inflight.get_mut(e.request_id.inner()) {
@@ -828,6 +855,7 @@ mod tests {
             ignored,
             role: RequestRole::Data,
             stream_since: None,
+            last_data: None,
             url: "http://a.test/api".into(),
             endpoint: None,
         }
