@@ -557,24 +557,9 @@ async fn navigation_outside_allowed_domains_is_refused() {
 /// of another site still loads.
 #[test]
 fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
-    use std::io::Read;
-    use std::sync::{Arc, Mutex};
     // The site outside: records the first line of every request it gets.
-    let outside = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let outside_port = outside.local_addr().unwrap().port();
-    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for mut conn in outside.incoming().flatten() {
-            let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
-            let mut buf = [0u8; 1024];
-            let n = conn.read(&mut buf).unwrap_or(0);
-            let text = String::from_utf8_lossy(&buf[..n]).to_string();
-            if let Some(line) = text.lines().next().filter(|l| !l.is_empty()) {
-                log.lock().unwrap().push(line.to_string());
-            }
-        }
-    });
+    let outside = RecordingSite::start();
+    let outside_port = outside.port;
     let site = tempfile::tempdir().unwrap();
     std::fs::write(
         site.path().join("offers.html"),
@@ -639,7 +624,7 @@ fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
     }
     std::thread::sleep(Duration::from_millis(300));
     // A frame of another site (a payment form, a captcha) is no visit: it loads.
-    let seen = seen.lock().unwrap();
+    let seen = outside.seen();
     assert!(
         !seen.is_empty() && seen.iter().all(|l| l == "GET /frame HTTP/1.1"),
         "only the frame reached the site outside: {seen:?}"

@@ -12,6 +12,7 @@ mod pool;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::support::*;
 use serde_json::{json, Value};
@@ -226,6 +227,51 @@ fn a_local_pool_runs_steps_and_agent_tasks_and_a_crash_fails_alone() {
     assert_eq!(lines[12]["status"], "crashed");
     assert_eq!(lines[12]["attempts"], 2);
     assert_eq!(model.request_count(), calls, "no agent task ran again");
+}
+
+/// Each task runs in a browser context of its own: the cookie and the
+/// local storage one task set are not there for the next on the same
+/// browser. A task's `allowed_domains` are refused by the browser itself:
+/// a page that sends it to another site never reaches that site.
+#[test]
+fn each_task_has_its_own_context_and_its_domains_are_enforced() {
+    let files = FixtureServer::start();
+    let outside = RecordingSite::start();
+    let dir = tempfile::tempdir().unwrap();
+    let page = files.url("short.html");
+    let leave = format!("() => {{ location.href = {:?}; return 'sent'; }}", outside.url("leak"));
+    let file = write_tasks(
+        dir.path(),
+        &[
+            json!({"id": "set", "url": page, "steps": [{"tool": "evaluate", "function":
+                "() => { document.cookie = 'who=ada; path=/'; localStorage.setItem('who', 'ada'); return document.cookie; }"}]}),
+            json!({"id": "get", "url": page, "steps": [{"tool": "evaluate", "function":
+                "() => document.cookie + '|' + localStorage.getItem('who')"}]}),
+            json!({"id": "kept", "url": page, "allowed_domains": [format!("127.0.0.1:{}", files.port)], "steps": [
+                {"tool": "evaluate", "function": leave},
+                {"tool": "wait", "ms": 500}
+            ]}),
+        ],
+    );
+    let out = dir.path().join("results.jsonl");
+    let run = batch(&file, &out, &["--concurrency", "1"], None);
+    let results = latest(&out);
+    assert_eq!(results["set"]["output"]["value"], "who=ada", "{}", run.stderr);
+    assert_eq!(
+        results["get"]["output"]["value"], "|null",
+        "the next task on the same browser starts clean: {}",
+        results["get"]
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(outside.seen(), Vec::<String>::new(), "{}", results["kept"]);
+    assert!(
+        !results["kept"]["output"]["url"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&outside.port.to_string()),
+        "{}",
+        results["kept"]
+    );
 }
 
 #[test]

@@ -363,3 +363,43 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     }
     sock.shutdown().await
 }
+
+/// A site that records the first line of every request it gets and
+/// answers none: to show that a request was never sent (a site outside a
+/// task's allowed domains).
+pub struct RecordingSite {
+    pub port: u16,
+    seen: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl RecordingSite {
+    pub fn start() -> RecordingSite {
+        use std::io::Read;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("a local address").port();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for mut conn in listener.incoming().flatten() {
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut buf = [0u8; 1024];
+                let n = conn.read(&mut buf).unwrap_or(0);
+                let text = String::from_utf8_lossy(&buf[..n]).to_string();
+                if let Some(line) = text.lines().next().filter(|l| !l.is_empty()) {
+                    log.lock().unwrap().push(line.to_string());
+                }
+            }
+        });
+        RecordingSite { port, seen }
+    }
+
+    /// `http://127.0.0.1:PORT/path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/{}", self.port, path.trim_start_matches('/'))
+    }
+
+    /// The first lines of the requests it got (`GET /frame HTTP/1.1`).
+    pub fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}

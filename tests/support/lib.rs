@@ -13,7 +13,7 @@ pub mod stagehand;
 
 use std::path::{Path, PathBuf};
 
-pub use file_server::FixtureServer;
+pub use file_server::{FixtureServer, RecordingSite};
 pub use grid::{free_port, GridError, LocalGrid};
 pub use llm_server::{judge, LlmServer, Png, Recorded, Reply, Wire, BAD_KEY, UNKNOWN_MODEL};
 

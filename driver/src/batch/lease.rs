@@ -28,6 +28,12 @@ impl Source {
         matches!(self, Source::Grid(..))
     }
 
+    /// A browser the user runs (`--cdp-endpoint`) keeps its own state (its
+    /// logins): tasks use its default context.
+    pub fn keeps_its_own_state(&self) -> bool {
+        matches!(self, Source::Endpoints(..))
+    }
+
     /// Browsers we launched are recycled; others are not ours to restart.
     pub fn recyclable(&self) -> bool {
         matches!(self, Source::Local(_))

@@ -18,6 +18,9 @@ use super::lease::{Lease, Source};
 use super::options::{BatchEvent, EventFn, Stop};
 use super::plan::Planned;
 use super::result::{TaskResult, TaskStatus};
+use super::task::Task;
+use crate::browser::{Browser, BrowserContext};
+use crate::domains::AllowedDomains;
 use crate::eval::{report, Verdict};
 use crate::llm::{Llm, LlmOptions};
 
@@ -186,12 +189,17 @@ impl Worker {
         let lease = self.lease.as_ref().expect("a browser was acquired");
         let browser = lease.browser();
         let mut unhealthy = false;
-        match browser.new_page().await {
+        // (A context that cannot be made says so as a tab that cannot open.)
+        let opened = match task_context(browser, task, &shared.source).await {
+            Ok(context) => browser.new_page_in(context.as_ref()).await.map(|page| (context, page)),
+            Err(e) => Err(e),
+        };
+        match opened {
             Err(e) => {
                 result.error = Some(format!("cannot open a tab: {e}"));
                 unhealthy = true;
             }
-            Ok(page) => {
+            Ok((context, page)) => {
                 let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
                 let (stop, stopped) = tokio::sync::watch::channel(false);
                 let this_run = ThisRun {
@@ -278,7 +286,15 @@ impl Worker {
                 }
                 unhealthy |= crashed;
                 if !unhealthy {
-                    let _ = page.close().await;
+                    match &context {
+                        // (Its tabs with it, popups included.)
+                        Some(c) => {
+                            let _ = browser.close_context(c).await;
+                        }
+                        None => {
+                            let _ = page.close().await;
+                        }
+                    }
                 }
             }
         }
@@ -395,4 +411,26 @@ async fn within<T>(
     }
     let _ = stop.send(true);
     Err(tokio::time::timeout(STOP_GRACE, run).await.ok())
+}
+
+/// The browser context a task runs in. Its own, fresh, on the browsers a
+/// batch launches or gets from a grid: no cookies, storage or tabs of an
+/// earlier task, and its `allowed_domains` refused by the browser itself
+/// (a link or a form to another site is never requested; its frames still
+/// load). On a browser the user runs (`--cdp-endpoint`), that browser's
+/// own (its logins), unless the task limits its domains.
+async fn task_context(browser: &Browser, task: &Task, source: &Source) -> crate::error::Result<Option<BrowserContext>> {
+    if source.keeps_its_own_state() && task.allowed_domains.is_empty() {
+        return Ok(None);
+    }
+    let context = browser.new_context().await?;
+    let mut origins = browser.options().origins.clone();
+    // (A batch launched with an allow-list of its own keeps it; the
+    // agent still leaves a page outside the task's at once.)
+    if origins.allowed.is_empty() && !task.allowed_domains.is_empty() {
+        origins.allowed = AllowedDomains::new(&task.allowed_domains);
+        origins.top_level_only = true;
+    }
+    browser.set_context_origins(&context, origins);
+    Ok(Some(context))
 }

@@ -11,7 +11,7 @@ pub mod world;
 
 pub use remote_chrome::RemoteChrome;
 
-pub use sightline_testkit::{fixtures_dir, FixtureServer};
+pub use sightline_testkit::{fixtures_dir, FixtureServer, RecordingSite};
 
 use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
