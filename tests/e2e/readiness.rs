@@ -375,6 +375,28 @@ fn a_reply_streaming_in_is_waited_for() {
     }
 }
 
+/// A tab the page opens (a popup, a link to a new tab) shows its content
+/// at the first look: its API call started before the tab was followed,
+/// under a skeleton, and the snapshot returned with the skeleton.
+#[test]
+fn a_new_tabs_first_look_waits_for_its_loading_indicator() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    for (opener, tab) in [("button \"Open the offer\"", 1), ("link \"The offer in a new tab\"", 2)] {
+        let page = client.ok(
+            "browser_navigate",
+            json!({"url": files.url("living/popup-opener.html")}),
+        );
+        let opened = click_on(&mut client, &page, opener);
+        assert!(opened.contains("(new) [Your offer]"), "{opened}");
+        client.ok("browser_tabs", json!({"action": "select", "index": tab}));
+        let (shown, took) = timed(&mut client, "browser_snapshot", json!({}));
+        assert!(shown.contains("20% off the Alpine Boot"), "{opener}: {shown}");
+        assert_within(opener, took, Duration::from_secs(3), &shown);
+        client.ok("browser_tabs", json!({"action": "select", "index": 0}));
+    }
+}
+
 /// An interstitial's one-second meta refresh is waited for: the step
 /// returns with the page it leads to.
 #[test]

@@ -58,6 +58,10 @@ struct Shared {
     abandoning: Arc<tokio::sync::Mutex<()>>,
     /// When the current step began (see [`Page::begin_step`]).
     step: Mutex<StepClock>,
+    /// The tab was taken over showing a document no wait has looked at yet
+    /// (a popup, a link's new tab, the user's own tab): what it requested
+    /// before is unknown to the tracker.
+    unseen_document: std::sync::atomic::AtomicBool,
     /// Where navigations are sent (see side_channel.rs); `None`: through
     /// chromiumoxide, which holds them until every frame has loaded.
     side_channel: Option<Arc<SideChannel>>,
@@ -261,6 +265,7 @@ impl Page {
                 action_lock: tokio::sync::Mutex::new(()),
                 abandoning: Arc::default(),
                 step: Mutex::new(StepClock::starting((0, 0), false)),
+                unseen_document: std::sync::atomic::AtomicBool::new(current_document_too),
                 side_channel,
             }),
         })
@@ -395,6 +400,14 @@ impl Page {
             (step.routes, step.commits)
         };
         self.tracker().with(|s| s.commits == commits && s.routes > routes)
+    }
+
+    /// Whether the tab's document is one no wait has looked at yet (see
+    /// `Shared::unseen_document`); from now on it has been.
+    pub(crate) fn take_unseen_document(&self) -> bool {
+        self.shared
+            .unseen_document
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether the step scrolled since this was last asked.

@@ -78,6 +78,9 @@ const GROWTH_RUNS: u32 = 3;
 /// the content in view still changing) holds the step while both happened
 /// within this.
 pub const STREAM_GAP: Duration = Duration::from_millis(500);
+/// How long a loading indicator on a tab's first look (one opened by the
+/// page, whose earlier requests are unknown) may hold it.
+const UNSEEN_INDICATOR_LIMIT: Duration = Duration::from_secs(3);
 /// How long after the page is otherwise ready a step still waits for the
 /// timers it set (due within this window) and for a loading consent manager.
 pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
@@ -310,6 +313,12 @@ impl Page {
         let deadline = started + budget;
         let tracker = self.tracker();
         let step = self.step_started();
+        // A tab opened by the page (a popup, a link to a new tab) looked at
+        // for the first time: the requests it made before it was followed
+        // are unknown, so a loading indicator in view holds the step, as
+        // the step's own requests would under it (for a while: a spinner
+        // that never goes costs this once).
+        let unseen_until = self.take_unseen_document().then(|| started + UNSEEN_INDICATOR_LIMIT);
         let mut late_until: Option<Instant> = None;
         let mut look_for_busy = false;
         let mut pending: Vec<String> = Vec::new();
@@ -368,7 +377,17 @@ impl Page {
                 look_for_busy = true;
                 continue;
             }
-            look_for_busy = step_fetches_old && !routed;
+            let unseen = unseen_until.is_some_and(|t| now < t);
+            if unseen && !look_for_busy {
+                look_for_busy = true;
+                continue;
+            }
+            look_for_busy = (step_fetches_old && !routed) || unseen;
+            if unseen && probe.busy {
+                pending = vec!["the new tab's loading indicator".into()];
+                tokio::time::sleep_until(deadline.min(now + POLL).into()).await;
+                continue;
+            }
             let awaited = probe.busy || routed;
             let holding: Vec<&PendingRequest> = requests
                 .iter()
