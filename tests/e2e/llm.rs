@@ -634,6 +634,36 @@ async fn observe_then_run_the_actions_without_a_model() {
     .await
 }
 
+/// One element with a method no one knows costs only that element: the
+/// answer failed whole after a retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn observe_drops_an_element_with_an_unknown_method_alone() {
+    with_timeout("observe unknown method", async {
+        let ctx = Ctx::new().await;
+        let server = LlmServer::with_script(vec![Reply::dynamic(|rec: &Recorded| {
+            let text = rec.prompt_text();
+            let r = |n: &str| find_ref(&text, n).unwrap_or_else(|| panic!("no {n} in {text}"));
+            Reply::json(json!({"elements": [
+                {"elementId": r("button \"Sign in\""), "description": "Sign in button", "method": "click", "arguments": []},
+                {"elementId": r("textbox \"Email\""), "description": "Email field", "method": "explode", "arguments": []}
+            ]}))
+        })]);
+        let llm = llm_for(&server, Wire::OpenAi);
+        let page = ctx.open("llm/store.html").await;
+        let r = Ai::new(&llm)
+            .observe(&page, "the sign-in form", &ObserveOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.actions.len(), 1, "{r:?}");
+        assert_eq!(r.actions[0].method, "click");
+        assert_eq!(r.dropped.len(), 1, "{r:?}");
+        assert_eq!(server.request_count(), 1, "no retry for one unfit element");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 fn catalogue_schema() -> Value {
     json!({
         "type": "object",

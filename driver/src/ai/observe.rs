@@ -83,6 +83,14 @@ fn to_actions(elements: &Value, snapshot: &SnapshotResult) -> (Vec<Action>, Vec<
     (actions, bad)
 }
 
+/// How a dropped element is listed: its ref, or what it says it is.
+fn element_named(element: &Value) -> String {
+    match element["elementId"].as_str().map(str::trim).filter(|id| !id.is_empty()) {
+        Some(id) => id.trim_start_matches("ref=").to_string(),
+        None => crate::text::clip(element["description"].as_str().unwrap_or("an element"), 60),
+    }
+}
+
 impl Ai<'_> {
     /// Finds the elements on `page` that fit `instruction` and how to act on each.
     pub async fn observe(&self, page: &Page, instruction: &str, opts: &ObserveOptions) -> Result<ObserveResult> {
@@ -130,10 +138,21 @@ impl Ai<'_> {
         let schema = prompts::observe_schema();
         let secrets = &opts.secrets;
         let mut usage = Usage::default();
-        let reply = llm
-            .structured(&system, messages.clone(), "observation", &schema, "observe", secrets)
+        // (An element the schema refuses, an unknown method say, is dropped
+        // alone, as an unknown ref is.)
+        let (reply, unfit) = llm
+            .structured_list(
+                &system,
+                messages.clone(),
+                "observation",
+                &schema,
+                "observe",
+                secrets,
+                "elements",
+            )
             .await?;
         usage += reply.usage;
+        let unfit: Vec<String> = unfit.iter().map(element_named).collect();
         let (mut actions, mut bad) = to_actions(&reply.value["elements"], snapshot);
         if !bad.is_empty() {
             // One feedback round for refs that are not on the page.
@@ -144,11 +163,22 @@ impl Ai<'_> {
                 "These elementIds are not refs in the tree: {}. Answer again using only refs shown as [ref=…].",
                 bad.join(", ")
             )));
-            let again = llm
-                .structured(&system, messages, "observation", &schema, "observe", secrets)
+            let (again, unfit_again) = llm
+                .structured_list(
+                    &system,
+                    messages,
+                    "observation",
+                    &schema,
+                    "observe",
+                    secrets,
+                    "elements",
+                )
                 .await?;
             usage += again.usage;
             (actions, bad) = to_actions(&again.value["elements"], snapshot);
+            bad.extend(unfit_again.iter().map(element_named));
+        } else {
+            bad.extend(unfit);
         }
         Ok((actions, bad, usage))
     }

@@ -6,6 +6,24 @@ use serde_json::{json, Value};
 
 /// Validates `value` against `schema`; the error lists the first few
 /// problems with their JSON paths, in words a model can act on.
+/// Takes out of the list `value[list]` the items that do not match the
+/// schema's item schema for it (`properties.<list>.items`) and returns
+/// them, so that one bad item need not cost the whole answer.
+pub fn prune_items(schema: &Value, value: &mut Value, list: &str) -> Vec<Value> {
+    let item_schema = &schema["properties"][list]["items"];
+    let Some(items) = value.get_mut(list).and_then(Value::as_array_mut) else {
+        return Vec::new();
+    };
+    if !item_schema.is_object() {
+        return Vec::new();
+    }
+    let (keep, bad): (Vec<Value>, Vec<Value>) = std::mem::take(items)
+        .into_iter()
+        .partition(|item| validate(item_schema, item).is_ok());
+    *items = keep;
+    bad
+}
+
 pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
     let validator = compile(schema)?;
     let problems: Vec<String> = validator
@@ -210,6 +228,19 @@ pub fn fits_strict_mode(schema: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn unfit_items_are_taken_out_of_a_list() {
+        let schema = serde_json::json!({"type": "object", "properties": {"elements": {"type": "array", "items": {
+            "type": "object", "properties": {"method": {"type": "string", "enum": ["click", "fill"]}}, "required": ["method"]}}}});
+        let mut v = serde_json::json!({"elements": [{"method": "click"}, {"method": "explode"}, {"method": "fill"}]});
+        let out = super::prune_items(&schema, &mut v, "elements");
+        assert_eq!(out, vec![serde_json::json!({"method": "explode"})]);
+        assert_eq!(v["elements"].as_array().unwrap().len(), 2);
+        assert!(super::validate(&schema, &v).is_ok());
+        // Nothing to prune where there is no such list.
+        assert!(super::prune_items(&schema, &mut serde_json::json!({}), "elements").is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -72,12 +72,60 @@ impl Llm {
     pub async fn structured(
         &self,
         system: &str,
-        mut messages: Vec<Message>,
+        messages: Vec<Message>,
         name: &str,
         schema_value: &Value,
         purpose: &str,
         secrets: &Secrets,
     ) -> Result<StructuredReply, LlmError> {
+        let ask = Ask {
+            system,
+            name,
+            schema: schema_value,
+            purpose,
+            secrets,
+        };
+        Ok(self.ask_structured(&ask, messages, None).await?.0)
+    }
+
+    /// [`Llm::structured`] for an answer that holds a list under `list`
+    /// (`{"elements": […]}`): items that do not fit the list's item schema
+    /// (an unknown method in one element) are taken out and returned
+    /// apart, rather than costing the whole answer.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn structured_list(
+        &self,
+        system: &str,
+        messages: Vec<Message>,
+        name: &str,
+        schema_value: &Value,
+        purpose: &str,
+        secrets: &Secrets,
+        list: &str,
+    ) -> Result<(StructuredReply, Vec<Value>), LlmError> {
+        let ask = Ask {
+            system,
+            name,
+            schema: schema_value,
+            purpose,
+            secrets,
+        };
+        self.ask_structured(&ask, messages, Some(list)).await
+    }
+
+    async fn ask_structured(
+        &self,
+        ask: &Ask<'_>,
+        mut messages: Vec<Message>,
+        list: Option<&str>,
+    ) -> Result<(StructuredReply, Vec<Value>), LlmError> {
+        let Ask {
+            system,
+            name,
+            schema: schema_value,
+            purpose,
+            secrets,
+        } = *ask;
         let mut usage = Usage::default();
         let mut last_problem = String::new();
         for attempt in 0..2 {
@@ -98,12 +146,16 @@ impl Llm {
                 Some(call) => Err(format!("the tool input is not a JSON object: {}", call.arguments)),
                 None => json_in_text(response.text.as_deref().unwrap_or_default()),
             };
+            let mut pruned = Vec::new();
             let checked = candidate.and_then(|mut v| {
                 schema::conform_enum_case(schema_value, &mut v);
+                if let Some(list) = list {
+                    pruned = schema::prune_items(schema_value, &mut v, list);
+                }
                 schema::validate(schema_value, &v).map(|_| v)
             });
             match checked {
-                Ok(value) => return Ok(StructuredReply { value, usage }),
+                Ok(value) => return Ok((StructuredReply { value, usage }, pruned)),
                 Err(problem) => {
                     let problem = response.explain(problem);
                     tracing::info!("{purpose}: answer rejected (attempt {}): {problem}", attempt + 1);
@@ -117,6 +169,16 @@ impl Llm {
             "{purpose}: the model's answer was still invalid after a retry: {last_problem}"
         )))
     }
+}
+
+/// What a structured question asks, apart from the conversation.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    system: &'a str,
+    name: &'a str,
+    schema: &'a Value,
+    purpose: &'a str,
+    secrets: &'a Secrets,
 }
 
 #[cfg(test)]
