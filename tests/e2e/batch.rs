@@ -556,7 +556,14 @@ fn an_agent_task_out_of_time_keeps_what_it_did() {
         ),
     ]);
     let dir = tempfile::tempdir().unwrap();
-    let tasks = [json!({"id": "slow-agent", "task": "Scroll down.", "url": item_url(&files, 1)})];
+    let tasks = [
+        json!({"id": "slow-agent", "task": "Scroll down.", "url": item_url(&files, 1)}),
+        json!({"id": "hung-steps", "url": files.url("hung/loop-button.html"), "steps": [
+            {"tool": "click", "target": "#fine"},
+            {"tool": "click", "target": "#spin"},
+            {"tool": "click", "target": "#fine"}
+        ]}),
+    ];
     let file = write_tasks(dir.path(), &tasks);
     let out = dir.path().join("results.jsonl");
     let reports = dir.path().join("reports");
@@ -579,6 +586,17 @@ fn an_agent_task_out_of_time_keeps_what_it_did() {
     assert!(r["steps"].as_u64().unwrap() >= 1, "{r}");
     let report = std::fs::read_to_string(reports.join(r["report"].as_str().expect("a report"))).unwrap();
     assert!(report.contains("scroll"), "the trace has the step it took");
+    // A steps task cut short counts the step under way (its click ran), and says which.
+    let r = &latest(&out)["hung-steps"];
+    assert_eq!(r["status"], "timeout", "{r}");
+    assert_eq!(r["steps"], 2, "{r}");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("during step 2 of 3 (click #spin)"),
+        "{r}"
+    );
 }
 
 /// A result line names the model that ran it; a rerun with another model

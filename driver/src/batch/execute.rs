@@ -1,6 +1,7 @@
 //! Runs one task on a tab: the agent, a steps list, or an extract.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -35,6 +36,9 @@ pub(crate) struct ThisRun<'a> {
     pub report_name: &'a str,
     /// Set when its time ran out: an agent ends early and keeps its steps.
     pub stop: tokio::sync::watch::Receiver<bool>,
+    /// A steps task's progress: 0 while its URL opens, then the number of
+    /// the step under way (what a timeout cut short).
+    pub progress: &'a std::sync::atomic::AtomicUsize,
 }
 
 /// A task that ran to its end (ok or not).
@@ -64,7 +68,11 @@ pub(crate) async fn execute(
     env: &TaskEnv,
     this_run: ThisRun<'_>,
 ) -> Result<Done> {
-    let ThisRun { report_name, stop } = this_run;
+    let ThisRun {
+        report_name,
+        stop,
+        progress,
+    } = this_run;
     let need = || Error::Llm(LlmError::Setup(format!("task {:?} needs a model", task.id)));
     match &task.kind {
         TaskKind::Agent { task: goal } => {
@@ -116,7 +124,8 @@ pub(crate) async fn execute(
             if let Some(llm) = llm {
                 runner = runner.with_llm(llm);
             }
-            let (report, failure) = runner.run(steps, |_, _| {}).await;
+            progress.store(1, Ordering::Relaxed);
+            let (report, failure) = runner.run(steps, |i, _| progress.store(i + 2, Ordering::Relaxed)).await;
             let played = report.steps.len();
             if let Some(e) = failure {
                 if is_crash(&e) {

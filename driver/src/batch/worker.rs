@@ -18,7 +18,7 @@ use super::lease::{Lease, Source};
 use super::options::{BatchEvent, EventFn, Stop};
 use super::plan::Planned;
 use super::result::{TaskResult, TaskStatus};
-use super::task::Task;
+use super::task::{Task, TaskKind};
 use crate::browser::{Browser, BrowserContext};
 use crate::domains::AllowedDomains;
 use crate::eval::{report, Verdict};
@@ -202,9 +202,11 @@ impl Worker {
             Ok((context, page)) => {
                 let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
                 let (stop, stopped) = tokio::sync::watch::channel(false);
+                let progress = std::sync::atomic::AtomicUsize::new(0);
                 let this_run = ThisRun {
                     report_name: &name,
                     stop: stopped,
+                    progress: &progress,
                 };
                 let run = execute(
                     browser,
@@ -252,7 +254,12 @@ impl Worker {
                     }
                     Some(Err(_)) => {
                         result.status = TaskStatus::Timeout;
-                        result.error = Some(format!("timed out after {}", crate::time::spoken(shared.task_timeout)));
+                        let (steps, during) = cut_short(task, progress.load(std::sync::atomic::Ordering::Relaxed));
+                        result.steps = steps;
+                        result.error = Some(format!(
+                            "timed out after {}{during}",
+                            crate::time::spoken(shared.task_timeout)
+                        ));
                         unhealthy = true;
                     }
                     None => {
@@ -411,6 +418,24 @@ async fn within<T>(
     }
     let _ = stop.send(true);
     Err(tokio::time::timeout(STOP_GRACE, run).await.ok())
+}
+
+/// What a steps task had taken when its time ran out, the step under way
+/// included (a click whose page then hung did run), and where it was:
+/// `" during step 2 of 3 (click #go)"`.
+fn cut_short(task: &Task, progress: usize) -> (u32, String) {
+    match &task.kind {
+        TaskKind::Steps(steps) if progress == 0 && task.url.is_some() => (0, " while its URL was opening".into()),
+        TaskKind::Steps(steps) if (1..=steps.len()).contains(&progress) => (
+            progress as u32,
+            format!(
+                " during step {progress} of {} ({})",
+                steps.len(),
+                steps[progress - 1].label()
+            ),
+        ),
+        _ => (0, String::new()),
+    }
 }
 
 /// The browser context a task runs in. Its own, fresh, on the browsers a
