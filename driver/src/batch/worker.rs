@@ -425,7 +425,7 @@ async fn within<T>(
 /// `" during step 2 of 3 (click #go)"`.
 fn cut_short(task: &Task, progress: usize) -> (u32, String) {
     match &task.kind {
-        TaskKind::Steps(steps) if progress == 0 && task.url.is_some() => (0, " while its URL was opening".into()),
+        TaskKind::Steps(_) if progress == 0 && task.url.is_some() => (0, " while its URL was opening".into()),
         TaskKind::Steps(steps) if (1..=steps.len()).contains(&progress) => (
             progress as u32,
             format!(
