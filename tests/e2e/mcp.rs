@@ -535,25 +535,19 @@ fn origins_and_secrets_are_enforced() {
 /// is refused, whether the field is named or has focus.
 #[test]
 fn a_site_bound_secret_is_not_typed_into_another_sites_frame() {
-    let widget_dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        widget_dir.path().join("widget.html"),
+    let widget = FixtureServer::pages(&[(
+        "widget.html",
         "<!doctype html><title>Widget</title><label>Confirm your password <input id=pin></label>\
          <p id=out></p><script>pin.oninput = () => out.textContent = 'widget got ' + pin.value.length;</script>",
-    )
-    .unwrap();
-    let widget = FixtureServer::serve(widget_dir.path().to_path_buf());
-    let bank_dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        bank_dir.path().join("login.html"),
-        format!(
+    )]);
+    let bank = FixtureServer::pages(&[(
+        "login.html",
+        &format!(
             "<!doctype html><title>Bank</title><label>Password <input id=pw type=password></label>\
              <iframe title=Offers src=\"{}\" width=500 height=120></iframe>",
             widget.url("widget.html")
         ),
-    )
-    .unwrap();
-    let bank = FixtureServer::serve(bank_dir.path().to_path_buf());
+    )]);
     let site = bank
         .url("")
         .trim_start_matches("http://")

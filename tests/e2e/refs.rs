@@ -99,9 +99,8 @@ async fn refs_are_stable_and_vanish_with_their_element() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_buttons_context_is_its_row_not_the_cell_of_buttons() {
     with_timeout("row context", async {
-        let site = tempfile::tempdir().unwrap();
-        std::fs::write(
-            site.path().join("rows.html"),
+        let files = FixtureServer::pages(&[(
+            "rows.html",
             "<!doctype html><title>Bookings</title><table>\
              <tr><td>Ada, 10:00</td><td><button>Cancel</button> <button>Edit</button></td></tr>\
              <tr><td>Grace, 11:00</td><td><button>Cancel</button> <button>Edit</button></td></tr></table>\
@@ -110,9 +109,7 @@ async fn a_buttons_context_is_its_row_not_the_cell_of_buttons() {
              <table id=invoices><tr><td><a href=#42>Invoice 42</a> <button>Delete</button></td></tr>\
              <tr><td><a href=#43>Invoice 43</a> <button>Delete</button></td></tr></table>\
              <p><label>Name <input id=name></label></p>",
-        )
-        .unwrap();
-        let files = FixtureServer::serve(site.path().to_path_buf());
+        )]);
         let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
         let page = browser.new_page().await.expect("page");
         page.goto(&files.url("rows.html")).await.expect("goto");

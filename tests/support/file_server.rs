@@ -34,6 +34,8 @@ pub struct FixtureServer {
     pub port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// The folder of [`FixtureServer::pages`], removed with the server.
+    _pages: Option<tempfile::TempDir>,
 }
 
 impl FixtureServer {
@@ -55,6 +57,18 @@ impl FixtureServer {
     /// Serves each directory at `/N/`, N its index in `roots`.
     pub fn try_serve_many(roots: Vec<PathBuf>) -> std::io::Result<FixtureServer> {
         FixtureServer::serve_roots(roots, true)
+    }
+
+    /// Serves pages written for one test (`&[("login.html", "<!doctype
+    /// html>…")]`) from a temporary folder that lives as long as the server.
+    pub fn pages(pages: &[(&str, &str)]) -> FixtureServer {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        for (name, html) in pages {
+            std::fs::write(dir.path().join(name), html).expect("the page is written");
+        }
+        let mut server = FixtureServer::serve(dir.path().to_path_buf());
+        server._pages = Some(dir);
+        server
     }
 
     /// Two servers for the same directory: two origins, for cross-origin iframes.
@@ -97,6 +111,7 @@ impl FixtureServer {
             port,
             stop: Some(stop_tx),
             thread: Some(thread),
+            _pages: None,
         })
     }
 
