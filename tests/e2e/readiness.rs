@@ -397,6 +397,24 @@ fn a_new_tabs_first_look_waits_for_its_loading_indicator() {
     }
 }
 
+/// A frame of the page's own site that fetches its content (a checkout's
+/// payment form) is part of the page: its form is in the first response,
+/// on opening and when a click adds the frame.
+#[test]
+fn an_own_site_frames_content_is_waited_for() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    let page = client.ok("browser_navigate", json!({"url": files.url("living/checkout.html")}));
+    assert!(page.contains("textbox \"Card number\""), "{page}");
+    let added = click_on(&mut client, &page, "button \"Pay with a gift card\"");
+    assert_eq!(
+        added.matches("textbox \"Card number\"").count(),
+        1,
+        "the new frame's: {added}"
+    );
+    assert!(!added.contains("Loading the payment form"), "{added}");
+}
+
 /// An interstitial's one-second meta refresh is waited for: the step
 /// returns with the page it leads to.
 #[test]

@@ -27,7 +27,7 @@
 //! 5. an interstitial's `<meta http-equiv="refresh">` due within a second:
 //!    the next page is the one waited for.
 //!
-//! The `load` event, subframes, images, beacons, polls, long polls,
+//! The `load` event, other sites' frames, images, beacons, polls, long polls,
 //! streams, WebSocket and EventSource never hold a step. The budget (the
 //! page's ready timeout) bounds every wait; running out is not an error.
 //!

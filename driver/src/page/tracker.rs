@@ -523,7 +523,17 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                 st.document_requests
                     .insert(e.request_id.inner().clone(), e.loader_id.inner().clone());
             }
-            let mut role = if main {
+            // A frame of the page's own site (a checkout's payment form, an
+            // app's panel) is part of the page: its scripts and fetches
+            // count as the main frame's. Another site's frames (ads, video,
+            // widgets) never hold a step.
+            let own_site_frame = !main
+                && e.frame_id.is_some()
+                && st
+                    .committed_url
+                    .as_deref()
+                    .is_some_and(|top| same_site(top, &e.document_url));
+            let mut role = if main || own_site_frame {
                 request_role(e.r#type.as_ref(), &e.request.method, &e.request.url, &e.document_url)
             } else {
                 RequestRole::Background
@@ -773,6 +783,12 @@ pub(crate) fn request_role(kind: Option<&ResourceType>, method: &str, url: &str,
         };
     }
     role
+}
+
+/// Whether two documents' addresses are of one site (registrable domain).
+fn same_site(a: &str, b: &str) -> bool {
+    let (a, b) = (host_of(a), host_of(b));
+    !a.is_empty() && site_of(a) == site_of(b)
 }
 
 /// Hosts that only collect (analytics, tag managers): never content.
