@@ -126,8 +126,11 @@ const __sl_readiness = (() => {
   // viewport is when the page last changed at all there.
   let beating = [];
   let lastBeat = -1;
+  // (Not the body's own children: scripts add pixels, frames and portals
+  // there in bursts; a list has a container of its own.)
   const grows = (r) => {
     if (r.type !== "childList" || r.removedNodes.length > 0) return false;
+    if (r.target === document.body || r.target === document.documentElement || r.target === document.head) return false;
     for (const n of r.addedNodes) {
       if (n.nodeType === 1 && !INVISIBLE[n.nodeName]) return true;
     }
@@ -332,10 +335,11 @@ const __sl_api = Object.freeze({
    *  ms since the page last changed in view (-1: never), "timers due soon,ms to
    *  the next,consent manager state,frames asked for and not drawn,ms since
    *  one of those timers ran,ms to the end of the step's animations,ms to
-   *  a meta refresh,ms to the next callback set from its own run", a busy indicator in view, status messages the step's
-   *  live regions said and no longer show, ms since a container near the
-   *  viewport last grew (-1: none), its runs of growth, ms since the latest
-   *  change in or near the viewport, beats included]. */
+   *  a meta refresh,ms to the next callback set from its own run", a busy
+   *  indicator in view, status messages the step's live regions said and no
+   *  longer show, ms since a container near the viewport last grew (-1:
+   *  none), its runs of growth, ms since the latest change in or near the
+   *  viewport, beats included]. */
   readiness: (withBusy, stepMs) => {
     const e = __sl_lastSubmit;
     __sl_lastSubmit = null;
