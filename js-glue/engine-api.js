@@ -116,12 +116,14 @@ const __sl_readiness = (() => {
   // elements, and lost none, is one run of its growth if it came within
   // GROWTH_GAP_MS of the last; the driver is told the latest growth of a
   // container near the viewport (placed by the container's own box) and
-  // its runs (readiness.rs decides what holds a step).
+  // its runs, when that run of growth began during the step (readiness.rs
+  // decides what holds a step).
   const GROWTH_GAP_MS = 300;
   const growth = new WeakMap();
   let grown = [];
   let lastGrowth = -1;
   let lastGrowthRuns = 0;
+  let lastGrowthBegan = -1;
   // Changes of regions at a beat, placed apart: the latest in or near the
   // viewport is when the page last changed at all there.
   let beating = [];
@@ -141,7 +143,7 @@ const __sl_readiness = (() => {
     if (grown.length >= MAX_UNPLACED) grown = grown.slice(MAX_UNPLACED / 2);
     grown.push([container, t]);
     if (!g || t - g.last > GROWTH_GAP_MS) {
-      growth.set(container, { last: t, runs: 1 });
+      growth.set(container, { last: t, runs: 1, began: t });
       return;
     }
     // (One task's appends are one chunk.)
@@ -225,6 +227,7 @@ const __sl_readiness = (() => {
       if (near(container)) {
         lastGrowth = t;
         lastGrowthRuns = growth.get(container).runs;
+        lastGrowthBegan = growth.get(container).began;
         break;
       }
     }
@@ -294,7 +297,9 @@ const __sl_readiness = (() => {
         timers,
         withBusy ? busy() : false,
         gone(t - stepMs),
-        lastGrowth < 0 || lastGrowth < t - stepMs ? -1 : Math.round(t - lastGrowth),
+        // (A feed that was growing before the step began is no list the
+        // step is waiting for.)
+        lastGrowth < 0 || lastGrowthBegan < t - stepMs ? -1 : Math.round(t - lastGrowth),
         lastGrowthRuns,
         Math.max(lastChange, lastBeat) < 0 ? -1 : Math.round(t - Math.max(lastChange, lastBeat)),
       ];

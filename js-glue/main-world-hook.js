@@ -1,6 +1,7 @@
 // Sightline main-world hook. Injected before any page script, in the page's
-// own world, in every frame. It is deliberately tiny and has one job: let the
-// engine (which lives in an isolated world) see what the page hides from it.
+// own world, in every frame. It has one purpose: let the engine and the
+// driver (which live in an isolated world and in CDP) see what the page
+// hides from them.
 //
 // 1. Closed shadow roots. Worlds share DOM nodes but not JS objects, so a
 //    closed root can't be handed over (a CustomEvent detail holding it
@@ -99,27 +100,62 @@
       count += 1;
     }
   };
+  // Elements and animations whose end the page waits for (to render what
+  // comes next: a dialog's body, a removed row), for readiness: a
+  // `transitionend` or `animationend` listener on an element, a `finish`
+  // listener on an animation (its `finished` promise and `onfinish` too,
+  // below). Only animations someone awaits can hold a step.
+  const END_TYPES = { transitionend: 1, animationend: 1, webkitTransitionEnd: 1, webkitAnimationEnd: 1 };
+  const WeakSetCtor = w.WeakSet;
+  const setAdd = WeakSetCtor.prototype.add;
+  const setHas = WeakSetCtor.prototype.has;
+  const awaitsEnd = new WeakSetCtor();
+  const AnimationCtor = w.Animation;
+  const awaited = (target) => {
+    apply(setAdd, awaitsEnd, [target]);
+  };
   const { addEventListener } = { addEventListener(type, listener, options) {
     if (CLICK_TYPES[type] === 1) remember(this);
+    if ((END_TYPES[type] === 1 && this instanceof ElementCtor) || (type === "finish" && AnimationCtor && this instanceof AnimationCtor)) {
+      awaited(this);
+    }
     return apply(origAdd, this, [type, listener, options]);
   } };
   defineProperty(w.EventTarget.prototype, "addEventListener", { value: native(addEventListener), writable: true, configurable: true });
 
   // The same for handler properties: each setter is wrapped, the getter kept.
+  const wrapSetter = (proto, key, note) => {
+    const d = proto && getDescriptor(proto, key);
+    if (!d || !d.set) return;
+    const set = d.set;
+    defineProperty(proto, key, {
+      get: d.get,
+      set: function (handler) {
+        if (typeof handler === "function") note(this);
+        return apply(set, this, [handler]);
+      },
+      enumerable: d.enumerable,
+      configurable: true,
+    });
+  };
   for (const Ctor of [w.HTMLElement, w.SVGElement]) {
     if (!Ctor) continue;
-    for (const type in CLICK_TYPES) {
-      const key = "on" + type;
-      const d = getDescriptor(Ctor.prototype, key);
-      if (!d || !d.set) continue;
-      const set = d.set;
-      defineProperty(Ctor.prototype, key, {
-        get: d.get,
-        set: function (handler) {
-          if (typeof handler === "function") remember(this);
-          return apply(set, this, [handler]);
+    for (const type in CLICK_TYPES) wrapSetter(Ctor.prototype, "on" + type, remember);
+    wrapSetter(Ctor.prototype, "ontransitionend", awaited);
+    wrapSetter(Ctor.prototype, "onanimationend", awaited);
+  }
+  if (AnimationCtor) {
+    wrapSetter(AnimationCtor.prototype, "onfinish", awaited);
+    // Reading `finished` is waiting for it (`await el.animate(…).finished`).
+    const finished = getDescriptor(AnimationCtor.prototype, "finished");
+    if (finished && finished.get) {
+      const get = finished.get;
+      defineProperty(AnimationCtor.prototype, "finished", {
+        get: function () {
+          awaited(this);
+          return apply(get, this, []);
         },
-        enumerable: d.enumerable,
+        enumerable: finished.enumerable,
         configurable: true,
       });
     }
@@ -351,16 +387,18 @@
     return first;
   };
   // Animations the step's input started (CSS transitions and animations,
-  // the Web Animations API) that end within SOON_MS, in or near the
-  // viewport: a dialog whose body renders when its entrance ends
-  // (Bootstrap's `shown` event), a panel sliding open. Not the effects of
-  // the elements the pointer or focus moved onto or off (a button's hover
-  // and focus styles), nor a change of colour or shadow, which reveals
-  // nothing. Each is due a little after its end: its end events and
-  // `finished` promise come with the frame after.
+  // the Web Animations API) whose end the page awaits, ending within
+  // SOON_MS, in or near the viewport: a dialog whose body renders when its
+  // entrance ends (Bootstrap's `shown` event, Vue's after-enter), a row
+  // removed when its exit ends. A CSS one counts when its element or that
+  // element's parent listens for its end (a listener higher up, a
+  // framework's at the root, hears every animation of the page). Not one
+  // inside the element pressed (a ripple), nor a change of colour or
+  // shadow, which reveals nothing. Each is due a little after its end: its
+  // end events and `finished` promise come with the frame after.
   const END_EVENTS_MS = 40;
   const getAnimations = w.Document.prototype.getAnimations;
-  const AnimationProto = w.Animation && w.Animation.prototype;
+  const AnimationProto = AnimationCtor && AnimationCtor.prototype;
   const getter = (proto, name) => {
     const d = proto && getDescriptor(proto, name);
     return d && d.get;
@@ -372,36 +410,35 @@
   const targetOf = getter(w.KeyframeEffect && w.KeyframeEffect.prototype, "target");
   const computedTiming = w.AnimationEffect && w.AnimationEffect.prototype.getComputedTiming;
   const TransitionCtor = w.CSSTransition;
+  const CssAnimationCtor = w.CSSAnimation;
   const transitionPropertyOf = getter(TransitionCtor && TransitionCtor.prototype, "transitionProperty");
   const REVEALS_NOTHING = /color|shadow|outline|filter|decoration|fill|stroke|caret/;
   const rectOf = ElementProto.getBoundingClientRect;
   const innerWidthOf = getter(w, "innerWidth");
   const innerHeightOf = getter(w, "innerHeight");
   const composedPath = w.Event.prototype.composedPath;
-  // The elements the pointer and focus went onto or off lately.
-  const TOUCHING = ["pointerover", "pointerout", "pointerdown", "focusin", "focusout"];
-  const touched = [];
-  let touchedAt = 0;
-  for (let i = 0; i < TOUCHING.length; i++) {
-    apply(origAdd, w, [TOUCHING[i], (e) => {
-      if (e.isTrusted !== true) return;
-      touched[touchedAt % 8] = apply(composedPath, e, [])[0];
-      touchedAt += 1;
-    }, true]);
-  }
-  // Whether `node` is `other`, inside it or around it (across shadow roots).
-  const within = (node, other) => {
+  const parentOf = getter(w.Node.prototype, "parentNode");
+  // The element the step's press went to, and when.
+  let pressed = null;
+  let pressedAt = -1;
+  apply(origAdd, w, ["pointerdown", (e) => {
+    if (e.isTrusted !== true) return;
+    pressed = apply(composedPath, e, [])[0];
+    pressedAt = now();
+  }, true]);
+  // Whether `node` is `other` or inside it (across shadow roots).
+  const inside = (node, other) => {
     for (let n = node, hops = 0; n && hops < 256; n = n.parentNode || n.host, hops++) {
       if (n === other) return true;
     }
     return false;
   };
-  const touching = (el) => {
-    for (let i = 0; i < 8 && i < touchedAt; i++) {
-      const other = touched[i];
-      if (other && (within(el, other) || within(other, el))) return true;
-    }
-    return false;
+  const isAwaited = (a, target) => {
+    if (apply(setHas, awaitsEnd, [a])) return true;
+    const css = (TransitionCtor && a instanceof TransitionCtor) || (CssAnimationCtor && a instanceof CssAnimationCtor);
+    if (!css) return false;
+    const parent = apply(parentOf, target, []);
+    return apply(setHas, awaitsEnd, [target]) || (!!parent && apply(setHas, awaitsEnd, [parent]));
   };
   let animationsEnd = -1;
   // Ms until the last of them is over (with its end events), -1 for none.
@@ -415,6 +452,7 @@
     }
     const width = innerWidthOf ? apply(innerWidthOf, w, []) : w.innerWidth;
     const height = innerHeightOf ? apply(innerHeightOf, w, []) : w.innerHeight;
+    const ripple = pressedAt >= since ? pressed : null;
     for (let i = 0; i < list.length && i < 256; i++) {
       const a = list[i];
       if (apply(playStateOf, a, []) !== "running") continue;
@@ -429,7 +467,8 @@
       if (!(left >= 0 && left <= SOON_MS)) continue;
       if (TransitionCtor && a instanceof TransitionCtor && REVEALS_NOTHING.test(apply(transitionPropertyOf, a, []))) continue;
       const target = apply(targetOf, effect, []);
-      if (!target || !apply(isConnected, target, []) || touching(target)) continue;
+      if (!target || !apply(isConnected, target, []) || !isAwaited(a, target)) continue;
+      if (ripple && inside(target, ripple)) continue;
       const b = apply(rectOf, target, []);
       const near = (b.width > 0 || b.height > 0) && b.bottom >= -height / 2 && b.top <= height * 1.5
         && b.right >= -width / 2 && b.left <= width * 1.5;
@@ -444,11 +483,25 @@
   const getAttribute = ElementProto.getAttribute;
   const performanceOf = w.performance;
   const entriesByType = w.Performance.prototype.getEntriesByType;
+  // A refresh to the page itself (no URL, or its own) is a page reloading
+  // itself, not one on its way elsewhere: never waited for.
+  const URLCtor = w.URL;
+  const urlOf = getter(w.Document.prototype, "URL");
+  const withoutHash = (url) => url.split("#")[0];
   const refreshDue = (t) => {
     const meta = apply(querySelector, doc, ['meta[http-equiv="refresh" i]']);
     if (!meta) return -1;
-    const seconds = /^\s*(\d+)/.exec(apply(getAttribute, meta, ["content"]) || "");
+    const content = apply(getAttribute, meta, ["content"]) || "";
+    const seconds = /^\s*(\d+)/.exec(content);
     if (!seconds || +seconds[1] * 1000 > SOON_MS) return -1;
+    const to = /url\s*=\s*['"]?([^'"]*)/i.exec(content);
+    if (!to || to[1].trim() === "") return -1;
+    try {
+      const here = apply(urlOf, doc, []);
+      if (withoutHash(new URLCtor(to[1].trim(), here).href) === withoutHash(here)) return -1;
+    } catch (_) {
+      return -1;
+    }
     const navigation = apply(entriesByType, performanceOf, ["navigation"])[0];
     const loaded = navigation && navigation.loadEventEnd > 0 ? navigation.loadEventEnd : t;
     const left = loaded + +seconds[1] * 1000 - t;

@@ -560,19 +560,16 @@ fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
     // The site outside: records the first line of every request it gets.
     let outside = RecordingSite::start();
     let outside_port = outside.port;
-    let site = tempfile::tempdir().unwrap();
-    std::fs::write(
-        site.path().join("offers.html"),
-        format!(
+    let files = FixtureServer::pages(&[(
+        "offers.html",
+        &format!(
             "<!doctype html><title>Offers</title><h1>Offers</h1>\
              <iframe src=\"http://127.0.0.1:{outside_port}/frame\" title=\"Payment\"></iframe>\
              <a href=\"http://127.0.0.1:{outside_port}/leak?clicked=1\">Partner offer</a>\
              <form method=post action=\"http://127.0.0.1:{outside_port}/pay\"><input name=card value=4111-1111>\
              <button>Pay with partner</button></form>"
         ),
-    )
-    .unwrap();
-    let files = FixtureServer::serve(site.path().to_path_buf());
+    )]);
     let click = |name: &'static str| {
         Reply::dynamic(move |rec: &Recorded| {
             let text = rec.last_user_text();

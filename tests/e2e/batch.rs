@@ -239,6 +239,14 @@ fn each_task_has_its_own_context_and_its_domains_are_enforced() {
     let outside = RecordingSite::start();
     let dir = tempfile::tempdir().unwrap();
     let page = files.url("short.html");
+    let elsewhere = RecordingSite::start();
+    let offers = FixtureServer::pages(&[(
+        "offers.html",
+        &format!(
+            "<!doctype html><title>Offers</title><a id=partner target=_blank href={:?}>Partner offer</a>",
+            elsewhere.url("offer")
+        ),
+    )]);
     let leave = format!("() => {{ location.href = {:?}; return 'sent'; }}", outside.url("leak"));
     let file = write_tasks(
         dir.path(),
@@ -250,6 +258,11 @@ fn each_task_has_its_own_context_and_its_domains_are_enforced() {
             json!({"id": "kept", "url": page, "allowed_domains": [format!("127.0.0.1:{}", files.port)], "steps": [
                 {"tool": "evaluate", "function": leave},
                 {"tool": "wait", "ms": 500}
+            ]}),
+            // A tab the page opens elsewhere is closed, not followed.
+            json!({"id": "popup", "url": offers.url("offers.html"), "allowed_domains": [format!("127.0.0.1:{}", offers.port)], "steps": [
+                {"tool": "click", "target": "#partner"},
+                {"tool": "evaluate", "function": "() => document.title"}
             ]}),
         ],
     );
@@ -272,6 +285,7 @@ fn each_task_has_its_own_context_and_its_domains_are_enforced() {
         "{}",
         results["kept"]
     );
+    assert_eq!(results["popup"]["output"]["value"], "Offers", "{}", results["popup"]);
 }
 
 #[test]

@@ -350,6 +350,21 @@ fn a_list_rendered_in_chunks_is_waited_for() {
         let shown = click_on(&mut client, &page, "button \"Show the stages\"");
         assert!(shown.contains(whole), "{how}: {shown}");
     }
+    // A feed growing since before the step is not waited for (each
+    // snapshot took 0.8 s).
+    client.ok(
+        "browser_navigate",
+        json!({"url": files.url("living/chunks.html?feed=1")}),
+    );
+    for _ in 0..2 {
+        let (shown, took) = timed(&mut client, "browser_snapshot", json!({}));
+        assert_within(
+            "a snapshot beside a growing feed",
+            took,
+            Duration::from_millis(600),
+            &shown,
+        );
+    }
 }
 
 /// A reply streaming into the page (a chat answer, a word every 80 ms for
@@ -359,7 +374,7 @@ fn a_list_rendered_in_chunks_is_waited_for() {
 fn a_reply_streaming_in_is_waited_for() {
     let files = FixtureServer::start();
     let mut client = stdio(&[]);
-    for button in ["Ask about the pass", "Ask about the weather"] {
+    for button in ["Ask about the pass", "Ask about the weather", "Ask about the trail"] {
         let page = client.ok("browser_navigate", json!({"url": files.url("living/chat.html")}));
         let (answered, took) = timed(
             &mut client,
@@ -373,6 +388,27 @@ fn a_reply_streaming_in_is_waited_for() {
         assert!(!answered.contains("still busy"), "{answered}");
         assert_within(button, took, Duration::from_millis(4500), &answered);
     }
+    // A live feed read through fetch (a GET that keeps coming) is shown as
+    // it comes: neither the open that starts it nor a click that does
+    // waits for it (each took the whole budget).
+    let (page, took) = timed(
+        &mut client,
+        "browser_navigate",
+        json!({"url": files.url("living/chat.html?live=1")}),
+    );
+    assert_within("an open with a live feed", took, Duration::from_millis(2500), &page);
+    let page = client.ok("browser_navigate", json!({"url": files.url("living/chat.html")}));
+    let (watched, took) = timed(
+        &mut client,
+        "browser_click",
+        json!({"target": ref_in(&page, "button \"Watch the river level\"")}),
+    );
+    assert_within(
+        "a click that starts a live feed",
+        took,
+        Duration::from_millis(2500),
+        &watched,
+    );
 }
 
 /// A tab the page opens (a popup, a link to a new tab) shows its content
@@ -415,6 +451,25 @@ fn an_own_site_frames_content_is_waited_for() {
     assert!(!added.contains("Loading the payment form"), "{added}");
 }
 
+/// A Bootstrap-style modal (a full-viewport layer that lands under the
+/// pointer, focus moved into it) renders its body when its entrance ends,
+/// and a row removed when its exit ends, its Delete inside it: both are in
+/// the reply (they were missed: the animation was taken for the pointer's
+/// or the focus's own effect).
+#[test]
+fn what_an_awaited_animation_brings_is_in_the_reply() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&[]);
+    let url = files.url("living/modal-motion.html");
+    let page = client.ok("browser_navigate", json!({"url": url}));
+    let deleted = click_on(&mut client, &page, "button \"Delete parcel 2\"");
+    let removed = |line: &str| line.starts_with('-') && line.contains("button \"Delete parcel 2\"");
+    assert!(deleted.lines().any(removed), "the row is gone: {deleted}");
+    let page = client.ok("browser_navigate", json!({"url": url}));
+    let opened = click_on(&mut client, &page, "button \"Open order\"");
+    assert!(opened.contains("Confirm order"), "{opened}");
+}
+
 /// An interstitial's one-second meta refresh is waited for: the step
 /// returns with the page it leads to.
 #[test]
@@ -431,6 +486,15 @@ fn a_meta_refresh_due_soon_is_followed() {
         "{page}"
     );
     assert_within("the refresh", took, Duration::from_secs(4), &page);
+    // A page that reloads itself every second is not on its way anywhere
+    // (its open took 10 s).
+    let (page, took) = timed(
+        &mut client,
+        "browser_navigate",
+        json!({"url": files.url("living/refresh-self.html")}),
+    );
+    assert!(page.contains("Bus 42"), "{page}");
+    assert_within("a page refreshing itself", took, Duration::from_millis(1500), &page);
 }
 
 /// A request that never ends under a spinner costs one budget: the

@@ -24,7 +24,8 @@ use crate::fixtures_dir;
 ///   line every 300 ms);
 /// - `/__drip?n=N&ms=M` (and any path under `/__drip/`, any method) answers
 ///   at once, then sends `wordI ` N times M ms apart and ends (a reply
-///   streaming in); with `&events=1`, as server-sent events;
+///   streaming in); with `&events=1`, as server-sent events; `&lag=L`
+///   waits L ms more before the first;
 /// - `/__collect…` answers any method with 204 (beacons, pixels);
 /// - `/__redirect/PATH` answers 302 to `/PATH` (a moved page, a login gate);
 /// - `/__slow?ms=N` (and any path under `/__slow/`, any method) answers
@@ -161,11 +162,9 @@ fn query_number(target: &str, name: &str) -> Option<u64> {
         .and_then(|(_, v)| v.parse().ok())
 }
 
-/// A chunked response whose body never ends: a line every 300 ms, until
-/// the client goes away.
-/// `pieces` chunks `ms` apart, then the end: a reply streaming in (a chat
-/// answer), as server-sent events when `events`.
-async fn drip(sock: &mut TcpStream, pieces: u64, ms: u64, events: bool) -> std::io::Result<()> {
+/// `pieces` chunks `ms` apart (the first `lag` ms later), then the end: a
+/// reply streaming in (a chat answer), as server-sent events when `events`.
+async fn drip(sock: &mut TcpStream, pieces: u64, ms: u64, lag: u64, events: bool) -> std::io::Result<()> {
     let kind = if events {
         "text/event-stream"
     } else {
@@ -175,6 +174,8 @@ async fn drip(sock: &mut TcpStream, pieces: u64, ms: u64, events: bool) -> std::
         "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
     );
     sock.write_all(head.as_bytes()).await?;
+    sock.flush().await?;
+    tokio::time::sleep(Duration::from_millis(lag)).await;
     for n in 0..pieces {
         tokio::time::sleep(Duration::from_millis(ms)).await;
         let piece = if events {
@@ -190,6 +191,8 @@ async fn drip(sock: &mut TcpStream, pieces: u64, ms: u64, events: bool) -> std::
     sock.shutdown().await
 }
 
+/// A chunked response whose body never ends: a line every 300 ms, until
+/// the client goes away.
 async fn stream_forever(sock: &mut TcpStream) -> std::io::Result<()> {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     sock.write_all(head.as_bytes()).await?;
@@ -304,7 +307,8 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
     if path == "/__drip" || path.starts_with("/__drip/") {
         let pieces = query_number(&target, "n").unwrap_or(10);
         let ms = query_number(&target, "ms").unwrap_or(100);
-        return drip(&mut sock, pieces, ms, query_number(&target, "events") == Some(1)).await;
+        let lag = query_number(&target, "lag").unwrap_or(0);
+        return drip(&mut sock, pieces, ms, lag, query_number(&target, "events") == Some(1)).await;
     }
     if path.starts_with("/__collect") {
         let out = "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";

@@ -39,15 +39,17 @@ pub fn element_label(role: &str, name: &str) -> Option<String> {
 }
 
 impl ActRecord {
-    /// The action to run it again on a page at `url` (variables
-    /// substituted; one bound to other sites stays a placeholder).
     /// [`ActRecord::to_action`] on `page`: its variables filled in as the
     /// document the action's text reaches allows.
     pub async fn to_action_on(&self, variables: &Variables, page: &Page) -> Action {
-        let target = self.to_action(&Variables::default(), "").target();
-        self.to_action(variables, &variables.url_of(page, target.as_ref()).await)
+        let mut action = self.to_action(&Variables::default(), "");
+        let url = variables.url_of(page, action.target().as_ref()).await;
+        action.arguments = self.arguments.iter().map(|a| variables.fill_in(a, &url)).collect();
+        action
     }
 
+    /// The action to run it again on a page at `url` (variables
+    /// substituted; one bound to other sites stays a placeholder).
     pub fn to_action(&self, variables: &Variables, url: &str) -> Action {
         Action {
             method: self.method.clone(),

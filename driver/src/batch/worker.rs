@@ -190,16 +190,19 @@ impl Worker {
         let browser = lease.browser();
         let mut unhealthy = false;
         // (A context that cannot be made says so as a tab that cannot open.)
-        let opened = match task_context(browser, task, &shared.source).await {
-            Ok(context) => browser.new_page_in(context.as_ref()).await.map(|page| (context, page)),
-            Err(e) => Err(e),
+        let (context, opened) = match task_context(browser, task, &shared.source).await {
+            Ok(context) => {
+                let page = browser.new_page_in(context.as_ref()).await;
+                (context, page)
+            }
+            Err(e) => (None, Err(e)),
         };
         match opened {
             Err(e) => {
                 result.error = Some(format!("cannot open a tab: {e}"));
                 unhealthy = true;
             }
-            Ok((context, page)) => {
+            Ok(page) => {
                 let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
                 let (stop, stopped) = tokio::sync::watch::channel(false);
                 let progress = std::sync::atomic::AtomicUsize::new(0);
@@ -292,18 +295,16 @@ impl Worker {
                     }
                 }
                 unhealthy |= crashed;
-                if !unhealthy {
-                    match &context {
-                        // (Its tabs with it, popups included.)
-                        Some(c) => {
-                            let _ = browser.close_context(c).await;
-                        }
-                        None => {
-                            let _ = page.close().await;
-                        }
-                    }
+                if !unhealthy && context.is_none() {
+                    let _ = page.close().await;
                 }
             }
+        }
+        // The task's context goes with its tabs, popups included: after a
+        // healthy run, and whatever happened on a browser that is not ours
+        // to replace (a user's browser keeps no task's tabs running).
+        if let Some(c) = context.filter(|_| !unhealthy || !shared.source.recyclable()) {
+            let _ = tokio::time::timeout(CONTEXT_CLOSE_LIMIT, browser.close_context(&c)).await;
         }
         // The run's time: the judge's is its own.
         let judging = result
@@ -420,13 +421,18 @@ async fn within<T>(
     Err(tokio::time::timeout(STOP_GRACE, run).await.ok())
 }
 
+/// How long closing a task's browser context may take (a hung tab in it
+/// must not hold the worker).
+const CONTEXT_CLOSE_LIMIT: Duration = Duration::from_secs(5);
+
 /// What a steps task had taken when its time ran out, the step under way
 /// included (a click whose page then hung did run), and where it was:
 /// `" during step 2 of 3 (click #go)"`.
 fn cut_short(task: &Task, progress: usize) -> (u32, String) {
     match &task.kind {
         TaskKind::Steps(_) if progress == 0 && task.url.is_some() => (0, " while its URL was opening".into()),
-        TaskKind::Steps(steps) if (1..=steps.len()).contains(&progress) => (
+        TaskKind::Steps(steps) if progress > steps.len() => (steps.len() as u32, " after its last step".into()),
+        TaskKind::Steps(steps) if progress >= 1 => (
             progress as u32,
             format!(
                 " during step {progress} of {} ({})",

@@ -596,13 +596,24 @@ impl Browser {
     }
 
     /// A tab opened by `opener` that was not handed out yet, if there is one now.
+    /// A tab on a site its origin policy refuses (a task kept to its
+    /// domains, whose page opened another site) is closed, not followed:
+    /// its later navigations would be refused, but its first document
+    /// loaded before it was taken over.
     pub async fn take_popup(&self, opener: &Page) -> Result<Option<Page>> {
-        match self.claim_popup(opener.target_id()) {
-            Some(id) => self
-                .adopt(&id, Instant::now() + Duration::from_secs(10))
-                .await
-                .map(Some),
-            None => Ok(None),
+        let Some(id) = self.claim_popup(opener.target_id()) else {
+            return Ok(None);
+        };
+        let page = self.adopt(&id, Instant::now() + Duration::from_secs(10)).await?;
+        let (url, _) = page.listed().await;
+        match page.origins().refusal(&url) {
+            None => Ok(Some(page)),
+            Some(why) => {
+                let _ = self.close_page(page).await;
+                Err(Error::InvalidAction(format!(
+                    "the page opened a new tab: {why}; closed it"
+                )))
+            }
         }
     }
 

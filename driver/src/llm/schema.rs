@@ -4,11 +4,11 @@
 
 use serde_json::{json, Value};
 
-/// Validates `value` against `schema`; the error lists the first few
-/// problems with their JSON paths, in words a model can act on.
 /// Takes out of the list `value[list]` the items that do not match the
 /// schema's item schema for it (`properties.<list>.items`) and returns
-/// them, so that one bad item need not cost the whole answer.
+/// them, so that one bad item need not cost the whole answer. When none
+/// fits, nothing is taken out: a mistake in every item is the answer's,
+/// and its error goes back to the model.
 pub fn prune_items(schema: &Value, value: &mut Value, list: &str) -> Vec<Value> {
     let item_schema = &schema["properties"][list]["items"];
     let Some(items) = value.get_mut(list).and_then(Value::as_array_mut) else {
@@ -17,13 +17,19 @@ pub fn prune_items(schema: &Value, value: &mut Value, list: &str) -> Vec<Value> 
     if !item_schema.is_object() {
         return Vec::new();
     }
-    let (keep, bad): (Vec<Value>, Vec<Value>) = std::mem::take(items)
-        .into_iter()
+    let (keep, bad): (Vec<Value>, Vec<Value>) = items
+        .iter()
+        .cloned()
         .partition(|item| validate(item_schema, item).is_ok());
+    if keep.is_empty() {
+        return Vec::new();
+    }
     *items = keep;
     bad
 }
 
+/// Validates `value` against `schema`; the error lists the first few
+/// problems with their JSON paths, in words a model can act on.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
     let validator = compile(schema)?;
     let problems: Vec<String> = validator
@@ -228,6 +234,8 @@ pub fn fits_strict_mode(schema: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn unfit_items_are_taken_out_of_a_list() {
         let schema = serde_json::json!({"type": "object", "properties": {"elements": {"type": "array", "items": {
@@ -239,9 +247,11 @@ mod tests {
         assert!(super::validate(&schema, &v).is_ok());
         // Nothing to prune where there is no such list.
         assert!(super::prune_items(&schema, &mut serde_json::json!({}), "elements").is_empty());
+        // None fits: the answer's mistake, left for its error.
+        let mut all_bad = serde_json::json!({"elements": [{"method": "explode"}]});
+        assert!(super::prune_items(&schema, &mut all_bad, "elements").is_empty());
+        assert_eq!(all_bad["elements"].as_array().unwrap().len(), 1);
     }
-
-    use super::*;
 
     #[test]
     fn validation_explains_problems() {

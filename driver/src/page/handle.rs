@@ -81,6 +81,9 @@ struct StepClock {
     commits: u64,
     /// Input being sent prepares the action (see [`Page::preparing_input`]).
     preparing: bool,
+    /// The step began at an input event (an action's press, key or
+    /// scroll), not at a navigation.
+    from_input: bool,
 }
 
 impl StepClock {
@@ -94,6 +97,7 @@ impl StepClock {
             routes,
             commits,
             preparing: false,
+            from_input: false,
         }
     }
 }
@@ -367,9 +371,17 @@ impl Page {
         self.shared.step.lock().unwrap().started
     }
 
+    /// Whether the step began at an input event (see `StepClock::from_input`).
+    pub(crate) fn step_began_at_input(&self) -> bool {
+        self.shared.step.lock().unwrap().from_input
+    }
+
     /// A step begins now (a navigation): what the page does from here on is
     /// its doing (readiness waits for the requests and timers it starts).
     pub(crate) fn begin_step(&self) {
+        // (A document the driver navigates to is no unseen one: its
+        // requests are all known.)
+        self.take_unseen_document();
         let seen = self.tracker().with(|s| (s.routes, s.commits));
         *self.shared.step.lock().unwrap() = StepClock::starting(seen, false);
     }
@@ -429,6 +441,7 @@ impl Page {
         let mut step = self.shared.step.lock().unwrap();
         if !step.preparing && std::mem::take(&mut step.awaiting_input) {
             step.started = Instant::now();
+            step.from_input = true;
         }
     }
 

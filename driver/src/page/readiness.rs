@@ -8,10 +8,14 @@
 //! 1. the main document is parsed (no navigation on its way, and a form
 //!    submission's queued navigation has been given its turn);
 //! 2. what the content waits on has arrived: Code and Data requests of the
-//!    page's own site ([`RequestRole`]) while they are young
-//!    ([`CONTENT_REQUEST_AGE`]), and a step's own fetches and code for as
-//!    long as the page shows a loading indicator in the viewport or the
-//!    step changed a client-side app's route;
+//!    page's own site and its own site's frames ([`RequestRole`]) while
+//!    they are young ([`CONTENT_REQUEST_AGE`]), and a step's own fetches
+//!    and code for as long as the page shows a loading indicator in the
+//!    viewport or the step changed a client-side app's route; a reply
+//!    streaming in for the step's input (a question sent, its answer still
+//!    arriving and showing: [`STREAM_GAP`]); on a tab's first look (one the
+//!    page opened, whose earlier requests are unknown), a loading
+//!    indicator in view;
 //! 3. the content in and near the viewport has not changed for
 //!    [`QUIET_WINDOW_READY`] since DOMContentLoaded (regions that change at
 //!    a steady beat, such as clocks, tickers and carousels, do not count),
@@ -21,14 +25,17 @@
 //!    most [`ECHO_WINDOW`]);
 //! 4. for up to [`LATE_WINDOW`] after that, timers and idle callbacks the
 //!    page set during the step and due within it, animations the step's
-//!    input started in view that end within it, and a consent manager still
-//!    loading: the dialogs pages open just after they render, and what
-//!    renders when an entrance ends;
-//! 5. an interstitial's `<meta http-equiv="refresh">` due within a second:
-//!    the next page is the one waited for.
+//!    input started in view that end within it and whose end the page
+//!    awaits, a list the page is filling in chunk by chunk
+//!    ([`GROWTH_GAP`]), and a consent manager still loading: the dialogs
+//!    pages open just after they render, and what renders when an
+//!    entrance ends;
+//! 5. an interstitial's `<meta http-equiv="refresh">` to another address
+//!    due within a second: the next page is the one waited for.
 //!
 //! The `load` event, other sites' frames, images, beacons, polls, long polls,
-//! streams, WebSocket and EventSource never hold a step. The budget (the
+//! feeds (streams the page reads as they come), WebSocket and EventSource
+//! never hold a step. The budget (the
 //! page's ready timeout) bounds every wait; running out is not an error.
 //!
 //! [`WaitUntil::Load`] also waits for the load event after navigations, and
@@ -408,9 +415,12 @@ impl Page {
             // A reply streaming in for the step (a chat answer, a report
             // written as it is made): its request is still receiving, and
             // what it brings still shows (even at the even pace of a beat).
-            let receiving = tracker
-                .with(|s| s.step_data_at(step))
-                .is_some_and(|at| now < at + STREAM_GAP);
+            // (Only after the step's input: a page that opens a stream as
+            // it loads is showing a feed, not answering.)
+            let receiving = self.step_began_at_input()
+                && tracker
+                    .with(|s| s.step_data_at(step))
+                    .is_some_and(|at| now < at + STREAM_GAP);
             if receiving && probe.stirred_ago.is_some_and(|a| a < STREAM_GAP) {
                 pending = vec!["a reply still streaming in".into()];
                 tokio::time::sleep_until(deadline.min(now + POLL).into()).await;
@@ -515,7 +525,13 @@ impl Page {
             // An interstitial's `<meta http-equiv="refresh">` due within a
             // second: the page the user waits for is the next one (its
             // navigation then holds the step as any other does).
-            if let Some(due) = probe.refresh_in.map(|d| now + d) {
+            // (Within a second of the late window: a refresh that waits for
+            // a load event that does not come holds no step for long.)
+            if let Some(due) = probe
+                .refresh_in
+                .map(|d| now + d)
+                .filter(|due| *due <= late_end + LATE_WINDOW)
+            {
                 pending = vec!["the page's refresh to its next address".into()];
                 let wake = (due + Duration::from_millis(5)).min(now + POLL);
                 tokio::time::sleep_until(deadline.min(wake).into()).await;

@@ -24,14 +24,20 @@ impl Page {
     /// The address of the document text typed at `target` reaches (with
     /// none: the document holding focus). The tab's URL for the main
     /// frame; a child frame's own origin (an `about:blank` frame's is its
-    /// parent's). A target that cannot be located is the main frame's: its
-    /// action fails there, or finds it again there.
+    /// parent's). A target that cannot be located yet is the main frame's
+    /// when it names no frame (its action fails there, or finds it again
+    /// there); one in a frame that cannot be told is no site at all, so
+    /// that nothing bound is released to a frame that appears later.
     pub async fn receiving_url(&self, target: Option<&Target>) -> String {
         let Ok(main) = self.main_frame_id().await else {
             return self.listed().await.0;
         };
         let frame = match target {
-            Some(t) => self.locate(t).await.map_or_else(|_| main.clone(), |loc| loc.frame),
+            Some(t) => match self.locate(t).await {
+                Ok(loc) => loc.frame,
+                Err(_) if names_a_frame(t) => return "about:blank".into(),
+                Err(_) => main.clone(),
+            },
             None => self.focused_frame(&main).await,
         };
         if frame == main {
@@ -71,6 +77,14 @@ impl Page {
             }
         }
         frame
+    }
+}
+
+/// Whether `target` is in a child frame (`f1e3`, or a selector with a frame).
+fn names_a_frame(target: &Target) -> bool {
+    match target {
+        Target::Ref(r) => super::target::split_ref(r).is_none_or(|(prefix, _)| prefix.is_some()),
+        Target::Selector { frame, .. } => frame.is_some(),
     }
 }
 

@@ -119,7 +119,7 @@ pub fn is_ref(s: &str) -> bool {
 }
 
 /// `f3e12` → (Some("f3"), "e12"); `e12` → (None, "e12").
-fn split_ref(s: &str) -> Option<(Option<&str>, &str)> {
+pub(super) fn split_ref(s: &str) -> Option<(Option<&str>, &str)> {
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     if let Some(n) = s.strip_prefix('e') {
         return digits(n).then_some((None, s));

@@ -52,6 +52,9 @@ struct Request {
     stream_since: Option<Instant>,
     /// When the latest piece of its body arrived.
     last_data: Option<Instant>,
+    /// It sends something (a POST, a PUT): a question whose answer may
+    /// stream back, not a feed (feeds are GETs).
+    sends: bool,
     /// The URL, for saying what a step still waits on.
     url: String,
     /// The endpoint of a content data request, followed for polling
@@ -196,27 +199,30 @@ impl NetState {
         self.last_input = Some(Instant::now());
     }
 
-    /// When the latest piece of a body arrived for a request started since
-    /// `step` that is still running (Code, Data or another site's fetch; a
-    /// stream's type included): a reply streaming in.
+    /// When the latest piece of a body arrived for a request that sends
+    /// something (a POST: a question, not a feed), started since `step` and
+    /// still running (Data, or another site's fetch; a stream's type
+    /// included): a reply streaming in.
     pub(crate) fn step_data_at(&self, step: Instant) -> Option<Instant> {
         self.inflight
             .values()
-            .filter(|r| r.role != RequestRole::Background && !r.ignored && r.started >= step)
+            .filter(|r| r.role != RequestRole::Background && !r.ignored && r.sends && r.started >= step)
             .filter_map(|r| r.last_data)
             .max()
     }
 
     /// Requests the page's content may still be waiting on, oldest first
     /// (`ready` readiness): Code and Data requests still running, except
-    /// those whose response began streaming (a stream's type) more than
+    /// GETs whose response began streaming (a stream's type) more than
     /// `stream_grace` ago.
     pub(crate) fn content_requests(&self, now: Instant, stream_grace: Duration) -> Vec<PendingRequest> {
         let mut out: Vec<PendingRequest> = self
             .inflight
             .values()
             .filter(|r| r.role != RequestRole::Background)
-            .filter(|r| r.stream_since.is_none_or(|at| now < at + stream_grace))
+            // (A stream's type on a question sent, a POST, is its answer
+            // on its way: content while it is young, as any other.)
+            .filter(|r| r.sends || r.stream_since.is_none_or(|at| now < at + stream_grace))
             .map(|r| PendingRequest {
                 url: r.url.clone(),
                 started: r.started,
@@ -557,6 +563,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                         role,
                         stream_since: None,
                         last_data: None,
+                        sends: !matches!(e.request.method.to_ascii_uppercase().as_str(), "GET" | "HEAD"),
                         url: e.request.url.chars().take(200).collect(),
                         endpoint,
                     },
@@ -872,6 +879,7 @@ mod tests {
             role: RequestRole::Data,
             stream_since: None,
             last_data: None,
+            sends: false,
             url: "http://a.test/api".into(),
             endpoint: None,
         }
@@ -1085,6 +1093,42 @@ mod tests {
         assert_eq!(site_of("a.b.example.com"), "example.com");
         assert_eq!(site_of("localhost"), "localhost");
         assert_eq!(host_of("https://u:p@[::1]:80/x"), "::1");
+    }
+
+    #[test]
+    fn a_reply_streaming_in_is_a_question_sent_since_the_step() {
+        let mut s = st();
+        let t0 = Instant::now();
+        let step = t0 + Duration::from_millis(10);
+        let put = |s: &mut NetState, id: &str, started: Instant, sends: bool, role: RequestRole, data: bool| {
+            let mut r = request(started, false);
+            r.sends = sends;
+            r.role = role;
+            r.last_data = data.then(|| started + Duration::from_millis(5));
+            s.inflight.insert(id.into(), r);
+        };
+        put(&mut s, "feed", step, false, RequestRole::Data, true);
+        put(&mut s, "before", t0, true, RequestRole::Data, true);
+        put(&mut s, "beacon", step, true, RequestRole::Background, true);
+        put(&mut s, "quiet", step, true, RequestRole::Data, false);
+        assert_eq!(
+            s.step_data_at(step),
+            None,
+            "a GET feed, an older question, a beacon, no data yet"
+        );
+        put(&mut s, "answer", step, true, RequestRole::Data, true);
+        assert_eq!(s.step_data_at(step), Some(step + Duration::from_millis(5)));
+    }
+
+    #[test]
+    fn frames_of_one_site() {
+        assert!(same_site(
+            "https://shop.example.com/cart",
+            "https://pay.example.com/form"
+        ));
+        assert!(!same_site("https://shop.example.com/", "https://ads.example.net/slot"));
+        assert!(!same_site("https://shop.example.com/", "about:blank"));
+        assert!(!same_site("https://shop.example.com/", "about:srcdoc"));
     }
 
     #[test]

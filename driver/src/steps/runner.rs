@@ -179,6 +179,8 @@ impl<'b> Runner<'b> {
                             self.snapshot = None;
                         }
                         Ok(None) => {}
+                        // (A tab outside the allowed origins was closed: said.)
+                        Err(Error::InvalidAction(why)) => report.notes.push(why),
                         Err(e) => tracing::debug!("run: new tab: {e}"),
                     }
                 }

@@ -103,7 +103,6 @@ To type into a field, name it: its ref or a selector as the target."
                 ),
             }));
         };
-        let method = if a.slowly { "type" } else { "fill" };
         let substituted = text != a.text;
         let mut r = element::perform(ctx, &el.action(method, vec![text])).await?;
         let cut_short = r.typed_chars.take();
