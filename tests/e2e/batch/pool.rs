@@ -159,7 +159,10 @@ async fn a_task_over_its_time_limit_times_out_and_its_browser_is_replaced() {
     ];
     let (report, events) = run_one_by_one(dir.path(), &tasks, std::time::Duration::from_secs(2), |_| {}).await;
     assert_eq!(status_of(&report, "slow"), TaskStatus::Timeout);
-    assert_eq!(report.results[0].error.as_deref(), Some("timed out after 2 s during step 1 of 1 (wait)"));
+    assert_eq!(
+        report.results[0].error.as_deref(),
+        Some("timed out after 2 s during step 1 of 1 (wait)")
+    );
     assert_eq!(status_of(&report, "after"), TaskStatus::Ok);
     assert!(events
         .iter()
