@@ -39,7 +39,8 @@ impl Default for ObserveOptions {
 pub struct ObserveResult {
     pub actions: Vec<Action>,
     pub usage: Usage,
-    /// Elements the model named that are not on the page (dropped).
+    /// Elements the model named that are not on the page, or that the
+    /// schema refused (an unknown method): dropped, each by its ref.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
 }

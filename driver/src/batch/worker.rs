@@ -447,9 +447,11 @@ fn cut_short(task: &Task, progress: usize) -> (u32, String) {
 /// The browser context a task runs in. Its own, fresh, on the browsers a
 /// batch launches or gets from a grid: no cookies, storage or tabs of an
 /// earlier task, and its `allowed_domains` refused by the browser itself
-/// (a link or a form to another site is never requested; its frames still
-/// load). On a browser the user runs (`--cdp-endpoint`), that browser's
-/// own (its logins), unless the task limits its domains.
+/// (a link or a form that takes the task's tab to another site is never
+/// requested; its frames still load; a tab the page opens elsewhere is
+/// closed when the run follows it). On a browser the user runs
+/// (`--cdp-endpoint`), that browser's own (its logins), unless the task
+/// limits its domains.
 async fn task_context(browser: &Browser, task: &Task, source: &Source) -> crate::error::Result<Option<BrowserContext>> {
     if source.keeps_its_own_state() && task.allowed_domains.is_empty() {
         return Ok(None);
