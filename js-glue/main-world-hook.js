@@ -413,6 +413,8 @@
   const CssAnimationCtor = w.CSSAnimation;
   const transitionPropertyOf = getter(TransitionCtor && TransitionCtor.prototype, "transitionProperty");
   const REVEALS_NOTHING = /color|shadow|outline|filter|decoration|fill|stroke|caret/;
+  const regexpExec = w.RegExp.prototype.exec;
+  const matches = (re, text) => apply(regexpExec, re, [String(text)]);
   const rectOf = ElementProto.getBoundingClientRect;
   const innerWidthOf = getter(w, "innerWidth");
   const innerHeightOf = getter(w, "innerHeight");
@@ -453,6 +455,7 @@
     const width = innerWidthOf ? apply(innerWidthOf, w, []) : w.innerWidth;
     const height = innerHeightOf ? apply(innerHeightOf, w, []) : w.innerHeight;
     const ripple = pressedAt >= since ? pressed : null;
+    let liveEnd = -1;
     for (let i = 0; i < list.length && i < 256; i++) {
       const a = list[i];
       if (apply(playStateOf, a, []) !== "running") continue;
@@ -465,15 +468,20 @@
       const timing = apply(computedTiming, effect, []);
       const left = (timing.endTime - (timing.localTime || 0)) / rate;
       if (!(left >= 0 && left <= SOON_MS)) continue;
-      if (TransitionCtor && a instanceof TransitionCtor && REVEALS_NOTHING.test(apply(transitionPropertyOf, a, []))) continue;
+      if (TransitionCtor && a instanceof TransitionCtor && matches(REVEALS_NOTHING, apply(transitionPropertyOf, a, [])) !== null) continue;
       const target = apply(targetOf, effect, []);
       if (!target || !apply(isConnected, target, []) || !isAwaited(a, target)) continue;
       if (ripple && inside(target, ripple)) continue;
       const b = apply(rectOf, target, []);
       const near = (b.width > 0 || b.height > 0) && b.bottom >= -height / 2 && b.top <= height * 1.5
         && b.right >= -width / 2 && b.left <= width * 1.5;
-      if (near && t + left > animationsEnd) animationsEnd = t + left;
+      if (near && t + left > liveEnd) liveEnd = t + left;
     }
+    // The latest end among the animations running now. One that is over
+    // keeps its end for END_EVENTS_MS (its events come with the next
+    // frame); one cancelled or removed before its end is forgotten.
+    if (liveEnd >= 0) animationsEnd = liveEnd;
+    else if (t < animationsEnd) animationsEnd = -1;
     return animationsEnd < 0 || t > animationsEnd + END_EVENTS_MS ? -1 : animationsEnd + END_EVENTS_MS - t;
   };
   // A `<meta http-equiv="refresh">` that moves on within SOON_MS: an
@@ -492,9 +500,9 @@
     const meta = apply(querySelector, doc, ['meta[http-equiv="refresh" i]']);
     if (!meta) return -1;
     const content = apply(getAttribute, meta, ["content"]) || "";
-    const seconds = /^\s*(\d+)/.exec(content);
+    const seconds = matches(/^\s*(\d+)/, content);
     if (!seconds || +seconds[1] * 1000 > SOON_MS) return -1;
-    const to = /url\s*=\s*['"]?([^'"]*)/i.exec(content);
+    const to = matches(/url\s*=\s*['"]?([^'"]*)/i, content);
     if (!to || to[1].trim() === "") return -1;
     try {
       const here = apply(urlOf, doc, []);

@@ -398,15 +398,20 @@ impl RecordingSite {
         let port = listener.local_addr().expect("a local address").port();
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let log = seen.clone();
+        // (A connection each its own reader: an idle preconnect must not
+        // hold up the requests behind it.)
         std::thread::spawn(move || {
             for mut conn in listener.incoming().flatten() {
-                let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
-                let mut buf = [0u8; 1024];
-                let n = conn.read(&mut buf).unwrap_or(0);
-                let text = String::from_utf8_lossy(&buf[..n]).to_string();
-                if let Some(line) = text.lines().next().filter(|l| !l.is_empty()) {
-                    log.lock().unwrap().push(line.to_string());
-                }
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
+                    let mut buf = [0u8; 1024];
+                    let n = conn.read(&mut buf).unwrap_or(0);
+                    let text = String::from_utf8_lossy(&buf[..n]).to_string();
+                    if let Some(line) = text.lines().next().filter(|l| !l.is_empty()) {
+                        log.lock().unwrap().push(line.to_string());
+                    }
+                });
             }
         });
         RecordingSite { port, seen }

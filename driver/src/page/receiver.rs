@@ -10,11 +10,12 @@ use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ReleaseObjectPara
 use super::handle::Page;
 use super::target::Target;
 
-/// The focused element when it is a frame's `<iframe>` (through shadow roots), else null.
+/// The focused element when it holds a document of its own (an `<iframe>`,
+/// an `<object>`, an `<embed>`; through shadow roots), else null.
 const FOCUSED_FRAME_OWNER_JS: &str = r#"(() => {
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  return a && (a.tagName === "IFRAME" || a.tagName === "FRAME") ? a : null;
+  return a && ["IFRAME", "FRAME", "OBJECT", "EMBED", "FENCEDFRAME"].includes(a.tagName) ? a : null;
 })()"#;
 
 /// Frames below the main one that focus is followed into.
@@ -38,7 +39,12 @@ impl Page {
                 Err(_) if names_a_frame(t) => return "about:blank".into(),
                 Err(_) => main.clone(),
             },
-            None => self.focused_frame(&main).await,
+            // (Focus in a document that cannot be told, an `<embed>`'s, is
+            // no site: nothing bound is typed.)
+            None => match self.focused_frame(&main).await {
+                Some(frame) => frame,
+                None => return "about:blank".into(),
+            },
         };
         if frame == main {
             return self.listed().await.0;
@@ -51,8 +57,9 @@ impl Page {
     }
 
     /// The innermost frame holding focus, following focused `<iframe>`s
-    /// down from `main` (`main` when it cannot be told).
-    async fn focused_frame(&self, main: &FrameId) -> FrameId {
+    /// down from `main`; `None` when focus is in a document no frame of the
+    /// tree stands for (an `<object>` or `<embed>` with no frame).
+    async fn focused_frame(&self, main: &FrameId) -> Option<FrameId> {
         let mut frame = main.clone();
         for _ in 0..MAX_FRAME_DEPTH {
             let Ok(ctx) = self.world_context(&frame).await else {
@@ -71,12 +78,15 @@ impl Page {
                 })
                 .await;
             let _ = self.send(ReleaseObjectParams::new(owner)).await;
-            match described.ok().and_then(|d| d.result.node.frame_id.clone()) {
-                Some(child) => frame = child,
-                None => break,
+            match described.ok().map(|d| d.result.node.clone()) {
+                Some(node) => match node.frame_id {
+                    Some(child) => frame = child,
+                    None => return None,
+                },
+                None => return None,
             }
         }
-        frame
+        Some(frame)
     }
 }
 
