@@ -200,37 +200,28 @@ const __sl_readiness = (() => {
     const b = node.getBoundingClientRect();
     return (b.width > 0 || b.height > 0) && b.bottom >= -h / 2 && b.top <= h * 1.5 && b.right >= -w / 2 && b.left <= w * 1.5;
   };
-  // Newest first: the first change in or near the viewport (half a viewport
-  // around it) is the latest that counts; the same for growing containers.
+  // Of `[node, time]` pairs, the newest after `after` in or near the
+  // viewport (half a viewport around it), or null.
+  const newestNear = (list, after) => {
+    for (let i = list.length - 1; i >= 0; i--) {
+      if (list[i][1] <= after) break;
+      if (near(list[i][0])) return list[i];
+    }
+    return null;
+  };
+  // The latest change that counts, the latest at a beat, the latest growth.
   const place = () => {
-    for (let i = unplaced.length - 1; i >= 0; i--) {
-      const [node, t] = unplaced[i];
-      if (t <= lastChange) break;
-      if (near(node)) {
-        lastChange = t;
-        break;
-      }
+    const change = newestNear(unplaced, lastChange);
+    if (change) lastChange = change[1];
+    const beat = newestNear(beating, lastBeat);
+    if (beat) lastBeat = beat[1];
+    const grew = newestNear(grown, lastGrowth);
+    if (grew) {
+      const g = growth.get(grew[0]);
+      [lastGrowth, lastGrowthRuns, lastGrowthBegan] = [grew[1], g.runs, g.began];
     }
     unplaced = [];
-    for (let i = beating.length - 1; i >= 0; i--) {
-      const [node, t] = beating[i];
-      if (t <= lastBeat) break;
-      if (near(node)) {
-        lastBeat = t;
-        break;
-      }
-    }
     beating = [];
-    for (let i = grown.length - 1; i >= 0; i--) {
-      const [container, t] = grown[i];
-      if (t <= lastGrowth) break;
-      if (near(container)) {
-        lastGrowth = t;
-        lastGrowthRuns = growth.get(container).runs;
-        lastGrowthBegan = growth.get(container).began;
-        break;
-      }
-    }
     grown = [];
   };
   let timers = "";

@@ -168,8 +168,8 @@
   const origSetInterval = w.setInterval;
   const now = w.performance.now.bind(w.performance);
   const SOON_MS = 1000;
-  let due = {};
-  let born = {};
+  const due = {};
+  const born = {};
   // The latest qualifying timer that ran: when it was set and when it ran
   // (its work, a request say, may take a moment to show).
   let ranBorn = -1;
@@ -219,8 +219,8 @@
   // is told apart, so that the driver can wait for it while its runs are
   // filling a list in. Keys → when due.
   const REARM_MS = 300;
-  let rearmed = {};
-  let rearmedBorn = {};
+  const rearmed = {};
+  const rearmedBorn = {};
   // Schedules a one-shot callback (a timer's, an idle callback's) through
   // `original`, with the wrapped callback in args[0]. It counts while
   // pending when it is due within SOON_MS, at most MAX_CHAIN links down a
@@ -522,25 +522,32 @@
   // last `detail` ms
   // (since the step began): the engine dispatches `__sightline_timers` and
   // reads the answer event's detail.
+  // Of the callbacks in `dueAt` (key → when due; `bornAt`: when set),
+  // those set since `since`: how many, and ms to the nearest (-1: none).
+  // One overdue by SOON_MS (a background tab's, which the browser holds
+  // back) is dropped: it must not count for ever.
+  const pendingSince = (dueAt, bornAt, since, t) => {
+    let n = 0;
+    let next = -1;
+    for (const key in dueAt) {
+      const left = dueAt[key] - t;
+      if (left < -SOON_MS) {
+        delete dueAt[key];
+        delete bornAt[key];
+        continue;
+      }
+      if (bornAt[key] < since) continue;
+      n += 1;
+      if (next < 0 || left < next) next = left < 0 ? 0 : left;
+    }
+    return [n, next];
+  };
   apply(origAdd, doc, ["__sightline_timers", (e) => {
     const t = now();
     const asked = t - (+e.detail >= 0 ? +e.detail : 0);
     const first = firstActedSince(asked);
     const since = first >= 0 ? first - 1 : asked;
-    let count = 0;
-    let next = -1;
-    for (const id in due) {
-      const left = due[id] - t;
-      // A timer the browser delays (a background tab) must not count for ever.
-      if (left < -SOON_MS) {
-        delete due[id];
-        delete born[id];
-        continue;
-      }
-      if (born[id] < since) continue;
-      count += 1;
-      if (next < 0 || left < next) next = left < 0 ? 0 : left;
-    }
+    const [count, next] = pendingSince(due, born, since, t);
     // Frames asked for since the step began and not drawn yet (a hidden
     // page draws none: they stop counting after FRAME_MS).
     let framesDue = 0;
@@ -552,16 +559,7 @@
       if (frames[id] >= since) framesDue += 1;
     }
     // The nearest self-set callback of the step (the next chunk).
-    let rearmedNext = -1;
-    for (const key in rearmed) {
-      const left = rearmed[key] - t;
-      if (left < -SOON_MS) {
-        delete rearmed[key];
-        delete rearmedBorn[key];
-        continue;
-      }
-      if (rearmedBorn[key] >= since && (rearmedNext < 0 || left < rearmedNext)) rearmedNext = left < 0 ? 0 : left;
-    }
+    const rearmedNext = pendingSince(rearmed, rearmedBorn, since, t)[1];
     const ranAgo = ranBorn >= since ? Math.round(t - ranAt) : -1;
     // (Only the step's input sets animations off that count.)
     const animating = first >= 0 ? Math.round(animationsDue(since, t)) : -1;

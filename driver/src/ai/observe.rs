@@ -149,7 +149,7 @@ impl Ai<'_> {
                 &schema,
                 "observe",
                 secrets,
-                "elements",
+                Some("elements"),
             )
             .await?;
         usage += reply.usage;
@@ -172,7 +172,7 @@ impl Ai<'_> {
                     &schema,
                     "observe",
                     secrets,
-                    "elements",
+                    Some("elements"),
                 )
                 .await?;
             usage += again.usage;

@@ -78,54 +78,26 @@ impl Llm {
         purpose: &str,
         secrets: &Secrets,
     ) -> Result<StructuredReply, LlmError> {
-        let ask = Ask {
-            system,
-            name,
-            schema: schema_value,
-            purpose,
-            secrets,
-        };
-        Ok(self.ask_structured(&ask, messages, None).await?.0)
+        let asked = self.structured_list(system, messages, name, schema_value, purpose, secrets, None);
+        Ok(asked.await?.0)
     }
 
     /// [`Llm::structured`] for an answer that holds a list under `list`
     /// (`{"elements": […]}`): items that do not fit the list's item schema
     /// (an unknown method in one element) are taken out and returned
-    /// apart, rather than costing the whole answer.
+    /// apart, rather than costing the whole answer (with `None`, it is
+    /// [`Llm::structured`]).
     #[allow(clippy::too_many_arguments)]
     pub async fn structured_list(
         &self,
         system: &str,
-        messages: Vec<Message>,
+        mut messages: Vec<Message>,
         name: &str,
         schema_value: &Value,
         purpose: &str,
         secrets: &Secrets,
-        list: &str,
-    ) -> Result<(StructuredReply, Vec<Value>), LlmError> {
-        let ask = Ask {
-            system,
-            name,
-            schema: schema_value,
-            purpose,
-            secrets,
-        };
-        self.ask_structured(&ask, messages, Some(list)).await
-    }
-
-    async fn ask_structured(
-        &self,
-        ask: &Ask<'_>,
-        mut messages: Vec<Message>,
         list: Option<&str>,
     ) -> Result<(StructuredReply, Vec<Value>), LlmError> {
-        let Ask {
-            system,
-            name,
-            schema: schema_value,
-            purpose,
-            secrets,
-        } = *ask;
         let mut usage = Usage::default();
         let mut last_problem = String::new();
         for attempt in 0..2 {
@@ -169,16 +141,6 @@ impl Llm {
             "{purpose}: the model's answer was still invalid after a retry: {last_problem}"
         )))
     }
-}
-
-/// What a structured question asks, apart from the conversation.
-#[derive(Clone, Copy)]
-struct Ask<'a> {
-    system: &'a str,
-    name: &'a str,
-    schema: &'a Value,
-    purpose: &'a str,
-    secrets: &'a Secrets,
 }
 
 #[cfg(test)]

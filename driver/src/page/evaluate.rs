@@ -1,7 +1,7 @@
 //! Evaluating script: in the page's own world, or in an isolated world of
 //! the user's (neither the page's nor the engine's).
 
-use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, ResolveNodeParams};
+use chromiumoxide::cdp::browser_protocol::dom::ResolveNodeParams;
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallArgument, CallFunctionOnParams, EvaluateParams, ExecutionContextId, ReleaseObjectParams, RemoteObject,
@@ -195,14 +195,7 @@ impl Page {
             .await?
             .ok_or_else(|| Error::InvalidAction(format!("{} no longer resolves", target.label())))?;
         // The engine's world holds the element; the page's world needs its own handle to it.
-        let described = self
-            .send(DescribeNodeParams {
-                object_id: Some(engine_object.clone()),
-                ..Default::default()
-            })
-            .await;
-        let _ = self.send(ReleaseObjectParams::new(engine_object)).await;
-        let backend = described?.result.node.backend_node_id;
+        let backend = self.describe_and_release(engine_object).await?.backend_node_id;
         let resolved = self
             .send(ResolveNodeParams {
                 backend_node_id: Some(backend),

@@ -3,9 +3,8 @@
 //! into that site's documents, and another site's frame on it (an ad, an
 //! embedded form) is another document.
 
-use chromiumoxide::cdp::browser_protocol::dom::DescribeNodeParams;
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
-use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ReleaseObjectParams};
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
 use super::handle::Page;
 use super::target::Target;
@@ -71,20 +70,7 @@ impl Page {
             let Some(owner) = self.send(p).await.ok().and_then(|r| r.result.result.object_id.clone()) else {
                 break;
             };
-            let described = self
-                .send(DescribeNodeParams {
-                    object_id: Some(owner.clone()),
-                    ..Default::default()
-                })
-                .await;
-            let _ = self.send(ReleaseObjectParams::new(owner)).await;
-            match described.ok().map(|d| d.result.node.clone()) {
-                Some(node) => match node.frame_id {
-                    Some(child) => frame = child,
-                    None => return None,
-                },
-                None => return None,
-            }
+            frame = self.describe_and_release(owner).await.ok()?.frame_id?;
         }
         Some(frame)
     }

@@ -16,7 +16,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, GetFrameOwnerParams, ResolveNodeParams};
+use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, GetFrameOwnerParams, Node, ResolveNodeParams};
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallArgument, CallFunctionOnParams, EvaluateParams, ReleaseObjectParams, RemoteObjectId,
@@ -536,20 +536,25 @@ impl Page {
             .engine_object(main, selector)
             .await?
             .ok_or(element_failure(ActionErrorKind::NotFound))?;
-        let p = DescribeNodeParams {
-            object_id: Some(object.clone()),
-            ..Default::default()
-        };
-        let described = self.send(p).await;
-        let _ = self.send(ReleaseObjectParams::new(object)).await;
-        let node = described?;
-        node.result
-            .node
-            .frame_id
+        let node = self.describe_and_release(object).await?;
+        node.frame_id
             .clone()
             .ok_or(element_failure(ActionErrorKind::Unsupported(format!(
                 "{selector} is not an <iframe> with a document"
             ))))
+    }
+
+    /// The DOM node behind a remote object, which is released (its world
+    /// needs it no more).
+    pub(crate) async fn describe_and_release(&self, object: RemoteObjectId) -> Result<Node> {
+        let described = self
+            .send(DescribeNodeParams {
+                object_id: Some(object.clone()),
+                ..Default::default()
+            })
+            .await;
+        let _ = self.send(ReleaseObjectParams::new(object)).await;
+        Ok(described?.result.node.clone())
     }
 
     /// A remote object for the element the engine of `frame` resolves `target` to.

@@ -563,7 +563,7 @@ fn apply(shared: &Mutex<NetState>, page_state: &Mutex<PageState>, ev: Event) {
                         role,
                         stream_since: None,
                         last_data: None,
-                        sends: !matches!(e.request.method.to_ascii_uppercase().as_str(), "GET" | "HEAD"),
+                        sends: !["GET", "HEAD"].iter().any(|m| e.request.method.eq_ignore_ascii_case(m)),
                         url: e.request.url.chars().take(200).collect(),
                         endpoint,
                     },
