@@ -1037,3 +1037,42 @@ fn open_through_an_absent_extension_waits_its_timeout_once() {
     );
     assert!(took < Duration::from_millis(8500), "{took:?}: the timeout ran twice");
 }
+
+/// What a computer-use model holds down across calls (a mouse button, a
+/// key) the session's page holds across commands: `mouse-down`, moves,
+/// `mouse-up` drag; a click with `key-down Shift` held is a shift-click.
+#[test]
+fn held_buttons_and_keys_last_from_one_command_to_the_next() {
+    let s = Sessions::new();
+    s.open("cua/newsletter.html", &[]);
+    s.ok(&["unblock"]);
+    let pressed = s.ok(&["mouse-down", "510", "350"]);
+    assert!(pressed.contains("Pressed the left button at (510, 350)"), "{pressed}");
+    s.ok(&["hover-at", "700", "350"]);
+    let released = s.ok(&["mouse-up", "880", "350"]);
+    assert!(released.contains("dragged from (510, 350)"), "{released}");
+    assert!(s.ok(&["eval", "window.sliderValue"]).contains("97"));
+    // Released: a move now is a hover, and the slider stays.
+    s.ok(&["hover-at", "600", "350"]);
+    assert!(s.ok(&["eval", "window.sliderValue"]).contains("97"));
+    let again = s.run(&["mouse-up"]);
+    assert!(
+        !again.status.success() && again.stdout.contains("no mouse button is down"),
+        "{again:?}"
+    );
+
+    s.ok(&["key-down", "shift"]);
+    s.ok(&["click-at", "250", "395"]);
+    s.ok(&["key-up", "Shift"]);
+    s.ok(&["click-at", "250", "395"]);
+    let shifted = s.ok(&["eval", "JSON.stringify(window.padClicks.map((c) => c[3]))"]);
+    assert!(
+        shifted.contains("[true,false]"),
+        "Shift held for the first click only: {shifted}"
+    );
+    let unheld = s.run(&["key-up", "Shift"]);
+    assert!(
+        !unheld.status.success() && unheld.stdout.contains("Shift is not held"),
+        "{unheld:?}"
+    );
+}

@@ -23,7 +23,7 @@ use sightline_engine::actions::is_value_input;
 use sightline_engine::protocol::TargetInfo;
 
 use super::handle::Page;
-use super::input::ClickButton;
+use super::held::ClickButton;
 use super::target::{Located, Needs, Ready, Target};
 use crate::error::{ActionErrorKind, Error, Result};
 

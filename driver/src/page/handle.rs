@@ -20,6 +20,7 @@ use sightline_engine::protocol::WORLD_NAME;
 
 use super::bundle::{ISOLATED_ENGINE, MAIN_WORLD_HOOK};
 use super::events::Events;
+use super::held::{ClickButton, Held};
 use super::origin_filter::OriginFilter;
 use super::raw_cdp;
 use super::side_channel::SideChannel;
@@ -51,6 +52,9 @@ struct Shared {
     /// Where the mouse is (top-level viewport CSS pixels), and the main
     /// frame's commit count when it got there (see [`Page::mouse_is_at`]).
     mouse: Mutex<((f64, f64), u64)>,
+    /// What stays held down between calls (`mouseDown` … `mouseUp`,
+    /// `keyDown` … `keyUp`).
+    held: Mutex<Held>,
     /// One action at a time per page: trusted input must not interleave.
     action_lock: tokio::sync::Mutex<()>,
     /// Held while a navigation given up on is being stopped: the next one
@@ -266,6 +270,7 @@ impl Page {
                 origins,
                 _origin_filter: origin_filter,
                 mouse: Mutex::new(((0.0, 0.0), 0)),
+                held: Mutex::default(),
                 action_lock: tokio::sync::Mutex::new(()),
                 abandoning: Arc::default(),
                 step: Mutex::new(StepClock::starting((0, 0), false)),
@@ -330,6 +335,20 @@ impl Page {
     pub(crate) fn mouse_is_at(&self, at: (f64, f64)) -> bool {
         let document = self.tracker().with(|s| s.commits);
         *self.shared.mouse.lock().unwrap() == (at, document)
+    }
+
+    /// The mouse button held down and where it went down, if one is.
+    pub fn pressed_at(&self) -> Option<(ClickButton, (f64, f64))> {
+        self.held().button
+    }
+
+    /// The keys held down (`keyDown` … `keyUp`), in Sightline's names.
+    pub fn held_keys(&self) -> Vec<String> {
+        self.held().keys.iter().map(|(key, _)| key.clone()).collect()
+    }
+
+    pub(crate) fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.shared.held.lock().unwrap()
     }
 
     pub(crate) fn action_lock(&self) -> &tokio::sync::Mutex<()> {

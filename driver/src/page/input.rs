@@ -10,6 +10,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
 use futures::FutureExt;
 
 use super::handle::Page;
+use super::held::{button_bit, ClickButton, LEFT_BUTTON};
 use crate::error::{Error, Result};
 
 /// Modifier bits of CDP input events.
@@ -265,20 +266,6 @@ fn key_event(ty: DispatchKeyEventType, k: &KeyDef, modifiers: i64, text: Option<
     p
 }
 
-/// Mouse buttons held, as CDP's `buttons` bit field.
-const LEFT_BUTTON: i64 = 1;
-const RIGHT_BUTTON: i64 = 2;
-const MIDDLE_BUTTON: i64 = 4;
-
-/// Which mouse button a click uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ClickButton {
-    #[default]
-    Left,
-    Right,
-    Middle,
-}
-
 impl Page {
     async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
         // Before the event: what its handlers start belongs to this step.
@@ -304,40 +291,63 @@ impl Page {
             .await
     }
 
-    /// Presses (`down`) or releases one key and leaves it so: a computer-use
-    /// model's `key_down` … `key_up`. `held`: the keys it holds already
-    /// (their modifier bits go with the event).
-    pub async fn key_hold(&self, name: &str, down: bool, held: &[String]) -> Result<()> {
+    /// Presses (`down`) or releases one key and leaves it so (`keyDown` …
+    /// `keyUp`): the keys held already go with the event as modifiers.
+    pub(crate) async fn key_hold_event(&self, name: &str, down: bool) -> Result<()> {
         let k = key_by_name(name).ok_or_else(|| Error::InvalidAction(format!("unknown key {name:?}")))?;
-        let mut bits = held
-            .iter()
-            .filter_map(|h| key_by_name(h))
-            .fold(0, |b, h| b | modifier_bit(&h.key));
+        let mut bits = self.held().modifier_bits();
         let kind = if down {
             bits |= modifier_bit(&k.key);
             DispatchKeyEventType::RawKeyDown
         } else {
+            bits &= !modifier_bit(&k.key);
             DispatchKeyEventType::KeyUp
         };
-        self.dispatch_key(key_event(kind, &k, bits, None)).await
+        self.dispatch_key(key_event(kind, &k, bits, None)).await?;
+        let mut held = self.held();
+        held.keys.retain(|(key, _)| *key != k.key);
+        if down {
+            held.keys.push((k.key.clone(), modifier_bit(&k.key)));
+        }
+        Ok(())
+    }
+
+    /// Presses those of `keys` not held already, in order. Returns the
+    /// modifier bits now held and the keys it pressed, for
+    /// [`Page::modifiers_up`].
+    async fn modifiers_down(&self, keys: Vec<KeyDef>) -> Result<(i64, Vec<KeyDef>)> {
+        let mut bits = self.held().modifier_bits();
+        let mut pressed = Vec::new();
+        for k in keys {
+            let bit = modifier_bit(&k.key);
+            if bit != 0 && bits & bit != 0 {
+                continue;
+            }
+            bits |= bit;
+            self.dispatch_key(key_event(DispatchKeyEventType::RawKeyDown, &k, bits, None))
+                .await?;
+            pressed.push(k);
+        }
+        Ok((bits, pressed))
+    }
+
+    /// Releases what [`Page::modifiers_down`] pressed, in reverse order.
+    async fn modifiers_up(&self, pressed: Vec<KeyDef>, mut bits: i64) -> Result<()> {
+        for k in pressed.iter().rev() {
+            bits &= !modifier_bit(&k.key);
+            self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, k, bits, None))
+                .await?;
+        }
+        Ok(())
     }
 
     /// Presses a key or a combination (`Enter`, `Control+A`, `Shift+Tab`) in
     /// whatever has focus, as trusted key events.
     pub async fn press_key(&self, combo: &str) -> Result<()> {
         let combo = parse_combo(combo)?;
-        let mut held = 0;
-        for m in &combo.modifiers {
-            held |= modifier_bit(&m.key);
-            self.dispatch_key(key_event(DispatchKeyEventType::RawKeyDown, m, held, None))
-                .await?;
-        }
+        let (held, modifiers) = self.modifiers_down(combo.modifiers).await?;
         let pressed = self.key_press(&combo.key, held).await;
-        for m in combo.modifiers.iter().rev() {
-            held &= !modifier_bit(&m.key);
-            self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, m, held, None))
-                .await?;
-        }
+        self.modifiers_up(modifiers, held).await?;
         pressed
     }
 
@@ -397,13 +407,31 @@ impl Page {
         modifiers: i64,
     ) -> Result<()> {
         self.input_begins();
+        // What the caller holds down between calls goes with every event:
+        // a move with the button held drags, a click with Shift held extends.
+        let (held_buttons, held_modifiers, held_button) = {
+            let held = self.held();
+            (
+                held.button_bits(),
+                held.modifier_bits(),
+                held.button.map(|(b, _)| b.cdp().0),
+            )
+        };
+        let released = match (&ty, &button) {
+            (DispatchMouseEventType::MouseReleased, Some(b)) => button_bit(b),
+            _ => 0,
+        };
+        let button = match ty {
+            DispatchMouseEventType::MouseMoved => button.or(held_button),
+            _ => button,
+        };
         let mut p = DispatchMouseEventParams::new(ty, x, y);
         p.button = button;
-        p.buttons = Some(buttons);
+        p.buttons = Some((buttons | held_buttons) & !released);
         if click_count > 0 {
             p.click_count = Some(click_count);
         }
-        p.modifiers = Some(modifiers);
+        p.modifiers = Some(modifiers | held_modifiers);
         self.answered("Input.dispatchMouseEvent", self.cdp().execute(p)).await
     }
 
@@ -462,6 +490,24 @@ impl Page {
         Ok(())
     }
 
+    /// Presses or releases `button` (at `at`, else where the mouse is),
+    /// and notes it held or free.
+    pub(crate) async fn button_event(&self, down: bool, button: ClickButton, at: Option<(f64, f64)>) -> Result<()> {
+        if let Some((x, y)) = at {
+            self.mouse_move(x, y).await?;
+        }
+        let (x, y) = self.mouse_position();
+        let (cdp_button, bit) = button.cdp();
+        let (kind, buttons) = if down {
+            (DispatchMouseEventType::MousePressed, bit)
+        } else {
+            (DispatchMouseEventType::MouseReleased, 0)
+        };
+        self.mouse_event(kind, x, y, Some(cdp_button), buttons, 1, 0).await?;
+        self.held().button = down.then_some((button, (x, y)));
+        Ok(())
+    }
+
     /// Presses the left button where the mouse is.
     pub async fn mouse_down(&self, click_count: i64) -> Result<()> {
         let (x, y) = self.mouse_position();
@@ -505,7 +551,7 @@ impl Page {
     /// answer would otherwise wait for the next animation frame
     /// (mouse moves are aligned to frames).
     pub async fn click_at(&self, x: f64, y: f64, clicks: i64, button: ClickButton, modifiers: &[String]) -> Result<()> {
-        let held_keys: Vec<KeyDef> = modifiers
+        let keys: Vec<KeyDef> = modifiers
             .iter()
             .map(|m| {
                 // Linux has no Meta-for-Control convention: ControlOrMeta is Control.
@@ -513,17 +559,8 @@ impl Page {
                 key_by_name(name).ok_or_else(|| Error::InvalidAction(format!("unknown modifier {m:?}")))
             })
             .collect::<Result<_>>()?;
-        let mut held = 0;
-        for k in &held_keys {
-            held |= modifier_bit(&k.key);
-            self.dispatch_key(key_event(DispatchKeyEventType::RawKeyDown, k, held, None))
-                .await?;
-        }
-        let (cdp_button, pressed_bit) = match button {
-            ClickButton::Left => (MouseButton::Left, LEFT_BUTTON),
-            ClickButton::Right => (MouseButton::Right, RIGHT_BUTTON),
-            ClickButton::Middle => (MouseButton::Middle, MIDDLE_BUTTON),
-        };
+        let (held, pressed_keys) = self.modifiers_down(keys).await?;
+        let (cdp_button, pressed_bit) = button.cdp();
         // Already there (actionability moved it while checking stability):
         // no move, whose answer would wait for the next frame.
         let mut events = Vec::new();
@@ -563,11 +600,7 @@ impl Page {
         let document = self.navigation_mark();
         let results = futures::future::join_all(events).await;
         self.set_mouse_position((x, y), document);
-        for k in held_keys.iter().rev() {
-            held &= !modifier_bit(&k.key);
-            self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, k, held, None))
-                .await?;
-        }
+        self.modifiers_up(pressed_keys, held).await?;
         results.into_iter().collect::<Result<Vec<()>>>().map(|_| ())
     }
 }

@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 
 use super::actions::ActionResult;
 use super::handle::Page;
-use super::input::{key_by_name, ClickButton};
+use super::held::ClickButton;
+use super::input::key_by_name;
 use crate::error::{Error, Result};
 
 /// How [`Page::click_point`] clicks.
@@ -174,35 +175,54 @@ impl Page {
         Ok(result)
     }
 
-    /// Moves the mouse to (x, y) (hover); with `left_held`, as part of a
-    /// drag the model does by hand (mouse down, moves, mouse up).
-    pub async fn move_mouse(&self, x: f64, y: f64, left_held: bool) -> Result<ActionResult> {
+    /// Moves the mouse to (x, y) (hover); with a button held
+    /// ([`Page::mouse_button`]), a step of a drag by hand.
+    pub async fn move_mouse(&self, x: f64, y: f64) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
-        self.mouse_move_buttons(x, y, i64::from(left_held)).await?;
+        self.mouse_move(x, y).await?;
         let mut result = ActionResult::default();
         self.after_action(&mut result, mark).await?;
         Ok(result)
     }
 
-    /// Presses (`down`) or releases the left button at (x, y), or where the
-    /// mouse is when no point is given.
-    pub async fn mouse_button(&self, down: bool, at: Option<(f64, f64)>) -> Result<ActionResult> {
+    /// Presses (`down`) or releases `button` at (x, y), or where the mouse
+    /// is when no point is given, and leaves it so: the moves and clicks
+    /// until its release carry it (a drag by hand).
+    pub async fn mouse_button(&self, down: bool, button: ClickButton, at: Option<(f64, f64)>) -> Result<ActionResult> {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
-        if let Some((x, y)) = at {
-            self.mouse_move_buttons(x, y, i64::from(!down)).await?;
-        }
-        if down {
-            self.mouse_down(1).await?;
-        } else {
-            self.mouse_up(1).await?;
-        }
+        self.button_event(down, button, at).await?;
         let mut result = ActionResult::default();
         self.after_action(&mut result, mark).await?;
         Ok(result)
+    }
+
+    /// Presses (`down`) or releases `key` and leaves it so: the keys and
+    /// clicks until its release carry it as a modifier.
+    pub async fn key_hold(&self, key: &str, down: bool) -> Result<ActionResult> {
+        self.show_if_hidden().await?;
+        let _guard = self.action_lock().lock().await;
+        let mark = self.begin_action();
+        self.key_hold_event(key, down).await?;
+        let mut result = ActionResult::default();
+        self.after_action(&mut result, mark).await?;
+        Ok(result)
+    }
+
+    /// Releases what [`Page::mouse_button`] and [`Page::key_hold`] left
+    /// down (an agent's run ended with a key or the button held).
+    pub async fn release_held(&self) -> Result<()> {
+        let _guard = self.action_lock().lock().await;
+        for key in self.held_keys().into_iter().rev() {
+            self.key_hold_event(&key, false).await?;
+        }
+        if let Some((button, _)) = self.pressed_at() {
+            self.button_event(false, button, None).await?;
+        }
+        Ok(())
     }
 
     /// Turns the mouse wheel at (x, y) by `dx`, `dy` CSS pixels (positive:

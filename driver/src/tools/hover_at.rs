@@ -1,5 +1,5 @@
 //! `hoverAt`: moves the mouse to a point of the viewport (menus that open
-//! on hover, tooltips).
+//! on hover, tooltips; with a button held by `mouseDown`, a drag by hand).
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -38,10 +38,15 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("hoverAt", args.clone())?;
-        let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
         let page = ctx.page();
+        // With a button held, a step of a drag by hand: a path of points,
+        // replayed as such (not re-aimed at an element that moved).
+        let aim = match page.pressed_at() {
+            Some(_) => Aim::Point(None),
+            None => point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?,
+        };
         let r = match &aim {
-            Aim::Point(_) => page.move_mouse(a.x, a.y, false).await?,
+            Aim::Point(_) => page.move_mouse(a.x, a.y).await?,
             Aim::Element(target) => page.hover(target.clone()).await?,
         };
         let said = format!("Moved the mouse {}", point::describe(a.x, a.y, &aim));

@@ -2,8 +2,8 @@
 //! The agent loop, `sightline run` steps, replay and the MCP server read
 //! the same [`Tool`] values from a [`Registry`]. Element tools take a ref
 //! or selector; the coordinate tools (`clickAt`, `typeAt`, `dragAt`,
-//! `hoverAt`, `scrollAt`, capability [`VISION`]) take viewport pixels, for
-//! models that see screenshots.
+//! `hoverAt`, `scrollAt`, `mouseDown`/`mouseUp`, capability [`VISION`])
+//! take viewport pixels, for models that see screenshots.
 
 pub mod act;
 pub mod back;
@@ -26,6 +26,8 @@ pub mod goto;
 pub mod handle_dialog;
 pub mod hover;
 pub mod hover_at;
+pub mod key_hold;
+pub mod mouse_button;
 pub mod network_requests;
 pub mod observe;
 pub mod page_text;

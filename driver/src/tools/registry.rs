@@ -8,9 +8,9 @@ use super::context::ToolContext;
 use super::tool::{RecordedCall, Tool, ToolOutput};
 use super::{
     act, back, check, click, click_at, close, console_messages, done, drag, drag_at, evaluate, extract, fill,
-    fill_form, forward, goto, handle_dialog, hover, hover_at, network_requests, observe, page_text, press, reload,
-    remove_blocker, resize, screenshot, scroll, scroll_at, select, snapshot, storage_state, tabs, think, type_at,
-    type_text, upload, wait,
+    fill_form, forward, goto, handle_dialog, hover, hover_at, key_hold, mouse_button, network_requests, observe,
+    page_text, press, reload, remove_blocker, resize, screenshot, scroll, scroll_at, select, snapshot, storage_state,
+    tabs, think, type_at, type_text, upload, wait,
 };
 use crate::error::{Error, Result};
 use crate::llm::{schema, ToolSpec};
@@ -66,6 +66,10 @@ impl Registry {
                 drag_at::TOOL,
                 hover_at::TOOL,
                 scroll_at::TOOL,
+                mouse_button::DOWN,
+                mouse_button::UP,
+                key_hold::DOWN,
+                key_hold::UP,
                 observe::TOOL,
                 extract::TOOL,
                 think::TOOL,

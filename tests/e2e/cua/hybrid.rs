@@ -213,6 +213,10 @@ fn mcp_screenshot_annotates_refs_and_vision_caps_click_at_points() {
         "browser_mouse_drag_xy",
         "browser_mouse_move_xy",
         "browser_type_xy",
+        "browser_mouse_down",
+        "browser_mouse_up",
+        "browser_key_down",
+        "browser_key_up",
     ] {
         assert!(names.iter().any(|n| n == t), "{t}: {names:?}");
     }

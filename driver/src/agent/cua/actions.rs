@@ -1,9 +1,9 @@
 //! The computer actions of all three providers, in one vocabulary, at
 //! viewport CSS pixels (the providers' parsers map their coordinates), and
-//! how each is carried out: as a registry tool call wherever the registry
-//! has the tool (so the trace, the replay record and readiness are the DOM
-//! agent's), directly on the page where a call would mean nothing alone
-//! (pressing or releasing the mouse, a screenshot, where the cursor is).
+//! how each is carried out: as registry tool calls (so the trace, the
+//! replay record, readiness and the held-dialog check are the DOM agent's),
+//! except a look at the page (a screenshot, where the cursor is), which
+//! needs no call.
 
 use std::time::Duration;
 
@@ -123,16 +123,8 @@ impl ModelCall {
 pub enum Step {
     /// A registry tool call.
     Tool { name: &'static str, args: Value },
-    /// On the page directly (see [`ComputerAction`]'s docs).
-    Page,
-}
-
-fn button_name(b: ClickButton) -> &'static str {
-    match b {
-        ClickButton::Left => "left",
-        ClickButton::Right => "right",
-        ClickButton::Middle => "middle",
-    }
+    /// No call: a look, answered by the turn's screenshot or the cursor.
+    Look,
 }
 
 impl ComputerAction {
@@ -162,53 +154,14 @@ impl ComputerAction {
         }
     }
 
-    /// Whether the action sends input to the page (a look at it does not).
-    pub fn touches_page(&self) -> bool {
-        !matches!(
-            self,
-            ComputerAction::Screenshot | ComputerAction::CursorPosition | ComputerAction::OpenBrowser
-        )
-    }
-
-    /// The action with the modifier keys the model holds down (`held`,
-    /// from key_down) added: to a click's or a scroll's own, and in front of
-    /// each key pressed (Shift held, ArrowDown selects).
-    pub fn with_held(&self, held: &[String]) -> ComputerAction {
-        let mut action = self.clone();
-        let held: Vec<&str> = held
-            .iter()
-            .map(String::as_str)
-            .filter(|h| ["Shift", "Control", "Alt", "Meta"].contains(h))
-            .collect();
-        match &mut action {
-            ComputerAction::Click { modifiers, .. } | ComputerAction::Scroll { modifiers, .. } => {
-                for h in &held {
-                    if !modifiers.iter().any(|m| m == h) {
-                        modifiers.push(h.to_string());
-                    }
-                }
-            }
-            ComputerAction::Keys(combos) => {
-                for combo in combos.iter_mut() {
-                    let missing: Vec<&str> = held
-                        .iter()
-                        .copied()
-                        .filter(|h| !combo.split('+').any(|part| part == *h))
-                        .collect();
-                    if !missing.is_empty() {
-                        *combo = format!("{}+{combo}", missing.join("+"));
-                    }
-                }
-            }
-            _ => {}
-        }
-        action
-    }
-
     /// The registry calls that carry the action out (in order), given where
-    /// the mouse is, the viewport size (CSS pixels) and whether the left
-    /// button is held (a drag by hand).
-    pub fn steps(&self, mouse: (f64, f64), viewport: (f64, f64), left_held: bool) -> Vec<Step> {
+    /// the mouse is and the viewport size (CSS pixels). What the model holds
+    /// down (a button, keys) the page holds between calls.
+    pub fn steps(&self, mouse: (f64, f64), viewport: (f64, f64)) -> Vec<Step> {
+        let point = |at: &Option<(f64, f64)>| match at {
+            Some((x, y)) => json!({"x": x, "y": y}),
+            None => json!({}),
+        };
         let tool = |name: &'static str, args: Value| Step::Tool { name, args };
         match self {
             ComputerAction::Click {
@@ -220,7 +173,7 @@ impl ComputerAction {
                 let (x, y) = at.unwrap_or(mouse);
                 let mut args = json!({"x": x, "y": y});
                 if *button != ClickButton::Left {
-                    args["button"] = json!(button_name(*button));
+                    args["button"] = json!(button.name());
                 }
                 if *clicks > 1 {
                     args["clickCount"] = json!(clicks);
@@ -230,7 +183,6 @@ impl ComputerAction {
                 }
                 vec![tool("clickAt", args)]
             }
-            ComputerAction::Move { .. } if left_held => vec![Step::Page],
             ComputerAction::Move { x, y } => vec![tool("hoverAt", json!({"x": x, "y": y}))],
             ComputerAction::Drag { from, to } => {
                 let (sx, sy) = from.unwrap_or(mouse);
@@ -278,13 +230,13 @@ impl ComputerAction {
             ComputerAction::Navigate(url) => vec![tool("goto", json!({"url": url}))],
             ComputerAction::Back => vec![tool("back", json!({}))],
             ComputerAction::Forward => vec![tool("forward", json!({}))],
-            ComputerAction::MouseDown { .. }
-            | ComputerAction::MouseUp { .. }
-            | ComputerAction::KeyDown(_)
-            | ComputerAction::KeyUp(_)
-            | ComputerAction::Screenshot
-            | ComputerAction::CursorPosition
-            | ComputerAction::OpenBrowser => vec![Step::Page],
+            ComputerAction::MouseDown { at } => vec![tool("mouseDown", point(at))],
+            ComputerAction::MouseUp { at } => vec![tool("mouseUp", point(at))],
+            ComputerAction::KeyDown(key) => vec![tool("keyDown", json!({"key": key}))],
+            ComputerAction::KeyUp(key) => vec![tool("keyUp", json!({"key": key}))],
+            ComputerAction::Screenshot | ComputerAction::CursorPosition | ComputerAction::OpenBrowser => {
+                vec![Step::Look]
+            }
         }
     }
 }
@@ -302,21 +254,27 @@ mod tests {
             modifiers: vec!["Shift".into()],
         };
         assert_eq!(
-            click.steps((10.0, 20.0), (1280.0, 720.0), false),
+            click.steps((10.0, 20.0), (1280.0, 720.0)),
             vec![Step::Tool {
                 name: "clickAt",
                 args: json!({"x": 10.0, "y": 20.0, "button": "right", "clickCount": 2, "modifiers": ["Shift"]})
             }]
         );
         let keys = ComputerAction::Keys(vec!["Control+a".into(), "Delete".into()]);
-        assert_eq!(keys.steps((0.0, 0.0), (1.0, 1.0), false).len(), 2);
-        let moving = ComputerAction::Move { x: 1.0, y: 2.0 };
-        assert_eq!(moving.steps((0.0, 0.0), (1.0, 1.0), true), vec![Step::Page]);
+        assert_eq!(keys.steps((0.0, 0.0), (1.0, 1.0)).len(), 2);
+        let pressing = ComputerAction::MouseDown { at: None };
+        assert_eq!(
+            pressing.steps((0.0, 0.0), (1.0, 1.0)),
+            vec![Step::Tool {
+                name: "mouseDown",
+                args: json!({})
+            }]
+        );
         let side = ComputerAction::ScrollPage {
             direction: "right".into(),
         };
         assert_eq!(
-            side.steps((0.0, 0.0), (1000.0, 600.0), false),
+            side.steps((0.0, 0.0), (1000.0, 600.0)),
             vec![Step::Tool {
                 name: "scrollAt",
                 args: json!({"x": 500.0, "y": 300.0, "deltaX": 800.0, "deltaY": 0})
@@ -349,35 +307,17 @@ mod tests {
             ComputerAction::Wait(Duration::from_secs(2)),
             ComputerAction::Navigate("http://a.test/".into()),
             ComputerAction::Forward,
+            ComputerAction::MouseDown { at: Some((1.0, 2.0)) },
+            ComputerAction::MouseUp { at: None },
+            ComputerAction::KeyDown("Shift".into()),
+            ComputerAction::KeyUp("Shift".into()),
         ] {
-            for step in a.steps((0.0, 0.0), (100.0, 100.0), false) {
+            for step in a.steps((0.0, 0.0), (100.0, 100.0)) {
                 if let Step::Tool { name, args } = step {
                     let t = registry.get(name).unwrap();
                     crate::tools::validate(t, args).unwrap_or_else(|e| panic!("{a:?}: {e}"));
                 }
             }
         }
-    }
-
-    #[test]
-    fn held_modifiers_go_with_clicks_and_keys() {
-        let held = vec!["Shift".to_string(), "a".to_string()];
-        let keys = ComputerAction::Keys(vec!["ArrowDown".into(), "Shift".into(), "Control+Shift+End".into()]);
-        assert_eq!(
-            keys.with_held(&held),
-            ComputerAction::Keys(vec![
-                "Shift+ArrowDown".into(),
-                "Shift".into(),
-                "Control+Shift+End".into()
-            ])
-        );
-        let click = ComputerAction::Click {
-            at: None,
-            button: ClickButton::Left,
-            clicks: 1,
-            modifiers: vec!["Shift".into()],
-        };
-        assert_eq!(click.with_held(&held), click, "Shift once, and no letter key");
-        assert_eq!(ComputerAction::Back.with_held(&held), ComputerAction::Back);
     }
 }

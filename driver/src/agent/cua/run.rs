@@ -19,7 +19,7 @@ use crate::llm::{
     ChatRequest, ComputerResult, ComputerSpec, Message, Part, Role, StopReason, ToolChoice, ToolSpec, Usage,
 };
 use crate::page::{Shot, SnapshotOptions};
-use crate::tools::{done, handle_dialog, remove_blocker, specs, RecordedCall, Registry, ToolOutput};
+use crate::tools::{done, handle_dialog, remove_blocker, specs, Registry, ToolOutput};
 
 /// The function tools offered beside the computer tool (from the registry):
 /// `done` says whether the task was done (a final message alone may say it
@@ -43,14 +43,12 @@ pub(super) async fn run(mut h: Harness<'_>) -> Result<AgentResult> {
         functions,
         previous_response_id: None,
         unsent_from: 0,
-        pressed_at: None,
-        held_keys: Vec::new(),
         last_screenshot: None,
     };
     let end = run.turns(first).await;
-    // Keys the model left held would stay down in the page.
-    for key in std::mem::take(&mut run.held_keys) {
-        let _ = run.h.page.key_hold(&key, false, &[]).await;
+    // Keys or a button the model left held would stay down in the page.
+    if let Err(e) = run.h.page.release_held().await {
+        tracing::debug!("computer use: releasing what the model held: {e}");
     }
     Ok(run.h.finish(end).await)
 }
@@ -66,10 +64,6 @@ struct CuaLoop<'a> {
     previous_response_id: Option<String>,
     /// OpenAI: the first message of the conversation the server has not seen.
     unsent_from: usize,
-    /// Where the left button went down in a drag by hand (mouse down … up).
-    pressed_at: Option<(f64, f64)>,
-    /// Keys the model holds down (key_down … key_up), in Sightline's names.
-    held_keys: Vec<String>,
     /// The newest screenshot (base64), which answers a turn while a dialog
     /// holds the page: the browser cannot draw a new one then.
     last_screenshot: Option<String>,
@@ -345,28 +339,14 @@ only once the task is done.",
                     break;
                 }
             };
-            let held = self.held_keys.clone();
-            let action = &action.with_held(&held);
-            let steps = action.steps(
-                self.h.page.mouse_position(),
-                self.display.css_size(),
-                self.pressed_at.is_some(),
-            );
+            let steps = action.steps(self.h.page.mouse_position(), self.display.css_size());
             for s in steps {
                 let (name, args, out) = match s {
                     Step::Tool { name, args } => {
                         let applied = self.h.apply(&self.tools, name, &args).await?;
                         (name.to_string(), args, applied.output)
                     }
-                    Step::Page => {
-                        // A held dialog takes only its answer (as the
-                        // registry's tools do, through the harness).
-                        let (args, out) = match self.h.page.dialog().filter(|_| action.touches_page()) {
-                            Some(d) => (json!({}), ToolOutput::failed(crate::agent::prompts::dialog_open(&d))),
-                            None => self.on_page(action).await,
-                        };
-                        (action.name().to_string(), args, out)
-                    }
+                    Step::Look => (action.name().to_string(), json!({}), self.look_at(action)),
                 };
                 let said = format!("[{}] {}", action.name(), out.text);
                 let mut shown = out.clone();
@@ -384,93 +364,17 @@ only once the task is done.",
         Some(outcome)
     }
 
-    /// The actions that act on the page directly (see `actions.rs`).
-    async fn on_page(&mut self, action: &ComputerAction) -> (Value, ToolOutput) {
-        let page = self.h.page.clone();
-        let done = |r: crate::error::Result<crate::page::ActionResult>, said: String| match r {
-            Ok(_) => ToolOutput::ok(said),
-            Err(e) => ToolOutput::failed(e.to_string()),
-        };
+    /// The answer to a look (see [`Step::Look`]).
+    fn look_at(&self, action: &ComputerAction) -> ToolOutput {
         match action {
-            ComputerAction::MouseDown { at } => {
-                let at_ = at.unwrap_or(page.mouse_position());
-                let out = done(
-                    page.mouse_button(true, *at).await,
-                    format!("Pressed the left button at ({:.0}, {:.0})", at_.0, at_.1),
-                );
-                if out.ok {
-                    self.pressed_at = Some(at_);
-                }
-                (json!({"x": at_.0, "y": at_.1}), out)
-            }
-            ComputerAction::MouseUp { at } => {
-                let to = at.unwrap_or(page.mouse_position());
-                let mut out = done(
-                    page.mouse_button(false, *at).await,
-                    format!("Released the left button at ({:.0}, {:.0})", to.0, to.1),
-                );
-                // For a replay, a press and a release are a click or a drag.
-                if let (true, Some(from)) = (out.ok, self.pressed_at.take()) {
-                    let moved = (from.0 - to.0).abs() + (from.1 - to.1).abs() > 3.0;
-                    let (tool, args) = if moved {
-                        (
-                            "dragAt",
-                            json!({"startX": from.0, "startY": from.1, "endX": to.0, "endY": to.1}),
-                        )
-                    } else {
-                        ("clickAt", json!({"x": to.0, "y": to.1}))
-                    };
-                    self.h.result.run.steps.push(RecordedCall {
-                        tool: tool.into(),
-                        args,
-                        actions: Vec::new(),
-                        context: None,
-                    });
-                    out.point = Some(to);
-                }
-                (json!({"x": to.0, "y": to.1}), out)
-            }
-            ComputerAction::Move { x, y } => {
-                let mut out = done(
-                    page.move_mouse(*x, *y, true).await,
-                    format!("Moved the mouse to ({x:.0}, {y:.0}) with the button held"),
-                );
-                out.point = Some((*x, *y));
-                (json!({"x": x, "y": y}), out)
-            }
-            ComputerAction::KeyDown(key) => {
-                let out = done(
-                    page.key_hold(key, true, &self.held_keys)
-                        .await
-                        .map(|_| Default::default()),
-                    format!("Holding {key} down"),
-                );
-                if out.ok && !self.held_keys.contains(key) {
-                    self.held_keys.push(key.clone());
-                }
-                (json!({"key": key}), out)
-            }
-            ComputerAction::KeyUp(key) => {
-                self.held_keys.retain(|k| k != key);
-                let out = done(
-                    page.key_hold(key, false, &self.held_keys)
-                        .await
-                        .map(|_| Default::default()),
-                    format!("Released {key}"),
-                );
-                (json!({"key": key}), out)
-            }
             ComputerAction::CursorPosition => {
-                let (x, y) = page.mouse_position();
+                let (x, y) = self.h.page.mouse_position();
                 let (mx, my) = self.display.display_point(x, y);
-                (json!({}), ToolOutput::ok(format!("X={},Y={}", mx.round(), my.round())))
+                ToolOutput::ok(format!("X={},Y={}", mx.round(), my.round()))
             }
-            ComputerAction::Screenshot => (json!({}), ToolOutput::ok("Screenshot taken (below).")),
-            ComputerAction::OpenBrowser => (json!({}), ToolOutput::ok("The browser is open.")),
-            other => (
-                json!({}),
-                ToolOutput::failed(format!("{} cannot run here", other.name())),
-            ),
+            ComputerAction::Screenshot => ToolOutput::ok("Screenshot taken (below)."),
+            ComputerAction::OpenBrowser => ToolOutput::ok("The browser is open."),
+            other => ToolOutput::failed(format!("{} cannot run here", other.name())),
         }
     }
 

@@ -1,0 +1,133 @@
+//! `mouseDown` and `mouseUp`: a mouse button pressed in one call and
+//! released in a later one, for a drag done by hand (a computer-use model's
+//! `left_mouse_down`, moves, `left_mouse_up`). Between them the page holds
+//! the button: `hoverAt` moves drag, as a user's would.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::context::ToolContext;
+use super::point::{self, VISION};
+use super::tool::{boxed, object, parse, with, Tool, ToolFuture, ToolOutput};
+use crate::page::ClickButton;
+
+pub const DOWN: Tool = Tool::new(
+    "mouseDown",
+    "Press a mouse button and keep it down, at a point of the viewport (in the screenshot's pixels) or \
+where the mouse is. hoverAt then moves it held (a drag by hand); mouseUp releases it.",
+    parameters,
+    press,
+)
+.changing_page()
+.with_capability(VISION)
+.with_positional(&["x", "y"])
+.with_mcp_name("browser_mouse_down");
+
+pub const UP: Tool = Tool::new(
+    "mouseUp",
+    "Release the mouse button mouseDown pressed, at a point of the viewport (in the screenshot's pixels) \
+or where the mouse is.",
+    parameters,
+    release,
+)
+.changing_page()
+.with_capability(VISION)
+.with_positional(&["x", "y"])
+.with_mcp_name("browser_mouse_up");
+
+fn parameters() -> Value {
+    object(
+        with(
+            point::point_properties("x", "y"),
+            json!({"button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Default left."}}),
+        ),
+        &[],
+    )
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(default)]
+    x: Option<f64>,
+    #[serde(default)]
+    y: Option<f64>,
+    #[serde(default)]
+    button: Option<String>,
+}
+
+impl Args {
+    fn read(tool: &str, args: Value) -> crate::error::Result<(ClickButton, Option<(f64, f64)>)> {
+        let a: Args = parse(tool, args)?;
+        let button = match a.button.as_deref() {
+            Some("right") => ClickButton::Right,
+            Some("middle") => ClickButton::Middle,
+            _ => ClickButton::Left,
+        };
+        let at = match (a.x, a.y) {
+            (Some(x), Some(y)) => Some((x, y)),
+            (None, None) => None,
+            _ => {
+                return Err(crate::error::Error::InvalidAction(format!(
+                    "{tool}: give both x and y, or neither (where the mouse is)"
+                )))
+            }
+        };
+        Ok((button, at))
+    }
+}
+
+fn press<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let (button, at) = Args::read("mouseDown", args)?;
+        let page = ctx.page();
+        if let Some((held, _)) = page.pressed_at() {
+            return Ok(ToolOutput::failed(format!(
+                "the {} button is down already; release it with mouseUp first",
+                held.name()
+            )));
+        }
+        page.mouse_button(true, button, at).await?;
+        let (x, y) = page.mouse_position();
+        let mut out = ToolOutput::ok(format!(
+            "Pressed the {} button at ({x:.0}, {y:.0}); it stays down until mouseUp",
+            button.name()
+        ));
+        out.point = Some((x, y));
+        Ok(out)
+    })
+}
+
+fn release<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
+    boxed(async move {
+        let (button, at) = Args::read("mouseUp", args)?;
+        let page = ctx.page();
+        let from = match page.pressed_at() {
+            Some((held, from)) if held == button => from,
+            Some((held, _)) => {
+                return Ok(ToolOutput::failed(format!(
+                    "the {} button is the one down, not the {}",
+                    held.name(),
+                    button.name()
+                )))
+            }
+            None => {
+                return Ok(ToolOutput::failed(
+                    "no mouse button is down: press one with mouseDown first",
+                ))
+            }
+        };
+        page.mouse_button(false, button, at).await?;
+        let (x, y) = page.mouse_position();
+        let dragged = if (from.0 - x).abs() + (from.1 - y).abs() > 3.0 {
+            format!(", dragged from ({:.0}, {:.0})", from.0, from.1)
+        } else {
+            String::new()
+        };
+        let mut out = ToolOutput::ok(format!(
+            "Released the {} button at ({x:.0}, {y:.0}){dragged}",
+            button.name()
+        ));
+        out.point = Some((x, y));
+        Ok(out)
+    })
+}
