@@ -2,13 +2,17 @@
 //! later one (a computer-use model's `key_down` … `key_up`). Between them
 //! the page holds it: clicks and keys carry it as a modifier (Shift held,
 //! a click extends a selection).
+//!
+//! Offered to MCP clients (`--caps vision`) and the session commands; an
+//! agent has `press` and the modifiers of `clickAt`, and a computer-use
+//! model its own computer tool, which calls these.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::point::VISION;
-use super::tool::{boxed, object, parse, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
 use crate::page::key_by_name;
 
 pub const DOWN: Tool = Tool::new(
@@ -19,11 +23,13 @@ in between carry it.",
     press,
 )
 .changing_page()
-.with_capability(VISION);
+.with_capability(VISION)
+.offered_to(Offered::MCP_ONLY);
 
 pub const UP: Tool = Tool::new("keyUp", "Release a key keyDown pressed.", parameters, release)
     .changing_page()
-    .with_capability(VISION);
+    .with_capability(VISION)
+    .offered_to(Offered::MCP_ONLY);
 
 fn parameters() -> Value {
     object(

@@ -2,13 +2,17 @@
 //! released in a later one, for a drag done by hand (a computer-use model's
 //! `left_mouse_down`, moves, `left_mouse_up`). Between them the page holds
 //! the button: `hoverAt` moves drag, as a user's would.
+//!
+//! Offered to MCP clients (`--caps vision`, as Playwright MCP offers them)
+//! and the session commands; an agent has `dragAt`, and a computer-use
+//! model its own computer tool, which calls these.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::point::{self, VISION};
-use super::tool::{boxed, object, parse, with, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, with, Offered, Tool, ToolFuture, ToolOutput};
 use crate::page::ClickButton;
 
 pub const DOWN: Tool = Tool::new(
@@ -20,6 +24,7 @@ where the mouse is. hoverAt then moves it held (a drag by hand); mouseUp release
 )
 .changing_page()
 .with_capability(VISION)
+.offered_to(Offered::MCP_ONLY)
 .with_positional(&["x", "y"])
 .with_mcp_name("browser_mouse_down");
 
@@ -32,6 +37,7 @@ or where the mouse is.",
 )
 .changing_page()
 .with_capability(VISION)
+.offered_to(Offered::MCP_ONLY)
 .with_positional(&["x", "y"])
 .with_mcp_name("browser_mouse_up");
 

@@ -283,6 +283,12 @@ mod tests {
             assert!(hybrid.contains(&t), "{t}");
         }
         assert!(!hybrid.contains(&"evaluate"));
+        // What stays held between calls: MCP's and computer use's, not an agent's.
+        assert!(!hybrid.contains(&"mouseDown") && !hybrid.contains(&"keyDown"));
+        assert!(r
+            .for_mcp(false, &["vision".into()])
+            .iter()
+            .any(|t| t.mcp_name() == "browser_mouse_down"));
         assert!(r
             .for_mcp(false, &["vision".into()])
             .iter()
