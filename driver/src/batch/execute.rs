@@ -28,6 +28,10 @@ pub(crate) struct TaskEnv {
     pub tool_timeout: Duration,
     /// `--reports DIR`.
     pub reports: Option<PathBuf>,
+    /// Where judged runs' evidence is kept ([`BatchOptions::evidence`](super::BatchOptions::evidence)).
+    pub evidence: Option<PathBuf>,
+    /// The results file's folder (kept evidence is named from it).
+    pub results_dir: PathBuf,
 }
 
 /// What one run of a task gets from its worker besides the task.

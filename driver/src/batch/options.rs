@@ -85,6 +85,10 @@ pub struct BatchOptions {
     pub shard: Option<Shard>,
     /// Trace reports of agent tasks and an `index.html` go here.
     pub reports: Option<PathBuf>,
+    /// What the judge was shown of each judged run goes here (a JSON file a
+    /// run, secrets replaced by their `%name%`), to judge it again later
+    /// without running it ([`rejudge`](crate::suite::rejudge)).
+    pub evidence: Option<PathBuf>,
     /// Model turns of agent tasks that give no `max_steps`.
     pub max_steps: u32,
     /// Time limit of one agent tool call.
@@ -107,6 +111,7 @@ impl Default for BatchOptions {
             retry_failed: false,
             shard: None,
             reports: None,
+            evidence: None,
             max_steps: 20,
             tool_timeout: Duration::from_secs(45),
             events: None,
@@ -126,6 +131,7 @@ impl std::fmt::Debug for BatchOptions {
             .field("retry_failed", &self.retry_failed)
             .field("shard", &self.shard)
             .field("reports", &self.reports)
+            .field("evidence", &self.evidence)
             .finish_non_exhaustive()
     }
 }

@@ -90,6 +90,11 @@ pub struct TaskResult {
     /// The judge's model, when the task was judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// What the judge was shown (a JSON file, relative to the results
+    /// file's folder unless absolute), when it was kept: the run can be
+    /// judged again without running it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
 }
 
 fn one() -> u32 {
@@ -113,6 +118,7 @@ impl TaskResult {
             verdict: None,
             model: None,
             judge: None,
+            evidence: None,
         }
     }
 }

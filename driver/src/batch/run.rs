@@ -148,6 +148,8 @@ impl Batch {
                 max_steps: options.max_steps,
                 tool_timeout: options.tool_timeout,
                 reports: options.reports.clone(),
+                evidence: options.evidence.clone(),
+                results_dir: crate::eval::kept::results_dir(&options.out),
             },
             llm: options.llm.clone(),
             judge: options.judge.clone(),

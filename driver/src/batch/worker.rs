@@ -189,6 +189,8 @@ impl Worker {
         let lease = self.lease.as_ref().expect("a browser was acquired");
         let browser = lease.browser();
         let mut unhealthy = false;
+        // Its trace report's file name (and its kept evidence's stem).
+        let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
         // (A context that cannot be made says so as a tab that cannot open.)
         let (context, opened) = match task_context(browser, task, &shared.source).await {
             Ok(context) => {
@@ -203,7 +205,6 @@ impl Worker {
                 unhealthy = true;
             }
             Ok(page) => {
-                let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
                 let (stop, stopped) = tokio::sync::watch::channel(false);
                 let progress = std::sync::atomic::AtomicUsize::new(0);
                 let this_run = ThisRun {
@@ -316,6 +317,7 @@ impl Worker {
         result.tokens = llm.as_ref().map_or(0, |l| l.total_usage().total_tokens());
         result.model = llm.as_ref().map(Llm::model_spec);
         result.judge = result.verdict.as_ref().and(judge.as_ref()).map(Llm::model_spec);
+        self.keep_evidence(&mut result, &name);
         self.served += 1;
         if unhealthy {
             let reason = format!("{} after task {}", result.status, task.id);
@@ -324,6 +326,30 @@ impl Worker {
             self.retire("its task ended").await;
         }
         Some(result)
+    }
+
+    /// With an evidence folder, what the judge was shown of the run is kept
+    /// there (`name`'s stem, `.json`) and named in its result.
+    fn keep_evidence(&self, result: &mut TaskResult, name: &str) {
+        let env = &self.shared.env;
+        let shown = result
+            .verdict
+            .as_ref()
+            .and_then(|v| v.judged.as_ref())
+            .and_then(|j| j.evidence.as_ref());
+        let (Some(dir), Some(evidence)) = (&env.evidence, shown) else {
+            return;
+        };
+        let stem = name.strip_suffix(".html").unwrap_or(name);
+        if stem.is_empty() {
+            return;
+        }
+        match crate::eval::kept::keep(dir, &env.results_dir, stem, evidence) {
+            Ok(named) => result.evidence = Some(named),
+            Err(e) => self
+                .shared
+                .emit(BatchEvent::Warning(format!("{}: evidence not kept: {e}", result.id))),
+        }
     }
 
     /// With `--reports`, a judged task that has no trace report gets a page

@@ -73,13 +73,9 @@ impl Evaluator {
             Ok(reply) => verdict_from(&reply.value),
             Err(problem) => Verdict::invalid(problem),
         };
-        verdict.judged = Some(Box::new(self.judged(
-            prompts::SYSTEM,
-            prompt,
-            &evidence.screenshots,
-            started,
-            calls_before,
-        )));
+        let mut judged = self.judged(prompts::SYSTEM, prompt, &evidence.screenshots, started, calls_before);
+        judged.evidence = Some(evidence.redacted(&self.secrets));
+        verdict.judged = Some(Box::new(judged));
         Ok(verdict)
     }
 
@@ -174,6 +170,7 @@ impl Evaluator {
             screenshots: screenshots.to_vec(),
             usage,
             duration_ms: started.elapsed().as_millis() as u64,
+            evidence: None,
         }
     }
 }

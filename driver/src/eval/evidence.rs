@@ -2,8 +2,11 @@
 //! the agent's answer and account are claims the judge weighs against
 //! them. [`Evidence::capture_final`] adds the page as it is now.
 
+use serde::{Deserialize, Serialize};
+
 use crate::base64;
 use crate::error::Result;
+use crate::llm::Secrets;
 use crate::page::{Page, Shot, SnapshotOptions};
 use crate::readable;
 
@@ -12,7 +15,8 @@ use crate::readable;
 pub const PAGE_TEXT_CHARS: usize = 12_000;
 
 /// What the judge sees of the final page besides its screenshot.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FinalPage {
     pub url: String,
     pub title: String,
@@ -21,8 +25,10 @@ pub struct FinalPage {
     pub text: Option<String>,
 }
 
-/// The judge's input.
-#[derive(Debug, Clone, Default)]
+/// The judge's input. Its JSON is what `sightline eval` keeps of each run
+/// for judging again (`--rejudge`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Evidence {
     /// What to decide ("Was the order placed?"; see [`task_question`](super::task_question)).
     pub question: String,
@@ -67,6 +73,25 @@ impl Evidence {
         self
     }
 
+    /// The evidence with `secrets`' values replaced by their `%name%` in
+    /// every text (the screenshots are covered as they are taken): what may
+    /// be kept on disk.
+    pub fn redacted(&self, secrets: &Secrets) -> Evidence {
+        let text = |t: &Option<String>| t.as_ref().map(|t| secrets.redact(t));
+        Evidence {
+            question: secrets.redact(&self.question),
+            task: text(&self.task),
+            screenshots: self.screenshots.clone(),
+            answer: text(&self.answer),
+            reasoning: text(&self.reasoning),
+            page: self.page.as_ref().map(|p| FinalPage {
+                url: secrets.redact(&p.url),
+                title: secrets.redact(&p.title),
+                text: text(&p.text),
+            }),
+        }
+    }
+
     /// Adds the page as it is now: its viewport screenshot (the last
     /// screenshot; an earlier one showing exactly the same is dropped), URL,
     /// title and text. An error page or a blank tab is captured like any
@@ -92,5 +117,28 @@ impl Evidence {
             text,
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_evidence_holds_no_secret() {
+        let secrets = Secrets::new([("pw".to_string(), "hunter2!".to_string())]);
+        let mut e = Evidence::new("Did hunter2! log in?")
+            .task("Log in with hunter2!")
+            .answer("typed hunter2!")
+            .reasoning("fill(hunter2!)");
+        e.screenshots.push("png".into());
+        e.page = Some(FinalPage {
+            url: "http://a.test/?p=hunter2!".into(),
+            title: "hunter2!".into(),
+            text: Some("Welcome hunter2!".into()),
+        });
+        let kept = serde_json::to_string(&e.redacted(&secrets)).unwrap();
+        assert!(!kept.contains("hunter2"), "{kept}");
+        assert!(kept.contains("%pw%") && kept.contains("\"png\""), "{kept}");
     }
 }

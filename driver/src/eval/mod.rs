@@ -15,10 +15,12 @@
 //!
 //! Agent runs are judged with [`AgentOptions::evaluate`](crate::AgentOptions),
 //! batch tasks with an `evaluate` question, suites with `sightline eval`
-//! ([`crate::suite`]).
+//! ([`crate::suite`]), which keeps each run's evidence ([`kept`]) to judge
+//! it again without running it.
 
 mod evaluator;
 mod evidence;
+pub mod kept;
 mod prompts;
 pub mod report;
 mod verdict;

@@ -91,6 +91,9 @@ pub struct Judged {
     pub usage: Usage,
     /// Capturing the final page and asking the model.
     pub duration_ms: u64,
+    /// The evidence judged, its secrets replaced by their `%name%` (none
+    /// for [`Evaluator::batch_ask`](super::Evaluator::batch_ask)'s questions).
+    pub evidence: Option<super::Evidence>,
 }
 
 #[cfg(test)]

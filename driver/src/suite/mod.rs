@@ -7,6 +7,8 @@
 //! JSON lines) and Sightline's own task lines ([`SuiteFormat`]); the
 //! suites' data is not bundled. Runs go through the batch machinery
 //! ([`crate::batch`]): the same pool, grid, shards, results file and resume.
+//! Each judged run's evidence is kept beside the results, so [`rejudge`]
+//! can judge the runs again (another judge) without running them.
 //!
 //! ```no_run
 //! # async fn demo() -> sightline::Result<()> {
@@ -34,6 +36,7 @@ mod file;
 mod formats;
 mod plan;
 mod records;
+mod rejudge;
 mod run;
 mod web_base;
 
@@ -41,5 +44,6 @@ pub use figures::{EvalReport, Figures, LevelFigures, ModeFigures, RunOutcome, Si
 pub use file::Suite;
 pub use formats::{SuiteFormat, SuiteTask};
 pub use plan::EvalRun;
+pub use rejudge::{rejudge, RejudgeOptions, Rejudged};
 pub use run::{Eval, EvalOptions};
 pub use web_base::WebBase;

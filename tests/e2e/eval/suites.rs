@@ -241,3 +241,92 @@ fn eval_fails_when_no_run_could_be_judged() {
     );
     assert_eq!(row(&run.stdout, "dom")[1], "— (2 not judged)", "{}", run.stdout);
 }
+
+/// Each judged run's evidence is kept beside the results; `--rejudge`
+/// judges the runs again from it with another judge, running nothing (no
+/// agent turn, no browser): the pixel judge still tells the sold-out run
+/// from the ordered one, so the kept screenshot is the final page's. The
+/// old results stay; a rerun resumes; evidence that is gone or junk makes
+/// that run "not judged", saying why.
+#[test]
+fn eval_judges_kept_runs_again_without_running_them() {
+    let files = FixtureServer::start();
+    let server = stand_in();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let suite = example("webvoyager-example.jsonl");
+    eval(&suite, &out, &server, &files, &["--modes", "dom"]).assert_success();
+    let first = latest(&out);
+    for id in ["Shop--0@dom#1", "Outlet--0@dom#1"] {
+        let named = first[id]["evidence"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{:?}", first[id]));
+        assert!(named.starts_with("eval.evidence/"), "{named}");
+        let kept: Value = serde_json::from_slice(&std::fs::read(dir.path().join(named)).unwrap()).unwrap();
+        assert!(!kept["screenshots"].as_array().unwrap().is_empty(), "{id}");
+        assert!(kept["page"]["url"].as_str().unwrap().contains("shop.html"), "{id}");
+        assert!(kept["question"].as_str().unwrap().contains("Was this task completed?"));
+    }
+    let old_bytes = std::fs::read(&out).unwrap();
+    let before = server.requests().len();
+    let new = dir.path().join("rejudged.jsonl");
+    let rejudge = |into: &Path, from: &Path| {
+        let from = from.display().to_string();
+        let args = [
+            "--modes",
+            "dom",
+            "--rejudge",
+            from.as_str(),
+            "--judge-model",
+            "anthropic/claude-haiku-4-5",
+        ];
+        eval(&suite, into, &server, &files, &args)
+    };
+    let again = rejudge(&new, &out);
+    again.assert_success();
+    let asked = &server.requests()[before..];
+    assert_eq!(asked.len(), 2, "one judge call a run, nothing else");
+    assert!(asked.iter().all(judge::is_judge_request));
+    assert!(asked.iter().all(|r| r.body["model"] == "claude-haiku-4-5"));
+    let table = &again.stdout;
+    assert_eq!(row(table, "judge")[1], "anthropic/claude-haiku-4-5", "{table}");
+    assert_eq!(row(table, "dom")[1], "1 of 2 (50.0%)", "{table}");
+    assert!(table.contains("2 run(s) of"), "{table}");
+    let now = latest(&new);
+    assert_eq!(now["Shop--0@dom#1"]["verdict"]["evaluation"], "YES");
+    assert_eq!(now["Outlet--0@dom#1"]["verdict"]["evaluation"], "NO");
+    assert_eq!(now["Shop--0@dom#1"]["judge"], "anthropic/claude-haiku-4-5");
+    assert_eq!(now["Shop--0@dom#1"]["evidence"], first["Shop--0@dom#1"]["evidence"]);
+    assert_eq!(std::fs::read(&out).unwrap(), old_bytes, "the old results stay");
+    // Resumed: nothing left to ask.
+    let asked_so_far = server.requests().len();
+    rejudge(&new, &out).assert_success();
+    assert_eq!(server.requests().len(), asked_so_far);
+
+    // Evidence gone bad: that run is not judged, and says why.
+    let outlet = dir.path().join(first["Outlet--0@dom#1"]["evidence"].as_str().unwrap());
+    std::fs::write(&outlet, "{\"question\": 7}").unwrap();
+    let third = dir.path().join("third.jsonl");
+    let partial = rejudge(&third, &out);
+    partial.assert_success();
+    let verdict = &latest(&third)["Outlet--0@dom#1"]["verdict"];
+    assert_eq!(verdict["unjudged"], true, "{verdict}");
+    assert!(
+        verdict["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("is not what the judge was shown"),
+        "{verdict}"
+    );
+    assert!(partial.stdout.contains("1 without evidence"), "{}", partial.stdout);
+    assert!(
+        partial.stdout.contains("the same --rejudge asks again"),
+        "{}",
+        partial.stdout
+    );
+
+    // The old file is not overwritten.
+    let refused = rejudge(&out, &out);
+    let line = refused.assert_one_line_error();
+    assert!(line.contains("give --out a new file"), "{line}");
+}

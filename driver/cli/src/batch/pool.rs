@@ -103,6 +103,7 @@ impl PoolArgs {
             retry_failed: self.retry_failed,
             shard: self.shard,
             reports: self.reports.clone(),
+            evidence: None,
             max_steps: self.max_steps.max(1),
             tool_timeout: Duration::from_secs(self.tool_timeout.max(1)),
             events: None,

@@ -1,13 +1,14 @@
-//! `sightline eval SUITE --out results.jsonl [--modes dom,hybrid,cua] [--trials N] …`.
+//! `sightline eval SUITE --out results.jsonl [--modes dom,hybrid,cua] [--trials N] …`,
+//! and `--rejudge OLD.jsonl`: those runs judged again, nothing run.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use sightline::batch::Stop;
-use sightline::suite::{Eval, EvalOptions, Suite};
+use sightline::suite::{rejudge, Eval, EvalOptions, RejudgeOptions, Suite};
 use sightline::{AgentMode, Error, Result};
 
-use super::table::tables;
+use super::table::{tables, Rejudging};
 use crate::batch::{events_for, with_two_stage_stop, PoolArgs};
 use crate::output::{print_json, print_out};
 
@@ -33,6 +34,13 @@ pub struct EvalArgs {
     /// local server, a mirror; end it with `/`) instead of the suite file's folder.
     #[arg(long, value_name = "URL")]
     pub web_base: Option<String>,
+    /// Run nothing: judge again the runs of this earlier results file from
+    /// the evidence kept beside it (what its judge was shown), with
+    /// --judge-model (or --model), writing the new verdicts to --out. Each
+    /// run's evidence (its screenshots, final page and claims) is kept in
+    /// a folder beside --out (`eval.jsonl` → `eval.evidence/`).
+    #[arg(long, value_name = "RESULTS")]
+    pub rejudge: Option<PathBuf>,
     #[command(flatten)]
     pub pool: PoolArgs,
 }
@@ -44,14 +52,19 @@ fn parse_mode(s: &str) -> std::result::Result<AgentMode, String> {
 pub async fn eval(args: EvalArgs) -> Result<()> {
     // The whole suite is checked before any browser starts.
     let suite = Suite::read(&args.suite, args.web_base.as_deref())?;
+    if let Some(from) = &args.rejudge {
+        return rejudge_only(&args, &suite, from).await;
+    }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(Stop::Run);
+    let mut batch = args
+        .pool
+        .batch_options(args.out.clone(), suite.local_inputs(), stop_rx)
+        .await?;
+    batch.evidence = Some(args.out.with_extension("evidence"));
     let options = EvalOptions {
         modes: args.modes.clone(),
         trials: args.trials,
-        batch: args
-            .pool
-            .batch_options(args.out.clone(), suite.local_inputs(), stop_rx)
-            .await?,
+        batch,
     };
     let mut eval = Eval::new(suite, options)?;
     let plan = eval.batch().plan();
@@ -62,13 +75,43 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
     if args.pool.output.json {
         print_json(&report);
     } else {
-        print_out(&tables(&report, &args.out, args.pool.reports.as_deref()));
+        print_out(&tables(&report, &args.out, args.pool.reports.as_deref(), None));
     }
     if report.interrupted {
         return Err(Error::Interrupted);
     }
-    // A suite of which no run could be judged measured nothing: said with
-    // a failing status, so a CI step does not pass on an outage.
+    judged_something(&report)
+}
+
+/// `--rejudge`: the earlier runs judged again, nothing run.
+async fn rejudge_only(args: &EvalArgs, suite: &Suite, from: &std::path::Path) -> Result<()> {
+    let opts = RejudgeOptions {
+        from: from.to_path_buf(),
+        out: args.out.clone(),
+        judge: args
+            .pool
+            .judge
+            .options(&args.pool.llm)
+            .unwrap_or_else(|| args.pool.llm.options()),
+        concurrency: args.pool.concurrency.map_or(REJUDGE_CONCURRENCY, |n| n as usize),
+    };
+    let (report, rejudged) = rejudge(suite, &args.modes, args.trials, &opts).await?;
+    if args.pool.output.json {
+        print_json(&report);
+    } else {
+        let said = Rejudging { from, done: &rejudged };
+        print_out(&tables(&report, &args.out, None, Some(said)));
+    }
+    judged_something(&report)
+}
+
+/// Judge calls at once when re-judging (no browsers: the provider's rate
+/// limit is the bound).
+const REJUDGE_CONCURRENCY: usize = 4;
+
+/// A suite of which no run could be judged measured nothing: said with a
+/// failing status, so a CI step does not pass on an outage.
+fn judged_something(report: &sightline::suite::EvalReport) -> Result<()> {
     let figures = report.by_mode.iter().map(|m| &m.figures);
     let unjudged: usize = figures.clone().map(|f| f.unjudged).sum();
     let judged: usize = figures.map(|f| f.judged_yes + f.judged_no).sum();

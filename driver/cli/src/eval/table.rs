@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use sightline::suite::{EvalReport, Figures, ModeFigures};
+use sightline::suite::{EvalReport, Figures, ModeFigures, Rejudged};
 
 fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {
@@ -85,7 +85,13 @@ fn judged_per<'a>(r: &EvalReport, what: &str, groups: impl Iterator<Item = (&'a 
     format!("\n{}", aligned(&rows))
 }
 
-pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>) -> String {
+/// A re-judging's account: the results it read, and what it did.
+pub struct Rejudging<'a> {
+    pub from: &'a Path,
+    pub done: &'a Rejudged,
+}
+
+pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>, rejudging: Option<Rejudging>) -> String {
     let runs: usize = r.by_mode.iter().map(|m| m.figures.runs).sum();
     let mut s = aligned(&[
         vec![
@@ -123,11 +129,29 @@ pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>) -> String {
     s.push_str(&judged_per(r, "site", sites));
     s.push('\n');
     let mut files = vec![vec!["results".to_string(), out.display().to_string()]];
+    if let Some(Rejudging { from, done }) = &rejudging {
+        files.push(vec![
+            "judged again".into(),
+            format!(
+                "{} run(s) of {} from their kept evidence; {} copied (no verdict to give again); {} without \
+evidence; {} done before",
+                done.judged,
+                from.display(),
+                done.copied,
+                done.without_evidence,
+                done.already
+            ),
+        ]);
+    }
     let unjudged: usize = r.by_mode.iter().map(|m| m.figures.unjudged).sum();
     if unjudged > 0 {
+        let again = match rejudging {
+            Some(_) => "the same --rejudge asks again",
+            None => "--retry-failed asks again",
+        };
         files.push(vec![
             "not judged".into(),
-            format!("{unjudged} run(s): the judge could not be asked (see their verdicts); --retry-failed asks again"),
+            format!("{unjudged} run(s): the judge could not be asked (see their verdicts); {again}"),
         ]);
     }
     if let Some(dir) = reports {

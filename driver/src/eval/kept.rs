@@ -1,0 +1,100 @@
+//! Evidence kept on disk: one JSON file per judged run (what the judge was
+//! shown, its secrets already replaced by their `%name%`), so the run can
+//! be judged again, by another judge or a better prompt, without running
+//! it. A results line names its file relative to the results file's folder
+//! (absolute when the file lies elsewhere), so the results and their
+//! evidence move together.
+
+use std::path::{Path, PathBuf};
+
+use super::evidence::Evidence;
+use crate::error::{Error, Result};
+use crate::files::write_atomically;
+
+/// Writes `evidence` to `dir/<stem>.json`; returns the file as a results
+/// line names it (relative to `results_dir` when inside it).
+pub fn keep(dir: &Path, results_dir: &Path, stem: &str, evidence: &Evidence) -> Result<String> {
+    let path = dir.join(format!("{stem}.json"));
+    let json = serde_json::to_vec(evidence).expect("evidence serialises");
+    write_atomically(&path, &json)?;
+    Ok(named(&path, results_dir))
+}
+
+/// The evidence a results line names (`recorded`), read back.
+pub fn read_kept(results_dir: &Path, recorded: &str) -> Result<Evidence> {
+    let path = located(results_dir, recorded);
+    let bytes = std::fs::read(&path)
+        .map_err(|e| Error::Io(format!("cannot read the kept evidence {}: {e}", path.display())))?;
+    let evidence: Evidence = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::Eval(format!(
+            "the kept evidence {} is not what the judge was shown ({e})",
+            path.display()
+        ))
+    })?;
+    if evidence.screenshots.is_empty() || evidence.question.trim().is_empty() {
+        return Err(Error::Eval(format!(
+            "the kept evidence {} holds no screenshot or no question",
+            path.display()
+        )));
+    }
+    Ok(evidence)
+}
+
+/// `recorded` as a path, read against `results_dir` when relative.
+pub fn located(results_dir: &Path, recorded: &str) -> PathBuf {
+    let p = Path::new(recorded);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        results_dir.join(p)
+    }
+}
+
+/// `path` as a results file in `results_dir` names it.
+pub fn named(path: &Path, results_dir: &Path) -> String {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (path, dir) = (absolute(path), absolute(results_dir));
+    path.strip_prefix(&dir)
+        .map(Path::to_path_buf)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The folder of a results file (`.` for a bare file name).
+pub fn results_dir(results: &Path) -> PathBuf {
+    match results.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_evidence_is_named_from_the_results_folder_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("eval.jsonl");
+        let mut e = Evidence::new("Was the lamp ordered?").task("Order the lamp");
+        e.screenshots.push("iVBORw0KGgo=".into());
+        let named = keep(&dir.path().join("eval.evidence"), &results_dir(&results), "Shop--0", &e).unwrap();
+        assert_eq!(named, "eval.evidence/Shop--0.json");
+        assert_eq!(read_kept(&results_dir(&results), &named).unwrap(), e);
+        // Elsewhere: absolute.
+        let other = tempfile::tempdir().unwrap();
+        let far = keep(other.path(), &results_dir(&results), "x", &e).unwrap();
+        assert!(Path::new(&far).is_absolute(), "{far}");
+        assert_eq!(read_kept(Path::new("/nowhere"), &far).unwrap(), e);
+        // What is not evidence is said so.
+        std::fs::write(other.path().join("junk.json"), "{\"question\": 3}").unwrap();
+        let junk = read_kept(other.path(), "junk.json").unwrap_err().to_string();
+        assert!(junk.contains("is not what the judge was shown"), "{junk}");
+        std::fs::write(other.path().join("bare.json"), "{\"question\": \"q\"}").unwrap();
+        let bare = read_kept(other.path(), "bare.json").unwrap_err().to_string();
+        assert!(bare.contains("holds no screenshot"), "{bare}");
+        let missing = read_kept(other.path(), "gone.json").unwrap_err().to_string();
+        assert!(missing.contains("cannot read the kept evidence"), "{missing}");
+    }
+}
