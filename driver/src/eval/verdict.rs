@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::evidence::Evidence;
 use crate::llm::Usage;
 
 /// The judge's answer.
@@ -92,8 +93,8 @@ pub struct Judged {
     /// Capturing the final page and asking the model.
     pub duration_ms: u64,
     /// The evidence judged, its secrets replaced by their `%name%` (none
-    /// for [`Evaluator::batch_ask`](super::Evaluator::batch_ask)'s questions).
-    pub evidence: Option<super::Evidence>,
+    /// for `Evaluator::batch_ask`'s questions).
+    pub evidence: Option<Evidence>,
 }
 
 #[cfg(test)]

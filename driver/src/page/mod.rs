@@ -28,6 +28,7 @@ mod pointer;
 mod polls;
 pub(crate) mod raw_cdp;
 mod readiness;
+mod ready_probe;
 mod rebound;
 mod receiver;
 mod screenshot;

@@ -23,11 +23,11 @@
 //!    step's input have run, the frames they asked for have been drawn, and
 //!    the first frame after DOMContentLoaded too (each frame waited for at
 //!    most [`ECHO_WINDOW`]);
-//! 4. for up to [`LATE_WINDOW`] after that, timers and idle callbacks the
+//! 4. for up to [`LATE_WINDOW`] after that (`ready_probe.rs`), timers and idle callbacks the
 //!    page set during the step and due within it, animations the step's
 //!    input started in view that end within it and whose end the page
 //!    awaits, a list the page is filling in chunk by chunk
-//!    ([`GROWTH_GAP`]), and a consent manager still loading: the dialogs
+//!    ([`GROWTH_GAP`](super::ready_probe::GROWTH_GAP)), and a consent manager still loading: the dialogs
 //!    pages open just after they render, and what renders when an
 //!    entrance ends;
 //! 5. an interstitial's `<meta http-equiv="refresh">` to another address
@@ -47,6 +47,8 @@ use std::time::{Duration, Instant};
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
 use super::handle::Page;
+pub use super::ready_probe::LATE_WINDOW;
+use super::ready_probe::{late_hold, Echo, Probe, POLL};
 use super::tracker::{PendingRequest, RequestRole, MAX_REQUEST_AGE};
 use crate::config::WaitUntil;
 use crate::error::{Error, Result};
@@ -64,23 +66,12 @@ pub const STREAM_GRACE: Duration = Duration::from_millis(250);
 /// After a content request ends, the page gets this long to render what it
 /// brought before the DOM is judged quiet.
 pub const RESPONSE_GRACE: Duration = Duration::from_millis(50);
-/// After a timer the page set during the step runs, the request it starts
-/// gets this long to be reported before the page is judged ready.
-pub const TIMER_GRACE: Duration = Duration::from_millis(30);
 /// How long the content in and near the viewport must stay unchanged.
 pub const QUIET_WINDOW_READY: Duration = Duration::from_millis(60);
 /// Longest wait for the page's next frame in its echo (a hidden page draws
 /// none): a frame and a half. Handlers that react later than their next
 /// frame set a timer (the late window waits for it) or start a request.
 pub const ECHO_WINDOW: Duration = Duration::from_millis(25);
-/// A container that gained children in [`GROWTH_RUNS`] tasks in a row,
-/// each within this of the last (a list rendered in chunks), is still
-/// growing until this long after its last chunk (js-glue/engine-api.js and
-/// the main-world hook keep the same figure).
-pub const GROWTH_GAP: Duration = Duration::from_millis(300);
-/// Tasks in a row in which a container grew that make it a list being
-/// filled in (fewer do when the work that grew it set itself again).
-const GROWTH_RUNS: u32 = 3;
 /// A reply streaming in (the step's own request still receiving its body,
 /// the content in view still changing) holds the step while both happened
 /// within this.
@@ -88,9 +79,6 @@ pub const STREAM_GAP: Duration = Duration::from_millis(500);
 /// How long a loading indicator on a tab's first look (one opened by the
 /// page, whose earlier requests are unknown) may hold it.
 const UNSEEN_INDICATOR_LIMIT: Duration = Duration::from_secs(3);
-/// How long after the page is otherwise ready a step still waits for the
-/// timers it set (due within this window) and for a loading consent manager.
-pub const LATE_WINDOW: Duration = Duration::from_millis(1000);
 /// A consent manager that has not loaded this long after DOMContentLoaded
 /// is not going to show its dialog soon: it stops holding steps.
 const CONSENT_LOAD_LIMIT: Duration = Duration::from_secs(3);
@@ -102,8 +90,6 @@ const MAX_FRAMES_WAITED: u32 = 4;
 /// busy machine), and a timer set by a handler of the step's first input
 /// must count.
 const STEP_CLOCK_SLACK: Duration = Duration::from_millis(100);
-/// Longest pause between two looks at the page.
-const POLL: Duration = Duration::from_millis(50);
 /// A page that left a look unanswered gets this long to answer a trivial
 /// question before it counts as not responding.
 pub const UNRESPONSIVE_GRACE: Duration = Duration::from_millis(1500);
@@ -161,92 +147,6 @@ impl ReadyReport {
             pending: Vec::new(),
             said_and_gone: Vec::new(),
             left_loading: Vec::new(),
-        }
-    }
-}
-
-/// One look at the page (`__sightline.readiness`, js-glue/engine-api.js).
-#[derive(Debug, Default)]
-struct Probe {
-    parsing: bool,
-    /// A form submission queued a navigation that has not been requested yet.
-    submitting: bool,
-    /// How long ago the content in or near the viewport last changed.
-    changed_ago: Option<Duration>,
-    /// Timers set during the step and due within a second: the nearest.
-    next_timer: Option<Duration>,
-    /// An IAB TCF consent manager's stub is there, its dialog not loaded yet.
-    consent_loading: bool,
-    /// A loading indicator in the viewport (only looked for when asked).
-    busy: bool,
-    /// Animation frames the page asked for during the step, not drawn yet.
-    frames_due: u32,
-    /// How long ago a timer of the step (one that counts) ran.
-    timer_ran_ago: Option<Duration>,
-    /// When the animations the step's input started in view end (with
-    /// their end events), if within a second.
-    animations_end: Option<Duration>,
-    /// When a `<meta http-equiv="refresh">` moves the page on, if within a second.
-    refresh_in: Option<Duration>,
-    /// How long ago a container near the viewport last gained elements
-    /// (and lost none) during the step, and in how many tasks in a row,
-    /// each within [`GROWTH_GAP`] of the last.
-    grew_ago: Option<Duration>,
-    growth_runs: u32,
-    /// How long ago the content in or near the viewport last changed at
-    /// all (regions at a beat included).
-    stirred_ago: Option<Duration>,
-    /// A callback of the step that set itself again from its own run (the
-    /// next chunk of work done in pieces), due within [`GROWTH_GAP`].
-    rearmed_due: Option<Duration>,
-    /// Status messages of the step already gone (see [`ReadyReport`]).
-    said_and_gone: Vec<String>,
-}
-
-/// What a look lets the page do first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Echo {
-    /// Nothing: the look is taken at once.
-    None,
-    /// One turn of the event loop: the tasks the page queued before it run.
-    Turn,
-    /// The next frame, then a turn.
-    Frame,
-}
-
-impl Probe {
-    fn read(v: &serde_json::Value) -> Probe {
-        // Milliseconds, -1 (or nothing) for none.
-        let ms = |m: Option<f64>| m.filter(|m| *m >= 0.0).map(|m| Duration::from_millis(m as u64));
-        let timers = v[3].as_str().unwrap_or("");
-        let mut parts = timers.split(',');
-        let count: u32 = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
-        let next = ms(parts.next().and_then(|n| n.parse().ok()));
-        let consent = parts.next().unwrap_or("");
-        let frames_due = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-        let timer_ran_ago = ms(parts.next().and_then(|n| n.parse().ok()));
-        let animations_end = ms(parts.next().and_then(|n| n.parse().ok()));
-        let refresh_in = ms(parts.next().and_then(|n| n.parse().ok()));
-        let rearmed_due = ms(parts.next().and_then(|n| n.parse().ok()));
-        Probe {
-            parsing: v[0].as_str() == Some("loading"),
-            submitting: v[1].as_bool().unwrap_or(false),
-            changed_ago: ms(v[2].as_f64()),
-            next_timer: next.filter(|_| count > 0),
-            consent_loading: consent == "loading",
-            busy: v[4].as_bool().unwrap_or(false),
-            frames_due,
-            timer_ran_ago,
-            animations_end,
-            refresh_in,
-            grew_ago: ms(v[6].as_f64()),
-            growth_runs: v[7].as_u64().unwrap_or(0) as u32,
-            stirred_ago: ms(v[8].as_f64()),
-            rearmed_due,
-            said_and_gone: v[5]
-                .as_array()
-                .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
-                .unwrap_or_default(),
         }
     }
 }
@@ -476,65 +376,17 @@ impl Page {
                 continue;
             }
 
-            // Late dialogs: the page's timers due soon, a consent manager loading.
+            // Late dialogs: the page's timers due soon, a consent manager
+            // loading, what renders when the step's animations end, a list
+            // filled in chunks, an interstitial's refresh.
             let late_end = *late_until.get_or_insert(now + LATE_WINDOW);
-            let timer_due = probe.next_timer.map(|d| now + d).filter(|t| *t <= late_end);
             let consent = probe.consent_loading
                 && tracker
                     .with(|s| s.dom_ready_at)
                     .is_some_and(|t| now < t + CONSENT_LOAD_LIMIT);
-            // A timer of the step that just ran: what it started (a request,
-            // reported by the browser a moment later) gets its moment to show.
-            if let Some(ago) = probe.timer_ran_ago.filter(|a| *a < TIMER_GRACE && now < late_end) {
-                pending = vec!["a timer the page set".into()];
-                tokio::time::sleep_until(deadline.min(now + (TIMER_GRACE - ago)).into()).await;
-                continue;
-            }
-            // The step's animations in view: what renders when they end
-            // (a dialog's body after its entrance) is part of the reply.
-            let animations_due = probe.animations_end.map(|d| now + d).filter(|t| *t <= late_end);
-            // A list being filled in chunk by chunk: its next chunk. It
-            // grew in three tasks in a row, or grew once and the work that
-            // grew it has set itself again (a single append is no list
-            // being filled: a step's reply adds elements all the time).
-            let filling = probe.growth_runs >= GROWTH_RUNS || probe.rearmed_due.is_some();
-            let growth_due = probe
-                .grew_ago
-                .filter(|a| *a < GROWTH_GAP && filling)
-                .map(|a| now + (GROWTH_GAP - a))
-                .filter(|t| *t <= late_end);
-            let late_due = [
-                timer_due.map(|t| (t, "a timer the page set")),
-                animations_due.map(|t| (t, "an animation the step started")),
-                growth_due.map(|t| (t, "a list the page is still filling in")),
-            ]
-            .into_iter()
-            .flatten()
-            .min_by_key(|(t, _)| *t);
-            if now < late_end && (late_due.is_some() || consent) {
-                pending = match late_due {
-                    _ if consent => vec!["the consent manager".into()],
-                    Some((_, what)) => vec![what.into()],
-                    None => Vec::new(),
-                };
-                // Just after it is due (a timer's work runs in its task).
-                let wake = late_due.map_or(now + POLL, |(t, _)| t + Duration::from_millis(5));
-                tokio::time::sleep_until(deadline.min(late_end).min(wake).min(now + POLL).into()).await;
-                continue;
-            }
-            // An interstitial's `<meta http-equiv="refresh">` due within a
-            // second: the page the user waits for is the next one (its
-            // navigation then holds the step as any other does).
-            // (Within a second of the late window: a refresh that waits for
-            // a load event that does not come holds no step for long.)
-            if let Some(due) = probe
-                .refresh_in
-                .map(|d| now + d)
-                .filter(|due| *due <= late_end + LATE_WINDOW)
-            {
-                pending = vec!["the page's refresh to its next address".into()];
-                let wake = (due + Duration::from_millis(5)).min(now + POLL);
-                tokio::time::sleep_until(deadline.min(wake).into()).await;
+            if let Some(hold) = late_hold(&probe, now, late_end, consent) {
+                pending = vec![hold.what.into()];
+                tokio::time::sleep_until(deadline.min(hold.wake).into()).await;
                 continue;
             }
             let late = late_until.map_or(Duration::ZERO, |end| now.saturating_duration_since(end - LATE_WINDOW));
@@ -732,51 +584,6 @@ impl Page {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_probe_reads_the_engine_answer() {
-        let p = Probe::read(&json!(["interactive", true, 40, "2,300,loading", true]));
-        assert!(!p.parsing && p.submitting && p.busy && p.consent_loading);
-        assert_eq!(p.changed_ago, Some(Duration::from_millis(40)));
-        assert_eq!(p.next_timer, Some(Duration::from_millis(300)));
-        let p = Probe::read(&json!(["complete", false, -1, "0,-1,", false]));
-        assert_eq!((p.changed_ago, p.next_timer, p.consent_loading), (None, None, false));
-        assert_eq!(p.frames_due, 0);
-        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,2", false]));
-        assert_eq!((p.frames_due, p.timer_ran_ago), (2, None));
-        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,12", false]));
-        assert_eq!(p.timer_ran_ago, Some(Duration::from_millis(12)));
-        assert_eq!((p.animations_end, p.refresh_in), (None, None));
-        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1,380,-1", false]));
-        assert_eq!(
-            (p.animations_end, p.refresh_in),
-            (Some(Duration::from_millis(380)), None)
-        );
-        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1,-1,950", false]));
-        assert_eq!(
-            (p.animations_end, p.refresh_in),
-            (None, Some(Duration::from_millis(950)))
-        );
-        let p = Probe::read(&json!(["complete", false, -1, "0,-1,,0,-1", false]));
-        assert_eq!(p.timer_ran_ago, None);
-        assert_eq!(p.grew_ago, None);
-        let p = Probe::read(&json!([
-            "complete",
-            false,
-            -1,
-            "0,-1,,0,-1,-1,-1,90",
-            false,
-            [],
-            120,
-            1
-        ]));
-        assert_eq!(p.grew_ago, Some(Duration::from_millis(120)));
-        assert_eq!((p.growth_runs, p.rearmed_due), (1, Some(Duration::from_millis(90))));
-        // A page without the main-world hook answers no timers at all.
-        let p = Probe::read(&json!(["loading", false, -1, "", false]));
-        assert!(p.parsing && p.next_timer.is_none());
-    }
 
     #[test]
     fn wait_until_reads_its_names() {
