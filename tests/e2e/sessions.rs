@@ -1048,16 +1048,23 @@ fn held_buttons_and_keys_last_from_one_command_to_the_next() {
     s.ok(&["unblock"]);
     let pressed = s.ok(&["mouse-down", "510", "350"]);
     assert!(pressed.contains("Pressed the left button at (510, 350)"), "{pressed}");
+    // A move with the button held drags: it carries the button, and the
+    // slider follows it (a release where the mouse is leaves it there).
     s.ok(&["hover-at", "700", "350"]);
-    let released = s.ok(&["mouse-up", "880", "350"]);
-    assert!(released.contains("dragged from (510, 350)"), "{released}");
-    assert!(s.ok(&["eval", "window.sliderValue"]).contains("97"));
-    // Released: a move now is a hover, and the slider stays.
+    assert!(s.ok(&["eval", "'buttons=' + window.moveButtons"]).contains("buttons=1"));
+    let released = s.ok(&["mouse-up"]);
+    assert!(
+        released.contains("Released the left button at (700, 350), dragged from (510, 350)"),
+        "{released}"
+    );
+    assert!(s.ok(&["eval", "window.sliderValue"]).contains("50"));
+    // Released: a move is a hover again.
     s.ok(&["hover-at", "600", "350"]);
-    assert!(s.ok(&["eval", "window.sliderValue"]).contains("97"));
+    assert!(s.ok(&["eval", "'buttons=' + window.moveButtons"]).contains("buttons=0"));
+    assert!(s.ok(&["eval", "window.sliderValue"]).contains("50"));
     let again = s.run(&["mouse-up"]);
     assert!(
-        !again.status.success() && again.stdout.contains("no mouse button is down"),
+        !again.status.success() && format!("{}{}", again.stdout, again.stderr).contains("no mouse button is down"),
         "{again:?}"
     );
 
@@ -1072,7 +1079,25 @@ fn held_buttons_and_keys_last_from_one_command_to_the_next() {
     );
     let unheld = s.run(&["key-up", "Shift"]);
     assert!(
-        !unheld.status.success() && unheld.stdout.contains("Shift is not held"),
+        !unheld.status.success() && format!("{}{}", unheld.stdout, unheld.stderr).contains("Shift is not held"),
         "{unheld:?}"
     );
+    // A wheel turn with Control held carries it.
+    s.ok(&["key-down", "Control"]);
+    s.ok(&["scroll-at", "640", "400", "--delta-y", "10"]);
+    s.ok(&["key-up", "Control"]);
+    assert!(s.ok(&["eval", "window.wheelKeys"]).contains("Control"));
+
+    // A release whose click opens a dialog: the button is free all the
+    // same (the page had the release before the dialog held the answer).
+    s.open("cua/dialog.html", &[]);
+    s.ok(&["mouse-down", "200", "125"]);
+    let asked = s.ok(&["mouse-up"]);
+    assert!(asked.contains("Delete all 500 items?"), "{asked}");
+    s.ok(&["handle-dialog", "true"]);
+    assert!(s
+        .ok(&["eval", "document.getElementById('out').textContent"])
+        .contains("Deleted"));
+    let pressed = s.ok(&["mouse-down", "200", "125"]);
+    assert!(pressed.contains("Pressed the left button"), "not still held: {pressed}");
 }

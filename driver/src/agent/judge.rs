@@ -36,10 +36,7 @@ pub(super) async fn judge(
         .clone()
         .filter(|q| !q.trim().is_empty())
         .unwrap_or_else(|| task_question(&result.task));
-    match judge.judge_page(page, evidence(question, result)).await {
-        Ok(verdict) => verdict,
-        Err(e) => Verdict::unjudged(format!("the run could not be judged: {e}")),
-    }
+    judge.verdict_on_page(page, evidence(question, result), "the run").await
 }
 
 fn evidence(question: String, r: &AgentResult) -> Evidence {

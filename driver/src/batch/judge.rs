@@ -38,10 +38,9 @@ pub(crate) async fn judge_task(
         (None, None) => String::new(),
     };
     let judge = Evaluator::new(judge).with_secrets(task.vars.secrets());
-    match judge.judge_page(page, evidence.reasoning(account)).await {
-        Ok(verdict) => verdict,
-        Err(e) => Verdict::unjudged(format!("the task could not be judged: {e}")),
-    }
+    judge
+        .verdict_on_page(page, evidence.reasoning(account), "the task")
+        .await
 }
 
 /// What the task asked for, in words.

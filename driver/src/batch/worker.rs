@@ -189,7 +189,7 @@ impl Worker {
         let lease = self.lease.as_ref().expect("a browser was acquired");
         let browser = lease.browser();
         let mut unhealthy = false;
-        // Its trace report's file name (and its kept evidence's stem).
+        // Its trace report's file name.
         let name = shared.report_names.get(&task.id).cloned().unwrap_or_default();
         // (A context that cannot be made says so as a tab that cannot open.)
         let (context, opened) = match task_context(browser, task, &shared.source).await {
@@ -317,7 +317,7 @@ impl Worker {
         result.tokens = llm.as_ref().map_or(0, |l| l.total_usage().total_tokens());
         result.model = llm.as_ref().map(Llm::model_spec);
         result.judge = result.verdict.as_ref().and(judge.as_ref()).map(Llm::model_spec);
-        self.keep_evidence(&mut result, &name);
+        self.keep_evidence(&mut result);
         self.served += 1;
         if unhealthy {
             let reason = format!("{} after task {}", result.status, task.id);
@@ -329,22 +329,19 @@ impl Worker {
     }
 
     /// With an evidence folder, what the judge was shown of the run is kept
-    /// there (`name`'s stem, `.json`) and named in its result.
-    fn keep_evidence(&self, result: &mut TaskResult, name: &str) {
-        let env = &self.shared.env;
+    /// there and named in its result (the copy the verdict holds is let go
+    /// either way: a long suite keeps its results in memory).
+    fn keep_evidence(&self, result: &mut TaskResult) {
         let shown = result
             .verdict
-            .as_ref()
-            .and_then(|v| v.judged.as_ref())
-            .and_then(|j| j.evidence.as_ref());
-        let (Some(dir), Some(evidence)) = (&env.evidence, shown) else {
+            .as_mut()
+            .and_then(|v| v.judged.as_mut())
+            .and_then(|j| j.evidence.take());
+        let (Some(dir), Some(evidence)) = (&self.shared.env.evidence, shown) else {
             return;
         };
-        let stem = name.strip_suffix(".html").unwrap_or(name);
-        if stem.is_empty() {
-            return;
-        }
-        match crate::eval::kept::keep(dir, &env.results_dir, stem, evidence) {
+        let stem = crate::eval::kept::stem_for(&result.id);
+        match crate::eval::kept::keep(dir, &self.shared.env.results_dir, &stem, &evidence) {
             Ok(named) => result.evidence = Some(named),
             Err(e) => self
                 .shared

@@ -91,6 +91,37 @@ impl Evaluator {
         Ok(verdict)
     }
 
+    /// [`Evaluator::judge_page`] for a run that goes on whatever the judge
+    /// does: a judge that cannot be asked gives an INVALID verdict saying
+    /// why (`unjudged`), which still holds the evidence captured, so that
+    /// the run can be judged later from it. `what`: the run, in words.
+    pub async fn verdict_on_page(&self, page: &Page, evidence: Evidence, what: &str) -> Verdict {
+        let started = Instant::now();
+        let mut evidence = evidence;
+        if let Err(e) = evidence.capture_final(page, self.secrets.values()).await {
+            return Verdict::unjudged(format!("{what} could not be judged: {e}"));
+        }
+        match self.evaluate(&evidence).await {
+            Ok(mut verdict) => {
+                // (Capturing the page is the judge's time, as in judge_page.)
+                if let Some(j) = verdict.judged.as_mut() {
+                    j.duration_ms = started.elapsed().as_millis() as u64;
+                }
+                verdict
+            }
+            Err(e) => {
+                let mut verdict = Verdict::unjudged(format!("{what} could not be judged: {e}"));
+                verdict.judged = Some(Box::new(Judged {
+                    model: self.model(),
+                    duration_ms: started.elapsed().as_millis() as u64,
+                    evidence: Some(evidence.redacted(&self.secrets)),
+                    ..Judged::default()
+                }));
+                verdict
+            }
+        }
+    }
+
     /// Several yes/no questions about one PNG screenshot, in one model call;
     /// one verdict per question, in order (all INVALID when the answer
     /// cannot be read, or does not answer each question once).

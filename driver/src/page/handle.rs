@@ -344,7 +344,7 @@ impl Page {
 
     /// The keys held down (`keyDown` … `keyUp`), in Sightline's names.
     pub fn held_keys(&self) -> Vec<String> {
-        self.held().keys.iter().map(|(key, _)| key.clone()).collect()
+        self.held().keys.iter().map(|k| k.key.clone()).collect()
     }
 
     pub(crate) fn held(&self) -> std::sync::MutexGuard<'_, Held> {

@@ -56,19 +56,34 @@ pub(crate) fn button_bit(button: &MouseButton) -> i64 {
 pub(crate) struct Held {
     /// The button, and where it went down.
     pub button: Option<(ClickButton, (f64, f64))>,
-    /// The keys (`KeyboardEvent.key`), each with its modifier bit (0 for
-    /// a key that is no modifier).
-    pub keys: Vec<(String, i64)>,
+    /// The keys, in the order pressed.
+    pub keys: Vec<HeldKey>,
+}
+
+/// A key held down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeldKey {
+    /// `KeyboardEvent.code`: what tells keys apart (`a` and `A` are KeyA).
+    pub code: &'static str,
+    /// `KeyboardEvent.key`, as the tools name it.
+    pub key: String,
+    /// Its modifier bit (0 for a key that is no modifier).
+    pub bit: i64,
 }
 
 impl Held {
     /// The held keys' modifier bits.
     pub fn modifier_bits(&self) -> i64 {
-        self.keys.iter().fold(0, |bits, (_, bit)| bits | bit)
+        self.keys.iter().fold(0, |bits, k| bits | k.bit)
     }
 
     /// The held button's bit of CDP's `buttons` field.
     pub fn button_bits(&self) -> i64 {
         self.button.map_or(0, |(b, _)| b.cdp().1)
+    }
+
+    /// (modifier bits, buttons bits): what an event sent now carries.
+    pub fn as_event_bits(&self) -> (i64, i64) {
+        (self.modifier_bits(), self.button_bits())
     }
 }

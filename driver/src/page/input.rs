@@ -10,7 +10,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
 use futures::FutureExt;
 
 use super::handle::Page;
-use super::held::{button_bit, ClickButton, LEFT_BUTTON};
+use super::held::{button_bit, ClickButton, HeldKey, LEFT_BUTTON};
 use crate::error::{Error, Result};
 
 /// Modifier bits of CDP input events.
@@ -267,7 +267,14 @@ fn key_event(ty: DispatchKeyEventType, k: &KeyDef, modifiers: i64, text: Option<
 }
 
 impl Page {
-    async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
+    pub(crate) async fn dispatch_key(&self, p: DispatchKeyEventParams) -> Result<()> {
+        // A held key released by another action (`press Shift` while
+        // keyDown holds it) is free from then on, as for a user.
+        if p.r#type == DispatchKeyEventType::KeyUp {
+            if let Some(code) = p.code.as_deref() {
+                self.held().keys.retain(|h| h.code != code);
+            }
+        }
         // Before the event: what its handlers start belongs to this step.
         self.input_begins();
         self.answered("Input.dispatchKeyEvent", self.cdp().execute(p)).await
@@ -292,24 +299,41 @@ impl Page {
     }
 
     /// Presses (`down`) or releases one key and leaves it so (`keyDown` …
-    /// `keyUp`): the keys held already go with the event as modifiers.
+    /// `keyUp`): the keys held already go with the event as modifiers. A
+    /// key held already is not pressed again, nor one not held released.
+    /// The key is noted held (or free) before the event is sent: a handler
+    /// that opens a dialog holds the answer back, and the page has had the
+    /// key by then.
     pub(crate) async fn key_hold_event(&self, name: &str, down: bool) -> Result<()> {
         let k = key_by_name(name).ok_or_else(|| Error::InvalidAction(format!("unknown key {name:?}")))?;
-        let mut bits = self.held().modifier_bits();
+        let bits = {
+            let mut held = self.held();
+            let is_held = held.keys.iter().any(|h| h.code == k.code);
+            if down && is_held {
+                return Err(Error::InvalidAction(format!("{} is down already", k.key)));
+            }
+            if !down && !is_held {
+                return Err(Error::InvalidAction(format!(
+                    "{} is not held: press it with keyDown first",
+                    k.key
+                )));
+            }
+            held.keys.retain(|h| h.code != k.code);
+            if down {
+                held.keys.push(HeldKey {
+                    code: k.code,
+                    key: k.key.clone(),
+                    bit: modifier_bit(&k.key),
+                });
+            }
+            held.modifier_bits()
+        };
         let kind = if down {
-            bits |= modifier_bit(&k.key);
             DispatchKeyEventType::RawKeyDown
         } else {
-            bits &= !modifier_bit(&k.key);
             DispatchKeyEventType::KeyUp
         };
-        self.dispatch_key(key_event(kind, &k, bits, None)).await?;
-        let mut held = self.held();
-        held.keys.retain(|(key, _)| *key != k.key);
-        if down {
-            held.keys.push((k.key.clone(), modifier_bit(&k.key)));
-        }
-        Ok(())
+        self.dispatch_key(key_event(kind, &k, bits, None)).await
     }
 
     /// Presses those of `keys` not held already, in order. Returns the
@@ -409,17 +433,19 @@ impl Page {
         self.input_begins();
         // What the caller holds down between calls goes with every event:
         // a move with the button held drags, a click with Shift held extends.
-        let (held_buttons, held_modifiers, held_button) = {
-            let held = self.held();
-            (
-                held.button_bits(),
-                held.modifier_bits(),
-                held.button.map(|(b, _)| b.cdp().0),
-            )
-        };
         let released = match (&ty, &button) {
             (DispatchMouseEventType::MouseReleased, Some(b)) => button_bit(b),
             _ => 0,
+        };
+        let (held_buttons, held_modifiers, held_button) = {
+            let mut held = self.held();
+            // The held button released by another action (a click of it)
+            // is free from then on.
+            if released != 0 && held.button_bits() == released {
+                held.button = None;
+            }
+            let (modifiers, buttons) = held.as_event_bits();
+            (buttons, modifiers, held.button.map(|(b, _)| b.cdp().0))
         };
         let button = match ty {
             DispatchMouseEventType::MouseMoved => button.or(held_button),
@@ -491,21 +517,43 @@ impl Page {
     }
 
     /// Presses or releases `button` (at `at`, else where the mouse is),
-    /// and notes it held or free.
+    /// and notes it held or free: before the event is sent (a handler that
+    /// opens a dialog holds the answer back, and the page has had the
+    /// press by then). One button is held at a time; only it is released.
     pub(crate) async fn button_event(&self, down: bool, button: ClickButton, at: Option<(f64, f64)>) -> Result<()> {
+        match (down, self.pressed_at()) {
+            (true, Some((held, _))) => {
+                return Err(Error::InvalidAction(format!(
+                    "the {} button is down already; release it with mouseUp first",
+                    held.name()
+                )))
+            }
+            (false, None) => {
+                return Err(Error::InvalidAction(
+                    "no mouse button is down: press one with mouseDown first".into(),
+                ))
+            }
+            (false, Some((held, _))) if held != button => {
+                return Err(Error::InvalidAction(format!(
+                    "the {} button is the one down, not the {}",
+                    held.name(),
+                    button.name()
+                )))
+            }
+            _ => {}
+        }
         if let Some((x, y)) = at {
             self.mouse_move(x, y).await?;
         }
         let (x, y) = self.mouse_position();
         let (cdp_button, bit) = button.cdp();
+        self.held().button = down.then_some((button, (x, y)));
         let (kind, buttons) = if down {
             (DispatchMouseEventType::MousePressed, bit)
         } else {
             (DispatchMouseEventType::MouseReleased, 0)
         };
-        self.mouse_event(kind, x, y, Some(cdp_button), buttons, 1, 0).await?;
-        self.held().button = down.then_some((button, (x, y)));
-        Ok(())
+        self.mouse_event(kind, x, y, Some(cdp_button), buttons, 1, 0).await
     }
 
     /// Presses the left button where the mouse is.

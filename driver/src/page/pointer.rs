@@ -214,15 +214,21 @@ impl Page {
 
     /// Releases what [`Page::mouse_button`] and [`Page::key_hold`] left
     /// down (an agent's run ended with a key or the button held).
+    /// Every release is tried, and nothing is held afterwards (the first
+    /// error is returned).
     pub async fn release_held(&self) -> Result<()> {
         let _guard = self.action_lock().lock().await;
+        let mut outcome = Ok(());
         for key in self.held_keys().into_iter().rev() {
-            self.key_hold_event(&key, false).await?;
+            let released = self.key_hold_event(&key, false).await;
+            outcome = outcome.and(released);
         }
         if let Some((button, _)) = self.pressed_at() {
-            self.button_event(false, button, None).await?;
+            let released = self.button_event(false, button, None).await;
+            outcome = outcome.and(released);
         }
-        Ok(())
+        *self.held() = Default::default();
+        outcome
     }
 
     /// Turns the mouse wheel at (x, y) by `dx`, `dy` CSS pixels (positive:
@@ -239,7 +245,10 @@ impl Page {
         let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseWheel, x, y);
         p.delta_x = Some(dx);
         p.delta_y = Some(dy);
-        p.modifiers = Some(bits);
+        // (What stays held goes with the wheel too: Control held zooms.)
+        let (held_modifiers, held_buttons) = self.held().as_event_bits();
+        p.modifiers = Some(bits | held_modifiers);
+        p.buttons = Some(held_buttons);
         let main = self.main_frame_id().await?;
         let _ = self
             .engine_eval(&main, &format!("({WHEEL_BEFORE_JS})({x}, {y})"), false)
@@ -291,19 +300,21 @@ impl Page {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
+        // (Keys held by keyDown go with it as modifiers.)
+        let modifiers = self.held().as_event_bits().0;
         let event = |ty: DispatchKeyEventType| {
             let mut p = DispatchKeyEventParams::new(ty);
             p.key = Some(k.key.clone());
             p.code = Some(k.code.to_string());
             p.windows_virtual_key_code = Some(k.key_code);
             p.native_virtual_key_code = Some(k.key_code);
+            p.modifiers = Some(modifiers);
             p
         };
-        let send = |p: DispatchKeyEventParams| async move { self.send(p).await.map(|_| ()) };
-        send(event(DispatchKeyEventType::RawKeyDown)).await?;
+        self.dispatch_key(event(DispatchKeyEventType::RawKeyDown)).await?;
         // The hold itself is the action asked for, not a wait for the page.
         let held = self.wait(duration).await;
-        send(event(DispatchKeyEventType::KeyUp)).await?;
+        self.dispatch_key(event(DispatchKeyEventType::KeyUp)).await?;
         held?;
         let mut result = ActionResult::default();
         self.after_action(&mut result, mark).await?;

@@ -6,8 +6,10 @@
 //! as any results file does.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
+use serde::Serialize;
 
 use super::figures::EvalReport;
 use super::file::Suite;
@@ -29,13 +31,18 @@ pub struct RejudgeOptions {
     pub judge: LlmOptions,
     /// Judge calls at once.
     pub concurrency: usize,
+    /// Longest wait for one judgment.
+    pub timeout: Duration,
 }
 
 /// What a re-judging did, run by run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Rejudged {
     /// Judged again from their evidence.
     pub judged: usize,
+    /// The judge did not answer (an outage): `unjudged`, asked again by
+    /// the same command.
+    pub unanswered: usize,
     /// Copied as they were: they had no verdict to give again (timed out,
     /// crashed, or never judged).
     pub copied: usize,
@@ -44,6 +51,38 @@ pub struct Rejudged {
     /// Could not be judged again (no evidence kept, or unreadable): INVALID
     /// and `unjudged`, saying why.
     pub without_evidence: usize,
+    /// Runs of `from` outside the plan (other modes, trials or tasks).
+    pub outside_plan: usize,
+}
+
+/// The modes and the number of trials of the runs in results file `from`
+/// (ids `{task}@{mode}#{trial}`), modes in the order first met.
+pub fn planned_in(from: &Path) -> Result<(Vec<AgentMode>, u32)> {
+    let log = ResultLog::read(from)?;
+    let mut modes = Vec::new();
+    let mut trials = 0;
+    for r in &log.latest {
+        let Some((_, run)) = r.id.rsplit_once('@') else {
+            continue;
+        };
+        let Some((mode, trial)) = run.split_once('#') else {
+            continue;
+        };
+        if let (Ok(mode), Ok(trial)) = (mode.parse::<AgentMode>(), trial.parse::<u32>()) {
+            if !modes.contains(&mode) {
+                modes.push(mode);
+            }
+            trials = trials.max(trial);
+        }
+    }
+    if modes.is_empty() {
+        return Err(Error::Eval(format!(
+            "{} holds no eval run (ids `task@mode#trial`): --rejudge takes the results file of an earlier `sightline \
+eval`",
+            from.display()
+        )));
+    }
+    Ok((modes, trials))
 }
 
 /// Judges again every run of `suite` in `modes` × `trials` that `opts.from`
@@ -54,30 +93,48 @@ pub async fn rejudge(
     trials: u32,
     opts: &RejudgeOptions,
 ) -> Result<(EvalReport, Rejudged)> {
-    let same = |a: &Path, b: &Path| match (std::path::absolute(a), std::path::absolute(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if same(&opts.from, &opts.out) {
-        return Err(Error::Eval(
-            "--rejudge reads one results file and --out writes another: give --out a new file (the old verdicts stay)"
-                .into(),
-        ));
-    }
     if !opts.from.is_file() {
         return Err(Error::NoSuchFile {
             path: opts.from.clone(),
             hint: Some(" (--rejudge takes the results file of an earlier `sightline eval`)".into()),
         });
     }
+    if same_file(&opts.from, &opts.out) {
+        return Err(Error::Eval(
+            "--rejudge reads one results file and --out writes another: give --out a new file (the old verdicts stay)"
+                .into(),
+        ));
+    }
     let judge = Llm::new(opts.judge.clone())?;
     let spec = judge.model_spec();
     let old = ResultLog::read(&opts.from)?;
     let done = ResultLog::read(&opts.out)?;
+    // A file with another judge's verdicts would mix two judges in one table.
+    if let Some(other) = done
+        .latest
+        .iter()
+        .filter_map(|r| r.judge.as_deref())
+        .find(|j| *j != spec)
+    {
+        return Err(Error::Eval(format!(
+            "{} holds verdicts of the judge {other}, not of {spec}: give --out a new file",
+            opts.out.display()
+        )));
+    }
+    let (_, runs) = expand(suite, modes, trials);
+    let mut tally = Rejudged {
+        outside_plan: old.latest.iter().filter(|r| !runs.iter().any(|p| p.id == r.id)).count(),
+        ..Rejudged::default()
+    };
+    if runs.iter().all(|p| old.get(&p.id).is_none()) {
+        return Err(Error::Eval(format!(
+            "{} holds none of this suite's runs in the modes and trials asked for: give the suite, --modes and \
+--trials it was run with",
+            opts.from.display()
+        )));
+    }
     let mut writer = ResultWriter::open(&opts.out)?;
     let (old_dir, new_dir) = (results_dir(&opts.from), results_dir(&opts.out));
-    let (_, runs) = expand(suite, modes, trials);
-    let mut tally = Rejudged::default();
     let mut to_judge = Vec::new();
     for run in &runs {
         let Some(was) = old.get(&run.id) else {
@@ -107,17 +164,22 @@ pub async fn rejudge(
                 let kept = match &was.evidence {
                     Some(recorded) => read_kept(old_dir, recorded),
                     None => Err(Error::Eval(
-                        "no evidence was kept of this run (it ran before `sightline eval` kept it): it cannot be \
-judged again without running it"
+                        "no evidence was kept of this run (it ran before `sightline eval` kept evidence, or the \
+page could not be captured): it cannot be judged again without running it"
                             .into(),
                     )),
                 };
                 let outcome = match kept {
-                    // (An outage is `unjudged`: a rerun asks again.)
-                    Ok(evidence) => Ok(evaluator
-                        .evaluate(&evidence)
-                        .await
-                        .unwrap_or_else(|e| Verdict::unjudged(format!("the judge could not be asked: {e}")))),
+                    Ok(evidence) => Ok(
+                        match tokio::time::timeout(opts.timeout, evaluator.evaluate(&evidence)).await {
+                            Ok(Ok(verdict)) => verdict,
+                            Ok(Err(e)) => Verdict::unjudged(format!("the judge could not be asked: {e}")),
+                            Err(_) => Verdict::unjudged(format!(
+                                "the judge did not answer within {}",
+                                crate::time::spoken(opts.timeout)
+                            )),
+                        },
+                    ),
                     Err(e) => Err(e),
                 };
                 (was, outcome)
@@ -125,12 +187,17 @@ judged again without running it"
         })
         .buffer_unordered(opts.concurrency.max(1));
     tokio::pin!(judging);
-    while let Some((was, verdict)) = judging.next().await {
+    while let Some((was, outcome)) = judging.next().await {
         let mut now = TaskResult {
             evidence: was.evidence.as_deref().map(|r| named(&located(&old_dir, r), &new_dir)),
+            judge: None,
             ..was.clone()
         };
-        match verdict {
+        match outcome {
+            Ok(verdict) if verdict.unjudged => {
+                now.verdict = Some(verdict);
+                tally.unanswered += 1;
+            }
             Ok(verdict) => {
                 now.verdict = Some(verdict);
                 now.judge = Some(spec.clone());
@@ -138,7 +205,6 @@ judged again without running it"
             }
             Err(why) => {
                 now.verdict = Some(Verdict::unjudged(why.to_string()));
-                now.judge = None;
                 tally.without_evidence += 1;
             }
         }
@@ -148,4 +214,20 @@ judged again without running it"
     let mut report = EvalReport::new(suite, &runs, modes, trials, spec, &results.latest);
     report.already_done = tally.already;
     Ok((report, tally))
+}
+
+/// Whether `a` and `b` name one file (through `..`, links and all).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let canonical = |p: &Path| -> Option<PathBuf> {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return Some(c);
+        }
+        // (Not there yet: its folder's canonical path and its name.)
+        let dir = std::fs::canonicalize(results_dir(p)).ok()?;
+        Some(dir.join(p.file_name()?))
+    };
+    match (canonical(a), canonical(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
+    }
 }

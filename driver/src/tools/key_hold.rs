@@ -17,8 +17,8 @@ use crate::page::key_by_name;
 
 pub const DOWN: Tool = Tool::new(
     "keyDown",
-    "Press a key and keep it down (Shift, Control, Alt, Meta, or any key name) until keyUp: clicks and keys \
-in between carry it.",
+    "Press a key and keep it down (Shift, Control, Alt, Meta, or any key name) until keyUp: clicks, scrolls and \
+key presses in between carry it.",
     parameters,
     press,
 )
@@ -54,11 +54,7 @@ fn key(tool: &str, args: Value) -> crate::error::Result<String> {
 fn press<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let key = key("keyDown", args)?;
-        let page = ctx.page();
-        if page.held_keys().contains(&key) {
-            return Ok(ToolOutput::failed(format!("{key} is down already")));
-        }
-        page.key_hold(&key, true).await?;
+        ctx.page().key_hold(&key, true).await?;
         Ok(ToolOutput::ok(format!("Holding {key} down until keyUp")))
     })
 }
@@ -66,13 +62,7 @@ fn press<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
 fn release<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let key = key("keyUp", args)?;
-        let page = ctx.page();
-        if !page.held_keys().contains(&key) {
-            return Ok(ToolOutput::failed(format!(
-                "{key} is not held: press it with keyDown first"
-            )));
-        }
-        page.key_hold(&key, false).await?;
+        ctx.page().key_hold(&key, false).await?;
         Ok(ToolOutput::ok(format!("Released {key}")))
     })
 }

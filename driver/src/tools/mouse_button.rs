@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::point::{self, VISION};
-use super::tool::{boxed, object, parse, with, Offered, Tool, ToolFuture, ToolOutput};
+use super::tool::{boxed, object, parse, with, Offered, RecordedCall, Tool, ToolFuture, ToolOutput};
 use crate::page::ClickButton;
 
 pub const DOWN: Tool = Tool::new(
@@ -86,20 +86,13 @@ fn press<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let (button, at) = Args::read("mouseDown", args)?;
         let page = ctx.page();
-        if let Some((held, _)) = page.pressed_at() {
-            return Ok(ToolOutput::failed(format!(
-                "the {} button is down already; release it with mouseUp first",
-                held.name()
-            )));
-        }
         page.mouse_button(true, button, at).await?;
         let (x, y) = page.mouse_position();
-        let mut out = ToolOutput::ok(format!(
+        let said = format!(
             "Pressed the {} button at ({x:.0}, {y:.0}); it stays down until mouseUp",
             button.name()
-        ));
-        out.point = Some((x, y));
-        Ok(out)
+        );
+        Ok(pressed_or_released("mouseDown", said, button, (x, y)))
     })
 }
 
@@ -107,33 +100,34 @@ fn release<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let (button, at) = Args::read("mouseUp", args)?;
         let page = ctx.page();
-        let from = match page.pressed_at() {
-            Some((held, from)) if held == button => from,
-            Some((held, _)) => {
-                return Ok(ToolOutput::failed(format!(
-                    "the {} button is the one down, not the {}",
-                    held.name(),
-                    button.name()
-                )))
-            }
-            None => {
-                return Ok(ToolOutput::failed(
-                    "no mouse button is down: press one with mouseDown first",
-                ))
-            }
-        };
+        let from = page.pressed_at().map(|(_, from)| from);
         page.mouse_button(false, button, at).await?;
         let (x, y) = page.mouse_position();
-        let dragged = if (from.0 - x).abs() + (from.1 - y).abs() > 3.0 {
-            format!(", dragged from ({:.0}, {:.0})", from.0, from.1)
-        } else {
-            String::new()
+        let dragged = match from {
+            Some(from) if (from.0 - x).abs() + (from.1 - y).abs() > 3.0 => {
+                format!(", dragged from ({:.0}, {:.0})", from.0, from.1)
+            }
+            _ => String::new(),
         };
-        let mut out = ToolOutput::ok(format!(
-            "Released the {} button at ({x:.0}, {y:.0}){dragged}",
-            button.name()
-        ));
-        out.point = Some((x, y));
-        Ok(out)
+        let said = format!("Released the {} button at ({x:.0}, {y:.0}){dragged}", button.name());
+        Ok(pressed_or_released("mouseUp", said, button, (x, y)))
     })
+}
+
+/// The outcome, recorded at the point it happened (a call made where the
+/// mouse was replays there, not wherever a replay's mouse happens to be).
+fn pressed_or_released(tool: &str, said: String, button: ClickButton, (x, y): (f64, f64)) -> ToolOutput {
+    let mut out = ToolOutput::ok(said);
+    out.point = Some((x, y));
+    let mut args = json!({"x": x, "y": y});
+    if button != ClickButton::Left {
+        args["button"] = json!(button.name());
+    }
+    out.replay.push(RecordedCall {
+        tool: tool.to_string(),
+        args,
+        actions: Vec::new(),
+        context: None,
+    });
+    out
 }

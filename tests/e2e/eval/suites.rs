@@ -270,11 +270,10 @@ fn eval_judges_kept_runs_again_without_running_them() {
     let old_bytes = std::fs::read(&out).unwrap();
     let before = server.requests().len();
     let new = dir.path().join("rejudged.jsonl");
+    // (The modes and trials are those of the runs in the file.)
     let rejudge = |into: &Path, from: &Path| {
         let from = from.display().to_string();
         let args = [
-            "--modes",
-            "dom",
             "--rejudge",
             from.as_str(),
             "--judge-model",
@@ -303,6 +302,53 @@ fn eval_judges_kept_runs_again_without_running_them() {
     rejudge(&new, &out).assert_success();
     assert_eq!(server.requests().len(), asked_so_far);
 
+    // A run with no verdict is copied; one whose evidence was not kept is
+    // not judged, saying why (and with no run judged, the command fails).
+    let edited = dir.path().join("edited.jsonl");
+    let lines: Vec<String> = result_lines(&out)
+        .into_iter()
+        .map(|mut line| {
+            let field = if line["id"] == "Shop--0@dom#1" {
+                "verdict"
+            } else {
+                "evidence"
+            };
+            line.as_object_mut().unwrap().remove(field);
+            line.to_string()
+        })
+        .collect();
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let fourth = dir.path().join("fourth.jsonl");
+    let none = rejudge(&fourth, &edited);
+    assert_eq!(none.code(), Some(1), "{}\n{}", none.stdout, none.stderr);
+    assert!(none.stderr.contains("no run could be judged again"), "{}", none.stderr);
+    assert!(
+        none.stdout.contains("1 copied") && none.stdout.contains("1 without evidence"),
+        "{}",
+        none.stdout
+    );
+    let copied = latest(&fourth);
+    assert!(
+        copied["Shop--0@dom#1"].get("verdict").is_none(),
+        "{:?}",
+        copied["Shop--0@dom#1"]
+    );
+    let reason = copied["Outlet--0@dom#1"]["verdict"]["reasoning"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("no evidence was kept of this run"), "{reason}");
+
+    // An --out holding another judge's verdicts is refused (one table, one judge).
+    let theirs = dir.path().join("theirs.jsonl");
+    std::fs::copy(&out, &theirs).unwrap();
+    let mixed = rejudge(&theirs, &new);
+    let line = mixed.assert_one_line_error();
+    assert!(
+        line.contains("holds verdicts of the judge anthropic/claude-sonnet-4-5"),
+        "{line}"
+    );
+
     // Evidence gone bad: that run is not judged, and says why.
     let outlet = dir.path().join(first["Outlet--0@dom#1"]["evidence"].as_str().unwrap());
     std::fs::write(&outlet, "{\"question\": 7}").unwrap();
@@ -324,9 +370,24 @@ fn eval_judges_kept_runs_again_without_running_them() {
         "{}",
         partial.stdout
     );
+    // Nothing else is read as evidence: a results line naming another file.
+    let hostile = dir.path().join("hostile.jsonl");
+    let mut line = result_lines(&out).remove(0);
+    line["evidence"] = serde_json::json!("/etc/passwd");
+    std::fs::write(&hostile, format!("{line}\n")).unwrap();
+    let fifth = dir.path().join("fifth.jsonl");
+    let refused = rejudge(&fifth, &hostile);
+    assert_eq!(refused.code(), Some(1), "{}", refused.stdout);
+    let id = line["id"].as_str().unwrap();
+    let reason = latest(&fifth)[id]["verdict"]["reasoning"].clone();
+    assert!(reason.as_str().unwrap().contains("is not kept evidence"), "{reason}");
 
-    // The old file is not overwritten.
+    // The old file is not overwritten, however it is named.
     let refused = rejudge(&out, &out);
     let line = refused.assert_one_line_error();
     assert!(line.contains("give --out a new file"), "{line}");
+    std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+    let roundabout = dir.path().join("sub").join("..").join("eval.jsonl");
+    let refused = rejudge(&roundabout, &out);
+    assert!(refused.assert_one_line_error().contains("give --out a new file"));
 }

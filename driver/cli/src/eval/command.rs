@@ -2,10 +2,11 @@
 //! and `--rejudge OLD.jsonl`: those runs judged again, nothing run.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use sightline::batch::Stop;
-use sightline::suite::{rejudge, Eval, EvalOptions, RejudgeOptions, Suite};
+use sightline::suite::{planned_in, rejudge, Eval, EvalOptions, RejudgeOptions, Suite};
 use sightline::{AgentMode, Error, Result};
 
 use super::table::{tables, Rejudging};
@@ -24,22 +25,25 @@ pub struct EvalArgs {
     /// runs end. Rerun with the same file to run only what has no verdict.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// The agent's modes, each task run in every one: dom, hybrid, cua.
-    #[arg(long, value_name = "MODES", value_delimiter = ',', default_value = "dom", value_parser = parse_mode)]
+    /// The agent's modes, each task run in every one: dom, hybrid, cua
+    /// (default: dom; with --rejudge, those of its runs).
+    #[arg(long, value_name = "MODES", value_delimiter = ',', value_parser = parse_mode)]
     pub modes: Vec<AgentMode>,
-    /// Runs of each task in each mode.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub trials: u32,
+    /// Runs of each task in each mode (default: 1; with --rejudge, as its runs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub trials: Option<u32>,
     /// Resolve the suite's relative page addresses against this URL (a
     /// local server, a mirror; end it with `/`) instead of the suite file's folder.
     #[arg(long, value_name = "URL")]
     pub web_base: Option<String>,
     /// Run nothing: judge again the runs of this earlier results file from
     /// the evidence kept beside it (what its judge was shown), with
-    /// --judge-model (or --model), writing the new verdicts to --out. Each
-    /// run's evidence (its screenshots, final page and claims) is kept in
-    /// a folder beside --out (`eval.jsonl` → `eval.evidence/`).
-    #[arg(long, value_name = "RESULTS")]
+    /// --judge-model (or --model), writing the new verdicts to a new --out;
+    /// --concurrency judge calls at once (default 4), each within
+    /// --task-timeout. Each run's evidence (its screenshots, final page and
+    /// claims) is kept in a folder beside --out (`eval.jsonl` →
+    /// `eval.evidence/`).
+    #[arg(long, value_name = "RESULTS", conflicts_with_all = ["retry_failed", "reports", "shard", "grid", "cdp_endpoints"])]
     pub rejudge: Option<PathBuf>,
     #[command(flatten)]
     pub pool: PoolArgs,
@@ -62,8 +66,12 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
         .await?;
     batch.evidence = Some(args.out.with_extension("evidence"));
     let options = EvalOptions {
-        modes: args.modes.clone(),
-        trials: args.trials,
+        modes: if args.modes.is_empty() {
+            vec![AgentMode::Dom]
+        } else {
+            args.modes.clone()
+        },
+        trials: args.trials.unwrap_or(1),
         batch,
     };
     let mut eval = Eval::new(suite, options)?;
@@ -80,7 +88,7 @@ pub async fn eval(args: EvalArgs) -> Result<()> {
     if report.interrupted {
         return Err(Error::Interrupted);
     }
-    judged_something(&report)
+    judged_something(&report, false)
 }
 
 /// `--rejudge`: the earlier runs judged again, nothing run.
@@ -94,15 +102,26 @@ async fn rejudge_only(args: &EvalArgs, suite: &Suite, from: &std::path::Path) ->
             .options(&args.pool.llm)
             .unwrap_or_else(|| args.pool.llm.options()),
         concurrency: args.pool.concurrency.map_or(REJUDGE_CONCURRENCY, |n| n as usize),
+        timeout: Duration::from_secs(args.pool.task_timeout),
     };
-    let (report, rejudged) = rejudge(suite, &args.modes, args.trials, &opts).await?;
+    // The modes and trials the runs had, unless told.
+    let (modes, trials) = match (args.modes.is_empty(), args.trials) {
+        (false, Some(trials)) => (args.modes.clone(), trials),
+        (empty, trials) => {
+            let (modes, found) = planned_in(from)?;
+            (if empty { modes } else { args.modes.clone() }, trials.unwrap_or(found))
+        }
+    };
+    let (report, rejudged) = rejudge(suite, &modes, trials, &opts).await?;
     if args.pool.output.json {
-        print_json(&report);
+        let mut json = serde_json::to_value(&report).expect("the report serialises");
+        json["rejudged"] = serde_json::to_value(&rejudged).expect("the tally serialises");
+        print_json(&json);
     } else {
         let said = Rejudging { from, done: &rejudged };
         print_out(&tables(&report, &args.out, None, Some(said)));
     }
-    judged_something(&report)
+    judged_something(&report, true)
 }
 
 /// Judge calls at once when re-judging (no browsers: the provider's rate
@@ -111,15 +130,22 @@ const REJUDGE_CONCURRENCY: usize = 4;
 
 /// A suite of which no run could be judged measured nothing: said with a
 /// failing status, so a CI step does not pass on an outage.
-fn judged_something(report: &sightline::suite::EvalReport) -> Result<()> {
+fn judged_something(report: &sightline::suite::EvalReport, rejudging: bool) -> Result<()> {
     let figures = report.by_mode.iter().map(|m| &m.figures);
     let unjudged: usize = figures.clone().map(|f| f.unjudged).sum();
     let judged: usize = figures.map(|f| f.judged_yes + f.judged_no).sum();
     if unjudged > 0 && judged == 0 {
-        return Err(Error::Eval(format!(
-            "no run could be judged ({unjudged} not judged: the judge, or the agent's model, did not answer): run \
+        return Err(Error::Eval(if rejudging {
+            format!(
+                "no run could be judged again ({unjudged} not judged: the judge did not answer, or no evidence was \
+kept; see their verdicts): run the same --rejudge once it answers"
+            )
+        } else {
+            format!(
+                "no run could be judged ({unjudged} not judged: the judge, or the agent's model, did not answer): run \
 again with --retry-failed once they answer"
-        )));
+            )
+        }));
     }
     Ok(())
 }

@@ -133,20 +133,22 @@ pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>, rejudging: Opt
         files.push(vec![
             "judged again".into(),
             format!(
-                "{} run(s) of {} from their kept evidence; {} copied (no verdict to give again); {} without \
-evidence; {} done before",
+                "{} run(s) of {} from their kept evidence; {} the judge did not answer; {} copied (no verdict to \
+give again); {} without evidence; {} done before; {} outside these modes and trials",
                 done.judged,
                 from.display(),
+                done.unanswered,
                 done.copied,
                 done.without_evidence,
-                done.already
+                done.already,
+                done.outside_plan
             ),
         ]);
     }
     let unjudged: usize = r.by_mode.iter().map(|m| m.figures.unjudged).sum();
     if unjudged > 0 {
         let again = match rejudging {
-            Some(_) => "the same --rejudge asks again",
+            Some(_) => "the same --rejudge asks again (not for runs without evidence)",
             None => "--retry-failed asks again",
         };
         files.push(vec![
