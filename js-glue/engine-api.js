@@ -279,8 +279,10 @@ const __sl_readiness = (() => {
     //  ms since the latest change in or near the viewport, beats included]
     probe: (withBusy, stepMs) => {
       timers = "";
-      document.dispatchEvent(new CustomEvent("__sightline_timers", { detail: stepMs }));
+      // (Placed first: the hook tells a ticker's callback from the chunks
+      // of the list that grew last by when it grew.)
       place();
+      document.dispatchEvent(new CustomEvent("__sightline_timers", { detail: stepMs + "," + lastGrowth }));
       const t = now();
       return [
         document.readyState,

@@ -186,6 +186,7 @@
   // setTimeout(poll)): it does not count. A debounced search set again by
   // the next keystroke still counts.
   const WeakMapCtor = w.WeakMap;
+  const split = w.String.prototype.split;
   const mapGet = WeakMapCtor.prototype.get;
   const mapSet = WeakMapCtor.prototype.set;
   const lastRun = new WeakMapCtor();
@@ -196,21 +197,40 @@
     return !!e && e.isTrusted === true;
   };
   const LOOP_MS = 2000;
-  // The timer callback running now (null outside one).
+  // The timer callback running now (null outside one), when it began, and
+  // the keys of the callbacks it set again from its own run.
   let running = null;
+  let runBegan = -1;
+  let runRearmed = null;
   // Runs a callback `depth` deep in its kind, at `link` of a timer chain.
   const run = (kind, handler, self, args, link) => {
     const outer = chain;
     const outerRunning = running;
+    const outerBegan = runBegan;
+    const outerRearmed = runRearmed;
     depth[kind] += 1;
     chain = link;
-    if (kind === "timer") running = handler;
+    if (kind === "timer") {
+      running = handler;
+      runBegan = now();
+      runRearmed = [];
+    }
     try {
       return apply(handler, self, args);
     } finally {
+      if (kind === "timer") {
+        // The run each callback it set again came from: what that run
+        // added to the page tells a list being filled from a ticker.
+        const end = now();
+        for (let i = 0; i < runRearmed.length; i++) {
+          if (runRearmed[i] in rearmed) rearmedRun[runRearmed[i]] = [runBegan, end];
+        }
+      }
       depth[kind] -= 1;
       chain = outer;
       running = outerRunning;
+      runBegan = outerBegan;
+      runRearmed = outerRearmed;
     }
   };
   // A one-shot callback that sets itself again from its own run, due
@@ -221,6 +241,16 @@
   const REARM_MS = 300;
   const rearmed = {};
   const rearmedBorn = {};
+  // Keys → [began, ended] of the run that set them.
+  const rearmedRun = {};
+  // A growth the engine saw this soon after a run ended came from it (its
+  // mutation observer is told at the end of the run's task).
+  const RUN_TIE_MS = 16;
+  const forgetRearmed = (key) => {
+    delete rearmed[key];
+    delete rearmedBorn[key];
+    delete rearmedRun[key];
+  };
   // Schedules a one-shot callback (a timer's, an idle callback's) through
   // `original`, with the wrapped callback in args[0]. It counts while
   // pending when it is due within SOON_MS, at most MAX_CHAIN links down a
@@ -240,10 +270,7 @@
         ranAt = now();
         delete born[key];
       }
-      if (again) {
-        delete rearmed[key];
-        delete rearmedBorn[key];
-      }
+      if (again) forgetRearmed(key);
       apply(mapSet, lastRun, [handler, now()]);
       return run("timer", handler, this, arguments, link);
     };
@@ -256,6 +283,7 @@
     if (again) {
       rearmedBorn[key] = now();
       rearmed[key] = rearmedBorn[key] + ms;
+      if (runRearmed) runRearmed[runRearmed.length] = key;
     }
     return id;
   };
@@ -270,8 +298,7 @@
   const { clearTimeout } = { clearTimeout(id) {
     delete due["t" + id];
     delete born["t" + id];
-    delete rearmed["t" + id];
-    delete rearmedBorn["t" + id];
+    forgetRearmed("t" + id);
     return apply(origClearTimeout, w, arguments);
   } };
   const { setInterval } = { setInterval(callback) {
@@ -306,8 +333,7 @@
     const { cancelIdleCallback } = { cancelIdleCallback(id) {
       delete due["i" + id];
       delete born["i" + id];
-      delete rearmed["i" + id];
-      delete rearmedBorn["i" + id];
+      forgetRearmed("i" + id);
       return apply(origCancelIdle, w, arguments);
     } };
     defineProperty(w, "requestIdleCallback", { value: native(requestIdleCallback), writable: true, configurable: true, enumerable: true });
@@ -519,14 +545,16 @@
   };
   // `count,msToNextDue,consent,framesDue,msSinceOneRan,msToAnimationsEnd,
   // msToRefresh,msToNextRearmed` of the timers and frames asked for in the
-  // last `detail` ms
-  // (since the step began): the engine dispatches `__sightline_timers` and
-  // reads the answer event's detail.
+  // last `stepMs` ms (since the step began), the engine's detail being
+  // `stepMs,growthAt` (when it last saw a container grow, -1: never): the
+  // engine dispatches `__sightline_timers` and reads the answer event's
+  // detail.
   // Of the callbacks in `dueAt` (key → when due; `bornAt`: when set),
   // those set since `since`: how many, and ms to the nearest (-1: none).
   // One overdue by SOON_MS (a background tab's, which the browser holds
   // back) is dropped: it must not count for ever.
-  const pendingSince = (dueAt, bornAt, since, t) => {
+  // `counts`: which keys count (all when absent).
+  const pendingSince = (dueAt, bornAt, since, t, counts) => {
     let n = 0;
     let next = -1;
     for (const key in dueAt) {
@@ -536,7 +564,7 @@
         delete bornAt[key];
         continue;
       }
-      if (bornAt[key] < since) continue;
+      if (bornAt[key] < since || (counts && !counts(key))) continue;
       n += 1;
       if (next < 0 || left < next) next = left < 0 ? 0 : left;
     }
@@ -544,7 +572,8 @@
   };
   apply(origAdd, doc, ["__sightline_timers", (e) => {
     const t = now();
-    const asked = t - (+e.detail >= 0 ? +e.detail : 0);
+    const [stepMs, growthAt] = apply(split, String(e.detail), [","]);
+    const asked = t - (+stepMs >= 0 ? +stepMs : 0);
     const first = firstActedSince(asked);
     const since = first >= 0 ? first - 1 : asked;
     const [count, next] = pendingSince(due, born, since, t);
@@ -558,8 +587,14 @@
       }
       if (frames[id] >= since) framesDue += 1;
     }
-    // The nearest self-set callback of the step (the next chunk).
-    const rearmedNext = pendingSince(rearmed, rearmedBorn, since, t)[1];
+    // The nearest self-set callback of the step whose run grew the
+    // container the engine saw grow last (the next chunk of a list being
+    // filled; a ticker's beside a step that added one row is not).
+    const grewFrom = (key) => {
+      const r = rearmedRun[key];
+      return !!r && +growthAt >= r[0] && +growthAt <= r[1] + RUN_TIE_MS;
+    };
+    const rearmedNext = pendingSince(rearmed, rearmedBorn, since, t, grewFrom)[1];
     const ranAgo = ranBorn >= since ? Math.round(t - ranAt) : -1;
     // (Only the step's input sets animations off that count.)
     const animating = first >= 0 ? Math.round(animationsDue(since, t)) : -1;

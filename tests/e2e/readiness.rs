@@ -367,6 +367,40 @@ fn a_list_rendered_in_chunks_is_waited_for() {
     }
 }
 
+/// A callback that sets itself again (a typewriter's, every 40 ms) makes a
+/// growing list one being filled only when its own runs grew it: beside a
+/// click that adds one row, the main-world hook does not count it (the
+/// step waited 300 ms more), and a list filled from such a callback is
+/// still waited for (above).
+#[test]
+fn a_ticker_beside_one_added_row_is_no_list_being_filled() {
+    let files = FixtureServer::start();
+    let mut client = stdio(&["--caps", "evaluate"]);
+    let page = client.ok(
+        "browser_navigate",
+        json!({"url": files.url("living/chunks.html?ticker=1")}),
+    );
+    let added = click_on(&mut client, &page, "button \"Add a stage\"");
+    assert!(added.contains("Extra stage"), "{added}");
+    // The hook's answer to the engine (the 8th field: ms to the nearest
+    // self-set callback whose run grew the list, -1: none), for a growth
+    // when the row was added, and one just after a typewriter run.
+    let ask = |growth: &str| {
+        format!(
+            "() => new Promise((done) => {{ document.addEventListener('__sightline_timers_state', (e) => \
+done(e.detail.split(',')[7]), {{ once: true }}); document.dispatchEvent(new CustomEvent('__sightline_timers', \
+{{ detail: '60000,' + {growth} }})); }})"
+        )
+    };
+    let row = client.ok("browser_evaluate", json!({"function": ask("window.addedAt")}));
+    assert!(row.contains("\"-1\""), "the row was the click's: {row}");
+    let ticker = client.ok("browser_evaluate", json!({"function": ask("window.typedAt")}));
+    assert!(
+        !ticker.contains("\"-1\""),
+        "a growth from the ticker's run counts: {ticker}"
+    );
+}
+
 /// A reply streaming into the page (a chat answer, a word every 80 ms for
 /// 2.4 s, plain or as server-sent events) is waited for to its end: the
 /// step returned with a third of it, or a few words.
