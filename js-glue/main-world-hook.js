@@ -186,7 +186,11 @@
   // setTimeout(poll)): it does not count. A debounced search set again by
   // the next keystroke still counts.
   const WeakMapCtor = w.WeakMap;
-  const split = w.String.prototype.split;
+  const indexOf = w.String.prototype.indexOf;
+  const slice = w.String.prototype.slice;
+  // After the microtasks a callback queued (a framework's render flush):
+  // the end of its run as the page's mutation observers see it.
+  const afterMicrotasks = typeof w.queueMicrotask === "function" ? w.queueMicrotask : null;
   const mapGet = WeakMapCtor.prototype.get;
   const mapSet = WeakMapCtor.prototype.set;
   const lastRun = new WeakMapCtor();
@@ -218,13 +222,16 @@
     try {
       return apply(handler, self, args);
     } finally {
-      if (kind === "timer") {
+      if (kind === "timer" && runRearmed.length > 0) {
         // The run each callback it set again came from: what that run
-        // added to the page tells a list being filled from a ticker.
-        const end = now();
+        // added to the page tells a list being filled from a ticker. Its
+        // end is taken after the microtasks it queued (Vue, Svelte and Lit
+        // render in one), which run before the engine hears of the rows.
+        const span = [runBegan, now()];
         for (let i = 0; i < runRearmed.length; i++) {
-          if (runRearmed[i] in rearmed) rearmedRun[runRearmed[i]] = [runBegan, end];
+          if (runRearmed[i] in rearmed) rearmedRun[runRearmed[i]] = span;
         }
+        if (afterMicrotasks) apply(afterMicrotasks, w, [() => { span[1] = now(); }]);
       }
       depth[kind] -= 1;
       chain = outer;
@@ -244,8 +251,8 @@
   // Keys → [began, ended] of the run that set them.
   const rearmedRun = {};
   // A growth the engine saw this soon after a run ended came from it (its
-  // mutation observer is told at the end of the run's task).
-  const RUN_TIE_MS = 16;
+  // mutation observer is told among the microtasks that end the run's task).
+  const RUN_TIE_MS = 4;
   const forgetRearmed = (key) => {
     delete rearmed[key];
     delete rearmedBorn[key];
@@ -572,11 +579,17 @@
   };
   apply(origAdd, doc, ["__sightline_timers", (e) => {
     const t = now();
-    const [stepMs, growthAt] = apply(split, String(e.detail), [","]);
+    // (`stepMs,growthAt`, read without the page's prototypes.)
+    const asking = "" + e.detail;
+    const comma = apply(indexOf, asking, [","]);
+    const stepMs = comma < 0 ? asking : apply(slice, asking, [0, comma]);
+    const growthAt = comma < 0 ? -1 : +apply(slice, asking, [comma + 1]);
     const asked = t - (+stepMs >= 0 ? +stepMs : 0);
     const first = firstActedSince(asked);
     const since = first >= 0 ? first - 1 : asked;
-    const [count, next] = pendingSince(due, born, since, t);
+    const soonest = pendingSince(due, born, since, t);
+    const count = soonest[0];
+    const next = soonest[1];
     // Frames asked for since the step began and not drawn yet (a hidden
     // page draws none: they stop counting after FRAME_MS).
     let framesDue = 0;
@@ -592,7 +605,7 @@
     // filled; a ticker's beside a step that added one row is not).
     const grewFrom = (key) => {
       const r = rearmedRun[key];
-      return !!r && +growthAt >= r[0] && +growthAt <= r[1] + RUN_TIE_MS;
+      return !!r && growthAt >= r[0] && growthAt <= r[1] + RUN_TIE_MS;
     };
     const rearmedNext = pendingSince(rearmed, rearmedBorn, since, t, grewFrom)[1];
     const ranAgo = ranBorn >= since ? Math.round(t - ranAt) : -1;

@@ -342,7 +342,14 @@ fn a_list_rendered_in_chunks_is_waited_for() {
     assert!(opened.contains(whole), "rendered on open: {opened}");
     // A frame's rows at a time; a timer's, 30 ms apart; a timer's, 120 ms
     // apart (the second chunk comes after the first looked settled).
-    for how in ["how=frame", "how=timer&gap=30", "how=timer&gap=120&per=10"] {
+    // And a framework's, rendered in a microtask after the timer that set
+    // the next one.
+    for how in [
+        "how=frame",
+        "how=timer&gap=30",
+        "how=timer&gap=120&per=10",
+        "how=micro&gap=120&per=10",
+    ] {
         let page = client.ok(
             "browser_navigate",
             json!({"url": files.url(&format!("living/chunks.html?{how}"))}),

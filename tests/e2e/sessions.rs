@@ -1082,6 +1082,18 @@ fn held_buttons_and_keys_last_from_one_command_to_the_next() {
         !unheld.status.success() && format!("{}{}", unheld.stdout, unheld.stderr).contains("Shift is not held"),
         "{unheld:?}"
     );
+    // What another action releases is free: a click of the held button,
+    // a press of the held key; and a key is one key whatever its case.
+    s.ok(&["mouse-down", "300", "600"]);
+    s.ok(&["click-at", "300", "600"]);
+    s.ok(&["mouse-down", "300", "600"]);
+    s.ok(&["mouse-up"]);
+    s.ok(&["key-down", "Shift"]);
+    s.ok(&["press", "Shift"]);
+    s.ok(&["key-down", "Shift"]);
+    s.ok(&["key-up", "Shift"]);
+    s.ok(&["key-down", "a"]);
+    s.ok(&["key-up", "A"]);
     // A wheel turn with Control held carries it.
     s.ok(&["key-down", "Control"]);
     s.ok(&["scroll-at", "640", "400", "--delta-y", "10"]);

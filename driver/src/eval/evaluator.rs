@@ -101,6 +101,7 @@ impl Evaluator {
         if let Err(e) = evidence.capture_final(page, self.secrets.values()).await {
             return Verdict::unjudged(format!("{what} could not be judged: {e}"));
         }
+        let calls_before = self.llm.calls().len();
         match self.evaluate(&evidence).await {
             Ok(mut verdict) => {
                 // (Capturing the page is the judge's time, as in judge_page.)
@@ -110,13 +111,12 @@ impl Evaluator {
                 verdict
             }
             Err(e) => {
+                // What the judge was to be shown, and what its attempts cost.
                 let mut verdict = Verdict::unjudged(format!("{what} could not be judged: {e}"));
-                verdict.judged = Some(Box::new(Judged {
-                    model: self.model(),
-                    duration_ms: started.elapsed().as_millis() as u64,
-                    evidence: Some(evidence.redacted(&self.secrets)),
-                    ..Judged::default()
-                }));
+                let prompt = prompts::user_message(&evidence);
+                let mut judged = self.judged(prompts::SYSTEM, prompt, &evidence.screenshots, started, calls_before);
+                judged.evidence = Some(evidence.redacted(&self.secrets));
+                verdict.judged = Some(Box::new(judged));
                 verdict
             }
         }

@@ -199,7 +199,7 @@ pub fn key_by_name(name: &str) -> Option<KeyDef> {
         .and_then(|(lo, ..)| key_for_char(*lo))
 }
 
-fn modifier_bit(key: &str) -> i64 {
+pub(crate) fn modifier_bit(key: &str) -> i64 {
     match key {
         "Alt" => ALT,
         "Control" => CONTROL,
@@ -249,7 +249,12 @@ pub fn parse_combo(s: &str) -> Result<Combo> {
     Ok(Combo { modifiers, key })
 }
 
-fn key_event(ty: DispatchKeyEventType, k: &KeyDef, modifiers: i64, text: Option<&str>) -> DispatchKeyEventParams {
+pub(crate) fn key_event(
+    ty: DispatchKeyEventType,
+    k: &KeyDef,
+    modifiers: i64,
+    text: Option<&str>,
+) -> DispatchKeyEventParams {
     let mut p = DispatchKeyEventParams::new(ty);
     p.modifiers = Some(modifiers);
     p.key = Some(k.key.clone());

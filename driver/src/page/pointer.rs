@@ -8,14 +8,14 @@
 use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
 };
 use serde_json::{json, Value};
 
 use super::actions::ActionResult;
 use super::handle::Page;
 use super::held::ClickButton;
-use super::input::key_by_name;
+use super::input::{key_by_name, key_event, modifier_bit};
 use crate::error::{Error, Result};
 
 /// How [`Page::click_point`] clicks.
@@ -217,6 +217,13 @@ impl Page {
     /// Every release is tried, and nothing is held afterwards (the first
     /// error is returned).
     pub async fn release_held(&self) -> Result<()> {
+        // A dialog holds the page's input back (each release would wait out
+        // the action timeout): what is held is forgotten, and the dialog's
+        // answer ends the page's part in it.
+        if self.dialog().is_some() {
+            *self.held() = Default::default();
+            return Ok(());
+        }
         let _guard = self.action_lock().lock().await;
         let mut outcome = Ok(());
         for key in self.held_keys().into_iter().rev() {
@@ -300,21 +307,16 @@ impl Page {
         self.show_if_hidden().await?;
         let _guard = self.action_lock().lock().await;
         let mark = self.begin_action();
-        // (Keys held by keyDown go with it as modifiers.)
-        let modifiers = self.held().as_event_bits().0;
-        let event = |ty: DispatchKeyEventType| {
-            let mut p = DispatchKeyEventParams::new(ty);
-            p.key = Some(k.key.clone());
-            p.code = Some(k.code.to_string());
-            p.windows_virtual_key_code = Some(k.key_code);
-            p.native_virtual_key_code = Some(k.key_code);
-            p.modifiers = Some(modifiers);
-            p
-        };
-        self.dispatch_key(event(DispatchKeyEventType::RawKeyDown)).await?;
+        // (Keys held by keyDown go with it as modifiers, and a modifier's
+        // own bit with its keydown, as a user's.)
+        let held_bits = self.held().as_event_bits().0;
+        let own = held_bits | modifier_bit(&k.key);
+        self.dispatch_key(key_event(DispatchKeyEventType::RawKeyDown, &k, own, None))
+            .await?;
         // The hold itself is the action asked for, not a wait for the page.
         let held = self.wait(duration).await;
-        self.dispatch_key(event(DispatchKeyEventType::KeyUp)).await?;
+        self.dispatch_key(key_event(DispatchKeyEventType::KeyUp, &k, held_bits, None))
+            .await?;
         held?;
         let mut result = ActionResult::default();
         self.after_action(&mut result, mark).await?;

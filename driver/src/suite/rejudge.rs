@@ -44,20 +44,22 @@ pub struct Rejudged {
     /// the same command.
     pub unanswered: usize,
     /// Copied as they were: they had no verdict to give again (timed out,
-    /// crashed, or never judged).
+    /// crashed, or stopped before their end: `--retry-failed` runs them).
     pub copied: usize,
     /// Had a new verdict in `out` already (a resumed re-judging).
     pub already: usize,
     /// Could not be judged again (no evidence kept, or unreadable): INVALID
     /// and `unjudged`, saying why.
     pub without_evidence: usize,
-    /// Runs of `from` outside the plan (other modes, trials or tasks).
+    /// Runs of `from` outside the plan (other modes, trials or tasks: not
+    /// this suite's).
     pub outside_plan: usize,
 }
 
 /// The modes and the number of trials of the runs in results file `from`
 /// (ids `{task}@{mode}#{trial}`), modes in the order first met.
 pub fn planned_in(from: &Path) -> Result<(Vec<AgentMode>, u32)> {
+    results_file(from)?;
     let log = ResultLog::read(from)?;
     let mut modes = Vec::new();
     let mut trials = 0;
@@ -93,12 +95,7 @@ pub async fn rejudge(
     trials: u32,
     opts: &RejudgeOptions,
 ) -> Result<(EvalReport, Rejudged)> {
-    if !opts.from.is_file() {
-        return Err(Error::NoSuchFile {
-            path: opts.from.clone(),
-            hint: Some(" (--rejudge takes the results file of an earlier `sightline eval`)".into()),
-        });
-    }
+    results_file(&opts.from)?;
     if same_file(&opts.from, &opts.out) {
         return Err(Error::Eval(
             "--rejudge reads one results file and --out writes another: give --out a new file (the old verdicts stay)"
@@ -109,16 +106,19 @@ pub async fn rejudge(
     let spec = judge.model_spec();
     let old = ResultLog::read(&opts.from)?;
     let done = ResultLog::read(&opts.out)?;
-    // A file with another judge's verdicts would mix two judges in one table.
+    // A file with another judge's verdicts (or verdicts naming no judge)
+    // would mix two judges in one table.
+    let judged_by = |r: &TaskResult| r.verdict.as_ref().is_some_and(|v| !v.unjudged).then(|| r.judge.clone());
     if let Some(other) = done
         .latest
         .iter()
-        .filter_map(|r| r.judge.as_deref())
-        .find(|j| *j != spec)
+        .filter_map(judged_by)
+        .find(|j| j.as_deref() != Some(&spec))
     {
         return Err(Error::Eval(format!(
-            "{} holds verdicts of the judge {other}, not of {spec}: give --out a new file",
-            opts.out.display()
+            "{} holds verdicts of {}, not of {spec}: give --out a new file",
+            opts.out.display(),
+            other.map_or("a judge it does not name".into(), |j| format!("the judge {j}"))
         )));
     }
     let (_, runs) = expand(suite, modes, trials);
@@ -128,8 +128,8 @@ pub async fn rejudge(
     };
     if runs.iter().all(|p| old.get(&p.id).is_none()) {
         return Err(Error::Eval(format!(
-            "{} holds none of this suite's runs in the modes and trials asked for: give the suite, --modes and \
---trials it was run with",
+            "{} holds none of this suite's runs in these modes and trials: give the suite it ran (and its --modes \
+and --trials)",
             opts.from.display()
         )));
     }
@@ -140,15 +140,22 @@ pub async fn rejudge(
         let Some(was) = old.get(&run.id) else {
             continue;
         };
-        // Resumed: what has its new verdict (or needed none) stays.
-        if done
-            .get(&run.id)
-            .is_some_and(|r| r.verdict.as_ref().is_none_or(|v| !v.unjudged))
-        {
+        // Nothing to judge again: a run with no verdict (it timed out), or
+        // one that did not reach its end, which its judge never saw (run
+        // it again with `sightline eval --retry-failed`).
+        let never_judged = match &was.verdict {
+            None => true,
+            Some(v) => v.unjudged && was.evidence.is_none(),
+        };
+        // Resumed: what has its new verdict, or was copied, stays.
+        let kept = done.get(&run.id).is_some_and(|r| {
+            r.verdict.as_ref().is_none_or(|v| !v.unjudged) || (never_judged && r.verdict == was.verdict)
+        });
+        if kept {
             tally.already += 1;
             continue;
         }
-        if was.verdict.is_none() {
+        if never_judged {
             writer.append(was)?;
             tally.copied += 1;
             continue;
@@ -164,8 +171,8 @@ pub async fn rejudge(
                 let kept = match &was.evidence {
                     Some(recorded) => read_kept(old_dir, recorded),
                     None => Err(Error::Eval(
-                        "no evidence was kept of this run (it ran before `sightline eval` kept evidence, or the \
-page could not be captured): it cannot be judged again without running it"
+                        "no evidence was kept of this run (it ran before `sightline eval` kept evidence): it cannot \
+be judged again without running it"
                             .into(),
                     )),
                 };
@@ -214,6 +221,17 @@ page could not be captured): it cannot be judged again without running it"
     let mut report = EvalReport::new(suite, &runs, modes, trials, spec, &results.latest);
     report.already_done = tally.already;
     Ok((report, tally))
+}
+
+/// `from` is a file, or the error says so.
+fn results_file(from: &Path) -> Result<()> {
+    if from.is_file() {
+        return Ok(());
+    }
+    Err(Error::NoSuchFile {
+        path: from.to_path_buf(),
+        hint: Some(" (--rejudge takes the results file of an earlier `sightline eval`)".into()),
+    })
 }
 
 /// Whether `a` and `b` name one file (through `..`, links and all).

@@ -18,7 +18,7 @@ use crate::page::key_by_name;
 pub const DOWN: Tool = Tool::new(
     "keyDown",
     "Press a key and keep it down (Shift, Control, Alt, Meta, or any key name) until keyUp: clicks, scrolls and \
-key presses in between carry it.",
+pressed keys in between carry it (typed text does not).",
     parameters,
     press,
 )

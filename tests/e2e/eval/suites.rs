@@ -240,6 +240,22 @@ fn eval_fails_when_no_run_could_be_judged() {
         run.stderr
     );
     assert_eq!(row(&run.stdout, "dom")[1], "— (2 not judged)", "{}", run.stdout);
+    // What the judge was to be shown is kept all the same: once a judge
+    // answers, --rejudge judges the runs, running nothing.
+    for line in result_lines(&out) {
+        let named = line["evidence"].as_str().unwrap_or_else(|| panic!("{line}"));
+        let kept: Value = serde_json::from_slice(&std::fs::read(dir.path().join(named)).unwrap()).unwrap();
+        assert!(!kept["screenshots"].as_array().unwrap().is_empty(), "{line}");
+    }
+    let answering = stand_in();
+    let rejudged = dir.path().join("rejudged.jsonl");
+    let from = out.display().to_string();
+    let again = eval(&suite, &rejudged, &answering, &files, &["--rejudge", from.as_str()]);
+    again.assert_success();
+    assert!(answering.requests().iter().all(judge::is_judge_request));
+    let now = latest(&rejudged);
+    assert_eq!(now["Shop--0@dom#1"]["verdict"]["evaluation"], "YES");
+    assert_eq!(now["Outlet--0@dom#1"]["verdict"]["evaluation"], "NO");
 }
 
 /// Each judged run's evidence is kept beside the results; `--rejudge`

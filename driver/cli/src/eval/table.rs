@@ -134,7 +134,7 @@ pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>, rejudging: Opt
             "judged again".into(),
             format!(
                 "{} run(s) of {} from their kept evidence; {} the judge did not answer; {} copied (no verdict to \
-give again); {} without evidence; {} done before; {} outside these modes and trials",
+give again); {} without evidence; {} done before; {} not of this suite's runs in these modes and trials",
                 done.judged,
                 from.display(),
                 done.unanswered,
