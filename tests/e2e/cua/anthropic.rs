@@ -112,32 +112,14 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         assert_eq!(steps, ["removeBlocker", "clickAt", "type", "press"]);
         assert_eq!(run.steps[1].args["target"], json!("#email"), "{:?}", run.steps[1]);
         let fresh = ctx.browser.new_page().await.unwrap();
-        let replayed = run
-            .replay(
-                &fresh,
-                &ReplayOptions {
-                    variables: Default::default(),
-                    llm: None,
-                },
-            )
-            .await
-            .unwrap();
+        let replayed = replay_without_a_model(&run, &fresh).await;
         assert!(replayed.success, "{:?}", replayed.steps);
         assert_eq!(js(&fresh, "window.subscribed").await, json!(ADDRESS));
         // The form moved 70 px down: the recorded element is clicked where it now is.
         let mut shifted = run.clone();
         shifted.start_url = Some(format!("{}?shift", ctx.url()));
         let moved = ctx.browser.new_page().await.unwrap();
-        let replayed = shifted
-            .replay(
-                &moved,
-                &ReplayOptions {
-                    variables: Default::default(),
-                    llm: None,
-                },
-            )
-            .await
-            .unwrap();
+        let replayed = replay_without_a_model(&shifted, &moved).await;
         assert!(replayed.success, "{:?}", replayed.steps);
         assert!(
             replayed.steps[1].detail.contains("moved away"),
@@ -157,6 +139,15 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         ctx.browser.close().await.unwrap();
     })
     .await
+}
+
+/// `run` played again on `page`, with no model.
+async fn replay_without_a_model(run: &sightline::SavedRun, page: &sightline::Page) -> sightline::ReplayReport {
+    let opts = ReplayOptions {
+        variables: Default::default(),
+        llm: None,
+    };
+    run.replay(page, &opts).await.unwrap()
 }
 
 fn computer(input: Value) -> Reply {
@@ -257,18 +248,10 @@ async fn anthropic_every_computer_action_reaches_the_page() {
             .position(|t| *t == "mouseDown")
             .expect("mouseDown recorded");
         assert_eq!(steps[down..down + 3], ["mouseDown", "hoverAt", "mouseUp"], "{steps:?}");
+        // (A release with no coordinate is recorded where it happened.)
+        assert_eq!(result.run.steps[down + 2].args, json!({"x": 800.0, "y": 350.0}));
         let fresh = ctx.browser.new_page().await.unwrap();
-        let replayed = result
-            .run
-            .replay(
-                &fresh,
-                &ReplayOptions {
-                    variables: Default::default(),
-                    llm: None,
-                },
-            )
-            .await
-            .unwrap();
+        let replayed = replay_without_a_model(&result.run, &fresh).await;
         assert!(replayed.success, "{:?}", replayed.steps);
         assert_eq!(js(&fresh, "window.sliderValue").await, json!(76), "{steps:?}");
         server.assert_no_malformed();
