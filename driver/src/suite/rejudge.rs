@@ -147,9 +147,12 @@ and --trials)",
             None => true,
             Some(v) => v.unjudged && was.evidence.is_none(),
         };
-        // Resumed: what has its new verdict, or was copied, stays.
+        // Resumed: what has its new verdict, was copied, or has no evidence
+        // to judge (asking again would not change that) stays.
         let kept = done.get(&run.id).is_some_and(|r| {
-            r.verdict.as_ref().is_none_or(|v| !v.unjudged) || (never_judged && r.verdict == was.verdict)
+            r.verdict.as_ref().is_none_or(|v| !v.unjudged)
+                || (never_judged && r.verdict == was.verdict)
+                || was.evidence.is_none()
         });
         if kept {
             tally.already += 1;
