@@ -944,6 +944,19 @@ async fn the_screenshot_tool_covers_secrets_in_every_kind_of_shot() {
         let at = js(&page, "(() => { const r = document.getElementById('e').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
         let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
         assert_eq!(view.pixel(x as u32, y as u32), grey, "viewport");
+        // A field fixed to the viewport of a scrolled page: the capture
+        // draws it where it sits at that scroll, and the cover goes there.
+        js(
+            &page,
+            &format!(
+                "document.body.insertAdjacentHTML('beforeend', '<input id=f style=\"position:fixed;left:100px;top:10px;\
+width:300px;height:40px\" value={secret:?}>'); scrollTo(0, 1000)"
+            ),
+        )
+        .await;
+        let full = shot(json!({"fullPage": true})).await;
+        let s = f64::from(full.width) / 1280.0;
+        assert_eq!(full.pixel((250.0 * s) as u32, (1030.0 * s) as u32), grey, "fixed, scrolled");
         browser.close().await.unwrap();
     })
     .await
