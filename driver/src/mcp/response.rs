@@ -31,6 +31,8 @@ pub struct PageView {
     pub downloads: Vec<String>,
     /// A dialog waiting for an answer.
     pub dialog: Option<String>,
+    /// What stays held down between calls (`the left button, Shift`).
+    pub held: Option<String>,
 }
 
 /// How many kinds of new console error a response lists; the rest are
@@ -251,6 +253,9 @@ pub struct PageFacts {
     pub covered: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialog: Option<String>,
+    /// What stays held down between calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tabs: Option<String>,
     pub console_errors: Vec<String>,
@@ -292,6 +297,7 @@ pub fn respond(result: &str, is_error: bool, page: Option<&PageView>, tree: Tree
         notes: Vec::new(),
         covered: 0,
         dialog: p.dialog.clone(),
+        held: p.held.clone(),
         tabs: p.tabs.clone(),
         console_errors: p.console_errors.clone(),
         downloads: p.downloads.clone(),
@@ -363,6 +369,9 @@ browser_remove_blocker closes pop-ups, not the page's own bars\n",
         }
         if let Some(d) = &p.dialog {
             s.push_str(&format!("- A dialog is open: {d}. {}.\n", answer_the_dialog()));
+        }
+        if let Some(held) = &p.held {
+            s.push_str(&format!("- Held down until released (mouse up, key up): {held}\n"));
         }
         if let Some(tabs) = &p.tabs {
             s.push_str("\n### Open tabs\n");
@@ -592,6 +601,21 @@ mod tests {
             },
         );
         assert!(r.contains("### Snapshot\n"), "a whole new page is shown whole: {r}");
+    }
+
+    #[test]
+    fn what_is_held_is_said() {
+        let view = PageView {
+            held: Some("the left button (pressed at (510, 350)), Shift".into()),
+            ..Default::default()
+        };
+        let r = compose("Moved", false, Some(&view), TreePart::None);
+        assert!(
+            r.contains(
+                "- Held down until released (mouse up, key up): the left button (pressed at (510, 350)), Shift\n"
+            ),
+            "{r}"
+        );
     }
 
     #[test]

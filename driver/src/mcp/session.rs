@@ -716,6 +716,7 @@ page again with browser_navigate.",
             title,
             status: page.document_status(),
             dialog: page.dialog().map(|d| d.said()),
+            held: page.held_down(),
             ..Default::default()
         };
         // (New since the last response, and the current document's.)

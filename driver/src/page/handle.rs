@@ -347,6 +347,19 @@ impl Page {
         self.held().keys.iter().map(|k| k.key.clone()).collect()
     }
 
+    /// What is held down, in words (`the left button (pressed at (510,
+    /// 350)), Shift`), or `None`.
+    pub fn held_down(&self) -> Option<String> {
+        let held = self.held();
+        let mut parts: Vec<String> = held
+            .button
+            .iter()
+            .map(|(b, (x, y))| format!("the {} button (pressed at ({x:.0}, {y:.0}))", b.name()))
+            .collect();
+        parts.extend(held.keys.iter().map(|k| k.key.clone()));
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     pub(crate) fn held(&self) -> std::sync::MutexGuard<'_, Held> {
         self.shared.held.lock().unwrap()
     }

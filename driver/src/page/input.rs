@@ -561,8 +561,21 @@ impl Page {
         self.mouse_event(kind, x, y, Some(cdp_button), buttons, 1, 0).await
     }
 
+    /// A press of the button `mouseDown` holds would be a second press
+    /// with no release between, which no mouse makes: refused, saying how.
+    fn refuse_if_held(&self, button: ClickButton) -> Result<()> {
+        match self.pressed_at() {
+            Some((held, _)) if held == button => Err(Error::InvalidAction(format!(
+                "the {} button is held down (mouseDown): release it with mouseUp first",
+                held.name()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Presses the left button where the mouse is.
     pub async fn mouse_down(&self, click_count: i64) -> Result<()> {
+        self.refuse_if_held(ClickButton::Left)?;
         let (x, y) = self.mouse_position();
         self.mouse_event(
             DispatchMouseEventType::MousePressed,
@@ -604,6 +617,7 @@ impl Page {
     /// answer would otherwise wait for the next animation frame
     /// (mouse moves are aligned to frames).
     pub async fn click_at(&self, x: f64, y: f64, clicks: i64, button: ClickButton, modifiers: &[String]) -> Result<()> {
+        self.refuse_if_held(button)?;
         let keys: Vec<KeyDef> = modifiers
             .iter()
             .map(|m| {

@@ -44,6 +44,6 @@ pub use figures::{EvalReport, Figures, LevelFigures, ModeFigures, RunOutcome, Si
 pub use file::Suite;
 pub use formats::{SuiteFormat, SuiteTask};
 pub use plan::EvalRun;
-pub use rejudge::{planned_in, rejudge, RejudgeOptions, Rejudged};
+pub use rejudge::{planned_in, rejudge, report_of, RejudgeOptions, Rejudged};
 pub use run::{Eval, EvalOptions};
 pub use web_base::WebBase;

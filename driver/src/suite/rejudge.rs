@@ -18,7 +18,7 @@ use crate::agent::AgentMode;
 use crate::batch::{ResultLog, ResultWriter, TaskResult};
 use crate::error::{Error, Result};
 use crate::eval::kept::{located, named, read_kept, results_dir};
-use crate::eval::{Evaluator, Verdict};
+use crate::eval::{Evaluation, Evaluator, Verdict};
 use crate::llm::{Llm, LlmOptions};
 
 /// What to judge again, and with which judge.
@@ -54,6 +54,12 @@ pub struct Rejudged {
     /// Runs of `from` outside the plan (other modes, trials or tasks: not
     /// this suite's).
     pub outside_plan: usize,
+    /// Runs of the plan `from` does not hold (an eval cut short, more
+    /// trials asked for than it ran): left out of the figures.
+    pub not_in_source: usize,
+    /// Answers of the judge that could not be read (INVALID): counted in
+    /// the figures as no success, and asked again by the same command.
+    pub unreadable: usize,
 }
 
 /// The modes and the number of trials of the runs in results file `from`
@@ -124,6 +130,7 @@ pub async fn rejudge(
     let (_, runs) = expand(suite, modes, trials);
     let mut tally = Rejudged {
         outside_plan: old.latest.iter().filter(|r| !runs.iter().any(|p| p.id == r.id)).count(),
+        not_in_source: runs.iter().filter(|p| old.get(&p.id).is_none()).count(),
         ..Rejudged::default()
     };
     if runs.iter().all(|p| old.get(&p.id).is_none()) {
@@ -150,7 +157,9 @@ and --trials)",
         // Resumed: what has its new verdict, was copied, or has no evidence
         // to judge (asking again would not change that) stays.
         let kept = done.get(&run.id).is_some_and(|r| {
-            r.verdict.as_ref().is_none_or(|v| !v.unjudged)
+            r.verdict
+                .as_ref()
+                .is_none_or(|v| !v.unjudged && v.evaluation != Evaluation::Invalid)
                 || (never_judged && r.verdict == was.verdict)
                 || was.evidence.is_none()
         });
@@ -209,6 +218,9 @@ be judged again without running it"
                 tally.unanswered += 1;
             }
             Ok(verdict) => {
+                if verdict.evaluation == Evaluation::Invalid {
+                    tally.unreadable += 1;
+                }
                 now.verdict = Some(verdict);
                 now.judge = Some(spec.clone());
                 tally.judged += 1;
@@ -220,10 +232,27 @@ be judged again without running it"
         }
         writer.append(&now)?;
     }
-    let results = ResultLog::read(&opts.out)?;
-    let mut report = EvalReport::new(suite, &runs, modes, trials, spec, &results.latest);
+    let mut report = report_of(suite, modes, trials, opts, spec)?;
     report.already_done = tally.already;
     Ok((report, tally))
+}
+
+/// The figures of what `opts.out` holds, over the runs of `suite` in
+/// `modes` × `trials` that `opts.from` holds (a run the old file never had,
+/// one an interrupted eval did not reach, is no failed run): also of a
+/// re-judging cut short. `judge`: the judge's `provider/model`.
+pub fn report_of(
+    suite: &Suite,
+    modes: &[AgentMode],
+    trials: u32,
+    opts: &RejudgeOptions,
+    judge: String,
+) -> Result<EvalReport> {
+    let old = ResultLog::read(&opts.from)?;
+    let (_, runs) = expand(suite, modes, trials);
+    let ran: Vec<_> = runs.into_iter().filter(|p| old.get(&p.id).is_some()).collect();
+    let results = ResultLog::read(&opts.out)?;
+    Ok(EvalReport::new(suite, &ran, modes, trials, judge, &results.latest))
 }
 
 /// `from` is a file, or the error says so.

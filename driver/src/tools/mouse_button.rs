@@ -45,11 +45,14 @@ fn parameters() -> Value {
     object(
         with(
             point::point_properties("x", "y"),
-            json!({"button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Default left."}}),
+            json!({"button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Default: left (mouseUp: the one held)."}}),
         ),
         &[],
     )
 }
+
+/// A point of the viewport, CSS pixels.
+type Point = (f64, f64);
 
 #[derive(Deserialize)]
 struct Args {
@@ -62,12 +65,14 @@ struct Args {
 }
 
 impl Args {
-    fn read(tool: &str, args: Value) -> crate::error::Result<(ClickButton, Option<(f64, f64)>)> {
+    /// The button (None: not said) and the point.
+    fn read(tool: &str, args: Value) -> crate::error::Result<(Option<ClickButton>, Option<Point>)> {
         let a: Args = parse(tool, args)?;
         let button = match a.button.as_deref() {
-            Some("right") => ClickButton::Right,
-            Some("middle") => ClickButton::Middle,
-            _ => ClickButton::Left,
+            Some("right") => Some(ClickButton::Right),
+            Some("middle") => Some(ClickButton::Middle),
+            Some(_) => Some(ClickButton::Left),
+            None => None,
         };
         let at = match (a.x, a.y) {
             (Some(x), Some(y)) => Some((x, y)),
@@ -85,6 +90,7 @@ impl Args {
 fn press<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let (button, at) = Args::read("mouseDown", args)?;
+        let button = button.unwrap_or_default();
         let page = ctx.page();
         page.mouse_button(true, button, at).await?;
         let (x, y) = page.mouse_position();
@@ -100,6 +106,8 @@ fn release<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let (button, at) = Args::read("mouseUp", args)?;
         let page = ctx.page();
+        // (Not said: the one held.)
+        let button = button.or(page.pressed_at().map(|(b, _)| b)).unwrap_or_default();
         let from = page.pressed_at().map(|(_, from)| from);
         page.mouse_button(false, button, at).await?;
         let (x, y) = page.mouse_position();

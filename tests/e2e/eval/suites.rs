@@ -355,6 +355,23 @@ fn eval_judges_kept_runs_again_without_running_them() {
         .to_string();
     assert!(reason.contains("no evidence was kept of this run"), "{reason}");
 
+    // A run the old file does not hold (an eval cut short) is left out of
+    // the figures, not counted as failed.
+    let half = dir.path().join("half.jsonl");
+    let shop = result_lines(&out)
+        .into_iter()
+        .find(|l| l["id"] == "Shop--0@dom#1")
+        .unwrap();
+    std::fs::write(&half, format!("{shop}\n")).unwrap();
+    let halved = rejudge(&dir.path().join("halved.jsonl"), &half);
+    halved.assert_success();
+    assert_eq!(row(&halved.stdout, "dom")[1], "1 of 1 (100.0%)", "{}", halved.stdout);
+    assert!(
+        halved.stdout.contains("1 planned run(s) it does not hold, left out"),
+        "{}",
+        halved.stdout
+    );
+
     // An --out holding another judge's verdicts is refused (one table, one judge).
     let theirs = dir.path().join("theirs.jsonl");
     std::fs::copy(&out, &theirs).unwrap();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use sightline::batch::Stop;
-use sightline::suite::{planned_in, rejudge, Eval, EvalOptions, RejudgeOptions, Suite};
+use sightline::suite::{planned_in, rejudge, report_of, Eval, EvalOptions, RejudgeOptions, Rejudged, Suite};
 use sightline::{AgentMode, Error, Result};
 
 use super::table::{tables, Rejudging};
@@ -112,14 +112,28 @@ async fn rejudge_only(args: &EvalArgs, suite: &Suite, from: &std::path::Path) ->
             (if empty { modes } else { args.modes.clone() }, trials.unwrap_or(found))
         }
     };
-    let (report, rejudged) = rejudge(suite, &modes, trials, &opts).await?;
+    // Ctrl-C stops the judging: every verdict given is in --out already
+    // (the same command resumes), and the figures are of what it holds.
+    let (report, rejudged) = tokio::select! {
+        done = rejudge(suite, &modes, trials, &opts) => done?,
+        _ = tokio::signal::ctrl_c() => {
+            let judge = sightline::Llm::new(opts.judge.clone())?.model_spec();
+            let mut report = report_of(suite, &modes, trials, &opts, judge)?;
+            report.interrupted = true;
+            (report, Rejudged::default())
+        }
+    };
     if args.pool.output.json {
         let mut json = serde_json::to_value(&report).expect("the report serialises");
         json["rejudged"] = serde_json::to_value(&rejudged).expect("the tally serialises");
         print_json(&json);
     } else {
-        let said = Rejudging { from, done: &rejudged };
-        print_out(&tables(&report, &args.out, None, Some(said)));
+        // (Cut short, the tally is not known: the figures are.)
+        let said = (!report.interrupted).then_some(Rejudging { from, done: &rejudged });
+        print_out(&tables(&report, &args.out, None, said));
+    }
+    if report.interrupted {
+        return Err(Error::Interrupted);
     }
     judged_something(&report, true)
 }

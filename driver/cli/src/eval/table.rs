@@ -133,15 +133,18 @@ pub fn tables(r: &EvalReport, out: &Path, reports: Option<&Path>, rejudging: Opt
         files.push(vec![
             "judged again".into(),
             format!(
-                "{} run(s) of {} from their kept evidence; {} the judge did not answer; {} copied (no verdict to \
-give again); {} without evidence; {} done before; {} not of this suite's runs in these modes and trials",
+                "{} run(s) of {} from their kept evidence ({} answer(s) unreadable: INVALID, asked again by the \
+same command); {} the judge did not answer; {} copied (no verdict to give again); {} without evidence; {} done \
+before; {} not of this suite's runs in these modes and trials; {} planned run(s) it does not hold, left out",
                 done.judged,
                 from.display(),
+                done.unreadable,
                 done.unanswered,
                 done.copied,
                 done.without_evidence,
                 done.already,
-                done.outside_plan
+                done.outside_plan,
+                done.not_in_source
             ),
         ]);
     }
