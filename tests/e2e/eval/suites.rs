@@ -18,6 +18,14 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn eval(suite: &Path, out: &Path, server: &LlmServer, files: &FixtureServer, extra: &[&str]) -> CliOutput {
+    let args = eval_args(suite, out, server, files, extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_cli_env(&args, &[("ANTHROPIC_API_KEY", "test-key")])
+}
+
+/// The arguments of `sightline eval SUITE --out OUT …`, offline, with the
+/// model at `server`.
+fn eval_args(suite: &Path, out: &Path, server: &LlmServer, files: &FixtureServer, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "eval".into(),
         suite.display().to_string(),
@@ -37,8 +45,7 @@ fn eval(suite: &Path, out: &Path, server: &LlmServer, files: &FixtureServer, ext
         args.push(switch);
     }
     args.extend(extra.iter().map(|s| s.to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run_cli_env(&args, &[("ANTHROPIC_API_KEY", "test-key")])
+    args
 }
 
 /// The table row that starts with `name`, its cells split on runs of two spaces.
@@ -423,4 +430,83 @@ fn eval_judges_kept_runs_again_without_running_them() {
     let roundabout = dir.path().join("sub").join("..").join("eval.jsonl");
     let refused = rejudge(&roundabout, &out);
     assert!(refused.assert_one_line_error().contains("give --out a new file"));
+}
+
+/// `--rejudge`: an answer the judge wrote that cannot be read (INVALID) is
+/// asked again by the same command, and Ctrl-C stops it with the tables of
+/// what it judged (every verdict given is kept; the same command resumes).
+#[test]
+fn rejudge_asks_unreadable_answers_again_and_stops_on_ctrl_c() {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Arc;
+    let files = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let suite = example("webvoyager-example.jsonl");
+    eval(&suite, &out, &stand_in(), &files, &["--modes", "dom"]).assert_success();
+    // The judge: 0 writes junk, 1 reads the screenshot, 2 does so slowly.
+    let how = Arc::new(AtomicU8::new(0));
+    let judge = {
+        let how = how.clone();
+        LlmServer::answering(move |rec: &Recorded| {
+            if !judge::is_judge_request(rec) {
+                return stand_in_run(rec);
+            }
+            match how.load(Ordering::SeqCst) {
+                0 => Reply::text("I would rather not say."),
+                1 => judge::verdict(rec),
+                _ => Reply::delay(2_000, judge::verdict(rec)),
+            }
+        })
+    };
+    let new = dir.path().join("new.jsonl");
+    let from = out.display().to_string();
+    let unread = eval(&suite, &new, &judge, &files, &["--rejudge", from.as_str()]);
+    unread.assert_success();
+    assert!(unread.stdout.contains("2 answer(s) unreadable"), "{}", unread.stdout);
+    assert_eq!(latest(&new)["Shop--0@dom#1"]["verdict"]["evaluation"], "INVALID");
+    how.store(1, Ordering::SeqCst);
+    let read = eval(&suite, &new, &judge, &files, &["--rejudge", from.as_str()]);
+    read.assert_success();
+    let now = latest(&new);
+    assert_eq!(now["Shop--0@dom#1"]["verdict"]["evaluation"], "YES", "asked again");
+    assert_eq!(now["Outlet--0@dom#1"]["verdict"]["evaluation"], "NO");
+
+    // Ctrl-C after the first slow verdict.
+    how.store(2, Ordering::SeqCst);
+    let cut = dir.path().join("cut.jsonl");
+    // (One judge call at a time: the first verdict is written 2 s before the next.)
+    let mut args = eval_args(&suite, &cut, &judge, &files, &["--rejudge", from.as_str()]);
+    let at = args.iter().position(|a| a == "--concurrency").unwrap();
+    args[at + 1] = "1".into();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(&args)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env_remove("SIGHTLINE_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while result_lines(&cut).is_empty() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("it ended before a verdict was written: {status}");
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no verdict written"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let stopped = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&stopped.stdout);
+    assert_eq!(stopped.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("interrupted"), "the tables of what it judged: {stdout}");
+    assert_eq!(result_lines(&cut).len(), 1, "the verdict given is kept");
 }
