@@ -217,12 +217,13 @@
     if (kind === "timer") {
       running = handler;
       runBegan = now();
-      runRearmed = [];
+      // (Made when the run sets itself again: most runs never do.)
+      runRearmed = null;
     }
     try {
       return apply(handler, self, args);
     } finally {
-      if (kind === "timer" && runRearmed.length > 0) {
+      if (kind === "timer" && runRearmed !== null) {
         // The run each callback it set again came from: what that run
         // added to the page tells a list being filled from a ticker. Its
         // end is taken after the microtasks it queued (Vue, Svelte and Lit
@@ -290,7 +291,9 @@
     if (again) {
       rearmedBorn[key] = now();
       rearmed[key] = rearmedBorn[key] + ms;
-      if (runRearmed) runRearmed[runRearmed.length] = key;
+      // (`again` means this is the running callback's own run.)
+      if (runRearmed === null) runRearmed = [];
+      runRearmed[runRearmed.length] = key;
     }
     return id;
   };

@@ -39,14 +39,13 @@ impl ClickButton {
     }
 }
 
-/// A CDP button's bit in the `buttons` field.
+/// A CDP button's bit in the `buttons` field (0: back, forward, none).
 pub(crate) fn button_bit(button: &MouseButton) -> i64 {
-    match button {
-        MouseButton::Left => LEFT_BUTTON,
-        MouseButton::Right => RIGHT_BUTTON,
-        MouseButton::Middle => MIDDLE_BUTTON,
-        _ => 0,
-    }
+    [ClickButton::Left, ClickButton::Right, ClickButton::Middle]
+        .into_iter()
+        .map(ClickButton::cdp)
+        .find(|(b, _)| b == button)
+        .map_or(0, |(_, bit)| bit)
 }
 
 /// What a caller holds down between calls. Every mouse event carries it,

@@ -323,7 +323,7 @@ impl Page {
                     k.key
                 )));
             }
-            held.keys.retain(|h| h.code != k.code);
+            // (A release is freed where every key-up is: dispatch_key.)
             if down {
                 held.keys.push(HeldKey {
                     code: k.code,
@@ -331,7 +331,7 @@ impl Page {
                     bit: modifier_bit(&k.key),
                 });
             }
-            held.modifier_bits()
+            held.modifier_bits() & if down { !0 } else { !modifier_bit(&k.key) }
         };
         let kind = if down {
             DispatchKeyEventType::RawKeyDown
@@ -552,7 +552,10 @@ impl Page {
         }
         let (x, y) = self.mouse_position();
         let (cdp_button, bit) = button.cdp();
-        self.held().button = down.then_some((button, (x, y)));
+        // (A release is freed where every release is: mouse_event.)
+        if down {
+            self.held().button = Some((button, (x, y)));
+        }
         let (kind, buttons) = if down {
             (DispatchMouseEventType::MousePressed, bit)
         } else {

@@ -232,7 +232,7 @@ be judged again without running it"
         }
         writer.append(&now)?;
     }
-    let mut report = report_of(suite, modes, trials, opts, spec)?;
+    let mut report = figures(suite, modes, trials, &old, &opts.out, spec)?;
     report.already_done = tally.already;
     Ok((report, tally))
 }
@@ -248,10 +248,21 @@ pub fn report_of(
     opts: &RejudgeOptions,
     judge: String,
 ) -> Result<EvalReport> {
-    let old = ResultLog::read(&opts.from)?;
+    figures(suite, modes, trials, &ResultLog::read(&opts.from)?, &opts.out, judge)
+}
+
+/// [`report_of`] with the old results read.
+fn figures(
+    suite: &Suite,
+    modes: &[AgentMode],
+    trials: u32,
+    old: &ResultLog,
+    out: &Path,
+    judge: String,
+) -> Result<EvalReport> {
     let (_, runs) = expand(suite, modes, trials);
     let ran: Vec<_> = runs.into_iter().filter(|p| old.get(&p.id).is_some()).collect();
-    let results = ResultLog::read(&opts.out)?;
+    let results = ResultLog::read(out)?;
     Ok(EvalReport::new(suite, &ran, modes, trials, judge, &results.latest))
 }
 

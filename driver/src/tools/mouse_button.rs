@@ -106,9 +106,10 @@ fn release<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let (button, at) = Args::read("mouseUp", args)?;
         let page = ctx.page();
+        let pressed = page.pressed_at();
         // (Not said: the one held.)
-        let button = button.or(page.pressed_at().map(|(b, _)| b)).unwrap_or_default();
-        let from = page.pressed_at().map(|(_, from)| from);
+        let button = button.or(pressed.map(|(b, _)| b)).unwrap_or_default();
+        let from = pressed.map(|(_, from)| from);
         page.mouse_button(false, button, at).await?;
         let (x, y) = page.mouse_position();
         let dragged = match from {
