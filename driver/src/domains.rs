@@ -119,6 +119,72 @@ impl OriginPolicy {
     }
 }
 
+/// A document request refused by the origin policy before it was sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// Rises with each refusal (see [`RefusalLog::since`]).
+    pub seq: u64,
+    pub url: String,
+    /// The target id of the tab it came from (a new tab's own, for its first document).
+    pub tab: String,
+    /// The browser context whose own policy refused it (None: the launch
+    /// options' policy did).
+    pub context: Option<String>,
+    /// Why, as [`OriginPolicy::refusal`] says it.
+    pub why: String,
+    /// It was the first document of a tab a page opened, which was closed
+    /// (it had nothing else to show).
+    pub closed_tab: bool,
+}
+
+/// The refusals of one browser, kept by whoever refused (a tab's filter,
+/// the browser's guard), so the tool call they happened in can say so.
+/// A handle reads and keeps those of one policy's tabs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RefusalLog {
+    list: std::sync::Arc<std::sync::Mutex<Vec<Refusal>>>,
+    /// The context whose own policy this handle's tabs follow (None: the
+    /// launch options').
+    context: Option<String>,
+}
+
+impl RefusalLog {
+    /// The same log, for the tabs of `context`.
+    pub(crate) fn in_context(&self, context: Option<String>) -> RefusalLog {
+        RefusalLog {
+            list: self.list.clone(),
+            context,
+        }
+    }
+
+    pub(crate) fn keep(&self, url: &str, tab: &str, why: String, closed_tab: bool) {
+        let mut list = self.list.lock().unwrap();
+        let seq = list.last().map_or(0, |r| r.seq) + 1;
+        list.push(Refusal {
+            seq,
+            url: url.to_string(),
+            tab: tab.to_string(),
+            context: self.context.clone(),
+            why,
+            closed_tab,
+        });
+    }
+
+    /// The number of the latest refusal (0: none yet).
+    pub(crate) fn mark(&self) -> u64 {
+        self.list.lock().unwrap().last().map_or(0, |r| r.seq)
+    }
+
+    /// This handle's refusals after the one numbered `after`.
+    pub(crate) fn since(&self, after: u64) -> Vec<Refusal> {
+        let list = self.list.lock().unwrap();
+        list.iter()
+            .filter(|r| r.seq > after && r.context == self.context)
+            .cloned()
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,7 +60,7 @@ pub use browser::{
     Browser, BrowserContext, Download, LaunchOptions, OriginStorage, StorageState, CHROME_ENV, DEFAULT_CHROME,
 };
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions, WaitUntil};
-pub use domains::{AllowedDomains, OriginPolicy};
+pub use domains::{AllowedDomains, OriginPolicy, Refusal};
 pub use error::{ActionErrorKind, Error, NavigationErrorKind, Result};
 pub use files::{FileAccess, LocalInputs};
 pub use llm::{Llm, LlmError, LlmOptions, Usage};

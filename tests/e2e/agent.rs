@@ -611,13 +611,12 @@ fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
         .iter()
         .map(|a| a["result"].as_str().unwrap())
         .collect();
-    for said in &results[..2] {
-        assert!(
-            said.contains("ERR_BLOCKED_BY_CLIENT")
-                && said.contains("Refused: that page is outside the allowed domains (127.0.0.1:")
-                && said.contains("it was not requested"),
-            "{results:?}"
+    // The tab stays on its page (the card number typed stays too), and the model is told.
+    for (said, path) in results[..2].iter().zip(["leak?clicked=1", "pay"]) {
+        let refused = format!(
+            "Refused before it was sent: http://127.0.0.1:{outside_port}/{path} is outside the allowed origins (127.0.0.1:"
         );
+        assert!(said.contains(&refused), "{results:?}");
     }
     std::thread::sleep(Duration::from_millis(300));
     // A frame of another site (a payment form, a captcha) is no visit: it loads.

@@ -243,8 +243,10 @@ fn each_task_has_its_own_context_and_its_domains_are_enforced() {
     let offers = FixtureServer::pages(&[(
         "offers.html",
         &format!(
-            "<!doctype html><title>Offers</title><a id=partner target=_blank href={:?}>Partner offer</a>",
-            elsewhere.url("offer")
+            "<!doctype html><title>Offers</title><a id=partner target=_blank href={:?}>Partner offer</a>\
+             <a id=prices download href={:?}>Price list</a>",
+            elsewhere.url("offer?from=popup"),
+            elsewhere.url("prices.csv?from=download")
         ),
     )]);
     let leave = format!("() => {{ location.href = {:?}; return 'sent'; }}", outside.url("leak"));
@@ -259,9 +261,12 @@ fn each_task_has_its_own_context_and_its_domains_are_enforced() {
                 {"tool": "evaluate", "function": leave},
                 {"tool": "wait", "ms": 500}
             ]}),
-            // A tab the page opens elsewhere is closed, not followed.
+            // A tab the page opens elsewhere is closed, not followed; neither
+            // its first document nor a download is requested.
             json!({"id": "popup", "url": offers.url("offers.html"), "allowed_domains": [format!("127.0.0.1:{}", offers.port)], "steps": [
                 {"tool": "click", "target": "#partner"},
+                {"tool": "click", "target": "#prices"},
+                {"tool": "wait", "ms": 300},
                 {"tool": "evaluate", "function": "() => document.title"}
             ]}),
         ],
@@ -286,6 +291,7 @@ fn each_task_has_its_own_context_and_its_domains_are_enforced() {
         results["kept"]
     );
     assert_eq!(results["popup"]["output"]["value"], "Offers", "{}", results["popup"]);
+    assert_eq!(elsewhere.seen(), Vec::<String>::new(), "{}", results["popup"]);
 }
 
 #[test]

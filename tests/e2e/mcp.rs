@@ -530,6 +530,63 @@ fn origins_and_secrets_are_enforced() {
     c.ok("browser_navigate", json!({"url": a.url("short.html")}));
 }
 
+/// Under `--allowed-origins`, nothing the page does reaches another site:
+/// a link, a tab it opens (whose first document is requested before any
+/// tool could take the tab over) and a download. The tab stays on its page
+/// with what was typed into it, and each response says what was refused.
+#[test]
+fn a_page_cannot_send_a_link_a_new_tab_or_a_download_outside_the_allowed_origins() {
+    let outside = RecordingSite::start();
+    let shop = FixtureServer::pages(&[(
+        "offers.html",
+        &format!(
+            "<!doctype html><title>Offers</title><label>Note <input id=note></label>\
+             <a href={:?}>Partner link</a> <a target=_blank href={:?}>Partner tab</a>\
+             <button onclick=\"window.open('{}')\">Partner window</button> <a download href={:?}>Price list</a>",
+            outside.url("link"),
+            outside.url("tab"),
+            outside.url("window"),
+            outside.url("prices.csv")
+        ),
+    )]);
+    let mut c = stdio(&[
+        "--allowed-origins",
+        &format!("127.0.0.1:{}", shop.port),
+        "--caps",
+        "evaluate",
+    ]);
+    let page = c.ok("browser_navigate", json!({"url": shop.url("offers.html")}));
+    c.ok(
+        "browser_type",
+        json!({"target": ref_in(&page, "textbox \"Note\""), "text": "kept"}),
+    );
+    for (name, path) in [
+        ("link \"Partner link\"", "link"),
+        ("link \"Partner tab\"", "tab"),
+        ("button \"Partner window\"", "window"),
+        ("link \"Price list\"", "prices.csv"),
+    ] {
+        let said = c.call("browser_click", json!({"target": ref_in(&page, name)})).text;
+        let refused = format!(
+            "Refused before it was sent: {} is outside the allowed origins",
+            outside.url(path)
+        );
+        assert!(said.contains(&refused), "{name}: {said}");
+    }
+    let tabs = c.ok("browser_tabs", json!({"action": "list"}));
+    assert!(
+        !tabs.contains("- 1:"),
+        "the tabs opened for the site outside were closed: {tabs}"
+    );
+    let now = c.ok(
+        "browser_evaluate",
+        json!({"function": "() => location.href + ' ' + note.value"}),
+    );
+    assert!(now.contains(&format!("{} kept", shop.url("offers.html"))), "{now}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(outside.seen(), Vec::<String>::new());
+}
+
 /// A secret bound to a site is typed into that site's documents only: a
 /// frame of another site on it (an ad, a widget asking for the password)
 /// is refused, whether the field is named or has focus.

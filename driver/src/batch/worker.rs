@@ -487,6 +487,6 @@ async fn task_context(browser: &Browser, task: &Task, source: &Source) -> crate:
         origins.allowed = AllowedDomains::new(&task.allowed_domains);
         origins.top_level_only = true;
     }
-    browser.set_context_origins(&context, origins);
+    browser.set_context_origins(&context, origins).await;
     Ok(Some(context))
 }

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::handle::Browser;
 use super::records::BrowserContext;
-use crate::domains::OriginPolicy;
+use crate::domains::{OriginPolicy, RefusalLog};
 use crate::error::{Error, Result};
 use crate::page::{raw_cdp, StorageItem};
 
@@ -91,8 +91,12 @@ impl Browser {
     /// Gives `context`'s tabs (those opened from now on, popups included)
     /// their own origin policy instead of the launch options' (an MCP
     /// session's file access follows its client's roots).
-    pub fn set_context_origins(&self, context: &BrowserContext, origins: OriginPolicy) {
-        self.context_origins.lock().unwrap().insert(context.id.clone(), origins);
+    pub async fn set_context_origins(&self, context: &BrowserContext, origins: OriginPolicy) {
+        self.context_origins
+            .lock()
+            .unwrap()
+            .insert(context.id.clone(), origins.clone());
+        self.guard_origins(&origins).await;
     }
 
     /// The origin policy of tabs in `context` (the default one when `None`).
@@ -100,6 +104,13 @@ impl Browser {
         context
             .and_then(|c| self.context_origins.lock().unwrap().get(c).cloned())
             .unwrap_or_else(|| self.options().origins.clone())
+    }
+
+    /// The refusal log's handle for tabs in `context`: their context's
+    /// when it has a policy of its own, else the launch options'.
+    pub(super) fn refusals_of(&self, context: Option<&str>) -> RefusalLog {
+        let own = context.filter(|c| self.context_origins.lock().unwrap().contains_key(*c));
+        self.refusals.in_context(own.map(str::to_string))
     }
 
     /// Closes a context and every tab in it.

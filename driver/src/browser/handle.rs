@@ -23,11 +23,12 @@ use futures::StreamExt;
 use tokio::task::JoinHandle;
 
 use super::options::LaunchOptions;
+use super::origin_guard::GuardState;
 use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
 };
 use super::records::{BrowserContext, Download};
-use crate::domains::OriginPolicy;
+use crate::domains::{OriginPolicy, RefusalLog};
 use crate::error::{one_line, Error, Result};
 use crate::lifetime::{self, Cleanup, Reaper};
 use crate::page::{Page, SideChannel, TabOrigin, ViewportSize};
@@ -53,6 +54,23 @@ struct TargetBook {
     entries: Vec<TargetEntry>,
 }
 
+/// Whether the tab `id` is one of `created`, or was opened by one of
+/// them: up the chain of `opener_of`.
+pub(super) fn opened_by(created: &[String], id: &str, opener_of: impl Fn(&str) -> Option<String>) -> bool {
+    let mut id = id.to_string();
+    // (Bounded: a chain never loops, but a list might.)
+    for _ in 0..32 {
+        if created.contains(&id) {
+            return true;
+        }
+        match opener_of(&id) {
+            Some(opener) => id = opener,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// A running Chromium: launched by us, or reached with [`Browser::connect`].
 pub struct Browser {
     inner: Option<chromiumoxide::Browser>,
@@ -68,7 +86,7 @@ pub struct Browser {
     /// Pages handed out so far (one [`Page`] per tab, shared by clones).
     pages: Mutex<Vec<Page>>,
     /// Tabs we opened (closed on [`Browser::close`] of a connected browser).
-    created: Mutex<Vec<String>>,
+    pub(super) created: Arc<Mutex<Vec<String>>>,
     book: Arc<Mutex<TargetBook>>,
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
@@ -76,7 +94,11 @@ pub struct Browser {
     side_channel: Option<Arc<SideChannel>>,
     /// Origin policies of contexts that have their own (see
     /// [`Browser::set_context_origins`]); others follow the launch options'.
-    pub(super) context_origins: Mutex<HashMap<String, OriginPolicy>>,
+    pub(super) context_origins: Arc<Mutex<HashMap<String, OriginPolicy>>>,
+    /// Keeps the origin policies at the browser's level (see `origin_guard.rs`).
+    pub(super) origin_guard: Mutex<GuardState>,
+    /// What that guard refused.
+    pub(super) refusals: RefusalLog,
     /// Downloads seen since [`Browser::save_downloads_to`].
     pub(super) downloads: Arc<Mutex<Vec<Download>>>,
     /// The folders downloads are saved in (one per context that has its own).
@@ -187,6 +209,7 @@ impl Browser {
             b.shutdown().await;
             return Err(e);
         }
+        b.guard_origins(&b.options.origins.clone()).await;
         Ok(b)
     }
 
@@ -232,6 +255,7 @@ impl Browser {
             b.shutdown().await;
             return Err(e);
         }
+        b.guard_origins(&b.options.origins.clone()).await;
         Ok(b)
     }
 
@@ -252,11 +276,13 @@ impl Browser {
             options,
             remote,
             pages: Mutex::new(Vec::new()),
-            created: Mutex::new(Vec::new()),
+            created: Arc::new(Mutex::new(Vec::new())),
             book: Arc::new(Mutex::new(TargetBook::default())),
             book_changed: Arc::new(tokio::sync::Notify::new()),
             book_watch: None,
-            context_origins: Mutex::new(HashMap::new()),
+            context_origins: Arc::new(Mutex::new(HashMap::new())),
+            origin_guard: Mutex::new(GuardState::default()),
+            refusals: RefusalLog::default(),
             downloads: Arc::new(Mutex::new(Vec::new())),
             download_dirs: Arc::new(Mutex::new(Vec::new())),
             download_watch: Mutex::new(None),
@@ -346,18 +372,9 @@ impl Browser {
         }
         let created = self.created.lock().unwrap();
         let book = self.book.lock().unwrap();
-        let mut id = target_id.to_string();
-        // Up the opener chain (bounded: a chain never loops, but a book might).
-        for _ in 0..32 {
-            if created.contains(&id) {
-                return true;
-            }
-            match book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone()) {
-                Some(opener) => id = opener,
-                None => return false,
-            }
-        }
-        false
+        opened_by(&created, target_id, |id| {
+            book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone())
+        })
     }
 
     /// The options this browser was launched with.
@@ -420,6 +437,7 @@ impl Browser {
             self.options.page_config(),
             self.options.remove_blocker.clone(),
             self.origins_for(context.map(|c| c.id.as_str())),
+            self.refusals_of(context.map(|c| c.id.as_str())),
             self.side_channel.clone(),
             TabOrigin::Fresh,
         )
@@ -464,6 +482,7 @@ impl Browser {
             self.options.page_config(),
             self.options.remove_blocker.clone(),
             self.origins_for(context.as_deref()),
+            self.refusals_of(context.as_deref()),
             self.side_channel.clone(),
             TabOrigin::Adopted,
         )
@@ -635,6 +654,8 @@ impl Browser {
 
     async fn shutdown(&mut self) {
         self.pages.lock().unwrap().clear();
+        // (Dropping the guard's state stops its task.)
+        *self.origin_guard.lock().unwrap() = GuardState::default();
         if self.remote.is_some() {
             // Not ours to close: close the tabs we opened, then disconnect.
             if let Some(browser) = self.inner.take() {

@@ -6,6 +6,7 @@ mod contexts;
 mod downloads;
 mod handle;
 mod options;
+mod origin_guard;
 mod process;
 mod records;
 

@@ -271,13 +271,15 @@ impl Session {
             };
             let context = if self.isolated {
                 let c = browser.new_context().await?;
-                browser.set_context_origins(
-                    &c,
-                    OriginPolicy {
-                        files: self.files.clone(),
-                        ..browser.options().origins.clone()
-                    },
-                );
+                browser
+                    .set_context_origins(
+                        &c,
+                        OriginPolicy {
+                            files: self.files.clone(),
+                            ..browser.options().origins.clone()
+                        },
+                    )
+                    .await;
                 browser.save_downloads_to(&self.output, Some(&c)).await?;
                 Some(c)
             } else {

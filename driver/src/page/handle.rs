@@ -28,7 +28,7 @@ use super::state::{PageConfig, PageState};
 use super::tracker::Tracker;
 use crate::config::RemoveBlockerConfig;
 use crate::config::WaitUntil;
-use crate::domains::OriginPolicy;
+use crate::domains::{OriginPolicy, Refusal, RefusalLog};
 use crate::error::{Error, Result};
 
 /// Everything a [`Page`] handle shares with its clones.
@@ -47,6 +47,8 @@ struct Shared {
     events: Events,
     /// Where this tab may navigate.
     origins: OriginPolicy,
+    /// Where this tab's refused requests are kept (and those of a tab it opened).
+    refusals: RefusalLog,
     /// Enforces `origins` on every document request (None: no restriction).
     _origin_filter: Option<OriginFilter>,
     /// Where the mouse is (top-level viewport CSS pixels), and the main
@@ -153,6 +155,7 @@ impl Page {
         config: PageConfig,
         blockers: RemoveBlockerConfig,
         origins: OriginPolicy,
+        refusals: RefusalLog,
         side_channel: Option<Arc<SideChannel>>,
         origin: TabOrigin,
     ) -> Result<Page> {
@@ -247,7 +250,7 @@ impl Page {
         let started = futures::try_join!(
             Tracker::start(&inner, state.clone()),
             Events::start(&inner),
-            OriginFilter::start(&inner, &origins),
+            OriginFilter::start(&inner, &origins, refusals.clone()),
         );
         let (tracker, events, origin_filter) = match started {
             Ok(v) => v,
@@ -268,6 +271,7 @@ impl Page {
                 tracker,
                 events,
                 origins,
+                refusals,
                 _origin_filter: origin_filter,
                 mouse: Mutex::new(((0.0, 0.0), 0)),
                 held: Mutex::default(),
@@ -310,6 +314,19 @@ impl Page {
     /// Where this tab may navigate (from `LaunchOptions::origins`).
     pub fn origins(&self) -> &OriginPolicy {
         &self.shared.origins
+    }
+
+    /// Requests of this tab's policy refused before they were sent (by
+    /// this tab's filter, another tab's of the same policy, or the
+    /// browser's guard for a tab a page opened) after the one numbered
+    /// `after`; [`Page::refusal_mark`] gives the number to start from.
+    pub fn refusals_since(&self, after: u64) -> Vec<Refusal> {
+        self.shared.refusals.since(after)
+    }
+
+    /// The number of the latest refusal (0: none yet).
+    pub fn refusal_mark(&self) -> u64 {
+        self.shared.refusals.mark()
     }
 
     pub(crate) fn events(&self) -> &Events {

@@ -1,8 +1,11 @@
 //! The origin policy, enforced on every document request of a tab (its
-//! navigations and its frames'): a refused one fails as blocked by the
-//! client, before any byte of it loads. Requests of other kinds are not
-//! paused, so pages with no policy pay nothing and pages with one pay a
-//! round trip per document.
+//! navigations, its downloads and its frames'): a refused one fails
+//! before any byte of it is sent, and is kept in the browser's log of
+//! refusals. The tab's own request fails as aborted, so the tab stays on
+//! its page as it was (a download's or a link's refusal loses no form
+//! filled in); a frame's fails as blocked and shows the browser's error.
+//! Requests of other kinds are not paused, so pages with no policy pay
+//! nothing and pages with one pay a round trip per document.
 
 use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams, RequestPattern, RequestStage,
@@ -11,7 +14,7 @@ use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
-use crate::domains::OriginPolicy;
+use crate::domains::{OriginPolicy, RefusalLog};
 use crate::error::{Error, Result};
 
 /// The task that answers paused document requests; stops when dropped.
@@ -25,7 +28,11 @@ impl Drop for OriginFilter {
 
 impl OriginFilter {
     /// Starts filtering `page`'s document requests, unless the policy is open.
-    pub(crate) async fn start(page: &chromiumoxide::Page, policy: &OriginPolicy) -> Result<Option<OriginFilter>> {
+    pub(crate) async fn start(
+        page: &chromiumoxide::Page,
+        policy: &OriginPolicy,
+        refusals: RefusalLog,
+    ) -> Result<Option<OriginFilter>> {
         if policy.is_open() {
             return Ok(None);
         }
@@ -50,23 +57,26 @@ impl OriginFilter {
         let task = tokio::spawn(async move {
             while let Some(ev) = paused.next().await {
                 let id = ev.request_id.clone();
-                // (A frame's document, when only the tab's own are held.)
-                let frames_free = policy.top_level_only
-                    && policy.files.allows_url(&ev.request.url)
-                    && page
-                        .mainframe()
-                        .await
-                        .ok()
-                        .flatten()
-                        .is_some_and(|main| main != ev.frame_id);
-                if frames_free || policy.allows(&ev.request.url) {
+                let url = &ev.request.url;
+                let Some(why) = policy.refusal(url) else {
                     let _ = page.execute(ContinueRequestParams::new(id)).await;
-                } else {
-                    tracing::info!("blocked a navigation to {} (origin policy)", ev.request.url);
-                    let _ = page
-                        .execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
-                        .await;
+                    continue;
+                };
+                let main = page.mainframe().await.ok().flatten();
+                let own = main.as_ref().is_none_or(|main| *main == ev.frame_id);
+                // (A frame's document, when only the tab's own are held.)
+                if !own && policy.top_level_only && policy.files.allows_url(url) {
+                    let _ = page.execute(ContinueRequestParams::new(id)).await;
+                    continue;
                 }
+                tracing::info!("refused a request to {url} (origin policy)");
+                refusals.keep(url, page.target_id().inner(), why, false);
+                let reason = if own {
+                    ErrorReason::Aborted
+                } else {
+                    ErrorReason::BlockedByClient
+                };
+                let _ = page.execute(FailRequestParams::new(id, reason)).await;
             }
         });
         Ok(Some(OriginFilter(task)))

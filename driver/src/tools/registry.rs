@@ -138,7 +138,20 @@ impl Registry {
         if tool.needs_llm {
             ctx.llm(tool.name)?;
         }
+        let mark = ctx.page().refusal_mark();
         let mut out = (tool.handler)(ctx, args.clone()).await?;
+        // What the origin policy refused meanwhile, which no page shows: a
+        // link's or a form's navigation (the tab stays), a new tab's first
+        // document, a download.
+        for r in ctx.page().refusals_since(mark) {
+            let closed = if r.closed_tab {
+                " The new tab it was for was closed."
+            } else {
+                ""
+            };
+            out.text
+                .push_str(&format!("\nRefused before it was sent: {}.{closed}", r.why));
+        }
         if out.ok && tool.changes_page && !tool.needs_llm && out.replay.is_empty() {
             out.replay.push(RecordedCall {
                 tool: tool.name.to_string(),
