@@ -372,6 +372,7 @@ async fn full_purchase_flow_then_report_and_replay() {
                 &ReplayOptions {
                     variables: vars,
                     llm: None,
+                    browser: None,
                 },
             )
             .await
@@ -445,6 +446,7 @@ async fn a_saved_run_never_replays_onto_another_cards_button() {
                         &ReplayOptions {
                             variables: Variables::default(),
                             llm: None,
+                            browser: None,
                         },
                     )
                     .await
@@ -628,6 +630,72 @@ fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
     server.assert_no_malformed();
 }
 
+/// A link that opens a new tab: the run goes on in that tab, as a user's
+/// eyes follow it, and the model is told; a replay follows it too.
+#[test]
+fn the_agent_follows_a_tab_the_page_opens() {
+    let files = FixtureServer::pages(&[
+        (
+            "list.html",
+            "<!doctype html><title>Products</title><a href=product.html target=_blank>Alpine Trail Runner</a>",
+        ),
+        (
+            "product.html",
+            "<!doctype html><title>Alpine Trail Runner</title><h1>Alpine Trail Runner</h1><p>Price: $119</p>\
+             <button onclick=\"this.textContent = 'In the cart'\">Add to cart</button>",
+        ),
+    ]);
+    let click = |name: &'static str| {
+        Reply::dynamic(move |rec: &Recorded| {
+            let text = rec.last_user_text();
+            let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+            Reply::tool("click", json!({"target": target}))
+        })
+    };
+    let server = LlmServer::with_script(vec![
+        click("link \"Alpine Trail Runner\""),
+        click("button \"Add to cart\""),
+        Reply::dynamic(|rec: &Recorded| {
+            let saw = rec.last_user_text().contains("In the cart");
+            turn("done", json!({"reasoning": "Added.", "taskComplete": saw}))
+        }),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("run.json");
+    let out = run_cli_env(
+        &[
+            "agent",
+            "add the trail runner to the cart",
+            "--url",
+            &files.url("list.html"),
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &server.openai_base_url(),
+            "--save-run",
+            saved.to_str().unwrap(),
+            "--json",
+        ],
+        &[("OPENAI_API_KEY", "test-key")],
+    );
+    let r: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+    assert_eq!(r["success"], true, "{r}");
+    let said = r["actions"][0]["result"].as_str().unwrap();
+    assert!(
+        said.contains(&format!(
+            "It opened a new tab, which you are in now: {}",
+            files.url("product.html")
+        )),
+        "{said}"
+    );
+    server.assert_no_malformed();
+    let replayed = run_cli(&["replay", saved.to_str().unwrap(), "--json"]);
+    let r: Value = serde_json::from_str(replayed.stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", replayed.stdout, replayed.stderr));
+    assert_eq!(r["success"], true, "the replay clicked the button in the new tab: {r}");
+}
+
 /// A secret a GET form puts in the URL stays out of the run's record (its
 /// JSON, its report) as it stays out of what the model reads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -752,6 +820,7 @@ async fn the_agent_answers_a_dialog_itself() {
         let options = ReplayOptions {
             variables: Variables::default(),
             llm: None,
+            browser: None,
         };
         let replayed = r.run.replay(&fresh, &options).await.unwrap();
         assert!(replayed.success, "{replayed:#?}");

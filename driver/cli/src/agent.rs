@@ -265,7 +265,10 @@ pub async fn agent(args: AgentArgs) -> Result<()> {
                 Some(page) => page,
                 None => browser.new_page().await?,
             };
-            Agent::new(&page, &llm, opts).execute(&task).await
+            Agent::new(&page, &llm, opts)
+                .with_browser(&browser)
+                .execute(&task)
+                .await
         };
         tokio::pin!(run);
         tokio::select! {
@@ -330,6 +333,7 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
             &ReplayOptions {
                 variables: vars,
                 llm: llm.as_ref(),
+                browser: Some(&browser),
             },
         )
         .await

@@ -16,6 +16,7 @@ use super::replay::{SavedRun, RUN_FORMAT};
 use super::result::{ActionTrace, AgentAction, AgentResult, Screenshot};
 use crate::ai::ActOptions;
 use crate::base64;
+use crate::browser::Browser;
 use crate::domains::AllowedDomains;
 use crate::error::{Error, Result};
 use crate::eval::Verdict;
@@ -59,6 +60,8 @@ pub(super) struct Harness<'a> {
     pub secrets: Secrets,
     pub domains: AllowedDomains,
     pub settings: ToolSettings,
+    /// The page's browser, when the caller gave it: new tabs are followed.
+    pub browser: Option<&'a Browser>,
     pub result: AgentResult,
     /// Turns repeated on an unchanged page.
     pub repeats: RepeatGuard,
@@ -106,6 +109,7 @@ impl<'a> Harness<'a> {
             secrets: opts.variables.secrets(),
             domains,
             settings,
+            browser: None,
             repeats: RepeatGuard::default(),
             dialog_holds: None,
         }
@@ -179,7 +183,10 @@ impl<'a> Harness<'a> {
             self.page.url().await.unwrap_or_default()
         };
         let timeout = self.opts.tool_timeout;
-        let ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
+        let mut ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
+        if let Some(b) = self.browser {
+            ctx = ctx.with_browser(b);
+        }
         let run = tokio::time::timeout(timeout, tools.call(&ctx, name, args.clone()));
         // A dialog the call opens ends it there (the page waits for the answer).
         let run = async {
@@ -206,8 +213,11 @@ impl<'a> Harness<'a> {
             Some(Ok(Ok(o))) => o,
             Some(Ok(Err(e))) => ToolOutput::failed(e.to_string()),
         };
-        // A tool may have moved the session to another tab.
+        // A tool may have moved the session to another tab, or the page opened one.
         self.page = ctx.page();
+        if let Some(note) = self.follow_new_tab().await {
+            output.text.push_str(&format!("\n{note}"));
+        }
         if let Some(holds) = self.dialog_holds.as_mut() {
             holds.hold(&self.page);
         }
@@ -370,6 +380,25 @@ impl<'a> Harness<'a> {
             width: f64::from(size.width),
             height: f64::from(size.height),
         })
+    }
+
+    /// A tab the page opened (a `target=_blank` link, a pop-up) becomes the
+    /// run's page, as a user's eyes follow it; what to tell the model.
+    async fn follow_new_tab(&mut self) -> Option<String> {
+        match self.browser?.take_popup(&self.page).await {
+            Ok(Some(tab)) => {
+                let url = tab.url().await.unwrap_or_default();
+                self.page = tab;
+                Some(format!("It opened a new tab, which you are in now: {url}"))
+            }
+            Ok(None) => None,
+            // (A tab on a site the policy refuses was closed: said.)
+            Err(Error::InvalidAction(why)) => Some(why),
+            Err(e) => {
+                tracing::debug!("agent: new tab: {e}");
+                None
+            }
+        }
     }
 
     /// After a page-changing tool: a page outside `allowed_domains` is left

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::ai::{ActOptions, ActRecord, Ai, Variables};
+use crate::browser::Browser;
 use crate::error::{Error, Result};
 use crate::files::LocalInputs;
 use crate::llm::{Llm, Usage};
@@ -200,6 +201,14 @@ impl SavedRun {
             } else {
                 replay_resolved(&ctx.page(), step, opts, &mut report.usage).await?
             };
+            // (The run followed a tab its step opened: so does the replay.)
+            if let Some(b) = opts.browser {
+                match b.take_popup(&ctx.page()).await {
+                    Ok(Some(tab)) => ctx.set_page(tab),
+                    Ok(None) => {}
+                    Err(e) => tracing::debug!("replay: new tab: {e}"),
+                }
+            }
             let ok = done.ok;
             report.steps.push(done);
             if !ok {
@@ -296,6 +305,8 @@ pub struct ReplayOptions<'a> {
     pub variables: Variables,
     /// Lets a step whose selector no longer resolves heal through act.
     pub llm: Option<&'a Llm>,
+    /// The page's browser: a tab a step opens is followed, as the run did.
+    pub browser: Option<&'a Browser>,
 }
 
 /// A model tool's step: its resolved actions, with no model unless one no

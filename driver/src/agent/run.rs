@@ -14,6 +14,7 @@ use super::prompts;
 use super::repeats::{fingerprint, unseen_progress, Repeat};
 use super::result::AgentResult;
 use crate::base64;
+use crate::browser::Browser;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Llm, Message, Part, ToolChoice, ToolSpec};
 use crate::page::{Page, Shot, SnapshotOptions};
@@ -24,11 +25,25 @@ pub struct Agent<'a> {
     page: &'a Page,
     llm: &'a Llm,
     opts: AgentOptions,
+    browser: Option<&'a Browser>,
 }
 
 impl<'a> Agent<'a> {
     pub fn new(page: &'a Page, llm: &'a Llm, opts: AgentOptions) -> Agent<'a> {
-        Agent { page, llm, opts }
+        Agent {
+            page,
+            llm,
+            opts,
+            browser: None,
+        }
+    }
+
+    /// The browser the page lives in: a tab the page opens (a
+    /// `target=_blank` link, a pop-up) is followed, and the model told.
+    /// Without it the run stays on its first tab.
+    pub fn with_browser(mut self, browser: &'a Browser) -> Agent<'a> {
+        self.browser = Some(browser);
+        self
     }
 
     /// Runs the task to its end (`done`, the model's answer in computer
@@ -42,6 +57,7 @@ impl<'a> Agent<'a> {
             return Err(self.opts.variables.unknown_placeholders_error(&unknown));
         }
         let mut harness = Harness::new(self.page.clone(), self.llm, &self.opts, task);
+        harness.browser = self.browser;
         match self.opts.mode {
             AgentMode::Cua => cua::execute(harness).await,
             AgentMode::Hybrid if !self.llm.supports_images() => Err(Error::InvalidAction(format!(

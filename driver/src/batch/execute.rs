@@ -99,7 +99,7 @@ pub(crate) async fn execute(
                 cancel: Some(stop),
                 ..AgentOptions::default()
             };
-            let r = Agent::new(page, llm, opts).execute(goal).await?;
+            let r = Agent::new(page, llm, opts).with_browser(browser).execute(goal).await?;
             if let Some(path) = &report {
                 write_report(path, &r.report_html()).await?;
             }

@@ -146,6 +146,7 @@ async fn replay_without_a_model(run: &sightline::SavedRun, page: &sightline::Pag
     let opts = ReplayOptions {
         variables: Default::default(),
         llm: None,
+        browser: None,
     };
     run.replay(page, &opts).await.unwrap()
 }
