@@ -604,6 +604,12 @@ async fn drag_and_drop(cx: &Ctx) {
         .await
         .expect("drag by refs");
     assert_eq!(eval(&page, "order('html5')").await, "Alpha,Delta,Bravo,Charlie");
+    // A dragstart that sets no data still drops, and the page takes input after.
+    let r = page.drag_and_drop("#bare", "#bin").await.expect("a drag with no data");
+    assert!(r.notes.iter().any(|n| n.contains("HTML5")), "{r:?}");
+    assert_eq!(eval(&page, "dnd.bareDrops").await, 1);
+    page.click("#after").await.expect("click after the drag");
+    assert_eq!(eval(&page, "document.activeElement.id").await, "after");
     page.close().await.unwrap();
 }
 

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::actions::ActionResult;
 use super::handle::Page;
+use super::raw_cdp::RawCommand;
 use super::target::{Needs, Target};
 use crate::error::{ActionErrorKind, Error, Result};
 
@@ -150,9 +151,11 @@ impl Page {
             }
         }
         .await;
-        // Never leave interception on, whatever happened.
+        // Never leave interception on, nor the button down, whatever
+        // happened: the page would take no click after.
         if outcome.is_err() {
             let _ = self.set_intercept_drags(false).await;
+            let _ = self.mouse_up(1).await;
         }
         outcome
     }
@@ -180,7 +183,18 @@ impl Page {
     async fn drag_event(&self, ty: DispatchDragEventType, at: (f64, f64), data: &DragData) -> Result<()> {
         let mut p = DispatchDragEventParams::new(ty, at.0, at.1, data.clone());
         p.modifiers = Some(0);
+        let method = "Input.dispatchDragEvent";
+        let mut params = serde_json::to_value(&p).map_err(|e| Error::Cdp {
+            method,
+            message: e.to_string(),
+        })?;
+        // chromiumoxide leaves out an empty `items`, which the browser
+        // requires: a drag whose dragstart set no data (many sortable lists)
+        // carries none.
+        if params["data"].get("items").is_none() {
+            params["data"]["items"] = serde_json::json!([]);
+        }
         self.input_begins();
-        self.send(p).await.map(|_| ())
+        self.send(RawCommand { method, params }).await.map(|_| ())
     }
 }
