@@ -1030,6 +1030,64 @@ width:300px;height:40px\" value={secret:?}>'); scrollTo(0, 1000)"
     .await
 }
 
+/// A secret is covered where a login or payment form in a frame shows it
+/// (same site or another), in a code typed a digit per box, and in text
+/// that puts each of its letters in an element of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_are_covered_in_frames_in_split_fields_and_in_split_text() {
+    with_timeout("split secrets", async {
+        // Two origins for one folder: a frame of the same site and one of another.
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (
+            FixtureServer::serve(dir.path().to_path_buf()),
+            FixtureServer::serve(dir.path().to_path_buf()),
+        );
+        let field = "<body style=\"margin:0\"><input id=p style=\"position:absolute;left:20px;top:20px;width:200px;\
+                     height:30px;font-size:20px\" value=Hunter2Secret>";
+        std::fs::write(dir.path().join("inner.html"), field).unwrap();
+        let page_html = format!(
+            "<!doctype html><title>Sign in</title><body style=\"margin:0\">\
+             <iframe src=inner.html style=\"position:absolute;left:0;top:0;width:300px;height:100px;border:0\"></iframe>\
+             <iframe src={:?} style=\"position:absolute;left:0;top:100px;width:300px;height:100px;border:0\"></iframe>\
+             <div style=\"position:absolute;left:0;top:220px\">{}</div>\
+             <p id=echo style=\"position:absolute;left:0;top:300px;font-size:20px\">{}</p>",
+            b.url("inner.html"),
+            (0..6)
+                .map(|i| format!("<input maxlength=1 value={} style=\"width:30px;height:30px\">", "739214".as_bytes()[i] as char))
+                .collect::<String>(),
+            "Hunter2Secret".chars().map(|c| format!("<b>{c}</b>")).collect::<String>()
+        );
+        std::fs::write(dir.path().join("login.html"), page_html).unwrap();
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        page.goto(&a.url("login.html")).await.unwrap();
+        let variables = [("pw", "Hunter2Secret"), ("otp", "739214")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into();
+        let settings = sightline::ToolSettings {
+            variables: Variables::new(variables).unwrap(),
+            ..Default::default()
+        };
+        let ctx = sightline::ToolContext::new(page.clone(), &settings);
+        let out = sightline::Registry::standard().call(&ctx, "screenshot", json!({})).await.unwrap();
+        let shot = sightline_testkit::Png::decode(&out.image_png.expect("an image")).unwrap();
+        let s = f64::from(shot.width) / 1280.0;
+        let at = |x: f64, y: f64| shot.pixel((x * s) as u32, (y * s) as u32);
+        let grey = [60, 60, 60, 255];
+        assert_eq!(at(120.0, 35.0), grey, "the field in the same site's frame");
+        assert_eq!(at(120.0, 135.0), grey, "the field in another site's frame");
+        let digits = js(&page, "[...document.querySelectorAll('input[maxlength]')].map((e) => { const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })").await;
+        for d in digits.as_array().unwrap() {
+            assert_eq!(at(d[0].as_f64().unwrap(), d[1].as_f64().unwrap()), grey, "each box of the code");
+        }
+        let echo = js(&page, "(() => { const r = echo.getBoundingClientRect(); return [r.x + 10, r.y + r.height / 2]; })()").await;
+        assert_eq!(at(echo[0].as_f64().unwrap(), echo[1].as_f64().unwrap()), grey, "the letters of the echo");
+        assert_ne!(at(600.0, 35.0), grey, "nothing else");
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

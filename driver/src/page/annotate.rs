@@ -207,7 +207,7 @@ impl Page {
 
     /// Where a child frame's viewport starts in top-level viewport
     /// coordinates: its `<iframe>`'s content box.
-    async fn frame_origin(&self, frame: &FrameId) -> Result<(f64, f64)> {
+    pub(super) async fn frame_origin(&self, frame: &FrameId) -> Result<(f64, f64)> {
         let owner = self.send(GetFrameOwnerParams::new(frame.clone())).await?;
         let p = GetBoxModelParams {
             backend_node_id: Some(owner.result.backend_node_id),

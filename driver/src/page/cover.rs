@@ -7,6 +7,8 @@
 
 use serde_json::{json, Value};
 
+use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
+
 use super::handle::Page;
 use crate::image::{png_size, Canvas, Rgb};
 
@@ -15,17 +17,20 @@ use crate::image::{png_size, Canvas, Rgb};
 /// fields it is always covered.
 const IN_TEXT_FROM: usize = 6;
 
-/// The boxes (document CSS pixels) of fields whose value holds a secret and
-/// of the page's text where one occurs, shadow roots included, with the
-/// scroll offset and the viewport's and the document's widths.
+/// The boxes (document CSS pixels) of one frame's fields whose value holds
+/// a secret, of runs of fields that hold one between them (a code typed a
+/// digit per box), and of the page's text where one occurs (within a text
+/// node, or spread over the elements of its smallest container), shadow
+/// roots included; with the scroll offset and the viewport's and the
+/// document's widths.
 const SECRET_BOXES_JS: &str = r#"((o) => {
   const boxes = [];
   const push = (r) => { if (r.width > 0 && r.height > 0) boxes.push([r.x + scrollX, r.y + scrollY, r.width, r.height]); };
   const long = o.values.filter((s) => s.length >= o.inTextFrom);
+  const fields = [];
   const look = (root) => {
     for (const el of root.querySelectorAll("*")) {
-      if ((el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) && el.value
-        && o.values.some((s) => el.value.includes(s))) push(el.getBoundingClientRect());
+      if ((el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) && el.value) fields.push(el);
       if (el.shadowRoot) look(el.shadowRoot);
     }
     if (!long.length) return;
@@ -43,6 +48,26 @@ const SECRET_BOXES_JS: &str = r#"((o) => {
     }
   };
   look(document);
+  // Fields, alone or side by side: the shortest run of consecutive fields
+  // whose values joined hold the secret.
+  for (let i = 0; i < fields.length; i++) {
+    let joined = "";
+    for (let j = i; j < fields.length; j++) {
+      joined += fields[j].value;
+      const hit = o.values.some((s) => joined.includes(s));
+      if (hit) { for (let k = i; k <= j; k++) push(fields[k].getBoundingClientRect()); break; }
+      if (joined.length >= Math.max(...o.values.map((s) => s.length))) break;
+    }
+  }
+  // Text spread over elements ("<b>H</b><b>u</b>…"): the smallest element
+  // whose text holds it, when no one text node does (those are covered).
+  const spread = (el, s) => {
+    const inside = [...el.children].filter((c) => (c.textContent || "").includes(s));
+    if (inside.length) { inside.forEach((c) => spread(c, s)); return; }
+    const whole = [...el.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.includes(s));
+    if (!whole) push(el.getBoundingClientRect());
+  };
+  for (const s of long) if (document.body && document.body.textContent.includes(s)) spread(document.body, s);
   const de = document.documentElement;
   return { boxes, scrollX, scrollY, width: innerWidth, clientWidth: de.clientWidth || innerWidth, dpr: devicePixelRatio };
 })"#;
@@ -74,18 +99,56 @@ impl Page {
         if values.is_empty() || self.dialog().is_some() {
             return png;
         }
-        let Ok(main) = self.main_frame_id().await else {
+        let Ok(tree) = self.frame_tree().await else {
             return png;
         };
         let args = json!({"values": values, "inTextFrom": IN_TEXT_FROM});
         let expression = format!("({SECRET_BOXES_JS})({args})");
-        match self
-            .unless_a_dialog_opens(self.engine_eval(&main, &expression, false))
-            .await
-        {
-            Some(Ok(found)) => cover(png, &found, shot),
-            _ => png,
+        let look = |frame: FrameId| {
+            let expression = expression.clone();
+            async move {
+                match self
+                    .unless_a_dialog_opens(self.engine_eval(&frame, &expression, false))
+                    .await
+                {
+                    Some(Ok(found)) => Some(found),
+                    _ => None,
+                }
+            }
+        };
+        let Some(mut found) = look(tree.frame.id.clone()).await else {
+            return png;
+        };
+        // Every frame's fields and text (a login form, a payment form in an
+        // iframe), moved into the main document's coordinates.
+        let (sx, sy) = (
+            found["scrollX"].as_f64().unwrap_or(0.0),
+            found["scrollY"].as_f64().unwrap_or(0.0),
+        );
+        let mut frames: Vec<&FrameTree> = tree.child_frames.iter().flatten().collect();
+        while let Some(child) = frames.pop() {
+            frames.extend(child.child_frames.iter().flatten());
+            let id = child.frame.id.clone();
+            let Ok(origin) = self.frame_origin(&id).await else {
+                continue;
+            };
+            let Some(inner) = look(id).await else { continue };
+            let n = |k: &str| inner[k].as_f64().unwrap_or(0.0);
+            let (dx, dy) = (origin.0 + sx - n("scrollX"), origin.1 + sy - n("scrollY"));
+            let moved: Vec<Value> = inner["boxes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| {
+                    let b: Vec<f64> = b.as_array()?.iter().filter_map(Value::as_f64).collect();
+                    (b.len() == 4).then(|| json!([b[0] + dx, b[1] + dy, b[2], b[3]]))
+                })
+                .collect();
+            if let Some(boxes) = found["boxes"].as_array_mut() {
+                boxes.extend(moved);
+            }
         }
+        cover(png, &found, shot)
     }
 }
 
