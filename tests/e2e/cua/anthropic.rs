@@ -355,6 +355,32 @@ async fn done_beside_a_failed_action_is_not_accepted() {
     .await
 }
 
+/// Several computer actions in one turn: one screenshot answers them (on
+/// the last result), so copies do not push the earlier ones out of the
+/// history kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_actions_in_a_turn_get_one_screenshot() {
+    with_timeout("anthropic one screenshot a turn", async {
+        let ctx = Ctx::new(1280, 800).await;
+        let server = LlmServer::with_script(vec![
+            Reply::tools(vec![
+                ("computer", json!({"action": "mouse_move", "coordinate": [100, 100]})),
+                ("computer", json!({"action": "mouse_move", "coordinate": [200, 200]})),
+                ("computer", json!({"action": "mouse_move", "coordinate": [300, 300]})),
+            ]),
+            Reply::tool("done", json!({"reasoning": "Moved.", "taskComplete": true})),
+        ]);
+        let (result, _) = run_on(&ctx, &server, "Move the mouse", sightline::Variables::default()).await;
+        assert!(result.success, "{}", result.message);
+        let requests = server.requests();
+        let (first, second) = (requests[0].images().len(), requests[1].images().len());
+        assert_eq!(second, first + 1, "one screenshot for the turn's three results");
+        server.assert_no_malformed();
+        ctx.browser.close().await.unwrap();
+    })
+    .await
+}
+
 /// A computer-use run of `task` on the fixture page with a Claude model,
 /// with these `%name%` variables.
 async fn run_on(

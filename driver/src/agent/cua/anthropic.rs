@@ -16,13 +16,19 @@ const PIXELS_PER_NOTCH: f64 = 100.0;
 /// Longest `wait` / `hold_key` honoured.
 const MAX_WAIT: Duration = Duration::from_secs(30);
 
-/// A coordinate `[x, y]` when there is one (an error when it is off the screen).
+/// A coordinate `[x, y]` when there is one; an error when it is off the
+/// screen or no pair of numbers (only a coordinate left out means "where
+/// the mouse is": a malformed one must not click there).
 fn point(v: &Value, display: &Display) -> Result<Option<(f64, f64)>, String> {
+    if v.is_null() {
+        return Ok(None);
+    }
     let xy = v
         .as_array()
         .filter(|a| a.len() == 2)
-        .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)));
-    xy.map(|(x, y)| display.css_point(x, y)).transpose()
+        .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)))
+        .ok_or_else(|| format!("a coordinate must be [x, y], two numbers in screenshot pixels, not {v}"))?;
+    display.css_point(xy.0, xy.1).map(Some)
 }
 
 fn seconds(v: &Value) -> Duration {
@@ -79,7 +85,14 @@ fn action(input: &Value, display: &Display) -> Result<ComputerAction, String> {
             })
         }
         "scroll" => {
-            let amount = input["scroll_amount"].as_f64().unwrap_or(3.0) * PIXELS_PER_NOTCH;
+            let notches = match &input["scroll_amount"] {
+                Value::Null => 3.0,
+                v => v
+                    .as_f64()
+                    .filter(|n| *n >= 0.0)
+                    .ok_or_else(|| format!("scroll_amount must be a number of notches, not {v}"))?,
+            };
+            let amount = notches * PIXELS_PER_NOTCH;
             let (dx, dy) = match input["scroll_direction"].as_str() {
                 Some("up") => (0.0, -amount),
                 Some("down") => (0.0, amount),
@@ -109,6 +122,29 @@ mod tests {
     fn read_one(input: Value) -> Result<ComputerAction, String> {
         // 1280×800 shown for a 1600×1000 viewport.
         action(&input, &Display::for_test(1280, 800, 1600.0, 1000.0))
+    }
+
+    #[test]
+    fn a_malformed_coordinate_is_an_error_not_a_click_where_the_mouse_is() {
+        for bad in [
+            json!("abc"),
+            json!([10, 10, 10]),
+            json!({"x": 1, "y": 2}),
+            json!("[640, 400]"),
+        ] {
+            let read = read_one(json!({"action": "left_click", "coordinate": bad}));
+            assert!(
+                read.as_ref().is_err_and(|e| e.contains("must be [x, y]")),
+                "{bad}: {read:?}"
+            );
+        }
+        let read = read_one(json!({"action": "scroll", "scroll_direction": "down", "scroll_amount": "5"}));
+        assert!(read.is_err_and(|e| e.contains("scroll_amount")));
+        // Left out: where the mouse is.
+        assert!(matches!(
+            read_one(json!({"action": "left_click"})),
+            Ok(ComputerAction::Click { at: None, .. })
+        ));
     }
 
     #[test]

@@ -40,6 +40,15 @@ impl Provider {
         self == Provider::OpenAi
     }
 
+    /// Whether each computer call's result carries the screenshot: OpenAI's
+    /// `computer_call_output` must, and Gemini's reference answers every
+    /// function so. Anthropic's results take text: one screenshot a turn
+    /// (on the last) is all a model needs, and copies would push earlier
+    /// ones out of the history kept.
+    pub fn screenshot_on_every_result(self) -> bool {
+        self != Provider::Anthropic
+    }
+
     /// Whether `call` is a computer action, not a function call (one of
     /// the function tools offered, or a function the model made up, which
     /// is answered as a function call).

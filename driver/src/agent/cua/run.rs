@@ -469,18 +469,22 @@ only once the task is done.",
             Repeat::Fine => note,
         };
         let mut images = Vec::new();
+        let every = self.provider.screenshot_on_every_result();
         for (n, &i) in computer_results.iter().enumerate() {
+            let last = n + 1 == computer_results.len();
             if let Part::ComputerResult(r) = &mut parts[i] {
-                r.screenshot_png_base64 = png.clone();
                 r.url = url.clone();
-                if n + 1 == computer_results.len() {
+                if every || last {
+                    r.screenshot_png_base64 = png.clone();
+                    images.push(i);
+                }
+                if last {
                     r.text = Some(match r.text.take() {
                         Some(t) => format!("{t}\n{note}"),
                         None => note.clone(),
                     });
                 }
             }
-            images.push(i);
         }
         if computer_results.is_empty() {
             parts.push(Part::Text(note));
