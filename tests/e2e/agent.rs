@@ -951,6 +951,30 @@ async fn a_variable_bound_to_a_site_is_typed_only_there() {
 }
 
 /// A saved run's missing variables are named all at once.
+/// A replay whose step fails still gives its JSON: the steps done, the
+/// one that failed and why, as `run --steps --json` does; exit status 1.
+#[test]
+fn a_failed_replay_step_is_in_the_json() {
+    let files = FixtureServer::pages(&[(
+        "form.html",
+        "<!doctype html><title>Form</title><button id=a onclick=\"this.textContent = 'Pressed'\">Press</button>",
+    )]);
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.json");
+    let step = |target: &str| json!({"tool": "click", "args": {"target": target}});
+    let saved = json!({"sightline_run": 2, "task": "press", "start_url": files.url("form.html"), "variables": [],
+        "steps": [step("#a"), step("#gone")]});
+    std::fs::write(&run, saved.to_string()).unwrap();
+    let out = run_cli(&["replay", run.to_str().unwrap(), "--json"]);
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    let r: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+    assert_eq!(r["success"], false, "{r}");
+    assert_eq!(r["steps"][0]["ok"], true, "{r}");
+    assert_eq!(r["steps"][1]["ok"], false, "{r}");
+    assert!(r["steps"][1]["detail"].as_str().unwrap().contains("#gone"), "{r}");
+}
+
 #[test]
 fn replay_names_every_missing_variable() {
     let dir = tempfile::tempdir().unwrap();

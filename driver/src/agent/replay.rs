@@ -154,52 +154,22 @@ impl SavedRun {
         report: &mut ReplayReport,
     ) -> Result<()> {
         for step in &self.steps {
-            let done = if let Some(moved) = moved_element(&ctx.page(), step, &opts.variables).await? {
-                ReplayedStep {
+            let done = match self
+                .replay_step(registry, ctx, opts, answers_dialogs, step, &mut report.usage)
+                .await
+            {
+                Ok(done) => done,
+                // The browser or the tab is gone: no step can run.
+                Err(e @ (Error::BrowserClosed | Error::PageCrashed | Error::TabClosed | Error::Interrupted)) => {
+                    return Err(e)
+                }
+                // The step's own failure: reported as the step's, with the steps before it.
+                Err(e) => ReplayedStep {
                     tool: step.tool.clone(),
                     ok: false,
-                    detail: moved,
+                    detail: e.to_string(),
                     healed: false,
-                }
-            } else if let Some(d) = ctx.page().dialog().filter(|_| step.tool != handle_dialog::TOOL.name) {
-                // (The run had no dialog here: the page moved on otherwise.)
-                ReplayedStep {
-                    tool: step.tool.clone(),
-                    ok: false,
-                    detail: format!(
-                        "{} dialog is open that the run did not have here: {}",
-                        d.a_kind(),
-                        d.said()
-                    ),
-                    healed: false,
-                }
-            } else if step.actions.is_empty() {
-                let page = ctx.page();
-                let call = registry.call(ctx, &step.tool, step.args.clone());
-                let out = if answers_dialogs && step.tool != handle_dialog::TOOL.name {
-                    page.unless_a_dialog_opens(call).await
-                } else {
-                    Some(call.await)
-                };
-                match out {
-                    Some(out) => {
-                        let out = out?;
-                        ReplayedStep {
-                            tool: step.tool.clone(),
-                            ok: out.ok,
-                            detail: out.text,
-                            healed: false,
-                        }
-                    }
-                    None => ReplayedStep {
-                        tool: step.tool.clone(),
-                        ok: true,
-                        detail: "it opened a dialog, held for the next step".into(),
-                        healed: false,
-                    },
-                }
-            } else {
-                replay_resolved(&ctx.page(), step, opts, &mut report.usage).await?
+                },
             };
             // (The run followed a tab its step opened: so does the replay.)
             if let Some(b) = opts.browser {
@@ -217,6 +187,63 @@ impl SavedRun {
             }
         }
         Ok(())
+    }
+
+    /// Replays one step: what it did, or an error that stops the replay.
+    async fn replay_step(
+        &self,
+        registry: &Registry,
+        ctx: &ToolContext<'_>,
+        opts: &ReplayOptions<'_>,
+        answers_dialogs: bool,
+        step: &RecordedCall,
+        usage: &mut Usage,
+    ) -> Result<ReplayedStep> {
+        let failed = |detail: String| ReplayedStep {
+            tool: step.tool.clone(),
+            ok: false,
+            detail,
+            healed: false,
+        };
+        if let Some(moved) = moved_element(&ctx.page(), step, &opts.variables).await? {
+            return Ok(failed(moved));
+        }
+        if let Some(d) = ctx.page().dialog().filter(|_| step.tool != handle_dialog::TOOL.name) {
+            // (The run had no dialog here: the page moved on otherwise.)
+            let said = format!(
+                "{} dialog is open that the run did not have here: {}",
+                d.a_kind(),
+                d.said()
+            );
+            return Ok(failed(said));
+        }
+        if !step.actions.is_empty() {
+            return replay_resolved(&ctx.page(), step, opts, usage).await;
+        }
+        let page = ctx.page();
+        let call = registry.call(ctx, &step.tool, step.args.clone());
+        let out = if answers_dialogs && step.tool != handle_dialog::TOOL.name {
+            page.unless_a_dialog_opens(call).await
+        } else {
+            Some(call.await)
+        };
+        Ok(match out {
+            Some(out) => {
+                let out = out?;
+                ReplayedStep {
+                    tool: step.tool.clone(),
+                    ok: out.ok,
+                    detail: out.text,
+                    healed: false,
+                }
+            }
+            None => ReplayedStep {
+                tool: step.tool.clone(),
+                ok: true,
+                detail: "it opened a dialog, held for the next step".into(),
+                healed: false,
+            },
+        })
     }
 }
 
