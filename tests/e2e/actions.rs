@@ -578,6 +578,11 @@ async fn widgets(cx: &Ctx) {
     page.type_into("#keys", "hi").await.unwrap();
     page.press(None, &["Backspace".into()]).await.expect("press");
     assert_eq!(value_of(&page, "keys").await, "h");
+    // Shift makes the shifted character, as on a keyboard.
+    page.press(None, &["Shift+a".into(), "Shift+1".into()])
+        .await
+        .expect("press");
+    assert_eq!(value_of(&page, "keys").await, "hA!");
     page.close().await.unwrap();
 }
 

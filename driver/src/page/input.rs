@@ -159,6 +159,30 @@ pub fn key_for_char(c: char) -> Option<KeyDef> {
         })
 }
 
+impl KeyDef {
+    /// The key as Shift makes it on a US keyboard: `a` → `A`, `1` → `!`
+    /// (its key and text; the code stays). Other keys are unchanged.
+    pub fn with_shift(&self) -> KeyDef {
+        let mut chars = self.key.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return self.clone();
+        };
+        let shifted = match CHAR_KEYS.iter().find(|(lo, ..)| *lo == c) {
+            Some(&(_, hi, ..)) => hi,
+            None => c.to_ascii_uppercase(),
+        };
+        KeyDef {
+            key: shifted.to_string(),
+            text: if self.text.is_empty() {
+                String::new()
+            } else {
+                shifted.to_string()
+            },
+            ..self.clone()
+        }
+    }
+}
+
 fn named_key(name: &str) -> Option<KeyDef> {
     NAMED_KEYS
         .iter()
@@ -287,6 +311,15 @@ impl Page {
 
     /// Presses and releases one key with `modifiers` held (bit field).
     pub(crate) async fn key_press(&self, k: &KeyDef, modifiers: i64) -> Result<()> {
+        // Shift held (in the combination, or by keyDown) types the shifted
+        // character, as a keyboard does: Shift+a is "A".
+        let shifted;
+        let k = if modifiers & SHIFT != 0 {
+            shifted = k.with_shift();
+            &shifted
+        } else {
+            k
+        };
         // With Control/Alt/Meta held a key types nothing (it is a shortcut).
         let text = if modifiers & !SHIFT == 0 {
             Some(k.text.as_str())
@@ -697,6 +730,13 @@ mod tests {
 
     #[test]
     fn named_keys_and_aliases() {
+        let shifted = |name: &str| {
+            let k = key_by_name(name).unwrap().with_shift();
+            (k.key, k.text, k.code)
+        };
+        assert_eq!(shifted("a"), ("A".into(), "A".into(), "KeyA"));
+        assert_eq!(shifted("1"), ("!".into(), "!".into(), "Digit1"));
+        assert_eq!(shifted("Tab"), ("Tab".into(), String::new(), "Tab"));
         assert_eq!(key_by_name("Enter").unwrap().text, "\r");
         assert_eq!(key_by_name("enter").unwrap().key, "Enter");
         assert_eq!(key_by_name("Esc").unwrap().key, "Escape");
