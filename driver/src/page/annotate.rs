@@ -61,7 +61,8 @@ const PALETTE: [Rgb; 8] = [
 /// is seen of it. A positioned box escapes the ancestors below its
 /// containing block (a dropdown out of an overflow: hidden bar): an
 /// absolute one up to the nearest positioned or transformed ancestor, a
-/// fixed one up to the nearest transformed one.
+/// fixed one up to the nearest transformed one. A box a layer hides is
+/// empty.
 const BOXES_JS: &str = "((refs) => {
   const styles = new Map();
   const style = (e) => {
@@ -95,7 +96,17 @@ const BOXES_JS: &str = "((refs) => {
       position = s.position;
     }
     l = Math.max(l, 0); t = Math.max(t, 0); rr = Math.min(rr, innerWidth); bb = Math.min(bb, innerHeight);
-    return [l, t, Math.max(0, rr - l), Math.max(0, bb - t)];
+    const [w, h] = [Math.max(0, rr - l), Math.max(0, bb - t)];
+    // Under a layer (a banner, an overlay) at its middle and at four inner
+    // points: nothing of it shows to be picked (an empty box, not drawn).
+    const root = el.getRootNode().elementFromPoint ? el.getRootNode() : document;
+    const shows = ([x, y]) => {
+      const hit = root.elementFromPoint(x, y);
+      return !hit || hit === el || el.contains(hit) || hit.contains(el);
+    };
+    const points = [[l + w / 2, t + h / 2], [l + w / 4, t + h / 4], [rr - w / 4, t + h / 4], [l + w / 4, bb - h / 4], [rr - w / 4, bb - h / 4]];
+    if (w > 0 && h > 0 && !points.some(shows)) return [l, t, 0, 0];
+    return [l, t, w, h];
   });
 })";
 
@@ -155,7 +166,8 @@ impl Page {
         // Frame prefix ("" for the main frame) → its refs, frame-local.
         let mut by_frame: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
         for (r, info) in snapshot.refs.iter() {
-            if !info.in_viewport || info.obscured {
+            // (What a layer covers cannot be clicked where it is drawn.)
+            if !info.in_viewport || info.obscured || info.covered_by.is_some() {
                 continue;
             }
             let prefix = info.frame.clone().unwrap_or_default();

@@ -173,6 +173,17 @@ async fn annotated_boxes_are_cut_to_what_shows() {
         assert!(span.width > 50.0 && span.height > 10.0, "{span:?}");
         let item = rect_of("An item of an open menu");
         assert!(item.y >= 639.0 && item.height > 10.0, "{item:?}");
+        // What a layer covers (a cookie banner, no dialog) gets no label: a
+        // model that picks it from the picture would click the layer.
+        js(
+            &page,
+            "document.body.insertAdjacentHTML('beforeend', '<div style=\"position:fixed;inset:0;background:#222\">\
+             </div>')",
+        )
+        .await;
+        let covered = page.annotated_screenshot().await.unwrap();
+        let labelled: Vec<&str> = covered.boxes.iter().map(|b| b.ref_.as_str()).collect();
+        assert!(labelled.is_empty(), "nothing shows but the layer: {labelled:?}");
         ctx.browser.close().await.unwrap();
     })
     .await
