@@ -65,6 +65,21 @@ impl Secrets {
                     out.replace(form.as_str(), &placeholder)
                 };
             }
+            // A text clipped inside a value (a long title, "Welcome Hunt…")
+            // keeps the value's start: it goes too.
+            if out.contains('…') {
+                for form in forms.iter().filter(|f| f.chars().count() >= CASE_VARIANTS_FROM) {
+                    let chars: Vec<char> = form.chars().collect();
+                    let start: String = chars[..CLIPPED_FROM].iter().collect();
+                    if !out.contains(&start) {
+                        continue;
+                    }
+                    for keep in (CLIPPED_FROM..chars.len()).rev() {
+                        let clipped: String = chars[..keep].iter().chain(['…'].iter()).collect();
+                        out = out.replace(&clipped, &format!("{placeholder}…"));
+                    }
+                }
+            }
         }
         out
     }
@@ -206,9 +221,20 @@ fn lower_case_escapes(encoded: &str) -> String {
     out
 }
 
+/// The shortest start of a value, clipped with "…", that is redacted.
+const CLIPPED_FROM: usize = 3;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_clipped_in_a_text_is_redacted_by_its_start() {
+        let s = Secrets::new([("pw".to_string(), "Hunter2Secret".to_string())]);
+        assert_eq!(s.redact("Title: login Hunt…"), "Title: login %pw%…");
+        assert_eq!(s.redact("Hunter2Secret and Hunter2S…"), "%pw% and %pw%…");
+        assert_eq!(s.redact("a Hu… b"), "a Hu… b", "two letters are anyone's");
+    }
 
     #[test]
     fn a_short_value_is_redacted_where_it_stands_alone_and_a_request_stays_whole() {
