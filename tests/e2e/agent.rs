@@ -1112,6 +1112,44 @@ async fn secrets_are_covered_in_frames_in_split_fields_and_in_split_text() {
     .await
 }
 
+/// A recorded point on an element that moved is replayed at the same place
+/// on the element (a slider's track, a canvas), not at its middle; a drag
+/// across one element keeps its length.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replayed_point_keeps_its_place_on_an_element_that_moved() {
+    with_timeout("replayed points", async {
+        let files = FixtureServer::pages(&[(
+            "canvas.html",
+            "<!doctype html><title>Canvas</title><body style=\"margin:0\">\
+             <div id=cv style=\"position:absolute;left:100px;top:250px;width:600px;height:120px;background:#ddd\"></div>\
+             <script>window.log = []; for (const t of ['mousedown', 'mouseup']) cv.addEventListener(t, (e) => \
+             log.push(t + ' ' + (e.clientX - cv.getBoundingClientRect().left) + ',' + (e.clientY - cv.getBoundingClientRect().top)));</script>",
+        )]);
+        let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        page.goto(&files.url("canvas.html")).await.unwrap();
+        let settings = sightline::ToolSettings::default();
+        let ctx = sightline::ToolContext::new(page.clone(), &settings);
+        let registry = sightline::Registry::standard();
+        let click = registry.call(&ctx, "clickAt", json!({"x": 130, "y": 260})).await.unwrap();
+        let drag = registry
+            .call(&ctx, "dragAt", json!({"startX": 120, "startY": 300, "endX": 680, "endY": 300}))
+            .await
+            .unwrap();
+        let recorded = js(&page, "log.splice(0)").await;
+        assert_eq!(recorded, json!(["mousedown 30,10", "mouseup 30,10", "mousedown 20,50", "mouseup 580,50"]));
+        js(&page, "cv.style.left = '300px'; cv.style.top = '200px'").await;
+        for call in [&click.replay[0], &drag.replay[0]] {
+            let out = registry.call(&ctx, &call.tool, call.args.clone()).await.unwrap();
+            assert!(out.text.contains("the same place on it"), "{}", out.text);
+        }
+        let replayed = js(&page, "log.splice(0)").await;
+        assert_eq!(replayed, recorded, "the same places on the moved element");
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_errors_are_fed_back_and_recovered_from() {
     with_timeout("tool errors", async {

@@ -11,11 +11,12 @@
 use chromiumoxide::cdp::browser_protocol::dom::{GetNodeForLocationParams, ResolveNodeParams};
 use chromiumoxide::cdp::js_protocol::runtime::CallArgument;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use sightline_engine::protocol::{Rect, SnapshotMode};
 
 use super::handle::Page;
 use super::snapshot::SnapshotOptions;
+use super::target::{Failure, Target};
 use crate::error::{Error, Result};
 
 /// The element under a point.
@@ -182,5 +183,27 @@ impl Page {
                 rect,
             },
         }))
+    }
+
+    /// The box of a main-frame element (viewport CSS pixels), if it is on
+    /// the page; None for an element in a child frame (its box is in that
+    /// frame's coordinates) or one not found.
+    pub async fn box_of(&self, target: &Target) -> Result<Option<Rect>> {
+        let located = match self.locate(target).await {
+            Ok(l) if l.chain.is_empty() => l,
+            Ok(_) | Err(Failure::Element(..)) => return Ok(None),
+            Err(Failure::Fatal(e)) => return Err(e),
+        };
+        let js = "(el) => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }";
+        let Ok(found) = self.on_element(&located, js, Value::Null).await else {
+            return Ok(None);
+        };
+        let n: Vec<f64> = found
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_f64)
+            .collect();
+        Ok((n.len() == 4 && n[2] > 0.0 && n[3] > 0.0).then(|| Rect::new(n[0], n[1], n[2], n[3])))
     }
 }

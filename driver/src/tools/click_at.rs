@@ -60,7 +60,9 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             _ => ClickButton::Left,
         };
         let clicks = a.click_count.unwrap_or(1).clamp(1, 3);
-        let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
+        let asked = (a.x, a.y);
+        let within = point::within(&args, "within");
+        let (aim, at) = point::aim(ctx, asked, a.target.as_deref(), a.frame.as_deref(), within).await?;
         let page = ctx.page();
         let r = match &aim {
             Aim::Point(_) => {
@@ -69,7 +71,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                     clicks,
                     modifiers: a.modifiers.clone(),
                 };
-                page.click_point(a.x, a.y, &click).await?
+                page.click_point(at.0, at.1, &click).await?
             }
             Aim::Element(target) => {
                 let options = ClickOptions {
@@ -92,7 +94,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             [] => String::new(),
             keys => format!(" with {} held", keys.join("+")),
         };
-        let said = format!("{verb}{held} {}", point::describe(a.x, a.y, &aim));
-        Ok(point::outcome("clickAt", said, &args, &aim, (a.x, a.y), r))
+        let said = format!("{verb}{held} {}", point::describe(asked, at, &aim));
+        Ok(point::outcome("clickAt", said, &args, &aim, at, r))
     })
 }

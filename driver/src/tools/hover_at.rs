@@ -41,15 +41,19 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         let page = ctx.page();
         // With a button held, a step of a drag by hand: a path of points,
         // replayed as such (not re-aimed at an element that moved).
-        let aim = match page.pressed_at() {
-            Some(_) => Aim::Point(None),
-            None => point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?,
+        let asked = (a.x, a.y);
+        let (aim, at) = match page.pressed_at() {
+            Some(_) => (Aim::Point(None), asked),
+            None => {
+                let within = point::within(&args, "within");
+                point::aim(ctx, asked, a.target.as_deref(), a.frame.as_deref(), within).await?
+            }
         };
         let r = match &aim {
-            Aim::Point(_) => page.move_mouse(a.x, a.y).await?,
+            Aim::Point(_) => page.move_mouse(at.0, at.1).await?,
             Aim::Element(target) => page.hover(target.clone()).await?,
         };
-        let said = format!("Moved the mouse {}", point::describe(a.x, a.y, &aim));
-        Ok(point::outcome("hoverAt", said, &args, &aim, (a.x, a.y), r))
+        let said = format!("Moved the mouse {}", point::describe(asked, at, &aim));
+        Ok(point::outcome("hoverAt", said, &args, &aim, at, r))
     })
 }

@@ -57,7 +57,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             "Scrolled by ({:.0}, {:.0}) {}",
             a.delta_x,
             a.delta_y,
-            point::describe(a.x, a.y, &aim)
+            point::describe((a.x, a.y), (a.x, a.y), &aim)
         );
         Ok(point::outcome("scrollAt", said, &args, &aim, (a.x, a.y), r))
     })

@@ -53,12 +53,14 @@ struct Args {
 fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("typeAt", args.clone())?;
-        let aim = point::aim(ctx, a.x, a.y, a.target.as_deref(), a.frame.as_deref()).await?;
+        let asked = (a.x, a.y);
+        let within = point::within(&args, "within");
+        let (aim, at) = point::aim(ctx, asked, a.target.as_deref(), a.frame.as_deref(), within).await?;
         let page = ctx.page();
         let mark = page.navigation_mark();
         match &aim {
             Aim::Point(_) => {
-                page.click_point(a.x, a.y, &PointClick::default()).await?;
+                page.click_point(at.0, at.1, &PointClick::default()).await?;
             }
             Aim::Element(target) => {
                 page.click(target.clone()).await?;
@@ -70,7 +72,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         if page.navigation_mark() != mark {
             return Err(Error::InvalidAction(format!(
                 "the click {} changed the page (now {}): typed nothing. Take a new screenshot",
-                point::describe(a.x, a.y, &aim),
+                point::describe(asked, at, &aim),
                 crate::text::shown_url(&page.url().await.unwrap_or_default())
             )));
         }
@@ -78,7 +80,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
             return Err(Error::InvalidAction(format!(
                 "nothing that takes text has focus after the click {} (the focus is on {}): typed nothing. \
 Aim at the field itself (take a new screenshot), or type into it by its ref",
-                point::describe(a.x, a.y, &aim),
+                point::describe(asked, at, &aim),
                 super::untrusted::defang(&crate::text::one_line(&on))
             )));
         }
@@ -99,8 +101,8 @@ Aim at the field itself (take a new screenshot), or type into it by its ref",
             a.text.chars().count(),
             if a.clear { " (replacing the text)" } else { "" },
             if a.submit { " and Enter" } else { "" },
-            point::describe(a.x, a.y, &aim)
+            point::describe(asked, at, &aim)
         );
-        Ok(point::outcome("typeAt", said, &args, &aim, (a.x, a.y), r))
+        Ok(point::outcome("typeAt", said, &args, &aim, at, r))
     })
 }

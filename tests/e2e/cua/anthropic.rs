@@ -115,14 +115,17 @@ async fn anthropic_on_a_scaled_display_removes_the_promo_subscribes_and_replays(
         let replayed = replay_without_a_model(&run, &fresh).await;
         assert!(replayed.success, "{:?}", replayed.steps);
         assert_eq!(js(&fresh, "window.subscribed").await, json!(ADDRESS));
-        // The form moved 70 px down: the recorded element is clicked where it now is.
+        // The form moved 70 px down: the recorded element is clicked where it
+        // now is, at the same place on it.
         let mut shifted = run.clone();
         shifted.start_url = Some(format!("{}?shift", ctx.url()));
         let moved = ctx.browser.new_page().await.unwrap();
         let replayed = replay_without_a_model(&shifted, &moved).await;
         assert!(replayed.success, "{:?}", replayed.steps);
         assert!(
-            replayed.steps[1].detail.contains("moved away"),
+            replayed.steps[1]
+                .detail
+                .contains("(300, 290) on textbox \"Email\" (it moved from (300, 220): the same place on it)"),
             "{:?}",
             replayed.steps[1]
         );
