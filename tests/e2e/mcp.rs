@@ -530,6 +530,39 @@ fn origins_and_secrets_are_enforced() {
     c.ok("browser_navigate", json!({"url": a.url("short.html")}));
 }
 
+/// A page that keeps opening dialogs is no trap: its tab can be listed,
+/// closed, or all tabs closed, while a dialog holds it, and the refusal of
+/// other calls says so.
+#[test]
+fn a_page_that_keeps_opening_dialogs_can_be_left() {
+    let files = FixtureServer::pages(&[(
+        "nag.html",
+        "<!doctype html><title>Nag</title><button onclick=\"while (true) alert('again')\">Nag me</button>",
+    )]);
+    let mut c = stdio(&[]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("nag.html")}));
+    c.ok("browser_click", json!({"target": ref_in(&page, "Nag me")}));
+    let again = c.ok("browser_handle_dialog", json!({"accept": true}));
+    assert!(again.contains("alert \"again\""), "{again}");
+    let refused = c.call("browser_snapshot", json!({}));
+    assert!(
+        refused.is_error
+            && refused
+                .text
+                .contains("closing its tab (browser_tabs with action close)"),
+        "{}",
+        refused.text
+    );
+    let listed = c.ok("browser_tabs", json!({"action": "list"}));
+    assert!(listed.contains("- 0: (current) [Nag]"), "{listed}");
+    c.ok("browser_tabs", json!({"action": "new"}));
+    c.ok("browser_tabs", json!({"action": "select", "index": 0}));
+    let closed = c.ok("browser_close", json!({}));
+    assert!(closed.contains("Closed 2 tab(s)"), "{closed}");
+    let back = c.ok("browser_navigate", json!({"url": files.url("nag.html")}));
+    assert!(back.contains("Nag me"), "{back}");
+}
+
 /// Under `--allowed-origins`, nothing the page does reaches another site:
 /// a link, a tab it opens (whose first document is requested before any
 /// tool could take the tab over) and a download. The tab stays on its page

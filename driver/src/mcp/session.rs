@@ -417,12 +417,15 @@ are gone: open your page again).",
             let text = explain(tool, &Error::PageCrashed, None);
             return Attempt::Done(self.respond(st, &browser, &page, text, true, None).await);
         }
-        if let Some(d) = page.dialog().filter(|_| tool.name != "handleDialog") {
+        if let Some(d) = page.dialog().filter(|_| !tool.runs_beside_a_dialog) {
             let text = format!(
-                "{} ({}): the page waits for it. {}.",
+                "{} ({}): the page waits for it. {}. A page that keeps opening dialogs is left by closing its \
+tab ({} with action close) or every tab ({}).",
                 d.open_said(),
                 d.message_said(),
-                answer_the_dialog()
+                answer_the_dialog(),
+                crate::tools::tabs::TOOL.mcp_name(),
+                crate::tools::close::TOOL.mcp_name(),
             );
             return Attempt::Done(self.reply(text, true, None));
         }
@@ -438,7 +441,7 @@ are gone: open your page again).",
             self.options.registry.call(&ctx, tool.name, args),
         );
         // A dialog the call opens stops the page: the call ends there and says so.
-        let outcome = if tool.name == "handleDialog" {
+        let outcome = if tool.runs_beside_a_dialog {
             Some(run.await)
         } else {
             page.unless_a_dialog_opens(run).await

@@ -15,6 +15,7 @@ pub const TOOL: Tool = Tool::new(
 )
 .changing_page()
 .running_on_a_crashed_tab()
+.running_beside_a_dialog()
 .offered_to(Offered::MCP_ONLY)
 .with_command("close-tabs", &[]);
 

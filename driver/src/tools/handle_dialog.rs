@@ -14,7 +14,8 @@ pub const TOOL: Tool = Tool::new(
     handle,
 )
 .changing_page()
-.running_on_a_crashed_tab();
+.running_on_a_crashed_tab()
+.running_beside_a_dialog();
 
 /// How to answer an open dialog, naming the tool as the caller offers it
 /// (`handleDialog` to an agent, `browser_handle_dialog` over MCP, which

@@ -73,6 +73,11 @@ pub struct Tool {
     /// (goto, reload) or needs nothing of the page (tabs, console messages).
     /// Other tools answer at once that the tab crashed.
     pub runs_on_a_crashed_tab: bool,
+    /// Runs while a dialog holds the tab: it answers the dialog, or needs
+    /// nothing of the page (tabs, closing them): the way out of a page
+    /// that keeps opening dialogs. Other tools are refused until it is
+    /// answered.
+    pub runs_beside_a_dialog: bool,
     /// Offered only when the user grants this capability (`--caps evaluate`).
     pub capability: Option<&'static str>,
     pub offered: Offered,
@@ -123,6 +128,7 @@ impl Tool {
             returns_image: false,
             writes_files: false,
             runs_on_a_crashed_tab: false,
+            runs_beside_a_dialog: false,
             capability: None,
             offered: Offered::EVERYWHERE,
             command: CommandShape {
@@ -197,6 +203,12 @@ impl Tool {
     /// It runs on a tab whose renderer crashed.
     pub const fn running_on_a_crashed_tab(mut self) -> Tool {
         self.runs_on_a_crashed_tab = true;
+        self
+    }
+
+    /// See [`Tool::runs_beside_a_dialog`].
+    pub const fn running_beside_a_dialog(mut self) -> Tool {
+        self.runs_beside_a_dialog = true;
         self
     }
 
