@@ -204,6 +204,12 @@ pub enum Error {
     #[error("the page is not responding: its main thread has been busy for over {}s (a script in an endless loop?)", .after.as_secs())]
     PageNotResponding { after: Duration },
 
+    /// The page took the input (a click, a key) and has been busy since: its
+    /// handler runs long (an export, a sort), or loops. What it did is not
+    /// known yet; it was done, so it must not be sent again.
+    #[error("the page took the input, and its main thread has been busy since (over {}s: a long script?); what it did is not known yet. Take a snapshot to see (it waits for the page), and do not send the input again", .after.as_secs())]
+    BusyAfterInput { after: Duration },
+
     /// The browser went away (closed, crashed or interrupted).
     #[error("the browser is closed")]
     BrowserClosed,

@@ -106,6 +106,9 @@ struct State {
     tabs_seen: Vec<String>,
     /// The tabs (target ids) the last response listed.
     tabs_known: Option<Vec<String>>,
+    /// The last call's input left the page busy (its tab was kept): the
+    /// next call first looks whether it still is.
+    busy_after_input: bool,
 }
 
 pub struct Session {
@@ -417,6 +420,14 @@ are gone: open your page again).",
             let text = explain(tool, &Error::PageCrashed, None);
             return Attempt::Done(self.respond(st, &browser, &page, text, true, None).await);
         }
+        // A page still busy with the last call's input is hung: its tab goes
+        // (the call is not run; the reply says so).
+        if std::mem::take(&mut st.busy_after_input) && page.is_hung().await {
+            let e = Error::PageNotResponding {
+                after: self.options.tool_timeout,
+            };
+            return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
+        }
         if let Some(d) = page.dialog().filter(|_| !tool.runs_beside_a_dialog) {
             let text = format!(
                 "{} ({}): the page waits for it. {}. A page that keeps opening dialogs is left by closing its \
@@ -483,6 +494,13 @@ limit (and --llm-timeout each model call's)."
             }
             Some(Ok(Err(e @ Error::PageNotResponding { .. }))) => {
                 return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
+            }
+            // The input was taken, and the page is busy with it: the tab is
+            // kept (a next call that finds it still hung ends it), and
+            // nothing of it can be described now.
+            Some(Ok(Err(e @ Error::BusyAfterInput { .. }))) => {
+                st.busy_after_input = true;
+                return Attempt::Done(self.reply(explain(tool, &e, None), true, None));
             }
             // The tab was closed (window.close(), as sign-in and payment
             // pop-ups do, or by hand; through the extension, unshared): the

@@ -519,7 +519,9 @@ impl Page {
         tokio::pin!(command);
         let outcome = match tokio::time::timeout(self.action_timeout(), &mut command).await {
             Ok(outcome) => outcome,
-            Err(_) if self.is_hung().await => return Err(Error::PageNotResponding { after: asked.elapsed() }),
+            // The page answered the action's checks a moment before: the
+            // input reached it, and its handler holds the page.
+            Err(_) if self.is_hung().await => return Err(Error::BusyAfterInput { after: asked.elapsed() }),
             Err(_) if self.is_crashed() => return Err(Error::PageCrashed),
             // It answered the question, so the event's turn is over: its
             // own answer is on its way.

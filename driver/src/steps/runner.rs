@@ -200,7 +200,9 @@ impl<'b> Runner<'b> {
         let (url, title) = match &failure {
             // A page that stopped answering (or died) would not say: what the
             // browser lists still does, at once.
-            Some(Error::PageNotResponding { .. } | Error::PageCrashed) => self.page.listed().await,
+            Some(Error::PageNotResponding { .. } | Error::BusyAfterInput { .. } | Error::PageCrashed) => {
+                self.page.listed().await
+            }
             _ => (
                 self.page.url().await.unwrap_or_default(),
                 self.page.title().await.unwrap_or_default(),

@@ -80,16 +80,21 @@ fn a_hung_page_ends_its_call_in_time_and_the_session_goes_on() {
     let mut c = stdio(&["--tool-timeout", &timeout]);
     let limit = Duration::from_secs(TOOL_TIMEOUT_SECS) + MARGIN;
 
-    // A click whose handler never returns.
+    // A click whose handler never returns: it was done (said so); the next
+    // call finds the page still hung, and ends its tab.
     let page = c.ok("browser_navigate", json!({"url": files.url("hung/loop-button.html")}));
     let spin = ref_in(&page, "Spin forever");
     let t = Instant::now();
     let clicked = c.call("browser_click", json!({"element": "Spin forever", "target": spin}));
     let took = t.elapsed();
     assert!(took < limit, "the hung click took {took:?}");
-    assert!(clicked.is_error, "{}", clicked.text);
-    assert!(clicked.text.contains("not responding"), "{}", clicked.text);
-    assert!(clicked.text.contains("new, blank tab"), "{}", clicked.text);
+    assert!(clicked.text.contains("the page took the input"), "{}", clicked.text);
+    let t = Instant::now();
+    let next = c.call("browser_tabs", json!({}));
+    assert!(t.elapsed() < limit, "the next call took {:?}", t.elapsed());
+    assert!(next.is_error, "{}", next.text);
+    assert!(next.text.contains("not responding"), "{}", next.text);
+    assert!(next.text.contains("new, blank tab"), "{}", next.text);
     // The closed tab is gone from the list at once (its target lingers a while).
     let tabs = c.ok("browser_tabs", json!({}));
     assert!(!tabs.contains("hangs the page"), "{tabs}");
@@ -149,4 +154,37 @@ fn a_script_in_an_endless_loop_is_found_in_seconds() {
     );
     let snap = c.ok("browser_snapshot", json!({}));
     assert!(snap.contains("about:blank"), "the session goes on in a new tab: {snap}");
+}
+
+/// A click whose handler runs long (it sends the order, then computes for
+/// 9 s) was done: said so, never "failed", and the tab is kept, so the
+/// order is not placed twice. A handler that never ends is found by the
+/// next call, which goes on in a new tab.
+#[test]
+fn a_click_whose_handler_runs_long_was_done_and_keeps_its_tab() {
+    let files = FixtureServer::pages(&[(
+        "order.html",
+        "<!doctype html><title>Order</title><p id=out>Not yet</p>\
+         <button onclick=\"const t = Date.now(); while (Date.now() - t < 9000) {} out.textContent = 'Order #42 placed'\">Place order</button>\
+         <button onclick=\"while (true) {}\">Freeze</button>",
+    )]);
+    let mut c = stdio(&[]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("order.html")}));
+    let placed = c.call("browser_click", json!({"target": ref_in(&page, "Place order")}));
+    assert!(
+        placed.text.contains("browser_click was done: the page took the input") && !placed.text.contains("failed"),
+        "{}",
+        placed.text
+    );
+    let after = c.ok("browser_snapshot", json!({}));
+    assert!(
+        after.contains("Order #42 placed"),
+        "the same tab, after the handler: {after}"
+    );
+    let frozen = c.call("browser_click", json!({"target": ref_in(&after, "Freeze")}));
+    assert!(frozen.text.contains("the page took the input"), "{}", frozen.text);
+    let t = Instant::now();
+    let next = c.call("browser_snapshot", json!({}));
+    assert!(t.elapsed() < Duration::from_secs(30), "found after {:?}", t.elapsed());
+    assert!(next.text.contains("not responding"), "{}", next.text);
 }
