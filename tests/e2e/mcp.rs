@@ -563,6 +563,50 @@ fn a_page_that_keeps_opening_dialogs_can_be_left() {
     assert!(back.contains("Nag me"), "{back}");
 }
 
+/// A pop-up that keeps opening dialogs holds its first one (as its opener's
+/// tab holds them), is listed with it, and pauses its opener (one process):
+/// the opener is then no hung page to close, and the reply names the tab to
+/// answer or close. Closed, the opener goes on with what was typed.
+#[test]
+fn a_pop_ups_dialogs_never_get_its_opener_closed() {
+    let files = FixtureServer::pages(&[
+        (
+            "opener.html",
+            "<!doctype html><title>Opener</title><label>Draft <input></label>\
+             <button onclick=\"window.open('nag.html')\">Open the pop-up</button>",
+        ),
+        (
+            "nag.html",
+            "<!doctype html><title>Nag</title><script>setTimeout(() => { while (true) alert('popup nag') }, 300)</script>",
+        ),
+    ]);
+    let mut c = stdio(&[]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("opener.html")}));
+    c.ok(
+        "browser_type",
+        json!({"target": ref_in(&page, "textbox \"Draft\""), "text": "important draft"}),
+    );
+    c.ok("browser_click", json!({"target": ref_in(&page, "Open the pop-up")}));
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let tabs = c.ok("browser_tabs", json!({"action": "list"}));
+    assert!(
+        tabs.contains("- 1: [Nag]") && tabs.contains("an alert is open (\"popup nag\")"),
+        "{tabs}"
+    );
+    let paused = c.call("browser_snapshot", json!({}));
+    assert!(
+        !paused.text.contains("not responding") && !paused.text.contains("new, blank tab"),
+        "{}",
+        paused.text
+    );
+    if paused.is_error {
+        assert!(paused.text.contains("tab 1 shows an alert"), "{}", paused.text);
+    }
+    c.ok("browser_tabs", json!({"action": "close", "index": 1}));
+    let after = c.ok("browser_snapshot", json!({}));
+    assert!(after.contains("important draft"), "{after}");
+}
+
 /// Under `--allowed-origins`, nothing the page does reaches another site:
 /// a link, a tab it opens (whose first document is requested before any
 /// tool could take the tab over) and a download. The tab stays on its page

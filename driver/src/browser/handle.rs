@@ -469,14 +469,15 @@ impl Browser {
                 Err(e) => return Err(Error::cdp("Target.attachToTarget", e)),
             }
         };
-        let context = self
+        let (context, opener) = self
             .book
             .lock()
             .unwrap()
             .entries
             .iter()
             .find(|e| e.id == id)
-            .and_then(|e| e.context.clone());
+            .map(|e| (e.context.clone(), e.opener.clone()))
+            .unwrap_or_default();
         let page = Page::attach(
             page,
             self.options.page_config(),
@@ -491,6 +492,11 @@ impl Browser {
         // Another call may have adopted it meanwhile: keep the first.
         if let Some(p) = pages.iter().find(|p| p.target_id() == id) {
             return Ok(p.clone());
+        }
+        // A tab opened by one whose dialogs wait for an answer holds its own
+        // too: answered by no one, a pop-up's endless alerts would spin.
+        if let Some(opener) = opener.and_then(|o| pages.iter().find(|p| p.target_id() == o)) {
+            page.set_dialog_policy(opener.dialog_policy());
         }
         pages.push(page.clone());
         Ok(page)
@@ -565,6 +571,10 @@ impl Browser {
     pub async fn close_page(&self, page: Page) -> Result<()> {
         let browser = self.inner.as_ref().ok_or(Error::BrowserClosed)?;
         let id = page.target_id().to_string();
+        // (A page in a loop of dialogs would spin on once closed.)
+        if page.dialog().is_some() {
+            page.stop_scripts().await;
+        }
         page.close().await?;
         let deadline = Instant::now() + CLOSED_TAB_GRACE;
         loop {

@@ -428,6 +428,18 @@ are gone: open your page again).",
             };
             return Attempt::Done(self.replace_hung_tab(st, &browser, page, tool, &e).await);
         }
+        // Another tab's dialog pauses this page (a pop-up and its opener
+        // share a process): said at once, and only what needs nothing of
+        // the page runs (its reply then without the page).
+        let paused = match paused_by_a_dialog(&browser, st, &page).await {
+            Some(said) if !page.responds_within(PAUSE_LOOK).await => Some(said),
+            _ => None,
+        };
+        if let Some(paused) = &paused {
+            if !tool.runs_beside_a_dialog {
+                return Attempt::Done(self.reply(format!("{} could not run: {paused}", tool.mcp_name()), true, None));
+            }
+        }
         if let Some(d) = page.dialog().filter(|_| !tool.runs_beside_a_dialog) {
             let text = format!(
                 "{} ({}): the page waits for it. {}. A page that keeps opening dialogs is left by closing its \
@@ -534,6 +546,9 @@ limit (and --llm-timeout each model call's)."
             Some(Ok(Ok(_))) if !self.host.alive(&browser).await => return Attempt::BrowserDiedDuring,
             Some(Ok(Ok(out))) => (out.text.clone(), !out.ok, Some(out)),
         };
+        if let Some(paused) = paused {
+            return Attempt::Done(self.reply(format!("{text}\n{paused}"), is_error, None));
+        }
         // A page that stops answering while the response is built (its
         // tree, URL, title) must not hold the call beyond its time either.
         let left = deadline.saturating_duration_since(Instant::now()).max(RESPONSE_FLOOR);
@@ -586,6 +601,10 @@ goes on in the tab shown below.",
     /// ended (renderer crashed, tab closed) and the session goes on in a
     /// fresh tab, which the reply says.
     async fn replace_hung_tab(&self, st: &mut State, browser: &Browser, page: Page, tool: &Tool, e: &Error) -> Reply {
+        // (A tab paused by another's dialog is not hung: that tab is named.)
+        if let Some(paused) = paused_by_a_dialog(browser, st, &page).await {
+            return self.reply(format!("{} could not run: {paused}", tool.mcp_name()), true, None);
+        }
         let (url, _) = page.listed().await;
         let whose = if url.is_empty() {
             "The page".to_string()
@@ -839,4 +858,29 @@ async fn newest_shared_tab(browser: &Browser) -> Result<Option<Page>> {
 /// first).
 fn tab_gone(browser: &Browser, page: &Page) -> bool {
     page.is_closed() || browser.tab_is_gone(page.target_id())
+}
+
+/// How long a page has to answer before another tab's open dialog is
+/// taken to pause it.
+const PAUSE_LOOK: Duration = Duration::from_millis(500);
+
+/// When another tab of the session holds a dialog: what to tell of it (a
+/// dialog pauses every page of its process, and a pop-up shares its
+/// opener's), naming the tab to answer or close.
+async fn paused_by_a_dialog(browser: &Browser, st: &State, page: &Page) -> Option<String> {
+    let tabs = browser.pages_in(st.context.as_ref()).await.ok()?;
+    let (i, d) = tabs
+        .iter()
+        .enumerate()
+        .find_map(|(i, t)| Some((i, t.dialog()?)).filter(|_| t != page))?;
+    let (tabs_tool, dialog_tool) = (
+        crate::tools::tabs::TOOL.mcp_name(),
+        crate::tools::handle_dialog::TOOL.mcp_name(),
+    );
+    Some(format!(
+        "tab {i} shows {} ({}), which pauses this page too (they share a process). Answer it ({tabs_tool} select \
+{i}, then {dialog_tool}) or close that tab ({tabs_tool} close {i}).",
+        d.a_kind(),
+        d.message_said()
+    ))
 }

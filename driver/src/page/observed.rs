@@ -64,6 +64,11 @@ impl Page {
         std::mem::replace(&mut self.events().log.lock().unwrap().policy, policy)
     }
 
+    /// What becomes of this tab's dialogs.
+    pub fn dialog_policy(&self) -> DialogPolicy {
+        self.events().log.lock().unwrap().policy
+    }
+
     /// The dialog that is open (and held), if one is.
     pub fn dialog(&self) -> Option<DialogInfo> {
         self.events().dialog.borrow().clone()

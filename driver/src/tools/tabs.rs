@@ -64,7 +64,12 @@ pub async fn list_marking_new(tabs: &[Page], current: &Page, new: &[&str]) -> St
         // What the browser lists: a tab whose page hangs must not hold the list.
         let (url, title) = t.listed().await;
         let url = crate::text::shown_url(&url);
-        out.push_str(&format!("- {i}: {mark}[{title}]({url})\n"));
+        // (A dialog holds the tab, and pauses the tabs that share its process.)
+        let dialog = t
+            .dialog()
+            .map(|d| format!(" — {} is open ({})", d.a_kind(), d.message_said()))
+            .unwrap_or_default();
+        out.push_str(&format!("- {i}: {mark}[{title}]({url}){dialog}\n"));
     }
     out
 }
