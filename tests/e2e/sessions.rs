@@ -1118,6 +1118,14 @@ fn held_buttons_and_keys_last_from_one_command_to_the_next() {
     s.ok(&["mouse-down", "200", "125"]);
     let asked = s.ok(&["mouse-up"]);
     assert!(asked.contains("Delete all 500 items?"), "{asked}");
+    // The list of sessions answers at once, and says what holds this one.
+    let t = std::time::Instant::now();
+    let listed = s.ok(&["sessions"]);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(
+        listed.contains("dialog.html") && listed.contains("a confirm is open (\"Delete all 500 items?\")"),
+        "{listed}"
+    );
     s.ok(&["handle-dialog", "true"]);
     assert!(s
         .ok(&["eval", "document.getElementById('out').textContent"])

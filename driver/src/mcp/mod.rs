@@ -17,5 +17,5 @@ mod stdio;
 pub use http::HttpServer;
 pub use options::{read_secrets, HttpOptions, McpOptions};
 pub use response::{answer_the_dialog, PageFacts, Response, SnapshotKind, SnapshotPart};
-pub use session::{Reply, Session};
+pub use session::{PageStatus, Reply, Session};
 pub use stdio::serve_stdio;

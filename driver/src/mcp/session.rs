@@ -111,6 +111,15 @@ struct State {
     busy_after_input: bool,
 }
 
+/// Where a session is, for a list of sessions.
+#[derive(Debug, Clone, Default)]
+pub struct PageStatus {
+    pub url: String,
+    pub title: String,
+    /// What holds it: a dialog, a crash, a command under way.
+    pub note: Option<String>,
+}
+
 pub struct Session {
     host: Arc<BrowserHost>,
     options: Arc<McpOptions>,
@@ -212,14 +221,26 @@ impl Session {
 
     /// What the session shows of its current tab, with no tool run: its
     /// URL and title, or `None` before the first call.
-    pub async fn current_page(&self) -> Option<(String, String)> {
-        let st = self.state.lock().await;
+    pub async fn current_page(&self) -> Option<PageStatus> {
+        // Answered at once, whatever the page does: a call under way holds
+        // the state (said so), and the browser's list says where a tab is
+        // (no script of the page's runs for it; a dialog or a loop would hold it).
+        let Ok(st) = self.state.try_lock() else {
+            return Some(PageStatus {
+                note: Some("running a command".into()),
+                ..PageStatus::default()
+            });
+        };
         let page = st.page.clone()?;
         drop(st);
-        Some((
-            page.url().await.unwrap_or_default(),
-            page.title().await.unwrap_or_default(),
-        ))
+        let (url, title) = page.listed().await;
+        let note = if page.is_crashed() {
+            Some("its page crashed".to_string())
+        } else {
+            page.dialog()
+                .map(|d| format!("{} is open ({})", d.a_kind(), d.message_said()))
+        };
+        Some(PageStatus { url, title, note })
     }
 
     /// Ends the session and closes its browser (politely: a persistent

@@ -253,11 +253,12 @@ async fn answer(d: &Daemon, registry: &Registry, request: Request) -> Answer {
             }
         }
         Request::Status => {
-            let (url, title) = d.session.current_page().await.unwrap_or_default();
+            let status = d.session.current_page().await.unwrap_or_default();
+            let (url, title) = (&status.url, &status.title);
             let idle = d.idle_for().as_secs();
             Answer {
-                text: format!("{}\t{title}\tidle {idle} s", sightline::shown_url(&url)),
-                json: json!({"url": url, "title": title, "idle_secs": idle, "pid": std::process::id()}),
+                text: format!("{}\t{title}\tidle {idle} s", sightline::shown_url(url)),
+                json: json!({"url": url, "title": title, "idle_secs": idle, "pid": std::process::id(), "note": status.note}),
                 ..Answer::default()
             }
         }

@@ -610,10 +610,15 @@ fn sessions(m: &ArgMatches) -> ExitCode {
     } else {
         let mut text = String::from("### Result\n");
         for r in &rows {
+            let note = r["note"].as_str().map(|n| format!(", {n}")).unwrap_or_default();
+            let busy = r["note"] == "running a command";
             text.push_str(&format!(
-                "- {}: {} [{}] (idle {} s)\n",
+                "- {}: {} [{}] (idle {} s{note})\n",
                 r["name"].as_str().unwrap_or(""),
-                r["url"].as_str().filter(|u| !u.is_empty()).unwrap_or("no page yet"),
+                r["url"]
+                    .as_str()
+                    .filter(|u| !u.is_empty())
+                    .unwrap_or(if busy { "(busy)" } else { "no page yet" }),
                 r["title"].as_str().unwrap_or(""),
                 r["idle_secs"]
             ));
