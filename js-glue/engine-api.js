@@ -72,10 +72,12 @@ const __sl_readiness = (() => {
       for (const n of r.addedNodes) {
         if (n.nodeType === 1 && !INVISIBLE[n.nodeName]) return n;
       }
+      // (The document itself, its root swapped, is no box to measure.)
+      const box = r.target.nodeType === 1 ? r.target : null;
       for (const n of r.addedNodes) {
-        if (n.nodeType === 3 && n.data.trim() !== "") return r.target;
+        if (n.nodeType === 3 && n.data.trim() !== "") return box;
       }
-      return r.removedNodes.length ? r.target : null;
+      return r.removedNodes.length ? box : null;
     }
     return r.target;
   };
@@ -175,8 +177,10 @@ const __sl_readiness = (() => {
         }
         continue;
       }
+      // (A change to the document itself, its root swapped by a
+      // document.write or a script, has no element to look up from.)
       const changed = r.type === "characterData" ? r.target.parentElement : r.target;
-      noteSaid(changed && changed.closest(LIVE), t);
+      noteSaid(changed && changed.nodeType === 1 ? changed.closest(LIVE) : null, t);
       // A toast rendered into a new portal (a container appended with the
       // alert inside it) is a region below the added node, not above it.
       for (const n of r.type === "childList" ? r.addedNodes : []) {

@@ -563,6 +563,23 @@ fn a_page_that_keeps_opening_dialogs_can_be_left() {
     assert!(back.contains("Nag me"), "{back}");
 }
 
+/// A page that swaps its whole document (a document.write, a new root)
+/// shows the new one, with no error of Sightline's own among the page's.
+#[test]
+fn a_swapped_document_is_shown_with_no_error_of_ours() {
+    let files = FixtureServer::pages(&[(
+        "swap.html",
+        "<!doctype html><title>Original</title><button onclick=\"const n = document.createElement('html'); \
+         n.innerHTML = '<head><title>Swapped</title></head><body><button>After</button></body>'; \
+         document.replaceChild(n, document.documentElement)\">Swap</button>",
+    )]);
+    let mut c = stdio(&[]);
+    let page = c.ok("browser_navigate", json!({"url": files.url("swap.html")}));
+    let swapped = c.ok("browser_click", json!({"target": ref_in(&page, "Swap")}));
+    assert!(swapped.contains("button \"After\""), "{swapped}");
+    assert!(!swapped.contains("console errors"), "{swapped}");
+}
+
 /// A pop-up that keeps opening dialogs holds its first one (as its opener's
 /// tab holds them), is listed with it, and pauses its opener (one process):
 /// the opener is then no hung page to close, and the reply names the tab to
