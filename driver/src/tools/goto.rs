@@ -31,7 +31,10 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("goto", args)?;
         if a.url.trim().is_empty() {
-            return Ok(ToolOutput::failed("goto: url must not be empty"));
+            return Ok(ToolOutput::failed(
+                "No URL was given: name the page to open (https://example.com, a path relative to this page, or a \
+local file)",
+            ));
         }
         let page = ctx.page();
         // A relative URL is taken against the page's (as the browser lists
