@@ -207,7 +207,7 @@ pub enum Error {
     /// The page took the input (a click, a key) and has been busy since: its
     /// handler runs long (an export, a sort), or loops. What it did is not
     /// known yet; it was done, so it must not be sent again.
-    #[error("the page took the input, and its main thread has been busy since (over {}s: a long script?); what it did is not known yet. Take a snapshot to see (it waits for the page), and do not send the input again", .after.as_secs())]
+    #[error("the page took the input, and its main thread has been busy since (over {}s: a long script?), so what it did is not known yet. Take a snapshot to see (it waits for the page) before sending it again: it may well have been done", .after.as_secs())]
     BusyAfterInput { after: Duration },
 
     /// The browser went away (closed, crashed or interrupted).

@@ -554,10 +554,7 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
         .await
         .unwrap();
         // (The click was done: the page took it, and is busy with it.)
-        assert!(
-            hung.contains("browser_click was done: the page took the input"),
-            "{hung}"
-        );
+        assert!(hung.contains("browser_click: the page took its input"), "{hung}");
         assert!(!hung.contains("createTarget"), "{hung}");
         assert!(
             again.contains("frame-host.html") && again.contains("Top-level button"),

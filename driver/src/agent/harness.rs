@@ -183,6 +183,7 @@ impl<'a> Harness<'a> {
             self.page.url().await.unwrap_or_default()
         };
         let timeout = self.opts.tool_timeout;
+        let (tab_before, refusals_before) = (self.page.clone(), self.page.refusal_mark());
         let mut ctx = ToolContext::new(self.page.clone(), &self.settings).with_llm(Some(self.llm));
         if let Some(b) = self.browser {
             ctx = ctx.with_browser(b);
@@ -242,9 +243,19 @@ impl<'a> Harness<'a> {
             output.rect = None;
         }
         let changed_page = tool.is_some_and(|t| t.changes_page);
+        // The browser refused where the call would have taken the tab (a
+        // link, a form, a new tab for that site): the call did not do what
+        // it was for (the result says what was refused), and is no step to
+        // replay.
+        let refused = tab_before
+            .refusals_since(refusals_before)
+            .iter()
+            .any(|r| r.closed_tab || r.tab == tab_before.target_id());
+        if refused {
+            output.ok = false;
+        }
         if changed_page {
-            let blocked = output.text.contains("ERR_BLOCKED_BY_CLIENT");
-            if let Some(note) = self.enforce_domains(blocked).await {
+            if let Some(note) = self.enforce_domains().await {
                 output.ok = false;
                 output.text.push_str(&format!("\n{note}"));
             }
@@ -403,15 +414,15 @@ impl<'a> Harness<'a> {
 
     /// After a page-changing tool: a page outside `allowed_domains` is left
     /// at once (back, or the last allowed URL), and the model is told.
-    pub async fn enforce_domains(&self, blocked: bool) -> Option<String> {
+    pub async fn enforce_domains(&self) -> Option<String> {
         if self.domains.is_empty() {
             return None;
         }
         let url = self.page.url().await.ok()?;
         // The browser's error page of an allowed site that did not load is
-        // no visit elsewhere (the tool's result says why it did not load).
-        let error_page = url.starts_with("chrome-error:");
-        if self.domains.allows(&url) || (error_page && !blocked) {
+        // no visit elsewhere (the tool's result says why it did not load);
+        // a request the browser refused leaves the tab on its page.
+        if self.domains.allows(&url) || url.starts_with("chrome-error:") {
             return None;
         }
         let _ = self.page.back().await;
@@ -420,13 +431,9 @@ impl<'a> Harness<'a> {
             let _ = self.page.goto("about:blank").await;
         }
         let domains = self.domains.entries().join(", ");
-        // A browser launched with the domains refuses the request itself and
-        // shows its error page.
-        Some(if error_page {
-            format!("Refused: that page is outside the allowed domains ({domains}); it was not requested. Went back.")
-        } else {
-            format!("Refused: the page navigated to {url}, outside the allowed domains ({domains}); went back.")
-        })
+        Some(format!(
+            "Refused: the page navigated to {url}, outside the allowed domains ({domains}); went back."
+        ))
     }
 
     /// Dialogs wait for the model's answer (handleDialog) from now on: a

@@ -20,8 +20,12 @@ use crate::steps::Step;
 use crate::tools::{handle_dialog, RecordedCall, Registry, ToolContext, ToolSettings};
 
 /// The format's version: bump on incompatible changes. Version 1 (before
-/// the tool registry) is still read.
-pub const RUN_FORMAT: u32 = 2;
+/// the tool registry) and 2 (before runs followed the tabs their steps
+/// opened) are still read, and replayed as they ran.
+pub const RUN_FORMAT: u32 = 3;
+
+/// The first format whose runs followed a tab a step opened.
+const FOLLOWS_NEW_TABS: u32 = 3;
 
 /// What `--save-run` writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -78,12 +82,13 @@ impl SavedRun {
                 let steps = v["steps"].as_array().cloned().unwrap_or_default();
                 let upgraded: Vec<Value> = steps.iter().map(upgrade_v1_step).collect::<Result<_>>()?;
                 v["steps"] = Value::Array(upgraded);
-                v["sightline_run"] = json!(RUN_FORMAT);
+                // (Its run stayed on its first tab, as format 2's did.)
+                v["sightline_run"] = json!(2);
             }
-            Some(n) if n == u64::from(RUN_FORMAT) => {}
+            Some(n) if (2..=u64::from(RUN_FORMAT)).contains(&n) => {}
             other => {
                 return Err(Error::InvalidAction(format!(
-                    "saved-run format {} is not supported (this build reads 1 and {RUN_FORMAT})",
+                    "saved-run format {} is not supported (this build reads 1 to {RUN_FORMAT})",
                     other.map(|n| n.to_string()).unwrap_or_else(|| "(none)".into())
                 )))
             }
@@ -172,7 +177,7 @@ impl SavedRun {
                 },
             };
             // (The run followed a tab its step opened: so does the replay.)
-            if let Some(b) = opts.browser {
+            if let Some(b) = opts.browser.filter(|_| self.sightline_run >= FOLLOWS_NEW_TABS) {
                 match b.take_popup(&ctx.page()).await {
                     Ok(Some(tab)) => ctx.set_page(tab),
                     Ok(None) => {}

@@ -23,11 +23,10 @@ use futures::StreamExt;
 use tokio::task::JoinHandle;
 
 use super::options::LaunchOptions;
-use super::origin_guard::GuardState;
 use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
 };
-use super::records::{BrowserContext, Download};
+use super::records::{BrowserContext, Download, GuardState};
 use crate::domains::{OriginPolicy, RefusalLog};
 use crate::error::{one_line, Error, Result};
 use crate::lifetime::{self, Cleanup, Reaper};
@@ -56,7 +55,7 @@ struct TargetBook {
 
 /// Whether the tab `id` is one of `created`, or was opened by one of
 /// them: up the chain of `opener_of`.
-pub(super) fn opened_by(created: &[String], id: &str, opener_of: impl Fn(&str) -> Option<String>) -> bool {
+fn opened_by(created: &[String], id: &str, opener_of: impl Fn(&str) -> Option<String>) -> bool {
     let mut id = id.to_string();
     // (Bounded: a chain never loops, but a list might.)
     for _ in 0..32 {
@@ -86,7 +85,7 @@ pub struct Browser {
     /// Pages handed out so far (one [`Page`] per tab, shared by clones).
     pages: Mutex<Vec<Page>>,
     /// Tabs we opened (closed on [`Browser::close`] of a connected browser).
-    pub(super) created: Arc<Mutex<Vec<String>>>,
+    created: Mutex<Vec<String>>,
     book: Arc<Mutex<TargetBook>>,
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
@@ -276,7 +275,7 @@ impl Browser {
             options,
             remote,
             pages: Mutex::new(Vec::new()),
-            created: Arc::new(Mutex::new(Vec::new())),
+            created: Mutex::new(Vec::new()),
             book: Arc::new(Mutex::new(TargetBook::default())),
             book_changed: Arc::new(tokio::sync::Notify::new()),
             book_watch: None,

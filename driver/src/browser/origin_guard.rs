@@ -17,29 +17,10 @@ use async_tungstenite::tungstenite::Message;
 use futures::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 
-use super::handle::{opened_by, Browser};
+use super::handle::Browser;
+use super::records::GuardState;
 use crate::domains::{OriginPolicy, RefusalLog};
-
-/// The guard: its own DevTools connection (chromiumoxide's cannot be
-/// shared with a task), the task reading it, and whether it pauses every
-/// document request or only `file:` ones (all policies so far limit only
-/// local files).
-#[derive(Default)]
-pub(super) struct GuardState {
-    outgoing: Option<mpsc::UnboundedSender<String>>,
-    task: Option<JoinHandle<()>>,
-    every_url: bool,
-}
-
-impl Drop for GuardState {
-    fn drop(&mut self) {
-        if let Some(t) = self.task.take() {
-            t.abort();
-        }
-    }
-}
 
 /// A page target as the guard's connection announced it.
 struct Tab {
@@ -51,18 +32,15 @@ struct Tab {
 
 /// What the guard's task reads of the browser.
 struct Shared {
-    created: Arc<Mutex<Vec<String>>>,
     context_origins: Arc<Mutex<HashMap<String, OriginPolicy>>>,
     launch_origins: OriginPolicy,
-    /// A browser we connected to (the user's own): only our tabs are judged.
-    remote: bool,
     refusals: RefusalLog,
 }
 
 impl Shared {
     /// Why the document request `url` of `frame` is refused, with its tab's
     /// context; None to let it go (a frame's request: frames stay with their
-    /// tab's filter; a tab that is not ours; a policy that allows it).
+    /// tab's filter; a policy that allows it).
     fn refusal(&self, tabs: &HashMap<String, Tab>, frame: &str, url: &str) -> Option<(Option<String>, String)> {
         // A tab's top frame has the tab's target id.
         let tab = tabs.get(frame)?;
@@ -70,14 +48,6 @@ impl Shared {
             .context
             .as_ref()
             .and_then(|c| self.context_origins.lock().unwrap().get(c).cloned());
-        if self.remote
-            && own.is_none()
-            && !opened_by(&self.created.lock().unwrap(), frame, |id| {
-                tabs.get(id).and_then(|t| t.opener.clone())
-            })
-        {
-            return None;
-        }
         // (Kept under the context whose own policy refused it.)
         let context = own.is_some().then(|| tab.context.clone()).flatten();
         let policy = own.unwrap_or_else(|| self.launch_origins.clone());
@@ -87,49 +57,55 @@ impl Shared {
 
 impl Browser {
     /// Starts the guard (or widens what it pauses) when `policy` limits
-    /// where tabs may go. A browser that refuses a second connection (the
-    /// extension's bridge) keeps its tabs' own filters only.
+    /// where tabs may go. Not in a browser Sightline connected to (the
+    /// user's own): its every page load would wait on Sightline; there the
+    /// tabs' own filters keep the policy. Nor in one that refuses a second
+    /// connection (the extension's bridge).
     pub(super) async fn guard_origins(&self, policy: &OriginPolicy) {
-        if policy.is_open() {
+        if policy.is_open() || self.is_connected_remote() {
             return;
         }
         let every_url = !policy.limits_only_files();
         let Ok(cdp) = self.cdp_browser() else { return };
-        {
+        let running = {
             let state = self.origin_guard.lock().unwrap();
-            if state.task.is_some() && (state.every_url || !every_url) {
+            let alive = state.task.as_ref().is_some_and(|t| !t.is_finished());
+            if alive && (state.every_url || !every_url) {
                 return;
             }
-        }
-        let running = self.origin_guard.lock().unwrap().outgoing.clone();
+            state.outgoing.clone().filter(|_| alive)
+        };
         let outgoing = match running {
             Some(o) => o,
             None => {
                 let ws_url = cdp.websocket_address().clone();
                 let ws = match async_tungstenite::tokio::connect_async(ws_url.as_str()).await {
                     Ok((ws, _)) => ws,
-                    Err(e) => return tracing::debug!("origin guard: no second connection: {e}"),
+                    Err(e) => return tracing::warn!("origin guard: no second connection, so a new tab's first document is not held to the policy: {e}"),
                 };
                 let shared = Shared {
-                    created: self.created.clone(),
                     context_origins: self.context_origins.clone(),
                     launch_origins: self.options().origins.clone(),
-                    remote: self.is_connected_remote(),
                     refusals: self.refusals.clone(),
                 };
                 let (outgoing, rx) = mpsc::unbounded_channel::<String>();
-                let task = tokio::spawn(answer_paused(ws, rx, outgoing.clone(), shared));
                 let mut state = self.origin_guard.lock().unwrap();
-                if state.task.is_some() {
-                    // (Another call started one meanwhile.)
-                    task.abort();
-                    return;
+                match &state.outgoing {
+                    // (Another call started one meanwhile: that one widens.)
+                    Some(o) if state.task.as_ref().is_some_and(|t| !t.is_finished()) => o.clone(),
+                    _ => {
+                        let task = tokio::spawn(answer_paused(ws, rx, outgoing.clone(), shared));
+                        // (A finished task's state goes: its connection is gone.)
+                        *state = GuardState {
+                            outgoing: Some(outgoing.clone()),
+                            task: Some(task),
+                            every_url: false,
+                        };
+                        // Tabs first, so each tab is known before its first request.
+                        let _ = outgoing.send(command(1, "Target.setDiscoverTargets", json!({"discover": true})));
+                        outgoing
+                    }
                 }
-                state.task = Some(task);
-                state.outgoing = Some(outgoing.clone());
-                // Tabs first, so each tab is known before its first request.
-                let _ = outgoing.send(command(1, "Target.setDiscoverTargets", json!({"discover": true})));
-                outgoing
             }
         };
         let every_url = {

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// An isolated context of a browser (like an incognito window).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,4 +29,23 @@ pub struct Download {
     pub state: String,
     #[serde(skip)]
     pub(super) guid: String,
+}
+
+/// The origin guard (`origin_guard.rs`): its own DevTools connection
+/// (chromiumoxide's cannot be shared with a task), the task reading it, and
+/// whether it pauses every document request or only `file:` ones (all
+/// policies so far limit only local files).
+#[derive(Default)]
+pub(super) struct GuardState {
+    pub(super) outgoing: Option<mpsc::UnboundedSender<String>>,
+    pub(super) task: Option<JoinHandle<()>>,
+    pub(super) every_url: bool,
+}
+
+impl Drop for GuardState {
+    fn drop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+    }
 }

@@ -76,7 +76,7 @@ impl Secrets {
                     }
                     for keep in (CLIPPED_FROM..chars.len()).rev() {
                         let clipped: String = chars[..keep].iter().chain(['…'].iter()).collect();
-                        out = out.replace(&clipped, &format!("{placeholder}…"));
+                        out = replace_at_word_start(&out, &clipped, &format!("{placeholder}…"));
                     }
                 }
             }
@@ -122,6 +122,21 @@ impl Secrets {
             _ => {}
         }
     }
+}
+
+/// `text` with each occurrence of `form` that starts a word (no letter or
+/// digit before it) replaced by `placeholder`: "Compas…" keeps its text.
+fn replace_at_word_start(text: &str, form: &str, placeholder: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(form) {
+        let starts_word = !rest[..at].chars().next_back().is_some_and(char::is_alphanumeric);
+        out.push_str(&rest[..at]);
+        out.push_str(if starts_word { placeholder } else { form });
+        rest = &rest[at + form.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` with each occurrence of `form` that no letter or digit touches
@@ -234,6 +249,7 @@ mod tests {
         assert_eq!(s.redact("Title: login Hunt…"), "Title: login %pw%…");
         assert_eq!(s.redact("Hunter2Secret and Hunter2S…"), "%pw% and %pw%…");
         assert_eq!(s.redact("a Hu… b"), "a Hu… b", "two letters are anyone's");
+        assert_eq!(s.redact("ReHunt… Hunt…"), "ReHunt… %pw%…", "only where a word starts");
     }
 
     #[test]

@@ -78,9 +78,9 @@ close pop-ups and overlays (or close {selector} yourself), then try again."
             "The browser crashed or was closed. The next call starts a new one (open your page again).".to_string()
         }
         Error::BusyAfterInput { after } => format!(
-            "{tool} was done: the page took the input, and its main thread has been busy since (over {}s: a long \
-script?). What it did is not known yet: take a browser_snapshot to see (it waits for the page), and do not do it \
-again. The tab is kept; a page that stays busy is closed by the next call.",
+            "{tool}: the page took its input, and its main thread has been busy since (over {}s: a long script?), so \
+what it did is not known yet. Take a browser_snapshot to see (it waits for the page) before doing it again: it may \
+well have been done. The tab is kept; a page that stays busy is closed by the next call.",
             after.as_secs()
         ),
         Error::Navigation {

@@ -452,9 +452,9 @@ are gone: open your page again).",
         // Another tab's dialog pauses this page (a pop-up and its opener
         // share a process): said at once, and only what needs nothing of
         // the page runs (its reply then without the page).
-        let paused = match paused_by_a_dialog(&browser, st, &page).await {
-            Some(said) if !page.responds_within(PAUSE_LOOK).await => Some(said),
-            _ => None,
+        let paused = match page.dialog().is_none() && !page.responds_within(PAUSE_LOOK).await {
+            true => paused_by_a_dialog(&browser, st, &page).await,
+            false => None,
         };
         if let Some(paused) = &paused {
             if !tool.runs_beside_a_dialog {
@@ -533,7 +533,8 @@ limit (and --llm-timeout each model call's)."
             // nothing of it can be described now.
             Some(Ok(Err(e @ Error::BusyAfterInput { .. }))) => {
                 st.busy_after_input = true;
-                return Attempt::Done(self.reply(explain(tool, &e, None), true, None));
+                // (No error: a client that retries errors would send it again.)
+                return Attempt::Done(self.reply(explain(tool, &e, None), false, None));
             }
             // The tab was closed (window.close(), as sign-in and payment
             // pop-ups do, or by hand; through the extension, unshared): the

@@ -102,9 +102,11 @@ impl Page {
             .map_err(|e| Error::cdp("Input.dragIntercepted", e))?;
         self.engine_eval(frame, WATCH_DRAGSTART_JS, false).await?;
         self.set_intercept_drags(true).await?;
+        let pressed = std::sync::atomic::AtomicBool::new(false);
         let outcome = async {
             self.mouse_move(from.0, from.1).await?;
             self.mouse_down(1).await?;
+            pressed.store(true, std::sync::atomic::Ordering::Relaxed);
             // A first short move past the drag threshold starts a drag, if the page wants one.
             let nudge = lerp(from, to, 1.0 / STEPS as f64);
             let nudge = if (nudge.0 - from.0).abs() + (nudge.1 - from.1).abs() < 6.0 {
@@ -152,10 +154,17 @@ impl Page {
         }
         .await;
         // Never leave interception on, nor the button down, whatever
-        // happened: the page would take no click after.
-        if outcome.is_err() {
+        // happened: the page would take no click after. (Not on a page that
+        // stopped answering: the release would wait as long again.)
+        if let Err(e) = &outcome {
             let _ = self.set_intercept_drags(false).await;
-            let _ = self.mouse_up(1).await;
+            let gone = matches!(
+                e,
+                Error::PageNotResponding { .. } | Error::BusyAfterInput { .. } | Error::PageCrashed
+            );
+            if pressed.load(std::sync::atomic::Ordering::Relaxed) && !gone {
+                let _ = self.mouse_up(1).await;
+            }
         }
         outcome
     }

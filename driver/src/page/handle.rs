@@ -632,39 +632,6 @@ impl Page {
         }
     }
 
-    /// Ends a tab whose page stopped answering: its renderer is crashed
-    /// first (`Page.crash` runs on the renderer's IO thread, so a main
-    /// thread stuck in a loop cannot block it; the process stops burning a
-    /// core), then the tab is closed.
-    pub async fn kill(self) {
-        // Its script stopped first: a page that answers then is closed as
-        // any tab (a crash would take down the tabs that share its process,
-        // a pop-up's opener among them).
-        self.stop_scripts().await;
-        if !self.responds_within(Duration::from_secs(1)).await {
-            let crash = raw_cdp::on_page(&self.inner, "Page.crash", serde_json::json!({}));
-            let _ = tokio::time::timeout(Duration::from_secs(2), crash).await;
-        }
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.close()).await;
-    }
-
-    /// Stops the script running in the tab (an endless loop, one that keeps
-    /// opening dialogs) and dismisses an open dialog. DevTools interrupts a
-    /// busy main thread for it; a closed tab's loop would go on spinning on
-    /// the thread its process's other tabs share.
-    pub(crate) async fn stop_scripts(&self) {
-        let stop = raw_cdp::on_page(&self.inner, "Runtime.terminateExecution", serde_json::json!({}));
-        let _ = tokio::time::timeout(Duration::from_secs(2), stop).await;
-        if self.dialog().is_some() {
-            let dismiss = raw_cdp::on_page(
-                &self.inner,
-                "Page.handleJavaScriptDialog",
-                serde_json::json!({"accept": false}),
-            );
-            let _ = tokio::time::timeout(Duration::from_secs(2), dismiss).await;
-        }
-    }
-
     /// Closes the tab.
     pub async fn close(self) -> Result<()> {
         self.inner

@@ -575,6 +575,49 @@ impl Page {
         self.dialog().is_none()
     }
 
+    /// Ends a tab whose page stopped answering: its renderer is crashed
+    /// first (`Page.crash` runs on the renderer's IO thread, so a main
+    /// thread stuck in a loop cannot block it; the process stops burning a
+    /// core), then the tab is closed.
+    pub async fn kill(self) {
+        // Its script stopped first: a page that answers then is closed as
+        // any tab (a crash would take down the tabs that share its process,
+        // a pop-up's opener among them).
+        self.stop_scripts().await;
+        let crash = || async {
+            let crash = super::raw_cdp::on_page(self.cdp(), "Page.crash", serde_json::json!({}));
+            let _ = tokio::time::timeout(Duration::from_secs(2), crash).await;
+        };
+        if !self.responds_within(UNRESPONSIVE_GRACE).await {
+            crash().await;
+        }
+        // (A page busy again by then, a timer's loop, holds its close: crashed.)
+        if tokio::time::timeout(Duration::from_secs(5), self.clone().close())
+            .await
+            .is_err()
+        {
+            crash().await;
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.close()).await;
+        }
+    }
+
+    /// Stops the script running in the tab (an endless loop, one that keeps
+    /// opening dialogs) and dismisses an open dialog. DevTools interrupts a
+    /// busy main thread for it; a closed tab's loop would go on spinning on
+    /// the thread its process's other tabs share.
+    pub(crate) async fn stop_scripts(&self) {
+        let stop = super::raw_cdp::on_page(self.cdp(), "Runtime.terminateExecution", serde_json::json!({}));
+        let _ = tokio::time::timeout(Duration::from_secs(2), stop).await;
+        if self.dialog().is_some() {
+            let dismiss = super::raw_cdp::on_page(
+                self.cdp(),
+                "Page.handleJavaScriptDialog",
+                serde_json::json!({"accept": false}),
+            );
+            let _ = tokio::time::timeout(Duration::from_secs(2), dismiss).await;
+        }
+    }
+
     /// Waits (the `wait` tool), failing early only if the page crashes.
     pub async fn wait(&self, duration: Duration) -> Result<()> {
         self.unless_crashed(tokio::time::sleep(duration)).await

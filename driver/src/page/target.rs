@@ -46,10 +46,8 @@ impl Target {
     /// A ref when `s` looks like one (`e12`, `f1e3`), else a selector.
     pub fn parse(s: &str) -> Target {
         let t = s.trim();
-        // (`E12`, `F1E3`: a ref written in capitals; no page has such tags.)
-        let lower = t.to_ascii_lowercase();
-        if is_ref(&lower) {
-            Target::Ref(lower)
+        if is_ref(t) {
+            Target::Ref(t.to_string())
         } else {
             Target::Selector {
                 selector: t.to_string(),
@@ -1002,7 +1000,6 @@ mod tests {
     fn refs_and_selectors() {
         assert_eq!(Target::parse("e12"), Target::Ref("e12".into()));
         assert_eq!(Target::parse(" f2e7 "), Target::Ref("f2e7".into()));
-        assert_eq!(Target::parse("E12"), Target::Ref("e12".into()), "a ref in capitals");
         assert_eq!(split_ref("f2e7"), Some((Some("f2"), "e7")));
         assert_eq!(split_ref("e7"), Some((None, "e7")));
         for sel in ["#email", "button", "e", "f1", "fe1", "e1x", "xpath=//a", "em"] {

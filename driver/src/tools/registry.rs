@@ -12,7 +12,7 @@ use super::{
     page_text, press, reload, remove_blocker, resize, screenshot, scroll, scroll_at, select, snapshot, storage_state,
     tabs, think, type_at, type_text, upload, wait,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, NavigationErrorKind, Result};
 use crate::llm::{schema, ToolSpec};
 
 /// A set of tools, in the order they are offered.
@@ -139,7 +139,19 @@ impl Registry {
             ctx.llm(tool.name)?;
         }
         let mark = ctx.page().refusal_mark();
-        let mut out = (tool.handler)(ctx, args.clone()).await?;
+        let mut out = match (tool.handler)(ctx, args.clone()).await {
+            Ok(out) => out,
+            // A navigation that failed as its request was refused (a
+            // redirect to a site outside the policy): said as refused.
+            Err(Error::Navigation { url, .. }) if !ctx.page().refusals_since(mark).is_empty() => {
+                let why = ctx.page().refusals_since(mark).pop().map(|r| r.why).unwrap_or_default();
+                return Err(Error::Navigation {
+                    url,
+                    kind: NavigationErrorKind::Blocked(why),
+                });
+            }
+            Err(e) => return Err(e),
+        };
         // What the origin policy refused meanwhile, which no page shows: a
         // link's or a form's navigation (the tab stays), a new tab's first
         // document, a download.

@@ -88,7 +88,7 @@ fn a_hung_page_ends_its_call_in_time_and_the_session_goes_on() {
     let clicked = c.call("browser_click", json!({"element": "Spin forever", "target": spin}));
     let took = t.elapsed();
     assert!(took < limit, "the hung click took {took:?}");
-    assert!(clicked.text.contains("the page took the input"), "{}", clicked.text);
+    assert!(clicked.text.contains("the page took its input"), "{}", clicked.text);
     let t = Instant::now();
     let next = c.call("browser_tabs", json!({}));
     assert!(t.elapsed() < limit, "the next call took {:?}", t.elapsed());
@@ -172,7 +172,7 @@ fn a_click_whose_handler_runs_long_was_done_and_keeps_its_tab() {
     let page = c.ok("browser_navigate", json!({"url": files.url("order.html")}));
     let placed = c.call("browser_click", json!({"target": ref_in(&page, "Place order")}));
     assert!(
-        placed.text.contains("browser_click was done: the page took the input") && !placed.text.contains("failed"),
+        placed.text.contains("browser_click: the page took its input") && !placed.text.contains("failed"),
         "{}",
         placed.text
     );
@@ -182,7 +182,7 @@ fn a_click_whose_handler_runs_long_was_done_and_keeps_its_tab() {
         "the same tab, after the handler: {after}"
     );
     let frozen = c.call("browser_click", json!({"target": ref_in(&after, "Freeze")}));
-    assert!(frozen.text.contains("the page took the input"), "{}", frozen.text);
+    assert!(frozen.text.contains("the page took its input"), "{}", frozen.text);
     let t = Instant::now();
     let next = c.call("browser_snapshot", json!({}));
     assert!(t.elapsed() < Duration::from_secs(30), "found after {:?}", t.elapsed());
