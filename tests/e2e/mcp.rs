@@ -678,6 +678,14 @@ fn a_page_cannot_send_a_link_a_new_tab_or_a_download_outside_the_allowed_origins
         !tabs.contains("- 1:"),
         "the tabs opened for the site outside were closed: {tabs}"
     );
+    // A redirect there from an allowed page is refused, and said so.
+    let redirect = shop.url(&format!("__redirect//127.0.0.1:{}/redirected", outside.port));
+    let refused = c.call("browser_navigate", json!({"url": redirect}));
+    assert!(
+        refused.is_error && refused.text.contains("redirected is outside the allowed origins"),
+        "{}",
+        refused.text
+    );
     let now = c.ok(
         "browser_evaluate",
         json!({"function": "() => location.href + ' ' + note.value"}),
