@@ -135,7 +135,12 @@ pub struct Refusal {
     /// It was the first document of a tab a page opened, which was closed
     /// (it had nothing else to show).
     pub closed_tab: bool,
+    /// It was a frame's document (an ad, an embed), not the tab's own.
+    pub frame: bool,
 }
+
+/// How many refusals a browser keeps.
+const KEPT_REFUSALS: usize = 1000;
 
 /// The refusals of one browser, kept by whoever refused (a tab's filter,
 /// the browser's guard), so the tool call they happened in can say so.
@@ -143,6 +148,8 @@ pub struct Refusal {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RefusalLog {
     list: std::sync::Arc<std::sync::Mutex<Vec<Refusal>>>,
+    /// Per context, the latest refusal a tool call has said.
+    said: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Option<String>, u64>>>,
     /// The context whose own policy this handle's tabs follow (None: the
     /// launch options').
     context: Option<String>,
@@ -153,13 +160,31 @@ impl RefusalLog {
     pub(crate) fn in_context(&self, context: Option<String>) -> RefusalLog {
         RefusalLog {
             list: self.list.clone(),
+            said: self.said.clone(),
             context,
         }
     }
 
-    pub(crate) fn keep(&self, url: &str, tab: &str, why: String, closed_tab: bool) {
+    /// This handle's refusals no call has said yet (one that came after
+    /// its call returned, a pop-up's late first request, is said by the
+    /// next); they count as said from now on.
+    pub(crate) fn unsaid(&self) -> Vec<Refusal> {
+        let mut said = self.said.lock().unwrap();
+        let after = said.get(&self.context).copied().unwrap_or(0);
+        let new = self.since(after);
+        if let Some(last) = new.last() {
+            said.insert(self.context.clone(), last.seq);
+        }
+        new
+    }
+
+    pub(crate) fn keep(&self, url: &str, tab: &str, why: String, closed_tab: bool, frame: bool) {
         let mut list = self.list.lock().unwrap();
         let seq = list.last().map_or(0, |r| r.seq) + 1;
+        // (The latest only: a call reads those since its start.)
+        if list.len() >= KEPT_REFUSALS {
+            list.drain(..KEPT_REFUSALS / 2);
+        }
         list.push(Refusal {
             seq,
             url: url.to_string(),
@@ -167,6 +192,7 @@ impl RefusalLog {
             context: self.context.clone(),
             why,
             closed_tab,
+            frame,
         });
     }
 

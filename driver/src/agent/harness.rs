@@ -250,7 +250,7 @@ impl<'a> Harness<'a> {
         let refused = tab_before
             .refusals_since(refusals_before)
             .iter()
-            .any(|r| r.closed_tab || r.tab == tab_before.target_id());
+            .any(|r| r.closed_tab || (!r.frame && r.tab == tab_before.target_id()));
         if refused {
             output.ok = false;
         }

@@ -188,7 +188,7 @@ async fn answer_paused<S>(
                         tracing::info!("refused a request of tab {frame}: {why}");
                         // A new tab opened for that site alone has nothing to show: it goes.
                         let close = tabs.get(frame).is_some_and(|t| t.blank && t.opener.is_some());
-                        shared.refusals.in_context(context).keep(url, frame, why, close);
+                        shared.refusals.in_context(context).keep(url, frame, why, close, false);
                         // (Aborted: the opener stays on its page; see `origin_filter.rs`.)
                         let fail = json!({"requestId": request, "errorReason": "Aborted"});
                         answers.push(("Fetch.failRequest", fail));

@@ -329,6 +329,12 @@ impl Page {
         self.shared.refusals.mark()
     }
 
+    /// Refusals of this tab's policy that no tool call has said yet; said
+    /// from now on (see [`Page::refusals_since`]).
+    pub fn unsaid_refusals(&self) -> Vec<Refusal> {
+        self.shared.refusals.unsaid()
+    }
+
     pub(crate) fn events(&self) -> &Events {
         &self.shared.events
     }

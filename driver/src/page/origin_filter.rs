@@ -70,7 +70,7 @@ impl OriginFilter {
                     continue;
                 }
                 tracing::info!("refused a request to {url} (origin policy)");
-                refusals.keep(url, page.target_id().inner(), why, false);
+                refusals.keep(url, page.target_id().inner(), why, false, !own);
                 let reason = if own {
                     ErrorReason::Aborted
                 } else {

@@ -144,7 +144,7 @@ impl Registry {
             // A navigation that failed as its request was refused (a
             // redirect to a site outside the policy): said as refused.
             Err(Error::Navigation { url, .. }) if !ctx.page().refusals_since(mark).is_empty() => {
-                let why = ctx.page().refusals_since(mark).pop().map(|r| r.why).unwrap_or_default();
+                let why = ctx.page().unsaid_refusals().pop().map(|r| r.why).unwrap_or_default();
                 return Err(Error::Navigation {
                     url,
                     kind: NavigationErrorKind::Blocked(why),
@@ -152,10 +152,13 @@ impl Registry {
             }
             Err(e) => return Err(e),
         };
-        // What the origin policy refused meanwhile, which no page shows: a
-        // link's or a form's navigation (the tab stays), a new tab's first
-        // document, a download.
-        for r in ctx.page().refusals_since(mark) {
+        // What the origin policy refused, which no page shows, and no call
+        // said yet: a link's or a form's navigation (the tab stays), a new
+        // tab's first document (maybe after the call that opened it), a
+        // download.
+        // (Frames of other sites, ads and embeds, are counted, not listed.)
+        let (frames, own): (Vec<_>, Vec<_>) = ctx.page().unsaid_refusals().into_iter().partition(|r| r.frame);
+        for r in own {
             let closed = if r.closed_tab {
                 " The new tab it was for was closed."
             } else {
@@ -163,6 +166,13 @@ impl Registry {
             };
             out.text
                 .push_str(&format!("\nRefused before it was sent: {}.{closed}", r.why));
+        }
+        if let Some(first) = frames.first() {
+            out.text.push_str(&format!(
+                "\nRefused before it was sent: {} frame document(s) of sites outside the policy ({}).",
+                frames.len(),
+                crate::text::shown_url(&first.url)
+            ));
         }
         if out.ok && tool.changes_page && !tool.needs_llm && out.replay.is_empty() {
             out.replay.push(RecordedCall {
