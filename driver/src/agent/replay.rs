@@ -169,12 +169,7 @@ impl SavedRun {
                     return Err(e)
                 }
                 // The step's own failure: reported as the step's, with the steps before it.
-                Err(e) => ReplayedStep {
-                    tool: step.tool.clone(),
-                    ok: false,
-                    detail: e.to_string(),
-                    healed: false,
-                },
+                Err(e) => ReplayedStep::said(&step.tool, false, e.to_string()),
             };
             // (The run followed a tab its step opened: so does the replay.)
             if let Some(b) = opts.browser.filter(|_| self.sightline_run >= FOLLOWS_NEW_TABS) {
@@ -204,12 +199,7 @@ impl SavedRun {
         step: &RecordedCall,
         usage: &mut Usage,
     ) -> Result<ReplayedStep> {
-        let failed = |detail: String| ReplayedStep {
-            tool: step.tool.clone(),
-            ok: false,
-            detail,
-            healed: false,
-        };
+        let failed = |detail: String| ReplayedStep::said(&step.tool, false, detail);
         if let Some(moved) = moved_element(&ctx.page(), step, &opts.variables).await? {
             return Ok(failed(moved));
         }
@@ -235,19 +225,9 @@ impl SavedRun {
         Ok(match out {
             Some(out) => {
                 let out = out?;
-                ReplayedStep {
-                    tool: step.tool.clone(),
-                    ok: out.ok,
-                    detail: out.text,
-                    healed: false,
-                }
+                ReplayedStep::said(&step.tool, out.ok, out.text)
             }
-            None => ReplayedStep {
-                tool: step.tool.clone(),
-                ok: true,
-                detail: "it opened a dialog, held for the next step".into(),
-                healed: false,
-            },
+            None => ReplayedStep::said(&step.tool, true, "it opened a dialog, held for the next step".into()),
         })
     }
 }
@@ -323,6 +303,18 @@ pub struct ReplayedStep {
     /// The model was asked again because a stored selector no longer resolved.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub healed: bool,
+}
+
+impl ReplayedStep {
+    /// A step replayed with no model (not healed), and what it said.
+    fn said(tool: &str, ok: bool, detail: String) -> ReplayedStep {
+        ReplayedStep {
+            tool: tool.into(),
+            ok,
+            detail,
+            healed: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -443,12 +435,7 @@ async fn heal(
 }
 
 fn failed(tool: &str, instruction: &str, why: String) -> ReplayedStep {
-    ReplayedStep {
-        tool: tool.into(),
-        ok: false,
-        detail: format!("{instruction}: {why}"),
-        healed: false,
-    }
+    ReplayedStep::said(tool, false, format!("{instruction}: {why}"))
 }
 
 #[cfg(test)]

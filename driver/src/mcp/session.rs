@@ -106,6 +106,8 @@ struct State {
     tabs_seen: Vec<String>,
     /// The tabs (target ids) the last response listed.
     tabs_known: Option<Vec<String>>,
+    /// The session's tabs as this call found them (see [`Session::ensure`]).
+    tabs: Vec<Page>,
     /// The last call's input left the page busy (its tab was kept): the
     /// next call first looks whether it still is.
     busy_after_input: bool,
@@ -334,6 +336,7 @@ impl Session {
         for t in &tabs {
             t.set_dialog_policy(DialogPolicy::Hold);
         }
+        st.tabs = tabs.clone();
         // The user's own browser: a tab shared since the last call is the
         // one they mean now.
         if self.host.is_extension() {
@@ -452,9 +455,10 @@ are gone: open your page again).",
         // Another tab's dialog pauses this page (a pop-up and its opener
         // share a process): said at once, and only what needs nothing of
         // the page runs (its reply then without the page).
-        let paused = match page.dialog().is_none() && !page.responds_within(PAUSE_LOOK).await {
-            true => paused_by_a_dialog(&browser, st, &page).await,
-            false => None,
+        // (No look at the page unless another tab holds a dialog.)
+        let paused = match paused_by_a_dialog(&st.tabs, &page) {
+            Some(said) if page.dialog().is_none() && !page.responds_within(PAUSE_LOOK).await => Some(said),
+            _ => None,
         };
         if let Some(paused) = &paused {
             if !tool.runs_beside_a_dialog {
@@ -624,7 +628,8 @@ goes on in the tab shown below.",
     /// fresh tab, which the reply says.
     async fn replace_hung_tab(&self, st: &mut State, browser: &Browser, page: Page, tool: &Tool, e: &Error) -> Reply {
         // (A tab paused by another's dialog is not hung: that tab is named.)
-        if let Some(paused) = paused_by_a_dialog(browser, st, &page).await {
+        let tabs = browser.pages_in(st.context.as_ref()).await.unwrap_or_default();
+        if let Some(paused) = paused_by_a_dialog(&tabs, &page) {
             return self.reply(format!("{} could not run: {paused}", tool.mcp_name()), true, None);
         }
         let (url, _) = page.listed().await;
@@ -886,11 +891,10 @@ fn tab_gone(browser: &Browser, page: &Page) -> bool {
 /// taken to pause it.
 const PAUSE_LOOK: Duration = Duration::from_millis(500);
 
-/// When another tab of the session holds a dialog: what to tell of it (a
+/// When another of the session's `tabs` holds a dialog: what to tell of it (a
 /// dialog pauses every page of its process, and a pop-up shares its
 /// opener's), naming the tab to answer or close.
-async fn paused_by_a_dialog(browser: &Browser, st: &State, page: &Page) -> Option<String> {
-    let tabs = browser.pages_in(st.context.as_ref()).await.ok()?;
+fn paused_by_a_dialog(tabs: &[Page], page: &Page) -> Option<String> {
     let (i, d) = tabs
         .iter()
         .enumerate()

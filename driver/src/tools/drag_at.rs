@@ -69,7 +69,12 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
         };
         // The same place on the end's element, wherever it is now, when the
         // run said where (a slider's track, a canvas).
-        if let (Some(want), Some(w)) = (a.end_target.as_deref(), point::within(&args, "endWithin")) {
+        let end_within = point::within(&args, "endWithin");
+        let end_in_place = match (&a.end_target, &end, end_within) {
+            (Some(want), Some(now), Some(w)) => point::same_place(now, want, w, to_at),
+            _ => false,
+        };
+        if let (Some(want), Some(w), false) = (a.end_target.as_deref(), end_within, end_in_place) {
             if let Some((at, hit)) = point::moved_point(ctx, &Target::parse(want), want, w, to_at).await? {
                 (to_at, end, moved_end) = (at, Some(hit), None);
             }

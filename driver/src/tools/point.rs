@@ -55,6 +55,16 @@ pub fn within(args: &Value, key: &str) -> Option<(f64, f64)> {
     }
 }
 
+/// Whether `hit`, looked up at `point`, is the recorded element at the
+/// recorded place on it: nothing moved, and nothing more is to be looked up.
+pub fn same_place(hit: &PointTarget, selector: &str, within: (f64, f64), point: (f64, f64)) -> bool {
+    let r = &hit.rect;
+    hit.selector == selector
+        && hit.frame.is_none()
+        && (r.x + within.0 * r.width - point.0).abs() < 0.5
+        && (r.y + within.1 * r.height - point.1).abs() < 0.5
+}
+
 /// The point at `within` of the box of `target`, when the element under it
 /// is `target`'s (a replay of a point on an element that moved); `then`,
 /// the recorded point, when that is within half a pixel of it.
@@ -112,6 +122,9 @@ pub async fn aim(
     // The same place on the element, wherever it is now (on a page that
     // did not move, the recorded point).
     if let Some(within) = within.filter(|_| frame.is_none()) {
+        if hit.as_ref().is_some_and(|h| same_place(h, selector, within, (x, y))) {
+            return Ok((Aim::Point(hit), (x, y)));
+        }
         if let Some((at, hit)) = moved_point(ctx, &target, selector, within, (x, y)).await? {
             return Ok((Aim::Point(Some(hit)), at));
         }
