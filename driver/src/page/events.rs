@@ -34,6 +34,15 @@ fn is_default_icon(url: Option<&str>) -> bool {
     url.and_then(super::address::path_and_query) == Some("/favicon.ico")
 }
 
+/// Chromium's report of a script refused in a sandboxed document (a
+/// sandboxed frame, a `sandbox` CSP). Sightline's main-world hook and calls
+/// are refused there too, each reported as the page's error; the page's own
+/// refused scripts are its author's choice, nothing a model could mend.
+fn is_sandbox_refusal(text: &str) -> bool {
+    text.starts_with("Blocked script execution in ")
+        && text.contains("because the document's frame is sandboxed and the 'allow-scripts' permission is not set")
+}
+
 /// How many console messages and requests a page keeps (the oldest go first).
 const KEEP: usize = 1000;
 
@@ -313,7 +322,9 @@ impl Events {
                     }
                     // The browser's own request for a tab icon the page never
                     // named (`/favicon.ico`) failing is not the page's error.
-                    Some(ev) = entries.next() => if !is_default_icon(ev.entry.url.as_deref()) {
+                    Some(ev) = entries.next() => if !is_default_icon(ev.entry.url.as_deref())
+                        && !is_sandbox_refusal(&ev.entry.text)
+                    {
                         let level = wire_name(&ev.entry.level);
                         l.lock().unwrap().console(&level, ev.entry.text.clone(), ev.entry.url.clone());
                     },
