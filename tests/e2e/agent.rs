@@ -696,6 +696,79 @@ fn the_agent_follows_a_tab_the_page_opens() {
     assert_eq!(r["success"], true, "the replay clicked the button in the new tab: {r}");
 }
 
+/// A sign-in pop-up that closes itself (as OAuth and payment pop-ups do)
+/// hands the run back to the tab that opened it, and the model is told; a
+/// pop-up the page opens blank and sends to a site outside the run's
+/// domains (closed by the origin guard) does the same.
+#[test]
+fn a_pop_up_that_closes_hands_the_agent_back_to_its_opener() {
+    let files = FixtureServer::pages(&[
+        (
+            "shop.html",
+            "<!doctype html><title>Shop</title><p id=status>Signed out</p>\
+             <a href=signin.html target=_blank rel=opener>Sign in with Provider</a>\
+             <button onclick=\"const w = window.open(''); setTimeout(() => { w.location = 'http://example.invalid/pay'; }, 300)\">Pay elsewhere</button>",
+        ),
+        (
+            "signin.html",
+            "<!doctype html><title>Provider</title><h1>Sign in to Shop?</h1>\
+             <button onclick=\"opener.document.getElementById('status').textContent = 'Signed in as Ada'; window.close()\">Approve</button>",
+        ),
+    ]);
+    let click = |name: &'static str| {
+        Reply::dynamic(move |rec: &Recorded| {
+            let text = rec.last_user_text();
+            let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+            Reply::tool("click", json!({"target": target}))
+        })
+    };
+    let server = LlmServer::with_script(vec![
+        click("link \"Sign in with Provider\""),
+        click("button \"Approve\""),
+        click("button \"Pay elsewhere\""),
+        Reply::dynamic(|rec: &Recorded| {
+            let saw = rec.last_user_text().contains("Signed in as Ada");
+            turn("done", json!({"reasoning": "Signed in.", "taskComplete": saw}))
+        }),
+    ]);
+    let out = run_cli_env(
+        &[
+            "agent",
+            "sign in with the provider",
+            "--url",
+            &files.url("shop.html"),
+            "--allowed-domain",
+            "127.0.0.1",
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            &server.openai_base_url(),
+            "--json",
+        ],
+        &[("OPENAI_API_KEY", "test-key")],
+    );
+    let r: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+    assert_eq!(r["success"], true, "{r}");
+    let approved = r["actions"][1]["result"].as_str().unwrap();
+    assert!(
+        approved.contains(&format!(
+            "The tab you were in was closed; you are back in the tab that opened it: {}",
+            files.url("shop.html")
+        )),
+        "{approved}"
+    );
+    // (Closed before the agent took it over, or after: either way the run
+    // goes on in the shop, where the last step reads "Signed in as Ada".)
+    let paid = r["actions"][2]["result"].as_str().unwrap();
+    assert!(paid.contains("example.invalid"), "{paid}");
+    assert!(
+        !paid.contains("you are in now") || paid.contains("back in the tab that opened it"),
+        "{paid}"
+    );
+    server.assert_no_malformed();
+}
+
 /// A secret a GET form puts in the URL stays out of the run's record (its
 /// JSON, its report) as it stays out of what the model reads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

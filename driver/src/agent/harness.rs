@@ -216,7 +216,7 @@ impl<'a> Harness<'a> {
         };
         // A tool may have moved the session to another tab, or the page opened one.
         self.page = ctx.page();
-        if let Some(note) = self.follow_new_tab().await {
+        if let Some(note) = self.follow_tabs().await {
             output.text.push_str(&format!("\n{note}"));
         }
         if let Some(holds) = self.dialog_holds.as_mut() {
@@ -394,22 +394,14 @@ impl<'a> Harness<'a> {
     }
 
     /// A tab the page opened (a `target=_blank` link, a pop-up) becomes the
-    /// run's page, as a user's eyes follow it; what to tell the model.
-    async fn follow_new_tab(&mut self) -> Option<String> {
-        match self.browser?.take_popup(&self.page).await {
-            Ok(Some(tab)) => {
-                let url = tab.url().await.unwrap_or_default();
-                self.page = tab;
-                Some(format!("It opened a new tab, which you are in now: {url}"))
-            }
-            Ok(None) => None,
-            // (A tab on a site the policy refuses was closed: said.)
-            Err(Error::InvalidAction(why)) => Some(why),
-            Err(e) => {
-                tracing::debug!("agent: new tab: {e}");
-                None
-            }
+    /// run's page, and a closed tab hands the run back to its opener, as a
+    /// user's eyes follow them; what to tell the model.
+    async fn follow_tabs(&mut self) -> Option<String> {
+        let moved = self.browser?.tab_after_step(&self.page).await?;
+        if let Some(page) = moved.page() {
+            self.page = page.clone();
         }
+        Some(moved.said())
     }
 
     /// After a page-changing tool: a page outside `allowed_domains` is left

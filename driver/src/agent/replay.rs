@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::ai::{ActOptions, ActRecord, Ai, Variables};
-use crate::browser::Browser;
+use crate::browser::{Browser, TabMove};
 use crate::error::{Error, Result};
 use crate::files::LocalInputs;
 use crate::llm::{Llm, Usage};
@@ -171,12 +171,11 @@ impl SavedRun {
                 // The step's own failure: reported as the step's, with the steps before it.
                 Err(e) => ReplayedStep::said(&step.tool, false, e.to_string()),
             };
-            // (The run followed a tab its step opened: so does the replay.)
+            // (The run followed a tab its step opened, and came back from
+            // one that closed: so does the replay.)
             if let Some(b) = opts.browser.filter(|_| self.sightline_run >= FOLLOWS_NEW_TABS) {
-                match b.take_popup(&ctx.page()).await {
-                    Ok(Some(tab)) => ctx.set_page(tab),
-                    Ok(None) => {}
-                    Err(e) => tracing::debug!("replay: new tab: {e}"),
+                if let Some(page) = b.tab_after_step(&ctx.page()).await.as_ref().and_then(TabMove::page) {
+                    ctx.set_page(page.clone());
                 }
             }
             let ok = done.ok;

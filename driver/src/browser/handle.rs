@@ -361,6 +361,32 @@ impl Browser {
         book.entries.iter().any(|e| e.gone && e.id == target_id)
     }
 
+    /// The tabs that opened `target_id`, nearest first, up its chain of openers.
+    pub(super) fn openers_of(&self, target_id: &str) -> Vec<String> {
+        let book = self.book.lock().unwrap();
+        let opener_of = |id: &str| book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone());
+        let mut chain: Vec<String> = Vec::new();
+        let mut id = target_id.to_string();
+        // (Bounded: a chain never loops, but a list might.)
+        while let Some(opener) = opener_of(&id).filter(|_| chain.len() < 32) {
+            chain.push(opener.clone());
+            id = opener;
+        }
+        chain
+    }
+
+    /// The `Page` handed out for the tab `target_id`, while it is open.
+    pub(super) fn open_page(&self, target_id: &str) -> Option<Page> {
+        let page = self
+            .pages
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|p| p.target_id() == target_id)
+            .cloned()?;
+        (!page.is_closed() && !self.tab_is_gone(target_id)).then_some(page)
+    }
+
     /// Whether the tab `target_id` is Sightline's to close: any tab of a
     /// browser it launched; in a browser it connected to (the user's own),
     /// only the tabs it opened, the tabs of contexts it made, and the

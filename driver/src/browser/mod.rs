@@ -9,9 +9,11 @@ mod options;
 mod origin_guard;
 mod process;
 mod records;
+mod tab_move;
 
 pub use contexts::{OriginStorage, StorageState};
 pub use handle::Browser;
 pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
 pub(crate) use process::{chrome_switches, locate_executable};
 pub use records::{BrowserContext, Download};
+pub use tab_move::TabMove;

@@ -18,7 +18,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::file::{target_of, Step};
-use crate::browser::Browser;
+use crate::browser::{Browser, TabMove};
 use crate::error::{Error, Result};
 use crate::llm::Llm;
 use crate::page::{ActionResult, DialogHolds, Page, SnapshotOptions, Target};
@@ -167,21 +167,23 @@ impl<'b> Runner<'b> {
                     report.element = r.element;
                     report.value = r.data.or_else(|| r.value.map(serde_json::Value::String));
                     report.notes = r.notes;
-                    // Follow a tab the step opened.
-                    match self.browser.take_popup(&self.page).await {
-                        Ok(Some(p)) => {
-                            let url = p.url().await.unwrap_or_default();
-                            report.notes.push(format!("continuing in the new tab {url}"));
-                            if self.holds_dialogs {
-                                held.hold(&p);
+                    // Follow a tab the step opened, or back from one that closed.
+                    if let Some(moved) = self.browser.tab_after_step(&self.page).await {
+                        report.notes.push(match &moved {
+                            TabMove::NewTab { url, .. } => format!("continuing in the new tab {url}"),
+                            TabMove::BackToOpener { url, .. } => {
+                                format!("the tab closed; continuing in the tab that opened it, {url}")
                             }
-                            self.page = p;
+                            TabMove::Refused(why) => why.clone(),
+                        });
+                        if let Some(p) = moved.page() {
+                            // (An opener came back to holds its dialogs already.)
+                            if self.holds_dialogs && matches!(moved, TabMove::NewTab { .. }) {
+                                held.hold(p);
+                            }
+                            self.page = p.clone();
                             self.snapshot = None;
                         }
-                        Ok(None) => {}
-                        // (A tab outside the allowed origins was closed: said.)
-                        Err(Error::InvalidAction(why)) => report.notes.push(why),
-                        Err(e) => tracing::debug!("run: new tab: {e}"),
                     }
                 }
                 Err(e) => {
