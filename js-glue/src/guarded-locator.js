@@ -33,12 +33,18 @@ export function guardedLocator(locator, check, handle) {
       if (!ACTIONS.has(prop)) {
         // A Locator made from this one (first(), nth(), filter(), locator()…)
         // acts from the ref's element, so its actions need the same check.
-        // (It acts through Playwright's own selector, not the ref's handle:
-        // for a ref in a shadow root, that CSS may also find the host's
-        // light children, and Playwright's strict mode says so.)
+        // (Other than the ref's own element, it acts through Playwright's
+        // own selector: for a ref in a shadow root, that CSS may also find
+        // the host's light children, and Playwright's strict mode says so.)
+        // first(), last() and nth(0) of a ref are the ref's element (a ref
+        // is one element; users reach for first() after a strict-mode
+        // error): their actions keep going to its handle.
         return (...args) => {
           const made = value.apply(target, args);
-          return made && made.constructor === target.constructor ? guardedLocator(made, check, null) : made;
+          const sameElement = prop === "first" || prop === "last" || (prop === "nth" && args[0] === 0);
+          return made && made.constructor === target.constructor
+            ? guardedLocator(made, check, sameElement ? handle : null)
+            : made;
         };
       }
       return async (...args) => {

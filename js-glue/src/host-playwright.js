@@ -22,6 +22,23 @@ export const playwright = {
     for (const part of enginePath(selector)) loc = loc ? loc.locator(part) : frame.locator(`css:light=${part}`);
     return loc;
   },
-  /** A trusted click with Playwright's own actionability checks. */
-  click: (frame, selector, timeout) => playwright.locator(frame, selector).first().click({ timeout }),
+  /**
+   * A trusted click with Playwright's own actionability checks, on the
+   * element the engine resolves: through a Locator, a selector stepping into
+   * a shadow root would also match the host's light (slotted) children,
+   * which come first (a pop-up's "Subscribe" clicked for its "Close").
+   */
+  async click(frame, selector, timeout) {
+    const handle = await frame.evaluateHandle((s) => globalThis.__sightline.resolve(s), selector);
+    const el = handle.asElement();
+    if (!el) {
+      await handle.dispose();
+      throw new Error(`no element matches ${selector}`);
+    }
+    try {
+      await el.click({ timeout });
+    } finally {
+      await el.dispose();
+    }
+  },
 };
