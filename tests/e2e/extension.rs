@@ -531,6 +531,31 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             json!(1),
             "the click landed in the user's tab"
         );
+        // The page opens a pop-up, which the extension shares with it: it is
+        // listed, but the current tab stays the one the replies named (the
+        // session moved to the pop-up a call later, and a click by selector
+        // landed there).
+        let popup_url = shared._files.url("short.html?popup");
+        eval(tab, &format!("window.__popup = window.open({popup_url:?}); 1")).await;
+        let (client, listed, after) = tokio::task::spawn_blocking(move || {
+            let mut client = client;
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            let mut listed = String::new();
+            while !listed.contains("short.html?popup") && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(100));
+                listed = client.call("browser_tabs", json!({})).text;
+            }
+            let after = client.call("browser_snapshot", json!({})).text;
+            (client, listed, after)
+        })
+        .await
+        .unwrap();
+        assert!(listed.contains("short.html?popup"), "the pop-up is listed: {listed}");
+        assert!(
+            after.contains(&format!("- URL: {}", shared.url)),
+            "the current tab stayed the shared one: {after}"
+        );
+        eval(tab, "window.__popup.close(); 1").await;
         // The shared tab's click handler runs for 12 s: the click was done
         // and is said so (never "failed": it would be sent again); the
         // user's tab is left as it is, and the next call, once the script

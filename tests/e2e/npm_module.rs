@@ -176,8 +176,15 @@ fn check_library(library: &str) {
         assert_eq!(seen["shadowFirstClicked"], "Before slot", "{library}");
     }
     let promo = &seen["shadowPromo"]["result"];
-    assert_eq!(seen["shadowPromoTitle"], "Shadow promo", "{library}: the slotted Subscribe was clicked: {promo}");
-    assert_eq!((&promo["removed"], &promo["method"]), (&json!(true), &json!("click")), "{library}: {promo}");
+    assert_eq!(
+        seen["shadowPromoTitle"], "Shadow promo",
+        "{library}: the slotted Subscribe was clicked: {promo}"
+    );
+    assert_eq!(
+        (&promo["removed"], &promo["method"]),
+        (&json!(true), &json!("click")),
+        "{library}: {promo}"
+    );
 
     // Strict CSP: the JS build by default, the documented error without it.
     assert_eq!(seen["cspBuild"], "js", "{library}");

@@ -362,7 +362,7 @@ impl Browser {
     }
 
     /// The tabs that opened `target_id`, nearest first, up its chain of openers.
-    pub(super) fn openers_of(&self, target_id: &str) -> Vec<String> {
+    pub fn openers_of(&self, target_id: &str) -> Vec<String> {
         let book = self.book.lock().unwrap();
         let opener_of = |id: &str| book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone());
         let mut chain: Vec<String> = Vec::new();

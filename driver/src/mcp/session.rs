@@ -338,14 +338,20 @@ impl Session {
         }
         st.tabs = tabs.clone();
         // The user's own browser: a tab shared since the last call is the
-        // one they mean now.
+        // one they mean now. A pop-up a shared tab opened is shared with it
+        // by the extension, not by the user: listed, as in a browser
+        // Sightline launched, but the current tab stays (a call by selector
+        // would land on the pop-up when the last reply said otherwise).
         if self.host.is_extension() {
             let known = std::mem::replace(
                 &mut st.tabs_seen,
                 tabs.iter().map(|t| t.target_id().to_string()).collect(),
             );
             if !known.is_empty() {
-                if let Some(shared) = tabs.iter().rev().find(|t| !known.iter().any(|k| k == t.target_id())) {
+                let shared_by_the_user = |t: &&Page| {
+                    !known.iter().any(|k| k == t.target_id()) && browser.openers_of(t.target_id()).is_empty()
+                };
+                if let Some(shared) = tabs.iter().rev().find(shared_by_the_user) {
                     st.page = Some(shared.clone());
                 }
             }
