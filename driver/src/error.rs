@@ -332,7 +332,12 @@ impl Error {
 
     /// The frame itself is gone (a detached iframe), not just its document.
     pub(crate) fn is_frame_gone(&self) -> bool {
-        self.says_any(&["no frame with given id", "frame with the given id was not found"])
+        // (Page.createIsolatedWorld says "for", Runtime's calls "with".)
+        self.says_any(&[
+            "no frame with given id",
+            "no frame for given id",
+            "frame with the given id was not found",
+        ])
     }
 
     /// A stale context that the call never reached: nothing of it ran
@@ -379,8 +384,12 @@ mod tests {
             method: "Runtime.evaluate",
             message: m.into(),
         };
-        let gone = cdp("No frame with given id found");
-        assert!(gone.is_frame_gone() && gone.is_stale_context());
+        for gone in [
+            cdp("No frame with given id found"),
+            cdp("Error -32602: No frame for given id found"),
+        ] {
+            assert!(gone.is_frame_gone() && gone.is_stale_context(), "{gone}");
+        }
         for replaced in [
             cdp("Error -32000: Cannot find context with specified id"),
             cdp("Error -32000: Inspected target navigated or closed"),

@@ -55,6 +55,13 @@ export async function hmacHex(key, message) {
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** A connecting program's name as shown: printable, one line, at most 60 characters. */
+function clientName(given) {
+  const name = String(given || "").replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, " ").replace(/\s+/g, " ").trim();
+  if (!name) return "a Sightline agent";
+  return name.length > 60 ? `${name.slice(0, 59)}…` : name;
+}
+
 export class BridgeClient {
   constructor(onChange) {
     this.onChange = onChange;
@@ -265,7 +272,9 @@ export class BridgeClient {
   }
 
   async onHello(hello) {
-    this.client = String(hello.client || "a Sightline agent");
+    // The name is the program's own word (any local program can dial the
+    // port): one short line, and the prompt says it is unchecked.
+    this.client = clientName(hello.client);
     if (hello.version !== PROTOCOL_VERSION) {
       return this.refuse(
         `the agent speaks bridge protocol ${hello.version}, the extension ${PROTOCOL_VERSION}: update the one that is older`,

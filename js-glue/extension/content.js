@@ -118,6 +118,14 @@
       }
       return true;
     },
+    async invalidSelector({ css }) {
+      try {
+        document.createDocumentFragment().querySelector(css);
+        return null;
+      } catch (e) {
+        return String((e && e.message) || e);
+      }
+    },
     async allowListed({ target, css }) {
       const el = (await engine()).resolve(target);
       try {

@@ -141,7 +141,7 @@ function renderBridge(state) {
     `${state.status}${agent} (port ${state.port})${state.error ? `: ${state.error}` : ""} · ${shared}`;
   $("approval").hidden = !state.pending;
   $("approval-text").textContent = state.pending
-    ? `${state.pending.client} on this computer asks to drive your shared tabs.`
+    ? `A program on this computer that calls itself “${state.pending.client}” (a name it chose, which Sightline cannot check) asks to drive your shared tabs. Allow it only if you just started it.`
     : "";
   $("token").textContent = state.token;
   document.body.dataset.bridge = state.status;

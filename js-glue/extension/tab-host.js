@@ -80,6 +80,7 @@ export class TabHost {
       {
         blockers: (request) => this.engineCall({ frameId: 0 }, "blockers", request),
         allowListed: (target, css) => this.send(0, { sightline: "allowListed", target, css }),
+        invalidSelector: (css) => this.send(0, { sightline: "invalidSelector", css }),
         click: (selector) => this.send(0, { sightline: "click", target: selector }),
         pressEscape: () => this.send(0, { sightline: "pressEscape" }),
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),

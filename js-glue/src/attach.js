@@ -34,6 +34,11 @@ class Sightline {
     this.frames = new Map();
     this.docs = new WeakMap();
     this.last = null;
+    // Refs of earlier snapshots: a ref lasts as long as its element, not
+    // only until the next snapshot (a viewport one lists fewer). Each is
+    // kept with its frame and that frame's document then, and holds only
+    // while the frame's latest snapshot is of that same document.
+    this.earlier = new Map();
   }
 
   frameId(frame) {
@@ -87,7 +92,12 @@ class Sightline {
         // Instantly, whatever the page's `scroll-behavior` says.
         await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo({ top: y, behavior: "instant" }), options.scrollY);
       }
+      const previous = this.last;
       this.last = await snapshotPage(this.host(), this.numbers, options);
+      for (const [ref, info] of Object.entries(previous ? previous.refs : {})) {
+        const frame = refFrame(ref) ? frames.get(this.numbers.frameOf(refFrame(ref))) : this.page.mainFrame();
+        if (frame) this.earlier.set(ref, { info, frame, doc: docs.get(frame) });
+      }
     } catch (e) {
       [this.frames, this.docs] = [frames, docs];
       throw e;
@@ -95,9 +105,25 @@ class Sightline {
     return this.last;
   }
 
-  /** The frame a ref lives in (from the last snapshot's numbering). */
+  /** A ref's facts (selector, role, name) from the last snapshot, or from an earlier one of the same document. */
+  refInfo(ref) {
+    if (this.last && this.last.refs[ref]) return this.last.refs[ref];
+    const kept = this.earlier.get(ref);
+    const current = kept && !this.lib.isDetached(kept.frame) && this.docs.get(kept.frame) === kept.doc;
+    return current ? kept.info : null;
+  }
+
+  /** The frame a ref lives in (from the last snapshot's numbering, or an earlier snapshot's). */
   frameOfRef(ref) {
-    if (!this.last || !this.last.refs[ref]) throw new Error(`unknown ref ${ref}: take a snapshot first and use one of its refs`);
+    if (!this.refInfo(ref)) {
+      throw new Error(
+        this.last
+          ? `unknown ref ${ref}: no snapshot of this page gave it; use a ref of the latest snapshot`
+          : `unknown ref ${ref}: take a snapshot first and use one of its refs`,
+      );
+    }
+    const kept = !(this.last && this.last.refs[ref]) && this.earlier.get(ref);
+    if (kept) return kept.frame;
     const prefix = refFrame(ref);
     if (!prefix) return this.page.mainFrame();
     const frame = this.frames.get(this.numbers.frameOf(prefix));
@@ -113,7 +139,7 @@ class Sightline {
   locator(ref) {
     if (!this.lib.locator) throw new Error("locator() is Playwright's; with Puppeteer use elementHandle(ref)");
     const frame = this.frameOfRef(ref);
-    const selector = this.last.refs[ref].selector;
+    const selector = this.refInfo(ref).selector;
     const doc = this.docs.get(frame);
     const check = async () => {
       const state = await this.lib.evaluate(
@@ -161,6 +187,19 @@ class Sightline {
     const outcome = await removeBlocker(
       {
         blockers: (request) => this.call(main, "blockers", request),
+        invalidSelector: (css) =>
+          this.lib.evaluate(
+            main,
+            (s) => {
+              try {
+                document.createDocumentFragment().querySelector(s);
+                return null;
+              } catch (e) {
+                return String((e && e.message) || e);
+              }
+            },
+            css,
+          ),
         allowListed: (target, css) =>
           this.lib.evaluate(
             main,

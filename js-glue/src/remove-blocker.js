@@ -11,6 +11,7 @@
 // A host provides:
 //   blockers(requestJson)     globalThis.__sightline.blockers(...) in the main frame
 //   allowListed(target, css)  whether the candidate matches an allow-listed selector
+//   invalidSelector(css)      why `css` is no valid selector (null: it is one)
 //   click(selector)           a trusted click on an engine selector (throws on failure)
 //   pressEscape()
 //   sleep(ms)
@@ -106,9 +107,19 @@ export async function removeBlocker(host, options = {}) {
   const opts = {
     aggressive: !!options.aggressive,
     consent: options.consent || "leave",
-    allowedSelectors: options.allowedSelectors || [],
+    allowedSelectors: options.allowedSelectors ?? [],
   };
   if (!["leave", "reject", "accept"].includes(opts.consent)) throw new Error(`unknown consent policy "${opts.consent}"`);
+  // A string would be read a character at a time ("p" matches nearly any
+  // dialog), allow-listing what conservative mode keeps; a selector that is
+  // no CSS would never match. Both fail before the page is touched.
+  if (!Array.isArray(opts.allowedSelectors) || opts.allowedSelectors.some((s) => typeof s !== "string")) {
+    throw new TypeError("allowedSelectors must be an array of CSS selectors (strings)");
+  }
+  for (const css of opts.allowedSelectors) {
+    const invalid = await host.invalidSelector(css);
+    if (invalid) throw new Error(`allowedSelectors: ${JSON.stringify(css)} is not a valid CSS selector (${invalid})`);
+  }
   const scan = await call(host, { op: "scan" });
   const skipped = [];
   for (const cand of scan.candidates) {

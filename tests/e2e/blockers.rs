@@ -408,6 +408,11 @@ fn unblock_cli() {
     let out = run_cli(&["unblock", &wall, "--aggressive", "--json"]);
     out.assert_success();
     assert!(out.stdout.contains("\"removed\":true"), "{}", out.stdout);
+    // An allow-listed selector that is no CSS would never match: said, and
+    // the page left as it was.
+    let out = run_cli(&["unblock", &wall, "--allow", "<<<"]);
+    let line = out.assert_one_line_error();
+    assert!(line.contains("\"<<<\" is not a valid CSS selector"), "{line}");
 
     // --consent reject clicks "Reject all" (the page records the choice).
     let consent = server.url("blockers/consent-reject.html");

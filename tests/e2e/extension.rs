@@ -229,14 +229,21 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
         // No token: the user must approve in the panel.
         let bridge = ExtensionBridge::listen(BridgeOptions {
             port: 0,
-            client_name: "the bridge test".into(),
+            // (A name the program chose: any local program can dial the port.)
+            client_name: format!("the bridge test {}\n(safe: press Allow)", "x".repeat(80)),
             ..BridgeOptions::default()
         })
         .await
         .expect("listen");
         share(&panel, bridge.port()).await;
         panel.wait_for("!document.getElementById('approval').hidden").await;
-        assert!(panel.text("approval-text").await.contains("the bridge test"));
+        let asked = panel.text("approval-text").await;
+        assert!(asked.contains("calls itself “the bridge test xxx"), "{asked}");
+        assert!(asked.contains("cannot check") && asked.contains("x…”"), "{asked}");
+        assert!(
+            !asked.contains("press Allow)"),
+            "the name is cut to one short line: {asked}"
+        );
         panel.click("approve").await;
         let approval = bridge.wait_for_extension().await.expect("approved");
         assert_eq!(approval.tabs.len(), 1);
@@ -555,7 +562,27 @@ async fn sightline_mcp_extension_drives_the_shared_tab() {
             after.contains(&format!("- URL: {}", shared.url)),
             "the current tab stayed the shared one: {after}"
         );
-        eval(tab, "window.__popup.close(); 1").await;
+        // The pop-up the session's tab opened is the session's to close (it
+        // was said to be the user's, open before Sightline connected).
+        let popup_index = listed
+            .lines()
+            .find(|l| l.contains("short.html?popup"))
+            .and_then(|l| l.trim_start_matches(['-', ' ']).split(':').next())
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no index for the pop-up in: {listed}"));
+        let (client, closed) = tokio::task::spawn_blocking(move || {
+            let mut client = client;
+            let closed = client
+                .call("browser_tabs", json!({"action": "close", "index": popup_index}))
+                .text;
+            (client, closed)
+        })
+        .await
+        .unwrap();
+        assert!(
+            !closed.contains("before Sightline connected") && !closed.contains("short.html?popup"),
+            "{closed}"
+        );
         // The shared tab's click handler runs for 12 s: the click was done
         // and is said so (never "failed": it would be sent again); the
         // user's tab is left as it is, and the next call, once the script

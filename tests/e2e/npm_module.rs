@@ -63,6 +63,27 @@ fn check_library(library: &str) {
     }
     let (driver, _) = snapshot_json(&server.url("shop/list.html"), &["--mode", "viewport"]);
     same_snapshot(&format!("{library} viewport"), &seen["viewportSnapshot"], &driver);
+    // A ref of an earlier full snapshot, not in the viewport one.
+    assert_eq!(seen["farInViewport"], false, "{library}");
+    assert_eq!(seen["farClicked"], "Button 10", "{library}");
+    let never = seen["neverGiven"].as_str().unwrap();
+    assert!(never.contains("unknown ref e999"), "{library}: {never}");
+    let allow = seen["allowErrors"].as_array().unwrap();
+    assert!(
+        allow[0]
+            .as_str()
+            .unwrap()
+            .starts_with("TypeError: allowedSelectors must be an array"),
+        "{library}: {allow:?}"
+    );
+    assert!(
+        allow[1]
+            .as_str()
+            .unwrap()
+            .contains("\"<<<\" is not a valid CSS selector"),
+        "{library}: {allow:?}"
+    );
+    assert_eq!(seen["consentKept"], true, "{library}");
 
     // removeBlocker: the driver's result and audit record, and the promo is gone.
     let unblocked = run_cli(&["unblock", &server.url("blockers/promo-icon.html"), "--json"]);

@@ -68,6 +68,42 @@ try {
     await page.close();
   }
   {
+    // A ref of a full snapshot still acts after a viewport snapshot that
+    // does not list it (a ref lasts as long as its element); one no
+    // snapshot gave is refused.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("long.html"));
+    await page.evaluate(() => {
+      document.addEventListener("click", (e) => { window.clickedText = e.target.textContent; }, true);
+    });
+    const far = refNamed(await sl.snapshot({ mode: "full" }), "button", "Button 10");
+    out.farInViewport = (await sl.snapshot({ mode: "viewport" })).tree.includes("Button 10");
+    await (await element(sl, far)).click();
+    out.farClicked = await page.evaluate(() => window.clickedText || null);
+    try {
+      await sl.elementHandle("e999");
+      out.neverGiven = "found";
+    } catch (e) {
+      out.neverGiven = e.message;
+    }
+    // Allow lists: a string (read a character at a time, it would match
+    // nearly any dialog) and a selector that is no CSS both fail, and the
+    // consent dialog conservative mode keeps is still there.
+    await browser.goto(page, url("blockers/consent-reject.html"));
+    out.allowErrors = [];
+    for (const allowedSelectors of ["#my-newsletter-popup", ["<<<"]]) {
+      try {
+        await sl.removeBlocker({ allowedSelectors });
+        out.allowErrors.push("removed");
+      } catch (e) {
+        out.allowErrors.push(`${e.name}: ${e.message}`);
+      }
+    }
+    out.consentKept = (await sl.snapshot()).tree.includes("We use cookies");
+    await page.close();
+  }
+  {
     // removeBlocker on the promo, then whether it is gone.
     const page = await browser.newPage();
     const sl = await attach(page);

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::target::{
-    CreateTargetParams, EventTargetCreated, EventTargetDestroyed, TargetId,
+    CreateTargetParams, EventTargetCreated, EventTargetDestroyed, GetTargetsParams, TargetId,
 };
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::viewport::Viewport;
@@ -45,6 +45,9 @@ struct TargetEntry {
     /// Handed out by [`Browser::wait_for_popup`] already.
     claimed: bool,
     gone: bool,
+    /// Open when Sightline connected to the browser (the user's own): it
+    /// holds the user's work.
+    before_us: bool,
 }
 
 /// Page targets as the browser announces them (`Target.targetCreated`).
@@ -254,6 +257,7 @@ impl Browser {
             b.shutdown().await;
             return Err(e);
         }
+        b.mark_tabs_before_us().await;
         b.guard_origins(&b.options.origins.clone()).await;
         Ok(b)
     }
@@ -327,6 +331,7 @@ impl Browser {
                                         context: info.browser_context_id.as_ref().map(|c| c.inner().clone()),
                                         claimed: false,
                                         gone: false,
+                                        before_us: false,
                                     });
                                 }
                             }
@@ -387,19 +392,54 @@ impl Browser {
         (!page.is_closed() && !self.tab_is_gone(target_id)).then_some(page)
     }
 
+    /// Marks the tabs open in a browser Sightline connected to: they hold
+    /// the user's work (see [`Browser::opened_here`]).
+    async fn mark_tabs_before_us(&self) {
+        let Ok(browser) = self.cdp_browser() else { return };
+        let Ok(listed) = browser.execute(GetTargetsParams::default()).await else {
+            return;
+        };
+        let mut book = self.book.lock().unwrap();
+        for info in listed.result.target_infos.iter().filter(|i| i.r#type == "page") {
+            match book.entries.iter_mut().find(|e| &e.id == info.target_id.inner()) {
+                Some(e) => e.before_us = true,
+                None => book.entries.push(TargetEntry {
+                    id: info.target_id.inner().clone(),
+                    opener: info.opener_id.as_ref().map(|o| o.inner().clone()),
+                    context: info.browser_context_id.as_ref().map(|c| c.inner().clone()),
+                    claimed: false,
+                    gone: false,
+                    before_us: true,
+                }),
+            }
+        }
+    }
+
     /// Whether the tab `target_id` is Sightline's to close: any tab of a
     /// browser it launched; in a browser it connected to (the user's own),
-    /// only the tabs it opened, the tabs of contexts it made, and the
-    /// popups those opened. The user's own tabs hold their work.
+    /// only the tabs it opened, the tabs of contexts it made, the popups
+    /// those opened, and the popups its tabs (a shared tab) opened since it
+    /// connected, as the agent's clicks do. The user's own tabs hold their work.
     pub fn opened_here(&self, target_id: &str, context: Option<&BrowserContext>) -> bool {
         if self.remote.is_none() || context.is_some() {
             return true;
         }
+        let driven: Vec<String> = self
+            .pages
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|p| p.target_id() != target_id)
+            .map(|p| p.target_id().to_string())
+            .collect();
         let created = self.created.lock().unwrap();
         let book = self.book.lock().unwrap();
-        opened_by(&created, target_id, |id| {
-            book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone())
-        })
+        let opener_of = |id: &str| book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone());
+        let popup_since = book
+            .entries
+            .iter()
+            .any(|e| e.id == target_id && !e.before_us && e.opener.is_some());
+        opened_by(&created, target_id, opener_of) || (popup_since && opened_by(&driven, target_id, opener_of))
     }
 
     /// The options this browser was launched with.
@@ -453,6 +493,7 @@ impl Browser {
                     context: context.map(|c| c.id.clone()),
                     claimed: true,
                     gone: false,
+                    before_us: false,
                 }),
             }
         }

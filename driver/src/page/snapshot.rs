@@ -247,6 +247,10 @@ impl Page {
                 match result {
                     Ok(Some(node)) => out.push(node),
                     Ok(None) => {}
+                    // A frame that left the page since the frame tree was
+                    // read shows nothing: no note (it named a frame with no
+                    // URL, in the browser's words).
+                    Err(e) if e.is_frame_gone() => {}
                     Err(e) => {
                         tracing::warn!("skipping frame {} ({}): {e}", child.frame.id.inner(), child.frame.url);
                         notes.push(skipped_note(&child.frame.url, &e));

@@ -200,6 +200,32 @@ impl Page {
 
     /// Whether an allow-listed CSS selector matches the candidate (itself,
     /// an ancestor, or something inside it).
+    /// An allow-listed selector that is no CSS would never match, and the
+    /// blocker it meant would be left (or one meant to be kept, removed
+    /// under another rule): said before the page is touched.
+    async fn check_allowed_selectors(&self, selectors: &[String]) -> Result<()> {
+        if selectors.is_empty() {
+            return Ok(());
+        }
+        let main = self.main_frame_id().await?;
+        let ctx = self.ensure_engine(&main).await?;
+        let expr = format!(
+            "{}.map((s) => {{ try {{ document.createDocumentFragment().querySelector(s); return null; }} catch (e) {{ return String(e && e.message || e); }} }})",
+            serde_json::to_string(selectors).unwrap()
+        );
+        let answers = self.evaluate_in(&main, ctx, &expr, false).await?;
+        let invalid = selectors
+            .iter()
+            .zip(answers.as_array().into_iter().flatten())
+            .find_map(|(s, why)| why.as_str().map(|why| (s, why.to_string())));
+        match invalid {
+            Some((s, why)) => Err(Error::InvalidAction(format!(
+                "allowed selector {s:?} is not a valid CSS selector ({why})"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     async fn allow_listed(&self, cand: &BlockerCandidate, selectors: &[String]) -> Result<bool> {
         if selectors.is_empty() {
             return Ok(false);
@@ -234,6 +260,7 @@ impl Page {
 
     /// Closes the most obstructive blocker the policy allows. See the module docs.
     pub async fn remove_blocker(&self, opts: &RemoveBlockerOptions) -> Result<RemoveBlockerResult> {
+        self.check_allowed_selectors(&opts.allowed_selectors).await?;
         let scan = self.scan_blockers().await?;
         let url = scan.url.clone();
         let mut skipped: Vec<String> = Vec::new();
