@@ -104,13 +104,32 @@ async function frameSnapshot(host, frame, request) {
   return { raw, snapshot: JSON.parse(raw) };
 }
 
+/**
+ * How long a child frame may take to answer. A frame of another site runs
+ * in a process of its own, whose main thread may be busy (an ad's script in
+ * a long loop) while the page answers: it is left out, with a note, rather
+ * than holding the whole snapshot.
+ */
+export const FRAME_ANSWER_MS = 5000;
+
+/** `work`, or an error once `ms` have passed without its answer. */
+function within(ms, work) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`its page did not answer within ${ms / 1000} s (busy?)`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 async function snapshotChildren(host, tree, parent, parentClip, options, occlusion, numbers) {
   const children = [];
   const notes = [];
   if (tree.children.length === 0 || parent.frame_slots.length === 0) return { children, notes };
   // All at once, as the driver does: each child costs several round trips.
   const results = await Promise.allSettled(
-    tree.children.map((child) => snapshotChild(host, tree, child, parent, parentClip, options, occlusion, numbers)),
+    tree.children.map((child) =>
+      within(FRAME_ANSWER_MS, snapshotChild(host, tree, child, parent, parentClip, options, occlusion, numbers)),
+    ),
   );
   results.forEach((r, i) => {
     if (r.status === "fulfilled") {

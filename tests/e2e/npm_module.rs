@@ -35,7 +35,16 @@ fn check_library(library: &str) {
         .iter()
         .map(|(name, path, wait)| (name.to_string(), json!({"path": path, "waitFor": wait})))
         .collect();
-    let chrome_args: Vec<String> = offline_args().iter().map(|a| format!("--{a}")).collect();
+    // Offline, with one more site on 127.0.0.1 (ads.test), which a user's
+    // browser runs in a process of its own (the busy-frame scenario).
+    let chrome_args: Vec<String> = offline_args()
+        .iter()
+        .map(|a| match a.split_once('=') {
+            Some(("host-resolver-rules", rules)) => format!("--host-resolver-rules=MAP ads.test 127.0.0.1, {rules}"),
+            Some(("proxy-bypass-list", list)) => format!("--proxy-bypass-list={list};ads.test"),
+            _ => format!("--{a}"),
+        })
+        .collect();
     // Next to its node_modules: ES modules resolve packages from the script's own directory.
     let script = project.join("npm-module.mjs");
     std::fs::copy(repo_root().join("tests/npm/npm-module.mjs"), &script).unwrap();
@@ -63,6 +72,18 @@ fn check_library(library: &str) {
     }
     let (driver, _) = snapshot_json(&server.url("shop/list.html"), &["--mode", "viewport"]);
     same_snapshot(&format!("{library} viewport"), &seen["viewportSnapshot"], &driver);
+    // A busy frame of another site is left out, said, within its time.
+    let busy = &seen["busyFrame"];
+    let tree = busy["tree"].as_str().unwrap();
+    assert!(
+        busy["ms"].as_u64().unwrap() < 9000,
+        "{library}: waited for the busy frame: {busy}"
+    );
+    assert!(tree.contains("button \"Read more\""), "{library}: {tree}");
+    assert!(
+        tree.contains("busy-frame.html was left out: its page did not answer within 5 s"),
+        "{library}: {tree}"
+    );
     // A ref of an earlier full snapshot, not in the viewport one.
     assert_eq!(seen["farInViewport"], false, "{library}");
     assert_eq!(seen["farClicked"], "Button 10", "{library}");

@@ -73,6 +73,14 @@ try {
     // snapshot gave is refused.
     const page = await browser.newPage();
     const sl = await attach(page);
+    // A frame of another site (its own process: the browser isolates it)
+    // whose main thread is busy: left out with a note, while the page
+    // answers, rather than holding the snapshot until it is done.
+    await browser.goto(page, url(`busy-frame-host.html?xport=${config.xport}`));
+    await new Promise((r) => setTimeout(r, 600));
+    const started = Date.now();
+    const busy = await sl.snapshot();
+    out.busyFrame = { ms: Date.now() - started, tree: busy.tree };
     await browser.goto(page, url("long.html"));
     await page.evaluate(() => {
       document.addEventListener("click", (e) => { window.clickedText = e.target.textContent; }, true);
