@@ -3,7 +3,7 @@
 // frames are stitched by the engine's own stitch in Node (stitch-node.js),
 // and the user acts on refs with their own library.
 import { appendFileSync } from "node:fs";
-import { engineAnswer } from "./frame-engine.js";
+import { engineAnswer, replacedReadsNote } from "./frame-engine.js";
 import { initScript } from "./engine-source.js";
 import { playwright } from "./host-playwright.js";
 import { puppeteer } from "./host-puppeteer.js";
@@ -39,6 +39,8 @@ class Sightline {
     // kept with its frame and that frame's document then, and holds only
     // while the frame's latest snapshot is of that same document.
     this.earlier = new Map();
+    // What the frames of the snapshot under way said of replaced built-ins.
+    this.replacedReads = new Set();
   }
 
   frameId(frame) {
@@ -54,6 +56,7 @@ class Sightline {
     // kept, so that a ref is never looked up in a later one (whose own
     // numbering, a blocker scan's say, may give the same ref to another element).
     if (fn === "snapshot") this.docs.set(frame, answer.doc);
+    if (answer.replaced) this.replacedReads.add(answer.replaced);
     return answer.value;
   }
 
@@ -93,7 +96,11 @@ class Sightline {
         await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo({ top: y, behavior: "instant" }), options.scrollY);
       }
       const previous = this.last;
+      this.replacedReads = new Set();
       this.last = await snapshotPage(this.host(), this.numbers, options);
+      if (this.replacedReads.size) {
+        this.last.tree = `# ${replacedReadsNote([...this.replacedReads].join("; "))}\n${this.last.tree}`;
+      }
       for (const [ref, info] of Object.entries(previous ? previous.refs : {})) {
         const frame = refFrame(ref) ? frames.get(this.numbers.frameOf(refFrame(ref))) : this.page.mainFrame();
         if (frame) this.earlier.set(ref, { info, frame, doc: docs.get(frame) });

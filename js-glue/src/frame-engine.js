@@ -80,7 +80,39 @@ function callEngine([fn, arg]) {
   const engine = globalThis.__sightline;
   if (!engine) return { missing: true, refused: globalThis.__sightlineRefused || null };
   // The document answering, as the driver names one (its time origin).
-  return { value: engine[fn](arg), doc: performance.timeOrigin };
+  const answer = { value: engine[fn](arg), doc: performance.timeOrigin };
+  if (fn === "snapshot") {
+    // Built-ins the engine reads the page with, in the page's own world:
+    // replaced (boxes all zero, every style hidden), they give it a wrong
+    // picture without any error. Said, so the tree is not taken as true.
+    const reads = [
+      [Element.prototype, "Element.prototype", "getBoundingClientRect"],
+      [Element.prototype, "Element.prototype", "getClientRects"],
+      [Element.prototype, "Element.prototype", "getAttribute"],
+      [Element.prototype, "Element.prototype", "matches"],
+      [Document.prototype, "Document.prototype", "elementFromPoint"],
+      [Document.prototype, "Document.prototype", "elementsFromPoint"],
+      [globalThis, "window", "getComputedStyle"],
+    ];
+    const replaced = [];
+    for (const [owner, label, name] of reads) {
+      let native = false;
+      try {
+        native = /\[native code\]/.test(Function.prototype.toString.call(owner[name]));
+      } catch (_) {}
+      if (!native) replaced.push(`${label}.${name}`);
+    }
+    if (replaced.length) answer.replaced = replaced.join(", ");
+  }
+  return answer;
+}
+
+/** The tree's note for a page that replaced the built-ins the engine reads it with. */
+export function replacedReadsNote(replaced) {
+  return (
+    `This page replaced built-ins the engine reads it with in its own world (${replaced}): ` +
+    "this tree may be wrong (the command line and MCP server read pages from an isolated world)."
+  );
 }
 
 function loadState() {

@@ -241,6 +241,17 @@ fn check_library(library: &str) {
     }
 
     // A page that replaced built-ins: a clear error, not the page's own.
+    let layout = seen["layoutReplaced"].as_str().unwrap();
+    assert!(
+        layout.starts_with("# This page replaced built-ins the engine reads it with in its own world (Element.prototype.getBoundingClientRect)"),
+        "{library}: {layout}"
+    );
+    // (The driver reads it from its own world, where nothing was replaced.)
+    let (driver, _) = snapshot_json(&server.url("hostile-layout.html"), &[]);
+    assert!(
+        driver["tree"].as_str().unwrap().contains("button \"Buy now\" [ref="),
+        "{driver}"
+    );
     let err = &seen["hostileError"];
     assert_eq!(err["isHostile"], true, "{library}: {err}");
     let replaced = err["replaced"].as_str().unwrap();

@@ -259,6 +259,10 @@ try {
     } catch (e) {
       out.hostileError = { name: e.name, isHostile: e instanceof HostilePageError, replaced: e.replaced, message: e.message };
     }
+    // One that replaced a layout read only: no error, but its tree says it
+    // may be wrong (it would show no refs, silently).
+    await browser.goto(page, url("hostile-layout.html"));
+    out.layoutReplaced = (await sl.snapshot()).tree;
     await page.close();
   }
 } finally {
