@@ -324,6 +324,25 @@ async fn the_bridge_drives_a_shared_tab_and_refuses_unapproved_connections() {
             .await;
         assert_eq!(bridge.shared_tabs().len(), 1, "{:?}", bridge.shared_tabs());
         assert_eq!(panel.eval("document.body.dataset.bridge").await, json!("connected"));
+        // The user unshares and shares again: the bridge holds the token it
+        // was handed, and the user is not asked again (they were).
+        let before = bridge.approval();
+        panel.click("unshare").await;
+        panel.wait_for("document.body.dataset.bridge !== 'connected'").await;
+        share(&panel, bridge.port()).await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while bridge.approval() == before && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(
+            bridge.approval() > before,
+            "not approved again by token: {}",
+            panel.text("approval-text").await
+        );
+        assert_eq!(
+            panel.eval("document.getElementById('approval').hidden").await,
+            json!(true)
+        );
         // Opening tabs is not the bridge's to do.
         assert!(browser.new_page().await.is_err());
         browser.close().await.expect("disconnect");

@@ -43,6 +43,10 @@ pub struct Link {
     /// Approvals so far: a DevTools connection made under an earlier one
     /// belongs to an extension connection that is gone.
     approvals: AtomicU64,
+    /// The token the extension handed over on the user's Allow: its next
+    /// connections to this bridge (a tab unshared and shared again) prove
+    /// it, and the user is not asked again.
+    handed_token: Mutex<Option<String>>,
 }
 
 impl Link {
@@ -56,6 +60,7 @@ impl Link {
             attached: Mutex::new(HashSet::new()),
             status: watch::channel(Status::Waiting).0,
             approvals: AtomicU64::new(0),
+            handed_token: Mutex::new(None),
         }
     }
 
@@ -68,10 +73,18 @@ impl Link {
     }
 
     pub fn set_status(&self, s: Status) {
-        if matches!(s, Status::Approved { .. }) {
+        if let Status::Approved { token } = &s {
             self.approvals.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if !token.is_empty() {
+                *self.handed_token.lock().unwrap() = Some(token.clone());
+            }
         }
         self.status.send_replace(s);
+    }
+
+    /// The token the extension handed over, once it did.
+    pub fn handed_token(&self) -> Option<String> {
+        self.handed_token.lock().unwrap().clone()
     }
 
     /// The number of the current approval (see `approvals`).

@@ -89,7 +89,7 @@ async fn serve(stream: TcpStream, config: Arc<Config>) {
                 ws,
                 config.link.clone(),
                 config.client_name.clone(),
-                config.token.clone(),
+                config.token.clone().or_else(|| config.link.handed_token()),
                 config.port,
             )
             .await
