@@ -19,6 +19,8 @@
 //   frameKey(parent, child)          FrameSlot.key of the child's iframe element, or null
 //   stitch(requestJson)              the engine's stitch: SnapshotResult JSON
 
+import { CspError } from "./frame-engine.js";
+
 /** Frame numbers per host (one per page), kept across snapshots. */
 export class FrameNumbers {
   constructor() {
@@ -95,7 +97,11 @@ function childClip(content, parentClip) {
 
 function skippedNote(url, error) {
   const short = url.length > 120 ? `${url.slice(0, 120)}…` : url;
-  const message = String((error && error.message) || error).split("\n")[0];
+  // (The model reads this: the developer's advice stays in the error.)
+  const message =
+    error instanceof CspError
+      ? "its Content-Security-Policy refuses WebAssembly, and attach() was given jsBuild: false"
+      : String((error && error.message) || error).split("\n")[0];
   return `The frame ${short} was left out: ${message}.`;
 }
 

@@ -232,6 +232,12 @@ fn check_library(library: &str) {
     assert_eq!(seen["cspBuild"], "js", "{library}");
     let (driver, _) = snapshot_json(&server.url("csp.html"), &[]);
     same_snapshot(&format!("{library} csp"), &seen["csp"], &driver);
+    let framed = seen["cspFrameTree"].as_str().unwrap();
+    assert!(
+        framed.contains("csp.html was left out: its Content-Security-Policy refuses WebAssembly, and attach() was given jsBuild: false.")
+            && !framed.contains("bypassCSP"),
+        "{library}: {framed}"
+    );
     let err = &seen["cspError"];
     assert_eq!(seen["sameObject"], true, "{library}");
     assert_eq!(err["isCspError"], true, "{library}: {err}");
