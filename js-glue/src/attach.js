@@ -84,7 +84,17 @@ class Sightline {
    * The page as a model sees it: `sightline snapshot --json`'s object.
    * @param {{mode?: "full"|"viewport", obscured?: "outline"|"mark"|"drop", viewport?: {width: number, height: number}, scrollY?: number}} [options]
    */
-  async snapshot(options = {}) {
+  async snapshot(options) {
+    options = options ?? {};
+    if (typeof options !== "object") throw new TypeError("snapshot() takes an options object, or nothing");
+    for (const [name, size] of [["viewport width", options.viewport?.width], ["viewport height", options.viewport?.height]]) {
+      if (options.viewport && !(Number.isInteger(size) && size > 0)) {
+        throw new TypeError(`snapshot(): the ${name} must be a whole number of pixels above 0 (got ${size})`);
+      }
+    }
+    if (options.scrollY != null && !Number.isFinite(options.scrollY)) {
+      throw new TypeError(`snapshot(): scrollY must be a number of pixels (got ${options.scrollY})`);
+    }
     // A snapshot that fails leaves the last one's refs as they were.
     const [frames, docs] = [this.frames, this.docs];
     this.frames = new Map();

@@ -215,6 +215,9 @@ export async function snapshotPage(host, numbers, options = {}) {
   const started = Date.now();
   const opts = { mode: options.mode || "full", obscuredMode: options.obscured || "outline" };
   if (opts.mode !== "full" && opts.mode !== "viewport") throw new Error(`unknown snapshot mode "${opts.mode}"`);
+  if (!["outline", "mark", "drop"].includes(opts.obscuredMode)) {
+    throw new Error(`unknown obscured mode "${opts.obscuredMode}" (outline, mark or drop)`);
+  }
   const tree = await frameTree(host, host.mainFrame());
   numberFrames(tree, numbers);
   let root = await snapshotTree(host, tree, opts, OWN, numbers);

@@ -232,6 +232,23 @@ fn check_library(library: &str) {
     assert_eq!(seen["cspBuild"], "js", "{library}");
     let (driver, _) = snapshot_json(&server.url("csp.html"), &[]);
     same_snapshot(&format!("{library} csp"), &seen["csp"], &driver);
+    let bad: Vec<&str> = seen["badOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        bad,
+        [
+            "Error: unknown obscured mode \"x\" (outline, mark or drop)",
+            "TypeError: snapshot() takes an options object, or nothing",
+            "TypeError: snapshot(): the viewport width must be a whole number of pixels above 0 (got 0)",
+            "TypeError: snapshot(): scrollY must be a number of pixels (got NaN)",
+        ],
+        "{library}"
+    );
+    assert_eq!(seen["nullOptions"], "Short page", "{library}");
     let framed = seen["cspFrameTree"].as_str().unwrap();
     assert!(
         framed.contains("csp.html was left out: its Content-Security-Policy refuses WebAssembly, and attach() was given jsBuild: false.")

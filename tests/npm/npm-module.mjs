@@ -225,6 +225,23 @@ try {
     await page.close();
   }
   {
+    // Bad options: clear errors, before anything is read.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("short.html"));
+    out.badOptions = [];
+    for (const o of [{ obscured: "x" }, "full", { viewport: { width: 0, height: 0 } }, { scrollY: NaN }]) {
+      try {
+        await sl.snapshot(o);
+        out.badOptions.push("taken");
+      } catch (e) {
+        out.badOptions.push(`${e.name}: ${e.message}`);
+      }
+    }
+    out.nullOptions = (await sl.snapshot(null)).title;
+    await page.close();
+  }
+  {
     // A strict CSP (no 'wasm-unsafe-eval'): the JS build by default, the
     // documented error with `jsBuild: false`.
     const page = await browser.newPage();
