@@ -712,7 +712,8 @@ fn a_pop_up_that_closes_hands_the_agent_back_to_its_opener() {
         (
             "signin.html",
             "<!doctype html><title>Provider</title><h1>Sign in to Shop?</h1>\
-             <button onclick=\"opener.document.getElementById('status').textContent = 'Signed in as Ada'; window.close()\">Approve</button>",
+             <button onclick=\"opener.document.getElementById('status').textContent = 'Signed in as Ada'; \
+             setTimeout(() => window.close(), 100)\">Approve</button>",
         ),
     ]);
     let click = |name: &'static str| {
@@ -731,6 +732,8 @@ fn a_pop_up_that_closes_hands_the_agent_back_to_its_opener() {
             turn("done", json!({"reasoning": "Signed in.", "taskComplete": saw}))
         }),
     ]);
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("run.json");
     let out = run_cli_env(
         &[
             "agent",
@@ -743,6 +746,8 @@ fn a_pop_up_that_closes_hands_the_agent_back_to_its_opener() {
             "openai/gpt-4.1-mini",
             "--base-url",
             &server.openai_base_url(),
+            "--save-run",
+            saved.to_str().unwrap(),
             "--json",
         ],
         &[("OPENAI_API_KEY", "test-key")],
@@ -767,6 +772,11 @@ fn a_pop_up_that_closes_hands_the_agent_back_to_its_opener() {
         "{paid}"
     );
     server.assert_no_malformed();
+    // The replay signs in through the pop-up too, and goes back as the run did.
+    let replayed = run_cli(&["replay", saved.to_str().unwrap(), "--json"]);
+    let r: Value = serde_json::from_str(replayed.stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", replayed.stdout, replayed.stderr));
+    assert_eq!(r["steps"][1]["ok"], true, "the Approve click replayed: {r}");
 }
 
 /// A secret a GET form puts in the URL stays out of the run's record (its

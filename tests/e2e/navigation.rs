@@ -461,7 +461,7 @@ fn the_users_own_tabs_are_not_closed() {
         json!({"action": "close", "index": index.parse::<u64>().unwrap()}),
     );
     assert!(
-        refused.is_error && refused.text.contains("before Sightline connected"),
+        refused.is_error && refused.text.contains("is one of your browser's own"),
         "{}",
         refused.text
     );

@@ -211,6 +211,17 @@ impl<'a> Harness<'a> {
                 out
             }
             Some(Err(_)) => ToolOutput::failed(format!("{name} timed out after {}", crate::time::spoken(timeout))),
+            // The page closed its own tab as the call ran (a sign-in
+            // pop-up's window.close() on Approve): the call did its job, and
+            // the run goes back to the tab that opened it (below). Recorded
+            // as made, as a call a dialog cut short.
+            Some(Ok(Err(Error::TabClosed))) => {
+                let mut out = ToolOutput::ok(format!("{name} ran, and the page closed its tab as it did."));
+                if let Some(call) = tool.and_then(|t| self.cut_call(t, args)) {
+                    out.replay.push(call);
+                }
+                out
+            }
             Some(Ok(Ok(o))) => o,
             Some(Ok(Err(e))) => ToolOutput::failed(e.to_string()),
         };
@@ -402,6 +413,17 @@ impl<'a> Harness<'a> {
             self.page = page.clone();
         }
         Some(moved.said())
+    }
+
+    /// A tab that closed since the last call (a pop-up the origin guard
+    /// closed after the run followed it) hands the run back to its opener;
+    /// what to tell the model.
+    pub async fn back_from_a_closed_tab(&mut self) -> Option<String> {
+        let browser = self.browser?;
+        if !self.page.is_closed() && !browser.tab_is_gone(self.page.target_id()) {
+            return None;
+        }
+        self.follow_tabs().await
     }
 
     /// After a page-changing tool: a page outside `allowed_domains` is left

@@ -164,6 +164,16 @@ impl SavedRun {
                 .await
             {
                 Ok(done) => done,
+                // The page closed its own tab as the step ran (a sign-in
+                // pop-up's window.close()), as in the run, which went back
+                // to the tab that opened it: so does the replay (below).
+                Err(Error::TabClosed) if opts.browser.is_some() && self.sightline_run >= FOLLOWS_NEW_TABS => {
+                    ReplayedStep::said(
+                        &step.tool,
+                        true,
+                        "ran, and the page closed its tab as it did".to_string(),
+                    )
+                }
                 // The browser or the tab is gone: no step can run.
                 Err(e @ (Error::BrowserClosed | Error::PageCrashed | Error::TabClosed | Error::Interrupted)) => {
                     return Err(e)

@@ -197,8 +197,19 @@ impl<'a> ToolLoop<'a> {
         css
     }
 
-    /// The viewport page message (and its annotated screenshot in hybrid mode).
+    /// The viewport page message (and its annotated screenshot in hybrid
+    /// mode), after the run went back from a tab that closed meanwhile.
     async fn page_message(&mut self) -> PageMessage {
+        let moved = self.h.back_from_a_closed_tab().await;
+        let mut message = self.page_message_of_the_tab().await;
+        if let Some(note) = moved {
+            message.text = format!("{note}\n{}", message.text);
+        }
+        message
+    }
+
+    /// The viewport page message of the run's tab.
+    async fn page_message_of_the_tab(&mut self) -> PageMessage {
         // A held dialog stops the page (also one that opens while the tree
         // is read): the dialog is all there is to say.
         let snap = match self.h.page.dialog() {

@@ -54,6 +54,23 @@ struct TargetEntry {
 #[derive(Default)]
 struct TargetBook {
     entries: Vec<TargetEntry>,
+    /// The tabs open when Sightline connected were listed (and marked
+    /// `before_us`): only then can a later pop-up be told from them.
+    listed_at_connect: bool,
+}
+
+impl TargetEntry {
+    /// A tab as the browser announced it, not handed out yet.
+    fn new(id: String, opener: Option<String>, context: Option<String>) -> TargetEntry {
+        TargetEntry {
+            id,
+            opener,
+            context,
+            claimed: false,
+            gone: false,
+            before_us: false,
+        }
+    }
 }
 
 /// Whether the tab `id` is one of `created`, or was opened by one of
@@ -89,6 +106,8 @@ pub struct Browser {
     pages: Mutex<Vec<Page>>,
     /// Tabs we opened (closed on [`Browser::close`] of a connected browser).
     created: Mutex<Vec<String>>,
+    /// Tabs a session acts in (see [`Browser::drive`]).
+    driven: Mutex<Vec<String>>,
     book: Arc<Mutex<TargetBook>>,
     book_changed: Arc<tokio::sync::Notify>,
     book_watch: Option<JoinHandle<()>>,
@@ -280,6 +299,7 @@ impl Browser {
             remote,
             pages: Mutex::new(Vec::new()),
             created: Mutex::new(Vec::new()),
+            driven: Mutex::new(Vec::new()),
             book: Arc::new(Mutex::new(TargetBook::default())),
             book_changed: Arc::new(tokio::sync::Notify::new()),
             book_watch: None,
@@ -325,14 +345,11 @@ impl Browser {
                             if info.r#type == "page" {
                                 let mut b = book.lock().unwrap();
                                 if !b.entries.iter().any(|e| &e.id == info.target_id.inner()) {
-                                    b.entries.push(TargetEntry {
-                                        id: info.target_id.inner().clone(),
-                                        opener: info.opener_id.as_ref().map(|o| o.inner().clone()),
-                                        context: info.browser_context_id.as_ref().map(|c| c.inner().clone()),
-                                        claimed: false,
-                                        gone: false,
-                                        before_us: false,
-                                    });
+                                    b.entries.push(TargetEntry::new(
+                                        info.target_id.inner().clone(),
+                                        info.opener_id.as_ref().map(|o| o.inner().clone()),
+                                        info.browser_context_id.as_ref().map(|c| c.inner().clone()),
+                                    ));
                                 }
                             }
                         }
@@ -404,41 +421,55 @@ impl Browser {
             match book.entries.iter_mut().find(|e| &e.id == info.target_id.inner()) {
                 Some(e) => e.before_us = true,
                 None => book.entries.push(TargetEntry {
-                    id: info.target_id.inner().clone(),
-                    opener: info.opener_id.as_ref().map(|o| o.inner().clone()),
-                    context: info.browser_context_id.as_ref().map(|c| c.inner().clone()),
-                    claimed: false,
-                    gone: false,
                     before_us: true,
+                    ..TargetEntry::new(
+                        info.target_id.inner().clone(),
+                        info.opener_id.as_ref().map(|o| o.inner().clone()),
+                        info.browser_context_id.as_ref().map(|c| c.inner().clone()),
+                    )
                 }),
             }
+        }
+        book.listed_at_connect = true;
+    }
+
+    /// Marks `page` as a tab a session acts in (made its current one): in a
+    /// browser Sightline connected to (the user's own, or the tabs they
+    /// shared), the pop-ups it opens from now on are the session's to close.
+    pub fn drive(&self, page: &Page) {
+        let mut driven = self.driven.lock().unwrap();
+        if !driven.iter().any(|id| id == page.target_id()) {
+            driven.push(page.target_id().to_string());
         }
     }
 
     /// Whether the tab `target_id` is Sightline's to close: any tab of a
     /// browser it launched; in a browser it connected to (the user's own),
     /// only the tabs it opened, the tabs of contexts it made, the popups
-    /// those opened, and the popups its tabs (a shared tab) opened since it
+    /// those opened, and the popups the tabs a session acts in (see
+    /// [`Browser::drive`]: the tab the user shared) opened since it
     /// connected, as the agent's clicks do. The user's own tabs hold their work.
     pub fn opened_here(&self, target_id: &str, context: Option<&BrowserContext>) -> bool {
         if self.remote.is_none() || context.is_some() {
             return true;
         }
         let driven: Vec<String> = self
-            .pages
+            .driven
             .lock()
             .unwrap()
             .iter()
-            .filter(|p| p.target_id() != target_id)
-            .map(|p| p.target_id().to_string())
+            .filter(|id| *id != target_id)
+            .cloned()
             .collect();
         let created = self.created.lock().unwrap();
         let book = self.book.lock().unwrap();
         let opener_of = |id: &str| book.entries.iter().find(|e| e.id == id).and_then(|e| e.opener.clone());
-        let popup_since = book
-            .entries
-            .iter()
-            .any(|e| e.id == target_id && !e.before_us && e.opener.is_some());
+        // (Unless the tabs open at connect were listed, none is told apart.)
+        let popup_since = book.listed_at_connect
+            && book
+                .entries
+                .iter()
+                .any(|e| e.id == target_id && !e.before_us && e.opener.is_some());
         opened_by(&created, target_id, opener_of) || (popup_since && opened_by(&driven, target_id, opener_of))
     }
 
@@ -488,12 +519,8 @@ impl Browser {
             match book.entries.iter_mut().find(|e| e.id == id) {
                 Some(e) => e.claimed = true,
                 None => book.entries.push(TargetEntry {
-                    id: id.clone(),
-                    opener: None,
-                    context: context.map(|c| c.id.clone()),
                     claimed: true,
-                    gone: false,
-                    before_us: false,
+                    ..TargetEntry::new(id.clone(), None, context.map(|c| c.id.clone()))
                 }),
             }
         }

@@ -371,6 +371,8 @@ impl Session {
                 },
             };
         page.set_dialog_policy(DialogPolicy::Hold);
+        // (In the user's own browser, its later pop-ups are the session's.)
+        browser.drive(&page);
         st.page = Some(page.clone());
         Ok((browser, page))
     }

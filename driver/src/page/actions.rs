@@ -927,7 +927,17 @@ as the target"
     pub(crate) async fn after_action(&self, result: &mut ActionResult, mark: u64) -> Result<()> {
         let commits = mark;
         if !self.ready_timeout().is_zero() {
-            let report = self.wait_ready().await?;
+            let report = match self.wait_ready().await {
+                Ok(report) => report,
+                // The page closed its own tab in reply (a sign-in pop-up's
+                // window.close() on Approve): the action was done, and
+                // nothing more of the page can be read.
+                Err(Error::TabClosed) => {
+                    result.notes.push("the page closed its tab in reply".into());
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            };
             for said in &report.said_and_gone {
                 // (The page's words, on one line and unable to close a fence.)
                 let said = crate::text::defang(&crate::text::clip(&crate::text::one_line(said), 120));

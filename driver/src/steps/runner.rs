@@ -186,6 +186,22 @@ impl<'b> Runner<'b> {
                         }
                     }
                 }
+                // The page closed its own tab as the step ran (a sign-in
+                // pop-up's window.close()): the step did its job, and the run
+                // goes on in the tab that opened it.
+                Err(Error::TabClosed) => match self.browser.tab_after_step(&self.page).await {
+                    Some(TabMove::BackToOpener { page, url }) => {
+                        report.notes.push(format!(
+                            "the page closed its tab as the step ran; continuing in the tab that opened it, {url}"
+                        ));
+                        self.page = page;
+                        self.snapshot = None;
+                    }
+                    _ => {
+                        report.error = Some(Error::TabClosed.to_string());
+                        failure = Some(Error::TabClosed);
+                    }
+                },
                 Err(e) => {
                     report.error = Some(e.to_string());
                     failure = Some(e);

@@ -115,8 +115,8 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 };
                 if !browser.opened_here(victim.target_id(), ctx.context()) {
                     return Err(Error::InvalidAction(format!(
-                        "tab {} was open in your browser before Sightline connected: Sightline closes only the tabs \
-it opened (its work may be unsaved; close it yourself if you mean to)",
+                        "tab {} is one of your browser's own: Sightline closes only the tabs it opened and the \
+pop-ups of the tabs it acts in (its work may be unsaved; close it yourself if you mean to)",
                         a.index.map_or("(the current one)".to_string(), |i| i.to_string())
                     )));
                 }
