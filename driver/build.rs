@@ -1,20 +1,14 @@
-//! Embeds the freshly built engine bundles into the driver: the wasm one,
-//! and the JS build of the same engine for pages whose CSP refuses
-//! WebAssembly.
+//! Embeds the freshly built engine bundle into the driver.
 //!
-//! The bundles are rebuilt (by `scripts/build-engine.sh` and
-//! `scripts/build-js-engine.sh`) whenever a hash of the engine and glue
-//! sources differs from the stamp written after the last successful build,
-//! so a stale or committed bundle is never embedded.
+//! The bundle is rebuilt (by `scripts/build-engine.sh`) whenever a hash of the
+//! engine and glue sources differs from the stamp written after the last
+//! successful build, so a stale or committed bundle is never embedded.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fs;
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const BUNDLE: &str = "sightline-engine.bundle.js";
-const JS_BUNDLE: &str = "sightline-engine-js.bundle.js";
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else { return };
@@ -36,7 +30,6 @@ fn source_hash(root: &Path) -> String {
         "Cargo.toml",
         ".cargo/config.toml",
         "scripts/build-engine.sh",
-        "scripts/build-js-engine.sh",
         "scripts/env.sh",
     ] {
         files.push(root.join(f));
@@ -44,7 +37,6 @@ fn source_hash(root: &Path) -> String {
     for f in [
         "engine-api.js",
         "build-bundle.mjs",
-        "build-js-bundle.mjs",
         "bundle-frame.mjs",
         "wasm-imports.mjs",
     ] {
@@ -59,38 +51,6 @@ fn source_hash(root: &Path) -> String {
         h.write(&fs::read(f).unwrap_or_default());
     }
     format!("{:016x}", h.finish())
-}
-
-/// Runs one of the engine's build scripts in a clean environment: cargo's
-/// variables for *this* build (target, rustflags, jobserver) must not leak
-/// into the nested wasm build.
-fn run_build_script(root: &Path, script: &str) {
-    let mut cmd = Command::new("bash");
-    cmd.arg(root.join("scripts").join(script)).env_clear();
-    for var in [
-        "PATH",
-        "HOME",
-        "CARGO_HOME",
-        "RUSTUP_HOME",
-        "RUSTUP_TOOLCHAIN",
-        "TMPDIR",
-        "LANG",
-        "USER",
-    ] {
-        if let Ok(v) = std::env::var(var) {
-            cmd.env(var, v);
-        }
-    }
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("failed to run bash scripts/{script}: {e}"));
-    if !output.status.success() {
-        panic!(
-            "\n\nThe engine bundle is missing or stale and building it failed.\n\
-             Run: bash scripts/setup.sh && bash scripts/{script}\n\n{}\n",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
 }
 
 fn main() {
@@ -109,36 +69,51 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SIGHTLINE_ENGINE_BUNDLE");
 
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    let bundle_out = out_dir.join(BUNDLE);
-    let js_bundle_out = out_dir.join(JS_BUNDLE);
+    let bundle_out = out_dir.join("sightline-engine.bundle.js");
 
     // An explicitly given, prebuilt bundle (CI artefact, or a stand-in while the
-    // engine does not build yet) is embedded as is, with the JS build beside it.
+    // engine does not build yet) is embedded as is.
     if let Some(given) = std::env::var_os("SIGHTLINE_ENGINE_BUNDLE").filter(|v| !v.is_empty()) {
         let given = PathBuf::from(given);
-        let given_js = given.with_file_name(JS_BUNDLE);
-        for (from, to) in [(&given, &bundle_out), (&given_js, &js_bundle_out)] {
-            println!("cargo:rerun-if-changed={}", from.display());
-            fs::copy(from, to).unwrap_or_else(|e| panic!("SIGHTLINE_ENGINE_BUNDLE: {}: {e}", from.display()));
-        }
+        println!("cargo:rerun-if-changed={}", given.display());
+        fs::copy(&given, &bundle_out).unwrap_or_else(|e| panic!("SIGHTLINE_ENGINE_BUNDLE={}: {e}", given.display()));
         return;
     }
 
     let pkg = root.join("engine-wasm/pkg");
-    let bundle = pkg.join(BUNDLE);
-    // The same engine translated to JavaScript: what pages whose CSP refuses
-    // WebAssembly get (the driver keeps every page's CSP).
-    let js_bundle = pkg.join(JS_BUNDLE);
+    let bundle = pkg.join("sightline-engine.bundle.js");
     let stamp = pkg.join(".source-hash");
     let hash = source_hash(&root);
-    let fresh =
-        bundle.exists() && js_bundle.exists() && fs::read_to_string(&stamp).map(|s| s.trim() == hash).unwrap_or(false);
+    let fresh = bundle.exists() && fs::read_to_string(&stamp).map(|s| s.trim() == hash).unwrap_or(false);
     if !fresh {
         let _ = fs::remove_file(&stamp);
-        run_build_script(&root, "build-engine.sh");
-        run_build_script(&root, "build-js-engine.sh");
+        // A clean environment: cargo's variables for *this* build (target,
+        // rustflags, jobserver) must not leak into the nested wasm build.
+        let mut cmd = Command::new("bash");
+        cmd.arg(root.join("scripts/build-engine.sh")).env_clear();
+        for var in [
+            "PATH",
+            "HOME",
+            "CARGO_HOME",
+            "RUSTUP_HOME",
+            "RUSTUP_TOOLCHAIN",
+            "TMPDIR",
+            "LANG",
+            "USER",
+        ] {
+            if let Ok(v) = std::env::var(var) {
+                cmd.env(var, v);
+            }
+        }
+        let output = cmd.output().expect("failed to run bash scripts/build-engine.sh");
+        if !output.status.success() {
+            panic!(
+                "\n\nThe engine bundle is missing or stale and building it failed.\n\
+                 Run: bash scripts/setup.sh && bash scripts/build-engine.sh\n\n{}\n",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
         fs::write(&stamp, &hash).unwrap();
     }
     fs::copy(&bundle, &bundle_out).expect("copy engine bundle");
-    fs::copy(&js_bundle, &js_bundle_out).expect("copy the engine's JS build");
 }

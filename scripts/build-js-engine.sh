@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds the JS build of the engine (engine-wasm/pkg/sightline-engine-js.bundle.js):
 # the same Rust engine translated to JavaScript by binaryen's wasm2js, which
-# the driver, the npm module and the extension load only on pages whose CSP
-# refuses WebAssembly (none of them lifts a page's CSP). driver/build.rs runs
-# it after build-engine.sh.
+# the npm module and the extension load only on pages whose CSP refuses
+# WebAssembly. The driver never needs it (it lifts the CSP over CDP).
 #
 # wasm2js handles one table only, so this is a second build without
 # reference types (wasm-bindgen then keeps JS objects in a JS-side heap

@@ -1,6 +1,5 @@
 //! The scripts the driver puts into every page: the engine bundle (built by
-//! build.rs from engine-wasm and js-glue), its JS build for pages whose CSP
-//! refuses WebAssembly, and the main-world hook.
+//! build.rs from engine-wasm and js-glue) and the main-world hook.
 
 /// The engine bundle's text (wasm-bindgen glue, the module bytes and the JS API), built by build.rs.
 macro_rules! engine_bundle {
@@ -19,15 +18,6 @@ pub const ENGINE_BUNDLE: &str = engine_bundle!();
 /// it could read is null; the main-world hook announces the page's). Page
 /// scripts can't reach the isolated world's globals.
 pub(crate) const ISOLATED_ENGINE: &str = concat!("globalThis.__sightlineIsolated = true;\n", engine_bundle!());
-
-/// The JS build of the same engine (binaryen's wasm2js translation, built by
-/// build.rs), marked for the isolated world as [`ISOLATED_ENGINE`] is. Only
-/// documents whose CSP refused WebAssembly get it: the page keeps its
-/// policy, and it is several times the wasm bundle's size and slower.
-pub(crate) const ISOLATED_ENGINE_JS: &str = concat!(
-    "globalThis.__sightlineIsolated = true;\n",
-    include_str!(concat!(env!("OUT_DIR"), "/sightline-engine-js.bundle.js"))
-);
 
 /// The main-world hook (closed shadow roots, click listeners); runs before page scripts.
 pub const MAIN_WORLD_HOOK: &str = include_str!("../../../js-glue/main-world-hook.js");

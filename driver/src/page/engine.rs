@@ -12,7 +12,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{
 use serde_json::Value;
 use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_VERSION, WORLD_NAME};
 
-use super::bundle::{ISOLATED_ENGINE, ISOLATED_ENGINE_JS};
+use super::bundle::ISOLATED_ENGINE;
 use super::handle::Page;
 use super::state::{FrameRefs, RefFacts};
 use crate::error::{one_line, Error, Result};
@@ -111,32 +111,20 @@ impl Page {
     }
 
     async fn check_engine(&self, frame: &FrameId, ctx: ExecutionContextId) -> Result<()> {
-        // The engine's protocol version; "refused" where the wasm bundle ran
-        // but the document's CSP refused WebAssembly; null where no bundle ran.
-        const PROBE: &str = "globalThis.__sightline !== undefined ? globalThis.__sightline.protocol \
-             : typeof globalThis.__sightlineRefused === 'string' ? 'refused' : null";
+        const PROBE: &str = "typeof globalThis.__sightline === 'undefined' ? null : globalThis.__sightline.protocol";
         let mut version = self.evaluate_in(frame, ctx, PROBE, false).await?;
         if version.is_null() {
             // A document that loaded before the injection: load the engine now.
             tracing::debug!("frame {}: evaluating the engine bundle", frame.inner());
-            let script = format!("{ISOLATED_ENGINE}\n;{PROBE}");
-            version = self.evaluate_in(frame, ctx, &script, false).await?;
-        }
-        if version.as_str() == Some("refused") {
-            // The page keeps its policy (a user's browser would enforce it):
-            // the same engine, translated to JavaScript, needs no WebAssembly.
-            tracing::debug!(
-                "frame {}: the page's CSP refuses WebAssembly; evaluating the JS build",
-                frame.inner()
-            );
-            let script = format!("{ISOLATED_ENGINE_JS}\n;{PROBE}");
-            version = self.evaluate_in(frame, ctx, &script, false).await?;
-        }
-        if version.is_null() || version.as_str() == Some("refused") {
-            return Err(Error::Engine {
-                frame: frame_label(frame),
-                message: "the engine bundle did not define __sightline".into(),
-            });
+            let script = format!("{ISOLATED_ENGINE}\n;0");
+            self.evaluate_in(frame, ctx, &script, false).await?;
+            version = self.evaluate_in(frame, ctx, PROBE, false).await?;
+            if version.is_null() {
+                return Err(Error::Engine {
+                    frame: frame_label(frame),
+                    message: "the engine bundle did not define __sightline".into(),
+                });
+            }
         }
         if version.as_u64() != Some(u64::from(PROTOCOL_VERSION)) {
             return Err(Error::ProtocolMismatch {

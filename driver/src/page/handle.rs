@@ -13,7 +13,7 @@ use chromiumoxide::cdp::browser_protocol::inspector::{
     EnableParams as InspectorEnableParams, EventDetached, EventTargetCrashed, EventTargetReloadedAfterCrash,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    AddScriptToEvaluateOnNewDocumentParams, EnableParams, StopLoadingParams,
+    AddScriptToEvaluateOnNewDocumentParams, EnableParams, SetBypassCspParams, StopLoadingParams,
 };
 use futures::StreamExt;
 use sightline_engine::protocol::WORLD_NAME;
@@ -148,10 +148,8 @@ pub(crate) enum TabOrigin {
 }
 
 impl Page {
-    /// Prepares a tab: the main-world hook and the engine installed for
-    /// every future document. The page's CSP is kept, as a user's browser
-    /// keeps it: where it refuses WebAssembly, the engine's JS build is
-    /// loaded instead (`engine.rs`).
+    /// Prepares a tab: CSP bypass, and the main-world hook and the engine
+    /// installed for every future document.
     pub(crate) async fn attach(
         inner: chromiumoxide::Page,
         config: PageConfig,
@@ -183,13 +181,19 @@ impl Page {
             .await
             .map_err(|e| Error::cdp("Inspector.detached", e))?;
         // Sent together: the browser runs them in this order, and the tab
-        // waits for one round trip instead of four.
+        // waits for one round trip instead of five.
         futures::try_join!(
             async {
                 inner
                     .execute(EnableParams::default())
                     .await
                     .map_err(|e| Error::cdp("Page.enable", e))
+            },
+            async {
+                inner
+                    .execute(SetBypassCspParams::new(true))
+                    .await
+                    .map_err(|e| Error::cdp("Page.setBypassCSP", e))
             },
             async {
                 inner
