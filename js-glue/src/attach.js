@@ -115,6 +115,12 @@ class Sightline {
         const frame = refFrame(ref) ? frames.get(this.numbers.frameOf(refFrame(ref))) : this.page.mainFrame();
         if (frame) this.earlier.set(ref, { info, frame, doc: docs.get(frame) });
       }
+      // Refs of documents gone (a frame detached, or read again in another
+      // document) are let go.
+      for (const [ref, kept] of this.earlier) {
+        const now = this.docs.get(kept.frame);
+        if (this.lib.isDetached(kept.frame) || (now !== undefined && now !== kept.doc)) this.earlier.delete(ref);
+      }
     } catch (e) {
       [this.frames, this.docs] = [frames, docs];
       throw e;

@@ -19,8 +19,6 @@
 //   frameKey(parent, child)          FrameSlot.key of the child's iframe element, or null
 //   stitch(requestJson)              the engine's stitch: SnapshotResult JSON
 
-import { CspError } from "./frame-engine.js";
-
 /** Frame numbers per host (one per page), kept across snapshots. */
 export class FrameNumbers {
   constructor() {
@@ -99,7 +97,8 @@ function skippedNote(url, error) {
   const short = url.length > 120 ? `${url.slice(0, 120)}…` : url;
   // (The model reads this: the developer's advice stays in the error.)
   const message =
-    error instanceof CspError
+    // (By name: the extension ships this file without frame-engine.js.)
+    error && error.name === "SightlineCspError"
       ? "its Content-Security-Policy refuses WebAssembly, and attach() was given jsBuild: false"
       : String((error && error.message) || error).split("\n")[0];
   return `The frame ${short} was left out: ${message}.`;
@@ -133,9 +132,7 @@ async function snapshotChildren(host, tree, parent, parentClip, options, occlusi
   if (tree.children.length === 0 || parent.frame_slots.length === 0) return { children, notes };
   // All at once, as the driver does: each child costs several round trips.
   const results = await Promise.allSettled(
-    tree.children.map((child) =>
-      within(FRAME_ANSWER_MS, snapshotChild(host, tree, child, parent, parentClip, options, occlusion, numbers)),
-    ),
+    tree.children.map((child) => snapshotChild(host, tree, child, parent, parentClip, options, occlusion, numbers)),
   );
   results.forEach((r, i) => {
     if (r.status === "fulfilled") {
@@ -165,7 +162,8 @@ async function snapshotChild(host, parentTree, child, parent, parentClip, option
   const request = { mode: options.mode, ref_prefix: prefix, visible_clip: clip, obscured_mode: options.obscuredMode };
   const own = childOcclusion(occlusion, slot);
   applyOcclusion(own, request);
-  const node = await frameSnapshot(host, child.frame, request);
+  // (The frame's own answer: a busy frame below it is left out on its own.)
+  const node = await within(FRAME_ANSWER_MS, frameSnapshot(host, child.frame, request));
   const sub = await snapshotChildren(host, child, node.snapshot, clip, options, own, numbers);
   addNotes(node, sub.notes);
   return [key, { ...node, prefix, children: sub.children }];

@@ -412,7 +412,10 @@ fn unblock_cli() {
     // the page left as it was.
     let out = run_cli(&["unblock", &wall, "--allow", "<<<"]);
     let line = out.assert_one_line_error();
-    assert!(line.contains("\"<<<\" is not a valid CSS selector"), "{line}");
+    assert!(
+        line.contains("holds \"<<<\", which is not a valid CSS selector"),
+        "{line}"
+    );
 
     // --consent reject clicks "Reject all" (the page records the choice).
     let consent = server.url("blockers/consent-reject.html");

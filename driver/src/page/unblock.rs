@@ -198,8 +198,6 @@ impl Page {
         }
     }
 
-    /// Whether an allow-listed CSS selector matches the candidate (itself,
-    /// an ancestor, or something inside it).
     /// An allow-listed selector that is no CSS would never match, and the
     /// blocker it meant would be left (or one meant to be kept, removed
     /// under another rule): said before the page is touched.
@@ -220,12 +218,15 @@ impl Page {
             .find_map(|(s, why)| why.as_str().map(|why| (s, why.to_string())));
         match invalid {
             Some((s, why)) => Err(Error::InvalidAction(format!(
-                "allowed selector {s:?} is not a valid CSS selector ({why})"
+                "removeBlocker's allow list (the configuration's allowed_selectors, or --allow) holds {s:?}, \
+which is not a valid CSS selector ({why}): mend it there"
             ))),
             None => Ok(()),
         }
     }
 
+    /// Whether an allow-listed CSS selector matches the candidate (itself,
+    /// an ancestor, or something inside it).
     async fn allow_listed(&self, cand: &BlockerCandidate, selectors: &[String]) -> Result<bool> {
         if selectors.is_empty() {
             return Ok(false);
