@@ -356,12 +356,20 @@ impl Session {
                 }
             }
         }
-        // The current tab may have closed itself (window.close()).
+        // The current tab may have closed itself (window.close(), as sign-in
+        // pop-ups do): the session goes back to the tab that opened it, as
+        // the agent does (browser/tab_move.rs), else to the newest.
+        let opener = st.page.as_ref().and_then(|gone| {
+            browser
+                .openers_of(gone.target_id())
+                .iter()
+                .find_map(|id| tabs.iter().find(|t| t.target_id() == id && !t.is_closed()).cloned())
+        });
         let page =
             match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
                 Some(p) => p,
-                None => match tabs.iter().rev().find(|p| !p.is_closed()) {
-                    Some(p) => p.clone(),
+                None => match opener.or_else(|| tabs.iter().rev().find(|p| !p.is_closed()).cloned()) {
+                    Some(p) => p,
                     // (The user's own browser: only they can share another.)
                     None if self.host.is_extension() => return Err(Error::Extension(
                         "the shared tab was closed or is no longer shared: share a tab in the Sightline panel to go on"

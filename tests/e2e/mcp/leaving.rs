@@ -50,11 +50,15 @@ fn a_pop_up_that_closes_itself_hands_the_session_back_to_its_opener() {
     let files = FixtureServer::start();
     let mut c = stdio(&[]);
     let opener = c.ok("browser_navigate", json!({"url": files.url("mcp/opener.html")}));
+    // A newer tab than the opener: the session goes back to the opener
+    // all the same, not to the newest tab.
+    c.ok("browser_tabs", json!({"action": "new"}));
+    c.ok("browser_tabs", json!({"action": "select", "index": 0}));
     c.ok(
         "browser_click",
         json!({"target": ref_in(&opener, "Sign in with a pop-up")}),
     );
-    let popup = c.ok("browser_tabs", json!({"action": "select", "index": 1}));
+    let popup = c.ok("browser_tabs", json!({"action": "select", "index": 2}));
     assert!(popup.contains("Title: Sign-in pop-up"), "{popup}");
     let closed = c.call("browser_click", json!({"target": ref_in(&popup, "Done, close me")}));
     assert!(!closed.is_error, "{}", closed.text);
