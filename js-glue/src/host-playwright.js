@@ -1,6 +1,6 @@
 // What attach() needs from a Playwright Page (playwright or playwright-core,
 // any browser: only the public Page, Frame, Locator and ElementHandle API).
-import { enginePath } from "./selectors.js";
+import { clickResolved, enginePath } from "./selectors.js";
 
 export const playwright = {
   name: "playwright",
@@ -24,21 +24,8 @@ export const playwright = {
   },
   /**
    * A trusted click with Playwright's own actionability checks, on the
-   * element the engine resolves: through a Locator, a selector stepping into
-   * a shadow root would also match the host's light (slotted) children,
-   * which come first (a pop-up's "Subscribe" clicked for its "Close").
+   * element the engine resolves (through a Locator, a pop-up's slotted
+   * "Subscribe" was clicked for its "Close").
    */
-  async click(frame, selector, timeout) {
-    const handle = await frame.evaluateHandle((s) => globalThis.__sightline.resolve(s), selector);
-    const el = handle.asElement();
-    if (!el) {
-      await handle.dispose();
-      throw new Error(`no element matches ${selector}`);
-    }
-    try {
-      await el.click({ timeout });
-    } finally {
-      await el.dispose();
-    }
-  },
+  click: (frame, selector, timeout) => clickResolved(frame, selector, { timeout }),
 };

@@ -1,5 +1,7 @@
 // What attach() needs from a Puppeteer Page (puppeteer or puppeteer-core;
 // only the public Page, Frame and ElementHandle API).
+import { clickResolved } from "./selectors.js";
+
 export const puppeteer = {
   name: "puppeteer",
   is: (page) => typeof page.evaluateOnNewDocument === "function" && typeof page.mainFrame === "function",
@@ -11,17 +13,5 @@ export const puppeteer = {
   pressEscape: (page) => page.keyboard.press("Escape"),
   locator: null,
   /** A trusted click on the element the engine resolves (Puppeteer scrolls it into view). */
-  async click(frame, selector) {
-    const handle = await frame.evaluateHandle((s) => globalThis.__sightline.resolve(s), selector);
-    const el = handle.asElement();
-    if (!el) {
-      await handle.dispose();
-      throw new Error(`no element matches ${selector}`);
-    }
-    try {
-      await el.click();
-    } finally {
-      await el.dispose();
-    }
-  },
+  click: (frame, selector) => clickResolved(frame, selector),
 };

@@ -38,6 +38,16 @@ fn find_ref(text: &str, needle: &str) -> Option<String> {
 }
 
 /// An agent turn calling one tool.
+/// The model's turn: click the element whose line in the page it was last
+/// sent has `name`.
+fn click(name: &'static str) -> Reply {
+    Reply::dynamic(move |rec: &Recorded| {
+        let text = rec.last_user_text();
+        let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
+        Reply::tool("click", json!({"target": target}))
+    })
+}
+
 fn turn(tool: &str, args: Value) -> Reply {
     Reply::tool(tool, args)
 }
@@ -572,13 +582,6 @@ fn the_cli_agent_never_sends_a_request_outside_its_allowed_domains() {
              <button>Pay with partner</button></form>"
         ),
     )]);
-    let click = |name: &'static str| {
-        Reply::dynamic(move |rec: &Recorded| {
-            let text = rec.last_user_text();
-            let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
-            Reply::tool("click", json!({"target": target}))
-        })
-    };
     let server = LlmServer::with_script(vec![
         click("link \"Partner offer\""),
         click("button \"Pay with partner\""),
@@ -645,13 +648,6 @@ fn the_agent_follows_a_tab_the_page_opens() {
              <button onclick=\"this.textContent = 'In the cart'\">Add to cart</button>",
         ),
     ]);
-    let click = |name: &'static str| {
-        Reply::dynamic(move |rec: &Recorded| {
-            let text = rec.last_user_text();
-            let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
-            Reply::tool("click", json!({"target": target}))
-        })
-    };
     let server = LlmServer::with_script(vec![
         click("link \"Alpine Trail Runner\""),
         click("button \"Add to cart\""),
@@ -716,13 +712,6 @@ fn a_pop_up_that_closes_hands_the_agent_back_to_its_opener() {
              setTimeout(() => window.close(), 100)\">Approve</button>",
         ),
     ]);
-    let click = |name: &'static str| {
-        Reply::dynamic(move |rec: &Recorded| {
-            let text = rec.last_user_text();
-            let target = find_ref(&text, name).unwrap_or_else(|| panic!("no {name} in:\n{text}"));
-            Reply::tool("click", json!({"target": target}))
-        })
-    };
     let server = LlmServer::with_script(vec![
         click("link \"Sign in with Provider\""),
         click("button \"Approve\""),

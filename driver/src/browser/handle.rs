@@ -397,8 +397,14 @@ impl Browser {
         chain
     }
 
+    /// The nearest tab up `target_id`'s chain of openers that is still open
+    /// (where a session goes back to when its tab closed).
+    pub fn nearest_open_opener(&self, target_id: &str) -> Option<Page> {
+        self.openers_of(target_id).iter().find_map(|id| self.open_page(id))
+    }
+
     /// The `Page` handed out for the tab `target_id`, while it is open.
-    pub(super) fn open_page(&self, target_id: &str) -> Option<Page> {
+    fn open_page(&self, target_id: &str) -> Option<Page> {
         let page = self
             .pages
             .lock()

@@ -49,10 +49,7 @@ impl Browser {
     /// (closed before it could be) is no move.
     pub async fn tab_after_step(&self, page: &Page) -> Option<TabMove> {
         if page.is_closed() || self.tab_is_gone(page.target_id()) {
-            let opener = self
-                .openers_of(page.target_id())
-                .iter()
-                .find_map(|id| self.open_page(id))?;
+            let opener = self.nearest_open_opener(page.target_id())?;
             let url = opener.url().await.unwrap_or_default();
             return Some(TabMove::BackToOpener { page: opener, url });
         }

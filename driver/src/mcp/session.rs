@@ -359,12 +359,11 @@ impl Session {
         // The current tab may have closed itself (window.close(), as sign-in
         // pop-ups do): the session goes back to the tab that opened it, as
         // the agent does (browser/tab_move.rs), else to the newest.
-        let opener = st.page.as_ref().and_then(|gone| {
-            browser
-                .openers_of(gone.target_id())
-                .iter()
-                .find_map(|id| tabs.iter().find(|t| t.target_id() == id && !t.is_closed()).cloned())
-        });
+        let opener = st
+            .page
+            .as_ref()
+            .and_then(|gone| browser.nearest_open_opener(gone.target_id()))
+            .filter(|p| tabs.contains(p));
         let page =
             match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
                 Some(p) => p,
