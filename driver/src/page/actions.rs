@@ -936,6 +936,12 @@ as the target"
                     result.notes.push("the page closed its tab in reply".into());
                     return Ok(());
                 }
+                // (Its dropped channel may fail the wait a moment before
+                // the close is told.)
+                Err(Error::BrowserClosed) if self.closes_within(Duration::from_secs(1)).await => {
+                    result.notes.push("the page closed its tab in reply".into());
+                    return Ok(());
+                }
                 Err(e) => return Err(e),
             };
             for said in &report.said_and_gone {

@@ -566,6 +566,16 @@ impl Page {
         *self.shared.closed.borrow()
     }
 
+    /// Whether the tab is closed, or closes within `limit`: a tab closing
+    /// drops its DevTools channel, and a command may fail on that (as if
+    /// the browser were gone) a moment before the close is told.
+    pub(crate) async fn closes_within(&self, limit: std::time::Duration) -> bool {
+        let mut closed = self.shared.closed.subscribe();
+        tokio::time::timeout(limit, closed.wait_for(|c| *c))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
     /// Runs `fut` unless the renderer crashes or the tab closes first.
     pub(crate) async fn unless_crashed<T>(&self, fut: impl Future<Output = T>) -> Result<T> {
         let mut crashed = self.shared.crashed.subscribe();
