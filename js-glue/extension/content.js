@@ -90,6 +90,10 @@
         setTimeout(() => waiting.delete(nonce) && resolve(null), ANNOUNCE_WAIT_MS);
       });
     },
+    /** The FrameSlot.key of the <iframe> `target` finds (see `frameKeyFor`). */
+    async frameKeyOfTarget({ target }) {
+      return (await engine()).frameKeyOf(await element(target));
+    },
     async highlight({ target }) {
       highlight(await element(target));
       return true;

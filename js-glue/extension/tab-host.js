@@ -75,6 +75,19 @@ export class TabHost {
     return this.send(this.frameOfRef(ref), { sightline: "scrollIntoView", target: ref });
   }
 
+  /** The main frame's child frame whose <iframe> the engine selector finds (null: none). */
+  async childFrameOf(iframeSelector) {
+    const want = await this.send(0, { sightline: "frameKeyOfTarget", target: iframeSelector });
+    if (!want) return null;
+    const children = (await this.frames()).get(0) || [];
+    for (const child of children) {
+      const nonce = `${child.frameId}-${crypto.randomUUID()}`;
+      await this.send(child.frameId, { sightline: "announce", nonce }).catch(() => null);
+      if ((await this.send(0, { sightline: "frameKeyFor", nonce })) === want) return child;
+    }
+    return null;
+  }
+
   removeBlocker(options) {
     return removeBlocker(
       {
@@ -82,6 +95,9 @@ export class TabHost {
         allowListed: (target, css) => this.send(0, { sightline: "allowListed", target, css }),
         invalidSelector: (css) => this.send(0, { sightline: "invalidSelector", css }),
         click: (selector) => this.send(0, { sightline: "click", target: selector }),
+        frameOf: (iframeSelector) => this.childFrameOf(iframeSelector),
+        frameBlockers: (frame, request) => this.engineCall(frame, "blockers", request),
+        clickIn: (frame, selector) => this.send(frame.frameId, { sightline: "click", target: selector }),
         pressEscape: () => this.send(0, { sightline: "pressEscape" }),
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       },

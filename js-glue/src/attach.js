@@ -237,6 +237,20 @@ class Sightline {
             [target, css],
           ),
         click: (selector) => this.lib.click(main, selector, ACTION_TIMEOUT_MS),
+        frameOf: async (iframeSelector) => {
+          const handle = await main.evaluateHandle(
+            (s) => (globalThis.__sightline && globalThis.__sightline.resolve(s)) || null,
+            iframeSelector,
+          );
+          const el = handle.asElement();
+          try {
+            return el ? await el.contentFrame() : null;
+          } finally {
+            await handle.dispose();
+          }
+        },
+        frameBlockers: (frame, request) => this.call(frame, "blockers", request),
+        clickIn: (frame, selector) => this.lib.click(frame, selector, ACTION_TIMEOUT_MS),
         pressEscape: () => this.lib.pressEscape(this.page),
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       },

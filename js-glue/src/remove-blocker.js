@@ -15,10 +15,17 @@
 //   click(selector)           a trusted click on an engine selector (throws on failure)
 //   pressEscape()
 //   sleep(ms)
+// and, for a layer whose only content is an iframe (a consent manager's
+// dialog served from its own site), optionally:
+//   frameOf(iframeSelector)   the frame of the <iframe> an engine selector finds in the main frame (null: none)
+//   frameBlockers(frame, requestJson)   blockers(...) in that frame
+//   clickIn(frame, selector)  a trusted click in that frame
 
 const VERIFY_WINDOW_MS = 1500;
 const VERIFY_POLL_MS = 100;
 const PROTECTED = new Set(["consent", "login", "age_gate", "paywall"]);
+// Kinds a frame's document gets from its shape alone, not its words.
+const STRUCTURAL = new Set(["generic_modal", "banner", "tooltip", "empty_overlay"]);
 
 async function call(host, request) {
   const reply = JSON.parse(await host.blockers(JSON.stringify(request)));
@@ -38,9 +45,40 @@ async function gone(host, target) {
   }
 }
 
+/**
+ * A layer whose only content is an iframe: the frame's document, scanned as
+ * the one candidate, names the kind (the layer only had the iframe's title)
+ * and gives the buttons, clicked in that frame (as the driver's read_framed).
+ */
+async function readFramed(host, cand) {
+  if (!cand.frame) return;
+  cand.evidence.push(`its content is the frame ${cand.frame}`);
+  let inner;
+  try {
+    const frame = host.frameOf ? await host.frameOf(cand.frame) : null;
+    if (!frame) throw new Error(`no frame for ${cand.frame}`);
+    const scan = JSON.parse(await host.frameBlockers(frame, JSON.stringify({ op: "scan_document" })));
+    if (!scan.candidates) throw new Error(scan.error || "scan failed");
+    inner = scan.candidates[0] && { ...scan.candidates[0], frameHandle: frame };
+  } catch {
+    cand.evidence.push("its frame could not be read");
+    return;
+  }
+  if (!inner) return;
+  if (!STRUCTURAL.has(inner.kind)) {
+    cand.kind = inner.kind;
+    cand.evidence.push(...inner.evidence);
+  }
+  const inFrame = (b) => b && { ...b, frame: cand.frame, frameHandle: inner.frameHandle };
+  cand.close = inner.close.map(inFrame);
+  cand.reject = inFrame(inner.reject);
+  cand.accept = inFrame(inner.accept);
+}
+
 async function clicked(host, button) {
   try {
-    await host.click(button.selector);
+    if (button.frameHandle) await host.clickIn(button.frameHandle, button.selector);
+    else await host.click(button.selector);
     return true;
   } catch {
     return false;
@@ -54,7 +92,8 @@ async function closeCandidate(host, cand, consentClick, opts, allowed) {
   for (const b of buttons) {
     if (await clicked(host, b)) {
       const why = await gone(host, cand.target);
-      if (why !== null) return done("click", `clicked ${b.selector} "${b.text}" (${b.reason}); ${why}`);
+      const place = b.frame ? ` in the frame ${b.frame}` : "";
+      if (why !== null) return done("click", `clicked ${b.selector} "${b.text}" (${b.reason})${place}; ${why}`);
     }
   }
   if (cand.kind === "consent" && opts.consent !== "leave" && !opts.aggressive && !allowed) {
@@ -122,6 +161,7 @@ export async function removeBlocker(host, options = {}) {
   }
   const scan = await call(host, { op: "scan" });
   const skipped = [];
+  for (const cand of scan.candidates) await readFramed(host, cand);
   for (const cand of scan.candidates) {
     if (cand.kind === "tooltip") continue;
     // A layer no one sees (opacity 0, say) may still be in the scan;

@@ -45,6 +45,13 @@ fn aggressive() -> RemoveBlockerOptions {
     }
 }
 
+fn accept() -> RemoveBlockerOptions {
+    RemoveBlockerOptions {
+        consent: ConsentPolicy::Accept,
+        ..Default::default()
+    }
+}
+
 fn reject() -> RemoveBlockerOptions {
     RemoveBlockerOptions {
         consent: ConsentPolicy::Reject,
@@ -320,6 +327,52 @@ async fn blocker_fixtures_are_handled_conservatively() {
         browser.close().await.expect("close");
         assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
         assert_eq!(false_removals, 0);
+    })
+    .await;
+}
+
+/// A consent manager serving its dialog from another origin, in an iframe
+/// over the page: the page's layer holds only the frame, so the kind and
+/// the buttons come from the frame's document, and the consent button is
+/// clicked there. The page's own handler records the choice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_consent_dialog_in_a_cross_origin_iframe_is_answered_in_its_frame() {
+    with_timeout("framed consent", async {
+        let (server, cross) = FixtureServer::pair();
+        let url = server.url(&format!("blockers/framed-dialog.html?xport={}", cross.port));
+        let browser = Browser::launch(LaunchOptions::default()).await.expect("launch");
+        let page = browser.new_page().await.expect("page");
+
+        // Conservative: a consent dialog is left alone, and named as one.
+        open(&page, &url).await;
+        let r = page.remove_blocker(&default()).await.unwrap();
+        assert_eq!(
+            (r.removed, r.kind),
+            (false, Some(sightline::BlockerKind::Consent)),
+            "{r:?}"
+        );
+        assert_eq!(
+            r.note.as_deref(),
+            Some("consent dialog left alone (conservative mode)"),
+            "{r:?}"
+        );
+        assert!(blocker_present(&page).await);
+        let scan = page.scan_blockers().await.unwrap();
+        let c = &scan.candidates[0];
+        assert_eq!(c.frame.as_deref(), Some("#sp_message_iframe_1"), "{c:?}");
+        assert!(c.evidence.iter().any(|e| e == "privacy"), "the frame's words: {c:?}");
+        assert_eq!(c.reject.as_ref().map(|b| b.text.as_str()), Some("Reject all"), "{c:?}");
+
+        for (opts, choice) in [(reject(), "reject"), (accept(), "accept")] {
+            open(&page, &url).await;
+            let r = page.remove_blocker(&opts).await.unwrap();
+            assert_eq!((r.removed, r.method.as_str()), (true, "click"), "{r:?}");
+            let note = r.note.clone().unwrap_or_default();
+            assert!(note.contains("in the frame #sp_message_iframe_1"), "{r:?}");
+            assert_eq!(js(&page, "window.consent").await, Value::from(choice), "{r:?}");
+            assert!(!blocker_present(&page).await);
+        }
+        browser.close().await.expect("close");
     })
     .await;
 }

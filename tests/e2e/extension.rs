@@ -161,6 +161,31 @@ async fn the_panels_remove_blocker_closes_a_popup() {
     .await
 }
 
+/// A pop-up served in a cross-origin iframe over the page: its words and its
+/// Close button are in the frame's document, where the panel clicks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panels_remove_blocker_closes_a_popup_in_an_iframe() {
+    with_timeout("the framed Remove-blocker test", async {
+        let (server, cross) = FixtureServer::pair();
+        let chrome = ExtensionBrowser::launch().await;
+        let url = server.url(&format!(
+            "blockers/framed-dialog.html?xport={}&frame=framed-promo-message.html",
+            cross.port
+        ));
+        let tab = chrome.open(&url).await;
+        let panel = chrome.panel(&url).await;
+        panel.click("remove-blocker").await;
+        panel.wait_for("document.body.dataset.blockerDone === 'true'").await;
+        let result = panel.text("blocker-result").await;
+        assert!(
+            result.starts_with("Removed newsletter_promo #blocker (click)"),
+            "{result}"
+        );
+        assert_eq!(eval(&tab, "window.consent").await, json!("close"), "{result}");
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn strict_csp_pages_get_the_engines_js_build_in_the_extension() {
     with_timeout("the strict-CSP test", async {

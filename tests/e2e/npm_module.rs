@@ -145,6 +145,16 @@ fn check_library(library: &str) {
         "{library}: removeBlocker on a layer no one sees"
     );
 
+    let framed = server.url(&format!("blockers/framed-dialog.html?xport={xport}"));
+    let framed = run_cli(&["unblock", &framed, "--consent", "reject", "--json"]);
+    let driver_result: Value = serde_json::from_str(framed.stdout.trim()).unwrap();
+    assert_eq!(driver_result["method"], "click", "{driver_result}");
+    assert_eq!(
+        seen["framedConsent"], driver_result,
+        "{library}: removeBlocker on a consent dialog in a cross-origin iframe"
+    );
+    assert_eq!(seen["framedConsentChoice"], "reject", "{library}");
+
     // Refs acted on with the user's own library: in a shadow root, in an iframe.
     assert_eq!(
         seen["subscribed"], "ada@example.com",

@@ -127,6 +127,10 @@ try {
     // A layer no one sees: nothing to close, as the driver says.
     await browser.goto(page, url("blockers/invisible-layer.html"));
     out.invisibleLayer = (await sl.removeBlocker()).result;
+    // A consent manager's dialog in a cross-origin iframe: answered in its frame.
+    await browser.goto(page, url(`blockers/framed-dialog.html?xport=${config.xport}`));
+    out.framedConsent = (await sl.removeBlocker({ consent: "reject" })).result;
+    out.framedConsentChoice = await page.evaluate(() => window.consent || null);
     await page.close();
   }
   {

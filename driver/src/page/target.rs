@@ -531,7 +531,11 @@ impl Page {
     }
 
     /// The child frame whose `<iframe>` (in the main frame) matches `selector`.
-    async fn frame_by_owner_selector(&self, main: &FrameId, selector: &str) -> std::result::Result<FrameId, Failure> {
+    pub(super) async fn frame_by_owner_selector(
+        &self,
+        main: &FrameId,
+        selector: &str,
+    ) -> std::result::Result<FrameId, Failure> {
         let object = self
             .engine_object(main, selector)
             .await?

@@ -21,13 +21,14 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use chromiumoxide::cdp::browser_protocol::page::FrameId;
 use serde::{Deserialize, Serialize};
 use sightline_engine::protocol::{
     BlockerButton, BlockerCandidate, BlockerKind, BlockerOp, BlockerRequest, BlockerScan,
 };
 
 use super::handle::Page;
-use super::target::Target;
+use super::target::{Failure, Target};
 use crate::config::{ConsentPolicy, RemoveBlockerOptions};
 use crate::error::{Error, Result};
 
@@ -132,7 +133,11 @@ fn protected(kind: BlockerKind) -> bool {
 impl Page {
     async fn blocker_call(&self, op: BlockerOp, target: Option<&str>) -> Result<serde_json::Value> {
         let main = self.main_frame_id().await?;
-        let ctx = self.ensure_engine(&main).await?;
+        self.blocker_call_in(&main, op, target).await
+    }
+
+    async fn blocker_call_in(&self, frame: &FrameId, op: BlockerOp, target: Option<&str>) -> Result<serde_json::Value> {
+        let ctx = self.ensure_engine(frame).await?;
         let request = serde_json::to_string(&BlockerRequest {
             op,
             target: target.map(str::to_string),
@@ -143,17 +148,27 @@ impl Page {
             "globalThis.__sightline.blockers({})",
             serde_json::to_string(&request).unwrap()
         );
-        let v = self.evaluate_in(&main, ctx, &expr, false).await?;
+        let v = self.evaluate_in(frame, ctx, &expr, false).await?;
         let text = v.as_str().unwrap_or_default();
         serde_json::from_str(text).map_err(|e| Error::Engine {
-            frame: "main".into(),
+            frame: frame.inner().clone(),
             message: format!("bad blockers reply: {e}"),
         })
     }
 
     /// Blocker candidates on the page, most obstructive first (no action).
+    /// A layer that shows only an iframe has its kind and buttons read from
+    /// the frame's document (see [`Page::read_framed`]).
     pub async fn scan_blockers(&self) -> Result<BlockerScan> {
         let v = self.blocker_call(BlockerOp::Scan, None).await?;
+        let mut scan = Self::scan_reply(v)?;
+        for cand in scan.candidates.iter_mut() {
+            self.read_framed(cand).await;
+        }
+        Ok(scan)
+    }
+
+    fn scan_reply(v: serde_json::Value) -> Result<BlockerScan> {
         if v.get("candidates").is_none() {
             let msg = v
                 .get("error")
@@ -169,6 +184,58 @@ impl Page {
             frame: "main".into(),
             message: format!("bad scan: {e}"),
         })
+    }
+
+    /// A layer whose only content is an iframe (a consent manager's dialog
+    /// served from its own site): the frame's document is scanned as the one
+    /// candidate. Its words decide the kind (the layer only had the iframe's
+    /// title), and its close and consent buttons are clicked in that frame.
+    /// A frame that cannot be read leaves the layer as the page described it.
+    async fn read_framed(&self, cand: &mut BlockerCandidate) {
+        let Some(iframe) = cand.frame.clone() else { return };
+        cand.evidence.push(format!("its content is the frame {iframe}"));
+        let inner = async {
+            let main = self.main_frame_id().await?;
+            let frame = match self.frame_by_owner_selector(&main, &iframe).await {
+                Ok(f) => f,
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Element(kind, _)) => {
+                    return Err(Error::Engine {
+                        frame: "main".into(),
+                        message: format!("{iframe}: {kind}"),
+                    })
+                }
+            };
+            let v = self.blocker_call_in(&frame, BlockerOp::ScanDocument, None).await?;
+            Ok::<_, Error>(Self::scan_reply(v)?.candidates.into_iter().next())
+        }
+        .await;
+        let inner = match inner {
+            Ok(Some(inner)) => inner,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::info!("removeBlocker: the frame {iframe} could not be read: {e}");
+                cand.evidence.push("its frame could not be read".into());
+                return;
+            }
+        };
+        // Words in the frame name the kind; its shape alone (a banner, a
+        // generic dialog) says less than the layer's iframe title may have.
+        let structural = matches!(
+            inner.kind,
+            BlockerKind::GenericModal | BlockerKind::Banner | BlockerKind::Tooltip | BlockerKind::EmptyOverlay
+        );
+        if !structural {
+            cand.kind = inner.kind;
+            cand.evidence.extend(inner.evidence);
+        }
+        let in_frame = |b: BlockerButton| BlockerButton {
+            frame: Some(iframe.clone()),
+            ..b
+        };
+        cand.close = inner.close.into_iter().map(in_frame).collect();
+        cand.reject = inner.reject.map(in_frame);
+        cand.accept = inner.accept.map(in_frame);
     }
 
     async fn blocker_op(&self, op: BlockerOp, target: &str) -> Result<String> {
@@ -250,7 +317,11 @@ which is not a valid CSS selector ({why}): mend it there"
     /// next method is tried). By selector: the scan's refs were not handed
     /// out by a snapshot, and actions only take refs the model has seen.
     async fn click_blocker_button(&self, b: &BlockerButton) -> bool {
-        match self.click(Target::parse(&b.selector)).await {
+        let target = match &b.frame {
+            Some(iframe) => Target::in_frame(&b.selector, iframe),
+            None => Target::parse(&b.selector),
+        };
+        match self.click(target).await {
             Ok(_) => true,
             Err(e) => {
                 tracing::info!("removeBlocker: clicking {} ({}) failed: {e}", b.selector, b.text);
@@ -346,9 +417,14 @@ which is not a valid CSS selector ({why}): mend it there"
         for b in &buttons {
             if self.click_blocker_button(b).await {
                 if let Some(why) = self.blocker_gone(&cand.target).await? {
+                    let place = b
+                        .frame
+                        .as_deref()
+                        .map(|f| format!(" in the frame {f}"))
+                        .unwrap_or_default();
                     return Ok(done(
                         "click",
-                        format!("clicked {} \"{}\" ({}); {why}", b.selector, b.text, b.reason),
+                        format!("clicked {} \"{}\" ({}){place}; {why}", b.selector, b.text, b.reason),
                     ));
                 }
             }

@@ -42,7 +42,9 @@ impl HitInfo for LiveHits<'_> {
     }
 }
 
-pub fn scan_page(st: &EngineState) -> Result<BlockerScan, String> {
+/// The page's blocker candidates; with `whole_document`, the document
+/// itself as the one candidate (see `ScanInput::whole_document`).
+pub fn scan_page(st: &EngineState, whole_document: bool) -> Result<BlockerScan, String> {
     let doc = document().map_err(|_| "no document".to_string())?;
     let walked = walk::walk_document_with(
         st,
@@ -94,6 +96,7 @@ pub fn scan_page(st: &EngineState) -> Result<BlockerScan, String> {
         viewport: &facts.viewport,
         target_of: &mut target_of,
         selector_of: &selector_of,
+        whole_document,
     };
     let candidates = scan(&mut input, &mut hits);
     Ok(BlockerScan {

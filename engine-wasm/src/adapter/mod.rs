@@ -234,7 +234,8 @@ pub fn dom_action(action_json: &str) -> String {
     serde_json::to_string(&result).unwrap_or_default()
 }
 
-/// removeBlocker's engine side (a `BlockerRequest`): `{"op":"scan"}` → BlockerScan JSON;
+/// removeBlocker's engine side (a `BlockerRequest`): `{"op":"scan"}` and
+/// `{"op":"scan_document"}` (the document as the one candidate) → BlockerScan JSON;
 /// `{"op":"state","target"}`, `{"op":"remove","target"}` (the element, and
 /// the scroll locks, `inert` and `aria-hidden` a modal leaves) and
 /// `{"op":"remove_layer","target"}` (the element alone) → DomActionResult JSON.
@@ -253,8 +254,8 @@ pub fn blockers(request_json: &str) -> String {
         Err(e) => return fail(e),
     };
     let st = state();
-    if op == BlockerOp::Scan {
-        return match blockers::scan_page(st) {
+    if matches!(op, BlockerOp::Scan | BlockerOp::ScanDocument) {
+        return match blockers::scan_page(st, op == BlockerOp::ScanDocument) {
             Ok(scan) => serde_json::to_string(&scan).unwrap_or_default(),
             Err(e) => fail(e),
         };
@@ -284,7 +285,9 @@ pub fn blockers(request_json: &str) -> String {
             format!("removed <{}>", el.local_name())
         }
         // (A scan was answered above.)
-        BlockerOp::Remove | BlockerOp::Scan => crate::words::join_strings(&blockers::remove(&el), "\n"),
+        BlockerOp::Remove | BlockerOp::Scan | BlockerOp::ScanDocument => {
+            crate::words::join_strings(&blockers::remove(&el), "\n")
+        }
     };
     serde_json::to_string(&DomActionResult {
         ok: true,

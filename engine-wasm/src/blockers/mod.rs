@@ -136,6 +136,25 @@ fn is_empty_layer(sem: &Semantics, interactive: &[bool], id: NodeId) -> bool {
         })
 }
 
+/// A drawn iframe in (or being) a layer with no content of its own, big
+/// enough to be read: consent managers often serve their dialog as a page of
+/// their own, in an iframe over the page.
+fn shown_frame(sem: &Semantics, id: NodeId, view: &Rect) -> Option<NodeId> {
+    let tree = sem.tree;
+    let least = TOOLTIP_AREA * view.width * view.height;
+    tree.descendants(id).find(|&d| {
+        tree.tag(d) == Some("iframe")
+            && !sem.is_hidden(d)
+            && tree.element(d).is_some_and(|e| overlap_area(&e.rect, view) >= least)
+    })
+}
+
+/// Whether the page has a control outside `id`. A layer that is the whole
+/// page (an app in a full-window iframe) is the page, not a blocker over it.
+fn page_outside(sem: &Semantics, interactive: &[bool], id: NodeId) -> bool {
+    (0..interactive.len()).any(|d| interactive[d] && !sem.is_hidden(d) && !sem.tree.ancestors(d).any(|a| a == id))
+}
+
 fn overlap_area(r: &Rect, view: &Rect) -> f64 {
     let w = (r.right().min(view.right()) - r.x.max(view.x)).max(0.0);
     let h = (r.bottom().min(view.bottom()) - r.y.max(view.y)).max(0.0);
@@ -336,6 +355,9 @@ pub struct ScanInput<'a> {
     /// Ref ids of the nodes the driver may target.
     pub target_of: &'a mut dyn FnMut(NodeId) -> String,
     pub selector_of: &'a dyn Fn(NodeId) -> String,
+    /// The document itself is the one candidate (`ScanDocument`): the frame
+    /// is a dialog over its parent page, whose scan found its `<iframe>`.
+    pub whole_document: bool,
 }
 
 pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate> {
@@ -348,7 +370,16 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
     let mut skip_under: Option<NodeId> = None;
     // Candidates with nothing in them (backdrops, shields), outermost first.
     let mut contentless: Vec<NodeId> = Vec::new();
+    // Layers whose only content is an iframe, with that iframe.
+    let mut framed: Vec<(NodeId, NodeId)> = Vec::new();
     for id in tree.descendants(DomTree::ROOT) {
+        if input.whole_document {
+            if tree.tag(id) == Some("body") {
+                found.push(id);
+                break;
+            }
+            continue;
+        }
         if let Some(s) = skip_under {
             if tree.ancestors(id).any(|a| a == s) {
                 continue;
@@ -367,7 +398,14 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             d != id && (input.interactive[d] || tree.node(d).text().map(|t| !t.trim().is_empty()).unwrap_or(false))
         });
         if !has_content {
-            contentless.push(id);
+            match shown_frame(sem, id, &view) {
+                Some(frame) if page_outside(sem, input.interactive, id) => {
+                    framed.push((id, frame));
+                    found.push(id);
+                    skip_under = Some(id);
+                }
+                _ => contentless.push(id),
+            }
             continue;
         }
         found.push(id);
@@ -388,7 +426,13 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
         let e = tree.element(id).unwrap();
         let style = e.style.clone().unwrap_or_default();
         let area = overlap_area(&e.rect, &view) / (view.width * view.height).max(1.0);
-        let text = visible_text(sem, id, 4000);
+        let frame = framed.iter().find(|&&(layer, _)| layer == id).map(|&(_, f)| f);
+        // A framed layer's words are in its frame; its iframe's title
+        // ("Consent Message") is all the page says of them.
+        let text = match frame {
+            Some(f) => fold(tree.attr(f, "title").unwrap_or_default()),
+            None => visible_text(sem, id, 4000),
+        };
         let (kind, evidence) = if Some(id) == empty_layer {
             (
                 BlockerKind::EmptyOverlay,
@@ -412,6 +456,7 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             text: crate::render::normalize_ws(&sem.name(b)),
             score,
             reason: reason.to_string(),
+            frame: None,
         };
         let close: Vec<BlockerButton> = close_buttons(sem, input.interactive, id, &e.rect)
             .into_iter()
@@ -453,6 +498,7 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
                 reject,
                 accept,
                 description: crate::modal::describe(sem, id),
+                frame: frame.map(|f| (input.selector_of)(f)),
             },
         ));
     }

@@ -44,6 +44,7 @@ fn run_with_hits(tree: &DomTree, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate
         viewport: &viewport,
         target_of: &mut target,
         selector_of: &sel,
+        whole_document: false,
     };
     scan(&mut input, hits)
 }
@@ -381,4 +382,79 @@ fn order_by_ranks_then_node_ids_whatever_the_input_order() {
     let ids: Vec<usize> = super::order_by(items, rank).into_iter().map(|(id, _)| id).collect();
     assert_eq!(ids, vec![5, 7, 1, 3, 9]);
     assert!(super::order_by(Vec::<(usize, ())>::new(), |_| 0).is_empty());
+}
+
+/// A consent manager's dialog served in an iframe: the page's layer holds
+/// only the frame, so its words and buttons are in the frame's document.
+#[test]
+fn a_layer_showing_only_an_iframe_is_a_framed_candidate() {
+    let (tree, shield) = page_under_layer(|b| {
+        let frame = full_layer_child(b, "iframe", &[("title", "SP Consent Message")]);
+        b.data(frame).rect = Rect::new(200.0, 150.0, 600.0, 500.0);
+    });
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let c = &found[0];
+    assert_eq!(c.target, format!("e{shield}"));
+    let frame = c.frame.as_deref().expect("the iframe is named");
+    assert_eq!(frame, format!("#n{}", shield + 2), "{c:?}");
+    // The iframe's title is all the page says of the dialog.
+    assert_eq!(c.kind, BlockerKind::Consent, "{c:?}");
+    assert!(c.size_evidence && c.modal_evidence, "{c:?}");
+    assert!(c.close.is_empty() && c.reject.is_none(), "{c:?}");
+}
+
+#[test]
+fn a_full_window_iframe_with_nothing_else_on_the_page_is_the_page() {
+    let mut b = TreeBuilder::new();
+    b.open_el("body", &[]);
+    layer(&mut b, &[], Rect::new(0.0, 0.0, 1000.0, 800.0), Position::Fixed, None);
+    full_layer_child(&mut b, "iframe", &[("title", "Cookie settings")]);
+    b.close();
+    let tree = b.finish();
+    assert!(run(&tree).is_empty(), "{:?}", run(&tree));
+    // A tiny frame (a tracking pixel, a chat launcher) shows nothing to read.
+    let (tree, shield) = page_under_layer(|b| {
+        let pixel = b.el("iframe", &[]);
+        b.data(pixel).rect = Rect::new(900.0, 700.0, 60.0, 60.0);
+    });
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert!(found.iter().all(|c| c.frame.is_none()), "{found:?}");
+}
+
+#[test]
+fn a_framed_dialog_s_own_document_is_one_candidate_with_its_buttons() {
+    let mut b = TreeBuilder::new();
+    b.open_el("body", &[]);
+    b.text("We and our partners use cookies to personalise ads. Your privacy choices:");
+    let reject = button(&mut b, &[], "Reject all", Rect::new(100.0, 400.0, 120.0, 40.0));
+    let accept = button(&mut b, &[], "Accept all", Rect::new(260.0, 400.0, 120.0, 40.0));
+    let close = button(
+        &mut b,
+        &[("aria-label", "Close")],
+        "",
+        Rect::new(560.0, 10.0, 30.0, 30.0),
+    );
+    let tree = b.finish();
+    assert!(run(&tree).is_empty(), "a plain page scan finds no layer");
+    let sem = Semantics::compute(&tree);
+    let interactive = compute_interactive(&sem);
+    let mut target = |n: NodeId| format!("e{n}");
+    let sel = |n: NodeId| format!("#n{n}");
+    let viewport = viewport_info(0.0, 0.0, 600.0, 500.0, 600.0, 500.0);
+    let mut input = ScanInput {
+        sem: &sem,
+        interactive: &interactive,
+        viewport: &viewport,
+        target_of: &mut target,
+        selector_of: &sel,
+        whole_document: true,
+    };
+    let found = scan(&mut input, &mut NoHits);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let c = &found[0];
+    assert_eq!(c.kind, BlockerKind::Consent);
+    assert_eq!(c.reject.as_ref().unwrap().target, format!("e{reject}"));
+    assert_eq!(c.accept.as_ref().unwrap().target, format!("e{accept}"));
+    assert_eq!(c.close.first().map(|x| x.target.clone()), Some(format!("e{close}")));
 }

@@ -18,6 +18,10 @@ pub enum BlockerOp {
     Remove,
     /// Remove the target element alone.
     RemoveLayer,
+    /// This frame's document as one candidate (its kind, close and consent
+    /// buttons): asked of the frame a scan's candidate shows (`frame`), a
+    /// dialog that is a page of its own in an iframe over its parent.
+    ScanDocument,
 }
 
 /// `__sightline.blockers(json)` request. `State`, `Remove` and `RemoveLayer`
@@ -56,6 +60,10 @@ pub struct BlockerButton {
     pub text: String,
     pub score: u32,
     pub reason: String,
+    /// The `<iframe>` (a selector in the scanned frame) whose document
+    /// holds the button; set by the driver for a framed candidate's buttons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
 }
 
 /// One element in the way, with the evidence for it.
@@ -85,6 +93,11 @@ pub struct BlockerCandidate {
     pub reject: Option<BlockerButton>,
     pub accept: Option<BlockerButton>,
     pub description: String,
+    /// A layer whose only content is an iframe (a consent manager's dialog
+    /// served from its own site): the `<iframe>`'s selector. Its words and
+    /// buttons are in that frame's document (`ScanDocument`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
 }
 
 /// The answer to a scan: candidates, most obstructive first.

@@ -255,6 +255,7 @@ pub fn blocker_request(s: &str) -> Result<BlockerRequest, String> {
         Some("state") => BlockerOp::State,
         Some("remove") => BlockerOp::Remove,
         Some("remove_layer") => BlockerOp::RemoveLayer,
+        Some("scan_document") => BlockerOp::ScanDocument,
         Some(o) => return Err(format!("unknown op \"{o}\"")),
         None => return Err("an op is required".into()),
     };

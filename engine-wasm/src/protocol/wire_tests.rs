@@ -383,11 +383,12 @@ const DOM_OPS: [DomOp; 7] = [
     DomOp::ReadValue,
     DomOp::JsClick,
 ];
-const BLOCKER_OPS: [BlockerOp; 4] = [
+const BLOCKER_OPS: [BlockerOp; 5] = [
     BlockerOp::Scan,
     BlockerOp::State,
     BlockerOp::Remove,
     BlockerOp::RemoveLayer,
+    BlockerOp::ScanDocument,
 ];
 
 /// A new variant fails to compile here until it is listed above.
@@ -409,7 +410,7 @@ fn listed(m: SnapshotMode, o: ObscuredMode, d: DomOp, b: BlockerOp) {
         | DomOp::JsClick => {}
     }
     match b {
-        BlockerOp::Scan | BlockerOp::State | BlockerOp::Remove | BlockerOp::RemoveLayer => {}
+        BlockerOp::Scan | BlockerOp::State | BlockerOp::Remove | BlockerOp::RemoveLayer | BlockerOp::ScanDocument => {}
     }
 }
 
