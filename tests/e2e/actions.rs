@@ -583,6 +583,15 @@ async fn widgets(cx: &Ctx) {
         .await
         .expect("press");
     assert_eq!(value_of(&page, "keys").await, "hA!");
+    // The keypad types its digits, as the page's key events say; F13–F24 are keys too.
+    page.evaluate("window.seenKeys = []; addEventListener('keydown', (e) => seenKeys.push(e.code + ':' + e.location))")
+        .await
+        .unwrap();
+    page.press(None, &["Numpad7".into(), "NumpadAdd".into(), "F13".into()])
+        .await
+        .expect("press");
+    assert_eq!(value_of(&page, "keys").await, "hA!7+");
+    assert_eq!(eval(&page, "seenKeys.join()").await, "Numpad7:3,NumpadAdd:3,F13:0");
     page.close().await.unwrap();
 }
 

@@ -72,6 +72,39 @@ const NAMED_KEYS: &[(&str, &str, i64, &str, i64)] = &[
     ("F10", "F10", 121, "", 0),
     ("F11", "F11", 122, "", 0),
     ("F12", "F12", 123, "", 0),
+    ("F13", "F13", 124, "", 0),
+    ("F14", "F14", 125, "", 0),
+    ("F15", "F15", 126, "", 0),
+    ("F16", "F16", 127, "", 0),
+    ("F17", "F17", 128, "", 0),
+    ("F18", "F18", 129, "", 0),
+    ("F19", "F19", 130, "", 0),
+    ("F20", "F20", 131, "", 0),
+    ("F21", "F21", 132, "", 0),
+    ("F22", "F22", 133, "", 0),
+    ("F23", "F23", 134, "", 0),
+    ("F24", "F24", 135, "", 0),
+];
+
+/// The numeric keypad, by code (`Numpad7`): (code, key, keyCode, text).
+/// Its keys type what their main-keyboard twins do, at location 3.
+const NUMPAD_KEYS: &[(&str, &str, i64, &str)] = &[
+    ("Numpad0", "0", 96, "0"),
+    ("Numpad1", "1", 97, "1"),
+    ("Numpad2", "2", 98, "2"),
+    ("Numpad3", "3", 99, "3"),
+    ("Numpad4", "4", 100, "4"),
+    ("Numpad5", "5", 101, "5"),
+    ("Numpad6", "6", 102, "6"),
+    ("Numpad7", "7", 103, "7"),
+    ("Numpad8", "8", 104, "8"),
+    ("Numpad9", "9", 105, "9"),
+    ("NumpadMultiply", "*", 106, "*"),
+    ("NumpadAdd", "+", 107, "+"),
+    ("NumpadSubtract", "-", 109, "-"),
+    ("NumpadDecimal", ".", 110, "."),
+    ("NumpadDivide", "/", 111, "/"),
+    ("NumpadEnter", "Enter", 13, "\r"),
 ];
 
 /// Other names people write for keys.
@@ -163,6 +196,10 @@ impl KeyDef {
     /// The key as Shift makes it on a US keyboard: `a` → `A`, `1` → `!`
     /// (its key and text; the code stays). Other keys are unchanged.
     pub fn with_shift(&self) -> KeyDef {
+        // (The keypad's keys do not change with Shift here.)
+        if self.location == 3 {
+            return self.clone();
+        }
         let mut chars = self.key.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
             return self.clone();
@@ -212,6 +249,15 @@ pub fn key_by_name(name: &str) -> Option<KeyDef> {
     }
     if let Some(k) = NAMED_KEYS.iter().find(|(k, ..)| k.eq_ignore_ascii_case(name)) {
         return named_key(k.0);
+    }
+    if let Some(&(code, key, key_code, text)) = NUMPAD_KEYS.iter().find(|(c, ..)| c.eq_ignore_ascii_case(name)) {
+        return Some(KeyDef {
+            key: key.to_string(),
+            code,
+            key_code,
+            text: text.to_string(),
+            location: 3,
+        });
     }
     // Codes: KeyA, Digit1, Minus…
     if let Some(i) = LETTER_CODES.iter().position(|c| c.eq_ignore_ascii_case(name)) {
@@ -285,8 +331,11 @@ pub(crate) fn key_event(
     p.code = Some(k.code.to_string());
     p.windows_virtual_key_code = Some(k.key_code);
     p.native_virtual_key_code = Some(k.key_code);
-    if k.location != 0 {
-        p.location = Some(k.location);
+    // CDP's `location` is the side (1 left, 2 right); the keypad is a flag of its own.
+    match k.location {
+        0 => {}
+        3 => p.is_keypad = Some(true),
+        side => p.location = Some(side),
     }
     if let Some(t) = text.filter(|t| !t.is_empty()) {
         p.text = Some(t.to_string());
@@ -746,6 +795,20 @@ mod tests {
         assert_eq!(key_by_name("Space").unwrap().text, " ");
         assert_eq!(key_by_name("KeyQ").unwrap().key, "q");
         assert_eq!(key_by_name("F5").unwrap().key_code, 116);
+        assert_eq!(key_by_name("F13").unwrap().key_code, 124);
+        assert_eq!(key_by_name("f24").unwrap().code, "F24");
+        let seven = key_by_name("Numpad7").unwrap();
+        assert_eq!(
+            (
+                seven.key.as_str(),
+                seven.code,
+                seven.key_code,
+                seven.text.as_str(),
+                seven.location
+            ),
+            ("7", "Numpad7", 103, "7", 3)
+        );
+        assert_eq!(key_by_name("numpadenter").unwrap().key, "Enter");
         assert!(key_by_name("Hyper").is_none());
     }
 

@@ -11,7 +11,8 @@ pub fn key_name(raw: &str) -> Result<String> {
     let t = raw.trim();
     let lower = t.to_ascii_lowercase();
     let mapped = match lower.as_str() {
-        "return" | "kp_enter" | "enter" => "Enter",
+        "return" | "enter" => "Enter",
+        "kp_enter" => "NumpadEnter",
         "backspace" | "back_space" => "Backspace",
         "page_down" | "pagedown" | "next" => "PageDown",
         "page_up" | "pageup" | "prior" => "PageUp",
@@ -45,11 +46,11 @@ pub fn key_name(raw: &str) -> Result<String> {
         "print" | "sys_req" => "PrintScreen",
         "menu" => "ContextMenu",
         "iso_left_tab" => "Tab",
-        "kp_add" => "+",
-        "kp_subtract" => "-",
-        "kp_multiply" => "*",
-        "kp_divide" => "/",
-        "kp_decimal" | "kp_separator" => ".",
+        "kp_add" => "NumpadAdd",
+        "kp_subtract" => "NumpadSubtract",
+        "kp_multiply" => "NumpadMultiply",
+        "kp_divide" => "NumpadDivide",
+        "kp_decimal" | "kp_separator" => "NumpadDecimal",
         "kp_home" => "Home",
         "kp_end" => "End",
         "kp_up" => "ArrowUp",
@@ -64,8 +65,11 @@ pub fn key_name(raw: &str) -> Result<String> {
     };
     let name = if !mapped.is_empty() {
         mapped.to_string()
-    } else if let Some(kp) = lower.strip_prefix("kp_").filter(|k| k.len() == 1) {
-        kp.to_string()
+    } else if let Some(digit) = lower
+        .strip_prefix("kp_")
+        .filter(|k| k.len() == 1 && k.as_bytes()[0].is_ascii_digit())
+    {
+        format!("Numpad{digit}")
     } else if t.chars().count() == 1 {
         // A letter names the key, not the shifted character: Control+L is Control+l.
         t.to_ascii_lowercase()
@@ -161,7 +165,7 @@ mod tests {
         assert_eq!(xdotool("Return").unwrap(), ["Enter"]);
         assert_eq!(xdotool("ctrl+s").unwrap(), ["Control+s"]);
         assert_eq!(xdotool("alt+Tab").unwrap(), ["Alt+Tab"]);
-        assert_eq!(xdotool("KP_0").unwrap(), ["0"]);
+        assert_eq!(xdotool("KP_0").unwrap(), ["Numpad0"]);
         assert_eq!(xdotool("Page_Down").unwrap(), ["PageDown"]);
         assert_eq!(xdotool("ctrl+a BackSpace").unwrap(), ["Control+a", "Backspace"]);
         assert_eq!(xdotool("ctrl+shift+t").unwrap(), ["Control+Shift+t"]);
@@ -169,7 +173,7 @@ mod tests {
         assert_eq!(xdotool("Caps_Lock").unwrap(), ["CapsLock"]);
         assert_eq!(xdotool("Print Menu").unwrap(), ["PrintScreen", "ContextMenu"]);
         assert_eq!(xdotool("shift+ISO_Left_Tab").unwrap(), ["Shift+Tab"]);
-        assert_eq!(xdotool("KP_Add KP_Enter").unwrap(), ["+", "Enter"]);
+        assert_eq!(xdotool("KP_Add KP_Enter").unwrap(), ["NumpadAdd", "NumpadEnter"]);
     }
 
     #[test]
