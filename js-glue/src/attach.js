@@ -22,6 +22,21 @@ function libraryOf(page) {
   return lib;
 }
 
+// How often a snapshot is taken again when the page navigated meanwhile.
+const SNAPSHOT_RETRIES = 2;
+
+/**
+ * Whether an error says the document went away under a call (a navigation,
+ * or its frame replaced), in Playwright's and Puppeteer's words, rather than
+ * that the page or browser closed.
+ */
+function navigatedMeanwhile(e) {
+  const message = String((e && e.message) || e);
+  return /Execution context was destroyed|Cannot find context with specified id|Frame was detached|frame got detached|Navigating frame was detached/i.test(
+    message,
+  );
+}
+
 class Sightline {
   constructor(page, lib, options) {
     this.page = page;
@@ -97,8 +112,6 @@ class Sightline {
     }
     // A snapshot that fails leaves the last one's refs as they were.
     const [frames, docs] = [this.frames, this.docs];
-    this.frames = new Map();
-    this.docs = new WeakMap();
     try {
       if (options.viewport) await this.lib.setViewport(this.page, options.viewport);
       if (options.scrollY != null) {
@@ -106,8 +119,7 @@ class Sightline {
         await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo({ top: y, behavior: "instant" }), options.scrollY);
       }
       const previous = this.last;
-      this.replacedReads = new Set();
-      this.last = await snapshotPage(this.host(), this.numbers, options);
+      this.last = await this.snapshotSettled(options);
       if (this.replacedReads.size) {
         this.last.tree = `# ${replacedReadsNote([...this.replacedReads].join("; "))}\n${this.last.tree}`;
       }
@@ -126,6 +138,32 @@ class Sightline {
       throw e;
     }
     return this.last;
+  }
+
+  /**
+   * One snapshot of the page, taken again when the page navigated while it
+   * was taken (the library then says the frame's context was destroyed): a
+   * page that redirects, reloads or submits itself is read once it has
+   * settled. A page still navigating after that gets a clear error.
+   */
+  async snapshotSettled(options) {
+    for (let attempt = 0; ; attempt++) {
+      this.frames = new Map();
+      this.docs = new WeakMap();
+      this.replacedReads = new Set();
+      try {
+        return await snapshotPage(this.host(), this.numbers, options);
+      } catch (e) {
+        if (!navigatedMeanwhile(e)) throw e;
+        if (attempt === SNAPSHOT_RETRIES) {
+          throw new Error(
+            `The page navigated while its snapshot was taken, ${SNAPSHOT_RETRIES + 1} times: take the snapshot again once it has loaded (${e.message})`,
+            { cause: e },
+          );
+        }
+        await new Promise((r) => setTimeout(r, 150 * (attempt + 1)));
+      }
+    }
   }
 
   /** A ref's facts (selector, role, name) from the last snapshot, or from an earlier one of the same document. */

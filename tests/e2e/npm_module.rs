@@ -145,6 +145,20 @@ fn check_library(library: &str) {
         "{library}: removeBlocker on a layer no one sees"
     );
 
+    // Snapshots of a page reloading itself: taken again, or a clear error.
+    let during = &seen["duringReloads"];
+    for e in during["errors"].as_array().unwrap() {
+        assert!(
+            e.as_str().unwrap().starts_with("The page navigated while its snapshot was taken"),
+            "{library}: {during}"
+        );
+    }
+    assert!(during["taken"].as_u64().unwrap() >= 10, "{library}: {during}");
+    assert!(
+        seen["afterReloads"].as_str().unwrap().contains("A page that reloads itself"),
+        "{library}"
+    );
+
     let framed = server.url(&format!("blockers/framed-dialog.html?xport={xport}"));
     let framed = run_cli(&["unblock", &framed, "--consent", "reject", "--json"]);
     let driver_result: Value = serde_json::from_str(framed.stdout.trim()).unwrap();

@@ -229,6 +229,23 @@ try {
     await page.close();
   }
   {
+    // A page that reloads itself again and again: a snapshot that meets a
+    // navigation is taken again; one that keeps meeting them says so.
+    const page = await browser.newPage();
+    const sl = await attach(page);
+    await browser.goto(page, url("reloads.html?n=20"));
+    out.duringReloads = { taken: 0, errors: [] };
+    for (let i = 0; i < 20; i++) {
+      await sl.snapshot().then(
+        () => out.duringReloads.taken++,
+        (e) => out.duringReloads.errors.push(e.message),
+      );
+    }
+    while ((await page.title().catch(() => "")) !== "Settled") await new Promise((r) => setTimeout(r, 50));
+    out.afterReloads = (await sl.snapshot()).tree;
+    await page.close();
+  }
+  {
     // Bad options: clear errors, before anything is read.
     const page = await browser.newPage();
     const sl = await attach(page);
