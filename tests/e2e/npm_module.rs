@@ -149,13 +149,18 @@ fn check_library(library: &str) {
     let during = &seen["duringReloads"];
     for e in during["errors"].as_array().unwrap() {
         assert!(
-            e.as_str().unwrap().starts_with("The page navigated while its snapshot was taken"),
+            e.as_str()
+                .unwrap()
+                .starts_with("The page navigated while its snapshot was taken"),
             "{library}: {during}"
         );
     }
     assert!(during["taken"].as_u64().unwrap() >= 10, "{library}: {during}");
     assert!(
-        seen["afterReloads"].as_str().unwrap().contains("A page that reloads itself"),
+        seen["afterReloads"]
+            .as_str()
+            .unwrap()
+            .contains("A page that reloads itself"),
         "{library}"
     );
 

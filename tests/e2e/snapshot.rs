@@ -28,6 +28,29 @@ fn strict_csp_page_still_snapshots() {
     ref_with(tree, r#"button "Added by allowed script""#);
 }
 
+/// A PDF the browser opened shows nothing in its viewer that the tree or a
+/// headless screenshot reaches: its text, read from the file, stands in.
+#[test]
+fn a_pdf_reads_as_its_text() {
+    let server = FixtureServer::start();
+    let (_, snap) = snapshot_json(&server.url("docs/invoice.pdf"), &[]);
+    let tree = &snap.tree;
+    assert!(tree.contains("# invoice.pdf is a PDF (2 pages)"), "{tree}");
+    assert!(
+        tree.contains("- region \"Page 1\":\n  - text: Invoice 2041\n  - text: Trailhead Outfitters\n  - text: Total due: 118.50 EUR"),
+        "{tree}"
+    );
+    assert!(
+        tree.contains("- region \"Page 2\":\n  - text: Terms: payment within 30 days"),
+        "{tree}"
+    );
+    assert!(snap.refs.is_empty(), "{:?}", snap.refs);
+    // A file on disk is read from disk.
+    let path = fixtures_dir().join("docs/invoice.pdf");
+    let (_, snap) = snapshot_json(path.to_str().unwrap(), &[]);
+    assert!(snap.tree.contains("Total due: 118.50 EUR"), "{}", snap.tree);
+}
+
 /// A page that breaks Array, JSON, layout and style APIs and removes
 /// WebAssembly in its own world still gets a correct snapshot.
 #[test]

@@ -215,6 +215,7 @@ fn content_type(path: &Path) -> &'static str {
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "wasm" => "application/wasm",
+        "pdf" => "application/pdf",
         "txt" => "text/plain; charset=utf-8",
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",

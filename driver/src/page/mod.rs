@@ -22,6 +22,7 @@ mod input;
 mod navigation;
 mod observed;
 mod origin_filter;
+mod pdf;
 mod perform;
 mod point;
 mod pointer;

@@ -158,6 +158,15 @@ impl Page {
             }
         }
         let mut result = stitch(root, options.mode);
+        // An empty page may be a PDF, which the browser's viewer shows out
+        // of the tree's reach: its text stands in.
+        if result.refs.is_empty() && result.tree.lines().all(|l| l.starts_with("# ") || l.trim().is_empty()) {
+            if let Some(lines) = self.pdf_lines(&tree.frame.id, &result.url).await {
+                result.tree = format!("{}\n{}", result.tree.trim_end(), lines.trim_end())
+                    .trim_start()
+                    .to_string();
+            }
+        }
         result.stats.total_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(result)
     }
