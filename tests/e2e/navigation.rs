@@ -484,3 +484,27 @@ fn the_users_own_tabs_are_not_closed() {
     let urls = remote.tab_urls();
     assert!(urls.len() == 1 && urls[0].contains("long.html"), "{urls:?}");
 }
+
+/// In a browser that isolates sites (the user's own, reached with
+/// `--cdp-url`), a frame of another site runs in a process of its own,
+/// outside the page's frame tree: the snapshot says it was not read, rather
+/// than show an empty frame.
+#[test]
+fn a_frame_of_another_site_in_an_isolating_browser_is_said_not_read() {
+    let server = FixtureServer::start();
+    let remote = RemoteChrome::start_isolating_sites();
+    let endpoint = format!("http://127.0.0.1:{}", remote.port);
+    let url = server.url(&format!("site-frame.html?site=ads.test:{}", server.port));
+    let out = run_cli(&["snapshot", "--cdp-url", &endpoint, &url]);
+    out.assert_success();
+    assert!(out.stdout.contains(r#"button "Pay later""#), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!(
+            "# The frame http://ads.test:{}/short.html runs in a process of its own",
+            server.port
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("Only button"), "{}", out.stdout);
+}

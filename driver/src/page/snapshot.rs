@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
+use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
 use futures::future::BoxFuture;
 use sightline_engine::protocol::{
@@ -226,7 +227,11 @@ impl Page {
             let mut notes = Vec::new();
             let children = tree.child_frames.as_deref().unwrap_or_default();
             // No slots: no rendered iframes, nothing to splice in.
-            if children.is_empty() || parent.frame_slots.is_empty() {
+            if parent.frame_slots.is_empty() {
+                return (out, notes);
+            }
+            if children.is_empty() {
+                notes.extend(self.out_of_process_notes(&tree.frame.id).await);
                 return (out, notes);
             }
             let parent_id = &tree.frame.id;
@@ -252,6 +257,7 @@ impl Page {
                     .map(|child| self.snapshot_child(&parent, child, options, occlusion)),
             )
             .await;
+            let slots = parent.snapshot.frame_slots.len();
             for (child, result) in children.iter().zip(results) {
                 match result {
                     Ok(Some(node)) => out.push(node),
@@ -266,8 +272,33 @@ impl Page {
                     }
                 }
             }
+            if out.len() < slots {
+                notes.extend(self.out_of_process_notes(parent_id).await);
+            }
             (out, notes)
         })
+    }
+
+    /// Frames of other sites that a browser isolating sites (the user's
+    /// own, reached with `--cdp-url`) runs in processes of their own: they
+    /// are not in this page's frame tree, so their iframe shows nothing.
+    /// Said, so an empty iframe is not taken for an empty frame.
+    async fn out_of_process_notes(&self, parent: &FrameId) -> Vec<String> {
+        let Ok(listed) = self.send(GetTargetsParams::default()).await else {
+            return Vec::new();
+        };
+        listed
+            .result
+            .target_infos
+            .iter()
+            .filter(|t| t.r#type == "iframe" && t.parent_frame_id.as_ref() == Some(parent))
+            .map(|t| {
+                format!(
+                    "The frame {} runs in a process of its own (another site, in a browser that isolates sites) and was not read: a screenshot shows it.",
+                    crate::text::clip(&t.url, 120)
+                )
+            })
+            .collect()
     }
 
     async fn snapshot_child(

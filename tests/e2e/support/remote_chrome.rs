@@ -16,7 +16,19 @@ pub struct RemoteChrome {
 }
 
 impl RemoteChrome {
+    /// A browser whose cross-site frames share their page's process (as
+    /// Sightline's own launches run them).
     pub fn start() -> RemoteChrome {
+        RemoteChrome::start_with(false)
+    }
+
+    /// A browser as users run it: sites isolated, each cross-site frame in
+    /// a process of its own. One more site, `ads.test`, is on 127.0.0.1.
+    pub fn start_isolating_sites() -> RemoteChrome {
+        RemoteChrome::start_with(true)
+    }
+
+    fn start_with(isolating: bool) -> RemoteChrome {
         let profile = tempfile::tempdir().unwrap();
         let exe = LaunchOptions::default().resolved_executable();
         let mut cmd = Command::new(exe);
@@ -26,10 +38,21 @@ impl RemoteChrome {
             "--no-first-run",
             "--disable-gpu",
             "--disable-background-networking",
-            "--disable-site-isolation-trials",
-            "--disable-features=IsolateOrigins,site-per-process",
-        ])
-        .args(sightline_testkit::offline_switches().iter().map(|s| format!("--{s}")))
+        ]);
+        if !isolating {
+            cmd.args([
+                "--disable-site-isolation-trials",
+                "--disable-features=IsolateOrigins,site-per-process",
+            ]);
+        }
+        let offline = sightline_testkit::offline_switches();
+        cmd.args(offline.iter().map(|s| match s.split_once('=') {
+            Some(("host-resolver-rules", rules)) if isolating => {
+                format!("--host-resolver-rules=MAP ads.test 127.0.0.1, {rules}")
+            }
+            Some(("proxy-bypass-list", list)) if isolating => format!("--proxy-bypass-list={list};ads.test"),
+            _ => format!("--{s}"),
+        }))
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("about:blank")
         .stdout(Stdio::null())
