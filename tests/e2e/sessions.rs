@@ -1171,3 +1171,66 @@ fn a_strict_csp_page_takes_every_command() {
     let clicked = s.ok(&["click", &ref_with(&sandboxed, "button \"Button in a sandboxed frame\"")]);
     assert!(!clicked.contains("console"), "{clicked}");
 }
+
+/// A session in the user's own browser (`open --cdp-url`) leaves the user's
+/// tabs as they were: not resized to the session's viewport, not made touch
+/// screens; a session whose tab the user closed goes on in a new tab of its
+/// own, never in theirs; and `close` takes the pop-ups the session's tab
+/// opened with it, leaving the user's tabs.
+#[test]
+fn a_session_in_the_users_own_browser_leaves_their_tabs_alone() {
+    let s = Sessions::new();
+    let remote = RemoteChrome::start();
+    let users_tab = s.files.url("user-tab.html");
+    remote.open_tab(&users_tab);
+    wait_until("the user's tab to load", Duration::from_secs(10), || {
+        remote.title_at(&users_tab).is_some_and(|t| t.contains('x'))
+    });
+    let before = remote.title_at(&users_tab).unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", remote.port);
+    let opened = s.ok(&["open", "--cdp-url", &endpoint, &s.files.url("mcp/opener.html")]);
+    assert!(opened.contains("Opener page"), "{opened}");
+    // The session's own tab has the session's viewport; the user's keeps its own.
+    let size = s.ok(&["eval", "innerWidth + 'x' + innerHeight"]);
+    assert!(size.contains("1280x720"), "{size}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(remote.title_at(&users_tab).as_deref(), Some(before.as_str()));
+    assert!(!before.contains("1280x720") && !before.contains("touch"), "{before}");
+
+    // The user closes the session's tab: the next command runs in a new tab
+    // of the session's own and says so; the user's tab is not navigated.
+    remote.close_tab_at(&s.files.url("mcp/opener.html"));
+    wait_until("the session's tab to close", Duration::from_secs(10), || {
+        !remote.tab_urls().contains(&s.files.url("mcp/opener.html"))
+    });
+    let snap = s.ok(&["snapshot"]);
+    assert!(
+        snap.contains("the session's tab was closed outside the session"),
+        "{snap}"
+    );
+    assert!(!snap.contains("A tab of the user's"), "{snap}");
+    s.ok(&["open", &s.files.url("mcp/opener.html")]);
+    assert!(remote.tab_urls().contains(&users_tab), "{:?}", remote.tab_urls());
+
+    // A pop-up of the session's tab is the session's: closed with it.
+    let page = s.ok(&["snapshot"]);
+    let link = page
+        .lines()
+        .find(|l| l.contains("Sign in with a pop-up"))
+        .and_then(|l| l.split("[ref=").nth(1))
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("the pop-up link: {page}"))
+        .to_string();
+    s.ok(&["click", &link]);
+    wait_until("the pop-up to open", Duration::from_secs(10), || {
+        remote.tab_urls().iter().any(|u| u.contains("self-closing.html"))
+    });
+    s.ok(&["close"]);
+    wait_until("the session's tabs to close", Duration::from_secs(10), || {
+        let urls = remote.tab_urls();
+        !urls
+            .iter()
+            .any(|u| u.contains("opener.html") || u.contains("self-closing.html"))
+    });
+    assert!(remote.tab_urls().contains(&users_tab), "{:?}", remote.tab_urls());
+}

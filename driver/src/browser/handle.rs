@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateTargetParams, EventTargetCreated, EventTargetDestroyed, GetTargetsParams, TargetId,
 };
@@ -240,13 +241,14 @@ impl Browser {
     /// those pages and disconnects, leaving the browser running.
     pub async fn connect(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
         let ws = super::cdp_url::websocket_url(cdp_url, options.launch_timeout).await?;
-        let ViewportSize { width, height } = options.viewport;
+        // The handler applies its settings to every tab it attaches to, the
+        // user's own included: no certificate bypass (their tabs would take
+        // any certificate while a session is attached) and no emulation
+        // (their tabs would lay out at our size, as touch screens). Tabs
+        // Sightline opens get the viewport when they are opened.
         let config = HandlerConfig {
-            viewport: Some(Viewport {
-                width,
-                height,
-                ..Viewport::default()
-            }),
+            viewport: None,
+            ignore_https_errors: false,
             request_timeout: options.request_timeout,
             ..HandlerConfig::default()
         };
@@ -531,6 +533,14 @@ impl Browser {
             }
         }
         self.created.lock().unwrap().push(id);
+        if self.remote.is_some() {
+            // (A launched browser's handler sets it on every tab; see `connect`.)
+            let size = self.options.viewport;
+            let p = SetDeviceMetricsOverrideParams::new(i64::from(size.width), i64::from(size.height), 1.0, false);
+            page.execute(p)
+                .await
+                .map_err(|e| Error::cdp("Emulation.setDeviceMetricsOverride", e))?;
+        }
         let page = Page::attach(
             page,
             self.options.page_config(),
@@ -767,8 +777,20 @@ impl Browser {
         *self.origin_guard.lock().unwrap() = GuardState::default();
         if self.remote.is_some() {
             // Not ours to close: close the tabs we opened, then disconnect.
+            // Ours: the tabs we opened and the pop-ups ours opened (see
+            // `opened_here`); the user's own tabs and theirs stay.
+            let listed: Vec<String> = {
+                let book = self.book.lock().unwrap();
+                book.entries.iter().filter(|e| !e.gone).map(|e| e.id.clone()).collect()
+            };
+            let popups: Vec<String> = listed.into_iter().filter(|id| self.opened_here(id, None)).collect();
             if let Some(browser) = self.inner.take() {
                 let mut created: Vec<String> = std::mem::take(&mut *self.created.lock().unwrap());
+                for id in popups {
+                    if !created.contains(&id) {
+                        created.push(id);
+                    }
+                }
                 {
                     // A browser whose last tab closes quits (a headed one):
                     // when only our tabs are open, the last of them stays.

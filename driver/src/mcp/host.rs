@@ -51,6 +51,12 @@ impl BrowserHost {
         self.options.extension.is_some()
     }
 
+    /// Whether the browser is one running on its own (`--cdp-endpoint`, the
+    /// user's own or a fleet's), which the session connects to.
+    pub fn is_connected(&self) -> bool {
+        self.options.extension.is_none() && self.options.cdp_endpoint.is_some()
+    }
+
     /// Binds the extension bridge now (the extension can connect before the
     /// first call); its port.
     pub async fn listen_for_extension(&self) -> Result<Option<u16>> {

@@ -72,6 +72,14 @@ const LOGINS_GONE: &str = " So are its cookies and logins: sign in again where n
 /// Through the extension, when no tab is shared any more.
 const NO_SHARED_TAB: &str = "No tab is shared any more (the shared tab was closed or unshared): share a tab in the \
 Sightline panel to go on.";
+/// The same for a browser the session connects to: it was not started
+/// anew, nor its profile lost; the connection was made again.
+const RECONNECTED: &str = "Note: the connection to the browser was lost and has been made again; the session's \
+earlier tabs are gone, and this call ran in a new tab.";
+/// In a browser the session connects to, when its tab was closed from
+/// outside: the session never goes on in a tab that is not its own.
+const TAB_CLOSED_OUTSIDE: &str = "Note: the session's tab was closed outside the session (by the browser's \
+user?); this call ran in a new tab of the session's own. The browser's other tabs are not the session's.";
 /// The same through the extension: no browser was started, the user
 /// shared a tab again.
 const RESHARED: &str = "Note: the tab shared before was closed or is no longer shared; this call ran in the tab \
@@ -102,6 +110,9 @@ struct State {
     /// The session's browser was replaced since the client last heard: the
     /// next reply says so.
     relaunched: bool,
+    /// In a browser the session connects to: its tab was closed from outside
+    /// and the call runs in a new one (the next reply says so).
+    tab_closed_outside: bool,
     /// Through the extension: the shared tabs the last call saw.
     tabs_seen: Vec<String>,
     /// The tabs (target ids) the last response listed.
@@ -364,19 +375,27 @@ impl Session {
             .as_ref()
             .and_then(|gone| browser.nearest_open_opener(gone.target_id()))
             .filter(|p| tabs.contains(p));
-        let page =
-            match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
-                Some(p) => p,
-                None => match opener.or_else(|| tabs.iter().rev().find(|p| !p.is_closed()).cloned()) {
+        // In a browser the session connects to, a tab of the user's is never
+        // taken for the session's own (a fill there would overwrite their work).
+        let the_sessions =
+            |p: &&Page| !self.host.is_connected() || browser.opened_here(p.target_id(), st.context.as_ref());
+        let page = match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
+            Some(p) => p,
+            None => {
+                match opener.or_else(|| tabs.iter().rev().filter(the_sessions).find(|p| !p.is_closed()).cloned()) {
                     Some(p) => p,
                     // (The user's own browser: only they can share another.)
                     None if self.host.is_extension() => return Err(Error::Extension(
                         "the shared tab was closed or is no longer shared: share a tab in the Sightline panel to go on"
                             .into(),
                     )),
-                    None => browser.new_page_in(st.context.as_ref()).await?,
-                },
-            };
+                    None => {
+                        st.tab_closed_outside = self.host.is_connected() && st.page.is_some();
+                        browser.new_page_in(st.context.as_ref()).await?
+                    }
+                }
+            }
+        };
         page.set_dialog_policy(DialogPolicy::Hold);
         // (In the user's own browser, its later pop-ups are the session's.)
         browser.drive(&page);
@@ -432,12 +451,16 @@ are gone: open your page again).",
                 }
             }
         };
-        if std::mem::take(&mut st.relaunched) {
+        let relaunched = std::mem::take(&mut st.relaunched);
+        let tab_closed_outside = std::mem::take(&mut st.tab_closed_outside);
+        if relaunched || tab_closed_outside {
             let fresh = self.options.launch.user_data_dir.is_none() && self.options.storage_state.is_none();
-            let note = match (self.host.is_extension(), fresh) {
-                (true, _) => RESHARED.to_string(),
-                (false, true) => format!("{RELAUNCHED}{LOGINS_GONE}"),
-                (false, false) => RELAUNCHED.to_string(),
+            let note = match (self.host.is_extension(), self.host.is_connected(), fresh) {
+                _ if !relaunched => TAB_CLOSED_OUTSIDE.to_string(),
+                (true, _, _) => RESHARED.to_string(),
+                (false, true, _) => RECONNECTED.to_string(),
+                (false, false, true) => format!("{RELAUNCHED}{LOGINS_GONE}"),
+                (false, false, false) => RELAUNCHED.to_string(),
             };
             reply.text = format!("{note}\n{}", reply.text);
             if let Some(obj) = reply.json.as_object_mut() {

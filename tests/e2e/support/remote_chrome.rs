@@ -99,6 +99,22 @@ impl RemoteChrome {
         self.tabs().into_iter().map(|(_, url)| url).collect()
     }
 
+    /// The title of its open tab showing `url`.
+    pub fn title_at(&self, url: &str) -> Option<String> {
+        let body = self.devtools("GET", "/json/list");
+        let list: Vec<Value> = serde_json::from_str(&body).unwrap();
+        list.iter()
+            .find(|t| t["type"] == "page" && t["url"] == url)
+            .map(|t| t["title"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// Closes the tab showing `url` (the first), as its user would.
+    pub fn close_tab_at(&self, url: &str) {
+        if let Some((id, _)) = self.tabs().into_iter().find(|(_, u)| u == url) {
+            self.devtools("GET", &format!("/json/close/{id}"));
+        }
+    }
+
     /// Its open tabs: (id, URL).
     fn tabs(&self) -> Vec<(String, String)> {
         let body = self.devtools("GET", "/json/list");
