@@ -24,6 +24,8 @@
 const VERIFY_WINDOW_MS = 1500;
 const VERIFY_POLL_MS = 100;
 const PROTECTED = new Set(["consent", "login", "age_gate", "paywall"]);
+// The evidence of a framed layer whose frame could not be read.
+const FRAME_UNREAD = "its frame could not be read";
 // Kinds a frame's document gets from its shape alone, not its words.
 const STRUCTURAL = new Set(["generic_modal", "banner", "tooltip", "empty_overlay"]);
 
@@ -61,7 +63,7 @@ async function readFramed(host, cand) {
     if (!scan.candidates) throw new Error(scan.error || "scan failed");
     inner = scan.candidates[0] && { ...scan.candidates[0], frameHandle: frame };
   } catch {
-    cand.evidence.push("its frame could not be read");
+    cand.evidence.push(FRAME_UNREAD);
     return;
   }
   if (!inner) return;
@@ -185,8 +187,9 @@ export async function removeBlocker(host, options = {}) {
           ? cand.accept
           : null;
     if (PROTECTED.has(cand.kind) && !opts.aggressive && !allowed && !consentClick) {
-      const why =
-        cand.kind === "consent" && opts.consent !== "leave"
+      const why = cand.evidence.includes(FRAME_UNREAD)
+        ? `${cand.kind.replaceAll("_", "-")} dialog in a frame that could not be read left alone (a screenshot shows it: a click at its button answers it)`
+        : cand.kind === "consent" && opts.consent !== "leave"
           ? `consent dialog without a ${opts.consent} button left alone`
           : `${cand.kind.replaceAll("_", "-")} dialog left alone (conservative mode)`;
       const result = { removed: false, method: "none", selector: cand.selector, kind: cand.kind, note: why };

@@ -507,4 +507,15 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_said_not_read() {
         out.stdout
     );
     assert!(!out.stdout.contains("Only button"), "{}", out.stdout);
+    // A consent dialog served in such a frame: not read, so not answered,
+    // and said so (not "without a reject button").
+    let framed = server.url(&format!("blockers/framed-dialog.html?site=ads.test:{}", server.port));
+    let out = run_cli(&["unblock", "--cdp-url", &endpoint, "--consent", "reject", &framed]);
+    out.assert_success();
+    assert!(
+        out.stdout
+            .contains("consent dialog in a frame that could not be read left alone"),
+        "{}",
+        out.stdout
+    );
 }

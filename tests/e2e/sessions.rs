@@ -1225,7 +1225,8 @@ fn a_session_in_the_users_own_browser_leaves_their_tabs_alone() {
     wait_until("the pop-up to open", Duration::from_secs(10), || {
         remote.tab_urls().iter().any(|u| u.contains("self-closing.html"))
     });
-    s.ok(&["close"]);
+    let closed = s.ok(&["close"]);
+    assert!(closed.contains("its other tabs, stay open"), "{closed}");
     wait_until("the session's tabs to close", Duration::from_secs(10), || {
         let urls = remote.tab_urls();
         !urls

@@ -1,9 +1,10 @@
 //! `--cdp-url`: reaching a browser that is already running (a remote fleet,
 //! a Kubernetes pool, a local Chromium started with `--remote-debugging-port`).
 //!
-//! `ws://…` URLs are used as they are. For `http://host:port` the DevTools
-//! WebSocket URL is read from `/json/version` with a plain HTTP/1.1 GET over
-//! TCP (no HTTP client dependency).
+//! `ws://…/devtools/browser/…` URLs are used as they are. For
+//! `http://host:port` (also written `host:port` or `ws://host:port`) the
+//! DevTools WebSocket URL is read from `/json/version` with a plain HTTP/1.1
+//! GET over TCP (no HTTP client dependency).
 
 use std::time::Duration;
 
@@ -18,9 +19,27 @@ pub async fn websocket_url(cdp_url: &str, timeout: Duration) -> Result<String> {
         url: cdp_url.to_string(),
         reason,
     };
-    let parsed = url::Url::parse(cdp_url.trim()).map_err(|e| err(format!("not a URL ({e})")))?;
+    // `host:port`, as people write a DevTools port: its HTTP endpoint.
+    let given = cdp_url.trim();
+    let written = if given.contains("://") {
+        given.to_string()
+    } else {
+        format!("http://{given}")
+    };
+    let mut parsed = url::Url::parse(&written).map_err(|e| err(format!("not a URL ({e})")))?;
+    // `ws://host:port` without the browser's path: found as for http://.
+    if parsed.scheme() == "ws" && matches!(parsed.path(), "" | "/") {
+        let _ = parsed.set_scheme("http");
+    }
+    if parsed.path().starts_with("/devtools/page/") {
+        return Err(err(
+            "that is one tab's DevTools URL; give the browser's: http://host:port, or the ws://…/devtools/browser/… \
+URL from /json/version"
+                .into(),
+        ));
+    }
     match parsed.scheme() {
-        "ws" | "wss" => Ok(cdp_url.trim().to_string()),
+        "ws" | "wss" => Ok(parsed.to_string()),
         "http" => {
             let host = parsed.host_str().ok_or_else(|| err("no host".into()))?.to_string();
             let port = parsed.port_or_known_default().unwrap_or(80);
@@ -155,6 +174,11 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unsupported scheme"));
+        // One tab's URL is not the browser's.
+        let tab = websocket_url("ws://127.0.0.1:9222/devtools/page/ABC", t)
+            .await
+            .unwrap_err();
+        assert!(tab.to_string().contains("that is one tab's DevTools URL"), "{tab}");
         // A closed port: a typed, one-line error.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -164,5 +188,13 @@ mod tests {
         let e = websocket_url(&format!("http://127.0.0.1:{port}"), t).await.unwrap_err();
         assert!(matches!(e, Error::Connect { .. }), "{e}");
         assert!(e.to_string().contains("cannot connect"), "{e}");
+        // `host:port` and `ws://host:port` are looked up as its HTTP endpoint.
+        for written in [format!("127.0.0.1:{port}"), format!("ws://127.0.0.1:{port}")] {
+            let e = websocket_url(&written, t).await.unwrap_err();
+            assert!(
+                e.to_string().contains(&format!("cannot connect to 127.0.0.1:{port}")),
+                "{e}"
+            );
+        }
     }
 }

@@ -227,6 +227,12 @@ impl Session {
         &self.options.registry
     }
 
+    /// Whether the browser is the user's own or one running on its own
+    /// (the extension's, `--cdp-endpoint`): the session's end leaves it running.
+    pub fn browser_stays(&self) -> bool {
+        self.host.is_extension() || self.host.is_connected()
+    }
+
     /// Whether the session has a tab (none yet: its browser never started).
     pub async fn has_page(&self) -> bool {
         self.state.lock().await.page.is_some()

@@ -104,6 +104,10 @@ buttons), or {AGGRESSIVE_HINT} to close or remove it.",
     }
 }
 
+/// The evidence of a framed layer whose frame could not be read (another
+/// site's frame, in a browser that isolates sites).
+const FRAME_UNREAD: &str = "its frame could not be read";
+
 /// How long a closed blocker may take to go away (fade-out animations).
 const VERIFY_WINDOW: Duration = Duration::from_millis(1500);
 const VERIFY_POLL: Duration = Duration::from_millis(100);
@@ -215,7 +219,7 @@ impl Page {
             Ok(None) => return,
             Err(e) => {
                 tracing::info!("removeBlocker: the frame {iframe} could not be read: {e}");
-                cand.evidence.push("its frame could not be read".into());
+                cand.evidence.push(FRAME_UNREAD.into());
                 return;
             }
         };
@@ -366,7 +370,12 @@ which is not a valid CSS selector ({why}): mend it there"
                 _ => None,
             };
             if protected(cand.kind) && !opts.aggressive && !allowed && consent_click.is_none() {
-                let why = if cand.kind == BlockerKind::Consent && opts.consent != ConsentPolicy::Leave {
+                let why = if cand.evidence.iter().any(|e| e == FRAME_UNREAD) {
+                    format!(
+                        "{} dialog in a frame that could not be read left alone (a screenshot shows it: a click at its button answers it)",
+                        kind.replace('_', "-")
+                    )
+                } else if cand.kind == BlockerKind::Consent && opts.consent != ConsentPolicy::Leave {
                     format!("consent dialog without a {:?} button left alone", opts.consent).to_lowercase()
                 } else {
                     format!("{} dialog left alone (conservative mode)", kind.replace('_', "-"))

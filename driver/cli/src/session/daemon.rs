@@ -246,9 +246,14 @@ async fn answer(d: &Daemon, registry: &Registry, request: Request) -> Answer {
     match request {
         Request::Close => {
             d.closing.notify_one();
+            let said = if d.session.browser_stays() {
+                "Closed the session and its tabs; the browser and its other tabs stay open."
+            } else {
+                "Closed the session and its browser."
+            };
             Answer {
-                text: "### Result\nClosed the session and its browser.\n".into(),
-                json: json!({"ok": true, "result": "Closed the session and its browser."}),
+                text: format!("### Result\n{said}\n"),
+                json: json!({"ok": true, "result": said}),
                 ..Answer::default()
             }
         }

@@ -567,19 +567,28 @@ fn close(m: &ArgMatches) -> ExitCode {
         }
     };
     let mut closed = Vec::new();
+    // Sessions in a browser of the user's (`--cdp-url`, `--extension`): their
+    // browser and its other tabs stay, as the daemon says.
+    let mut left_running = Vec::new();
     for paths in &targets {
         if let Ok(a) = client::send(paths, &Request::Close) {
             if !a.is_error {
                 closed.push(paths.name.clone());
+                if a.json["result"].as_str().is_some_and(|r| r.contains("stay open")) {
+                    left_running.push(paths.name.clone());
+                }
             }
         }
     }
+    let quoted = |names: &[String]| names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
     let text = match (closed.is_empty(), m.get_flag("all")) {
         (true, true) => "No browser session was open.".to_string(),
         (true, false) => format!("No browser session \"{}\" was open.", targets[0].name),
+        (false, _) if left_running.is_empty() => format!("Closed {}.", quoted(&closed)),
         (false, _) => format!(
-            "Closed {}.",
-            closed.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+            "Closed {}. The browser {} attached to, and its other tabs, stay open.",
+            quoted(&closed),
+            if left_running.len() == 1 { "it was" } else { "they were" }
         ),
     };
     if m.get_flag("json") {
