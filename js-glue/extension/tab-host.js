@@ -80,12 +80,16 @@ export class TabHost {
     const want = await this.send(0, { sightline: "frameKeyOfTarget", target: iframeSelector });
     if (!want) return null;
     const children = (await this.frames()).get(0) || [];
-    for (const child of children) {
-      const nonce = `${child.frameId}-${crypto.randomUUID()}`;
-      await this.send(child.frameId, { sightline: "announce", nonce }).catch(() => null);
-      if ((await this.send(0, { sightline: "frameKeyFor", nonce })) === want) return child;
-    }
-    return null;
+    // All at once; a frame with no content script to announce itself (a
+    // data: or sandboxed ad frame) is passed over, not waited for.
+    const keys = await Promise.all(
+      children.map(async (child) => {
+        const nonce = `${child.frameId}-${crypto.randomUUID()}`;
+        const announced = await this.send(child.frameId, { sightline: "announce", nonce }).catch(() => false);
+        return announced === true ? this.send(0, { sightline: "frameKeyFor", nonce }).catch(() => null) : null;
+      }),
+    );
+    return children[keys.indexOf(want)] || null;
   }
 
   removeBlocker(options) {

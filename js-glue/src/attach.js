@@ -114,10 +114,6 @@ class Sightline {
     const [frames, docs] = [this.frames, this.docs];
     try {
       if (options.viewport) await this.lib.setViewport(this.page, options.viewport);
-      if (options.scrollY != null) {
-        // Instantly, whatever the page's `scroll-behavior` says.
-        await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo({ top: y, behavior: "instant" }), options.scrollY);
-      }
       const previous = this.last;
       this.last = await this.snapshotSettled(options);
       if (this.replacedReads.size) {
@@ -152,6 +148,11 @@ class Sightline {
       this.docs = new WeakMap();
       this.replacedReads = new Set();
       try {
+        if (options.scrollY != null) {
+          // Instantly, whatever the page's `scroll-behavior` says (again
+          // after a navigation: the new document starts at the top).
+          await this.lib.evaluate(this.page.mainFrame(), (y) => window.scrollTo({ top: y, behavior: "instant" }), options.scrollY);
+        }
         return await snapshotPage(this.host(), this.numbers, options);
       } catch (e) {
         if (!navigatedMeanwhile(e)) throw e;

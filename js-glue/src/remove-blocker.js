@@ -174,6 +174,13 @@ export async function removeBlocker(host, options = {}) {
       skipped.push(`${cand.kind} ${cand.selector} is not visible`);
       continue;
     }
+    // A layer showing only a frame, off the centre, that is no consent,
+    // login, age or paywall dialog is most likely an ad slot (whose words
+    // may well read as a promo), a chat or a player.
+    if (cand.frame && !PROTECTED.has(cand.kind) && !cand.covers_center) {
+      skipped.push(`${cand.kind} ${cand.selector} only shows a frame, off the centre, and asks nothing`);
+      continue;
+    }
     let allowed = false;
     for (const css of opts.allowedSelectors) allowed = allowed || (await host.allowListed(cand.target, css));
     if (!allowed && !(cand.size_evidence && cand.modal_evidence)) {
@@ -188,7 +195,7 @@ export async function removeBlocker(host, options = {}) {
           : null;
     if (PROTECTED.has(cand.kind) && !opts.aggressive && !allowed && !consentClick) {
       const why = cand.evidence.includes(FRAME_UNREAD)
-        ? `${cand.kind.replaceAll("_", "-")} dialog in a frame that could not be read left alone (a screenshot shows it: a click at its button answers it)`
+        ? `${cand.kind.replaceAll("_", "-")} dialog in a frame that could not be read left alone (a screenshot shows it: a click at its button answers it; aggressive mode removes it)`
         : cand.kind === "consent" && opts.consent !== "leave"
           ? `consent dialog without a ${opts.consent} button left alone`
           : `${cand.kind.replaceAll("_", "-")} dialog left alone (conservative mode)`;

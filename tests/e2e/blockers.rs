@@ -372,6 +372,22 @@ async fn a_consent_dialog_in_a_cross_origin_iframe_is_answered_in_its_frame() {
             assert_eq!(js(&page, "window.consent").await, Value::from(choice), "{r:?}");
             assert!(!blocker_present(&page).await);
         }
+        // A sticky ad slot showing only an iframe is not a dialog: left alone.
+        open(
+            &page,
+            &server.url(&format!("blockers/framed-ad.html?xport={}", cross.port)),
+        )
+        .await;
+        let r = page.remove_blocker(&aggressive()).await.unwrap();
+        assert_eq!((r.removed, r.method.as_str()), (false, "none"), "{r:?}");
+        assert!(
+            r.note
+                .as_deref()
+                .unwrap_or("")
+                .contains("only shows a frame, off the centre, and asks nothing"),
+            "{r:?}"
+        );
+        assert_eq!(js(&page, "!!document.getElementById('ad')").await, Value::Bool(true));
         browser.close().await.expect("close");
     })
     .await;

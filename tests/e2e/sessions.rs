@@ -1211,6 +1211,14 @@ fn a_session_in_the_users_own_browser_leaves_their_tabs_alone() {
     assert!(!snap.contains("A tab of the user's"), "{snap}");
     s.ok(&["open", &s.files.url("mcp/opener.html")]);
     assert!(remote.tab_urls().contains(&users_tab), "{:?}", remote.tab_urls());
+    // Closing its current tab, the session goes on in a tab of its own.
+    s.ok(&["tabs", "close"]);
+    let at = s.ok(&["eval", "location.href"]);
+    assert!(
+        at.contains("- URL: about:blank") && at.contains("- 2: (current)"),
+        "{at}"
+    );
+    s.ok(&["open", &s.files.url("mcp/opener.html")]);
 
     // A pop-up of the session's tab is the session's: closed with it.
     let page = s.ok(&["snapshot"]);

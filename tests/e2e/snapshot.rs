@@ -45,7 +45,7 @@ fn a_pdf_reads_as_its_text() {
         "{tree}"
     );
     assert!(snap.refs.is_empty(), "{:?}", snap.refs);
-    // A file on disk is read from disk.
+    // A file: URL too (the browser's own copy of the resource).
     let path = fixtures_dir().join("docs/invoice.pdf");
     let (_, snap) = snapshot_json(path.to_str().unwrap(), &[]);
     assert!(snap.tree.contains("Total due: 118.50 EUR"), "{}", snap.tree);

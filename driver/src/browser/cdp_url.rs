@@ -26,10 +26,17 @@ pub async fn websocket_url(cdp_url: &str, timeout: Duration) -> Result<String> {
     } else {
         format!("http://{given}")
     };
-    let mut parsed = url::Url::parse(&written).map_err(|e| err(format!("not a URL ({e})")))?;
-    // `ws://host:port` without the browser's path: found as for http://.
-    if parsed.scheme() == "ws" && matches!(parsed.path(), "" | "/") {
-        let _ = parsed.set_scheme("http");
+    let parsed = url::Url::parse(&written).map_err(|e| err(format!("not a URL ({e})")))?;
+    // `ws://host:port` without the browser's path (or a query a service
+    // authenticates with): Chromium's is found as for http://; a server that
+    // answers WebSocket at its root (and no /json/version) is used as given.
+    if parsed.scheme() == "ws" && matches!(parsed.path(), "" | "/") && parsed.query().is_none() {
+        let mut http = parsed.clone();
+        let _ = http.set_scheme("http");
+        if let Ok(found) = Box::pin(websocket_url(http.as_str(), timeout)).await {
+            return Ok(found);
+        }
+        return Ok(parsed.to_string());
     }
     if parsed.path().starts_with("/devtools/page/") {
         return Err(err(
@@ -188,13 +195,19 @@ mod tests {
         let e = websocket_url(&format!("http://127.0.0.1:{port}"), t).await.unwrap_err();
         assert!(matches!(e, Error::Connect { .. }), "{e}");
         assert!(e.to_string().contains("cannot connect"), "{e}");
-        // `host:port` and `ws://host:port` are looked up as its HTTP endpoint.
-        for written in [format!("127.0.0.1:{port}"), format!("ws://127.0.0.1:{port}")] {
-            let e = websocket_url(&written, t).await.unwrap_err();
-            assert!(
-                e.to_string().contains(&format!("cannot connect to 127.0.0.1:{port}")),
-                "{e}"
-            );
+        // `host:port` is looked up as its HTTP endpoint; `ws://host:port`
+        // too, and used as given when that finds nothing (a server that
+        // answers WebSocket at its root), as is one with a query.
+        let e = websocket_url(&format!("127.0.0.1:{port}"), t).await.unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("cannot connect to 127.0.0.1:{port}")),
+            "{e}"
+        );
+        for given in [
+            format!("ws://127.0.0.1:{port}/"),
+            format!("ws://127.0.0.1:{port}/?token=abc"),
+        ] {
+            assert_eq!(websocket_url(&given, t).await.unwrap(), given);
         }
     }
 }

@@ -587,6 +587,15 @@ impl Browser {
             .find(|e| e.id == id)
             .map(|e| (e.context.clone(), e.opener.clone()))
             .unwrap_or_default();
+        // A connected browser's handler sets no viewport (see `connect`):
+        // the session's own pop-ups get it here; the user's tabs never do.
+        if self.remote.is_some() && opener.is_some() && self.opened_here(id, None) {
+            let size = self.options.viewport;
+            let p = SetDeviceMetricsOverrideParams::new(i64::from(size.width), i64::from(size.height), 1.0, false);
+            if let Err(e) = page.execute(p).await {
+                tracing::debug!("the pop-up {id} keeps its window's size: {e}");
+            }
+        }
         let page = Page::attach(
             page,
             self.options.page_config(),

@@ -75,7 +75,7 @@ Sightline panel to go on.";
 /// The same for a browser the session connects to: it was not started
 /// anew, nor its profile lost; the connection was made again.
 const RECONNECTED: &str = "Note: the connection to the browser was lost and has been made again; the session's \
-earlier tabs are gone, and this call ran in a new tab.";
+earlier tabs are no longer its own (any still open stay in the browser), and this call ran in a new tab.";
 /// In a browser the session connects to, when its tab was closed from
 /// outside: the session never goes on in a tab that is not its own.
 const TAB_CLOSED_OUTSIDE: &str = "Note: the session's tab was closed outside the session (by the browser's \

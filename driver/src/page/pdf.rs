@@ -3,13 +3,18 @@
 //! page reads as empty. The text of the file itself, page by page, stands in
 //! for the tree (it has no refs: there is nothing on it to act on).
 
-use chromiumoxide::cdp::browser_protocol::page::FrameId;
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::page::{FrameId, GetResourceContentParams};
 
 use super::handle::Page;
 use crate::text::clip;
 
-/// The largest PDF read (bigger ones get a note instead).
-const MAX_PDF_BYTES: usize = 40 * 1024 * 1024;
+/// The largest PDF fetched again (bigger ones get a note instead): the
+/// tree is cut far below what a bigger one holds.
+const MAX_PDF_BYTES: usize = 15 * 1024 * 1024;
+/// The longest a PDF's reading may take (a hostile file holds no snapshot).
+const MAX_READING: Duration = Duration::from_secs(10);
 /// Pages read from the start of a long PDF.
 const MAX_PAGES: usize = 80;
 /// The longest line kept of a page's text.
@@ -72,46 +77,58 @@ pub(crate) fn pdf_tree(bytes: &[u8], name: &str) -> String {
 
 impl Page {
     /// The tree's lines for the document of the main frame when it is a PDF
-    /// (`None` for any other document). A PDF that cannot be fetched again
-    /// gets a note saying so.
+    /// (`None` for any other document). Read once per document: later
+    /// snapshots of it reuse the lines. A PDF that cannot be read gets a
+    /// note saying so.
     pub(super) async fn pdf_lines(&self, main: &FrameId, url: &str) -> Option<String> {
-        let kind = self.evaluate_isolated("document.contentType").await.ok()?;
-        if kind.as_str() != Some("application/pdf") {
+        let facts = self
+            .evaluate_isolated("[document.contentType, performance.timeOrigin]")
+            .await
+            .ok()?;
+        if facts[0].as_str() != Some("application/pdf") {
             return None;
         }
-        let name = clip(url.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(url), 80);
-        let bytes = match self.pdf_bytes(url).await {
-            Ok(b) => b,
-            Err(why) => {
-                return Some(format!(
-                    "# {name} is a PDF whose file could not be read again ({why}).\n"
-                ))
+        let document = format!("{url} {}", facts[1]);
+        if let Some((read, lines)) = self.state().pdf_read.as_ref() {
+            if *read == document {
+                return Some(lines.clone());
             }
+        }
+        let name = clip(url.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(url), 80);
+        let lines = match self.pdf_bytes(main, url).await {
+            Ok(bytes) => {
+                tracing::debug!("frame {}: a PDF of {} bytes", main.inner(), bytes.len());
+                let reading = tokio::task::spawn_blocking({
+                    let name = name.clone();
+                    move || pdf_tree(&bytes, &name)
+                });
+                match tokio::time::timeout(MAX_READING, reading).await {
+                    Ok(Ok(lines)) => lines,
+                    _ => format!("# {name} is a PDF that could not be read in time: take a screenshot to see it.\n"),
+                }
+            }
+            Err(why) => format!("# {name} is a PDF whose file could not be read ({why}).\n"),
         };
-        tracing::debug!("frame {}: a PDF of {} bytes", main.inner(), bytes.len());
-        Some(
-            tokio::task::spawn_blocking(move || pdf_tree(&bytes, &name))
-                .await
-                .unwrap_or_default(),
-        )
+        self.state().pdf_read = Some((document, lines.clone()));
+        Some(lines)
     }
 
-    /// The PDF's bytes: from disk for a file URL, else fetched by the page's
-    /// own document (its cookies and cache), in an isolated world.
-    async fn pdf_bytes(&self, url: &str) -> std::result::Result<Vec<u8>, String> {
-        if let Some(path) = url::Url::parse(url)
-            .ok()
-            .filter(|u| u.scheme() == "file")
-            .and_then(|u| u.to_file_path().ok())
-        {
-            let size = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
-            if size > MAX_PDF_BYTES as u64 {
-                return Err(format!("it is {size} bytes, over the {MAX_PDF_BYTES} read"));
+    /// The PDF's bytes: the frame's own resource (what the browser loaded,
+    /// no second request: a signed or one-time link stays good), else
+    /// fetched again by the page's own document (its cookies and cache).
+    async fn pdf_bytes(&self, main: &FrameId, url: &str) -> std::result::Result<Vec<u8>, String> {
+        if let Ok(r) = self.send(GetResourceContentParams::new(main.clone(), url)).await {
+            let bytes = if r.result.base64_encoded {
+                crate::base64::decode(&r.result.content)
+            } else {
+                Some(r.result.content.clone().into_bytes())
+            };
+            if let Some(b) = bytes.filter(|b| b.starts_with(b"%PDF")) {
+                return Ok(b);
             }
-            return std::fs::read(&path).map_err(|e| e.to_string());
         }
         let fetch = format!(
-            "fetch(location.href).then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error('HTTP ' + r.status)))).then((b) => {{
+            "fetch(location.href, {{ cache: 'force-cache' }}).then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error('HTTP ' + r.status)))).then((b) => {{
   if (b.byteLength > {MAX_PDF_BYTES}) return {{ big: b.byteLength }};
   const u = new Uint8Array(b);
   let s = '';

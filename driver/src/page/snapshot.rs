@@ -287,18 +287,30 @@ impl Page {
         let Ok(listed) = self.send(GetTargetsParams::default()).await else {
             return Vec::new();
         };
-        listed
+        // (The browser's own frames, a PDF viewer's say, are no page content.)
+        let urls: Vec<String> = listed
             .result
             .target_infos
             .iter()
             .filter(|t| t.r#type == "iframe" && t.parent_frame_id.as_ref() == Some(parent))
-            .map(|t| {
-                format!(
-                    "The frame {} runs in a process of its own (another site, in a browser that isolates sites) and was not read: a screenshot shows it.",
-                    crate::text::clip(&t.url, 120)
-                )
-            })
-            .collect()
+            .filter(|t| t.url.starts_with("http:") || t.url.starts_with("https:"))
+            .map(|t| crate::text::clip(&t.url, 120))
+            .collect();
+        let note = match urls.as_slice() {
+            [] => return Vec::new(),
+            [url] => format!(
+                "The frame {url} runs in a process of its own (another site, in a browser that isolates sites) \
+and was not read: a screenshot shows it."
+            ),
+            more => format!(
+                "{} frames of other sites run in processes of their own (a browser that isolates sites) and were \
+not read, a screenshot shows them: {}{}.",
+                more.len(),
+                more.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+                if more.len() > 3 { ", …" } else { "" }
+            ),
+        };
+        vec![note]
     }
 
     async fn snapshot_child(

@@ -25,6 +25,9 @@ pub(crate) struct PageState {
     /// The DOMContentLoaded (when the driver saw it) whose first frame a
     /// readiness wait has waited for: later waits need not again.
     pub(crate) drawn_after_parse: Option<std::time::Instant>,
+    /// The PDF the main frame showed last (its URL and document) and its
+    /// lines for the tree: read once per document.
+    pub(crate) pdf_read: Option<(String, String)>,
 }
 
 /// The refs one frame's document handed out.

@@ -58,6 +58,12 @@ impl RemoveBlockerResult {
     }
 }
 
+/// Page-made text (a button's name, a selector of the page's ids) as a
+/// sentence for a model shows it: one line, at most `n` characters.
+fn shown(text: &str, n: usize) -> String {
+    crate::text::clip(&crate::text::defang(&crate::text::one_line(text)), n)
+}
+
 /// How removeBlocker's summary says to try harder (the command line says
 /// it in its own words).
 pub const AGGRESSIVE_HINT: &str = "call this tool again with aggressive: true";
@@ -66,7 +72,13 @@ impl RemoveBlockerResult {
     /// The outcome in a sentence for a model or a person: what was closed
     /// and how, or what was left alone and how to get past it.
     pub fn summary(&self) -> String {
-        let note = self.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
+        // (The note quotes the page: button names, selectors of its ids.
+        // Kept to one short line that cannot close the page-content fence.)
+        let note = self
+            .note
+            .as_deref()
+            .map(|n| format!(": {}", shown(n, 300)))
+            .unwrap_or_default();
         if self.removed {
             format!("Closed {} {}{note}.", self.layer(), self.how())
         } else if self.selector.is_some() {
@@ -89,7 +101,11 @@ buttons), or {AGGRESSIVE_HINT} to close or remove it.",
             Some(k) => kind_name(k).replace('_', " "),
             None => "blocker".to_string(),
         };
-        let at = self.selector.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        let at = self
+            .selector
+            .as_deref()
+            .map(|s| format!(" ({})", shown(s, 120)))
+            .unwrap_or_default();
         format!("the {what}{at}")
     }
 
@@ -124,6 +140,14 @@ fn kind_name(k: BlockerKind) -> &'static str {
         BlockerKind::Tooltip => "tooltip",
         BlockerKind::EmptyOverlay => "empty_overlay",
     }
+}
+
+/// Kinds told by a layer's shape alone, not by its words.
+fn structural(kind: BlockerKind) -> bool {
+    matches!(
+        kind,
+        BlockerKind::GenericModal | BlockerKind::Banner | BlockerKind::Tooltip | BlockerKind::EmptyOverlay
+    )
 }
 
 /// Kinds left alone unless aggressive / allow-listed.
@@ -225,11 +249,7 @@ impl Page {
         };
         // Words in the frame name the kind; its shape alone (a banner, a
         // generic dialog) says less than the layer's iframe title may have.
-        let structural = matches!(
-            inner.kind,
-            BlockerKind::GenericModal | BlockerKind::Banner | BlockerKind::Tooltip | BlockerKind::EmptyOverlay
-        );
-        if !structural {
+        if !structural(inner.kind) {
             cand.kind = inner.kind;
             cand.evidence.extend(inner.evidence);
         }
@@ -356,6 +376,16 @@ which is not a valid CSS selector ({why}): mend it there"
                 skipped.push(format!("{kind} {} is not visible", cand.selector));
                 continue;
             }
+            // A layer showing only a frame, off the centre, that is no consent,
+            // login, age or paywall dialog is most likely an ad slot (whose
+            // words may well read as a promo), a chat or a player.
+            if cand.frame.is_some() && !protected(cand.kind) && !cand.covers_center {
+                skipped.push(format!(
+                    "{kind} {} only shows a frame, off the centre, and asks nothing",
+                    cand.selector
+                ));
+                continue;
+            }
             let allowed = self.allow_listed(cand, &opts.allowed_selectors).await?;
             // Conservative: without both kinds of evidence, only the
             // caller's allow list makes a candidate removable.
@@ -372,7 +402,7 @@ which is not a valid CSS selector ({why}): mend it there"
             if protected(cand.kind) && !opts.aggressive && !allowed && consent_click.is_none() {
                 let why = if cand.evidence.iter().any(|e| e == FRAME_UNREAD) {
                     format!(
-                        "{} dialog in a frame that could not be read left alone (a screenshot shows it: a click at its button answers it)",
+                        "{} dialog in a frame that could not be read left alone (a screenshot shows it: a click at its button answers it; aggressive mode removes it)",
                         kind.replace('_', "-")
                     )
                 } else if cand.kind == BlockerKind::Consent && opts.consent != ConsentPolicy::Leave {

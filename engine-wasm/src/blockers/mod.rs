@@ -412,8 +412,9 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
         skip_under = Some(id);
     }
     // With no blocker found (so not a dialog's backdrop), the outermost empty
-    // layer that takes the clicks at the viewport centre is the blocker.
-    let empty_layer = if found.is_empty() {
+    // layer that takes the clicks at the viewport centre is the blocker. (A
+    // layer showing a frame, such as a sticky ad, is no dialog it backs.)
+    let empty_layer = if found.len() == framed.len() {
         contentless
             .into_iter()
             .find(|&id| is_empty_layer(sem, input.interactive, id) && hits.covers_center(id))
@@ -458,7 +459,10 @@ pub fn scan(input: &mut ScanInput, hits: &mut dyn HitInfo) -> Vec<BlockerCandida
             reason: reason.to_string(),
             frame: None,
         };
-        let close: Vec<BlockerButton> = close_buttons(sem, input.interactive, id, &e.rect)
+        // (A frame's document: its corner is the frame's, the body may be
+        // no taller than its static content.)
+        let corner = if input.whole_document { &view } else { &e.rect };
+        let close: Vec<BlockerButton> = close_buttons(sem, input.interactive, id, corner)
             .into_iter()
             .map(|(b, s, r)| button(b, s, r))
             .collect();

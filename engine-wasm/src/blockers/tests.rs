@@ -458,3 +458,41 @@ fn a_framed_dialog_s_own_document_is_one_candidate_with_its_buttons() {
     assert_eq!(c.accept.as_ref().unwrap().target, format!("e{accept}"));
     assert_eq!(c.close.first().map(|x| x.target.clone()), Some(format!("e{close}")));
 }
+
+/// A sticky ad slot (a layer showing only an iframe) beside a stuck empty
+/// shield over the centre: the shield is still found as the empty overlay.
+#[test]
+fn a_framed_ad_slot_does_not_hide_a_stuck_empty_shield() {
+    let mut b = TreeBuilder::new();
+    b.open_el("body", &[]);
+    b.open_el("main", &[]);
+    button(&mut b, &[], "Read more", Rect::new(10.0, 10.0, 100.0, 30.0));
+    b.close();
+    let slot = layer(
+        &mut b,
+        &[],
+        Rect::new(700.0, 500.0, 300.0, 250.0),
+        Position::Fixed,
+        Some(10),
+    );
+    full_layer_child(&mut b, "iframe", &[]);
+    b.data(slot + 1).rect = Rect::new(700.0, 500.0, 300.0, 250.0);
+    b.close();
+    let shield = layer(
+        &mut b,
+        &[],
+        Rect::new(0.0, 0.0, 1000.0, 800.0),
+        Position::Absolute,
+        Some(1001),
+    );
+    b.close();
+    let tree = b.finish();
+    let found = run_with_hits(&tree, &mut CentreHits(vec![shield]));
+    assert!(
+        found
+            .iter()
+            .any(|c| c.kind == BlockerKind::EmptyOverlay && c.target == format!("e{shield}")),
+        "{found:?}"
+    );
+    assert!(found.iter().any(|c| c.frame.is_some()), "{found:?}");
+}

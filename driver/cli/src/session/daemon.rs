@@ -253,7 +253,7 @@ async fn answer(d: &Daemon, registry: &Registry, request: Request) -> Answer {
             };
             Answer {
                 text: format!("### Result\n{said}\n"),
-                json: json!({"ok": true, "result": said}),
+                json: json!({"ok": true, "result": said, "browser_stays": d.session.browser_stays()}),
                 ..Answer::default()
             }
         }

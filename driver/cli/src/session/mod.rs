@@ -574,7 +574,7 @@ fn close(m: &ArgMatches) -> ExitCode {
         if let Ok(a) = client::send(paths, &Request::Close) {
             if !a.is_error {
                 closed.push(paths.name.clone());
-                if a.json["result"].as_str().is_some_and(|r| r.contains("stay open")) {
+                if a.json["browser_stays"] == true {
                     left_running.push(paths.name.clone());
                 }
             }
