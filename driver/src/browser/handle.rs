@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateTargetParams, EventTargetCreated, EventTargetDestroyed, GetTargetsParams, TargetId,
 };
@@ -533,14 +532,6 @@ impl Browser {
             }
         }
         self.created.lock().unwrap().push(id);
-        if self.remote.is_some() {
-            // (A launched browser's handler sets it on every tab; see `connect`.)
-            let size = self.options.viewport;
-            let p = SetDeviceMetricsOverrideParams::new(i64::from(size.width), i64::from(size.height), 1.0, false);
-            page.execute(p)
-                .await
-                .map_err(|e| Error::cdp("Emulation.setDeviceMetricsOverride", e))?;
-        }
         let page = Page::attach(
             page,
             self.options.page_config(),
@@ -551,6 +542,10 @@ impl Browser {
             TabOrigin::Fresh,
         )
         .await?;
+        if self.remote.is_some() {
+            // (A launched browser's handler sets it on every tab; see `connect`.)
+            page.set_viewport(self.options.viewport).await?;
+        }
         self.pages.lock().unwrap().push(page.clone());
         Ok(page)
     }
@@ -587,15 +582,6 @@ impl Browser {
             .find(|e| e.id == id)
             .map(|e| (e.context.clone(), e.opener.clone()))
             .unwrap_or_default();
-        // A connected browser's handler sets no viewport (see `connect`):
-        // the session's own pop-ups get it here; the user's tabs never do.
-        if self.remote.is_some() && opener.is_some() && self.opened_here(id, None) {
-            let size = self.options.viewport;
-            let p = SetDeviceMetricsOverrideParams::new(i64::from(size.width), i64::from(size.height), 1.0, false);
-            if let Err(e) = page.execute(p).await {
-                tracing::debug!("the pop-up {id} keeps its window's size: {e}");
-            }
-        }
         let page = Page::attach(
             page,
             self.options.page_config(),
@@ -606,6 +592,13 @@ impl Browser {
             TabOrigin::Adopted,
         )
         .await?;
+        // A connected browser's handler sets no viewport (see `connect`):
+        // the session's own pop-ups get it here; the user's tabs never do.
+        if self.remote.is_some() && opener.is_some() && self.opened_here(id, None) {
+            if let Err(e) = page.set_viewport(self.options.viewport).await {
+                tracing::debug!("the pop-up {id} keeps its window's size: {e}");
+            }
+        }
         let mut pages = self.pages.lock().unwrap();
         // Another call may have adopted it meanwhile: keep the first.
         if let Some(p) = pages.iter().find(|p| p.target_id() == id) {

@@ -3,6 +3,7 @@
 //! user's eyes would.
 
 use super::handle::Browser;
+use super::records::BrowserContext;
 use crate::error::Error;
 use crate::page::Page;
 
@@ -43,6 +44,30 @@ impl TabMove {
 }
 
 impl Browser {
+    /// The tab a session goes on in when its current one (`gone`) is no
+    /// more: the nearest opener of it still open among `tabs`, else the
+    /// newest of `tabs` that is the session's own ([`Browser::opened_here`]:
+    /// in a browser of the user's, never one of theirs, where a fill would
+    /// overwrite their work), or of any of them with `any_tab` (the tabs the
+    /// user shared through the extension). None: it needs a new tab.
+    pub fn successor_tab(
+        &self,
+        gone: Option<&str>,
+        tabs: &[Page],
+        context: Option<&BrowserContext>,
+        any_tab: bool,
+    ) -> Option<Page> {
+        gone.and_then(|g| self.nearest_open_opener(g))
+            .filter(|p| tabs.contains(p))
+            .or_else(|| {
+                tabs.iter()
+                    .rev()
+                    .filter(|p| Some(p.target_id()) != gone && !p.is_closed())
+                    .find(|p| any_tab || self.opened_here(p.target_id(), context))
+                    .cloned()
+            })
+    }
+
     /// Where a session on `page` goes on after a step: back to its opener
     /// when `page`'s tab closed, into a tab `page` opened and no one has
     /// taken yet, or nowhere (None). A tab that could not be taken over

@@ -374,21 +374,15 @@ impl Session {
             }
         }
         // The current tab may have closed itself (window.close(), as sign-in
-        // pop-ups do): the session goes back to the tab that opened it, as
-        // the agent does (browser/tab_move.rs), else to the newest.
-        let opener = st
-            .page
-            .as_ref()
-            .and_then(|gone| browser.nearest_open_opener(gone.target_id()))
-            .filter(|p| tabs.contains(p));
-        // In a browser the session connects to, a tab of the user's is never
-        // taken for the session's own (a fill there would overwrite their work).
-        let the_sessions =
-            |p: &&Page| !self.host.is_connected() || browser.opened_here(p.target_id(), st.context.as_ref());
+        // pop-ups do) or been closed from outside: the session goes back to
+        // the tab that opened it, as the agent does (browser/tab_move.rs),
+        // else to the newest of its own.
         let page = match st.page.clone().filter(|p| tabs.contains(p) && !p.is_closed()) {
             Some(p) => p,
             None => {
-                match opener.or_else(|| tabs.iter().rev().filter(the_sessions).find(|p| !p.is_closed()).cloned()) {
+                let gone = st.page.as_ref().map(|p| p.target_id().to_string());
+                let any_tab = self.host.is_extension();
+                match browser.successor_tab(gone.as_deref(), &tabs, st.context.as_ref(), any_tab) {
                     Some(p) => p,
                     // (The user's own browser: only they can share another.)
                     None if self.host.is_extension() => return Err(Error::Extension(

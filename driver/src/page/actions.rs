@@ -929,20 +929,23 @@ as the target"
         if !self.ready_timeout().is_zero() {
             let report = match self.wait_ready().await {
                 Ok(report) => report,
-                // The page closed its own tab in reply (a sign-in pop-up's
-                // window.close() on Approve): the action was done, and
-                // nothing more of the page can be read.
-                Err(Error::TabClosed) => {
+                Err(e) => {
+                    // The page closed its own tab in reply (a sign-in pop-up's
+                    // window.close() on Approve): the action was done, and
+                    // nothing more of the page can be read. (Its dropped
+                    // channel may fail the wait, as a closed browser, a
+                    // moment before the close is told.)
+                    let closed_in_reply = match e {
+                        Error::TabClosed => true,
+                        Error::BrowserClosed => self.closes_within(Duration::from_secs(1)).await,
+                        _ => false,
+                    };
+                    if !closed_in_reply {
+                        return Err(e);
+                    }
                     result.notes.push("the page closed its tab in reply".into());
                     return Ok(());
                 }
-                // (Its dropped channel may fail the wait a moment before
-                // the close is told.)
-                Err(Error::BrowserClosed) if self.closes_within(Duration::from_secs(1)).await => {
-                    result.notes.push("the page closed its tab in reply".into());
-                    return Ok(());
-                }
-                Err(e) => return Err(e),
             };
             for said in &report.said_and_gone {
                 // (The page's words, on one line and unable to close a fence.)

@@ -124,25 +124,19 @@ pop-ups of the tabs it acts in (its work may be unsaved; close it yourself if yo
                 let closed_id = victim.target_id().to_string();
                 browser.close_page(victim).await?;
                 if was_current {
-                    // The tab that opened it, else the newest of the session's
-                    // own: in a browser of the user's, never one of theirs
-                    // (a fill there would overwrite their work).
+                    // The tab that opened it, else the newest of the session's own.
                     let rest = browser.pages_in(ctx.context()).await?;
-                    let others = || rest.iter().rev().filter(|p| p.target_id() != closed_id);
-                    let next = browser
-                        .nearest_open_opener(&closed_id)
-                        .filter(|p| rest.contains(p))
-                        .or_else(|| {
-                            others()
-                                .find(|p| browser.opened_here(p.target_id(), ctx.context()))
-                                .cloned()
-                        });
-                    let next = match next {
+                    let next = match browser.successor_tab(Some(&closed_id), &rest, ctx.context(), false) {
                         Some(p) => p,
                         None => match browser.new_page_in(ctx.context()).await {
                             Ok(p) => p,
                             // (The extension's tabs are all shared by the user.)
-                            Err(e) => others().next().cloned().ok_or(e)?,
+                            Err(e) => rest
+                                .iter()
+                                .rev()
+                                .find(|p| p.target_id() != closed_id)
+                                .cloned()
+                                .ok_or(e)?,
                         },
                     };
                     next.bring_to_front().await?;

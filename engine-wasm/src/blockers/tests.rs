@@ -33,18 +33,27 @@ fn run(tree: &DomTree) -> Vec<BlockerCandidate> {
 }
 
 fn run_with_hits(tree: &DomTree, hits: &mut dyn HitInfo) -> Vec<BlockerCandidate> {
+    scan_tree(tree, hits, &vp(), false)
+}
+
+/// The scan of `tree` in `viewport`; with `whole_document`, of the document as one candidate.
+fn scan_tree(
+    tree: &DomTree,
+    hits: &mut dyn HitInfo,
+    viewport: &ViewportInfo,
+    whole_document: bool,
+) -> Vec<BlockerCandidate> {
     let sem = Semantics::compute(tree);
     let interactive = compute_interactive(&sem);
     let mut target = |n: NodeId| format!("e{n}");
     let sel = |n: NodeId| format!("#n{n}");
-    let viewport = vp();
     let mut input = ScanInput {
         sem: &sem,
         interactive: &interactive,
-        viewport: &viewport,
+        viewport,
         target_of: &mut target,
         selector_of: &sel,
-        whole_document: false,
+        whole_document,
     };
     scan(&mut input, hits)
 }
@@ -437,20 +446,8 @@ fn a_framed_dialog_s_own_document_is_one_candidate_with_its_buttons() {
     );
     let tree = b.finish();
     assert!(run(&tree).is_empty(), "a plain page scan finds no layer");
-    let sem = Semantics::compute(&tree);
-    let interactive = compute_interactive(&sem);
-    let mut target = |n: NodeId| format!("e{n}");
-    let sel = |n: NodeId| format!("#n{n}");
-    let viewport = viewport_info(0.0, 0.0, 600.0, 500.0, 600.0, 500.0);
-    let mut input = ScanInput {
-        sem: &sem,
-        interactive: &interactive,
-        viewport: &viewport,
-        target_of: &mut target,
-        selector_of: &sel,
-        whole_document: true,
-    };
-    let found = scan(&mut input, &mut NoHits);
+    let frame_viewport = viewport_info(0.0, 0.0, 600.0, 500.0, 600.0, 500.0);
+    let found = scan_tree(&tree, &mut NoHits, &frame_viewport, true);
     assert_eq!(found.len(), 1, "{found:?}");
     let c = &found[0];
     assert_eq!(c.kind, BlockerKind::Consent);
