@@ -57,7 +57,8 @@ pub use ai::{
 };
 pub use bridge::{BridgeOptions, ExtensionBridge};
 pub use browser::{
-    Browser, BrowserContext, Download, LaunchOptions, OriginStorage, StorageState, CHROME_ENV, DEFAULT_CHROME,
+    Browser, BrowserContext, Download, LaunchOptions, ListedTab, OriginStorage, StorageState, CHROME_ENV,
+    DEFAULT_CHROME,
 };
 pub use config::{Config, ConsentPolicy, DomainOverride, RemoveBlockerConfig, RemoveBlockerOptions, WaitUntil};
 pub use domains::{AllowedDomains, OriginPolicy, Refusal};

@@ -1172,6 +1172,52 @@ fn a_strict_csp_page_takes_every_command() {
     assert!(!clicked.contains("console"), "{clicked}");
 }
 
+/// A tab of the user's that does not answer (a script that never yields)
+/// holds up no session in their browser: `open --cdp-url` lists it without
+/// attaching to it, choosing it is given up after a few seconds and says
+/// why, and the tab stays open. (The DevTools client attached to every tab
+/// and waited on this one for ever; it closed a tab whose setup timed out.)
+#[test]
+fn a_users_tab_that_does_not_answer_holds_up_no_session() {
+    let s = Sessions::new();
+    let remote = RemoteChrome::start();
+    let busy = "data:text/html,%3Ctitle%3EBusy%20tab%3C/title%3E%3Cscript%3EsetTimeout(()%3D%3E%7Bfor(;;)%7B%7D%7D,300)%3C/script%3E";
+    remote.open_tab(busy);
+    let users_tab = || remote.tab_urls().into_iter().any(|u| u.starts_with("data:text/html"));
+    wait_until("the user's tab to open", Duration::from_secs(10), users_tab);
+    std::thread::sleep(Duration::from_millis(800));
+    let endpoint = format!("http://127.0.0.1:{}", remote.port);
+    let started = Instant::now();
+    let opened = s.ok(&["open", "--cdp-url", &endpoint, &s.files.url("short.html")]);
+    assert!(opened.contains("Only button"), "{opened}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "open took {:?}",
+        started.elapsed()
+    );
+    let tabs = s.ok(&["tabs"]);
+    let index = tabs
+        .lines()
+        .find(|l| l.contains("[Busy tab]"))
+        .and_then(|l| l.trim_start_matches("- ").split(':').next())
+        .unwrap_or_else(|| panic!("the user's tab is listed: {tabs}"))
+        .to_string();
+    let refused = s.run(&["tabs", "select", &index]);
+    assert_eq!(refused.code(), Some(1), "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains("the tab did not answer within 10s"),
+        "{}",
+        refused.stdout
+    );
+    // The session goes on in its own tab; the user's stays, listed as before.
+    let snap = s.ok(&["snapshot"]);
+    assert!(snap.contains("Only button"), "{snap}");
+    assert!(s.ok(&["tabs"]).contains("[Busy tab]"));
+    let closed = s.ok(&["close"]);
+    assert!(closed.contains("stay open"), "{closed}");
+    assert!(users_tab(), "{:?}", remote.tab_urls());
+}
+
 /// A session in the user's own browser (`open --cdp-url`) leaves the user's
 /// tabs as they were: not resized to the session's viewport, not made touch
 /// screens; a session whose tab the user closed goes on in a new tab of its

@@ -27,6 +27,7 @@ use super::process::{
     launch_reason, locate_executable, remove_profile, running_as_root, CHROME_SWITCHES, DISABLED_FEATURES,
 };
 use super::records::{BrowserContext, Download, GuardState};
+use super::tab_screen::TabScreen;
 use crate::domains::{OriginPolicy, RefusalLog};
 use crate::error::{one_line, Error, Result};
 use crate::lifetime::{self, Cleanup, Reaper};
@@ -113,6 +114,9 @@ pub struct Browser {
     book_watch: Option<JoinHandle<()>>,
     /// The second DevTools connection navigations go through.
     side_channel: Option<Arc<SideChannel>>,
+    /// Between chromiumoxide and a browser Sightline connected to: it
+    /// hears only of the session's tabs (see `tab_screen.rs`).
+    pub(super) screen: Option<TabScreen>,
     /// Origin policies of contexts that have their own (see
     /// [`Browser::set_context_origins`]); others follow the launch options'.
     pub(super) context_origins: Arc<Mutex<HashMap<String, OriginPolicy>>>,
@@ -239,7 +243,22 @@ impl Browser {
     /// it get `options`' viewport and timeouts; [`Browser::close`] closes
     /// those pages and disconnects, leaving the browser running.
     pub async fn connect(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
+        Self::connect_screened(cdp_url, options, true).await
+    }
+
+    /// [`Browser::connect`] to an endpoint whose every tab is the
+    /// session's (the extension's bridge: the tabs the user shared).
+    pub(crate) async fn connect_unscreened(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
+        Self::connect_screened(cdp_url, options, false).await
+    }
+
+    async fn connect_screened(cdp_url: &str, options: LaunchOptions, screened: bool) -> Result<Browser> {
         let ws = super::cdp_url::websocket_url(cdp_url, options.launch_timeout).await?;
+        let screen = match screened {
+            true => Some(TabScreen::start(&ws).await?),
+            false => None,
+        };
+        let handler_url = screen.as_ref().map_or(ws.clone(), |s| s.url.clone());
         // The handler applies its settings to every tab it attaches to, the
         // user's own included: no certificate bypass (their tabs would take
         // any certificate while a session is attached) and no emulation
@@ -253,7 +272,7 @@ impl Browser {
         };
         let connected = tokio::time::timeout(
             options.launch_timeout,
-            chromiumoxide::Browser::connect_with_config(ws.clone(), config),
+            chromiumoxide::Browser::connect_with_config(handler_url, config),
         )
         .await;
         let (browser, handler) = match connected {
@@ -273,6 +292,9 @@ impl Browser {
         };
         let task = pump(handler);
         let mut b = Browser::assemble(browser, task, None, options, Some(cdp_url.to_string()));
+        // Navigations go to the browser itself, not through the screen.
+        b.side_channel = Some(SideChannel::new(ws));
+        b.screen = screen;
         if let Err(e) = b.watch_targets().await {
             b.shutdown().await;
             return Err(e);
@@ -292,6 +314,7 @@ impl Browser {
         let side_channel = Some(SideChannel::new(browser.websocket_address().clone()));
         Browser {
             side_channel,
+            screen: None,
             inner: Some(browser),
             handler: Some(handler),
             profile,
@@ -337,6 +360,7 @@ impl Browser {
             .map_err(|e| Error::cdp("Target.targetDestroyed", e))?;
         let book = self.book.clone();
         let changed = self.book_changed.clone();
+        let screen = self.screen.as_ref().map(TabScreen::shared);
         self.book_watch = Some(tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -357,6 +381,8 @@ impl Browser {
                         None => break,
                     },
                     ev = destroyed.next() => match ev {
+                        // (A chosen tab of the user's given back is still open.)
+                        Some(ev) if screen.as_ref().is_some_and(|s| s.lock().unwrap().hides(ev.target_id.inner())) => {}
                         Some(ev) => {
                             let mut b = book.lock().unwrap();
                             for e in b.entries.iter_mut().filter(|e| &e.id == ev.target_id.inner()) {
@@ -402,6 +428,12 @@ impl Browser {
     /// (where a session goes back to when its tab closed).
     pub fn nearest_open_opener(&self, target_id: &str) -> Option<Page> {
         self.openers_of(target_id).iter().find_map(|id| self.open_page(id))
+    }
+
+    /// The tabs the browser announced and did not end, in that order.
+    pub(super) fn announced_order(&self) -> Vec<String> {
+        let book = self.book.lock().unwrap();
+        book.entries.iter().filter(|e| !e.gone).map(|e| e.id.clone()).collect()
     }
 
     /// The `Page` handed out for the tab `target_id`, while it is open.
@@ -552,7 +584,7 @@ impl Browser {
 
     /// The `Page` for a target: the one handed out before, or a new one
     /// (the engine is installed; documents already loaded get it on first use).
-    async fn adopt(&self, id: &str, deadline: Instant) -> Result<Page> {
+    pub(super) async fn adopt(&self, id: &str, deadline: Instant) -> Result<Page> {
         if let Some(p) = self.pages.lock().unwrap().iter().find(|p| p.target_id() == id) {
             return Ok(p.clone());
         }

@@ -10,6 +10,8 @@ mod origin_guard;
 mod process;
 mod records;
 mod tab_move;
+mod tab_screen;
+mod user_tabs;
 
 pub use contexts::{OriginStorage, StorageState};
 pub use handle::Browser;
@@ -17,3 +19,4 @@ pub use options::{LaunchOptions, CHROME_ENV, DEFAULT_CHROME};
 pub(crate) use process::{chrome_switches, locate_executable};
 pub use records::{BrowserContext, Download};
 pub use tab_move::TabMove;
+pub use user_tabs::ListedTab;

@@ -830,16 +830,17 @@ page again with browser_navigate.",
         let errors = page.console_messages(seen.console_mark.max(page.document_event_mark()));
         seen.console_mark = page.event_mark();
         view.console_errors = super::response::console_error_lines(errors);
-        if let Ok(tabs) = browser.pages_in(st.context.as_ref()).await {
+        if let Ok(tabs) = browser.tab_list(st.context.as_ref()).await {
             // Tabs this step opened (a link to a new tab, a pop-up) are
             // marked: the list alone is shown whenever there are two.
             let ids: Vec<String> = tabs.iter().map(|t| t.target_id().to_string()).collect();
-            // (The first response knows no earlier list: it marks none.)
+            // (The first response knows no earlier list: it marks none. A
+            // tab the user opened in their own browser is not the step's.)
             let new: Vec<&str> = match &st.tabs_known {
-                Some(known) => ids
+                Some(known) => tabs
                     .iter()
-                    .filter(|id| !known.contains(id))
-                    .map(String::as_str)
+                    .filter(|t| t.page().is_some() && !known.iter().any(|k| k == t.target_id()))
+                    .map(|t| t.target_id())
                     .collect(),
                 None => Vec::new(),
             };

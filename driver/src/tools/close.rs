@@ -27,10 +27,11 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let browser = ctx.browser("close")?;
         let (tabs, users): (Vec<_>, Vec<_>) = browser
-            .pages_in(ctx.context())
+            .tab_list(ctx.context())
             .await?
             .into_iter()
-            .partition(|t| browser.opened_here(t.target_id(), ctx.context()));
+            .partition(|t| t.page().is_some() && browser.opened_here(t.target_id(), ctx.context()));
+        let tabs: Vec<_> = tabs.iter().filter_map(|t| t.page().cloned()).collect();
         let fresh = browser.new_page_in(ctx.context()).await?;
         for t in &tabs {
             let _ = browser.close_page(t.clone()).await;

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::context::ToolContext;
 use super::tool::{boxed, object, parse, Offered, Tool, ToolFuture, ToolOutput};
+use crate::browser::ListedTab;
 use crate::error::{Error, Result};
 use crate::page::Page;
 
@@ -46,16 +47,17 @@ fn list_action() -> String {
 }
 
 /// `- 0: (current) [title](url)` per tab.
-pub async fn list(tabs: &[Page], current: &Page) -> String {
+pub async fn list(tabs: &[ListedTab], current: &Page) -> String {
     list_marking_new(tabs, current, &[]).await
 }
 
 /// [`list`], with `(new)` on the tabs whose target id is in `new` (opened
 /// by the step just done).
-pub async fn list_marking_new(tabs: &[Page], current: &Page, new: &[&str]) -> String {
+pub async fn list_marking_new(tabs: &[ListedTab], current: &Page, new: &[&str]) -> String {
     let mut out = String::new();
     for (i, t) in tabs.iter().enumerate() {
-        let mark = match (t == current, new.contains(&t.target_id())) {
+        let is_current = t.page() == Some(current);
+        let mark = match (is_current, new.contains(&t.target_id())) {
             (true, true) => "(current, new) ",
             (true, false) => "(current) ",
             (false, true) => "(new) ",
@@ -66,7 +68,8 @@ pub async fn list_marking_new(tabs: &[Page], current: &Page, new: &[&str]) -> St
         let url = crate::text::shown_url(&url);
         // (A dialog holds the tab, and pauses the tabs that share its process.)
         let dialog = t
-            .dialog()
+            .page()
+            .and_then(Page::dialog)
             .map(|d| format!(" — {} is open ({})", d.a_kind(), d.message_said()))
             .unwrap_or_default();
         out.push_str(&format!("- {i}: {mark}[{title}]({url}){dialog}\n"));
@@ -74,7 +77,7 @@ pub async fn list_marking_new(tabs: &[Page], current: &Page, new: &[&str]) -> St
     out
 }
 
-fn pick(tabs: &[Page], index: usize) -> Result<Page> {
+fn pick(tabs: &[ListedTab], index: usize) -> Result<ListedTab> {
     tabs.get(index).cloned().ok_or_else(|| {
         Error::InvalidAction(format!(
             "there is no tab {index}; the tabs are 0 to {}",
@@ -87,7 +90,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
     boxed(async move {
         let a: Args = parse("tabs", args)?;
         let browser = ctx.browser("tabs")?;
-        let tabs = browser.pages_in(ctx.context()).await?;
+        let tabs = browser.tab_list(ctx.context()).await?;
         let said = match a.action.as_str() {
             "new" => {
                 let page = browser.new_page_in(ctx.context()).await?;
@@ -101,7 +104,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 let index = a
                     .index
                     .ok_or_else(|| Error::InvalidAction("tabs select needs an index".into()))?;
-                let page = pick(&tabs, index)?;
+                let page = browser.choose_tab(&pick(&tabs, index)?).await?;
                 // Shown, as a user's selected tab is (screenshots, input).
                 page.bring_to_front().await?;
                 ctx.set_page(page);
@@ -111,15 +114,18 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, args: Value) -> ToolFuture<'a> {
                 let current = ctx.page();
                 let victim = match a.index {
                     Some(i) => pick(&tabs, i)?,
-                    None => current.clone(),
+                    None => ListedTab::Page(current.clone()),
                 };
-                if !browser.opened_here(victim.target_id(), ctx.context()) {
-                    return Err(Error::InvalidAction(format!(
-                        "tab {} is one of your browser's own: Sightline closes only the tabs it opened and the \
+                let victim = match victim {
+                    ListedTab::Page(p) if browser.opened_here(p.target_id(), ctx.context()) => p,
+                    _ => {
+                        return Err(Error::InvalidAction(format!(
+                            "tab {} is one of your browser's own: Sightline closes only the tabs it opened and the \
 pop-ups of the tabs it acts in (its work may be unsaved; close it yourself if you mean to)",
-                        a.index.map_or("(the current one)".to_string(), |i| i.to_string())
-                    )));
-                }
+                            a.index.map_or("(the current one)".to_string(), |i| i.to_string())
+                        )))
+                    }
+                };
                 let was_current = victim == current;
                 let closed_id = victim.target_id().to_string();
                 browser.close_page(victim).await?;
@@ -146,7 +152,7 @@ pop-ups of the tabs it acts in (its work may be unsaved; close it yourself if yo
             }
             _ => String::new(),
         };
-        let tabs = browser.pages_in(ctx.context()).await?;
+        let tabs = browser.tab_list(ctx.context()).await?;
         let current = ctx.page();
         let listing = list(&tabs, &current).await;
         let text = if said.is_empty() {
@@ -159,7 +165,7 @@ pop-ups of the tabs it acts in (its work may be unsaved; close it yourself if yo
         let mut data = Vec::new();
         for (index, t) in tabs.iter().enumerate() {
             let (url, title) = t.listed().await;
-            data.push(json!({"index": index, "url": url, "title": title, "current": *t == current}));
+            data.push(json!({"index": index, "url": url, "title": title, "current": t.page() == Some(&current)}));
         }
         out.data = Some(Value::Array(data));
         Ok(out)
