@@ -167,7 +167,7 @@ share with another --extension-port)"
     /// `launch.launch_timeout`, until every shared tab is a page.)
     pub async fn connect(&self, launch: LaunchOptions) -> Result<(Browser, Vec<Page>)> {
         let limit = launch.launch_timeout;
-        let browser = Browser::connect_unscreened(&self.cdp_url(), launch).await?;
+        let browser = Browser::connect(&self.cdp_url(), launch).await?;
         let deadline = tokio::time::Instant::now() + limit;
         loop {
             let pages = browser.pages().await?;

@@ -139,6 +139,16 @@ async fn http_get(host: &str, port: u16, path: &str) -> std::result::Result<Stri
     Ok(if chunked { dechunk(body) } else { body.to_string() })
 }
 
+/// Whether a DevTools WebSocket URL is a Chromium's own browser endpoint
+/// (`ws://host:port/devtools/browser/<id>`), not a relay's.
+pub fn is_browser_endpoint(ws: &str) -> bool {
+    let Some((_, rest)) = ws.split_once("://") else {
+        return false;
+    };
+    rest.find('/')
+        .is_some_and(|at| rest[at..].starts_with("/devtools/browser/"))
+}
+
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
@@ -161,6 +171,14 @@ fn dechunk(mut body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_browser_endpoint_is_told_from_a_relay() {
+        assert!(is_browser_endpoint("ws://127.0.0.1:9222/devtools/browser/5d1c-aa"));
+        assert!(!is_browser_endpoint("ws://127.0.0.1:9555/cdp/0f3a"));
+        assert!(!is_browser_endpoint("ws://grid:4444/session/12/se/cdp"));
+        assert!(!is_browser_endpoint("ws://127.0.0.1:9222/devtools/page/ABC"));
+    }
 
     #[test]
     fn dechunks() {

@@ -241,21 +241,31 @@ impl Browser {
     /// Connects to a running browser: `ws://…` (its DevTools WebSocket) or
     /// `http://host:port` (its DevTools HTTP endpoint). Pages opened through
     /// it get `options`' viewport and timeouts; [`Browser::close`] closes
-    /// those pages and disconnects, leaving the browser running.
+    /// those pages and disconnects, leaving the browser running. The tabs
+    /// it had are not attached to: [`Browser::pages`] holds only those
+    /// Sightline opens (and their pop-ups); [`Browser::tab_list`] lists the
+    /// others, and [`Browser::choose_tab`] takes one in.
     pub async fn connect(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
-        Self::connect_screened(cdp_url, options, true).await
-    }
-
-    /// [`Browser::connect`] to an endpoint whose every tab is the
-    /// session's (the extension's bridge: the tabs the user shared).
-    pub(crate) async fn connect_unscreened(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
-        Self::connect_screened(cdp_url, options, false).await
-    }
-
-    async fn connect_screened(cdp_url: &str, options: LaunchOptions, screened: bool) -> Result<Browser> {
         let ws = super::cdp_url::websocket_url(cdp_url, options.launch_timeout).await?;
+        // Chromium's own endpoint: a browser with tabs of its own, kept from
+        // chromiumoxide. Others are taken as they are: the extension's
+        // bridge (its every tab is one the user shared), a grid's session.
+        let screened = super::cdp_url::is_browser_endpoint(&ws);
         let screen = match screened {
-            true => Some(TabScreen::start(&ws).await?),
+            true => Some(
+                tokio::time::timeout(options.launch_timeout, TabScreen::start(&ws))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(format!(
+                            "no DevTools handshake within {}s",
+                            options.launch_timeout.as_secs()
+                        ))
+                    })
+                    .map_err(|reason| Error::Connect {
+                        url: cdp_url.to_string(),
+                        reason: one_line(&reason),
+                    })?,
+            ),
             false => None,
         };
         let handler_url = screen.as_ref().map_or(ws.clone(), |s| s.url.clone());
@@ -360,7 +370,7 @@ impl Browser {
             .map_err(|e| Error::cdp("Target.targetDestroyed", e))?;
         let book = self.book.clone();
         let changed = self.book_changed.clone();
-        let screen = self.screen.as_ref().map(TabScreen::shared);
+        let screen = self.screen.as_ref().map(TabScreen::screen);
         self.book_watch = Some(tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -646,7 +656,9 @@ impl Browser {
     }
 
     /// Every open tab, in the order they were opened, including popups and
-    /// tabs opened by the page (`target=_blank`, `window.open`).
+    /// tabs opened by the page (`target=_blank`, `window.open`). In a
+    /// browser Sightline connected to, only the tabs it may act in (see
+    /// [`Browser::connect`]).
     pub async fn pages(&self) -> Result<Vec<Page>> {
         self.pages_in(None).await
     }
@@ -825,14 +837,28 @@ impl Browser {
                         created.push(id);
                     }
                 }
+                // A browser whose last tab closes quits (a headed one):
+                // when only our tabs are open, the last of them stays. The
+                // browser's own list says which are open (the news of a tab
+                // the user just closed may still be on its way).
+                let listed = tokio::time::timeout(Duration::from_secs(2), browser.execute(GetTargetsParams::default()))
+                    .await
+                    .ok()
+                    .and_then(|r| r.ok())
+                    .map(|r| {
+                        r.result
+                            .target_infos
+                            .iter()
+                            .filter(|i| i.r#type == "page")
+                            .map(|i| i.target_id.inner().clone())
+                            .collect::<Vec<String>>()
+                    });
                 {
-                    // A browser whose last tab closes quits (a headed one):
-                    // when only our tabs are open, the last of them stays.
                     let book = self.book.lock().unwrap();
-                    let open = |id: &String| book.entries.iter().any(|e| &e.id == id && !e.gone);
-                    created.retain(open);
-                    let others_open = book.entries.iter().any(|e| !e.gone && !created.contains(&e.id));
-                    if !others_open {
+                    let open_ids: Vec<String> = listed
+                        .unwrap_or_else(|| book.entries.iter().filter(|e| !e.gone).map(|e| e.id.clone()).collect());
+                    created.retain(|id| open_ids.contains(id));
+                    if !open_ids.iter().any(|id| !created.contains(id)) {
                         created.pop();
                     }
                 }

@@ -19,8 +19,9 @@
 //! - the user's tabs a session chose ([`TabScreen::choose`]), one by one.
 //!
 //! The other tabs are listed from `Target.getTargets` (answers pass
-//! unchanged); the end of any tab is passed on. chromiumoxide closes a tab whose setup timed out: the screen
-//! answers that `Target.closeTarget` with an error for a chosen tab.
+//! unchanged); the end of any tab is passed on. chromiumoxide closes a tab
+//! whose setup timed out: for a chosen tab that `Target.closeTarget` is
+//! refused, and the tab given back ([`Screen::release`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -35,7 +36,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::error::{Error, Result};
+type Ws = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
 
 /// Ids of the screen's own commands to the browser: far above any
 /// chromiumoxide will use, so their answers are told apart and dropped.
@@ -63,22 +64,43 @@ pub(super) struct Screen {
     next_own_id: u64,
 }
 
-/// What to do with a command from chromiumoxide.
-#[derive(Debug, PartialEq)]
-pub(super) enum ClientCommand {
-    Pass,
-    /// Not sent: this is the answer.
-    Answer(String),
+/// What the screen sends on for one message: to chromiumoxide, and to the
+/// browser (the screen's own commands), each in order.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Relay {
+    pub to_client: Vec<String>,
+    pub to_browser: Vec<String>,
 }
 
-fn command_head(text: &str) -> &str {
-    // chromiumoxide writes `{"id":…,"method":"…",…}`: the method is near the front.
+impl Relay {
+    fn client(text: String) -> Relay {
+        Relay {
+            to_client: vec![text],
+            to_browser: Vec::new(),
+        }
+    }
+
+    fn browser(text: String) -> Relay {
+        Relay {
+            to_client: Vec::new(),
+            to_browser: vec![text],
+        }
+    }
+}
+
+/// The start of a message, where chromiumoxide and Chromium put its method
+/// or id (`{"id":…,"method":"…",…}`, `{"method":"…",…}`).
+fn head(text: &str) -> &str {
     let mut end = text.len().min(160);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     &text[..end]
 }
+
+/// Held news beyond this many is not waited on (a `createTarget` whose
+/// answer never came must not hold the user's tabs' news for ever).
+const MAX_HELD: usize = 256;
 
 impl Screen {
     pub(super) fn admits(&self, target_id: &str) -> bool {
@@ -91,96 +113,118 @@ impl Screen {
         self.hidden.contains(target_id)
     }
 
-    pub(super) fn on_client_command(&mut self, text: &str) -> ClientCommand {
-        let head = command_head(text);
+    /// A command from chromiumoxide: passed on (noting the calls whose
+    /// answers admit something), or, for a `closeTarget` of a chosen tab,
+    /// refused (chromiumoxide closes a tab whose setup timed out) and the
+    /// tab given back, so that chromiumoxide does not keep a tab it has
+    /// stopped driving.
+    pub(super) fn on_client_command(&mut self, text: String) -> Relay {
         let watched = [
             "\"Target.createTarget\"",
             "\"Target.createBrowserContext\"",
             "\"Target.closeTarget\"",
         ];
-        if !watched.iter().any(|m| head.contains(m)) {
-            return ClientCommand::Pass;
+        let h = head(&text);
+        if !watched.iter().any(|m| h.contains(m)) {
+            return Relay::browser(text);
         }
-        let Ok(command) = serde_json::from_str::<Value>(text) else {
-            return ClientCommand::Pass;
+        let Ok(command) = serde_json::from_str::<Value>(&text) else {
+            return Relay::browser(text);
         };
-        if command.get("sessionId").is_some_and(|s| !s.is_null()) {
-            return ClientCommand::Pass;
-        }
         let Some(id) = command["id"].as_u64() else {
-            return ClientCommand::Pass;
+            return Relay::browser(text);
         };
+        let on_a_session = command.get("sessionId").is_some_and(|s| !s.is_null());
         match command["method"].as_str() {
-            Some("Target.createTarget") => {
+            Some("Target.createTarget") if !on_a_session => {
                 self.creating_tabs.insert(id);
             }
-            Some("Target.createBrowserContext") => {
+            Some("Target.createBrowserContext") if !on_a_session => {
                 self.creating_contexts.insert(id);
             }
+            // (Sent on the tab's own session too, once attached.)
             Some("Target.closeTarget") => {
-                let target = command["params"]["targetId"].as_str().unwrap_or_default();
-                if self.chosen.contains(target) {
-                    return ClientCommand::Answer(
-                        json!({"id": id, "error": {"code": -32000, "message": "a tab of the user's own: Sightline does not close it"}})
-                            .to_string(),
-                    );
+                let target = command["params"]["targetId"].as_str().unwrap_or_default().to_string();
+                if self.chosen.contains(&target) {
+                    let mut refused = json!({"id": id, "error": {"code": -32000, "message": "a tab of the user's own: Sightline does not close it"}});
+                    if let Some(session) = command.get("sessionId") {
+                        refused["sessionId"] = session.clone();
+                    }
+                    let mut relay = self.release(&target);
+                    relay.to_client.insert(0, refused.to_string());
+                    return relay;
                 }
             }
             _ => {}
         }
-        ClientCommand::Pass
+        Relay::browser(text)
     }
 
-    /// The messages to hand chromiumoxide for one from the browser, in order.
-    pub(super) fn on_browser_message(&mut self, text: String) -> Vec<String> {
+    /// A message from the browser: what chromiumoxide is told of it.
+    pub(super) fn on_browser_message(&mut self, text: String) -> Relay {
         if text.starts_with("{\"method\":\"Target.") {
             return self.target_news(text);
         }
-        if let Some(id) = answer_id(&text) {
-            if id >= OWN_IDS {
-                return Vec::new();
-            }
-            if self.creating_tabs.remove(&id) {
-                return self.tab_created(text);
-            }
-            if self.creating_contexts.remove(&id) {
-                if let Ok(answer) = serde_json::from_str::<Value>(&text) {
-                    if let Some(c) = answer["result"]["browserContextId"].as_str() {
-                        self.contexts.insert(c.to_string());
-                    }
+        if text.starts_with("{\"method\"") {
+            return Relay::client(text);
+        }
+        let id = answer_id(&text).or_else(|| {
+            // An answer whose id is not first (a relay that sorts keys):
+            // read when one is awaited, else passed as it is.
+            let awaited = !self.creating_tabs.is_empty() || !self.creating_contexts.is_empty();
+            awaited
+                .then(|| serde_json::from_str::<Value>(&text).ok()?["id"].as_u64())
+                .flatten()
+        });
+        let Some(id) = id else {
+            return Relay::client(text);
+        };
+        if id >= OWN_IDS {
+            return Relay::default();
+        }
+        if self.creating_tabs.remove(&id) {
+            return self.tab_created(text);
+        }
+        if self.creating_contexts.remove(&id) {
+            if let Ok(answer) = serde_json::from_str::<Value>(&text) {
+                if let Some(c) = answer["result"]["browserContextId"].as_str() {
+                    self.contexts.insert(c.to_string());
                 }
             }
         }
-        vec![text]
+        Relay::client(text)
     }
 
-    fn target_news(&mut self, text: String) -> Vec<String> {
+    fn target_news(&mut self, text: String) -> Relay {
         let Ok(event) = serde_json::from_str::<Value>(&text) else {
-            return vec![text];
+            return Relay::client(text);
         };
         // A tab's own session speaks of its frames and workers: those pass.
         if event.get("sessionId").is_some_and(|s| !s.is_null()) {
-            return vec![text];
+            return Relay::client(text);
         }
         let params = &event["params"];
         match event["method"].as_str().unwrap_or_default() {
             "Target.targetCreated" | "Target.targetInfoChanged" => {
                 let info = &params["targetInfo"];
                 if info["type"].as_str() != Some("page") {
-                    return vec![text];
+                    return Relay::client(text);
                 }
                 let id = info["targetId"].as_str().unwrap_or_default().to_string();
-                if self.admitted.contains(&id) || self.belongs(info) {
-                    self.admitted.insert(id.clone());
-                    self.hidden.remove(&id);
-                    return vec![text];
+                if self.admitted.contains(&id) {
+                    return Relay::client(text);
                 }
-                if !self.creating_tabs.is_empty() {
-                    self.held.push((id, text));
-                } else {
+                if self.belongs(info) {
+                    return Relay::client(self.admit(&id, text));
+                }
+                if self.creating_tabs.is_empty() || self.held.len() >= MAX_HELD {
                     self.hidden.insert(id);
+                } else {
+                    // (The latest news of a tab is all it needs.)
+                    self.held.retain(|(held, _)| held != &id);
+                    self.held.push((id, text));
                 }
-                Vec::new()
+                Relay::default()
             }
             "Target.targetDestroyed" => {
                 let id = params["targetId"].as_str().unwrap_or_default().to_string();
@@ -191,18 +235,31 @@ impl Screen {
                 // Passed on all the same: chromiumoxide ignores a tab it does
                 // not know, and the driver's book of tabs learns it is gone.
                 self.hidden.remove(&id);
-                vec![text]
+                Relay::client(text)
             }
             "Target.attachedToTarget" => {
-                if let (Some(session), Some(id)) =
+                let (Some(session), Some(id)) =
                     (params["sessionId"].as_str(), params["targetInfo"]["targetId"].as_str())
-                {
-                    self.sessions.insert(id.to_string(), session.to_string());
+                else {
+                    return Relay::client(text);
+                };
+                if self.hidden.contains(id) {
+                    // An attach that answers a tab given back meanwhile: undone.
+                    return Relay::browser(self.detach(session));
                 }
-                vec![text]
+                self.sessions.insert(id.to_string(), session.to_string());
+                Relay::client(text)
             }
-            _ => vec![text],
+            _ => Relay::client(text),
         }
+    }
+
+    /// Admits a tab on its first news, which chromiumoxide must hear as the
+    /// tab's creation (it makes no tab of a `targetInfoChanged`).
+    fn admit(&mut self, id: &str, news: String) -> String {
+        self.admitted.insert(id.to_string());
+        self.hidden.remove(id);
+        news.replacen("\"Target.targetInfoChanged\"", "\"Target.targetCreated\"", 1)
     }
 
     /// Whether a page target the screen has not admitted is the session's
@@ -217,33 +274,46 @@ impl Screen {
 
     /// The answer to a `createTarget`: its tab is admitted, and the news of
     /// it that was held goes first (chromiumoxide must know a tab before
-    /// the answer that names it). News of other tabs held meanwhile is kept
-    /// from chromiumoxide, unless another call may still have made them.
-    fn tab_created(&mut self, text: String) -> Vec<String> {
+    /// the answer that names it), then that of its pop-ups. News of other
+    /// tabs held meanwhile is kept from chromiumoxide, unless another call
+    /// may still have made them.
+    fn tab_created(&mut self, text: String) -> Relay {
         let made = serde_json::from_str::<Value>(&text)
             .ok()
             .and_then(|a| a["result"]["targetId"].as_str().map(str::to_string));
-        let mut out = Vec::new();
-        if let Some(made) = made {
-            self.admitted.insert(made.clone());
-            self.hidden.remove(&made);
-            let held = std::mem::take(&mut self.held);
-            for (id, news) in held {
-                if id == made {
-                    out.push(news);
-                } else if self.creating_tabs.is_empty() {
-                    self.hidden.insert(id);
-                } else {
-                    self.held.push((id, news));
-                }
+        let mut relay = Relay::default();
+        let mut held = std::mem::take(&mut self.held);
+        let mut told = false;
+        if let Some(made) = &made {
+            if let Some(at) = held.iter().position(|(id, _)| id == made) {
+                let (id, news) = held.remove(at);
+                relay.to_client.push(self.admit(&id, news));
+                told = true;
+            } else {
+                self.admitted.insert(made.clone());
+                self.hidden.remove(made);
             }
         }
-        out.push(text);
-        out
+        for (id, news) in held {
+            let info = serde_json::from_str::<Value>(&news)
+                .map(|n| n["params"]["targetInfo"].clone())
+                .unwrap_or_default();
+            if self.belongs(&info) {
+                relay.to_client.push(self.admit(&id, news));
+            } else if self.creating_tabs.is_empty() {
+                self.hidden.insert(id);
+            } else {
+                self.held.push((id, news));
+            }
+        }
+        // (The answer right after the tab's news: chromiumoxide panics on
+        // an answer naming a tab it does not know.)
+        relay.to_client.insert(usize::from(told), text);
+        relay
     }
 
-    /// Admits one of the user's tabs a session chose, with the news that
-    /// tells chromiumoxide of it (`info`: its `TargetInfo`).
+    /// Admits one of the user's tabs a session chose: the news that tells
+    /// chromiumoxide of it (`info`: its `TargetInfo`), if it was not told.
     pub(super) fn choose(&mut self, info: &Value) -> Option<String> {
         let id = info["targetId"].as_str()?.to_string();
         self.hidden.remove(&id);
@@ -255,21 +325,24 @@ impl Screen {
     }
 
     /// Takes a chosen tab back (it did not answer): chromiumoxide is told it
-    /// is gone, and its session is detached from the tab. Returns the news
-    /// for chromiumoxide and the command for the browser.
-    pub(super) fn release(&mut self, target_id: &str) -> (String, Option<String>) {
+    /// is gone, and its session is detached from the tab.
+    pub(super) fn release(&mut self, target_id: &str) -> Relay {
         self.admitted.remove(target_id);
         self.chosen.remove(target_id);
         self.hidden.insert(target_id.to_string());
-        let detach = self.sessions.remove(target_id).map(|session| {
-            self.next_own_id += 1;
-            json!({"id": OWN_IDS + self.next_own_id, "method": "Target.detachFromTarget", "params": {"sessionId": session}})
-                .to_string()
-        });
-        (
-            json!({"method": "Target.targetDestroyed", "params": {"targetId": target_id}}).to_string(),
-            detach,
-        )
+        let mut relay =
+            Relay::client(json!({"method": "Target.targetDestroyed", "params": {"targetId": target_id}}).to_string());
+        if let Some(session) = self.sessions.remove(target_id) {
+            relay.to_browser.push(self.detach(&session));
+        }
+        relay
+    }
+
+    /// The screen's own `Target.detachFromTarget` of `session`.
+    fn detach(&mut self, session: &str) -> String {
+        self.next_own_id += 1;
+        json!({"id": OWN_IDS + self.next_own_id, "method": "Target.detachFromTarget", "params": {"sessionId": session}})
+            .to_string()
     }
 }
 
@@ -280,13 +353,43 @@ fn answer_id(text: &str) -> Option<u64> {
     rest[..digits].parse().ok()
 }
 
+/// Where relayed messages go: the writers of both connections, once both
+/// are open.
+#[derive(Clone)]
+struct Links {
+    client: mpsc::UnboundedSender<String>,
+    browser: mpsc::UnboundedSender<String>,
+}
+
+/// What the screen knows and where its messages go, shared by its tasks.
+#[derive(Default)]
+struct Shared {
+    screen: Arc<Mutex<Screen>>,
+    links: Mutex<Option<Links>>,
+}
+
+impl Shared {
+    /// Runs one decision and sends what it relays, under the screen's lock:
+    /// messages leave in the order they were decided.
+    fn relay(&self, decide: impl FnOnce(&mut Screen) -> Relay) {
+        let mut screen = self.screen.lock().unwrap();
+        let relay = decide(&mut screen);
+        if let Some(links) = self.links.lock().unwrap().as_ref() {
+            for text in relay.to_client {
+                let _ = links.client.send(text);
+            }
+            for text in relay.to_browser {
+                let _ = links.browser.send(text);
+            }
+        }
+    }
+}
+
 /// The running screen: the address chromiumoxide connects to, and a way to
 /// speak to it (chosen tabs).
 pub(super) struct TabScreen {
     pub url: String,
-    state: Arc<Mutex<Screen>>,
-    to_client: Arc<Mutex<Option<mpsc::UnboundedSender<String>>>>,
-    to_browser: Arc<Mutex<Option<mpsc::UnboundedSender<String>>>>,
+    shared: Arc<Shared>,
     task: JoinHandle<()>,
 }
 
@@ -301,73 +404,58 @@ fn config() -> WebSocketConfig {
     WebSocketConfig::default().max_message_size(None).max_frame_size(None)
 }
 
+/// How long chromiumoxide has to finish its handshake once connected.
+const HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl TabScreen {
-    /// Listens on 127.0.0.1 for chromiumoxide (one connection, at a path
-    /// with a secret in it), which it joins to the browser at `upstream`.
-    pub async fn start(upstream: &str) -> Result<TabScreen> {
+    /// Connects to the browser at `upstream` (its refusal is the caller's
+    /// error, as if it had connected itself), then listens on 127.0.0.1 for
+    /// chromiumoxide (one connection, at a path with a secret in it).
+    pub async fn start(upstream: &str) -> std::result::Result<TabScreen, String> {
+        let browser = async_tungstenite::tokio::connect_async_with_config(upstream, Some(config()))
+            .await
+            .map_err(|e| e.to_string())?
+            .0;
         let listener = TcpListener::bind(("127.0.0.1", 0))
             .await
-            .map_err(|e| Error::Io(format!("a local port for the DevTools connection: {e}")))?;
-        let port = listener.local_addr().map_err(|e| Error::Io(e.to_string()))?.port();
+            .map_err(|e| format!("no local port for the DevTools connection: {e}"))?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let secret = crate::bridge::random_hex(16);
         let url = format!("ws://127.0.0.1:{port}/devtools/browser/{secret}");
-        let state = Arc::new(Mutex::new(Screen::default()));
-        let to_client = Arc::new(Mutex::new(None));
-        let to_browser = Arc::new(Mutex::new(None));
+        let shared = Arc::new(Shared::default());
         let task = tokio::spawn(serve(
             listener,
             format!("/devtools/browser/{secret}"),
-            upstream.to_string(),
-            state.clone(),
-            to_client.clone(),
-            to_browser.clone(),
+            browser,
+            shared.clone(),
         ));
-        Ok(TabScreen {
-            url,
-            state,
-            to_client,
-            to_browser,
-            task,
-        })
+        Ok(TabScreen { url, shared, task })
     }
 
     pub fn admits(&self, target_id: &str) -> bool {
-        self.state.lock().unwrap().admits(target_id)
+        self.shared.screen.lock().unwrap().admits(target_id)
     }
 
     /// What the screen knows, for those who read it later (see [`Screen::hides`]).
-    pub fn shared(&self) -> Arc<Mutex<Screen>> {
-        self.state.clone()
+    pub fn screen(&self) -> Arc<Mutex<Screen>> {
+        self.shared.screen.clone()
     }
 
     /// Tells chromiumoxide of one of the user's tabs (`info`: its `TargetInfo`).
     pub fn choose(&self, info: &Value) {
-        let news = self.state.lock().unwrap().choose(info);
-        if let (Some(news), Some(tx)) = (news, self.to_client.lock().unwrap().as_ref()) {
-            let _ = tx.send(news);
-        }
+        self.shared.relay(|s| Relay {
+            to_client: s.choose(info).into_iter().collect(),
+            to_browser: Vec::new(),
+        });
     }
 
     /// Takes a chosen tab back from chromiumoxide (see [`Screen::release`]).
     pub fn release(&self, target_id: &str) {
-        let (news, detach) = self.state.lock().unwrap().release(target_id);
-        if let Some(tx) = self.to_client.lock().unwrap().as_ref() {
-            let _ = tx.send(news);
-        }
-        if let (Some(detach), Some(tx)) = (detach, self.to_browser.lock().unwrap().as_ref()) {
-            let _ = tx.send(detach);
-        }
+        self.shared.relay(|s| s.release(target_id));
     }
 }
 
-async fn serve(
-    listener: TcpListener,
-    path: String,
-    upstream: String,
-    state: Arc<Mutex<Screen>>,
-    to_client: Arc<Mutex<Option<mpsc::UnboundedSender<String>>>>,
-    to_browser: Arc<Mutex<Option<mpsc::UnboundedSender<String>>>>,
-) {
+async fn serve(listener: TcpListener, path: String, browser: Ws, shared: Arc<Shared>) {
     // One client: chromiumoxide's handler, which connects once.
     let client = loop {
         let Ok((stream, peer)) = listener.accept().await else {
@@ -386,24 +474,20 @@ async fn serve(
             *refused.status_mut() = StatusCode::NOT_FOUND;
             Err(refused)
         };
-        if let Ok(ws) = async_tungstenite::tokio::accept_hdr_async_with_config(stream, check, Some(config())).await {
+        let handshake = async_tungstenite::tokio::accept_hdr_async_with_config(stream, check, Some(config()));
+        if let Ok(Ok(ws)) = tokio::time::timeout(HANDSHAKE_LIMIT, handshake).await {
             break ws;
         }
     };
     drop(listener);
-    let browser = match async_tungstenite::tokio::connect_async_with_config(upstream.as_str(), Some(config())).await {
-        Ok((ws, _)) => ws,
-        Err(e) => {
-            tracing::warn!("the DevTools connection to {upstream} failed: {e}");
-            return;
-        }
-    };
     let (mut client_sink, mut client_stream) = client.split();
     let (mut browser_sink, mut browser_stream) = browser.split();
     let (client_tx, mut client_rx) = mpsc::unbounded_channel::<String>();
     let (browser_tx, mut browser_rx) = mpsc::unbounded_channel::<String>();
-    *to_client.lock().unwrap() = Some(client_tx.clone());
-    *to_browser.lock().unwrap() = Some(browser_tx.clone());
+    *shared.links.lock().unwrap() = Some(Links {
+        client: client_tx,
+        browser: browser_tx,
+    });
     let client_writer = tokio::spawn(async move {
         while let Some(text) = client_rx.recv().await {
             if client_sink.send(Message::text(text)).await.is_err() {
@@ -420,39 +504,21 @@ async fn serve(
         }
         let _ = browser_sink.close(None).await;
     });
-    let from_browser = {
-        let state = state.clone();
-        let client_tx = client_tx.clone();
-        async move {
-            while let Some(Ok(message)) = browser_stream.next().await {
-                let Message::Text(text) = message else {
-                    if message.is_close() {
-                        break;
-                    }
-                    continue;
-                };
-                let out = state.lock().unwrap().on_browser_message(text.to_string());
-                for text in out {
-                    let _ = client_tx.send(text);
-                }
+    let from_browser = async {
+        while let Some(Ok(message)) = browser_stream.next().await {
+            match message {
+                Message::Text(text) => shared.relay(|s| s.on_browser_message(text.to_string())),
+                Message::Close(_) => break,
+                _ => {}
             }
         }
     };
-    let from_client = async move {
+    let from_client = async {
         while let Some(Ok(message)) = client_stream.next().await {
-            let Message::Text(text) = message else {
-                if message.is_close() {
-                    break;
-                }
-                continue;
-            };
-            match state.lock().unwrap().on_client_command(&text) {
-                ClientCommand::Pass => {
-                    let _ = browser_tx.send(text.to_string());
-                }
-                ClientCommand::Answer(answer) => {
-                    let _ = client_tx.send(answer);
-                }
+            match message {
+                Message::Text(text) => shared.relay(|s| s.on_client_command(text.to_string())),
+                Message::Close(_) => break,
+                _ => {}
             }
         }
     };
@@ -461,9 +527,8 @@ async fn serve(
         _ = from_browser => {}
         _ = from_client => {}
     }
-    *to_client.lock().unwrap() = None;
-    *to_browser.lock().unwrap() = None;
     // (Dropping the senders ends the writers, which close their sockets.)
+    *shared.links.lock().unwrap() = None;
     let _ = tokio::join!(client_writer, browser_writer);
 }
 
@@ -471,7 +536,7 @@ async fn serve(
 mod tests {
     use super::*;
 
-    fn created(id: &str, opener: Option<&str>, context: Option<&str>) -> String {
+    fn news(method: &str, id: &str, opener: Option<&str>, context: Option<&str>) -> String {
         let mut info = json!({"targetId": id, "type": "page", "title": "", "url": "about:blank", "attached": false, "canAccessOpener": false});
         if let Some(o) = opener {
             info["openerId"] = json!(o);
@@ -479,78 +544,126 @@ mod tests {
         if let Some(c) = context {
             info["browserContextId"] = json!(c);
         }
-        json!({"method": "Target.targetCreated", "params": {"targetInfo": info}}).to_string()
+        json!({"method": method, "params": {"targetInfo": info}}).to_string()
+    }
+
+    fn created(id: &str, opener: Option<&str>, context: Option<&str>) -> String {
+        news("Target.targetCreated", id, opener, context)
+    }
+
+    fn told(relay: Relay) -> Vec<String> {
+        assert!(relay.to_browser.is_empty(), "{relay:?}");
+        relay.to_client
     }
 
     #[test]
     fn the_users_tabs_are_kept_from_the_client() {
         let mut s = Screen::default();
-        assert!(s.on_browser_message(created("USER", None, None)).is_empty());
+        assert!(told(s.on_browser_message(created("USER", None, None))).is_empty());
         assert!(s.hides("USER"));
         // Its end is told (chromiumoxide ignores it; the driver's book needs it).
         let gone = json!({"method": "Target.targetDestroyed", "params": {"targetId": "USER"}}).to_string();
-        assert_eq!(s.on_browser_message(gone.clone()), vec![gone]);
+        assert_eq!(told(s.on_browser_message(gone.clone())), vec![gone]);
         assert!(!s.hides("USER"));
         // Other targets and every answer and session message pass.
         let worker = created("W", None, None).replace("\"page\"", "\"service_worker\"");
-        assert_eq!(s.on_browser_message(worker.clone()), vec![worker]);
+        assert_eq!(told(s.on_browser_message(worker.clone())), vec![worker]);
         let answer = r#"{"id":3,"result":{}}"#.to_string();
-        assert_eq!(s.on_browser_message(answer.clone()), vec![answer]);
+        assert_eq!(told(s.on_browser_message(answer.clone())), vec![answer]);
     }
 
     #[test]
     fn a_tab_the_client_opened_is_told_before_the_answer_naming_it() {
         let mut s = Screen::default();
-        let call = r#"{"id":7,"method":"Target.createTarget","params":{"url":"about:blank"}}"#;
-        assert_eq!(s.on_client_command(call), ClientCommand::Pass);
+        let call = r#"{"id":7,"method":"Target.createTarget","params":{"url":"about:blank"}}"#.to_string();
+        assert_eq!(s.on_client_command(call.clone()), Relay::browser(call));
         // News of the new tab and of a tab the user opened meanwhile: held.
-        assert!(s.on_browser_message(created("OURS", None, None)).is_empty());
-        assert!(s.on_browser_message(created("USERS", None, None)).is_empty());
+        assert!(told(s.on_browser_message(created("OURS", None, None))).is_empty());
+        assert!(told(s.on_browser_message(created("USERS", None, None))).is_empty());
         let answer = r#"{"id":7,"result":{"targetId":"OURS"}}"#.to_string();
-        let out = s.on_browser_message(answer.clone());
-        assert_eq!(out, vec![created("OURS", None, None), answer]);
-        assert!(s.admits("OURS") && !s.admits("USERS"));
+        assert_eq!(
+            told(s.on_browser_message(answer.clone())),
+            vec![created("OURS", None, None), answer]
+        );
+        assert!(s.admits("OURS") && !s.admits("USERS") && s.hides("USERS"));
         // Its pop-ups are the session's, and a pop-up's pop-up.
-        assert_eq!(s.on_browser_message(created("POP", Some("OURS"), None)).len(), 1);
-        assert_eq!(s.on_browser_message(created("POP2", Some("POP"), None)).len(), 1);
-        assert!(s.on_browser_message(created("OTHER", Some("USERS"), None)).is_empty());
+        assert_eq!(told(s.on_browser_message(created("POP", Some("OURS"), None))).len(), 1);
+        assert_eq!(told(s.on_browser_message(created("POP2", Some("POP"), None))).len(), 1);
+        assert!(told(s.on_browser_message(created("OTHER", Some("USERS"), None))).is_empty());
+    }
+
+    #[test]
+    fn an_answer_whose_id_is_not_first_is_read_while_one_is_awaited() {
+        let mut s = Screen::default();
+        s.on_client_command(r#"{"id":4,"method":"Target.createTarget","params":{"url":"about:blank"}}"#.into());
+        s.on_browser_message(created("OURS", None, None));
+        let sorted = r#"{"result":{"targetId":"OURS"},"id":4}"#.to_string();
+        assert_eq!(
+            told(s.on_browser_message(sorted.clone())),
+            vec![created("OURS", None, None), sorted]
+        );
+    }
+
+    #[test]
+    fn a_tab_first_admitted_on_a_change_is_told_as_created() {
+        let mut s = Screen::default();
+        s.on_browser_message(created("USER", None, None));
+        s.on_browser_message(created("POP", Some("USER"), None));
+        s.choose(&json!({"targetId": "USER", "type": "page", "title": "", "url": ""}));
+        // The user's pop-up changes: now a pop-up of a tab the session acts in.
+        let changed = news("Target.targetInfoChanged", "POP", Some("USER"), None);
+        assert_eq!(
+            told(s.on_browser_message(changed)),
+            vec![created("POP", Some("USER"), None)]
+        );
     }
 
     #[test]
     fn tabs_of_a_context_the_client_made_are_its_own() {
         let mut s = Screen::default();
-        s.on_client_command(r#"{"id":2,"method":"Target.createBrowserContext","params":{}}"#);
+        s.on_client_command(r#"{"id":2,"method":"Target.createBrowserContext","params":{}}"#.into());
         s.on_browser_message(r#"{"id":2,"result":{"browserContextId":"CTX"}}"#.into());
-        assert_eq!(s.on_browser_message(created("T", None, Some("CTX"))).len(), 1);
-        assert!(s.on_browser_message(created("U", None, Some("ELSE"))).is_empty());
+        assert_eq!(told(s.on_browser_message(created("T", None, Some("CTX")))).len(), 1);
+        assert!(told(s.on_browser_message(created("U", None, Some("ELSE")))).is_empty());
     }
 
     #[test]
-    fn a_chosen_tab_is_told_and_never_closed_by_the_client() {
+    fn a_chosen_tab_is_told_never_closed_by_the_client_and_given_back() {
         let mut s = Screen::default();
         s.on_browser_message(created("USER", None, None));
         let info = json!({"targetId": "USER", "type": "page", "title": "Mine", "url": "https://example.test/"});
         let news = s.choose(&info).expect("news of the tab");
         assert!(news.contains("Target.targetCreated") && news.contains("USER"), "{news}");
         assert!(s.choose(&info).is_none(), "told once");
-        let close = r#"{"id":9,"method":"Target.closeTarget","params":{"targetId":"USER"}}"#;
-        match s.on_client_command(close) {
-            ClientCommand::Answer(a) => assert!(a.contains("\"id\":9") && a.contains("error"), "{a}"),
-            other => panic!("{other:?}"),
-        }
         s.on_browser_message(
             json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S1", "targetInfo": {"targetId": "USER"}}})
                 .to_string(),
         );
-        let (gone, detach) = s.release("USER");
-        assert!(gone.contains("Target.targetDestroyed"), "{gone}");
-        let detach = detach.expect("its session is detached");
-        assert!(detach.contains("S1"), "{detach}");
+        // chromiumoxide closes a tab whose setup timed out, on its session:
+        // refused, and the tab is given back (its session detached).
+        let close = r#"{"id":9,"method":"Target.closeTarget","sessionId":"S1","params":{"targetId":"USER"}}"#;
+        let relay = s.on_client_command(close.into());
+        assert!(
+            relay.to_client[0].contains("\"id\":9") && relay.to_client[0].contains("error"),
+            "{relay:?}"
+        );
+        assert!(relay.to_client[1].contains("Target.targetDestroyed"), "{relay:?}");
+        assert!(relay.to_browser[0].contains("S1"), "{relay:?}");
+        assert!(!s.admits("USER") && s.hides("USER"));
         // The screen's own answers are not the client's.
-        let id = serde_json::from_str::<Value>(&detach).unwrap()["id"].as_u64().unwrap();
-        assert!(s
-            .on_browser_message(format!("{{\"id\":{id},\"result\":{{}}}}"))
-            .is_empty());
-        assert!(!s.admits("USER"));
+        let id = serde_json::from_str::<Value>(&relay.to_browser[0]).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(
+            s.on_browser_message(format!("{{\"id\":{id},\"result\":{{}}}}")),
+            Relay::default()
+        );
+        // An attach that lands after the tab was given back is undone.
+        let late = json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S2", "targetInfo": {"targetId": "USER"}}});
+        let relay = s.on_browser_message(late.to_string());
+        assert!(
+            relay.to_client.is_empty() && relay.to_browser[0].contains("S2"),
+            "{relay:?}"
+        );
     }
 }

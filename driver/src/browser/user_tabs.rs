@@ -122,11 +122,11 @@ impl Browser {
         let deadline = Instant::now() + CHOSEN_TAB_LIMIT;
         match tokio::time::timeout(CHOSEN_TAB_LIMIT, self.adopt(id, deadline)).await {
             Ok(Ok(page)) => Ok(page),
-            Ok(Err(e)) => {
+            Ok(Err(e)) if !matches!(e, Error::Timeout { .. }) => {
                 screen.release(id);
                 Err(e)
             }
-            Err(_) => {
+            _ => {
                 screen.release(id);
                 Err(Error::InvalidAction(format!(
                     "the tab did not answer within {}s (a dialog may be open in it, or its page is busy): answer \

@@ -39,10 +39,7 @@ fn handle<'a>(ctx: &'a ToolContext<'a>, _args: Value) -> ToolFuture<'a> {
         ctx.set_page(fresh);
         let mut said = format!("Closed {} tab(s); a blank tab is open", tabs.len());
         if !users.is_empty() {
-            said.push_str(&format!(
-                ". The {} tab(s) your browser had open before Sightline connected stay open",
-                users.len()
-            ));
+            said.push_str(&format!(". The {} other tab(s) of your browser stay open", users.len()));
         }
         Ok(ToolOutput::ok(said))
     })
