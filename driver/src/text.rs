@@ -11,6 +11,20 @@ pub fn defang(text: &str) -> String {
         .replace(OPEN_TAG, "<untrusted_page_content_>")
 }
 
+/// `bytes` random bytes as hex: nonces, and secrets in local URLs (the
+/// bridge's and the DevTools screen's paths).
+pub(crate) fn random_hex(bytes: usize) -> String {
+    use ring::rand::{SecureRandom, SystemRandom};
+    let mut buf = vec![0u8; bytes];
+    SystemRandom::new().fill(&mut buf).expect("the system's random source");
+    hex(&buf)
+}
+
+/// Bytes as lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Collapses whitespace runs (including newlines) so a message stays on one line.
 pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

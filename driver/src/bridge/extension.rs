@@ -8,9 +8,10 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::link::{Link, Outgoing, Status};
-use super::proof::{bridge_proof, extension_proof_holds, random_hex, Exchange};
+use super::proof::{bridge_proof, extension_proof_holds, Exchange};
 use super::socket::{next, split, Incoming, Ws};
 use super::targets::{target_id, SharedTab};
+use crate::text::random_hex;
 
 /// The bridge protocol version (js-glue/extension/bridge-client.js: PROTOCOL_VERSION).
 pub const PROTOCOL_VERSION: u32 = 2;

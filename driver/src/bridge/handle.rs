@@ -67,7 +67,7 @@ share with another --extension-port)"
             .map_err(|e| Error::Extension(e.to_string()))?
             .port();
         let link = Arc::new(Link::new());
-        let secret = super::proof::random_hex(16);
+        let secret = crate::text::random_hex(16);
         let config = Arc::new(Config {
             link: link.clone(),
             secret: secret.clone(),

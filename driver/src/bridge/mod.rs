@@ -22,5 +22,4 @@ mod targets;
 
 pub use handle::{Approval, ExtensionBridge};
 pub use options::{BridgeOptions, DEFAULT_BRIDGE_PORT};
-pub(crate) use proof::random_hex;
 pub use targets::SharedTab;

@@ -10,18 +10,10 @@
 //! proof names the port it connected to.
 
 use ring::hmac;
-use ring::rand::{SecureRandom, SystemRandom};
 
-/// `bytes` random bytes as hex (nonces, the DevTools path's secret).
-pub fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    SystemRandom::new().fill(&mut buf).expect("the system's random source");
-    hex(&buf)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use crate::text::hex;
+#[cfg(test)]
+use crate::text::random_hex;
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {

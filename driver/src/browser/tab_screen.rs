@@ -420,7 +420,7 @@ impl TabScreen {
             .await
             .map_err(|e| format!("no local port for the DevTools connection: {e}"))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-        let secret = crate::bridge::random_hex(16);
+        let secret = crate::text::random_hex(16);
         let url = format!("ws://127.0.0.1:{port}/devtools/browser/{secret}");
         let shared = Arc::new(Shared::default());
         let task = tokio::spawn(serve(
