@@ -1172,6 +1172,55 @@ fn a_strict_csp_page_takes_every_command() {
     assert!(!clicked.contains("console"), "{clicked}");
 }
 
+/// In the user's own browser, a download goes where that browser saves
+/// downloads, not into the session's folder (the setting would hold for
+/// every tab of the user's while the session is attached), and the reply
+/// says so.
+#[test]
+fn a_download_in_the_users_own_browser_is_saved_where_it_saves_downloads() {
+    let s = Sessions::new();
+    let remote = RemoteChrome::start();
+    let endpoint = format!("http://127.0.0.1:{}", remote.port);
+    let home = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into()));
+    let saved_by_the_browser = || {
+        std::fs::read_dir(home.join("Downloads"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.to_string_lossy().contains("quarterly-report"))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    let before = saved_by_the_browser();
+    let page = s.ok(&["open", "--cdp-url", &endpoint, &s.files.url("mcp/download.html")]);
+    let mut got = s.ok(&["click", &ref_with(&page, "link \"Download the report\"")]);
+    for _ in 0..20 {
+        if got.contains("quarterly-report.txt") {
+            break;
+        }
+        got = s.ok(&["wait", "250"]);
+    }
+    assert!(
+        got.contains("quarterly-report.txt (29 bytes) saved where your browser saves downloads"),
+        "{got}"
+    );
+    let new: Vec<_> = saved_by_the_browser()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    for p in &new {
+        let _ = std::fs::remove_file(p);
+    }
+    assert_eq!(new.len(), 1, "saved by the browser: {new:?}");
+    // (The session's own folder is the folder it was started in.)
+    let in_the_sessions_folder = std::env::current_dir().unwrap().join("quarterly-report.txt");
+    let there = in_the_sessions_folder.exists();
+    let _ = std::fs::remove_file(&in_the_sessions_folder);
+    assert!(!there, "{}", in_the_sessions_folder.display());
+    s.ok(&["close"]);
+}
+
 /// A tab of the user's that does not answer (a script that never yields)
 /// holds up no session in their browser: `open --cdp-url` lists it without
 /// attaching to it, choosing it is given up after a few seconds and says

@@ -37,17 +37,25 @@ fn free_name(dir: &Path, name: &str) -> PathBuf {
 impl Browser {
     /// Saves downloads of `context` (the default context when `None`) into
     /// `dir` from now on, and starts following them (see [`Browser::downloads`]).
+    /// In the user's own browser (reached with `--cdp-url`) the default
+    /// context's downloads are theirs too: they go where that browser saves
+    /// downloads, and are only followed (a setting there holds for all of
+    /// the user's tabs while Sightline is attached).
     pub async fn save_downloads_to(&self, dir: &Path, context: Option<&BrowserContext>) -> Result<()> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Io(format!("cannot create the download directory {}: {e}", dir.display())))?;
         let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
         let browser = self.cdp_browser()?;
-        let mut params = json!({"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true});
+        let users_own = self.screen.is_some() && context.is_none();
+        let mut params = match users_own {
+            true => json!({"behavior": "default", "eventsEnabled": true}),
+            false => json!({"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}),
+        };
         if let Some(c) = context {
             params["browserContextId"] = json!(c.id);
         }
         raw_cdp::on_browser(browser, "Browser.setDownloadBehavior", params).await?;
-        {
+        if !users_own {
             let mut dirs = self.download_dirs.lock().unwrap();
             if !dirs.contains(&dir) {
                 dirs.push(dir.clone());
@@ -79,10 +87,12 @@ impl Browser {
                             seq,
                             url: ev.url.clone(),
                             suggested_filename: ev.suggested_filename.clone(),
-                            path: dir.join(&ev.guid),
+                            // (Known once complete: the folder it was saved in.)
+                            path: PathBuf::new(),
                             bytes: 0,
                             state: "inProgress".into(),
                             guid: ev.guid.clone(),
+                            frame_id: ev.frame_id.inner().clone(),
                         });
                     }
                     Some(ev) = progress.next() => {
@@ -95,9 +105,10 @@ impl Browser {
                             let folder = dirs.lock().unwrap().iter().find(|f| f.join(&d.guid).exists()).cloned();
                             if let Some(folder) = folder {
                                 let target = free_name(&folder, &d.suggested_filename);
-                                if std::fs::rename(folder.join(&d.guid), &target).is_ok() {
-                                    d.path = target;
-                                }
+                                d.path = match std::fs::rename(folder.join(&d.guid), &target) {
+                                    Ok(()) => target,
+                                    Err(_) => folder.join(&d.guid),
+                                };
                             }
                         }
                         d.state = state;

@@ -22,13 +22,17 @@ pub struct Download {
     pub seq: u64,
     pub url: String,
     pub suggested_filename: String,
-    /// Where the file is (once complete).
+    /// Where the file is once complete; empty when the browser saved it
+    /// where it saves downloads (the user's own, reached with `--cdp-url`).
     pub path: PathBuf,
     pub bytes: u64,
     /// `inProgress`, `completed` or `canceled`.
     pub state: String,
     #[serde(skip)]
     pub(super) guid: String,
+    /// The frame it began in (a tab's main frame has the tab's id).
+    #[serde(skip)]
+    pub frame_id: String,
 }
 
 /// The origin guard (`origin_guard.rs`): its own DevTools connection

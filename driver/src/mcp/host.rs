@@ -140,7 +140,8 @@ impl BrowserHost {
         self.starts.fetch_add(1, Ordering::SeqCst);
         let (browser, approval) = started?;
         // Downloads of the default context; isolated sessions set their own.
-        // (The user's own browser keeps its download settings.)
+        // (Through the extension the user's browser keeps its settings;
+        // over --cdp-url it saves them where it saves downloads.)
         if o.extension.is_none() {
             browser.save_downloads_to(o.output(), None).await?;
         }

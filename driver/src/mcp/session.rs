@@ -856,8 +856,9 @@ page again with browser_navigate.",
             st.tabs_known = Some(ids);
         }
         // This session's: those saved in its own folder (a browser's
-        // downloads are every context's). The mark stops at one still
-        // under way: it is told when done.
+        // downloads are every context's), and in the user's own browser,
+        // which saves them itself, those begun in the session's tabs. The
+        // mark stops at one still under way: it is told when done.
         let finished: Vec<_> = browser
             .downloads(st.download_mark)
             .into_iter()
@@ -866,12 +867,19 @@ page again with browser_navigate.",
         if !finished.is_empty() {
             let own = self.output.canonicalize().unwrap_or_else(|_| self.output.clone());
             for d in finished {
+                let saved_by_the_browser =
+                    d.path.as_os_str().is_empty() && st.tabs.iter().chain([page]).any(|t| t.has_frame(&d.frame_id));
                 if d.state == "completed" && d.path.parent() == Some(own.as_path()) {
                     view.downloads.push(format!(
                         "{} ({} bytes) saved to {}",
                         d.suggested_filename,
                         d.bytes,
                         d.path.display()
+                    ));
+                } else if d.state == "completed" && saved_by_the_browser {
+                    view.downloads.push(format!(
+                        "{} ({} bytes) saved where your browser saves downloads",
+                        d.suggested_filename, d.bytes
                     ));
                 }
                 st.download_mark = d.seq;
