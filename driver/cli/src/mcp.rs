@@ -46,7 +46,9 @@ pub struct McpArgs {
     #[arg(long, value_name = "URL")]
     pub cdp_endpoint: Option<String>,
     /// Downloads and files written by tools go here, and nowhere else
-    /// (default: a temporary folder, removed when the server ends).
+    /// (default: a temporary folder, removed when the server ends). In a
+    /// browser reached with --cdp-endpoint, the downloads of its own
+    /// profile go where it saves them.
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Origins pages may load documents from (`example.com`, `127.0.0.1:8080`;

@@ -77,6 +77,8 @@ impl Browser {
             .map_err(listen)?;
         let list = self.downloads.clone();
         let dirs = self.download_dirs.clone();
+        // (Whose a download is, decided as it begins: its tab may close first.)
+        let screen = self.screen.as_ref().map(super::tab_screen::TabScreen::screen);
         let task = tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -92,7 +94,7 @@ impl Browser {
                             bytes: 0,
                             state: "inProgress".into(),
                             guid: ev.guid.clone(),
-                            frame_id: ev.frame_id.inner().clone(),
+                            by_the_browser: screen.as_ref().is_some_and(|s| s.lock().unwrap().owns_frame(ev.frame_id.inner())),
                         });
                     }
                     Some(ev) = progress.next() => {
@@ -109,6 +111,10 @@ impl Browser {
                                     Ok(()) => target,
                                     Err(_) => folder.join(&d.guid),
                                 };
+                                // (A context of Sightline's, with a folder: not the browser's.)
+                                d.by_the_browser = false;
+                            } else if let Some(saved) = ev.file_path.as_deref().filter(|p| !p.is_empty()) {
+                                d.path = PathBuf::from(saved);
                             }
                         }
                         d.state = state;

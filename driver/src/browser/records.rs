@@ -22,17 +22,18 @@ pub struct Download {
     pub seq: u64,
     pub url: String,
     pub suggested_filename: String,
-    /// Where the file is once complete; empty when the browser saved it
-    /// where it saves downloads (the user's own, reached with `--cdp-url`).
+    /// Where the file is once complete (empty when the browser that saved
+    /// it did not say).
     pub path: PathBuf,
     pub bytes: u64,
     /// `inProgress`, `completed` or `canceled`.
     pub state: String,
     #[serde(skip)]
     pub(super) guid: String,
-    /// The frame it began in (a tab's main frame has the tab's id).
+    /// Begun in one of the session's tabs of the user's own browser (reached
+    /// with `--cdp-url`), which saves it where it saves downloads.
     #[serde(skip)]
-    pub frame_id: String,
+    pub by_the_browser: bool,
 }
 
 /// The origin guard (`origin_guard.rs`): its own DevTools connection

@@ -61,6 +61,9 @@ pub(super) struct Screen {
     hidden: HashSet<String>,
     /// The session chromiumoxide attached to each admitted tab.
     sessions: HashMap<String, String>,
+    /// Frames the admitted tabs' sessions said were attached (a download
+    /// begun in one of them is the session's).
+    frames: HashSet<String>,
     next_own_id: u64,
 }
 
@@ -111,6 +114,12 @@ impl Screen {
     /// given back included: the news of its end it was told is not true).
     pub(super) fn hides(&self, target_id: &str) -> bool {
         self.hidden.contains(target_id)
+    }
+
+    /// Whether `frame` is the main frame of an admitted tab (its id is the
+    /// tab's) or a frame one of them attached.
+    pub(super) fn owns_frame(&self, frame: &str) -> bool {
+        self.admitted.contains(frame) || self.frames.contains(frame)
     }
 
     /// A command from chromiumoxide: passed on (noting the calls whose
@@ -164,6 +173,15 @@ impl Screen {
     pub(super) fn on_browser_message(&mut self, text: String) -> Relay {
         if text.starts_with("{\"method\":\"Target.") {
             return self.target_news(text);
+        }
+        if text.starts_with("{\"method\":\"Page.frameAttached\"") {
+            // (Only admitted tabs have sessions here: theirs is the frame.)
+            if let Ok(event) = serde_json::from_str::<Value>(&text) {
+                if let Some(frame) = event["params"]["frameId"].as_str() {
+                    self.frames.insert(frame.to_string());
+                }
+            }
+            return Relay::client(text);
         }
         if text.starts_with("{\"method\"") {
             return Relay::client(text);
@@ -616,6 +634,18 @@ mod tests {
             told(s.on_browser_message(changed)),
             vec![created("POP", Some("USER"), None)]
         );
+    }
+
+    #[test]
+    fn the_frames_of_admitted_tabs_are_known() {
+        let mut s = Screen::default();
+        s.on_client_command(r#"{"id":1,"method":"Target.createTarget","params":{"url":"about:blank"}}"#.into());
+        s.on_browser_message(created("OURS", None, None));
+        s.on_browser_message(r#"{"id":1,"result":{"targetId":"OURS"}}"#.into());
+        let attached =
+            r#"{"method":"Page.frameAttached","params":{"frameId":"F1","parentFrameId":"OURS"},"sessionId":"S"}"#;
+        assert_eq!(told(s.on_browser_message(attached.into())), vec![attached.to_string()]);
+        assert!(s.owns_frame("OURS") && s.owns_frame("F1") && !s.owns_frame("USER"));
     }
 
     #[test]

@@ -34,8 +34,10 @@ pub struct McpOptions {
     pub secrets: Variables,
     /// Cookies and local storage to load into every new session.
     pub storage_state: Option<PathBuf>,
-    /// Downloads and files written by tools go here (and nowhere else);
-    /// `None`: a temporary folder the server makes, removed when it ends.
+    /// Downloads and files written by tools go here (and nowhere else; in a
+    /// browser reached with `--cdp-url`, those of its own profile go where
+    /// it saves them); `None`: a temporary folder the server makes,
+    /// removed when it ends.
     pub output_dir: Option<PathBuf>,
     /// HTTP sessions share one browser context (cookies) instead of one each.
     pub shared_context: bool,

@@ -858,17 +858,17 @@ page again with browser_navigate.",
         // This session's: those saved in its own folder (a browser's
         // downloads are every context's), and in the user's own browser,
         // which saves them itself, those begun in the session's tabs. The
-        // mark stops at one still under way: it is told when done.
+        // mark stops at one of those still under way: it is told when done.
+        // (The user's own, under way in their browser, hold up nothing.)
         let finished: Vec<_> = browser
             .downloads(st.download_mark)
             .into_iter()
+            .filter(|d| !(d.state == "inProgress" && browser.is_connected_remote() && !d.by_the_browser))
             .take_while(|d| d.state == "completed" || d.state == "canceled")
             .collect();
         if !finished.is_empty() {
             let own = self.output.canonicalize().unwrap_or_else(|_| self.output.clone());
             for d in finished {
-                let saved_by_the_browser =
-                    d.path.as_os_str().is_empty() && st.tabs.iter().chain([page]).any(|t| t.has_frame(&d.frame_id));
                 if d.state == "completed" && d.path.parent() == Some(own.as_path()) {
                     view.downloads.push(format!(
                         "{} ({} bytes) saved to {}",
@@ -876,11 +876,21 @@ page again with browser_navigate.",
                         d.bytes,
                         d.path.display()
                     ));
-                } else if d.state == "completed" && saved_by_the_browser {
-                    view.downloads.push(format!(
-                        "{} ({} bytes) saved where your browser saves downloads",
-                        d.suggested_filename, d.bytes
-                    ));
+                } else if d.by_the_browser {
+                    view.downloads
+                        .push(match (d.state.as_str(), d.path.as_os_str().is_empty()) {
+                            ("completed", false) => format!(
+                                "{} ({} bytes) saved by your browser to {}",
+                                d.suggested_filename,
+                                d.bytes,
+                                d.path.display()
+                            ),
+                            ("completed", true) => format!(
+                                "{} ({} bytes) saved where your browser saves downloads",
+                                d.suggested_filename, d.bytes
+                            ),
+                            _ => format!("{}: canceled (in your browser)", d.suggested_filename),
+                        });
                 }
                 st.download_mark = d.seq;
             }

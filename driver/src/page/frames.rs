@@ -31,11 +31,6 @@ impl Page {
         self.state().forget_frame_contexts(frame.inner());
     }
 
-    /// Whether `frame` is this tab's main frame or a frame a snapshot of it numbered.
-    pub(crate) fn has_frame(&self, frame: &str) -> bool {
-        frame == self.target_id() || self.state().frame_numbers.contains_key(frame)
-    }
-
     /// The frame id behind a ref prefix (`"f2"`), if a snapshot numbered it.
     pub(crate) fn frame_for_prefix(&self, prefix: &str) -> Option<FrameId> {
         let n: u32 = prefix.strip_prefix('f')?.parse().ok()?;

@@ -55,6 +55,8 @@ impl RemoteChrome {
         }))
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("about:blank")
+        // (Its Downloads folder is in its own home, not the user's running the tests.)
+        .env("HOME", profile.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
         if std::fs::metadata("/proc/self")
