@@ -83,6 +83,11 @@ impl Browser {
             loop {
                 tokio::select! {
                     Some(ev) = began.next() => {
+                        // (Its tab, and whether that is in a context of Sightline's.)
+                        let screened_tab = screen.as_ref().and_then(|s| {
+                            let s = s.lock().unwrap();
+                            s.tab_of_frame(ev.frame_id.inner()).map(|tab| (tab.to_string(), s.in_a_context(tab)))
+                        });
                         let mut l = list.lock().unwrap();
                         let seq = l.len() as u64 + 1;
                         l.push(Download {
@@ -94,7 +99,8 @@ impl Browser {
                             bytes: 0,
                             state: "inProgress".into(),
                             guid: ev.guid.clone(),
-                            by_the_browser: screen.as_ref().is_some_and(|s| s.lock().unwrap().owns_frame(ev.frame_id.inner())),
+                            by_the_browser: screened_tab.as_ref().is_some_and(|(_, in_a_context)| !in_a_context),
+                            users_own: screen.is_some() && screened_tab.is_none(),
                         });
                     }
                     Some(ev) = progress.next() => {

@@ -241,10 +241,12 @@ impl Browser {
     /// Connects to a running browser: `ws://…` (its DevTools WebSocket) or
     /// `http://host:port` (its DevTools HTTP endpoint). Pages opened through
     /// it get `options`' viewport and timeouts; [`Browser::close`] closes
-    /// those pages and disconnects, leaving the browser running. The tabs
-    /// it had are not attached to: [`Browser::pages`] holds only those
-    /// Sightline opens (and their pop-ups); [`Browser::tab_list`] lists the
-    /// others, and [`Browser::choose_tab`] takes one in.
+    /// those pages and disconnects, leaving the browser running. At
+    /// Chromium's own endpoint (`/devtools/browser/…`) the tabs it had are
+    /// not attached to: [`Browser::pages`] holds only those Sightline opens
+    /// (and their pop-ups); [`Browser::tab_list`] lists the others, and
+    /// [`Browser::choose_tab`] takes one in. A relay's tabs (the extension's
+    /// bridge, a grid's session) are all taken as they are.
     pub async fn connect(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
         let ws = super::cdp_url::websocket_url(cdp_url, options.launch_timeout).await?;
         // Chromium's own endpoint: a browser with tabs of its own, kept from
@@ -269,11 +271,12 @@ impl Browser {
             false => None,
         };
         let handler_url = screen.as_ref().map_or(ws.clone(), |s| s.url.clone());
-        // The handler applies its settings to every tab it attaches to, the
-        // user's own included: no certificate bypass (their tabs would take
-        // any certificate while a session is attached) and no emulation
-        // (their tabs would lay out at our size, as touch screens). Tabs
-        // Sightline opens get the viewport when they are opened.
+        // The handler applies its settings to every tab it attaches to, a
+        // tab of the user's a session chose (or any, behind a relay)
+        // included: no certificate bypass (their tabs would take any
+        // certificate while a session is attached) and no emulation (they
+        // would lay out at our size, as touch screens). Tabs Sightline
+        // opens get the viewport when they are opened.
         let config = HandlerConfig {
             viewport: None,
             ignore_https_errors: false,

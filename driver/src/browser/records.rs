@@ -30,10 +30,15 @@ pub struct Download {
     pub state: String,
     #[serde(skip)]
     pub(super) guid: String,
-    /// Begun in one of the session's tabs of the user's own browser (reached
-    /// with `--cdp-url`), which saves it where it saves downloads.
+    /// Begun in a tab Sightline acts in, in the default context of a
+    /// browser reached with `--cdp-url` (the user's own profile): that
+    /// browser saves it where it saves downloads.
     #[serde(skip)]
     pub by_the_browser: bool,
+    /// Begun in one of the user's own tabs there: not Sightline's to report
+    /// or to wait for.
+    #[serde(skip)]
+    pub users_own: bool,
 }
 
 /// The origin guard (`origin_guard.rs`): its own DevTools connection

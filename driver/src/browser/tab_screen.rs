@@ -61,9 +61,14 @@ pub(super) struct Screen {
     hidden: HashSet<String>,
     /// The session chromiumoxide attached to each admitted tab.
     sessions: HashMap<String, String>,
-    /// Frames the admitted tabs' sessions said were attached (a download
-    /// begun in one of them is the session's).
-    frames: HashSet<String>,
+    /// The frames the admitted tabs' sessions said were attached, and their
+    /// tabs (a download begun in one of them is the session's).
+    frames: HashMap<String, String>,
+    /// Admitted tabs of the contexts made through the screen.
+    context_tabs: HashSet<String>,
+    /// Every page target in the order the screen first heard of it (tab
+    /// lists keep that order).
+    seen: HashMap<String, usize>,
     next_own_id: u64,
 }
 
@@ -116,10 +121,27 @@ impl Screen {
         self.hidden.contains(target_id)
     }
 
-    /// Whether `frame` is the main frame of an admitted tab (its id is the
-    /// tab's) or a frame one of them attached.
-    pub(super) fn owns_frame(&self, frame: &str) -> bool {
-        self.admitted.contains(frame) || self.frames.contains(frame)
+    /// The admitted tab `frame` is in: its main frame (a tab's main frame
+    /// has the tab's id) or a frame it attached.
+    pub(super) fn tab_of_frame(&self, frame: &str) -> Option<&str> {
+        match self.admitted.get(frame) {
+            Some(tab) => Some(tab),
+            None => self
+                .frames
+                .get(frame)
+                .map(String::as_str)
+                .filter(|t| self.admitted.contains(*t)),
+        }
+    }
+
+    /// Whether an admitted tab is in a context made through the screen.
+    pub(super) fn in_a_context(&self, tab: &str) -> bool {
+        self.context_tabs.contains(tab)
+    }
+
+    /// When the screen first heard of a page target (earlier is smaller).
+    pub(super) fn first_heard(&self, target_id: &str) -> Option<usize> {
+        self.seen.get(target_id).copied()
     }
 
     /// A command from chromiumoxide: passed on (noting the calls whose
@@ -177,8 +199,14 @@ impl Screen {
         if text.starts_with("{\"method\":\"Page.frameAttached\"") {
             // (Only admitted tabs have sessions here: theirs is the frame.)
             if let Ok(event) = serde_json::from_str::<Value>(&text) {
-                if let Some(frame) = event["params"]["frameId"].as_str() {
-                    self.frames.insert(frame.to_string());
+                let session = event["sessionId"].as_str().unwrap_or_default();
+                let tab = self
+                    .sessions
+                    .iter()
+                    .find(|(_, s)| *s == session)
+                    .map(|(t, _)| t.clone());
+                if let (Some(frame), Some(tab)) = (event["params"]["frameId"].as_str(), tab) {
+                    self.frames.insert(frame.to_string(), tab);
                 }
             }
             return Relay::client(text);
@@ -229,6 +257,14 @@ impl Screen {
                     return Relay::client(text);
                 }
                 let id = info["targetId"].as_str().unwrap_or_default().to_string();
+                let heard = self.seen.len();
+                self.seen.entry(id.clone()).or_insert(heard);
+                if info["browserContextId"]
+                    .as_str()
+                    .is_some_and(|c| self.contexts.contains(c))
+                {
+                    self.context_tabs.insert(id.clone());
+                }
                 if self.admitted.contains(&id) {
                     return Relay::client(text);
                 }
@@ -250,6 +286,8 @@ impl Screen {
                 self.admitted.remove(&id);
                 self.chosen.remove(&id);
                 self.sessions.remove(&id);
+                self.frames.retain(|_, tab| tab != &id);
+                self.context_tabs.remove(&id);
                 // Passed on all the same: chromiumoxide ignores a tab it does
                 // not know, and the driver's book of tabs learns it is gone.
                 self.hidden.remove(&id);
@@ -348,6 +386,7 @@ impl Screen {
         self.admitted.remove(target_id);
         self.chosen.remove(target_id);
         self.hidden.insert(target_id.to_string());
+        self.frames.retain(|_, tab| tab != target_id);
         let mut relay =
             Relay::client(json!({"method": "Target.targetDestroyed", "params": {"targetId": target_id}}).to_string());
         if let Some(session) = self.sessions.remove(target_id) {
@@ -452,6 +491,11 @@ impl TabScreen {
 
     pub fn admits(&self, target_id: &str) -> bool {
         self.shared.screen.lock().unwrap().admits(target_id)
+    }
+
+    /// See [`Screen::first_heard`].
+    pub fn first_heard(&self, target_id: &str) -> Option<usize> {
+        self.shared.screen.lock().unwrap().first_heard(target_id)
     }
 
     /// What the screen knows, for those who read it later (see [`Screen::hides`]).
@@ -642,10 +686,19 @@ mod tests {
         s.on_client_command(r#"{"id":1,"method":"Target.createTarget","params":{"url":"about:blank"}}"#.into());
         s.on_browser_message(created("OURS", None, None));
         s.on_browser_message(r#"{"id":1,"result":{"targetId":"OURS"}}"#.into());
+        s.on_browser_message(
+            json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S", "targetInfo": {"targetId": "OURS"}}})
+                .to_string(),
+        );
         let attached =
             r#"{"method":"Page.frameAttached","params":{"frameId":"F1","parentFrameId":"OURS"},"sessionId":"S"}"#;
         assert_eq!(told(s.on_browser_message(attached.into())), vec![attached.to_string()]);
-        assert!(s.owns_frame("OURS") && s.owns_frame("F1") && !s.owns_frame("USER"));
+        assert_eq!(
+            (s.tab_of_frame("OURS"), s.tab_of_frame("F1")),
+            (Some("OURS"), Some("OURS"))
+        );
+        assert_eq!(s.tab_of_frame("USER"), None);
+        assert!(!s.in_a_context("OURS"));
     }
 
     #[test]
@@ -655,6 +708,7 @@ mod tests {
         s.on_browser_message(r#"{"id":2,"result":{"browserContextId":"CTX"}}"#.into());
         assert_eq!(told(s.on_browser_message(created("T", None, Some("CTX")))).len(), 1);
         assert!(told(s.on_browser_message(created("U", None, Some("ELSE")))).is_empty());
+        assert!(s.in_a_context("T"));
     }
 
     #[test]
@@ -663,6 +717,7 @@ mod tests {
         s.on_browser_message(created("USER", None, None));
         let info = json!({"targetId": "USER", "type": "page", "title": "Mine", "url": "https://example.test/"});
         let news = s.choose(&info).expect("news of the tab");
+        assert_eq!(s.first_heard("USER"), Some(0));
         assert!(news.contains("Target.targetCreated") && news.contains("USER"), "{news}");
         assert!(s.choose(&info).is_none(), "told once");
         s.on_browser_message(

@@ -91,9 +91,14 @@ impl Browser {
             .collect();
         let mut tabs: Vec<ListedTab> = pages.into_iter().map(ListedTab::Page).collect();
         tabs.extend(others);
+        // The order the browser announced them in; tabs opened since
+        // Sightline connected, the order the screen heard of them in (the
+        // browser's list promises none), so that a number stays a tab's.
         let order = self.announced_order();
-        let place = |t: &ListedTab| order.iter().position(|id| id == t.target_id()).unwrap_or(usize::MAX);
-        // (Stable: tabs the book never saw keep the browser's order, last.)
+        let place = |t: &ListedTab| match order.iter().position(|id| id == t.target_id()) {
+            Some(at) => (0, at),
+            None => (1, screen.first_heard(t.target_id()).unwrap_or(usize::MAX)),
+        };
         tabs.sort_by_key(place);
         Ok(tabs)
     }
@@ -115,12 +120,19 @@ impl Browser {
         let info = cdp
             .execute(GetTargetInfoParams::builder().target_id(id.clone()).build())
             .await
-            .map_err(|e| Error::cdp("Target.getTargetInfo", e))?;
+            .map_err(|_| Error::InvalidAction("that tab was closed".into()))?;
         let info = serde_json::to_value(&info.result.target_info)
             .map_err(|e| Error::Io(format!("the tab's description: {e}")))?;
         screen.choose(&info);
         let deadline = Instant::now() + CHOSEN_TAB_LIMIT;
-        match tokio::time::timeout(CHOSEN_TAB_LIMIT, self.adopt(id, deadline)).await {
+        // Shown too, as a user's selected tab is (a tab that opens a dialog
+        // as it is brought up is given back like one that never answered).
+        let taken = async {
+            let page = self.adopt(id, deadline).await?;
+            page.bring_to_front().await?;
+            Ok::<Page, Error>(page)
+        };
+        match tokio::time::timeout(CHOSEN_TAB_LIMIT, taken).await {
             Ok(Ok(page)) => Ok(page),
             Ok(Err(e)) if !matches!(e, Error::Timeout { .. }) => {
                 screen.release(id);

@@ -857,13 +857,14 @@ page again with browser_navigate.",
         }
         // This session's: those saved in its own folder (a browser's
         // downloads are every context's), and in the user's own browser,
-        // which saves them itself, those begun in the session's tabs. The
+        // which saves them itself, those begun in the tabs Sightline acts in
+        // there (sessions sharing that profile share them). The
         // mark stops at one of those still under way: it is told when done.
         // (The user's own, under way in their browser, hold up nothing.)
         let finished: Vec<_> = browser
             .downloads(st.download_mark)
             .into_iter()
-            .filter(|d| !(d.state == "inProgress" && browser.is_connected_remote() && !d.by_the_browser))
+            .filter(|d| !(d.state == "inProgress" && d.users_own))
             .take_while(|d| d.state == "completed" || d.state == "canceled")
             .collect();
         if !finished.is_empty() {
