@@ -249,6 +249,11 @@ impl Browser {
     /// bridge, a grid's session) are all taken as they are.
     pub async fn connect(cdp_url: &str, options: LaunchOptions) -> Result<Browser> {
         let ws = super::cdp_url::websocket_url(cdp_url, options.launch_timeout).await?;
+        let refused = |reason: String| Error::Connect {
+            url: cdp_url.to_string(),
+            reason: one_line(&reason),
+        };
+        let no_handshake = || format!("no DevTools handshake within {}s", options.launch_timeout.as_secs());
         // Chromium's own endpoint: a browser with tabs of its own, kept from
         // chromiumoxide. Others are taken as they are: the extension's
         // bridge (its every tab is one the user shared), a grid's session.
@@ -257,16 +262,8 @@ impl Browser {
             true => Some(
                 tokio::time::timeout(options.launch_timeout, TabScreen::start(&ws))
                     .await
-                    .unwrap_or_else(|_| {
-                        Err(format!(
-                            "no DevTools handshake within {}s",
-                            options.launch_timeout.as_secs()
-                        ))
-                    })
-                    .map_err(|reason| Error::Connect {
-                        url: cdp_url.to_string(),
-                        reason: one_line(&reason),
-                    })?,
+                    .unwrap_or_else(|_| Err(no_handshake()))
+                    .map_err(refused)?,
             ),
             false => None,
         };
@@ -290,18 +287,8 @@ impl Browser {
         .await;
         let (browser, handler) = match connected {
             Ok(Ok(v)) => v,
-            Ok(Err(e)) => {
-                return Err(Error::Connect {
-                    url: cdp_url.to_string(),
-                    reason: one_line(&e.to_string()),
-                })
-            }
-            Err(_) => {
-                return Err(Error::Connect {
-                    url: cdp_url.to_string(),
-                    reason: format!("no DevTools handshake within {}s", options.launch_timeout.as_secs()),
-                })
-            }
+            Ok(Err(e)) => return Err(refused(e.to_string())),
+            Err(_) => return Err(refused(no_handshake())),
         };
         let task = pump(handler);
         let mut b = Browser::assemble(browser, task, None, options, Some(cdp_url.to_string()));

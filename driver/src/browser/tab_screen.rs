@@ -30,6 +30,8 @@ use async_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, 
 use async_tungstenite::tungstenite::http::StatusCode;
 use async_tungstenite::tungstenite::protocol::WebSocketConfig;
 use async_tungstenite::tungstenite::Message;
+use async_tungstenite::{WebSocketReceiver, WebSocketSender};
+use futures::io::{AsyncRead, AsyncWrite};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -517,6 +519,34 @@ impl TabScreen {
     }
 }
 
+/// A task writing the texts sent on the returned channel to `sink`, in
+/// order; it closes the socket when the channel's senders are gone.
+fn writer<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    mut sink: WebSocketSender<S>,
+) -> (mpsc::UnboundedSender<String>, JoinHandle<()>) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let task = tokio::spawn(async move {
+        while let Some(text) = rx.recv().await {
+            if sink.send(Message::text(text)).await.is_err() {
+                break;
+            }
+        }
+        let _ = sink.close(None).await;
+    });
+    (tx, task)
+}
+
+/// Hands each text message of `stream` to `each`, until it closes.
+async fn each_text<S: AsyncRead + AsyncWrite + Unpin>(stream: &mut WebSocketReceiver<S>, mut each: impl FnMut(String)) {
+    while let Some(Ok(message)) = stream.next().await {
+        match message {
+            Message::Text(text) => each(text.to_string()),
+            Message::Close(_) => break,
+            _ => {}
+        }
+    }
+}
+
 async fn serve(listener: TcpListener, path: String, browser: Ws, shared: Arc<Shared>) {
     // One client: chromiumoxide's handler, which connects once.
     let client = loop {
@@ -542,52 +572,18 @@ async fn serve(listener: TcpListener, path: String, browser: Ws, shared: Arc<Sha
         }
     };
     drop(listener);
-    let (mut client_sink, mut client_stream) = client.split();
-    let (mut browser_sink, mut browser_stream) = browser.split();
-    let (client_tx, mut client_rx) = mpsc::unbounded_channel::<String>();
-    let (browser_tx, mut browser_rx) = mpsc::unbounded_channel::<String>();
+    let (client_sink, mut client_stream) = client.split();
+    let (browser_sink, mut browser_stream) = browser.split();
+    let (client_tx, client_writer) = writer(client_sink);
+    let (browser_tx, browser_writer) = writer(browser_sink);
     *shared.links.lock().unwrap() = Some(Links {
         client: client_tx,
         browser: browser_tx,
     });
-    let client_writer = tokio::spawn(async move {
-        while let Some(text) = client_rx.recv().await {
-            if client_sink.send(Message::text(text)).await.is_err() {
-                break;
-            }
-        }
-        let _ = client_sink.close(None).await;
-    });
-    let browser_writer = tokio::spawn(async move {
-        while let Some(text) = browser_rx.recv().await {
-            if browser_sink.send(Message::text(text)).await.is_err() {
-                break;
-            }
-        }
-        let _ = browser_sink.close(None).await;
-    });
-    let from_browser = async {
-        while let Some(Ok(message)) = browser_stream.next().await {
-            match message {
-                Message::Text(text) => shared.relay(|s| s.on_browser_message(text.to_string())),
-                Message::Close(_) => break,
-                _ => {}
-            }
-        }
-    };
-    let from_client = async {
-        while let Some(Ok(message)) = client_stream.next().await {
-            match message {
-                Message::Text(text) => shared.relay(|s| s.on_client_command(text.to_string())),
-                Message::Close(_) => break,
-                _ => {}
-            }
-        }
-    };
     // Either side ending ends both: chromiumoxide sees the browser go.
     tokio::select! {
-        _ = from_browser => {}
-        _ = from_client => {}
+        _ = each_text(&mut browser_stream, |text| shared.relay(|s| s.on_browser_message(text))) => {}
+        _ = each_text(&mut client_stream, |text| shared.relay(|s| s.on_client_command(text))) => {}
     }
     // (Dropping the senders ends the writers, which close their sockets.)
     *shared.links.lock().unwrap() = None;
