@@ -159,16 +159,8 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     assert!(new_tab.contains("(new) ["), "{clicked}");
     let listed = client.ok("browser_tabs", json!({"action": "list"}));
     assert!(!listed.contains("(new)"), "{listed}");
-    let index = listed
-        .lines()
-        .find(|l| l.contains("popup-target.html"))
-        .and_then(|l| l.trim_start_matches("- ").split(':').next())
-        .unwrap()
-        .to_string();
-    let selected = client.ok(
-        "browser_tabs",
-        json!({"action": "select", "index": index.parse::<u64>().unwrap()}),
-    );
+    let index = tab_index(&listed, "popup-target.html");
+    let selected = client.ok("browser_tabs", json!({"action": "select", "index": index}));
     assert!(
         selected.contains("(current) [")
             && selected.contains("- URL: ")
@@ -177,13 +169,7 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     );
     // Back on the opener: its tree again, not "unchanged" (the tree the
     // client saw last was the other tab's, whose refs differ).
-    let opener_index = listed
-        .lines()
-        .find(|l| l.contains("popup.html"))
-        .and_then(|l| l.trim_start_matches("- ").split(':').next())
-        .unwrap()
-        .parse::<u64>()
-        .unwrap();
+    let opener_index = tab_index(&listed, "popup.html");
     let back = client.ok("browser_tabs", json!({"action": "select", "index": opener_index}));
     assert!(
         back.contains("Open help in a new tab") && !back.contains("Unchanged since"),
@@ -194,10 +180,7 @@ fn all_tools_work(client: &mut McpClient, files: &FixtureServer) {
     assert_eq!(added.matches("popup-target.html").count(), 1, "the list once: {added}");
     client.ok("browser_tabs", json!({"action": "close"}));
     client.ok("browser_tabs", json!({"action": "select", "index": opener_index}));
-    client.ok(
-        "browser_tabs",
-        json!({"action": "select", "index": index.parse::<u64>().unwrap()}),
-    );
+    client.ok("browser_tabs", json!({"action": "select", "index": index}));
     let closed = client.ok("browser_tabs", json!({"action": "close"}));
     assert!(!closed.contains("- 1:") && !closed.contains("(Help)"), "{closed}");
     // The opener is shown again: the client last saw the closed tab.

@@ -450,16 +450,8 @@ fn the_users_own_tabs_are_not_closed() {
     let mut client = crate::support::mcp_client::stdio(&["--cdp-endpoint", &endpoint]);
     client.ok("browser_navigate", json!({"url": server.url("long.html")}));
     let tabs = client.ok("browser_tabs", json!({}));
-    let index = tabs
-        .lines()
-        .find(|l| l.contains("short.html?mine"))
-        .and_then(|l| l.trim_start_matches("- ").split(':').next())
-        .unwrap_or_else(|| panic!("the user's tab is listed: {tabs}"))
-        .to_string();
-    let refused = client.call(
-        "browser_tabs",
-        json!({"action": "close", "index": index.parse::<u64>().unwrap()}),
-    );
+    let index = tab_index(&tabs, "short.html?mine");
+    let refused = client.call("browser_tabs", json!({"action": "close", "index": index}));
     assert!(
         refused.is_error && refused.text.contains("is one of your browser's own"),
         "{}",

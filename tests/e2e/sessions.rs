@@ -1232,12 +1232,7 @@ fn a_users_tab_that_does_not_answer_holds_up_no_session() {
         started.elapsed()
     );
     let tabs = s.ok(&["tabs"]);
-    let index = tabs
-        .lines()
-        .find(|l| l.contains("[Busy tab]"))
-        .and_then(|l| l.trim_start_matches("- ").split(':').next())
-        .unwrap_or_else(|| panic!("the user's tab is listed: {tabs}"))
-        .to_string();
+    let index = tab_index(&tabs, "[Busy tab]").to_string();
     let refused = s.run(&["tabs", "select", &index]);
     assert_eq!(refused.code(), Some(1), "{}", refused.stdout);
     assert!(

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::target::{
-    CreateTargetParams, EventTargetCreated, EventTargetDestroyed, GetTargetsParams, TargetId,
+    CreateTargetParams, EventTargetCreated, EventTargetDestroyed, GetTargetsParams, TargetId, TargetInfo,
 };
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::viewport::Viewport;
@@ -448,15 +448,29 @@ impl Browser {
         (!page.is_closed() && !self.tab_is_gone(target_id)).then_some(page)
     }
 
+    /// The browser's tabs as it lists them now (`Target.getTargets`, pages only).
+    pub(super) async fn listed_tabs(&self) -> Result<Vec<TargetInfo>> {
+        let listed = self
+            .cdp_browser()?
+            .execute(GetTargetsParams::default())
+            .await
+            .map_err(|e| Error::cdp("Target.getTargets", e))?;
+        Ok(listed
+            .result
+            .target_infos
+            .into_iter()
+            .filter(|i| i.r#type == "page")
+            .collect())
+    }
+
     /// Marks the tabs open in a browser Sightline connected to: they hold
     /// the user's work (see [`Browser::opened_here`]).
     async fn mark_tabs_before_us(&self) {
-        let Ok(browser) = self.cdp_browser() else { return };
-        let Ok(listed) = browser.execute(GetTargetsParams::default()).await else {
+        let Ok(listed) = self.listed_tabs().await else {
             return;
         };
         let mut book = self.book.lock().unwrap();
-        for info in listed.result.target_infos.iter().filter(|i| i.r#type == "page") {
+        for info in &listed {
             match book.entries.iter_mut().find(|e| &e.id == info.target_id.inner()) {
                 Some(e) => e.before_us = true,
                 None => book.entries.push(TargetEntry {
@@ -831,15 +845,12 @@ impl Browser {
                 // when only our tabs are open, the last of them stays. The
                 // browser's own list says which are open (the news of a tab
                 // the user just closed may still be on its way).
-                let listed = tokio::time::timeout(Duration::from_secs(2), browser.execute(GetTargetsParams::default()))
+                let listed = tokio::time::timeout(Duration::from_secs(2), self.listed_tabs())
                     .await
                     .ok()
                     .and_then(|r| r.ok())
-                    .map(|r| {
-                        r.result
-                            .target_infos
-                            .iter()
-                            .filter(|i| i.r#type == "page")
+                    .map(|tabs| {
+                        tabs.into_iter()
                             .map(|i| i.target_id.inner().clone())
                             .collect::<Vec<String>>()
                     });

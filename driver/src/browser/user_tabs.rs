@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::target::{GetBrowserContextsParams, GetTargetInfoParams, GetTargetsParams};
+use chromiumoxide::cdp::browser_protocol::target::{GetBrowserContextsParams, GetTargetInfoParams};
 
 use super::handle::Browser;
 use super::records::BrowserContext;
@@ -58,25 +58,19 @@ impl Browser {
         let (Some(screen), None) = (self.screen.as_ref(), context) else {
             return Ok(pages.into_iter().map(ListedTab::Page).collect());
         };
-        let cdp = self.cdp_browser()?;
-        let listed = cdp
-            .execute(GetTargetsParams::default())
-            .await
-            .map_err(|e| Error::cdp("Target.getTargets", e))?;
+        let listed = self.listed_tabs().await?;
         // (Other contexts are other sessions', or another program's.)
-        let contexts: Vec<String> = cdp
+        let contexts: Vec<String> = self
+            .cdp_browser()?
             .execute(GetBrowserContextsParams::default())
             .await
             .map(|r| r.result.browser_context_ids.iter().map(|c| c.inner().clone()).collect())
             .unwrap_or_default();
         let others: Vec<ListedTab> = listed
-            .result
-            .target_infos
             .iter()
             .filter(|i| {
                 let id = i.target_id.inner();
-                i.r#type == "page"
-                    && !screen.admits(id)
+                !screen.admits(id)
                     && !pages.iter().any(|p| p.target_id() == id)
                     && !i
                         .browser_context_id

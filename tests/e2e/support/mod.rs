@@ -237,6 +237,17 @@ pub fn assert_refs_consistent(result: &SnapshotResult) {
     );
 }
 
+/// The index of the first tab of a tab list (`- 2: [title](url)`) whose
+/// line contains `needle` (panics if none does).
+pub fn tab_index(listing: &str, needle: &str) -> u64 {
+    listing
+        .lines()
+        .find(|l| l.contains(needle))
+        .and_then(|l| l.trim_start_matches("- ").split(':').next())
+        .and_then(|i| i.parse().ok())
+        .unwrap_or_else(|| panic!("no tab {needle:?} is listed: {listing}"))
+}
+
 /// The ref of the first line that contains `needle` (panics if it has none).
 pub fn ref_with(tree: &str, needle: &str) -> String {
     let line = line_with(tree, needle);
