@@ -552,6 +552,61 @@ async fn sightline_agent_extension_drives_the_shared_tab() {
     .await
 }
 
+/// `sightline open --extension` with no URL: the session starts on the
+/// shared tab as it is (a navigation would reload it and lose what the
+/// user had typed), and the session's commands then drive it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sightline_open_extension_without_a_url_takes_the_shared_tab_as_it_is() {
+    with_timeout("the open --extension test", async {
+        let shared = share_frame_host_for_cli().await;
+        let tab = &shared.tab;
+        eval(tab, "window.__unsaved = 'half-filled'; 1").await;
+        let sessions = tempfile::tempdir().unwrap();
+        let dir = sessions.path().to_string_lossy().into_owned();
+        let (port, token) = (shared.port.to_string(), shared.token.clone());
+        let (opened, clicked, closed) = tokio::task::spawn_blocking(move || {
+            let env = [("SIGHTLINE_SESSION_DIR", dir.as_str())];
+            let opened = run_cli_env(
+                &[
+                    "open",
+                    "--extension",
+                    "--extension-port",
+                    &port,
+                    "--extension-token",
+                    &token,
+                ],
+                &env,
+            );
+            opened.assert_success();
+            let button = crate::support::mcp_client::ref_in(&opened.stdout, "Top-level button");
+            let clicked = run_cli_env(&["click", &button], &env);
+            let closed = run_cli_env(&["close"], &env);
+            (opened, clicked, closed)
+        })
+        .await
+        .unwrap();
+        assert!(
+            opened.stdout.contains(&format!("- URL: {}", shared.url)),
+            "the shared tab's snapshot: {}",
+            opened.stdout
+        );
+        assert_eq!(
+            eval(tab, "window.__unsaved").await,
+            json!("half-filled"),
+            "the shared tab was not reloaded"
+        );
+        clicked.assert_success();
+        assert_eq!(eval(tab, "window.topClicks").await, json!(1), "{}", clicked.stdout);
+        closed.assert_success();
+        assert_eq!(
+            eval(tab, "location.href").await,
+            json!(shared.url),
+            "the tab stays open"
+        );
+    })
+    .await
+}
+
 /// `sightline mcp --extension`: an MCP client drives the tab the user shared.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sightline_mcp_extension_drives_the_shared_tab() {

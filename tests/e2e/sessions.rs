@@ -1249,6 +1249,29 @@ fn a_users_tab_that_does_not_answer_holds_up_no_session() {
     assert!(users_tab(), "{:?}", remote.tab_urls());
 }
 
+/// `open --cdp-url` with no page starts the session in a blank tab of its
+/// own and lists the user's tabs, one of which `tabs select` then takes as
+/// it is (no page had to be named, and none of theirs was navigated).
+#[test]
+fn a_session_in_the_users_browser_may_start_with_no_page() {
+    let s = Sessions::new();
+    let remote = RemoteChrome::start();
+    let page = s.files.url("short.html");
+    remote.open_tab(&page);
+    wait_until("the user's tab to open", Duration::from_secs(10), || {
+        remote.tab_urls().contains(&page)
+    });
+    let endpoint = format!("http://127.0.0.1:{}", remote.port);
+    let opened = s.ok(&["open", "--cdp-url", &endpoint]);
+    assert!(opened.contains("- URL: about:blank"), "{opened}");
+    let index = tab_index(&opened, &page).to_string();
+    s.ok(&["tabs", "select", &index]);
+    let snap = s.ok(&["snapshot"]);
+    assert!(snap.contains("Only button") && snap.contains(&page), "{snap}");
+    s.ok(&["close"]);
+    assert!(remote.tab_urls().contains(&page), "{:?}", remote.tab_urls());
+}
+
 /// A session in the user's own browser (`open --cdp-url`) leaves the user's
 /// tabs as they were: not resized to the session's viewport, not made touch
 /// screens; a session whose tab the user closed goes on in a new tab of its

@@ -124,7 +124,10 @@ fn full_command(tc: &ToolCommand, registry: &Registry) -> Command {
     let tool = registry.get(tc.tool).expect("commands come from the registry");
     let mut cmd = session_flags(clap_command(tc, tool));
     if tc.tool == "goto" {
-        cmd = BrowserOptions::augment_args(cmd);
+        cmd = BrowserOptions::augment_args(cmd).after_help(
+            "With --extension or --cdp-url and no URL, the session starts on the tab as it is (the one you \
+shared, or a new tab of its own in the browser reached) and prints its snapshot.",
+        );
     }
     if tc.tool == "snapshot" {
         cmd = cmd.arg(
@@ -227,6 +230,13 @@ pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<Strin
         }
         Err(e) => e.exit(),
     };
+    // `open --extension` (or `--cdp-url`) with no page: the session starts
+    // on the tab as it is, the one the user shared (a half-filled form, a
+    // signed-in route stay as they are; a navigation would reload them), or
+    // a new tab of its own in the browser reached; the reply is its snapshot.
+    if tc.tool == "goto" && attaches_as_it_is(&m) {
+        return Some(call(tc, "snapshot", json!({}), None, &m));
+    }
     let (args, file) = match tool_arguments(tc, tool, &m) {
         Ok(a) => a,
         Err(_) if one_shot => return None,
@@ -251,7 +261,16 @@ pub fn run_if_session(argv: &[OsString], one_shot_help: fn(&str) -> Option<Strin
     if m.try_get_one::<String>("file").ok().flatten().is_some() && args.get("budget").is_none() {
         args["budget"] = json!(u32::MAX);
     }
-    Some(call(tc, args, file, &m))
+    Some(call(tc, tc.tool, args, file, &m))
+}
+
+/// `open` with no page, to a browser the session attaches to.
+fn attaches_as_it_is(m: &ArgMatches) -> bool {
+    let no_page = m
+        .get_many::<String>("positional")
+        .is_none_or(|mut values| values.next().is_none());
+    let attaching = m.get_flag("extension") || m.get_one::<String>("cdp_url").is_some();
+    no_page && attaching
 }
 
 fn session_paths(m: &ArgMatches) -> Result<SessionPaths, String> {
@@ -381,7 +400,9 @@ fn fail(m: &ArgMatches, message: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn call(tc: &ToolCommand, args: Value, file: Option<String>, m: &ArgMatches) -> ExitCode {
+/// Runs `tool` with `args` in the session, for the command `tc` (`open`
+/// starts the daemon first, with its browser flags).
+fn call(tc: &ToolCommand, tool: &str, args: Value, file: Option<String>, m: &ArgMatches) -> ExitCode {
     let paths = match session_paths(m) {
         Ok(p) => p,
         Err(e) => return fail(m, &e),
@@ -408,7 +429,7 @@ fn call(tc: &ToolCommand, args: Value, file: Option<String>, m: &ArgMatches) -> 
         }
     }
     let request = Request::Call {
-        tool: tc.tool.to_string(),
+        tool: tool.to_string(),
         args: with_absolute_paths(args),
     };
     let answer = match client::send(&paths, &request) {
