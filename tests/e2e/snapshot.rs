@@ -28,6 +28,29 @@ fn strict_csp_page_still_snapshots() {
     ref_with(tree, r#"button "Added by allowed script""#);
 }
 
+/// A page decoded as windows-1252 holds C1 controls (byte 0x9D is U+009D,
+/// as on several real news pages): `--json` keeps them, written as escapes
+/// so the terminal sees none raw (they came out as U+FFFD), while the text
+/// form still replaces them, since it goes to a terminal as it is.
+#[test]
+fn json_keeps_a_pages_control_characters_as_escapes() {
+    let server = FixtureServer::start();
+    let page = server.url("windows-1252.html");
+    let out = run_cli(&["snapshot", &page, "--json"]);
+    out.assert_success();
+    assert!(!out.stdout.contains('\u{fffd}'), "{}", out.stdout);
+    assert!(!out.stdout.contains('\u{9d}'), "no raw C1 control: {}", out.stdout);
+    assert!(out.stdout.contains("T\\u009dtitle"), "{}", out.stdout);
+    let (_, snap) = snapshot_json(&page, &[]);
+    assert_eq!(snap.title, "T\u{9d}title");
+    assert!(snap.tree.contains("para\u{9d}text \u{7f}del"), "{}", snap.tree);
+    let link = ref_with(&snap.tree, "link \"link\u{9d}name\"");
+    assert_eq!(snap.refs.get(&link).unwrap().name, "link\u{9d}name");
+    assert!(snap.tree.contains("val\u{9d}ue"), "{}", snap.tree);
+    let text = snapshot_text(&page, &[]);
+    assert!(text.contains("para\u{fffd}text") && !text.contains('\u{9d}'), "{text}");
+}
+
 /// A PDF the browser opened shows nothing in its viewer that the tree or a
 /// headless screenshot reaches: its text, read from the file, stands in.
 #[test]

@@ -365,8 +365,14 @@ async fn handle(mut sock: TcpStream, roots: &Roots) -> std::io::Result<()> {
         )
     } else {
         let body = tokio::fs::read(&file).await?;
-        let mut h = vec![("Content-Type".to_string(), content_type(&file).to_string())];
-        h.extend(sidecar_headers(&file));
+        // (A sidecar's Content-Type replaces the one named by the extension:
+        // a page in another charset says so.)
+        let sidecar = sidecar_headers(&file);
+        let mut h = Vec::new();
+        if !sidecar.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+            h.push(("Content-Type".to_string(), content_type(&file).to_string()));
+        }
+        h.extend(sidecar);
         ("200 OK", body, h)
     };
     headers.push(("Content-Length".into(), body.len().to_string()));

@@ -221,7 +221,7 @@ pub async fn extract(args: ExtractArgs) -> Result<()> {
     })
     .await?;
     let text = if args.output.json {
-        serde_json::to_string(&result).expect("result serialises")
+        crate::output::json_text(&result)
     } else {
         match result.data.get("page_text").and_then(Value::as_str) {
             Some(t) if text_only => t.trim_end().to_string(),

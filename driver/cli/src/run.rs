@@ -129,9 +129,7 @@ pub async fn run_steps(args: RunArgs) -> Result<()> {
         if let Some(snap) = &snapshot {
             value["snapshot"] = serde_json::to_value(snap).expect("snapshot serialises");
         }
-        let mut text = value.to_string();
-        text.push('\n');
-        print_out(&text);
+        crate::output::print_json(&value);
     } else if failure.is_none() {
         print_out(&format!(
             "done: {total} step(s); now at {}{}\n",

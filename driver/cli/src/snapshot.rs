@@ -99,7 +99,7 @@ pub async fn snapshot(args: SnapshotArgs) -> Result<()> {
         // error page from content (null: no HTTP, as for files).
         let mut object = serde_json::to_value(&result).expect("snapshot serialises");
         object["status"] = response.status.into();
-        object.to_string()
+        crate::output::json_text(&object)
     } else {
         if !response.ok() {
             eprintln!("note: {response}: this is the server's error page");

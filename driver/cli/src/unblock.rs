@@ -96,7 +96,7 @@ pub async fn unblock(args: UnblockArgs) -> Result<()> {
     browser.close().await?;
     let result = outcome?;
     let text = if args.output.json {
-        serde_json::to_string(&result).expect("result serialises")
+        crate::output::json_text(&result)
     } else {
         let mut line = if result.removed {
             format!("removed by {}", result.method)

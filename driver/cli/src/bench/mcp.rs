@@ -371,12 +371,7 @@ pub fn render(r: &McpBenchReport) -> String {
 
 pub async fn run(args: BenchMcpArgs) -> Result<()> {
     let report = bench_mcp(&args).await?;
-    let text = if args.json {
-        serde_json::to_string(&report).expect("report serialises")
-    } else {
-        render(&report)
-    };
-    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    super::pages::print_report(&report, args.json, render);
     Ok(())
 }
 

@@ -33,7 +33,7 @@ pub fn ref_on_line(text: &str, needle: &str) -> Option<String> {
 /// Prints `report` as one JSON object (`--json`) or as `render` writes it.
 pub fn print_report<T: serde::Serialize>(report: &T, json: bool, render: impl Fn(&T) -> String) {
     let text = if json {
-        serde_json::to_string(report).expect("report serialises")
+        crate::output::json_text(report)
     } else {
         render(report)
     };

@@ -479,11 +479,6 @@ pub fn render_table(r: &BenchReport) -> String {
 /// Prints the report (a table, or JSON).
 pub async fn run(args: BenchSnapshotArgs) -> Result<()> {
     let report = bench_snapshot(&args).await?;
-    let text = if args.json {
-        serde_json::to_string(&report).expect("report serialises")
-    } else {
-        render_table(&report)
-    };
-    crate::output::print_out(&format!("{}\n", text.trim_end()));
+    super::pages::print_report(&report, args.json, render_table);
     Ok(())
 }
