@@ -889,8 +889,9 @@ as the target"
             .ok_or_else(|| self.action_error("setInputFiles", &target, &ready.info, ActionErrorKind::NotAttached))?;
         let mut p = SetFileInputFilesParams::new(absolute.clone());
         p.object_id = Some(object.clone());
-        let set = self.send(p).await;
-        let _ = self.send(ReleaseObjectParams::new(object)).await;
+        let frame = &ready.loc.frame;
+        let set = self.send_for(frame, p).await;
+        let _ = self.send_for(frame, ReleaseObjectParams::new(object)).await;
         set?;
         let mut result = ActionResult::of(&ready);
         result.value = Some(file_names(&absolute));

@@ -28,6 +28,14 @@ impl Error {
     }
 }
 
+/// The DevTools method `command` calls, for its errors.
+pub(crate) fn method_name(command: &impl Command) -> &'static str {
+    match command.identifier() {
+        Cow::Borrowed(m) => m,
+        Cow::Owned(_) => "a DevTools command",
+    }
+}
+
 impl Page {
     /// Sends `command` to the tab. A renderer that has crashed, or crashes
     /// while the command waits, fails it at once as [`Error::PageCrashed`]:
@@ -38,10 +46,7 @@ impl Page {
     /// renderer or read the browser's side of it, go through
     /// [`Page::cdp`] themselves.)
     pub(crate) async fn send<C: Command>(&self, command: C) -> Result<CommandResponse<C::Response>> {
-        let method = match command.identifier() {
-            Cow::Borrowed(m) => m,
-            Cow::Owned(_) => "a DevTools command",
-        };
+        let method = method_name(&command);
         self.unless_crashed(self.cdp().execute(command))
             .await?
             .map_err(|e| Error::cdp(method, e))

@@ -47,8 +47,7 @@ impl Page {
         }
         let mut p = CreateIsolatedWorldParams::new(frame.clone());
         p.world_name = Some(WORLD_NAME.to_string());
-        let resp = self.send(p).await?;
-        let ctx = resp.result.execution_context_id;
+        let ctx = self.send_for(frame, p).await?.execution_context_id;
         self.state().contexts.insert(frame.inner().clone(), ctx);
         Ok(ctx)
     }
@@ -66,12 +65,9 @@ impl Page {
         p.return_by_value = Some(true);
         p.await_promise = Some(await_promise);
         p.silent = Some(true);
-        self.evaluate_params(p, || frame_label(frame)).await
-    }
-
-    /// Runs `Runtime.evaluate` and returns the JSON value, or what it threw.
-    pub(crate) async fn evaluate_params(&self, p: EvaluateParams, frame: impl FnOnce() -> String) -> Result<Value> {
-        Ok(self.evaluate_object(p, frame).await?.value.unwrap_or(Value::Null))
+        let resp = self.send_for(frame, p).await?;
+        threw(&resp.exception_details, || frame_label(frame))?;
+        Ok(resp.result.value.unwrap_or(Value::Null))
     }
 
     /// Runs `Runtime.evaluate` and returns its result as the page gave it
@@ -275,32 +271,28 @@ impl Page {
         parent_ctx: ExecutionContextId,
         child: &FrameId,
     ) -> Result<Option<String>> {
-        let owner = self.send(GetFrameOwnerParams::new(child.clone())).await?;
+        // (The iframe element is in the parent's document, in the process
+        // that runs the parent.)
+        let owner = self.send_for(parent, GetFrameOwnerParams::new(child.clone())).await?;
         let resolve = ResolveNodeParams {
-            backend_node_id: Some(owner.result.backend_node_id),
+            backend_node_id: Some(owner.backend_node_id),
             execution_context_id: Some(parent_ctx),
             ..Default::default()
         };
-        let node = self.send(resolve).await?;
-        let Some(object_id) = node.result.object.object_id.clone() else {
+        let node = self.send_for(parent, resolve).await?;
+        let Some(object_id) = node.object.object_id.clone() else {
             return Ok(None);
         };
         let mut call = CallFunctionOnParams::new("function () { return globalThis.__sightline.frameKeyOf(this); }");
         call.object_id = Some(object_id.clone());
         call.return_by_value = Some(true);
         call.silent = Some(true);
-        let called = self.send(call).await;
+        let called = self.send_for(parent, call).await;
         // Best effort: the wrapper would otherwise live as long as the document.
-        let _ = self.send(ReleaseObjectParams::new(object_id)).await;
+        let _ = self.send_for(parent, ReleaseObjectParams::new(object_id)).await;
         let called = called?;
-        threw(&called.result.exception_details, || frame_label(parent))?;
-        Ok(called
-            .result
-            .result
-            .value
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(str::to_string))
+        threw(&called.exception_details, || frame_label(parent))?;
+        Ok(called.result.value.as_ref().and_then(Value::as_str).map(str::to_string))
     }
 }
 

@@ -190,12 +190,22 @@ impl Page {
     pub async fn evaluate_script_on(&self, target: impl Into<Target>, function: &str) -> Result<ScriptValue> {
         let target = target.into();
         let ready = self.actionable("evaluate", &target, Needs::ATTACHED).await?;
+        if self.host_of(&ready.loc.frame).is_some() {
+            return Err(Error::InvalidAction(format!(
+                "{} is in a frame of another site, which runs in a process of its own: a function cannot be run \
+on its element; `evaluate` without a target runs in the page",
+                target.label()
+            )));
+        }
         let engine_object = self
             .engine_object(&ready.loc.frame, &ready.loc.engine_target)
             .await?
             .ok_or_else(|| Error::InvalidAction(format!("{} no longer resolves", target.label())))?;
         // The engine's world holds the element; the page's world needs its own handle to it.
-        let backend = self.describe_and_release(engine_object).await?.backend_node_id;
+        let backend = self
+            .describe_and_release(&ready.loc.frame, engine_object)
+            .await?
+            .backend_node_id;
         let resolved = self
             .send(ResolveNodeParams {
                 backend_node_id: Some(backend),

@@ -15,6 +15,7 @@ mod drag;
 mod engine;
 mod evaluate;
 mod events;
+mod frame_hosts;
 mod frames;
 mod handle;
 mod held;

@@ -3,7 +3,7 @@
 //! into that site's documents, and another site's frame on it (an ad, an
 //! embedded form) is another document.
 
-use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
+use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree, GetFrameTreeParams};
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
 use super::handle::Page;
@@ -49,7 +49,15 @@ impl Page {
             return self.listed().await.0;
         }
         // (A frame gone meanwhile is no site: nothing bound is typed.)
-        match self.frame_tree().await {
+        let tree = match self.host_of(&frame) {
+            // Another process's frame: its own tree says where it is.
+            Some(_) => self
+                .send_for(&frame, GetFrameTreeParams::default())
+                .await
+                .map(|t| t.frame_tree),
+            None => self.frame_tree().await,
+        };
+        match tree {
             Ok(tree) => origin_of(&tree, &frame).unwrap_or_else(|| "about:blank".into()),
             Err(_) => "about:blank".into(),
         }
@@ -67,10 +75,12 @@ impl Page {
             let mut p = EvaluateParams::new(FOCUSED_FRAME_OWNER_JS);
             p.context_id = Some(ctx);
             p.silent = Some(true);
-            let Some(owner) = self.send(p).await.ok().and_then(|r| r.result.result.object_id.clone()) else {
+            let Some(owner) = self.send_for(&frame, p).await.ok().and_then(|r| r.result.object_id) else {
                 break;
             };
-            frame = self.describe_and_release(owner).await.ok()?.frame_id?;
+            let child = self.describe_and_release(&frame, owner).await.ok()?.frame_id?;
+            self.learn_if_hosted(&child, &frame).await;
+            frame = child;
         }
         Some(frame)
     }

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
-use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
+use chromiumoxide::cdp::browser_protocol::target::TargetInfo;
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
 use futures::future::BoxFuture;
 use sightline_engine::protocol::{
@@ -124,6 +124,27 @@ fn child_modal_path(node: &FrameNode) -> Option<Vec<String>> {
 }
 
 /// Header note (rendered as `# …`) for a frame that could not be snapshotted.
+/// Frames of other sites that a browser isolating sites runs in processes
+/// of their own, when this connection cannot reach them (an extension's
+/// bridge): said, so an empty iframe is not taken for an empty frame.
+fn unread_frames_note(frames: &[TargetInfo]) -> Option<String> {
+    let urls: Vec<String> = frames.iter().map(|t| crate::text::clip(&t.url, 120)).collect();
+    match urls.as_slice() {
+        [] => None,
+        [url] => Some(format!(
+            "The frame {url} runs in a process of its own (another site, in a browser that isolates sites) \
+and was not read: a screenshot shows it."
+        )),
+        more => Some(format!(
+            "{} frames of other sites run in processes of their own (a browser that isolates sites) and were \
+not read, a screenshot shows them: {}{}.",
+            more.len(),
+            more.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+            if more.len() > 3 { ", …" } else { "" }
+        )),
+    }
+}
+
 fn skipped_note(url: &str, err: &crate::error::Error) -> String {
     let url = crate::text::clip(url, 120);
     format!("The frame {url} was left out: {err}.")
@@ -214,6 +235,9 @@ impl Page {
 
     /// Snapshots the child frames of `tree` that the parent's snapshot has a
     /// slot for; returns them with notes about frames that had to be left out.
+    /// Frames another process runs (another site's, in a browser that
+    /// isolates sites) are not in `tree`: they are looked for when slots are
+    /// left over, and read through their own target (frame_hosts.rs).
     fn snapshot_children<'a>(
         &'a self,
         tree: &'a FrameTree,
@@ -225,13 +249,8 @@ impl Page {
         Box::pin(async move {
             let mut out = Vec::new();
             let mut notes = Vec::new();
-            let children = tree.child_frames.as_deref().unwrap_or_default();
             // No slots: no rendered iframes, nothing to splice in.
             if parent.frame_slots.is_empty() {
-                return (out, notes);
-            }
-            if children.is_empty() {
-                notes.extend(self.out_of_process_notes(&tree.frame.id).await);
                 return (out, notes);
             }
             let parent_id = &tree.frame.id;
@@ -243,74 +262,78 @@ impl Page {
                     return (out, notes);
                 }
             };
-            // All at once: each child costs several CDP round trips (owner,
-            // key, engine call), and ad-heavy pages carry dozens of frames.
             let parent = ParentFrame {
                 id: parent_id,
                 ctx: parent_ctx,
                 snapshot: parent,
                 clip: parent_clip,
             };
-            let results = futures::future::join_all(
-                children
-                    .iter()
-                    .map(|child| self.snapshot_child(&parent, child, options, occlusion)),
-            )
-            .await;
-            let slots = parent.snapshot.frame_slots.len();
-            for (child, result) in children.iter().zip(results) {
-                match result {
-                    Ok(Some(node)) => out.push(node),
-                    Ok(None) => {}
-                    // A frame that left the page since the frame tree was
-                    // read shows nothing: no note (it named a frame with no
-                    // URL, in the browser's words).
-                    Err(e) if e.is_frame_gone() => {}
-                    Err(e) => {
-                        tracing::warn!("skipping frame {} ({}): {e}", child.frame.id.inner(), child.frame.url);
-                        notes.push(skipped_note(&child.frame.url, &e));
-                    }
+            let children = tree.child_frames.as_deref().unwrap_or_default();
+            if self.host_of(parent_id).is_none() {
+                for child in children {
+                    self.forget_hosted(&child.frame.id);
                 }
             }
-            if out.len() < slots {
-                notes.extend(self.out_of_process_notes(parent_id).await);
+            self.snapshot_each(&parent, children, options, occlusion, &mut out, &mut notes)
+                .await;
+            if out.len() < parent.snapshot.frame_slots.len() {
+                let others = self.frames_of_other_processes(parent_id).await;
+                if !others.is_empty() && self.reaches_other_processes() {
+                    let mut trees = Vec::new();
+                    for target in &others {
+                        match self.hosted_tree(target, parent_id).await {
+                            Ok(t) => {
+                                // (Numbered in order before they are read
+                                // at once, as the tab's own frames are.)
+                                self.frame_prefix(&t.frame.id);
+                                self.number_frames(&t);
+                                trees.push(t)
+                            }
+                            Err(e) => notes.push(skipped_note(&target.url, &e)),
+                        }
+                    }
+                    self.snapshot_each(&parent, &trees, options, occlusion, &mut out, &mut notes)
+                        .await;
+                } else {
+                    notes.extend(unread_frames_note(&others));
+                }
             }
             (out, notes)
         })
     }
 
-    /// Frames of other sites that a browser isolating sites (the user's
-    /// own, reached with `--cdp-url`) runs in processes of their own: they
-    /// are not in this page's frame tree, so their iframe shows nothing.
-    /// Said, so an empty iframe is not taken for an empty frame.
-    async fn out_of_process_notes(&self, parent: &FrameId) -> Vec<String> {
-        let Ok(listed) = self.send(GetTargetsParams::default()).await else {
-            return Vec::new();
-        };
-        // (The browser's own frames, a PDF viewer's say, are no page content.)
-        let urls: Vec<String> = listed
-            .result
-            .target_infos
-            .iter()
-            .filter(|t| t.r#type == "iframe" && t.parent_frame_id.as_ref() == Some(parent))
-            .filter(|t| t.url.starts_with("http:") || t.url.starts_with("https:"))
-            .map(|t| crate::text::clip(&t.url, 120))
-            .collect();
-        let note = match urls.as_slice() {
-            [] => return Vec::new(),
-            [url] => format!(
-                "The frame {url} runs in a process of its own (another site, in a browser that isolates sites) \
-and was not read: a screenshot shows it."
-            ),
-            more => format!(
-                "{} frames of other sites run in processes of their own (a browser that isolates sites) and were \
-not read, a screenshot shows them: {}{}.",
-                more.len(),
-                more.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
-                if more.len() > 3 { ", …" } else { "" }
-            ),
-        };
-        vec![note]
+    /// Snapshots `children` of `parent`, all at once: each costs several
+    /// CDP round trips (owner, key, engine call), and ad-heavy pages carry
+    /// dozens of frames.
+    async fn snapshot_each(
+        &self,
+        parent: &ParentFrame<'_>,
+        children: &[FrameTree],
+        options: &SnapshotOptions,
+        occlusion: &Occlusion,
+        out: &mut Vec<Child>,
+        notes: &mut Vec<String>,
+    ) {
+        let results = futures::future::join_all(
+            children
+                .iter()
+                .map(|child| self.snapshot_child(parent, child, options, occlusion)),
+        )
+        .await;
+        for (child, result) in children.iter().zip(results) {
+            match result {
+                Ok(Some(node)) => out.push(node),
+                Ok(None) => {}
+                // A frame that left the page since the frame tree was
+                // read shows nothing: no note (it named a frame with no
+                // URL, in the browser's words).
+                Err(e) if e.is_frame_gone() => {}
+                Err(e) => {
+                    tracing::warn!("skipping frame {} ({}): {e}", child.frame.id.inner(), child.frame.url);
+                    notes.push(skipped_note(&child.frame.url, &e));
+                }
+            }
+        }
     }
 
     async fn snapshot_child(
@@ -350,7 +373,9 @@ not read, a screenshot shows them: {}{}.",
         child_occlusion.apply(&mut request);
         // A frame still loading its document is marked, not left out: what
         // it shows so far (often nothing) is all there is yet.
-        let loading = self.tracker().with(|s| s.frame_loading(id.inner()));
+        // (The tab's events do not follow the loading of a frame another
+        // process runs: its end is told on that frame's own session.)
+        let loading = self.host_of(id).is_none() && self.tracker().with(|s| s.frame_loading(id.inner()));
         let mut snapshot = match self.frame_snapshot(id, &request).await {
             Ok(s) => s,
             Err(e) if loading => {

@@ -21,6 +21,12 @@ pub(crate) struct PageState {
     pub(crate) frame_numbers: HashMap<String, u32>,
     /// Per frame id: the refs of its latest snapshot's document.
     pub(crate) frame_refs: HashMap<String, FrameRefs>,
+    /// Frames that another renderer process runs (another site's, in a
+    /// browser that isolates sites), per frame id: see frame_hosts.rs.
+    pub(crate) hosted_frames: HashMap<String, HostedFrame>,
+    /// When a frame's process last let a command run out its time, per
+    /// host target: it is not waited on again at once.
+    pub(crate) hosts_unanswered: HashMap<String, std::time::Instant>,
     pub(crate) main_frame: Option<FrameId>,
     /// The DOMContentLoaded (when the driver saw it) whose first frame a
     /// readiness wait has waited for: later waits need not again.
@@ -28,6 +34,15 @@ pub(crate) struct PageState {
     /// The PDF the main frame showed last (its URL and document) and its
     /// lines for the tree: read once per document.
     pub(crate) pdf_read: Option<(String, String)>,
+}
+
+/// Where a frame outside the tab's own process lives.
+#[derive(Debug, Clone)]
+pub(crate) struct HostedFrame {
+    /// The DevTools target (an `iframe` target) whose session reaches it.
+    pub(crate) host: String,
+    /// Its parent frame, in whichever process that runs.
+    pub(crate) parent: FrameId,
 }
 
 /// The refs one frame's document handed out.

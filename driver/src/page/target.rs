@@ -411,7 +411,7 @@ fn element_failure(kind: ActionErrorKind) -> Failure {
     Failure::Element(kind, None)
 }
 
-fn path_to(tree: &FrameTree, frame: &FrameId, out: &mut Vec<FrameId>) -> bool {
+pub(super) fn path_to(tree: &FrameTree, frame: &FrameId, out: &mut Vec<FrameId>) -> bool {
     if &tree.frame.id == frame {
         return true;
     }
@@ -461,7 +461,9 @@ impl Page {
         let mut chain = Vec::new();
         if frame != main {
             let tree = self.frame_tree().await?;
-            if !path_to(&tree, &frame, &mut chain) {
+            // (A frame another process runs is not in the tab's tree: its
+            // chain goes up through the parents its snapshot noted.)
+            if !path_to(&tree, &frame, &mut chain) && !self.hosted_chain(&tree, &frame, &mut chain) {
                 return Err(element_failure(if is_ref {
                     ActionErrorKind::StaleRef
                 } else {
@@ -512,7 +514,7 @@ impl Page {
         };
         match self.engine_object(&loc.frame, &loc.engine_target).await {
             Ok(Some(object)) => {
-                let _ = self.send(ReleaseObjectParams::new(object)).await;
+                let _ = self.send_for(&loc.frame, ReleaseObjectParams::new(object)).await;
                 Ok(true)
             }
             Ok(None) => Ok(false),
@@ -540,25 +542,31 @@ impl Page {
             .engine_object(main, selector)
             .await?
             .ok_or(element_failure(ActionErrorKind::NotFound))?;
-        let node = self.describe_and_release(object).await?;
-        node.frame_id
+        let node = self.describe_and_release(main, object).await?;
+        let frame = node
+            .frame_id
             .clone()
             .ok_or(element_failure(ActionErrorKind::Unsupported(format!(
                 "{selector} is not an <iframe> with a document"
-            ))))
+            ))))?;
+        self.learn_if_hosted(&frame, main).await;
+        Ok(frame)
     }
 
-    /// The DOM node behind a remote object, which is released (its world
-    /// needs it no more).
-    pub(crate) async fn describe_and_release(&self, object: RemoteObjectId) -> Result<Node> {
+    /// The DOM node behind a remote object of `frame`'s, which is released
+    /// (its world needs it no more).
+    pub(crate) async fn describe_and_release(&self, frame: &FrameId, object: RemoteObjectId) -> Result<Node> {
         let described = self
-            .send(DescribeNodeParams {
-                object_id: Some(object.clone()),
-                ..Default::default()
-            })
+            .send_for(
+                frame,
+                DescribeNodeParams {
+                    object_id: Some(object.clone()),
+                    ..Default::default()
+                },
+            )
             .await;
-        let _ = self.send(ReleaseObjectParams::new(object)).await;
-        Ok(described?.result.node.clone())
+        let _ = self.send_for(frame, ReleaseObjectParams::new(object)).await;
+        Ok(described?.node)
     }
 
     /// A remote object for the element the engine of `frame` resolves `target` to.
@@ -568,9 +576,9 @@ impl Page {
         let mut p = EvaluateParams::new(format!("globalThis.__sightline.resolve({literal})"));
         p.context_id = Some(ctx);
         p.silent = Some(true);
-        let resp = self.send(p).await?;
-        threw(&resp.result.exception_details, || format!("frame {}", frame.inner()))?;
-        Ok(resp.result.result.object_id.clone())
+        let resp = self.send_for(frame, p).await?;
+        threw(&resp.exception_details, || format!("frame {}", frame.inner()))?;
+        Ok(resp.result.object_id.clone())
     }
 
     /// Runs the actionability checks until they pass or the action timeout
@@ -665,8 +673,8 @@ impl Page {
     async fn probe(&self, loc: &Located, needs: Needs) -> std::result::Result<Ready, Failure> {
         let owners = self.frame_owners(loc).await?;
         let outcome = self.probe_with_owners(loc, needs, &owners).await;
-        for (_, object) in owners {
-            let _ = self.send(ReleaseObjectParams::new(object)).await;
+        for (parent, object) in owners {
+            let _ = self.send_for(&parent, ReleaseObjectParams::new(object)).await;
         }
         outcome
     }
@@ -805,9 +813,9 @@ impl Page {
         let element = (!info.description.is_empty()).then(|| info.description.clone());
         let (mut dx, mut dy) = (0.0, 0.0);
         let mut point = info.point;
-        for (_, owner) in owners.iter().rev() {
+        for (parent, owner) in owners.iter().rev() {
             let at = point.filter(|_| hit);
-            let facts = self.call_owner(owner, false, at).await?;
+            let facts = self.call_owner(parent, owner, false, at).await?;
             if let Some(cov) = facts.covered {
                 return Err(Failure::Element(
                     ActionErrorKind::Covered {
@@ -832,8 +840,8 @@ impl Page {
     ) -> std::result::Result<Ready, Failure> {
         // Bring the iframes into view, outermost first.
         if needs.scroll {
-            for (_, owner) in owners {
-                self.call_owner(owner, true, None).await?;
+            for (parent, owner) in owners {
+                self.call_owner(parent, owner, true, None).await?;
             }
         }
         let (a, first_state) = self.look(loc, needs, false, needs.state && !needs.stable).await?;
@@ -898,32 +906,39 @@ impl Page {
     }
 
     /// The `<iframe>` elements of the target's frame chain, outermost first,
-    /// each as an object in its parent's engine world.
+    /// each as an object in its parent's engine world, with that parent
+    /// (whose process holds the object).
     async fn frame_owners(&self, loc: &Located) -> Result<Vec<(FrameId, RemoteObjectId)>> {
         let mut out = Vec::new();
         let mut parent = self.main_frame_id().await?;
         for child in &loc.chain {
-            let owner = self.send(GetFrameOwnerParams::new(child.clone())).await?;
+            let owner = self.send_for(&parent, GetFrameOwnerParams::new(child.clone())).await?;
             let ctx = self.ensure_engine(&parent).await?;
             let resolve = ResolveNodeParams {
-                backend_node_id: Some(owner.result.backend_node_id),
+                backend_node_id: Some(owner.backend_node_id),
                 execution_context_id: Some(ctx),
                 ..Default::default()
             };
-            let node = self.send(resolve).await?;
-            let Some(object) = node.result.object.object_id.clone() else {
+            let node = self.send_for(&parent, resolve).await?;
+            let Some(object) = node.object.object_id.clone() else {
                 return Err(Error::Engine {
                     frame: format!("frame {}", parent.inner()),
                     message: "the iframe element has no object".into(),
                 });
             };
-            out.push((child.clone(), object));
+            out.push((parent.clone(), object));
             parent = child.clone();
         }
         Ok(out)
     }
 
-    async fn call_owner(&self, owner: &RemoteObjectId, scroll: bool, at: Option<(f64, f64)>) -> Result<OwnerFacts> {
+    async fn call_owner(
+        &self,
+        parent: &FrameId,
+        owner: &RemoteObjectId,
+        scroll: bool,
+        at: Option<(f64, f64)>,
+    ) -> Result<OwnerFacts> {
         let mut call = CallFunctionOnParams::new(FRAME_OWNER_JS);
         call.object_id = Some(owner.clone());
         call.return_by_value = Some(true);
@@ -937,9 +952,9 @@ impl Page {
             arg(at.map(|p| json!(p.0)).unwrap_or(Value::Null)),
             arg(at.map(|p| json!(p.1)).unwrap_or(Value::Null)),
         ]);
-        let resp = self.send(call).await?;
-        threw(&resp.result.exception_details, || "a parent frame".into())?;
-        let v = resp.result.result.value.clone().unwrap_or(Value::Null);
+        let resp = self.send_for(parent, call).await?;
+        threw(&resp.exception_details, || "a parent frame".into())?;
+        let v = resp.result.value.clone().unwrap_or(Value::Null);
         serde_json::from_value(v).map_err(|e| Error::Engine {
             frame: "a parent frame".into(),
             message: format!("unreadable iframe facts: {e}"),
