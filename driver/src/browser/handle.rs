@@ -834,6 +834,20 @@ impl Browser {
                 book.entries.iter().filter(|e| !e.gone).map(|e| e.id.clone()).collect()
             };
             let popups: Vec<String> = listed.into_iter().filter(|id| self.opened_here(id, None)).collect();
+            // A browser whose last tab closes quits (a headed one): when
+            // only our tabs are open, the last of them stays. The browser's
+            // own list says which are open (the news of a tab the user just
+            // closed may still be on its way); asked while the connection
+            // is still ours to ask through.
+            let listed = tokio::time::timeout(Duration::from_secs(2), self.listed_tabs())
+                .await
+                .ok()
+                .and_then(|r| r.ok())
+                .map(|tabs| {
+                    tabs.into_iter()
+                        .map(|i| i.target_id.inner().clone())
+                        .collect::<Vec<String>>()
+                });
             if let Some(browser) = self.inner.take() {
                 let mut created: Vec<String> = std::mem::take(&mut *self.created.lock().unwrap());
                 for id in popups {
@@ -841,19 +855,6 @@ impl Browser {
                         created.push(id);
                     }
                 }
-                // A browser whose last tab closes quits (a headed one):
-                // when only our tabs are open, the last of them stays. The
-                // browser's own list says which are open (the news of a tab
-                // the user just closed may still be on its way).
-                let listed = tokio::time::timeout(Duration::from_secs(2), self.listed_tabs())
-                    .await
-                    .ok()
-                    .and_then(|r| r.ok())
-                    .map(|tabs| {
-                        tabs.into_iter()
-                            .map(|i| i.target_id.inner().clone())
-                            .collect::<Vec<String>>()
-                    });
                 {
                     let book = self.book.lock().unwrap();
                     let open_ids: Vec<String> = listed
