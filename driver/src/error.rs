@@ -337,6 +337,8 @@ impl Error {
             "no frame with given id",
             "no frame for given id",
             "frame with the given id was not found",
+            // (A frame another process ran: its target went with it.)
+            "no target with given id",
         ])
     }
 

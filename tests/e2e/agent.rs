@@ -1184,6 +1184,63 @@ async fn secrets_are_covered_in_frames_in_split_fields_and_in_split_text() {
     .await
 }
 
+/// In a browser that isolates sites (the user's own), a payment form in a
+/// frame of another site runs in a process of its own, and a frame of the
+/// page's site inside that one in yet another: a secret shown in either is
+/// painted over at its place on the page, as in any frame. (The walk over
+/// the page's frames did not reach them.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_are_covered_in_frames_other_processes_run() {
+    with_timeout("secrets in other processes' frames", async {
+        let dir = tempfile::tempdir().unwrap();
+        let files = FixtureServer::serve(dir.path().to_path_buf());
+        let other = format!("http://ads.test:{}", files.port);
+        let field = "<body style=\"margin:0\"><input id=p style=\"position:absolute;left:20px;top:20px;width:200px;\
+                     height:30px;font-size:20px\" value=Hunter2Secret>";
+        std::fs::write(dir.path().join("inner.html"), field).unwrap();
+        // Another site's frame, holding the field and, 50 px lower, a frame
+        // of the page's own site holding it again.
+        let middle = format!(
+            "<body style=\"margin:0\">{field}<iframe src={:?} style=\"position:absolute;left:0;top:50px;width:300px;\
+             height:100px;border:0\"></iframe>",
+            files.url("inner.html")
+        );
+        std::fs::write(dir.path().join("middle.html"), middle).unwrap();
+        let page_html = format!(
+            "<!doctype html><title>Pay</title><body style=\"margin:0\">\
+             <iframe src=\"{other}/middle.html\" style=\"position:absolute;left:0;top:100px;width:300px;\
+             height:200px;border:0\"></iframe>"
+        );
+        std::fs::write(dir.path().join("pay.html"), page_html).unwrap();
+        let remote = RemoteChrome::start_isolating_sites();
+        let endpoint = format!("http://127.0.0.1:{}", remote.port);
+        let browser = Browser::connect(&endpoint, LaunchOptions::default()).await.unwrap();
+        let page = browser.new_page().await.unwrap();
+        page.goto(&files.url("pay.html")).await.unwrap();
+        let variables = [("pw", "Hunter2Secret")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into();
+        let settings = sightline::ToolSettings {
+            variables: Variables::new(variables).unwrap(),
+            ..Default::default()
+        };
+        let ctx = sightline::ToolContext::new(page.clone(), &settings);
+        let out = sightline::Registry::standard()
+            .call(&ctx, "screenshot", json!({}))
+            .await
+            .unwrap();
+        let shot = sightline_testkit::Png::decode(&out.image_png.expect("an image")).unwrap();
+        let s = f64::from(shot.width) / f64::from(js(&page, "innerWidth").await.as_u64().unwrap() as u32);
+        let at = |x: f64, y: f64| shot.pixel((x * s) as u32, (y * s) as u32);
+        let grey = [60, 60, 60, 255];
+        assert_eq!(at(120.0, 135.0), grey, "the field in another site's frame");
+        assert_eq!(at(120.0, 185.0), grey, "the field in the frame inside that one");
+        assert_ne!(at(600.0, 135.0), grey, "nothing else");
+        browser.close().await.unwrap();
+    })
+    .await
+}
+
 /// A recorded point on an element that moved is replayed at the same place
 /// on the element (a slider's track, a canvas), not at its middle; a drag
 /// across one element keeps its length.

@@ -591,6 +591,9 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_read_and_acted_in() {
     run(&["check", &save]);
     let paid = run(&["click", &pay]);
     assert!(paid.contains("Paid with the card ending 4242, saved"), "{paid}");
+    // Text waited for is looked for in that frame too.
+    let waited = run_cli_env(&["wait", "--text", "card ending 4242", "--time", "3"], &env);
+    assert!(waited.code() == Some(0), "{}", waited.stdout);
     run(&["close"]);
 
     // A consent dialog served in such a frame is answered in it.

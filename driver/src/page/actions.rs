@@ -865,6 +865,24 @@ as the target"
                     )),
                 ));
             }
+            // A chooser opened in another process's frame is caught only
+            // by that frame's session, whose news this tab does not hear:
+            // the user's own browser would show its file dialog.
+            if self.host_of(&ready.loc.frame).is_some() {
+                let input = opener["input"]
+                    .as_str()
+                    .map(|s| format!(" (its file input is {s})"))
+                    .unwrap_or_default();
+                return Err(self.action_error(
+                    "setInputFiles",
+                    &target,
+                    &ready.info,
+                    ActionErrorKind::Unsupported(format!(
+                        "a button that opens a file chooser in a frame of another site, which runs in a process of \
+its own: give the frame's <input type=file> itself{input}"
+                    )),
+                ));
+            }
             // (The click takes the lock itself.)
             drop(guard);
             return self.upload_through_chooser(&target, &ready.info, absolute).await;

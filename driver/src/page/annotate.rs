@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use chromiumoxide::cdp::browser_protocol::dom::{GetBoxModelParams, GetFrameOwnerParams};
 use chromiumoxide::cdp::browser_protocol::page::FrameId;
+use futures::future::BoxFuture;
 use sightline_engine::protocol::{Rect, SnapshotMode, SnapshotResult};
 
 use super::handle::Page;
@@ -219,15 +220,31 @@ impl Page {
 
     /// Where a child frame's viewport starts in top-level viewport
     /// coordinates: its `<iframe>`'s content box.
-    pub(super) async fn frame_origin(&self, frame: &FrameId) -> Result<(f64, f64)> {
-        let owner = self.send(GetFrameOwnerParams::new(frame.clone())).await?;
-        let p = GetBoxModelParams {
-            backend_node_id: Some(owner.result.backend_node_id),
-            ..Default::default()
-        };
-        let model = self.send(p).await?;
-        let quad = model.result.model.content.inner();
-        Ok((quad[0], quad[1]))
+    pub(super) fn frame_origin<'a>(&'a self, frame: &'a FrameId) -> BoxFuture<'a, Result<(f64, f64)>> {
+        Box::pin(async move {
+            // The iframe element is in its parent's document, asked of the
+            // process that runs it (the tab's, for a frame of the tab's own
+            // tree). A box in the tab's process is in the page's viewport;
+            // one in another process is in that process's root frame, whose
+            // place in the page is added.
+            let parent = self.hosted_parent(frame);
+            let via = parent.as_ref().unwrap_or(frame);
+            let owner = self.send_for(via, GetFrameOwnerParams::new(frame.clone())).await?;
+            let p = GetBoxModelParams {
+                backend_node_id: Some(owner.backend_node_id),
+                ..Default::default()
+            };
+            let quad = self.send_for(via, p).await?.model.content.inner().clone();
+            let (x, y) = (quad[0], quad[1]);
+            // (A host's root frame has the host's id.)
+            match parent.and_then(|p| self.host_of(&p)) {
+                Some(host) => {
+                    let (hx, hy) = self.frame_origin(&FrameId::new(host)).await?;
+                    Ok((x + hx, y + hy))
+                }
+                None => Ok((x, y)),
+            }
+        })
     }
 }
 

@@ -120,15 +120,20 @@ impl Page {
             return png;
         };
         // Every frame's fields and text (a login form, a payment form in an
-        // iframe), moved into the main document's coordinates.
+        // iframe, another site's in a process of its own), moved into the
+        // main document's coordinates.
         let (sx, sy) = (
             found["scrollX"].as_f64().unwrap_or(0.0),
             found["scrollY"].as_f64().unwrap_or(0.0),
         );
-        let mut frames: Vec<&FrameTree> = tree.child_frames.iter().flatten().collect();
-        while let Some(child) = frames.pop() {
-            frames.extend(child.child_frames.iter().flatten());
-            let id = child.frame.id.clone();
+        let mut frames = Vec::new();
+        let mut stack: Vec<&FrameTree> = tree.child_frames.iter().flatten().collect();
+        while let Some(child) = stack.pop() {
+            stack.extend(child.child_frames.iter().flatten());
+            frames.push(child.frame.id.clone());
+        }
+        frames.extend(self.hosted_frames_now(&tree).await);
+        for id in frames {
             let Ok(origin) = self.frame_origin(&id).await else {
                 continue;
             };

@@ -8,6 +8,7 @@ use chromiumoxide::cdp::browser_protocol::dom::{GetFrameOwnerParams, ResolveNode
 use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallFunctionOnParams, EvaluateParams, ExceptionDetails, ExecutionContextId, ReleaseObjectParams, RemoteObject,
+    RemoteObjectId,
 };
 use serde_json::Value;
 use sightline_engine::protocol::{FrameSnapshot, FrameSnapshotRequest, PROTOCOL_VERSION, WORLD_NAME};
@@ -40,9 +41,14 @@ pub(crate) fn threw(details: &Option<ExceptionDetails>, frame: impl FnOnce() -> 
 }
 
 impl Page {
-    /// Execution context of the engine's isolated world in `frame` (cached).
+    /// Execution context of the engine's isolated world in `frame` (cached,
+    /// but for a frame another process runs: no event of its session says
+    /// when its document goes, and a new process numbers its contexts
+    /// afresh, so a kept number could name another world. Asking again is
+    /// one round trip; the browser gives the world it made before.)
     pub(crate) async fn world_context(&self, frame: &FrameId) -> Result<ExecutionContextId> {
-        if let Some(ctx) = self.state().contexts.get(frame.inner()) {
+        let hosted = self.host_of(frame).is_some();
+        if let Some(ctx) = self.state().contexts.get(frame.inner()).filter(|_| !hosted) {
             return Ok(*ctx);
         }
         let mut p = CreateIsolatedWorldParams::new(frame.clone());
@@ -85,11 +91,14 @@ impl Page {
     /// Makes sure the engine is loaded and speaks our protocol in `frame`;
     /// returns its execution context.
     pub(crate) async fn ensure_engine(&self, frame: &FrameId) -> Result<ExecutionContextId> {
-        if let Some(ctx) = self.state().engine_ready.get(frame.inner()) {
+        let hosted = self.host_of(frame).is_some();
+        if let Some(ctx) = self.state().engine_ready.get(frame.inner()).filter(|_| !hosted) {
             return Ok(*ctx);
         }
         let mut attempt = 0;
         loop {
+            // (Another process's frame is checked on each call: a new
+            // process may give its new world the number the old one had.)
             let ctx = self.world_context(frame).await?;
             match self.check_engine(frame, ctx).await {
                 Ok(()) => {
@@ -263,6 +272,24 @@ impl Page {
         Ok(snapshot)
     }
 
+    /// The iframe element that owns `child`, as an object in the world
+    /// `parent_ctx` of its parent (`None`: it has none there). It is in the
+    /// parent's document, in the process that runs the parent.
+    pub(crate) async fn owner_object(
+        &self,
+        parent: &FrameId,
+        parent_ctx: ExecutionContextId,
+        child: &FrameId,
+    ) -> Result<Option<RemoteObjectId>> {
+        let owner = self.send_for(parent, GetFrameOwnerParams::new(child.clone())).await?;
+        let resolve = ResolveNodeParams {
+            backend_node_id: Some(owner.backend_node_id),
+            execution_context_id: Some(parent_ctx),
+            ..Default::default()
+        };
+        Ok(self.send_for(parent, resolve).await?.object.object_id)
+    }
+
     /// The engine's `FrameSlot.key` of the iframe element that owns `child`,
     /// asked of the engine in the parent frame (context `parent_ctx`).
     pub(crate) async fn frame_key(
@@ -271,16 +298,7 @@ impl Page {
         parent_ctx: ExecutionContextId,
         child: &FrameId,
     ) -> Result<Option<String>> {
-        // (The iframe element is in the parent's document, in the process
-        // that runs the parent.)
-        let owner = self.send_for(parent, GetFrameOwnerParams::new(child.clone())).await?;
-        let resolve = ResolveNodeParams {
-            backend_node_id: Some(owner.backend_node_id),
-            execution_context_id: Some(parent_ctx),
-            ..Default::default()
-        };
-        let node = self.send_for(parent, resolve).await?;
-        let Some(object_id) = node.object.object_id.clone() else {
+        let Some(object_id) = self.owner_object(parent, parent_ctx, child).await? else {
             return Ok(None);
         };
         let mut call = CallFunctionOnParams::new("function () { return globalThis.__sightline.frameKeyOf(this); }");

@@ -155,18 +155,25 @@ impl Page {
     }
 
     /// Evaluates `expression` in the engine's isolated world of every frame
-    /// (the main frame first, then the frame tree depth first) and returns
-    /// the JSON values. The main frame must answer; a child frame that
-    /// cannot host the engine, or navigated away meanwhile, answers `None`.
+    /// (the main frame first, then the frame tree depth first, then the
+    /// frames other processes run) and returns the JSON values. The main
+    /// frame must answer; a child frame that cannot host the engine, or
+    /// navigated away meanwhile, answers `None`.
     pub async fn evaluate_in_frames(&self, expression: &str) -> Result<Vec<Option<Value>>> {
         let tree = self.frame_tree().await?;
-        let mut out = Vec::new();
+        let mut frames = Vec::new();
         let mut stack = vec![&tree];
         while let Some(t) = stack.pop() {
+            frames.push(t.frame.id.clone());
+            stack.extend(t.child_frames.iter().flatten().rev());
+        }
+        frames.extend(self.hosted_frames_now(&tree).await);
+        let mut out = Vec::new();
+        for frame in &frames {
             let main = out.is_empty();
             let value = async {
-                let ctx = self.ensure_engine(&t.frame.id).await?;
-                self.evaluate_in(&t.frame.id, ctx, expression, false).await
+                let ctx = self.ensure_engine(frame).await?;
+                self.evaluate_in(frame, ctx, expression, false).await
             }
             .await;
             match value {
@@ -174,7 +181,6 @@ impl Page {
                 Err(e) if main => return Err(e),
                 Err(_) => out.push(None),
             }
-            stack.extend(t.child_frames.iter().flatten().rev());
         }
         Ok(out)
     }

@@ -94,13 +94,16 @@ impl Page {
                 method,
                 message: "the frame runs in another process, which this connection cannot reach".into(),
             })?;
+            // (Said for a model: the frame is busy, the page is not; an
+            // action sent may still happen once the frame is free.)
             let unanswered = |ago: Option<Duration>| Error::Cdp {
                 method,
                 message: format!(
-                    "the frame's process did not answer within {}s{}",
+                    "the frame (another site's, in a process of its own) is busy: it did not answer within {}s{}; \
+try again later, and look before repeating an action, which may still take effect",
                     HOSTED_REPLY_LIMIT.as_secs(),
                     ago.map(|a| format!(
-                        " ({}s ago; asked again after {}s)",
+                        " {}s ago, and is not asked again for {}s",
                         a.as_secs(),
                         UNANSWERED_PAUSE.as_secs()
                     ))
@@ -140,16 +143,83 @@ impl Page {
             .collect()
     }
 
+    /// Forgets the frames of other processes under `parent` whose targets
+    /// are not among `listed` (they left the page, or moved into the tab's
+    /// process), with the frames that shared their processes.
+    pub(crate) fn forget_hosted_under(&self, parent: &FrameId, listed: &[TargetInfo]) {
+        let mut state = self.state();
+        let gone: Vec<String> = state
+            .hosted_frames
+            .iter()
+            .filter(|(id, h)| &h.parent == parent && h.host == **id)
+            .filter(|(id, _)| !listed.iter().any(|t| t.target_id.inner() == *id))
+            .map(|(id, _)| id.clone())
+            .collect();
+        state.hosted_frames.retain(|_, h| !gone.contains(&h.host));
+    }
+
     /// Notes `frame`, a child of `parent` met by its iframe rather than by
     /// a snapshot, as run by another process when it is one.
     pub(crate) async fn learn_if_hosted(&self, frame: &FrameId, parent: &FrameId) {
         if self.host_of(frame).is_some() || !self.reaches_other_processes() {
             return;
         }
-        // (Such a frame's target has the frame's id.)
+        // (Such a frame's target has the frame's id; one without a target
+        // of its own, in another process's frame, shares its process.)
         let others = self.frames_of_other_processes(parent).await;
         if others.iter().any(|t| t.target_id.inner() == frame.inner()) {
             self.note_hosted(frame, frame.inner(), parent);
+        } else if let Some(host) = self.host_of(parent) {
+            self.note_hosted(frame, &host, parent);
+        }
+    }
+
+    /// The frames other processes run on the page now, under any frame of
+    /// `tree` (the tab's own) or of one another, with the frames sharing
+    /// their processes, each noted: for the walks over every frame of a
+    /// page (secrets painted over in a screenshot, text waited for).
+    pub(crate) async fn hosted_frames_now(&self, tree: &FrameTree) -> Vec<FrameId> {
+        if !self.reaches_other_processes() {
+            return Vec::new();
+        }
+        let Ok(listed) = self.send(GetTargetsParams::default()).await else {
+            return Vec::new();
+        };
+        let iframes: Vec<&TargetInfo> = listed
+            .result
+            .target_infos
+            .iter()
+            .filter(|t| t.r#type == "iframe" && (t.url.starts_with("http:") || t.url.starts_with("https:")))
+            .collect();
+        let mut known = Vec::new();
+        let mut stack = vec![tree];
+        while let Some(t) = stack.pop() {
+            known.push(t.frame.id.clone());
+            stack.extend(t.child_frames.iter().flatten());
+        }
+        let mut out = Vec::new();
+        // Outward from the tab's frames, a level at a time.
+        loop {
+            let next: Vec<(&TargetInfo, FrameId)> = iframes
+                .iter()
+                .filter(|t| !known.iter().any(|k| k.inner() == t.target_id.inner()))
+                .filter_map(|t| Some((*t, t.parent_frame_id.clone().filter(|p| known.contains(p))?)))
+                .collect();
+            if next.is_empty() {
+                return out;
+            }
+            for (target, parent) in next {
+                known.push(FrameId::new(target.target_id.inner().clone()));
+                let Ok(sub) = self.hosted_tree(target, &parent).await else {
+                    continue;
+                };
+                let mut stack = vec![&sub];
+                while let Some(t) = stack.pop() {
+                    known.push(t.frame.id.clone());
+                    out.push(t.frame.id.clone());
+                    stack.extend(t.child_frames.iter().flatten());
+                }
+            }
         }
     }
 
@@ -167,6 +237,8 @@ impl Page {
             .send_in(Some(&host), GetFrameTreeParams::default())
             .await?
             .frame_tree;
+        // (Frames that left it are forgotten: only those listed now stay.)
+        self.state().hosted_frames.retain(|_, h| h.host != host);
         self.note_hosted(&tree.frame.id, &host, parent);
         let mut stack: Vec<&FrameTree> = vec![&tree];
         while let Some(t) = stack.pop() {
@@ -190,19 +262,19 @@ impl Page {
             let Some(parent) = self.hosted_parent(&at) else {
                 return false;
             };
-            if parent == tree.frame.id {
-                break;
+            if parent != tree.frame.id && self.host_of(&parent).is_some() {
+                hosted.push(parent.clone());
+                at = parent;
+                continue;
             }
-            if self.host_of(&parent).is_none() {
-                if !super::target::path_to(tree, &parent, out) {
-                    return false;
-                }
-                break;
+            // The first frame up that the tab runs: the main one, or one
+            // the tab's tree leads to.
+            if parent != tree.frame.id && !super::target::path_to(tree, &parent, out) {
+                return false;
             }
-            hosted.push(parent.clone());
-            at = parent;
+            out.extend(hosted.into_iter().rev());
+            return true;
         }
-        out.extend(hosted.into_iter().rev());
-        true
+        false
     }
 }

@@ -58,7 +58,7 @@ impl Page {
         format!("f{}", self.frame_number(frame))
     }
 
-    fn frame_number(&self, frame: &FrameId) -> u32 {
+    pub(crate) fn frame_number(&self, frame: &FrameId) -> u32 {
         let mut state = self.state();
         let next = state.frame_numbers.len() as u32 + 1;
         *state.frame_numbers.entry(frame.inner().clone()).or_insert(next)

@@ -36,6 +36,18 @@ impl Drop for Connection {
     }
 }
 
+/// Removes a call from the calls waiting for answers when dropped.
+struct Forget<'a> {
+    waiting: &'a Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        self.waiting.lock().unwrap().remove(&self.id);
+    }
+}
+
 /// See the module docs.
 pub struct SideChannel {
     ws_url: String,
@@ -130,6 +142,12 @@ impl SideChannel {
         }
         let (tx, rx) = oneshot::channel();
         connection.waiting.lock().unwrap().insert(id, tx);
+        // A call given up on (a frame's busy process let a caller's time run
+        // out) is not waited for any more: nothing of it stays behind.
+        let _forget = Forget {
+            waiting: &connection.waiting,
+            id,
+        };
         if connection.outgoing.send(message.to_string()).is_err() {
             connection.waiting.lock().unwrap().remove(&id);
             self.forget_connection().await;

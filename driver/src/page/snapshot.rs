@@ -278,28 +278,59 @@ impl Page {
                 .await;
             if out.len() < parent.snapshot.frame_slots.len() {
                 let others = self.frames_of_other_processes(parent_id).await;
-                if !others.is_empty() && self.reaches_other_processes() {
-                    let mut trees = Vec::new();
-                    for target in &others {
-                        match self.hosted_tree(target, parent_id).await {
-                            Ok(t) => {
-                                // (Numbered in order before they are read
-                                // at once, as the tab's own frames are.)
-                                self.frame_prefix(&t.frame.id);
-                                self.number_frames(&t);
-                                trees.push(t)
-                            }
-                            Err(e) => notes.push(skipped_note(&target.url, &e)),
-                        }
-                    }
-                    self.snapshot_each(&parent, &trees, options, occlusion, &mut out, &mut notes)
-                        .await;
-                } else {
+                if !self.reaches_other_processes() {
                     notes.extend(unread_frames_note(&others));
+                    return (out, notes);
                 }
+                self.forget_hosted_under(parent_id, &others);
+                let trees = self.hosted_trees_with_slots(&parent, &others, &mut notes).await;
+                self.snapshot_each(&parent, &trees, options, occlusion, &mut out, &mut notes)
+                    .await;
             }
             (out, notes)
         })
+    }
+
+    /// The frame trees of the frames of other processes (`others`) whose
+    /// iframe has a slot in `parent`'s snapshot, numbered in order: only
+    /// the rendered ones are asked anything, each in its own process (a
+    /// hidden tracker's busy process holds up nothing), all at once.
+    async fn hosted_trees_with_slots(
+        &self,
+        parent: &ParentFrame<'_>,
+        others: &[TargetInfo],
+        notes: &mut Vec<String>,
+    ) -> Vec<FrameTree> {
+        // (The key is asked of the parent's process, not the frame's.)
+        let keys = futures::future::join_all(others.iter().map(|t| {
+            let frame = FrameId::new(t.target_id.inner().clone());
+            async move { self.frame_key(parent.id, parent.ctx, &frame).await }
+        }))
+        .await;
+        let slotted: Vec<&TargetInfo> = others
+            .iter()
+            .zip(keys)
+            .filter(|(_, key)| {
+                let key = key.as_ref().ok().and_then(|k| k.as_deref());
+                key.is_some_and(|k| parent.snapshot.frame_slots.iter().any(|s| s.key == k))
+            })
+            .map(|(t, _)| t)
+            .collect();
+        let trees = futures::future::join_all(slotted.iter().map(|t| self.hosted_tree(t, parent.id))).await;
+        let mut out = Vec::new();
+        for (target, tree) in slotted.into_iter().zip(trees) {
+            match tree {
+                Ok(t) => {
+                    // (Numbered before they are read at once, as the tab's
+                    // own frames are.)
+                    self.frame_number(&t.frame.id);
+                    self.number_frames(&t);
+                    out.push(t);
+                }
+                Err(e) => notes.push(skipped_note(&target.url, &e)),
+            }
+        }
+        out
     }
 
     /// Snapshots `children` of `parent`, all at once: each costs several

@@ -16,7 +16,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, GetFrameOwnerParams, Node, ResolveNodeParams};
+use chromiumoxide::cdp::browser_protocol::dom::{DescribeNodeParams, Node};
 use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallArgument, CallFunctionOnParams, EvaluateParams, ReleaseObjectParams, RemoteObjectId,
@@ -463,7 +463,14 @@ impl Page {
             let tree = self.frame_tree().await?;
             // (A frame another process runs is not in the tab's tree: its
             // chain goes up through the parents its snapshot noted.)
-            if !path_to(&tree, &frame, &mut chain) && !self.hosted_chain(&tree, &frame, &mut chain) {
+            let in_tab = path_to(&tree, &frame, &mut chain);
+            if in_tab {
+                // (A frame that moved into the tab's process keeps its id.)
+                for f in &chain {
+                    self.forget_hosted(f);
+                }
+            }
+            if !in_tab && !self.hosted_chain(&tree, &frame, &mut chain) {
                 return Err(element_failure(if is_ref {
                     ActionErrorKind::StaleRef
                 } else {
@@ -912,15 +919,8 @@ impl Page {
         let mut out = Vec::new();
         let mut parent = self.main_frame_id().await?;
         for child in &loc.chain {
-            let owner = self.send_for(&parent, GetFrameOwnerParams::new(child.clone())).await?;
             let ctx = self.ensure_engine(&parent).await?;
-            let resolve = ResolveNodeParams {
-                backend_node_id: Some(owner.backend_node_id),
-                execution_context_id: Some(ctx),
-                ..Default::default()
-            };
-            let node = self.send_for(&parent, resolve).await?;
-            let Some(object) = node.object.object_id.clone() else {
+            let Some(object) = self.owner_object(&parent, ctx, child).await? else {
                 return Err(Error::Engine {
                     frame: format!("frame {}", parent.inner()),
                     message: "the iframe element has no object".into(),
