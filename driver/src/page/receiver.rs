@@ -78,8 +78,12 @@ impl Page {
             let Some(owner) = self.send_for(&frame, p).await.ok().and_then(|r| r.result.object_id) else {
                 break;
             };
-            let child = self.describe_and_release(&frame, owner).await.ok()?.frame_id?;
-            self.learn_if_hosted(&child, &frame).await;
+            let node = self.describe_and_release(&frame, owner).await.ok()?;
+            let child = node.frame_id?;
+            // (An iframe whose document is in this process shows it.)
+            if node.content_document.is_none() {
+                self.learn_if_hosted(&child, &frame).await;
+            }
             frame = child;
         }
         Some(frame)

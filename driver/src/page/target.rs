@@ -556,7 +556,10 @@ impl Page {
             .ok_or(element_failure(ActionErrorKind::Unsupported(format!(
                 "{selector} is not an <iframe> with a document"
             ))))?;
-        self.learn_if_hosted(&frame, main).await;
+        // (An iframe whose document is in this process shows it.)
+        if node.content_document.is_none() {
+            self.learn_if_hosted(&frame, main).await;
+        }
         Ok(frame)
     }
 
