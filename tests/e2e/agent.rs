@@ -1126,6 +1126,22 @@ width:300px;height:40px\" value={secret:?}>'); scrollTo(0, 1000)"
     .await
 }
 
+/// The `screenshot` tool's image of `page` in a run that knows `secrets`
+/// (name, value), as a model is sent it.
+async fn screenshot_knowing(page: &Page, secrets: &[(&str, &str)]) -> sightline_testkit::Png {
+    let variables = secrets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let settings = sightline::ToolSettings {
+        variables: Variables::new(variables).unwrap(),
+        ..Default::default()
+    };
+    let ctx = sightline::ToolContext::new(page.clone(), &settings);
+    let out = sightline::Registry::standard()
+        .call(&ctx, "screenshot", json!({}))
+        .await
+        .unwrap();
+    sightline_testkit::Png::decode(&out.image_png.expect("an image")).unwrap()
+}
+
 /// A secret is covered where a login or payment form in a frame shows it
 /// (same site or another), in a code typed a digit per box, and in text
 /// that puts each of its letters in an element of its own.
@@ -1157,16 +1173,7 @@ async fn secrets_are_covered_in_frames_in_split_fields_and_in_split_text() {
         let browser = Browser::launch(LaunchOptions::default()).await.unwrap();
         let page = browser.new_page().await.unwrap();
         page.goto(&a.url("login.html")).await.unwrap();
-        let variables = [("pw", "Hunter2Secret"), ("otp", "739214")]
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .into();
-        let settings = sightline::ToolSettings {
-            variables: Variables::new(variables).unwrap(),
-            ..Default::default()
-        };
-        let ctx = sightline::ToolContext::new(page.clone(), &settings);
-        let out = sightline::Registry::standard().call(&ctx, "screenshot", json!({})).await.unwrap();
-        let shot = sightline_testkit::Png::decode(&out.image_png.expect("an image")).unwrap();
+        let shot = screenshot_knowing(&page, &[("pw", "Hunter2Secret"), ("otp", "739214")]).await;
         let s = f64::from(shot.width) / 1280.0;
         let at = |x: f64, y: f64| shot.pixel((x * s) as u32, (y * s) as u32);
         let grey = [60, 60, 60, 255];
@@ -1217,19 +1224,7 @@ async fn secrets_are_covered_in_frames_other_processes_run() {
         let browser = Browser::connect(&endpoint, LaunchOptions::default()).await.unwrap();
         let page = browser.new_page().await.unwrap();
         page.goto(&files.url("pay.html")).await.unwrap();
-        let variables = [("pw", "Hunter2Secret")]
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .into();
-        let settings = sightline::ToolSettings {
-            variables: Variables::new(variables).unwrap(),
-            ..Default::default()
-        };
-        let ctx = sightline::ToolContext::new(page.clone(), &settings);
-        let out = sightline::Registry::standard()
-            .call(&ctx, "screenshot", json!({}))
-            .await
-            .unwrap();
-        let shot = sightline_testkit::Png::decode(&out.image_png.expect("an image")).unwrap();
+        let shot = screenshot_knowing(&page, &[("pw", "Hunter2Secret")]).await;
         let s = f64::from(shot.width) / f64::from(js(&page, "innerWidth").await.as_u64().unwrap() as u32);
         let at = |x: f64, y: f64| shot.pixel((x * s) as u32, (y * s) as u32);
         let grey = [60, 60, 60, 255];

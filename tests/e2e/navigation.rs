@@ -477,6 +477,11 @@ fn the_users_own_tabs_are_not_closed() {
     assert!(urls.len() == 1 && urls[0].contains("long.html"), "{urls:?}");
 }
 
+/// `sightline <args…>` with its sessions in `dir` (each test has its own).
+fn in_sessions(dir: &std::path::Path, args: &[&str]) -> CliOutput {
+    run_cli_env(args, &[("SIGHTLINE_SESSION_DIR", dir.to_str().unwrap())])
+}
+
 /// A frame of another site whose process is busy (an ad's script that
 /// does not yield, in a browser that isolates sites) holds the page's
 /// snapshot up for a few seconds once, then not at all while it stays
@@ -487,10 +492,8 @@ fn a_busy_frame_of_another_site_holds_up_no_snapshot_for_long() {
     let remote = RemoteChrome::start_isolating_sites();
     let endpoint = format!("http://127.0.0.1:{}", remote.port);
     let sessions = tempfile::tempdir().unwrap();
-    let dir = sessions.path().to_string_lossy().into_owned();
-    let env = [("SIGHTLINE_SESSION_DIR", dir.as_str())];
     let run = |args: &[&str]| {
-        let out = run_cli_env(args, &env);
+        let out = in_sessions(sessions.path(), args);
         out.assert_success();
         out.stdout
     };
@@ -551,10 +554,8 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_read_and_acted_in() {
     assert!(!out.stdout.contains("process of its own"), "{}", out.stdout);
 
     let sessions = tempfile::tempdir().unwrap();
-    let dir = sessions.path().to_string_lossy().into_owned();
-    let env = [("SIGHTLINE_SESSION_DIR", dir.as_str())];
     let run = |args: &[&str]| {
-        let out = run_cli_env(args, &env);
+        let out = in_sessions(sessions.path(), args);
         out.assert_success();
         out.stdout
     };
@@ -580,7 +581,7 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_read_and_acted_in() {
     let save = ref_with(&opened, r#"checkbox "Save this card""#);
     let pay = ref_with(&opened, r#"button "Pay""#);
     assert!(number.starts_with('f'), "a ref in the frame: {opened}");
-    let refused = run_cli_env(&["fill", &number, "%SHOP_CARD%"], &env);
+    let refused = in_sessions(sessions.path(), &["fill", &number, "%SHOP_CARD%"]);
     assert_eq!(refused.code(), Some(1), "{}", refused.stdout);
     assert!(
         refused.stdout.contains("the document it would reach is ads.test"),
@@ -592,7 +593,7 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_read_and_acted_in() {
     let paid = run(&["click", &pay]);
     assert!(paid.contains("Paid with the card ending 4242, saved"), "{paid}");
     // Text waited for is looked for in that frame too.
-    let waited = run_cli_env(&["wait", "--text", "card ending 4242", "--time", "3"], &env);
+    let waited = in_sessions(sessions.path(), &["wait", "--text", "card ending 4242", "--time", "3"]);
     assert!(waited.code() == Some(0), "{}", waited.stdout);
     run(&["close"]);
 

@@ -851,36 +851,32 @@ as the target"
             // Clicked only when it may open a chooser: a form's submit button
             // or a link away is not pressed to find out.
             let opener = self.on_element(&ready.loc, CHOOSER_OPENER_JS, Value::Null).await?;
-            if opener["opens"] != Value::Bool(true) {
-                let input = opener["input"]
-                    .as_str()
-                    .map(|s| format!(": the page's file input is {s}, give it instead"))
-                    .unwrap_or_default();
+            let input = opener["input"].as_str();
+            let refused = if opener["opens"] != Value::Bool(true) {
+                let instead = input.map(|s| format!(": the page's file input is {s}, give it instead"));
+                Some(format!(
+                    "not an <input type=file>, and not one that opens a file chooser{}",
+                    instead.unwrap_or_default()
+                ))
+            } else if self.host_of(&ready.loc.frame).is_some() {
+                // A chooser opened in another process's frame is caught
+                // only by that frame's session, whose news this tab does
+                // not hear: the user's own browser would show its dialog.
+                let instead = input.map(|s| format!(" (its file input is {s})"));
+                Some(format!(
+                    "a button that opens a file chooser in a frame of another site, which runs in a process of its \
+own: give the frame's <input type=file> itself{}",
+                    instead.unwrap_or_default()
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = refused {
                 return Err(self.action_error(
                     "setInputFiles",
                     &target,
                     &ready.info,
-                    ActionErrorKind::Unsupported(format!(
-                        "not an <input type=file>, and not one that opens a file chooser{input}"
-                    )),
-                ));
-            }
-            // A chooser opened in another process's frame is caught only
-            // by that frame's session, whose news this tab does not hear:
-            // the user's own browser would show its file dialog.
-            if self.host_of(&ready.loc.frame).is_some() {
-                let input = opener["input"]
-                    .as_str()
-                    .map(|s| format!(" (its file input is {s})"))
-                    .unwrap_or_default();
-                return Err(self.action_error(
-                    "setInputFiles",
-                    &target,
-                    &ready.info,
-                    ActionErrorKind::Unsupported(format!(
-                        "a button that opens a file chooser in a frame of another site, which runs in a process of \
-its own: give the frame's <input type=file> itself{input}"
-                    )),
+                    ActionErrorKind::Unsupported(why),
                 ));
             }
             // (The click takes the lock itself.)
