@@ -315,6 +315,12 @@ screenshot's) pixels. Scroll to bring what is there into view, then take a new s
     /// answer YES (`sightline evaluate`, `agent --evaluate`).
     #[error("{0}")]
     Eval(String),
+
+    /// A frame another process runs (another site's, in a browser that
+    /// isolates sites) did not answer in time: its script is busy while
+    /// the page is not (the message says when it is asked again).
+    #[error("{0}")]
+    FrameBusy(String),
 }
 
 impl Error {

@@ -595,6 +595,11 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_read_and_acted_in() {
     // Text waited for is looked for in that frame too.
     let waited = in_sessions(sessions.path(), &["wait", "--text", "card ending 4242", "--time", "3"]);
     assert!(waited.code() == Some(0), "{}", waited.stdout);
+    // The frame leaves the page: its refs are stale, said as such.
+    run(&["eval", "document.querySelector('iframe').remove()"]);
+    let stale = in_sessions(sessions.path(), &["click", &pay]);
+    assert_eq!(stale.code(), Some(1), "{}", stale.stdout);
+    assert!(stale.stdout.contains("the ref is stale"), "{}", stale.stdout);
     run(&["close"]);
 
     // A consent dialog served in such a frame is answered in it.

@@ -862,7 +862,7 @@ as the target"
                 // A chooser opened in another process's frame is caught
                 // only by that frame's session, whose news this tab does
                 // not hear: the user's own browser would show its dialog.
-                let instead = input.map(|s| format!(" (its file input is {s})"));
+                let instead = input.map(|s| format!(" (in that frame, {s})"));
                 Some(format!(
                     "a button that opens a file chooser in a frame of another site, which runs in a process of its \
 own: give the frame's <input type=file> itself{}",

@@ -220,7 +220,14 @@ impl Page {
 
     /// Where a child frame's viewport starts in top-level viewport
     /// coordinates: its `<iframe>`'s content box.
-    pub(super) fn frame_origin<'a>(&'a self, frame: &'a FrameId) -> BoxFuture<'a, Result<(f64, f64)>> {
+    pub(super) async fn frame_origin(&self, frame: &FrameId) -> Result<(f64, f64)> {
+        let (x, y, _, _) = self.frame_box(frame).await?;
+        Ok((x, y))
+    }
+
+    /// The content box of `frame`'s iframe (x, y, width, height) in the
+    /// page's viewport.
+    pub(super) fn frame_box<'a>(&'a self, frame: &'a FrameId) -> BoxFuture<'a, Result<(f64, f64, f64, f64)>> {
         Box::pin(async move {
             // The iframe element is in its parent's document, asked of the
             // process that runs it (the tab's, for a frame of the tab's own
@@ -234,15 +241,16 @@ impl Page {
                 backend_node_id: Some(owner.backend_node_id),
                 ..Default::default()
             };
-            let quad = self.send_for(via, p).await?.model.content.inner().clone();
-            let (x, y) = (quad[0], quad[1]);
+            let model = self.send_for(via, p).await?.model;
+            let quad = model.content.inner();
+            let (x, y, w, h) = (quad[0], quad[1], quad[2] - quad[0], quad[5] - quad[1]);
             // (A host's root frame has the host's id.)
             match parent.and_then(|p| self.host_of(&p)) {
                 Some(host) => {
-                    let (hx, hy) = self.frame_origin(&FrameId::new(host)).await?;
-                    Ok((x + hx, y + hy))
+                    let (hx, hy, _, _) = self.frame_box(&FrameId::new(host)).await?;
+                    Ok((x + hx, y + hy, w, h))
                 }
-                None => Ok((x, y)),
+                None => Ok((x, y, w, h)),
             }
         })
     }

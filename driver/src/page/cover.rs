@@ -132,7 +132,17 @@ impl Page {
             stack.extend(child.child_frames.iter().flatten());
             frames.push(child.frame.id.clone());
         }
-        frames.extend(self.hosted_frames_now(&tree).await);
+        let hosted = self.hosted_frames_now(&tree).await;
+        frames.extend(hosted.read);
+        // A frame whose process did not answer (busy) may show a secret
+        // typed into it: the whole frame is painted over.
+        for id in &hosted.unread {
+            if let Ok((x, y, w, h)) = self.frame_box(id).await {
+                if let Some(boxes) = found["boxes"].as_array_mut() {
+                    boxes.push(json!([x + sx, y + sy, w, h]));
+                }
+            }
+        }
         for id in frames {
             let Ok(origin) = self.frame_origin(&id).await else {
                 continue;

@@ -167,7 +167,9 @@ impl Page {
             frames.push(t.frame.id.clone());
             stack.extend(t.child_frames.iter().flatten().rev());
         }
-        frames.extend(self.hosted_frames_now(&tree).await);
+        let hosted = self.hosted_frames_now(&tree).await;
+        frames.extend(hosted.read);
+        // (A frame whose process did not answer may show anything.)
         let mut out = Vec::new();
         for frame in &frames {
             let main = out.is_empty();
@@ -182,6 +184,7 @@ impl Page {
                 Err(_) => out.push(None),
             }
         }
+        out.extend(hosted.unread.iter().map(|_| None));
         Ok(out)
     }
 
@@ -199,7 +202,7 @@ impl Page {
         if self.host_of(&ready.loc.frame).is_some() {
             return Err(Error::InvalidAction(format!(
                 "{} is in a frame of another site, which runs in a process of its own: a function cannot be run \
-on its element; `evaluate` without a target runs in the page",
+on its element (nor can the page's own scripts reach into that frame); read it from a snapshot instead",
                 target.label()
             )));
         }

@@ -8,8 +8,10 @@
 //! one of their worlds, nodes or objects goes to its host ([`Page::send_for`]).
 //!
 //! The frames are learnt as snapshots meet them (their iframe's slot has
-//! no frame in the tab's tree); refs into them then act as any frame's do:
-//! the browser routes the tab's input events to the process under the point.
+//! no frame in the tab's tree), as a frame is met through its iframe (a
+//! selector in a frame, focus followed into frames), and by the walks over
+//! every frame of a page. Refs into them then act as any frame's do: the
+//! browser routes the tab's input events to the process under the point.
 
 use std::time::Duration;
 
@@ -31,6 +33,15 @@ const HOSTED_REPLY_LIMIT: Duration = Duration::from_secs(5);
 /// How long a process that did not answer in time is not asked again: a
 /// busy frame would otherwise cost every snapshot its full wait.
 const UNANSWERED_PAUSE: Duration = Duration::from_secs(15);
+
+/// The frames of other processes on a page (see [`Page::hosted_frames_now`]).
+#[derive(Debug, Default)]
+pub(crate) struct HostedNow {
+    /// Those whose processes answered.
+    pub(crate) read: Vec<FrameId>,
+    /// Those whose processes did not (busy, or gone meanwhile).
+    pub(crate) unread: Vec<FrameId>,
+}
 
 impl Page {
     /// The target whose session reaches `frame`, when that is not the tab's
@@ -96,23 +107,24 @@ impl Page {
             })?;
             // (Said for a model: the frame is busy, the page is not; an
             // action sent may still happen once the frame is free.)
-            let unanswered = |ago: Option<Duration>| Error::Cdp {
-                method,
-                message: format!(
-                    "the frame (another site's, in a process of its own) is busy: it did not answer within {}s{}; \
-try again later, and look before repeating an action, which may still take effect",
-                    HOSTED_REPLY_LIMIT.as_secs(),
-                    ago.map(|a| format!(
-                        " {}s ago, and is not asked again for {}s",
-                        a.as_secs(),
-                        UNANSWERED_PAUSE.as_secs()
-                    ))
-                    .unwrap_or_default()
-                ),
+            let busy = |ago: Option<Duration>| {
+                let when = match ago {
+                    None => "; try again later".to_string(),
+                    Some(ago) => format!(
+                        ", {}s ago; it is asked again in {}s",
+                        ago.as_secs(),
+                        UNANSWERED_PAUSE.saturating_sub(ago).as_secs().max(1)
+                    ),
+                };
+                Error::FrameBusy(format!(
+                    "the frame is busy (another site's, in a process of its own): it did not answer within {}s{when}. \
+Look before repeating an action there: one sent may still take effect",
+                    HOSTED_REPLY_LIMIT.as_secs()
+                ))
             };
             let last_timeout = self.state().hosts_unanswered.get(host).copied();
             if let Some(at) = last_timeout.filter(|at| at.elapsed() < UNANSWERED_PAUSE) {
-                return Err(unanswered(Some(at.elapsed())));
+                return Err(busy(Some(at.elapsed())));
             }
             match tokio::time::timeout(HOSTED_REPLY_LIMIT, side.on_target(host, method, params)).await {
                 Ok(answer) => answer,
@@ -120,7 +132,7 @@ try again later, and look before repeating an action, which may still take effec
                     self.state()
                         .hosts_unanswered
                         .insert(host.to_string(), std::time::Instant::now());
-                    Err(unanswered(None))
+                    Err(busy(None))
                 }
             }
         })
@@ -160,30 +172,41 @@ try again later, and look before repeating an action, which may still take effec
 
     /// Notes `frame`, a child of `parent` met by its iframe rather than by
     /// a snapshot, as run by another process when it is one.
-    pub(crate) async fn learn_if_hosted(&self, frame: &FrameId, parent: &FrameId) {
-        if self.host_of(frame).is_some() || !self.reaches_other_processes() {
+    /// `in_parents_process`: its iframe shows its document, so the frame
+    /// runs where its parent does (another process's, when the parent is
+    /// one); else its own target is looked for.
+    pub(crate) async fn learn_if_hosted(&self, frame: &FrameId, parent: &FrameId, in_parents_process: bool) {
+        if self.host_of(frame).is_some() {
             return;
         }
-        // (Such a frame's target has the frame's id; one without a target
-        // of its own, in another process's frame, shares its process.)
+        if in_parents_process {
+            if let Some(host) = self.host_of(parent) {
+                self.note_hosted(frame, &host, parent);
+            }
+            return;
+        }
+        if !self.reaches_other_processes() {
+            return;
+        }
+        // (Such a frame's target has the frame's id.)
         let others = self.frames_of_other_processes(parent).await;
         if others.iter().any(|t| t.target_id.inner() == frame.inner()) {
             self.note_hosted(frame, frame.inner(), parent);
-        } else if let Some(host) = self.host_of(parent) {
-            self.note_hosted(frame, &host, parent);
         }
     }
 
     /// The frames other processes run on the page now, under any frame of
     /// `tree` (the tab's own) or of one another, with the frames sharing
     /// their processes, each noted: for the walks over every frame of a
-    /// page (secrets painted over in a screenshot, text waited for).
-    pub(crate) async fn hosted_frames_now(&self, tree: &FrameTree) -> Vec<FrameId> {
+    /// page (secrets painted over in a screenshot, text waited for). Each
+    /// level is asked at once; a busy process's frame is listed as unread.
+    pub(crate) async fn hosted_frames_now(&self, tree: &FrameTree) -> HostedNow {
+        let mut found = HostedNow::default();
         if !self.reaches_other_processes() {
-            return Vec::new();
+            return found;
         }
         let Ok(listed) = self.send(GetTargetsParams::default()).await else {
-            return Vec::new();
+            return found;
         };
         let iframes: Vec<&TargetInfo> = listed
             .result
@@ -197,7 +220,6 @@ try again later, and look before repeating an action, which may still take effec
             known.push(t.frame.id.clone());
             stack.extend(t.child_frames.iter().flatten());
         }
-        let mut out = Vec::new();
         // Outward from the tab's frames, a level at a time.
         loop {
             let next: Vec<(&TargetInfo, FrameId)> = iframes
@@ -206,17 +228,22 @@ try again later, and look before repeating an action, which may still take effec
                 .filter_map(|t| Some((*t, t.parent_frame_id.clone().filter(|p| known.contains(p))?)))
                 .collect();
             if next.is_empty() {
-                return out;
+                return found;
             }
-            for (target, parent) in next {
-                known.push(FrameId::new(target.target_id.inner().clone()));
-                let Ok(sub) = self.hosted_tree(target, &parent).await else {
+            known.extend(next.iter().map(|(t, _)| FrameId::new(t.target_id.inner().clone())));
+            let trees =
+                futures::future::join_all(next.iter().map(|(target, parent)| self.hosted_tree(target, parent))).await;
+            for ((target, parent), sub) in next.iter().zip(trees) {
+                let Ok(sub) = sub else {
+                    let frame = FrameId::new(target.target_id.inner().clone());
+                    self.note_hosted(&frame, frame.inner(), parent);
+                    found.unread.push(frame);
                     continue;
                 };
                 let mut stack = vec![&sub];
                 while let Some(t) = stack.pop() {
                     known.push(t.frame.id.clone());
-                    out.push(t.frame.id.clone());
+                    found.read.push(t.frame.id.clone());
                     stack.extend(t.child_frames.iter().flatten());
                 }
             }

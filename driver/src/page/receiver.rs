@@ -81,9 +81,8 @@ impl Page {
             let node = self.describe_and_release(&frame, owner).await.ok()?;
             let child = node.frame_id?;
             // (An iframe whose document is in this process shows it.)
-            if node.content_document.is_none() {
-                self.learn_if_hosted(&child, &frame).await;
-            }
+            self.learn_if_hosted(&child, &frame, node.content_document.is_some())
+                .await;
             frame = child;
         }
         Some(frame)

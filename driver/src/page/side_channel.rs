@@ -1,13 +1,16 @@
-//! A second DevTools connection to the browser, for the one command
-//! chromiumoxide must not see: `Page.navigate`. chromiumoxide holds every
-//! navigation it sends until the page fired `load` in every frame, and
-//! queues the next navigation of the tab behind it, so a page with a 12 s
-//! ad frame would hold its own navigation and the next one for 12 s.
-//! Readiness (readiness.rs) decides when a step returns, so navigations go
-//! here: a flattened session per tab, answered as the browser answers.
+//! A second DevTools connection to the browser, for what chromiumoxide
+//! must not see or cannot do:
+//! - `Page.navigate`. chromiumoxide holds every navigation it sends until
+//!   the page fired `load` in every frame, and queues the next navigation
+//!   of the tab behind it, so a page with a 12 s ad frame would hold its
+//!   own navigation and the next one for 12 s. Readiness (readiness.rs)
+//!   decides when a step returns, so navigations go here.
+//! - The frames other processes run (frame_hosts.rs): chromiumoxide has no
+//!   way to send to their targets' sessions.
 //!
-//! The connection opens on first use; a tab's session is attached once and
-//! attached again if the browser forgot it.
+//! A flattened session per target (a tab, an `iframe`), answered as the
+//! browser answers. The connection opens on first use; a target's session
+//! is attached once and attached again if the browser forgot it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -84,8 +87,8 @@ impl SideChannel {
         !self.refused.load(Ordering::Relaxed)
     }
 
-    /// Runs `method` on the tab `target_id`, attaching a session to it
-    /// first when needed.
+    /// Runs `method` on the target `target_id` (a tab, an `iframe`),
+    /// attaching a session to it first when needed.
     pub async fn on_target(&self, target_id: &str, method: &'static str, params: Value) -> Result<Value> {
         for attempt in 0..2 {
             let session = self.session(target_id).await?;

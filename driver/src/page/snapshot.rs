@@ -123,7 +123,6 @@ fn child_modal_path(node: &FrameNode) -> Option<Vec<String>> {
     None
 }
 
-/// Header note (rendered as `# …`) for a frame that could not be snapshotted.
 /// Frames of other sites that a browser isolating sites runs in processes
 /// of their own, when this connection cannot reach them (an extension's
 /// bridge): said, so an empty iframe is not taken for an empty frame.
@@ -145,6 +144,7 @@ not read, a screenshot shows them: {}{}.",
     }
 }
 
+/// Header note (rendered as `# …`) for a frame that could not be snapshotted.
 fn skipped_note(url: &str, err: &crate::error::Error) -> String {
     let url = crate::text::clip(url, 120);
     format!("The frame {url} was left out: {err}.")
@@ -283,7 +283,10 @@ impl Page {
                     return (out, notes);
                 }
                 self.forget_hosted_under(parent_id, &others);
-                let trees = self.hosted_trees_with_slots(&parent, &others, &mut notes).await;
+                let filled: Vec<&str> = out.iter().map(|(key, _)| key.as_str()).collect();
+                let trees = self
+                    .hosted_trees_with_slots(&parent, &others, &filled, &mut notes)
+                    .await;
                 self.snapshot_each(&parent, &trees, options, occlusion, &mut out, &mut notes)
                     .await;
             }
@@ -299,6 +302,7 @@ impl Page {
         &self,
         parent: &ParentFrame<'_>,
         others: &[TargetInfo],
+        filled: &[&str],
         notes: &mut Vec<String>,
     ) -> Vec<FrameTree> {
         // (The key is asked of the parent's process, not the frame's.)
@@ -312,7 +316,9 @@ impl Page {
             .zip(keys)
             .filter(|(_, key)| {
                 let key = key.as_ref().ok().and_then(|k| k.as_deref());
-                key.is_some_and(|k| parent.snapshot.frame_slots.iter().any(|s| s.key == k))
+                // (A slot already filled is a frame that just moved into
+                // the tab's process, its old target still listed.)
+                key.is_some_and(|k| !filled.contains(&k) && parent.snapshot.frame_slots.iter().any(|s| s.key == k))
             })
             .map(|(t, _)| t)
             .collect();
@@ -327,6 +333,7 @@ impl Page {
                     self.number_frames(&t);
                     out.push(t);
                 }
+                Err(e) if e.is_frame_gone() => {}
                 Err(e) => notes.push(skipped_note(&target.url, &e)),
             }
         }

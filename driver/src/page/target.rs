@@ -557,9 +557,8 @@ impl Page {
                 "{selector} is not an <iframe> with a document"
             ))))?;
         // (An iframe whose document is in this process shows it.)
-        if node.content_document.is_none() {
-            self.learn_if_hosted(&frame, main).await;
-        }
+        self.learn_if_hosted(&frame, main, node.content_document.is_some())
+            .await;
         Ok(frame)
     }
 
@@ -635,6 +634,13 @@ impl Page {
                     rebound = Some(found);
                     continue;
                 }
+                // A frame that left the page since its chain was read (one
+                // another process ran is known from the last snapshot) makes
+                // the ref stale, and a selector's frame unknown.
+                Err(Failure::Fatal(e)) if e.is_frame_gone() => match current {
+                    Target::Ref(_) => (ActionErrorKind::StaleRef, None),
+                    Target::Selector { .. } => (ActionErrorKind::UnknownFrame, None),
+                },
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Element(kind, element)) => (kind, element),
             };
