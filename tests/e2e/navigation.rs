@@ -482,6 +482,13 @@ fn in_sessions(dir: &std::path::Path, args: &[&str]) -> CliOutput {
     run_cli_env(args, &[("SIGHTLINE_SESSION_DIR", dir.to_str().unwrap())])
 }
 
+/// [`in_sessions`], asserted to succeed: its output.
+fn ok_in_sessions(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = in_sessions(dir, args);
+    out.assert_success();
+    out.stdout
+}
+
 /// A frame of another site whose process is busy (an ad's script that
 /// does not yield, in a browser that isolates sites) holds the page's
 /// snapshot up for a few seconds once, then not at all while it stays
@@ -492,11 +499,7 @@ fn a_busy_frame_of_another_site_holds_up_no_snapshot_for_long() {
     let remote = RemoteChrome::start_isolating_sites();
     let endpoint = format!("http://127.0.0.1:{}", remote.port);
     let sessions = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = in_sessions(sessions.path(), args);
-        out.assert_success();
-        out.stdout
-    };
+    let run = |args: &[&str]| ok_in_sessions(sessions.path(), args);
     // (The frame's script is busy for 12 s from 300 ms after it loaded.)
     let page = server.url(&format!(
         "site-frame.html?site=ads.test:{}&page=busy-frame.html",
@@ -554,11 +557,7 @@ fn a_frame_of_another_site_in_an_isolating_browser_is_read_and_acted_in() {
     assert!(!out.stdout.contains("process of its own"), "{}", out.stdout);
 
     let sessions = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = in_sessions(sessions.path(), args);
-        out.assert_success();
-        out.stdout
-    };
+    let run = |args: &[&str]| ok_in_sessions(sessions.path(), args);
     let card = server.url(&format!(
         "site-frame.html?site=ads.test:{}&page=card-form.html",
         server.port

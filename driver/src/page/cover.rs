@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use chromiumoxide::cdp::browser_protocol::page::{FrameId, FrameTree};
+use chromiumoxide::cdp::browser_protocol::page::FrameId;
 
 use super::handle::Page;
 use crate::image::{png_size, Canvas, Rgb};
@@ -126,12 +126,7 @@ impl Page {
             found["scrollX"].as_f64().unwrap_or(0.0),
             found["scrollY"].as_f64().unwrap_or(0.0),
         );
-        let mut frames = Vec::new();
-        let mut stack: Vec<&FrameTree> = tree.child_frames.iter().flatten().collect();
-        while let Some(child) = stack.pop() {
-            stack.extend(child.child_frames.iter().flatten());
-            frames.push(child.frame.id.clone());
-        }
+        let mut frames: Vec<FrameId> = super::frames::frame_ids(&tree).into_iter().skip(1).collect();
         let hosted = self.hosted_frames_now(&tree).await;
         frames.extend(hosted.read);
         // A frame whose process did not answer (busy) may show a secret

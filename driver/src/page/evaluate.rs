@@ -161,12 +161,7 @@ impl Page {
     /// navigated away meanwhile, answers `None`.
     pub async fn evaluate_in_frames(&self, expression: &str) -> Result<Vec<Option<Value>>> {
         let tree = self.frame_tree().await?;
-        let mut frames = Vec::new();
-        let mut stack = vec![&tree];
-        while let Some(t) = stack.pop() {
-            frames.push(t.frame.id.clone());
-            stack.extend(t.child_frames.iter().flatten().rev());
-        }
+        let mut frames = super::frames::frame_ids(&tree);
         let hosted = self.hosted_frames_now(&tree).await;
         frames.extend(hosted.read);
         // (A frame whose process did not answer may show anything.)

@@ -142,6 +142,13 @@ Look before repeating an action there: one sent may still take effect",
     /// (web pages only: the browser's own frames, a PDF viewer's say, are
     /// no page content).
     pub(crate) async fn frames_of_other_processes(&self, parent: &FrameId) -> Vec<TargetInfo> {
+        let mut targets = self.iframe_targets().await;
+        targets.retain(|t| t.parent_frame_id.as_ref() == Some(parent));
+        targets
+    }
+
+    /// Every frame of another process the browser lists (web pages only).
+    async fn iframe_targets(&self) -> Vec<TargetInfo> {
         let Ok(listed) = self.send(GetTargetsParams::default()).await else {
             return Vec::new();
         };
@@ -149,8 +156,7 @@ Look before repeating an action there: one sent may still take effect",
             .result
             .target_infos
             .iter()
-            .filter(|t| t.r#type == "iframe" && t.parent_frame_id.as_ref() == Some(parent))
-            .filter(|t| t.url.starts_with("http:") || t.url.starts_with("https:"))
+            .filter(|t| t.r#type == "iframe" && (t.url.starts_with("http:") || t.url.starts_with("https:")))
             .cloned()
             .collect()
     }
@@ -205,27 +211,14 @@ Look before repeating an action there: one sent may still take effect",
         if !self.reaches_other_processes() {
             return found;
         }
-        let Ok(listed) = self.send(GetTargetsParams::default()).await else {
-            return found;
-        };
-        let iframes: Vec<&TargetInfo> = listed
-            .result
-            .target_infos
-            .iter()
-            .filter(|t| t.r#type == "iframe" && (t.url.starts_with("http:") || t.url.starts_with("https:")))
-            .collect();
-        let mut known = Vec::new();
-        let mut stack = vec![tree];
-        while let Some(t) = stack.pop() {
-            known.push(t.frame.id.clone());
-            stack.extend(t.child_frames.iter().flatten());
-        }
+        let iframes = self.iframe_targets().await;
+        let mut known = super::frames::frame_ids(tree);
         // Outward from the tab's frames, a level at a time.
         loop {
             let next: Vec<(&TargetInfo, FrameId)> = iframes
                 .iter()
                 .filter(|t| !known.iter().any(|k| k.inner() == t.target_id.inner()))
-                .filter_map(|t| Some((*t, t.parent_frame_id.clone().filter(|p| known.contains(p))?)))
+                .filter_map(|t| Some((t, t.parent_frame_id.clone().filter(|p| known.contains(p))?)))
                 .collect();
             if next.is_empty() {
                 return found;
@@ -240,12 +233,9 @@ Look before repeating an action there: one sent may still take effect",
                     found.unread.push(frame);
                     continue;
                 };
-                let mut stack = vec![&sub];
-                while let Some(t) = stack.pop() {
-                    known.push(t.frame.id.clone());
-                    found.read.push(t.frame.id.clone());
-                    stack.extend(t.child_frames.iter().flatten());
-                }
+                let ids = super::frames::frame_ids(&sub);
+                known.extend(ids.iter().cloned());
+                found.read.extend(ids);
             }
         }
     }

@@ -45,10 +45,8 @@ impl Page {
     /// the frame tree's order. Done before child frames are snapshotted
     /// concurrently, so that numbers do not depend on which answers first.
     pub(crate) fn number_frames(&self, tree: &FrameTree) {
-        let mut stack: Vec<&FrameTree> = tree.child_frames.iter().flatten().rev().collect();
-        while let Some(t) = stack.pop() {
-            self.frame_number(&t.frame.id);
-            stack.extend(t.child_frames.iter().flatten().rev());
+        for id in frame_ids(tree).iter().skip(1) {
+            self.frame_number(id);
         }
     }
 
@@ -63,4 +61,16 @@ impl Page {
         let next = state.frame_numbers.len() as u32 + 1;
         *state.frame_numbers.entry(frame.inner().clone()).or_insert(next)
     }
+}
+
+/// The ids of `tree`'s frames, its root first, then depth first in the
+/// tree's order.
+pub(crate) fn frame_ids(tree: &FrameTree) -> Vec<FrameId> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree];
+    while let Some(t) = stack.pop() {
+        out.push(t.frame.id.clone());
+        stack.extend(t.child_frames.iter().flatten().rev());
+    }
+    out
 }
